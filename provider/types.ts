@@ -1,0 +1,18 @@
+/**
+ * Type tokens of every flagstack resource. Each resource passes `module` ("flagstack") and its
+ * type name to `dynamic.Resource`, so its URN type is `pulumi-nodejs:dynamic/flagstack:<Type>`.
+ * The policy pack and the tests import these constants instead of repeating the strings.
+ * @module
+ */
+export const MODULE = "flagstack";
+
+export const FLAG_TYPE = "pulumi-nodejs:dynamic/flagstack:Flag";
+export const FLAG_DEFINITION_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagDefinition";
+export const GROUP_TYPE = "pulumi-nodejs:dynamic/flagstack:Group";
+export const USER_INVITE_TYPE = "pulumi-nodejs:dynamic/flagstack:UserInvite";
+export const PROJECT_TYPE = "pulumi-nodejs:dynamic/flagstack:Project";
+export const CONNECTOR_TYPE = "pulumi-nodejs:dynamic/flagstack:Connector";
+export const PIPELINE_TYPE = "pulumi-nodejs:dynamic/flagstack:Pipeline";
+
+/** The name part of each token, as passed to `dynamic.Resource`. */
+export const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);

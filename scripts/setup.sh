@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) setup: Node 24, dependencies, the compiled package, and optionally the
+# Pulumi CLI (`--pulumi`).
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$FLAGSTACK_ROOT"
+flagstack_use_node
+stamp=node_modules/.flagstack-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
+  echo "flagstack: installing dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  touch "$stamp"
+fi
+npm run --silent build >&2
+if [ "${1:-}" = "--pulumi" ]; then flagstack_use_pulumi; fi

@@ -1,0 +1,382 @@
+/**
+ * Zod schemas for the feature-flag admin API (`../shared/spec/feature-flag-admin-api.md`).
+ *
+ * These schemas are the single source of types for the SDK client, the emulator and the
+ * provider: response schemas validate what the service returns (they are `loose`, so a field the
+ * real service adds never breaks a caller), request schemas validate what we send and what the
+ * emulator accepts (they are strict about the fields the spec names).
+ *
+ * Where the spec says "not shown", the shapes come from `../shared/reference/admin-api-behaviour.md`
+ * (cited as "ref §N").
+ * @module
+ */
+import { z } from "zod";
+
+/** Treatment names the service refuses (ref §2, "Creating a rollout plan"). */
+export const RESERVED_TREATMENT_NAMES = [
+  "all", "and", "between", "contain", "contains", "control", "datetime", "does", "end", "ends",
+  "false", "has", "have", "if", "in", "is", "match", "matches", "not", "number", "set", "split",
+  "start", "starts", "string", "then", "treatment", "true", "with",
+] as const;
+
+/** At most 20 treatments per flag per environment (ref §2). */
+export const MAX_TREATMENTS = 20;
+
+/** Flag names: start with a letter, then `[-_a-zA-Z0-9]`; a few words are reserved (ref §2). */
+export const FLAG_NAME_PATTERN = /^[a-zA-Z][-_a-zA-Z0-9]*$/;
+export const RESERVED_FLAG_NAMES = ["datetime", "string", "set", "integer"] as const;
+
+export const IdRef = z.looseObject({ id: z.string(), name: z.string() });
+export type IdRef = z.infer<typeof IdRef>;
+
+// ---------------------------------------------------------------------------------------------
+// Errors (spec §2 "Error body", §7)
+
+/** The admin API's error body: `{code, message, details, transactionId}`. */
+export const AdminErrorBody = z.looseObject({
+  code: z.number().int(),
+  message: z.string(),
+  details: z.string().optional().default(""),
+  transactionId: z.string().optional(),
+});
+export type AdminErrorBody = z.infer<typeof AdminErrorBody>;
+
+// ---------------------------------------------------------------------------------------------
+// Workspaces (projects), environments, traffic types, rollout statuses (spec §2, §4)
+
+export const Workspace = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.literal("workspace"),
+  requiresTitleAndComments: z.boolean(),
+});
+export type Workspace = z.infer<typeof Workspace>;
+
+/** Offset envelope used by workspaces, groups and flags: `{objects, offset, limit, totalCount}`. */
+export const offsetPage = <T extends z.ZodType>(item: T) =>
+  z.looseObject({
+    objects: z.array(item),
+    offset: z.number().int(),
+    limit: z.number().int(),
+    totalCount: z.number().int(),
+  });
+
+export const WorkspaceCreate = z.object({
+  name: z.string().min(1, "name must not be empty"),
+  requiresTitleAndComments: z.boolean().default(false),
+});
+export type WorkspaceCreate = z.input<typeof WorkspaceCreate>;
+
+export const Environment = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  production: z.boolean(),
+});
+export type Environment = z.infer<typeof Environment>;
+
+/** Traffic types are a bare array of `{id, name, type?, displayAttributeId?}` (ref §1.1). */
+export const TrafficType = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.string().optional(),
+  displayAttributeId: z.string().nullable().optional(),
+});
+export type TrafficType = z.infer<typeof TrafficType>;
+
+export const RolloutStatus = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+});
+export type RolloutStatus = z.infer<typeof RolloutStatus>;
+
+// ---------------------------------------------------------------------------------------------
+// Flags, project level (spec §2 "Feature flag", ref §1.1)
+
+/** Tags on the wire are `[{name}]` or null (ref §9.1, issue #114). */
+export const Tag = z.looseObject({ name: z.string() });
+
+export const Flag = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable().transform((d) => d ?? ""),
+  trafficType: IdRef,
+  creationTime: z.number().int(),
+  rolloutStatus: IdRef,
+  rolloutStatusTimestamp: z.number().int(),
+  tags: z.array(Tag).nullable(),
+  owners: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(),
+});
+export type Flag = z.infer<typeof Flag>;
+
+export const FlagCreate = z.object({
+  name: z
+    .string()
+    .min(1, "name must not be empty")
+    .max(100, "name must be at most 100 characters")
+    .regex(FLAG_NAME_PATTERN, "name must start with a letter and use only letters, digits, '-' and '_'")
+    .refine((n) => !(RESERVED_FLAG_NAMES as readonly string[]).includes(n.toLowerCase()), {
+      message: "name is a reserved word",
+    }),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+});
+export type FlagCreate = z.input<typeof FlagCreate>;
+
+// ---------------------------------------------------------------------------------------------
+// JSON Patch (RFC 6902) bodies for PATCH of flags, definitions and users
+
+export const PatchOperation = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("add"), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal("replace"), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal("remove"), path: z.string() }),
+  z.object({ op: z.literal("test"), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal("move"), path: z.string(), from: z.string() }),
+  z.object({ op: z.literal("copy"), path: z.string(), from: z.string() }),
+]);
+export type PatchOperation = z.infer<typeof PatchOperation>;
+export const JsonPatch = z.array(PatchOperation);
+export type JsonPatch = z.infer<typeof JsonPatch>;
+
+// ---------------------------------------------------------------------------------------------
+// Flag definitions, per environment (spec §2, ref §2 and §3)
+
+/** Admin matcher types (ref §3). The SDK wire names (ALL_KEYS, WHITELIST, ...) are not accepted. */
+export const MATCHER_TYPES = [
+  "IN_SEGMENT",
+  "EQUAL_SET",
+  "ANY_OF_SET",
+  "ALL_OF_SET",
+  "PART_OF_SET",
+  "ON_DATE",
+  "ON_OR_AFTER_DATE",
+  "ON_OR_BEFORE_DATE",
+  "BETWEEN_DATE",
+  "BOOLEAN",
+  "EQUAL_NUMBER",
+  "LESS_THAN_OR_EQUAL_NUMBER",
+  "GREATER_THAN_OR_EQUAL_NUMBER",
+  "BETWEEN_NUMBER",
+  "IN_LIST_STRING",
+  "STARTS_WITH_STRING",
+  "ENDS_WITH_STRING",
+  "CONTAINS_STRING",
+  "MATCHES_STRING",
+  "IN_SPLIT",
+] as const;
+
+export const Matcher = z.object({
+  type: z.enum(MATCHER_TYPES),
+  negate: z.boolean().optional(),
+  attribute: z.string().optional(),
+  string: z.string().optional(),
+  strings: z.array(z.string()).optional(),
+  bool: z.boolean().optional(),
+  number: z.number().optional(),
+  date: z.number().int().optional(),
+  between: z.object({ from: z.number(), to: z.number() }).optional(),
+  depends: z.object({ splitName: z.string(), treatment: z.string() }).optional(),
+});
+export type Matcher = z.infer<typeof Matcher>;
+
+export const Bucket = z.object({
+  treatment: z.string().min(1, "treatment must not be empty"),
+  size: z.number().int("size must be a whole number").min(0, "size must be 0..100").max(100, "size must be 0..100"),
+});
+export type Bucket = z.infer<typeof Bucket>;
+
+export const Rule = z.object({
+  buckets: z.array(Bucket).min(1, "a rule needs at least one bucket"),
+  condition: z.object({
+    combiner: z.literal("AND").default("AND"),
+    matchers: z.array(Matcher).min(1, "a condition needs at least one matcher"),
+  }),
+});
+export type Rule = z.infer<typeof Rule>;
+
+export const Treatment = z.object({
+  name: z
+    .string()
+    .min(1, "treatment name must not be empty")
+    .max(100, "treatment name must be at most 100 characters")
+    .regex(/^[a-zA-Z][-_a-zA-Z0-9]*$/, "treatment name must start with a letter and use only letters, digits, '-' and '_'")
+    .refine((n) => !(RESERVED_TREATMENT_NAMES as readonly string[]).includes(n.toLowerCase()), {
+      message: "treatment name is a reserved word",
+    }),
+  description: z.string().optional(),
+  /** A JSON document as a string (ref §2). */
+  configurations: z.string().optional(),
+  /** Individual targets: keys that always get this treatment. */
+  keys: z.array(z.string().min(1)).optional(),
+  /** Segments whose members always get this treatment. */
+  segments: z.array(z.string().min(1)).optional(),
+});
+export type Treatment = z.infer<typeof Treatment>;
+
+/**
+ * The writable part of a definition, as sent on POST (spec §4, ref §2: treatments, defaultTreatment
+ * and defaultRule are required). Whole-document rules are checked by {@link validateDefinition}.
+ */
+export const DefinitionBody = z.object({
+  treatments: z.array(Treatment).min(1, "at least one treatment is required"),
+  defaultTreatment: z.string().min(1, "defaultTreatment must not be empty"),
+  baselineTreatment: z.string().min(1).optional(),
+  trafficAllocation: z
+    .number()
+    .int("trafficAllocation must be a whole number")
+    .min(0, "trafficAllocation must be 0..100")
+    .max(100, "trafficAllocation must be 0..100")
+    .default(100),
+  rules: z.array(Rule).default([]),
+  defaultRule: z.array(Bucket).min(1, "defaultRule needs at least one bucket"),
+  killed: z.boolean().optional(),
+  title: z.string().optional(),
+  comment: z.string().optional(),
+});
+export type DefinitionBody = z.input<typeof DefinitionBody>;
+export type DefinitionDoc = z.output<typeof DefinitionBody>;
+
+/** One problem found in a definition as a whole, with the JSON path of the field at fault. */
+export interface DefinitionProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Whole-document rules of a definition that no single field can check (ref §2 and §7): bucket
+ * sizes sum to 100 in each rule and in the default rule, every named treatment exists, treatment
+ * names are unique, at most 20 treatments. Used by the emulator (after a POST or a JSON Patch), by
+ * the provider's `check` and by the policy pack, so all three agree to the letter.
+ */
+export function validateDefinition(def: {
+  treatments: { name: string }[];
+  defaultTreatment: string;
+  baselineTreatment?: string | undefined;
+  rules?: { buckets: { treatment: string; size: number }[] }[];
+  defaultRule: { treatment: string; size: number }[];
+}): DefinitionProblem[] {
+  const problems: DefinitionProblem[] = [];
+  const names = new Set<string>();
+  def.treatments.forEach((t, i) => {
+    if (names.has(t.name)) problems.push({ path: ["treatments", i, "name"], message: `treatment "${t.name}" is defined twice` });
+    names.add(t.name);
+  });
+  if (def.treatments.length > MAX_TREATMENTS) {
+    problems.push({ path: ["treatments"], message: `at most ${MAX_TREATMENTS} treatments are allowed, got ${def.treatments.length}` });
+  }
+  const known = [...names].map((n) => `"${n}"`).join(", ");
+  if (!names.has(def.defaultTreatment)) {
+    problems.push({ path: ["defaultTreatment"], message: `defaultTreatment "${def.defaultTreatment}" is not one of the treatments (${known})` });
+  }
+  if (def.baselineTreatment !== undefined && !names.has(def.baselineTreatment)) {
+    problems.push({ path: ["baselineTreatment"], message: `baselineTreatment "${def.baselineTreatment}" is not one of the treatments (${known})` });
+  }
+  const checkBuckets = (buckets: { treatment: string; size: number }[], at: (string | number)[]) => {
+    const sum = buckets.reduce((s, b) => s + b.size, 0);
+    if (sum !== 100) problems.push({ path: at, message: `bucket sizes must sum to 100, got ${sum}` });
+    buckets.forEach((b, i) => {
+      if (!names.has(b.treatment)) {
+        problems.push({ path: [...at, i, "treatment"], message: `treatment "${b.treatment}" is not one of the treatments (${known})` });
+      }
+    });
+  };
+  (def.rules ?? []).forEach((r, i) => checkBuckets(r.buckets, ["rules", i, "buckets"]));
+  checkBuckets(def.defaultRule, ["defaultRule"]);
+  return problems;
+}
+
+/** A definition as the service returns it (spec §2; ref §2 adds flagSets and friends). */
+export const Definition = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  environment: IdRef,
+  trafficType: IdRef,
+  killed: z.boolean(),
+  treatments: z.array(Treatment.extend({ name: z.string() }).loose()),
+  defaultTreatment: z.string(),
+  baselineTreatment: z.string().optional(),
+  trafficAllocation: z.number().int(),
+  rules: z.array(z.looseObject({ buckets: z.array(Bucket), condition: z.looseObject({ combiner: z.string(), matchers: z.array(Matcher.loose()) }) })),
+  defaultRule: z.array(Bucket),
+  creationTime: z.number().int(),
+  lastUpdateTime: z.number().int(),
+});
+export type Definition = z.infer<typeof Definition>;
+
+// ---------------------------------------------------------------------------------------------
+// Users and groups (spec §2, §4; ref §5)
+
+export const USER_STATUSES = ["PENDING", "ACTIVE", "DEACTIVATED"] as const;
+export const UserStatus = z.enum(USER_STATUSES);
+export type UserStatus = z.infer<typeof UserStatus>;
+
+export const GroupRef = z.object({ id: z.string().min(1), type: z.literal("group") });
+export type GroupRef = z.infer<typeof GroupRef>;
+
+export const User = z.looseObject({
+  id: z.string(),
+  type: z.literal("user"),
+  name: z.string(),
+  email: z.string(),
+  status: UserStatus,
+  "2fa": z.boolean(),
+  groups: z.array(GroupRef.loose()).optional(),
+});
+export type User = z.infer<typeof User>;
+
+export const UserInviteBody = z.object({
+  email: z.email("email must be a valid e-mail address"),
+  groups: z.array(GroupRef).default([]),
+});
+export type UserInviteBody = z.input<typeof UserInviteBody>;
+
+/** PUT needs all properties: it is not a partial update (spec §4). */
+export const UserPutBody = z.object({
+  email: z.email("email must be a valid e-mail address"),
+  name: z.string().min(1, "name must not be empty"),
+  status: UserStatus,
+  "2fa": z.boolean(),
+  type: z.literal("user"),
+});
+export type UserPutBody = z.infer<typeof UserPutBody>;
+
+/** Users list envelope: marker pagination (spec §4). */
+export const UserPage = z.looseObject({
+  data: z.array(User),
+  nextMarker: z.string().nullable(),
+  previousMarker: z.string().nullable(),
+  limit: z.number().int(),
+  count: z.number().int(),
+});
+export type UserPage = z.infer<typeof UserPage>;
+
+export const Group = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable().transform((d) => d ?? ""),
+  type: z.literal("group"),
+});
+export type Group = z.infer<typeof Group>;
+
+export const GroupCreate = z.object({
+  name: z.string().min(1, "name must not be empty").max(256, "name must be at most 256 characters"),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+});
+export type GroupCreate = z.input<typeof GroupCreate>;
+
+export const GroupPut = GroupCreate.extend({ id: z.string().optional(), type: z.literal("group").optional() });
+export type GroupPut = z.input<typeof GroupPut>;
+
+/** Page size limits (spec §8). */
+export const LIMITS = {
+  usersDefault: 20,
+  usersMax: 200,
+  groupsDefault: 50,
+  groupsMax: 200,
+  workspacesDefault: 10,
+  workspacesMax: 100,
+  flagsDefault: 20,
+  flagsMax: 50,
+} as const;
+
+// The literal `true` body of DELETEs (spec §4).
+export const TrueBody = z.literal(true);

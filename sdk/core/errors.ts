@@ -1,0 +1,191 @@
+/**
+ * Typed, branded errors for every API call.
+ *
+ * `instanceof` fails when two copies of this module are loaded (the Pulumi dynamic-provider host
+ * re-requires the provider closure), so each class carries a `Symbol.for` brand and answers
+ * `instanceof` / `isInstance` by the brand, not by the prototype chain.
+ * @module
+ */
+
+const BRAND: unique symbol = Symbol.for("flagstack.ApiError");
+const KIND: unique symbol = Symbol.for("flagstack.ApiError.kind");
+
+export type ApiErrorKind = "api" | "not-found" | "conflict" | "rate-limited" | "validation" | "network";
+
+export interface ApiErrorInit {
+  /** HTTP status; 0 when no response arrived (network errors). */
+  status: number;
+  method: string;
+  /** The request URL with credentials removed. */
+  url: string;
+  message: string;
+  /** The API's own error code (admin: a number; platform: a string such as `INVALID_REQUEST`). */
+  code?: string | number | undefined;
+  details?: string | undefined;
+  /** Admin API error bodies carry a `transactionId`; the platform API a `correlationId`. */
+  transactionId?: string | undefined;
+  correlationId?: string | undefined;
+  /** Field errors of a platform FAILURE body, or zod issues of a validation error. */
+  fieldErrors?: { field: string; message: string }[] | undefined;
+  /** The parsed response body, when there was one. */
+  body?: unknown;
+  cause?: unknown;
+}
+
+const SECRET_QUERY = /([?&](?:api[_-]?key|token|key|apiKey)=)[^&#]*/gi;
+
+/** Removes credentials from a URL (user info and key-like query parameters). */
+export function redactUrl(url: string): string {
+  let out = url;
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = "";
+      u.password = "";
+      out = u.toString();
+    }
+  } catch {
+    // not an absolute URL: keep it as is
+  }
+  return out.replace(SECRET_QUERY, "$1***");
+}
+
+/** Base class of every error the SDK throws for an HTTP call. */
+export class ApiError extends Error {
+  readonly [BRAND] = true;
+  readonly kind: ApiErrorKind = "api";
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  readonly code: string | number | undefined;
+  readonly details: string | undefined;
+  readonly transactionId: string | undefined;
+  readonly correlationId: string | undefined;
+  readonly fieldErrors: { field: string; message: string }[];
+  readonly body: unknown;
+  /** The API's message without the method, path and transaction decoration. */
+  readonly apiMessage: string;
+
+  constructor(init: ApiErrorInit) {
+    const url = redactUrl(init.url);
+    super(ApiError.format({ ...init, url }), init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "ApiError";
+    this.status = init.status;
+    this.method = init.method;
+    this.url = url;
+    this.code = init.code;
+    this.details = init.details || undefined;
+    this.transactionId = init.transactionId;
+    this.correlationId = init.correlationId;
+    this.fieldErrors = init.fieldErrors ?? [];
+    this.body = init.body;
+    this.apiMessage = init.message;
+  }
+
+  /** `POST /internal/api/v2/users: 400 Active users cannot be deleted ... (transaction 22f0rxo8uno)` */
+  static format(init: ApiErrorInit): string {
+    let path = init.url;
+    try {
+      const u = new URL(init.url);
+      path = u.pathname;
+    } catch {
+      // keep as is
+    }
+    const status = init.status === 0 ? "network error" : String(init.status);
+    let msg = `${init.method} ${path}: ${status} ${init.message}`.trimEnd();
+    if (init.details) msg += ` (${init.details})`;
+    if (init.fieldErrors?.length) msg += `: ${init.fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; ")}`;
+    if (init.transactionId) msg += ` (transaction ${init.transactionId})`;
+    else if (init.correlationId) msg += ` (correlation ${init.correlationId})`;
+    return msg;
+  }
+
+  /** True for any ApiError, from any copy of this module. */
+  static isInstance(e: unknown): e is ApiError {
+    return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  static override [Symbol.hasInstance](e: unknown): boolean {
+    if (!ApiError.isInstance(e)) return false;
+    // `this` is the class `instanceof` was asked about: match its kind (ApiError matches all).
+    const want = (this as unknown as Record<symbol, ApiErrorKind | undefined>)[KIND];
+    return want === undefined || (e as ApiError).kind === want;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      message: this.message,
+      status: this.status,
+      method: this.method,
+      url: this.url,
+      code: this.code,
+      details: this.details,
+      transactionId: this.transactionId,
+      correlationId: this.correlationId,
+      fieldErrors: this.fieldErrors,
+    };
+  }
+}
+
+/** 404, or a platform body whose code says the entity does not exist (ref platform §2). */
+export class NotFoundError extends ApiError {
+  static readonly [KIND] = "not-found";
+  override readonly kind = "not-found" as const;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.name = "NotFoundError";
+  }
+}
+
+/** 409, or a duplicate reported as 400 (platform DUPLICATE_FIELD, duplicate group names). */
+export class ConflictError extends ApiError {
+  static readonly [KIND] = "conflict";
+  override readonly kind = "conflict" as const;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.name = "ConflictError";
+  }
+}
+
+/** 429 that outlived the retry budget. */
+export class RateLimitError extends ApiError {
+  static readonly [KIND] = "rate-limited";
+  override readonly kind = "rate-limited" as const;
+  /** How long the server asked us to wait, in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
+    super(init);
+    this.name = "RateLimitError";
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** A 2xx response whose body does not match its schema, or a request refused before sending. */
+export class ValidationError extends ApiError {
+  static readonly [KIND] = "validation";
+  override readonly kind = "validation" as const;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.name = "ValidationError";
+  }
+}
+
+/**
+ * No (complete) response: connection refused or reset, timeout. For a non-idempotent request
+ * `outcomeUnknown` is true when the request may have reached the server.
+ */
+export class NetworkError extends ApiError {
+  static readonly [KIND] = "network";
+  override readonly kind = "network" as const;
+  readonly outcomeUnknown: boolean;
+  constructor(init: ApiErrorInit & { outcomeUnknown?: boolean }) {
+    super(init);
+    this.name = "NetworkError";
+    this.outcomeUnknown = init.outcomeUnknown ?? false;
+  }
+}
+
+export const isNotFound = (e: unknown): e is NotFoundError => ApiError.isInstance(e) && e.kind === "not-found";
+export const isConflict = (e: unknown): e is ConflictError => ApiError.isInstance(e) && e.kind === "conflict";
