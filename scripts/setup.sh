@@ -12,4 +12,7 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   touch "$stamp"
 fi
 npm run --silent build >&2
+# The dynamic providers `require("flagstack/provider/...")` at call time, resolved from the Pulumi
+# program's directory; inside this repo that name points back at the repo itself.
+[ -e node_modules/flagstack ] || ln -sfn .. node_modules/flagstack
 if [ "${1:-}" = "--pulumi" ]; then flagstack_use_pulumi; fi
