@@ -10,9 +10,16 @@ out=$(mktemp -d)
 npx vitest run --reporter=default --reporter=json --outputFile.json="$out/results.json" "$@"
 rc=$?
 node -e '
+  // Totals over every suite. A test file that failed to load has no test results of its own, so
+  // it counts as one failure: a broken suite can never pass silently.
   const fs = require("node:fs");
-  let r = {}; try { r = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch {}
-  const passed = r.numPassedTests ?? 0, failed = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0 ? 0 : 0);
+  let r = {};
+  try { r = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch {}
+  let passed = r.numPassedTests ?? 0, failed = r.numFailedTests ?? 0;
+  for (const f of r.testResults ?? []) {
+    if (f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")) failed += 1;
+  }
+  if (!r.testResults) failed += 1;
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$out/results.json"
