@@ -1,0 +1,231 @@
+/**
+ * Provider configuration and the process-wide API clients.
+ *
+ * Credentials and base URLs reach the provider through the dynamic provider's `configure`, which
+ * the engine feeds with the whole stack config (ref pulumi-notes §4: keys arrive namespaced, secrets
+ * decrypted, values as strings), with environment-variable fallbacks. Nothing here is captured by
+ * the serialized provider (ref pulumi-notes §2-§3): the provider methods `require` this module at
+ * call time, so the settings live only in the provider process.
+ *
+ * One OS process serves every dynamic resource of a deployment and calls arrive concurrently (ref
+ * pulumi-notes §1), so clients are kept per base URL and key for the whole process: one rate
+ * limiter and one keep-alive pool are shared by every resource.
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type { AdminClient, PlatformClient, SdkModule } from "./sdk-contract";
+
+/** Each setting: its stack-config key and its environment-variable fallback. */
+export const SETTINGS = {
+  adminApiUrl: { key: "flagstack:adminApiUrl", env: "FLAGSTACK_ADMIN_API_URL" },
+  adminApiKey: { key: "flagstack:adminApiKey", env: "FLAGSTACK_ADMIN_API_KEY" },
+  platformApiUrl: { key: "flagstack:platformApiUrl", env: "FLAGSTACK_PLATFORM_API_URL" },
+  platformApiKey: { key: "flagstack:platformApiKey", env: "FLAGSTACK_PLATFORM_API_KEY" },
+  accountId: { key: "flagstack:accountId", env: "FLAGSTACK_ACCOUNT_ID" },
+  requestsPerSecond: { key: "flagstack:requestsPerSecond", env: "FLAGSTACK_REQUESTS_PER_SECOND" },
+  maxRetries: { key: "flagstack:maxRetries", env: "FLAGSTACK_MAX_RETRIES" },
+  changeTitle: { key: "flagstack:changeTitle", env: "FLAGSTACK_CHANGE_TITLE" },
+  changeComment: { key: "flagstack:changeComment", env: "FLAGSTACK_CHANGE_COMMENT" },
+} as const;
+
+/** The name of one setting. */
+export type SettingName = keyof typeof SETTINGS;
+
+const optionalText = z
+  .string()
+  .transform((s) => s.trim())
+  .pipe(z.string().min(1))
+  .optional();
+const optionalUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional();
+
+/** The provider's settings, validated once they are read. */
+export const ProviderSettings = z.object({
+  adminApiUrl: optionalUrl,
+  adminApiKey: optionalText,
+  platformApiUrl: optionalUrl,
+  platformApiKey: optionalText,
+  accountId: optionalText,
+  requestsPerSecond: z.coerce.number().positive("must be a positive number").optional(),
+  maxRetries: z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").optional(),
+  changeTitle: optionalText,
+  changeComment: optionalText,
+});
+/** The provider's settings. */
+export type ProviderSettings = z.output<typeof ProviderSettings>;
+
+interface ProcessState {
+  /** Values from `configure` (stack config); they win over the environment. */
+  configured: Partial<Record<SettingName, string>>;
+  clients: Map<string, unknown>;
+}
+
+// Kept on globalThis under a registered symbol so that two copies of this module in one process
+// (the package's own source and its build, or a nested install) still share one client per URL.
+const STATE_KEY = Symbol.for("flagstack.provider.state");
+
+function processState(): ProcessState {
+  const g = globalThis as unknown as Record<symbol, ProcessState | undefined>;
+  let state = g[STATE_KEY];
+  if (!state) {
+    state = { configured: {}, clients: new Map() };
+    g[STATE_KEY] = state;
+  }
+  return state;
+}
+
+/**
+ * Reads the `flagstack:*` stack config. Called by every resource's `configure`; each call sees the
+ * same whole stack config, so the last one wins harmlessly. Throws when a value is malformed,
+ * naming the config key.
+ */
+export function configureProvider(config: pulumi.dynamic.Config | { get(key: string): string | undefined }): void {
+  const configured: Partial<Record<SettingName, string>> = {};
+  for (const [name, { key }] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+    const value = config.get(key);
+    if (value !== undefined && value !== "") configured[name] = value;
+  }
+  parseSettings(configured, (name) => SETTINGS[name].key);
+  processState().configured = configured;
+}
+
+/** Forgets the configured values and every client (tests, or a host that reconfigures). */
+export function resetProvider(): void {
+  const state = processState();
+  state.configured = {};
+  state.clients.clear();
+}
+
+function parseSettings(raw: Partial<Record<SettingName, string>>, source: (name: SettingName) => string): ProviderSettings {
+  const parsed = ProviderSettings.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => {
+    const name = String(i.path[0]) as SettingName;
+    return `${source(name)}: ${i.message}`;
+  });
+  throw new Error(`flagstack: invalid provider configuration: ${problems.join("; ")}`);
+}
+
+/** The effective settings: stack config first, then the environment variables. */
+export function providerSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
+  const configured = processState().configured;
+  const raw: Partial<Record<SettingName, string>> = {};
+  const from: Partial<Record<SettingName, string>> = {};
+  for (const [name, { key, env: envName }] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+    const configuredValue = configured[name];
+    const envValue = env[envName];
+    if (configuredValue !== undefined) {
+      raw[name] = configuredValue;
+      from[name] = key;
+    } else if (envValue !== undefined && envValue !== "") {
+      raw[name] = envValue;
+      from[name] = envName;
+    }
+  }
+  return parseSettings(raw, (name) => from[name] ?? SETTINGS[name].key);
+}
+
+function missing(name: SettingName, what: string): Error {
+  const { key, env } = SETTINGS[name];
+  return new Error(
+    `flagstack: no ${what} configured: run \`pulumi config set ${key}${name.endsWith("Key") ? " --secret" : ""} <value>\` or set ${env}`,
+  );
+}
+
+// The SDK is loaded on first use: `check` and `diff` never need it, so a preview never loads it.
+function sdk(): SdkModule {
+  return require("../../sdk") as SdkModule;
+}
+
+/**
+ * The admin API client for the effective settings; one per base URL and key for the whole
+ * process, so every resource shares its rate limiter.
+ */
+export function adminClient(settings: ProviderSettings = providerSettings()): AdminClient {
+  if (!settings.adminApiUrl) throw missing("adminApiUrl", "admin API URL");
+  if (!settings.adminApiKey) throw missing("adminApiKey", "admin API key");
+  const cacheKey = `admin\n${settings.adminApiUrl}\n${settings.adminApiKey}`;
+  const clients = processState().clients;
+  let client = clients.get(cacheKey) as AdminClient | undefined;
+  if (!client) {
+    client = new (sdk().AdminClient)({
+      baseUrl: settings.adminApiUrl,
+      apiKey: settings.adminApiKey,
+      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
+      ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+    });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+/** The platform API client for the effective settings; one per base URL, key and account. */
+export function platformClient(settings: ProviderSettings = providerSettings()): PlatformClient {
+  if (!settings.platformApiUrl) throw missing("platformApiUrl", "platform API URL");
+  if (!settings.platformApiKey) throw missing("platformApiKey", "platform API key");
+  if (!settings.accountId) throw missing("accountId", "platform account id");
+  const cacheKey = `platform\n${settings.platformApiUrl}\n${settings.platformApiKey}\n${settings.accountId}`;
+  const clients = processState().clients;
+  let client = clients.get(cacheKey) as PlatformClient | undefined;
+  if (!client) {
+    client = new (sdk().PlatformClient)({
+      baseUrl: settings.platformApiUrl,
+      apiKey: settings.platformApiKey,
+      accountId: settings.accountId,
+      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
+      ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+    });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+/**
+ * Memoises a read-mostly lookup (workspaces, environments, traffic types, rollout statuses) for
+ * the life of the provider process, per client: a deployment of many resources in one workspace
+ * resolves the workspace once. A rejected promise is not kept.
+ */
+export function memo<T>(client: object, key: string, load: () => Promise<T>): Promise<T> {
+  let perClient = memoTables.get(client);
+  if (!perClient) {
+    perClient = new Map();
+    memoTables.set(client, perClient);
+  }
+  const hit = perClient.get(key) as Promise<T> | undefined;
+  if (hit) return hit;
+  const pending = load();
+  perClient.set(key, pending);
+  pending.catch(() => perClient.delete(key));
+  return pending;
+}
+
+/** Drops a memoised lookup, so the next call loads it again (a name was not found in it). */
+export function forget(client: object, key: string): void {
+  memoTables.get(client)?.delete(key);
+}
+
+const memoTables = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** The stack the provider runs for, as `project/stack` (set by the engine; ref pulumi-notes §4). */
+export function stackLabel(env: NodeJS.ProcessEnv = process.env): string {
+  const project = env.PULUMI_NODEJS_PROJECT ?? env.PULUMI_PROJECT;
+  const stack = env.PULUMI_NODEJS_STACK ?? env.PULUMI_STACK;
+  if (project && stack) return `${project}/${stack}`;
+  return project ?? stack ?? "unknown stack";
+}
+
+/**
+ * The title and comment sent with a change of a flag definition when the resource gives none:
+ * `flagstack:changeTitle` / `flagstack:changeComment`, else a default naming the stack and the
+ * operation (ref admin §2: workspaces may require both on every definition change).
+ */
+export function changeNote(operation: string, subject: string, settings: ProviderSettings = providerSettings()): {
+  title: string;
+  comment: string;
+} {
+  const stack = stackLabel();
+  return {
+    title: settings.changeTitle ?? `pulumi up: ${stack}`,
+    comment: settings.changeComment ?? `${operation} of ${subject} by flagstack (Pulumi stack ${stack})`,
+  };
+}

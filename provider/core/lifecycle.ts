@@ -1,0 +1,139 @@
+/**
+ * Idempotency helpers shared by the resources' `read`, `create` and `delete`.
+ *
+ * - `read` of an object deleted outside Pulumi answers "gone": a result with no id, which the
+ *   engine's refresh turns into a removal from state (ref pulumi-notes §5.4; the exact wire shape
+ *   is pinned by `test/provider/core/lifecycle.test.ts` through the real gRPC host).
+ * - `delete` of an object that is already gone succeeds (style-anchors §8 item 6).
+ * - A create whose response was lost is recovered by looking the object up by its natural key,
+ *   never by creating a duplicate (DESIGN.md "Retries and lost responses").
+ * - `adopt: true` takes over an existing object with the same natural key, since `pulumi import`
+ *   does not work for dynamic resources (ref pulumi-notes §5.4, pulumi/pulumi#7534).
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ApiError, isConflict, isNotFound } from "../../sdk/core/errors";
+
+/** The `read` result that tells the engine the object no longer exists. */
+export const GONE: pulumi.dynamic.ReadResult = Object.freeze({});
+
+/** Runs a read; a `NotFoundError` becomes `undefined`. */
+export async function readOrGone<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Runs a delete; a `NotFoundError` (already gone) counts as success. */
+export async function deleteIdempotent(remove: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+}
+
+/**
+ * True when a write may or may not have reached the service: the SDK's `NetworkError` with
+ * `outcomeUnknown`, or a gateway error / 500 answered after the request was sent.
+ */
+export function outcomeUnknown(e: unknown): boolean {
+  if (!ApiError.isInstance(e)) return false;
+  if (e.kind === "network") return (e as ApiError & { outcomeUnknown?: boolean }).outcomeUnknown === true;
+  return e.status === 500 || e.status === 502 || e.status === 504;
+}
+
+/** How to create an object and find it again by its natural key. */
+export interface CreateSpec<T> {
+  /** What the object is, for messages: `flag "checkout" in workspace Default`. */
+  describe: string;
+  /** Finds the object by its natural key; `undefined` when there is none. */
+  lookup: () => Promise<T | undefined>;
+  /** Creates it. */
+  create: () => Promise<T>;
+  /** Take over an existing object instead of failing on the duplicate. */
+  adopt?: boolean;
+}
+
+/** The result of {@link createOrAdopt}: the object and how it came to be ours. */
+export interface Created<T> {
+  value: T;
+  /** `created`: made by this call; `adopted`: existed and `adopt` was set; `recovered`: our own create, whose response was lost. */
+  how: "created" | "adopted" | "recovered";
+}
+
+/**
+ * Creates an object, or takes over an existing one.
+ *
+ * - `adopt`: looks the object up first and takes it over when it exists (one read, no write).
+ * - The create's outcome is unknown (lost response): looks it up; if it exists, it is ours
+ *   (`recovered`); if not, the create did not happen and is sent once more.
+ * - The service reports a duplicate: with `adopt`, looks it up and takes it over (a race with
+ *   another writer); without, fails with a message that names the object and the `adopt` input.
+ */
+export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>> {
+  if (spec.adopt) {
+    const existing = await spec.lookup();
+    if (existing !== undefined) return { value: existing, how: "adopted" };
+  }
+  try {
+    return { value: await spec.create(), how: "created" };
+  } catch (e) {
+    if (outcomeUnknown(e)) {
+      const found = await spec.lookup();
+      if (found !== undefined) return { value: found, how: "recovered" };
+      return { value: await spec.create(), how: "created" };
+    }
+    if (isConflict(e)) {
+      if (spec.adopt) {
+        const found = await spec.lookup();
+        if (found !== undefined) return { value: found, how: "adopted" };
+      }
+      throw new Error(
+        `${spec.describe} already exists. Set \`adopt: true\` on the resource to manage the existing one, ` +
+          `or choose another name. (${(e as Error).message})`,
+        { cause: e },
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * An error for a create or update that failed after the object was created: the engine records
+ * the object with these outputs (`ErrorResourceInitFailed`, ref pulumi-notes §5.6) instead of
+ * losing track of it, and the next `pulumi up` finishes the job.
+ */
+export class PartialFailure extends Error {
+  readonly id: string;
+  readonly properties: Record<string, unknown>;
+  readonly reasons: string[];
+  constructor(id: string, properties: Record<string, unknown>, cause: unknown, step: string) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`${step} failed after the object was created (id ${id}): ${reason}`, { cause });
+    this.name = "PartialFailure";
+    this.id = id;
+    this.properties = properties;
+    this.reasons = [`${step}: ${reason}`];
+  }
+}
+
+/**
+ * Runs a write whose outcome may be lost; on an unknown outcome, `reconcile` re-reads the object
+ * and either reports the write as done (returns a value) or asks for it to be sent again
+ * (returns `undefined`). Used for PATCHes guarded by `test` operations, which are safe to re-send.
+ */
+export async function writeWithRecovery<T>(write: () => Promise<T>, reconcile: () => Promise<T | undefined>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (!outcomeUnknown(e)) throw e;
+    const done = await reconcile();
+    if (done !== undefined) return done;
+    return write();
+  }
+}
