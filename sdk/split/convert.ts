@@ -16,10 +16,16 @@
  */
 import { createHash } from "node:crypto";
 import type { Bucket, Definition, DefinitionProblem, Matcher } from "../admin/schemas.js";
-import { type SdkCondition, type SdkMatcher, type SdkPartition, type SdkSplit, SplitMeta } from "./schemas.js";
+import {
+  type SdkCondition,
+  type SdkMatcher,
+  type SdkPartition,
+  type SdkSplit,
+  SplitMeta,
+} from "./schemas.js";
 
-export { SdkSplit, SplitMeta } from "./schemas.js";
 export type { SdkCondition, SdkMatcher, SdkPartition } from "./schemas.js";
+export { SdkSplit, SplitMeta } from "./schemas.js";
 
 /**
  * What the conversion reads from a definition: the service's {@link Definition} and a parsed
@@ -109,7 +115,14 @@ export function toSdkSplit(def: SplitSource, meta: SplitMeta): SdkSplit {
         conditionType: "WHITELIST",
         matcherGroup: {
           combiner: "AND",
-          matchers: [{ keySelector: null, matcherType: "WHITELIST", negate: false, whitelistMatcherData: { whitelist: [...t.keys] } }],
+          matchers: [
+            {
+              keySelector: null,
+              matcherType: "WHITELIST",
+              negate: false,
+              whitelistMatcherData: { whitelist: [...t.keys] },
+            },
+          ],
         },
         partitions: [{ treatment: t.name, size: 100 }],
         label: WHITELIST_LABEL,
@@ -139,7 +152,10 @@ export function toSdkSplit(def: SplitSource, meta: SplitMeta): SdkSplit {
   for (const rule of def.rules) {
     conditions.push({
       conditionType: "ROLLOUT",
-      matcherGroup: { combiner: "AND", matchers: rule.condition.matchers.map((x) => toSdkMatcher(x, m.trafficTypeName)) },
+      matcherGroup: {
+        combiner: "AND",
+        matchers: rule.condition.matchers.map((x) => toSdkMatcher(x, m.trafficTypeName)),
+      },
       partitions: toPartitions(rule.buckets, treatmentNames),
       label: rule.condition.matchers.map(matcherLabel).join(" and "),
     });
@@ -148,14 +164,21 @@ export function toSdkSplit(def: SplitSource, meta: SplitMeta): SdkSplit {
     conditionType: "ROLLOUT",
     matcherGroup: {
       combiner: "AND",
-      matchers: [{ keySelector: { trafficType: m.trafficTypeName, attribute: null }, matcherType: "ALL_KEYS", negate: false }],
+      matchers: [
+        {
+          keySelector: { trafficType: m.trafficTypeName, attribute: null },
+          matcherType: "ALL_KEYS",
+          negate: false,
+        },
+      ],
     },
     partitions: toPartitions(def.defaultRule, treatmentNames),
     label: DEFAULT_RULE_LABEL,
   });
 
   const configurations: Record<string, string> = {};
-  for (const t of def.treatments) if (t.configurations !== undefined) configurations[t.name] = t.configurations;
+  for (const t of def.treatments)
+    if (t.configurations !== undefined) configurations[t.name] = t.configurations;
 
   return {
     name: def.name,
@@ -208,7 +231,8 @@ export function segmentNames(def: Pick<SplitSource, "treatments" | "rules">): st
   const names = new Set<string>();
   for (const t of def.treatments) for (const s of t.segments ?? []) names.add(s);
   for (const r of def.rules) {
-    for (const mt of r.condition.matchers) if (mt.type === "IN_SEGMENT" && typeof mt.string === "string") names.add(mt.string);
+    for (const mt of r.condition.matchers)
+      if (mt.type === "IN_SEGMENT" && typeof mt.string === "string") names.add(mt.string);
   }
   return [...names];
 }
@@ -237,14 +261,24 @@ export function toPartitions(buckets: readonly Bucket[], treatments: readonly st
 /** Admin matcher → SDK matcher, per the mapping table of ref wire §2 item 3. */
 export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): SdkMatcher {
   const base = {
-    keySelector: { trafficType: trafficTypeName, attribute: matcher.type === "IN_SEGMENT" ? null : (matcher.attribute ?? null) },
+    keySelector: {
+      trafficType: trafficTypeName,
+      attribute: matcher.type === "IN_SEGMENT" ? null : (matcher.attribute ?? null),
+    },
     negate: matcher.negate ?? false,
   };
   const strings = { whitelist: [...(matcher.strings ?? [])] };
-  const number = (dataType: "NUMBER" | "DATETIME", value: number | undefined) => ({ dataType, value: value as number });
+  const number = (dataType: "NUMBER" | "DATETIME", value: number | undefined) => ({
+    dataType,
+    value: value as number,
+  });
   switch (matcher.type) {
     case "IN_SEGMENT":
-      return { ...base, matcherType: "IN_SEGMENT", userDefinedSegmentMatcherData: { segmentName: matcher.string as string } };
+      return {
+        ...base,
+        matcherType: "IN_SEGMENT",
+        userDefinedSegmentMatcherData: { segmentName: matcher.string as string },
+      };
     case "IN_LIST_STRING":
       return { ...base, matcherType: "WHITELIST", whitelistMatcherData: strings };
     case "EQUAL_SET":
@@ -268,9 +302,17 @@ export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): Sd
     case "EQUAL_NUMBER":
       return { ...base, matcherType: "EQUAL_TO", unaryNumericMatcherData: number("NUMBER", matcher.number) };
     case "GREATER_THAN_OR_EQUAL_NUMBER":
-      return { ...base, matcherType: "GREATER_THAN_OR_EQUAL_TO", unaryNumericMatcherData: number("NUMBER", matcher.number) };
+      return {
+        ...base,
+        matcherType: "GREATER_THAN_OR_EQUAL_TO",
+        unaryNumericMatcherData: number("NUMBER", matcher.number),
+      };
     case "LESS_THAN_OR_EQUAL_NUMBER":
-      return { ...base, matcherType: "LESS_THAN_OR_EQUAL_TO", unaryNumericMatcherData: number("NUMBER", matcher.number) };
+      return {
+        ...base,
+        matcherType: "LESS_THAN_OR_EQUAL_TO",
+        unaryNumericMatcherData: number("NUMBER", matcher.number),
+      };
     case "BETWEEN_NUMBER":
       return {
         ...base,
@@ -281,9 +323,17 @@ export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): Sd
     case "ON_DATE":
       return { ...base, matcherType: "EQUAL_TO", unaryNumericMatcherData: number("DATETIME", matcher.date) };
     case "ON_OR_AFTER_DATE":
-      return { ...base, matcherType: "GREATER_THAN_OR_EQUAL_TO", unaryNumericMatcherData: number("DATETIME", matcher.date) };
+      return {
+        ...base,
+        matcherType: "GREATER_THAN_OR_EQUAL_TO",
+        unaryNumericMatcherData: number("DATETIME", matcher.date),
+      };
     case "ON_OR_BEFORE_DATE":
-      return { ...base, matcherType: "LESS_THAN_OR_EQUAL_TO", unaryNumericMatcherData: number("DATETIME", matcher.date) };
+      return {
+        ...base,
+        matcherType: "LESS_THAN_OR_EQUAL_TO",
+        unaryNumericMatcherData: number("DATETIME", matcher.date),
+      };
     case "BETWEEN_DATE":
       return {
         ...base,
@@ -295,7 +345,10 @@ export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): Sd
         ...base,
         keySelector: { trafficType: trafficTypeName, attribute: null },
         matcherType: "IN_SPLIT_TREATMENT",
-        dependencyMatcherData: { split: matcher.depends!.splitName, treatments: [matcher.depends!.treatment] },
+        dependencyMatcherData: {
+          split: matcher.depends!.splitName,
+          treatments: [matcher.depends!.treatment],
+        },
       };
   }
 }

@@ -56,15 +56,24 @@ export const SdkMatcher = z.object({
   matcherType: SdkMatcherType,
   negate: z.boolean(),
   userDefinedSegmentMatcherData: z.object({ segmentName: z.string() }).nullable().optional(),
-  whitelistMatcherData: z.object({ whitelist: z.array(z.string()) }).nullable().optional(),
-  unaryNumericMatcherData: z.object({ dataType: SdkMatcherDataType, value: z.number() }).nullable().optional(),
+  whitelistMatcherData: z
+    .object({ whitelist: z.array(z.string()) })
+    .nullable()
+    .optional(),
+  unaryNumericMatcherData: z
+    .object({ dataType: SdkMatcherDataType, value: z.number() })
+    .nullable()
+    .optional(),
   betweenMatcherData: z
     .object({ dataType: SdkMatcherDataType, start: z.number(), end: z.number() })
     .nullable()
     .optional(),
   booleanMatcherData: z.boolean().nullable().optional(),
   stringMatcherData: z.string().nullable().optional(),
-  dependencyMatcherData: z.object({ split: z.string(), treatments: z.array(z.string()) }).nullable().optional(),
+  dependencyMatcherData: z
+    .object({ split: z.string(), treatments: z.array(z.string()) })
+    .nullable()
+    .optional(),
   betweenStringMatcherData: z.object({ start: z.string(), end: z.string() }).nullable().optional(),
 });
 export type SdkMatcher = z.infer<typeof SdkMatcher>;
@@ -85,7 +94,9 @@ export const SdkCondition = z.object({
   partitions: z
     .array(SdkPartition)
     .min(1)
-    .refine((ps) => ps.reduce((s, p) => s + p.size, 0) === 100, { message: "partition sizes must sum to 100" }),
+    .refine((ps) => ps.reduce((s, p) => s + p.size, 0) === 100, {
+      message: "partition sizes must sum to 100",
+    }),
   label: z.string(),
 });
 export type SdkCondition = z.infer<typeof SdkCondition>;

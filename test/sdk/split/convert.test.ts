@@ -12,7 +12,12 @@ import {
   toSdkSplit,
 } from "../../../sdk/split/convert";
 
-const meta = { seed: 1569859022, trafficAllocationSeed: -554128485, changeNumber: 1580851834698, trafficTypeName: "user" };
+const meta = {
+  seed: 1569859022,
+  trafficAllocationSeed: -554128485,
+  changeNumber: 1580851834698,
+  trafficTypeName: "user",
+};
 
 const doc = DefinitionBody.parse({
   treatments: [
@@ -70,7 +75,12 @@ describe("toSdkSplit", () => {
           matcherGroup: {
             combiner: "AND",
             matchers: [
-              { keySelector: null, matcherType: "WHITELIST", negate: false, whitelistMatcherData: { whitelist: ["bob", "qa-bot"] } },
+              {
+                keySelector: null,
+                matcherType: "WHITELIST",
+                negate: false,
+                whitelistMatcherData: { whitelist: ["bob", "qa-bot"] },
+              },
             ],
           },
           partitions: [{ treatment: "on", size: 100 }],
@@ -80,7 +90,14 @@ describe("toSdkSplit", () => {
           conditionType: "WHITELIST",
           matcherGroup: {
             combiner: "AND",
-            matchers: [{ keySelector: null, matcherType: "WHITELIST", negate: false, whitelistMatcherData: { whitelist: ["carol"] } }],
+            matchers: [
+              {
+                keySelector: null,
+                matcherType: "WHITELIST",
+                negate: false,
+                whitelistMatcherData: { whitelist: ["carol"] },
+              },
+            ],
           },
           partitions: [{ treatment: "v2", size: 100 }],
           label: "whitelisted",
@@ -167,7 +184,13 @@ describe("toSdkSplit", () => {
           conditionType: "ROLLOUT",
           matcherGroup: {
             combiner: "AND",
-            matchers: [{ keySelector: { trafficType: "user", attribute: null }, matcherType: "ALL_KEYS", negate: false }],
+            matchers: [
+              {
+                keySelector: { trafficType: "user", attribute: null },
+                matcherType: "ALL_KEYS",
+                negate: false,
+              },
+            ],
           },
           partitions: [
             { treatment: "on", size: 10 },
@@ -212,12 +235,19 @@ describe("toSdkSplit", () => {
           treatments: [{ name: "on" }],
           defaultTreatment: "on",
           trafficAllocation: 100,
-          rules: [{ buckets: [{ treatment: "on", size: 100 }], condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT" }] } }],
+          rules: [
+            {
+              buckets: [{ treatment: "on", size: 100 }],
+              condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT" }] },
+            },
+          ],
           defaultRule: [{ treatment: "on", size: 100 }],
         },
         meta,
       ),
-    ).toThrow('definition of "f" cannot be served to SDKs: rules.0.condition.matchers.0.string: string is required for a IN_SEGMENT matcher');
+    ).toThrow(
+      'definition of "f" cannot be served to SDKs: rules.0.condition.matchers.0.string: string is required for a IN_SEGMENT matcher',
+    );
   });
 
   it("refuses seeds outside int32", () => {
@@ -228,26 +258,176 @@ describe("toSdkSplit", () => {
 describe("toSdkMatcher", () => {
   const sel = (attribute: string | null) => ({ trafficType: "user", attribute });
   it.each<[Matcher, object]>([
-    [{ type: "IN_SEGMENT", string: "s" }, { keySelector: sel(null), matcherType: "IN_SEGMENT", negate: false, userDefinedSegmentMatcherData: { segmentName: "s" } }],
-    [{ type: "IN_LIST_STRING", strings: ["a"] }, { keySelector: sel(null), matcherType: "WHITELIST", negate: false, whitelistMatcherData: { whitelist: ["a"] } }],
-    [{ type: "EQUAL_SET", attribute: "p", strings: ["a"] }, { keySelector: sel("p"), matcherType: "EQUAL_TO_SET", negate: false, whitelistMatcherData: { whitelist: ["a"] } }],
-    [{ type: "ANY_OF_SET", attribute: "p", strings: ["a"] }, { keySelector: sel("p"), matcherType: "CONTAINS_ANY_OF_SET", negate: false, whitelistMatcherData: { whitelist: ["a"] } }],
-    [{ type: "ALL_OF_SET", attribute: "p", strings: ["a"] }, { keySelector: sel("p"), matcherType: "CONTAINS_ALL_OF_SET", negate: false, whitelistMatcherData: { whitelist: ["a"] } }],
-    [{ type: "PART_OF_SET", attribute: "p", strings: ["a"] }, { keySelector: sel("p"), matcherType: "PART_OF_SET", negate: false, whitelistMatcherData: { whitelist: ["a"] } }],
-    [{ type: "STARTS_WITH_STRING", attribute: "e", strings: ["x"] }, { keySelector: sel("e"), matcherType: "STARTS_WITH", negate: false, whitelistMatcherData: { whitelist: ["x"] } }],
-    [{ type: "ENDS_WITH_STRING", attribute: "e", strings: ["@x.io"], negate: true }, { keySelector: sel("e"), matcherType: "ENDS_WITH", negate: true, whitelistMatcherData: { whitelist: ["@x.io"] } }],
-    [{ type: "CONTAINS_STRING", attribute: "e", strings: ["x"] }, { keySelector: sel("e"), matcherType: "CONTAINS_STRING", negate: false, whitelistMatcherData: { whitelist: ["x"] } }],
-    [{ type: "MATCHES_STRING", attribute: "e", string: "^a.*" }, { keySelector: sel("e"), matcherType: "MATCHES_STRING", negate: false, stringMatcherData: "^a.*" }],
-    [{ type: "BOOLEAN", attribute: "paid", bool: true }, { keySelector: sel("paid"), matcherType: "EQUAL_TO_BOOLEAN", negate: false, booleanMatcherData: true }],
-    [{ type: "EQUAL_NUMBER", attribute: "n", number: 3 }, { keySelector: sel("n"), matcherType: "EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "NUMBER", value: 3 } }],
-    [{ type: "GREATER_THAN_OR_EQUAL_NUMBER", attribute: "n", number: 3 }, { keySelector: sel("n"), matcherType: "GREATER_THAN_OR_EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "NUMBER", value: 3 } }],
-    [{ type: "LESS_THAN_OR_EQUAL_NUMBER", attribute: "n", number: 3 }, { keySelector: sel("n"), matcherType: "LESS_THAN_OR_EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "NUMBER", value: 3 } }],
-    [{ type: "BETWEEN_NUMBER", attribute: "n", between: { from: 1, to: 9 } }, { keySelector: sel("n"), matcherType: "BETWEEN", negate: false, betweenMatcherData: { dataType: "NUMBER", start: 1, end: 9 } }],
-    [{ type: "ON_DATE", attribute: "d", date: 1700000000000 }, { keySelector: sel("d"), matcherType: "EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 } }],
-    [{ type: "ON_OR_AFTER_DATE", attribute: "d", date: 1700000000000 }, { keySelector: sel("d"), matcherType: "GREATER_THAN_OR_EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 } }],
-    [{ type: "ON_OR_BEFORE_DATE", attribute: "d", date: 1700000000000 }, { keySelector: sel("d"), matcherType: "LESS_THAN_OR_EQUAL_TO", negate: false, unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 } }],
-    [{ type: "BETWEEN_DATE", attribute: "d", between: { from: 1, to: 2 } }, { keySelector: sel("d"), matcherType: "BETWEEN", negate: false, betweenMatcherData: { dataType: "DATETIME", start: 1, end: 2 } }],
-    [{ type: "IN_SPLIT", depends: { splitName: "other", treatment: "on" } }, { keySelector: sel(null), matcherType: "IN_SPLIT_TREATMENT", negate: false, dependencyMatcherData: { split: "other", treatments: ["on"] } }],
+    [
+      { type: "IN_SEGMENT", string: "s" },
+      {
+        keySelector: sel(null),
+        matcherType: "IN_SEGMENT",
+        negate: false,
+        userDefinedSegmentMatcherData: { segmentName: "s" },
+      },
+    ],
+    [
+      { type: "IN_LIST_STRING", strings: ["a"] },
+      {
+        keySelector: sel(null),
+        matcherType: "WHITELIST",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["a"] },
+      },
+    ],
+    [
+      { type: "EQUAL_SET", attribute: "p", strings: ["a"] },
+      {
+        keySelector: sel("p"),
+        matcherType: "EQUAL_TO_SET",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["a"] },
+      },
+    ],
+    [
+      { type: "ANY_OF_SET", attribute: "p", strings: ["a"] },
+      {
+        keySelector: sel("p"),
+        matcherType: "CONTAINS_ANY_OF_SET",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["a"] },
+      },
+    ],
+    [
+      { type: "ALL_OF_SET", attribute: "p", strings: ["a"] },
+      {
+        keySelector: sel("p"),
+        matcherType: "CONTAINS_ALL_OF_SET",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["a"] },
+      },
+    ],
+    [
+      { type: "PART_OF_SET", attribute: "p", strings: ["a"] },
+      {
+        keySelector: sel("p"),
+        matcherType: "PART_OF_SET",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["a"] },
+      },
+    ],
+    [
+      { type: "STARTS_WITH_STRING", attribute: "e", strings: ["x"] },
+      {
+        keySelector: sel("e"),
+        matcherType: "STARTS_WITH",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["x"] },
+      },
+    ],
+    [
+      { type: "ENDS_WITH_STRING", attribute: "e", strings: ["@x.io"], negate: true },
+      {
+        keySelector: sel("e"),
+        matcherType: "ENDS_WITH",
+        negate: true,
+        whitelistMatcherData: { whitelist: ["@x.io"] },
+      },
+    ],
+    [
+      { type: "CONTAINS_STRING", attribute: "e", strings: ["x"] },
+      {
+        keySelector: sel("e"),
+        matcherType: "CONTAINS_STRING",
+        negate: false,
+        whitelistMatcherData: { whitelist: ["x"] },
+      },
+    ],
+    [
+      { type: "MATCHES_STRING", attribute: "e", string: "^a.*" },
+      { keySelector: sel("e"), matcherType: "MATCHES_STRING", negate: false, stringMatcherData: "^a.*" },
+    ],
+    [
+      { type: "BOOLEAN", attribute: "paid", bool: true },
+      { keySelector: sel("paid"), matcherType: "EQUAL_TO_BOOLEAN", negate: false, booleanMatcherData: true },
+    ],
+    [
+      { type: "EQUAL_NUMBER", attribute: "n", number: 3 },
+      {
+        keySelector: sel("n"),
+        matcherType: "EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "NUMBER", value: 3 },
+      },
+    ],
+    [
+      { type: "GREATER_THAN_OR_EQUAL_NUMBER", attribute: "n", number: 3 },
+      {
+        keySelector: sel("n"),
+        matcherType: "GREATER_THAN_OR_EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "NUMBER", value: 3 },
+      },
+    ],
+    [
+      { type: "LESS_THAN_OR_EQUAL_NUMBER", attribute: "n", number: 3 },
+      {
+        keySelector: sel("n"),
+        matcherType: "LESS_THAN_OR_EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "NUMBER", value: 3 },
+      },
+    ],
+    [
+      { type: "BETWEEN_NUMBER", attribute: "n", between: { from: 1, to: 9 } },
+      {
+        keySelector: sel("n"),
+        matcherType: "BETWEEN",
+        negate: false,
+        betweenMatcherData: { dataType: "NUMBER", start: 1, end: 9 },
+      },
+    ],
+    [
+      { type: "ON_DATE", attribute: "d", date: 1700000000000 },
+      {
+        keySelector: sel("d"),
+        matcherType: "EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 },
+      },
+    ],
+    [
+      { type: "ON_OR_AFTER_DATE", attribute: "d", date: 1700000000000 },
+      {
+        keySelector: sel("d"),
+        matcherType: "GREATER_THAN_OR_EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 },
+      },
+    ],
+    [
+      { type: "ON_OR_BEFORE_DATE", attribute: "d", date: 1700000000000 },
+      {
+        keySelector: sel("d"),
+        matcherType: "LESS_THAN_OR_EQUAL_TO",
+        negate: false,
+        unaryNumericMatcherData: { dataType: "DATETIME", value: 1700000000000 },
+      },
+    ],
+    [
+      { type: "BETWEEN_DATE", attribute: "d", between: { from: 1, to: 2 } },
+      {
+        keySelector: sel("d"),
+        matcherType: "BETWEEN",
+        negate: false,
+        betweenMatcherData: { dataType: "DATETIME", start: 1, end: 2 },
+      },
+    ],
+    [
+      { type: "IN_SPLIT", depends: { splitName: "other", treatment: "on" } },
+      {
+        keySelector: sel(null),
+        matcherType: "IN_SPLIT_TREATMENT",
+        negate: false,
+        dependencyMatcherData: { split: "other", treatments: ["on"] },
+      },
+    ],
   ])("maps %o", (matcher, expected) => {
     expect(toSdkMatcher(matcher, "user")).toEqual(expected);
   });
@@ -261,7 +441,10 @@ describe("matcherLabel", () => {
     [{ type: "BETWEEN_NUMBER", attribute: "age", between: { from: 18, to: 30 } }, "age between 18 and 30"],
     [{ type: "ON_DATE", attribute: "signup", date: 1700000000000 }, "signup on 2023-11-14"],
     [{ type: "BOOLEAN", attribute: "paid", bool: false }, "paid is false"],
-    [{ type: "IN_SPLIT", depends: { splitName: "other", treatment: "on" } }, "is in split other treatment [on]"],
+    [
+      { type: "IN_SPLIT", depends: { splitName: "other", treatment: "on" } },
+      "is in split other treatment [on]",
+    ],
   ])("labels %o", (matcher, label) => {
     expect(matcherLabel(matcher)).toBe(label);
   });
@@ -298,8 +481,13 @@ describe("conversionProblems", () => {
     ["MATCHES_STRING", "string"],
     ["IN_SPLIT", "depends"],
   ])("%s needs %s", (type, field) => {
-    expect(conversionProblems({ rules: [{ buckets: [], condition: { combiner: "AND", matchers: [{ type }] } }] })).toEqual([
-      { path: ["rules", 0, "condition", "matchers", 0, field], message: `${field} is required for a ${type} matcher` },
+    expect(
+      conversionProblems({ rules: [{ buckets: [], condition: { combiner: "AND", matchers: [{ type }] } }] }),
+    ).toEqual([
+      {
+        path: ["rules", 0, "condition", "matchers", 0, field],
+        message: `${field} is required for a ${type} matcher`,
+      },
     ]);
   });
 

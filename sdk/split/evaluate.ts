@@ -1,0 +1,315 @@
+/**
+ * Offline evaluation of flag definitions with the real `@splitsoftware/splitio` engine: which
+ * treatment a key gets, and what share of a key sample gets each treatment.
+ *
+ * How: definitions are converted with {@link toSdkSplit} (the conversion the emulator serves) and
+ * preloaded into a Node SDK factory through its documented `initialRolloutPlan` setting ("the SDK
+ * will be ready from cache immediately"). Treatments come from the public `client` methods, labels
+ * from the public `impressionListener`. So every evaluation takes the production code path: key
+ * and attribute validation, readiness, the evaluator, murmur3 bucketing, traffic allocation,
+ * dependency matchers and impression labels. Nothing here hashes or matches by hand.
+ *
+ * Why not the alternatives:
+ * - the evaluator module (`splitio-commons/cjs/evaluator`) fed an in-memory storage: an internal
+ *   module path, and it skips the client's key/attribute validation and fallback handling;
+ * - localhost mode: its file-based sync clears the split cache and only knows whitelists;
+ * - serving the splits over HTTP to a standalone SDK: needs a server per evaluation.
+ *
+ * The factory's second argument (`__updateModules`, a documented-but-unstable hook also used by the
+ * SDK's own tests) removes the sync manager, the HTTP API client and the signal listener, so no
+ * socket is ever opened and no timer survives `destroy()`. Should a future SDK ignore the hook,
+ * every URL still points at a closed local port, so evaluation stays offline and unchanged.
+ * @module
+ */
+import { SplitFactory } from "@splitsoftware/splitio";
+import { z } from "zod";
+import { deriveSeeds, type SplitSource, toSdkSplit } from "./convert.js";
+import type { SdkSplit } from "./schemas.js";
+
+/** Attribute values the SDK accepts (`SplitIO.AttributeType`); dates are epoch milliseconds. */
+export const Attributes = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]),
+);
+export type Attributes = z.infer<typeof Attributes>;
+
+/** The result of one evaluation, as the SDK reports it in its impression. */
+export const Evaluation = z.object({
+  treatment: z.string(),
+  /** The SDK's label: "default rule", "whitelisted", "killed", "not in split", a rule's label, ... */
+  label: z.string(),
+  /** The treatment's configurations string, or null. */
+  config: z.string().nullable(),
+});
+export type Evaluation = z.infer<typeof Evaluation>;
+
+/** One flag to evaluate: the definition of one environment plus what the conversion needs. */
+export interface FlagToEvaluate {
+  flagName: string;
+  /** A definition as the admin API holds it (a parsed `DefinitionBody` or a `Definition`). */
+  definition: Omit<SplitSource, "name">;
+  trafficTypeName: string;
+  /** Environment name; with the flag name it derives the seeds when none are given. */
+  environment?: string | undefined;
+  /** Seeds as served by the backend; default {@link definitionSeeds}. */
+  seed?: number | undefined;
+  trafficAllocationSeed?: number | undefined;
+}
+
+/** Options of an {@link OfflineEvaluator}. */
+export interface EvaluatorOptions {
+  /** Segment members by segment name; a segment that is not listed is empty. */
+  segments?: Record<string, readonly string[]>;
+}
+
+/**
+ * Seeds of a definition when the caller has none: stable per environment and flag. The emulator
+ * derives its seeds the same way, so predictions for percentage rules agree with what an SDK
+ * pointed at the emulator gets. The real service picks random seeds (ref wire §2 item 5), so for
+ * it only whitelists, attribute rules and shares over a key sample are exact.
+ */
+export function definitionSeeds(
+  environment: string,
+  flagName: string,
+): { seed: number; trafficAllocationSeed: number } {
+  return deriveSeeds("flagstack", environment, flagName);
+}
+
+/** Converts one {@link FlagToEvaluate} to the split the SDK will evaluate. */
+export function splitFor(flag: FlagToEvaluate, changeNumber = 1): SdkSplit {
+  const derived = definitionSeeds(flag.environment ?? "", flag.flagName);
+  return toSdkSplit(
+    { ...flag.definition, name: flag.flagName },
+    {
+      seed: flag.seed ?? derived.seed,
+      trafficAllocationSeed: flag.trafficAllocationSeed ?? derived.trafficAllocationSeed,
+      changeNumber,
+      trafficTypeName: flag.trafficTypeName,
+    },
+  );
+}
+
+// A closed port on the loopback interface: see the module comment.
+const NOWHERE = "http://127.0.0.1:9";
+
+type Impression = { feature: string; keyName: string; label: string };
+type SdkModules = { syncManagerFactory?: unknown; splitApiFactory?: unknown; SignalListener?: unknown };
+// `initialRolloutPlan` is typed for the browser SDK only, but the settings pipeline and the factory
+// that apply it are shared with Node (it is the format Node's `factory.getRolloutPlan()` returns).
+type NodeSettingsWithPlan = SplitIO.INodeSettings & { initialRolloutPlan: SplitIO.RolloutPlan };
+const factoryWithModules = SplitFactory as unknown as (
+  settings: NodeSettingsWithPlan,
+  updateModules: (modules: SdkModules) => void,
+) => SplitIO.ISDK;
+
+/**
+ * A real Node SDK client loaded with a fixed set of splits and segments, evaluating offline.
+ * Create it with {@link OfflineEvaluator.create}, always {@link OfflineEvaluator.destroy} it.
+ * @example
+ * const ev = OfflineEvaluator.create([{ flagName: "new-checkout", definition, trafficTypeName: "user" }]);
+ * try { (await ev.evaluate("qa-bot"))["new-checkout"]?.treatment; } finally { await ev.destroy(); }
+ */
+export class OfflineEvaluator {
+  private readonly impressions: Impression[] = [];
+  private readonly client: SplitIO.IClient;
+  // Operations run one at a time, so each finds its own impressions.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly splits: readonly SdkSplit[],
+    segments: Record<string, readonly string[]>,
+  ) {
+    const impressions = this.impressions;
+    const factory = factoryWithModules(
+      {
+        core: { authorizationKey: "flagstack-offline-evaluation" },
+        mode: "standalone",
+        streamingEnabled: false,
+        // NONE keeps only counts and unique keys in memory: nothing is ever sent.
+        sync: { enabled: false, impressionsMode: "NONE" },
+        urls: {
+          sdk: `${NOWHERE}/api`,
+          events: `${NOWHERE}/api`,
+          auth: `${NOWHERE}/api`,
+          streaming: NOWHERE,
+          telemetry: `${NOWHERE}/api`,
+        },
+        startup: { readyTimeout: 1, requestTimeoutBeforeReady: 1, retriesOnFailureBeforeReady: 0 },
+        initialRolloutPlan: {
+          splitChanges: { ff: { d: [...splits], s: -1, t: 1 }, rbs: { d: [], s: -1, t: -1 } },
+          segmentChanges: Object.entries(segments).map(([name, keys]) => ({
+            name,
+            added: [...keys],
+            removed: [],
+            since: -1,
+            till: 1,
+          })),
+        },
+        impressionListener: {
+          logImpression(data: SplitIO.ImpressionData) {
+            const { feature, keyName, label } = data.impression;
+            impressions.push({ feature, keyName, label: label ?? "" });
+          },
+        },
+        debug: false,
+      },
+      (modules) => {
+        modules.syncManagerFactory = undefined;
+        modules.splitApiFactory = undefined;
+        modules.SignalListener = undefined;
+      },
+    );
+    this.client = factory.client();
+    if (!this.client.getStatus().isReadyFromCache) {
+      void this.client.destroy();
+      throw new Error(
+        "this @splitsoftware/splitio version did not load the initial rollout plan: offline evaluation is not possible with it",
+      );
+    }
+  }
+
+  /**
+   * Loads the given flags. Throws (naming the flag and field) when a definition cannot be
+   * converted, and when two entries share a flag name.
+   */
+  static create(flags: readonly FlagToEvaluate[], options: EvaluatorOptions = {}): OfflineEvaluator {
+    const seen = new Set<string>();
+    for (const f of flags) {
+      if (seen.has(f.flagName))
+        throw new Error(`flag "${f.flagName}" is listed twice: evaluate one environment at a time`);
+      seen.add(f.flagName);
+    }
+    const splits = flags.map((f) => splitFor(f));
+    const segments: Record<string, readonly string[]> = { ...options.segments };
+    for (const split of splits) {
+      for (const c of split.conditions) {
+        for (const m of c.matcherGroup.matchers) {
+          const name = m.userDefinedSegmentMatcherData?.segmentName;
+          if (name !== undefined && !(name in segments)) segments[name] = [];
+        }
+      }
+    }
+    return new OfflineEvaluator(splits, segments);
+  }
+
+  /** The flags loaded, in order. */
+  get flagNames(): string[] {
+    return this.splits.map((s) => s.name);
+  }
+
+  /**
+   * Evaluates every loaded flag (or the named ones) for one key.
+   * An invalid key (empty, longer than 250 characters) gets `control` with label "invalid key".
+   */
+  evaluate(
+    key: string,
+    attributes?: Attributes,
+    flagNames: readonly string[] = this.flagNames,
+  ): Promise<Record<string, Evaluation>> {
+    return this.serial(async () => {
+      const results = this.client.getTreatmentsWithConfig(key, [...flagNames], attributes);
+      // The SDK hands impressions to the listener in a zero-delay timer; this one runs after them.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const out: Record<string, Evaluation> = {};
+      for (const name of flagNames) {
+        const r = results[name] ?? { treatment: "control", config: null };
+        out[name] = {
+          treatment: r.treatment,
+          label: this.takeLabel(name, key) ?? "invalid key",
+          config: r.config,
+        };
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Evaluates one flag for every key of a sample and counts the treatments. Labels are not
+   * collected, so this is cheap (about 30 µs per key).
+   */
+  shares(flagName: string, keys: readonly string[], attributes?: Attributes): Promise<TreatmentShares> {
+    if (!this.flagNames.includes(flagName))
+      return Promise.reject(new Error(`flag "${flagName}" is not loaded`));
+    return this.serial(async () => {
+      const counts: Record<string, number> = {};
+      for (const k of keys) {
+        const t = this.client.getTreatment(k, flagName, attributes);
+        counts[t] = (counts[t] ?? 0) + 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.impressions.length = 0;
+      const shares: Record<string, number> = {};
+      for (const [t, n] of Object.entries(counts))
+        shares[t] = keys.length === 0 ? 0 : (n / keys.length) * 100;
+      return { sampleSize: keys.length, counts, shares };
+    });
+  }
+
+  /** Stops the SDK client once the pending operations are done. */
+  destroy(): Promise<void> {
+    return this.serial(() => this.client.destroy());
+  }
+
+  private serial<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(op, op);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private takeLabel(feature: string, keyName: string): string | undefined {
+    const i = this.impressions.findIndex((imp) => imp.feature === feature && imp.keyName === keyName);
+    if (i < 0) return undefined;
+    const [imp] = this.impressions.splice(i, 1);
+    return imp?.label;
+  }
+}
+
+/** Treatment counts over a key sample; `shares` are percentages (0..100). */
+export interface TreatmentShares {
+  sampleSize: number;
+  counts: Record<string, number>;
+  shares: Record<string, number>;
+}
+
+/**
+ * Evaluates the given flags for one key with the real SDK, offline.
+ * @example
+ * const r = await evaluate([{ flagName: "new-checkout", definition, trafficTypeName: "user" }], "qa-bot");
+ * r["new-checkout"]; // { treatment: "on", label: "whitelisted", config: null }
+ */
+export async function evaluate(
+  definitions: readonly FlagToEvaluate[],
+  key: string,
+  attributes?: Attributes,
+  options?: EvaluatorOptions,
+): Promise<Record<string, Evaluation>> {
+  const ev = OfflineEvaluator.create(definitions, options);
+  try {
+    return await ev.evaluate(key, attributes);
+  } finally {
+    await ev.destroy();
+  }
+}
+
+/** A deterministic key sample: `${prefix}0` … `${prefix}${size - 1}`. */
+export function sampleKeys(size: number, prefix = "key-"): string[] {
+  return Array.from({ length: size }, (_, i) => `${prefix}${i}`);
+}
+
+/**
+ * Measures the share of a key sample that gets each treatment of one flag (default 10,000 keys
+ * `key-0` … `key-9999`).
+ */
+export async function measureShares(
+  flag: FlagToEvaluate,
+  sample: { sampleSize?: number; keyPrefix?: string; keys?: readonly string[]; attributes?: Attributes } = {},
+  options?: EvaluatorOptions,
+): Promise<TreatmentShares> {
+  const keys = sample.keys ?? sampleKeys(sample.sampleSize ?? 10_000, sample.keyPrefix);
+  const ev = OfflineEvaluator.create([flag], options);
+  try {
+    return await ev.shares(flag.flagName, keys, sample.attributes);
+  } finally {
+    await ev.destroy();
+  }
+}
