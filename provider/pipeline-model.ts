@@ -257,9 +257,10 @@ export const Duration = inputable(
     .refine((v) => isDuration(v) || isExpression(v), { error: (iss) => `${JSON.stringify(iss.input)} ${DURATION_MESSAGE}` }),
 );
 
+const FLAG_MESSAGE = "must be true, false or a <+...> expression";
 /** A boolean, or an expression / runtime input giving one at run time. */
 const Flag = inputable(
-  z.union([z.boolean(), z.string().regex(EXPRESSION)], { error: "must be true, false or a <+...> expression" }),
+  z.union([z.boolean(), z.string().regex(EXPRESSION, FLAG_MESSAGE)], { error: FLAG_MESSAGE }),
 );
 
 /** References to other entities may be scoped: `account.x`, `org.x`, or an expression (ref §3 allowScoped). */
@@ -801,6 +802,10 @@ export type PipelineDocument = z.output<typeof PipelineDocument>;
 
 type Plain = Record<string, unknown>;
 
+/** Tags are a map: written with sorted keys so that their insertion order never matters. */
+const sortedTags = (tags: Record<string, string>): Plain =>
+  Object.fromEntries(Object.keys(tags).sort().map((k) => [k, tags[k]]));
+
 /** Adds `key: value` only when value is defined. */
 function put(obj: Plain, key: string, value: unknown): Plain {
   if (value !== undefined) obj[key] = value;
@@ -905,7 +910,7 @@ function renderStage(s: Stage): Plain {
   } else {
     out.spec = { execution: renderExecution(s.execution) };
   }
-  out.tags = { ...s.tags };
+  out.tags = sortedTags(s.tags);
   out.failureStrategies = renderFailureStrategies(s.failureStrategies);
   if (s.variables !== undefined) out.variables = s.variables.map(renderVariable);
   return out;
@@ -924,7 +929,7 @@ export function renderPipelineDocument(model: PipelineModelInput | PipelineModel
   pipeline.allowStageExecutions = m.allowStageExecutions;
   pipeline.projectIdentifier = scope.project;
   pipeline.orgIdentifier = scope.org;
-  pipeline.tags = { ...m.tags };
+  pipeline.tags = sortedTags(m.tags);
   if (m.variables !== undefined) pipeline.variables = m.variables.map(renderVariable);
   pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
   return { pipeline };
