@@ -9,3 +9,4 @@ export * from "./config";
 export * from "./diff";
 export * from "./lifecycle";
 export * from "./patch";
+export * from "./resource";

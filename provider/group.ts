@@ -1,0 +1,164 @@
+/**
+ * `Group`: a group of users of the feature-flag account (spec §2 "Group", §4 "Groups").
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below |
+ * | diff | none: compares `name` and `description`; nothing replaces the group |
+ * | create | `POST /groups`; with `adopt`, first the group list to find the name |
+ * | read | `GET /groups/{id}`; a 404 reports the group gone |
+ * | update | `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5) |
+ * | delete | `DELETE /groups/{id}`; a 404 counts as done |
+ *
+ * Group names are unique in the account (spec §8): creating a group whose name is taken fails with
+ * a message that points at `adopt: true`, and a rename onto a taken name fails the same way.
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
+import { isConflict, isNotFound } from "../sdk/core/errors";
+import { checkInputs } from "./core/check";
+import { adminClient } from "./core/config";
+import { type DiffSpec, diffInputs } from "./core/diff";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import { GROUP_TYPE, MODULE, typeName } from "./types";
+
+/** The inputs of a {@link Group}. */
+export const GroupInputs = z.strictObject({
+  /** The group's name, unique in the account. */
+  name: GroupCreate.shape.name,
+  /** What the group is for. Default: empty. */
+  description: GroupCreate.shape.description,
+  /** Take over an existing group with the same name instead of failing. Default: false. */
+  adopt: z.boolean().default(false),
+});
+
+/** The outputs of a {@link Group}: the inputs plus the service's id. */
+export const GroupOutputs = GroupInputs.extend({
+  /** The group's id (also the resource id). */
+  groupId: z.string(),
+});
+
+/** Checked inputs of a group. */
+export type GroupInputs = z.output<typeof GroupInputs>;
+/** Outputs of a group. */
+export type GroupOutputs = z.output<typeof GroupOutputs>;
+/** The arguments of `new Group(...)`. */
+export type GroupArgs = ResourceArgs<z.input<typeof GroupInputs>>;
+
+/** Inputs whose change replaces a group: none; a rename is a PUT. */
+export const groupReplaceOnChange = [] as const satisfies readonly (keyof GroupInputs)[];
+
+const groupDiff: DiffSpec<"name" | "description"> = {
+  fields: ["name", "description"],
+  replaceOnChange: groupReplaceOnChange,
+};
+
+function outputs(group: GroupResponse, inputs: Pick<GroupInputs, "adopt">): GroupOutputs {
+  return plain({ name: group.name, description: group.description, adopt: inputs.adopt, groupId: group.id });
+}
+
+function renameConflict(name: string, cause: unknown): Error {
+  return new Error(`a group named "${name}" already exists; group names are unique in the account (${(cause as Error).message})`, {
+    cause,
+  });
+}
+
+/**
+ * The implementation of every lifecycle method; the serialized {@link groupProvider} delegates
+ * here. (A short name on purpose: it is spelled out seven times in every serialized provider.)
+ */
+export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
+  configure,
+
+  async check(_olds, news) {
+    return checkInputs({ schema: GroupInputs }, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffInputs(groupDiff, olds, news);
+  },
+
+  async create(inputs) {
+    const admin = adminClient();
+    const { value: group, how } = await createOrAdopt({
+      describe: `a group named "${inputs.name}"`,
+      adopt: inputs.adopt,
+      lookup: () => admin.groups.getByName(inputs.name),
+      create: () => admin.groups.create({ name: inputs.name, description: inputs.description }),
+    });
+    let current = group;
+    if (how !== "created" && current.description !== inputs.description) {
+      current = await admin.groups.put(group.id, { id: group.id, name: inputs.name, description: inputs.description, type: "group" });
+    }
+    return { id: current.id, outs: outputs(current, inputs) };
+  },
+
+  async read(id, props) {
+    const group = await readOrGone(() => adminClient().groups.get(id));
+    if (!group) return GONE;
+    const outs = outputs(group, { adopt: props?.adopt ?? false });
+    return { id: group.id, props: outs, inputs: { name: outs.name, description: outs.description, adopt: outs.adopt } };
+  },
+
+  async update(id, _olds, news) {
+    const admin = adminClient();
+    try {
+      const group = await admin.groups.put(id, { id, name: news.name, description: news.description, type: "group" });
+      return { outs: outputs(group, news) };
+    } catch (e) {
+      if (isConflict(e)) throw renameConflict(news.name, e);
+      if (isNotFound(e)) {
+        throw new Error(`group ${id} ("${news.name}") no longer exists; run \`pulumi refresh\` to recreate it`, { cause: e });
+      }
+      throw e;
+    }
+  },
+
+  async delete(id) {
+    await deleteIdempotent(() => adminClient().groups.delete(id));
+  },
+};
+
+/**
+ * The provider object stored in each group's state. Its methods capture nothing: each `require`s
+ * this module when called (ref pulumi-notes §2), so the serialized text is small and secret-free.
+ */
+export const groupProvider: pulumi.dynamic.ResourceProvider<GroupInputs, GroupOutputs> = {
+  configure: (...a) => require("flagstack/provider/group").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/group").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/group").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/group").impl.create(...a),
+  read: (...a) => require("flagstack/provider/group").impl.read(...a),
+  update: (...a) => require("flagstack/provider/group").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/group").impl.delete(...a),
+};
+
+const GROUP_OUTPUT_NAMES = ["name", "description", "adopt", "groupId"] as const;
+
+/**
+ * A group of users.
+ *
+ * @example
+ * ```ts
+ * const reviewers = new Group("reviewers", { name: "flag-reviewers", description: "Approve rollouts" });
+ * ```
+ */
+export class Group extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
+  static readonly __pulumiType = GROUP_TYPE;
+  /** The group's name. */
+  declare readonly name: pulumi.Output<string>;
+  /** The group's description. */
+  declare readonly description: pulumi.Output<string>;
+  /** The `adopt` input as given. */
+  declare readonly adopt: pulumi.Output<boolean>;
+  /** The group's id. */
+  declare readonly groupId: pulumi.Output<string>;
+
+  constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
+    super(groupProvider, name, seedOutputs(GROUP_OUTPUT_NAMES, args), opts, MODULE, typeName(GROUP_TYPE));
+  }
+}

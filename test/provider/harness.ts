@@ -1,0 +1,278 @@
+/**
+ * Test harness: drives a flagstack provider the way the Pulumi engine does, through the real
+ * `@pulumi/pulumi/cmd/dynamic-provider` gRPC host (ref pulumi-notes §6.3), with the provider object
+ * serialized by `pulumi.runtime.serializeFunction` exactly as `dynamic.Resource` does.
+ *
+ * The host runs in its own process with cwd = the repo, so the serialized provider's
+ * `require("flagstack/provider/<file>")` loads the build in `dist/` (run `npm run build` first).
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import requireFromString from "require-from-string";
+
+/** The repo root (where `node_modules/flagstack` links back to). */
+export const REPO = join(__dirname, "..", "..");
+
+// Messages must come from the copies of grpc-js and google-protobuf that @pulumi/pulumi uses.
+const pulumiRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+const grpc = pulumiRequire("@grpc/grpc-js") as typeof import("@grpc/grpc-js");
+const structproto = pulumiRequire("google-protobuf/google/protobuf/struct_pb");
+const statusproto = pulumiRequire("./proto/status_pb");
+const provproto = pulumiRequire("./proto/provider_pb");
+const provrpc = pulumiRequire("./proto/provider_grpc_pb");
+
+type Props = Record<string, unknown>;
+
+/** The serialized text of a provider object, as stored in `__provider`. */
+export async function serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
+  const sf = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+  return { text: sf.text, containsSecrets: sf.containsSecrets };
+}
+
+/** Loads a serialized provider the way the host does (`requireFromString(text).handler()`). */
+export function loadSerializedProvider(text: string): pulumi.dynamic.ResourceProvider {
+  return (requireFromString(text, join(REPO, "provider-from-state.js")) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
+}
+
+/** A gRPC error from the host, with the `ErrorResourceInitFailed` details when there were any. */
+export class HostError extends Error {
+  constructor(
+    message: string,
+    readonly initFailed?: { id: string; properties: Props; reasons: string[] },
+  ) {
+    super(message);
+    this.name = "HostError";
+  }
+}
+
+function toStruct(value: Props) {
+  return structproto.Struct.fromJavaScript(JSON.parse(JSON.stringify(value)));
+}
+
+function fromStruct(s: { toJavaScript(): Props } | undefined): Props | undefined {
+  return s ? s.toJavaScript() : undefined;
+}
+
+function hostError(err: { message?: string; details?: string; metadata?: { get(k: string): unknown[] } }): HostError {
+  const raw = err.metadata?.get("grpc-status-details-bin")?.[0] as Buffer | undefined;
+  let initFailed: HostError["initFailed"];
+  if (raw) {
+    const status = statusproto.Status.deserializeBinary(new Uint8Array(raw));
+    for (const any of status.getDetailsList()) {
+      const detail = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+      initFailed = { id: detail.getId(), properties: fromStruct(detail.getProperties()) ?? {}, reasons: detail.getReasonsList() };
+    }
+  }
+  return new HostError(err.details ?? err.message ?? String(err), initFailed);
+}
+
+/** A running dynamic-provider host and typed calls of its RPCs. */
+export interface ProviderHost {
+  /** Sends the gRPC `Configure` with the whole stack config (`flagstack:adminApiUrl`, ...). */
+  configure(config: Record<string, string>): Promise<void>;
+  check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
+  diff(id: string, olds: Props, news: Props): Promise<{ changes: number; replaces: string[]; deleteBeforeReplace: boolean }>;
+  create(props: Props): Promise<{ id: string; properties: Props }>;
+  read(id: string, props: Props, inputs?: Props): Promise<{ id: string; properties: Props; inputs: Props | undefined }>;
+  update(id: string, olds: Props, news: Props): Promise<{ properties: Props }>;
+  delete(id: string, props: Props): Promise<void>;
+  /** Everything the host wrote to stderr so far. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** `DiffResponse.DiffChanges`: 0 unknown, 1 none, 2 some. */
+export const DIFF = { UNKNOWN: 0, NONE: 1, SOME: 2 } as const;
+
+/**
+ * Starts `node node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js 127.0.0.1:1` (the host
+ * never dials the engine address, but needs one), reads its port from stdout and connects.
+ */
+export async function startProviderHost(env: Record<string, string> = {}): Promise<ProviderHost> {
+  const script = join(REPO, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js");
+  const child: ChildProcess = spawn(process.execPath, [script, "127.0.0.1:1"], {
+    cwd: REPO,
+    env: { ...process.env, PULUMI_NODEJS_PROJECT: "shop", PULUMI_NODEJS_STACK: "dev", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /^(\d+)\s*$/m.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`dynamic-provider host exited with ${code}: ${stderr}`)));
+  });
+  const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const call = <Res>(method: string, req: unknown): Promise<Res> =>
+    new Promise((resolve, reject) => {
+      client[method](req, (err: Parameters<typeof hostError>[0] | null, res: Res) => (err ? reject(hostError(err)) : resolve(res)));
+    });
+  const urn = "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/flagstack:Test::t";
+
+  return {
+    async configure(config) {
+      const req = new provproto.ConfigureRequest();
+      req.setArgs(toStruct(config));
+      req.setAcceptsecrets(true);
+      await call("configure", req);
+    },
+    async check(olds, news) {
+      const req = new provproto.CheckRequest();
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call<{ getInputs(): { toJavaScript(): Props }; getFailuresList(): { getProperty(): string; getReason(): string }[] }>(
+        "check",
+        req,
+      );
+      return {
+        inputs: fromStruct(res.getInputs()) ?? {},
+        failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+      };
+    },
+    async diff(id, olds, news) {
+      const req = new provproto.DiffRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call<{ getChanges(): number; getReplacesList(): string[]; getDeletebeforereplace(): boolean }>("diff", req);
+      return { changes: res.getChanges(), replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
+    },
+    async create(props) {
+      const req = new provproto.CreateRequest();
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      const res = await call<{ getId(): string; getProperties(): { toJavaScript(): Props } }>("create", req);
+      return { id: res.getId(), properties: fromStruct(res.getProperties()) ?? {} };
+    },
+    async read(id, props, inputs) {
+      const req = new provproto.ReadRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      if (inputs) req.setInputs(toStruct(inputs));
+      const res = await call<{ getId(): string; getProperties(): { toJavaScript(): Props }; getInputs(): { toJavaScript(): Props } | undefined }>(
+        "read",
+        req,
+      );
+      return { id: res.getId(), properties: fromStruct(res.getProperties()) ?? {}, inputs: fromStruct(res.getInputs()) };
+    },
+    async update(id, olds, news) {
+      const req = new provproto.UpdateRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call<{ getProperties(): { toJavaScript(): Props } }>("update", req);
+      return { properties: fromStruct(res.getProperties()) ?? {} };
+    },
+    async delete(id, props) {
+      const req = new provproto.DeleteRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      await call("delete", req);
+    },
+    stderr: () => stderr,
+    async stop() {
+      client.close();
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
+/**
+ * A provider as the engine sees it: every call goes through the gRPC host with `__provider` set to
+ * the serialized text; results come back without `__provider`. The same shape as calling the
+ * implementation directly, so one lifecycle test body runs both ways.
+ */
+export interface Driver {
+  check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
+  diff(id: string, olds: Props, news: Props): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }>;
+  create(inputs: Props): Promise<{ id: string; outs: Props }>;
+  read(id: string, props: Props): Promise<{ id: string | undefined; props: Props | undefined; inputs: Props | undefined }>;
+  update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
+  delete(id: string, props: Props): Promise<void>;
+}
+
+function strip(p: Props | undefined): Props | undefined {
+  if (!p) return p;
+  const { __provider: _, ...rest } = p;
+  return rest;
+}
+
+/** A {@link Driver} that calls a provider's implementation object directly. */
+export function directDriver(impl: {
+  check(o: Props, n: Props): Promise<pulumi.dynamic.CheckResult>;
+  diff(id: string, o: never, n: never): Promise<pulumi.dynamic.DiffResult>;
+  create(i: never): Promise<pulumi.dynamic.CreateResult>;
+  read(id: string, p: never): Promise<pulumi.dynamic.ReadResult>;
+  update(id: string, o: never, n: never): Promise<pulumi.dynamic.UpdateResult>;
+  delete(id: string, p: never): Promise<void>;
+}): Driver {
+  return {
+    async check(olds, news) {
+      const r = await impl.check(olds, news);
+      return { inputs: (r.inputs ?? {}) as Props, failures: [...(r.failures ?? [])] };
+    },
+    async diff(id, olds, news) {
+      const r = await impl.diff(id, olds as never, news as never);
+      return { changes: r.changes === true, replaces: [...(r.replaces ?? [])], deleteBeforeReplace: r.deleteBeforeReplace === true };
+    },
+    async create(inputs) {
+      const r = await impl.create(inputs as never);
+      return { id: r.id, outs: JSON.parse(JSON.stringify(r.outs ?? {})) as Props };
+    },
+    async read(id, props) {
+      const r = await impl.read(id, props as never);
+      return { id: r.id || undefined, props: r.props as Props | undefined, inputs: r.inputs as Props | undefined };
+    },
+    async update(id, olds, news) {
+      const r = await impl.update(id, olds as never, news as never);
+      return { outs: JSON.parse(JSON.stringify(r.outs ?? {})) as Props };
+    },
+    delete: (id, props) => impl.delete(id, props as never),
+  };
+}
+
+/** A {@link Driver} that goes through the gRPC host with the serialized provider. */
+export function hostDriver(host: ProviderHost, providerText: string): Driver {
+  const withProvider = (p: Props) => ({ ...p, __provider: providerText });
+  return {
+    async check(olds, news) {
+      const r = await host.check(Object.keys(olds).length ? withProvider(olds) : {}, withProvider(news));
+      return { inputs: strip(r.inputs) ?? {}, failures: r.failures };
+    },
+    async diff(id, olds, news) {
+      const r = await host.diff(id, withProvider(olds), withProvider(news));
+      return { changes: r.changes === DIFF.SOME, replaces: r.replaces, deleteBeforeReplace: r.deleteBeforeReplace };
+    },
+    async create(inputs) {
+      const r = await host.create(withProvider(inputs));
+      return { id: r.id, outs: strip(r.properties) ?? {} };
+    },
+    async read(id, props) {
+      const r = await host.read(id, withProvider(props));
+      return { id: r.id || undefined, props: r.id ? strip(r.properties) : undefined, inputs: strip(r.inputs) };
+    },
+    async update(id, olds, news) {
+      const r = await host.update(id, withProvider(olds), withProvider(news));
+      return { outs: strip(r.properties) ?? {} };
+    },
+    delete: (id, props) => host.delete(id, withProvider(props)),
+  };
+}
