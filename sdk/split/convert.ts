@@ -15,17 +15,11 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Bucket, Definition, DefinitionProblem, Matcher } from "../admin/schemas.js";
-import {
-  type SdkCondition,
-  type SdkMatcher,
-  type SdkPartition,
-  type SdkSplit,
-  SplitMeta,
-} from "./schemas.js";
+import type { Bucket, Definition, DefinitionProblem, Matcher } from "../admin/schemas";
+import { type SdkCondition, type SdkMatcher, type SdkPartition, type SdkSplit, SplitMeta } from "./schemas";
 
-export type { SdkCondition, SdkMatcher, SdkPartition } from "./schemas.js";
-export { SdkSplit, SplitMeta } from "./schemas.js";
+export type { SdkCondition, SdkMatcher, SdkPartition } from "./schemas";
+export { SdkSplit, SplitMeta } from "./schemas";
 
 /**
  * What the conversion reads from a definition: the service's {@link Definition} and a parsed

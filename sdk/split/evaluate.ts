@@ -23,8 +23,8 @@
  */
 import { SplitFactory } from "@splitsoftware/splitio";
 import { z } from "zod";
-import { deriveSeeds, type SplitSource, toSdkSplit } from "./convert.js";
-import type { SdkSplit } from "./schemas.js";
+import { deriveSeeds, type SplitSource, toSdkSplit } from "./convert";
+import type { SdkSplit } from "./schemas";
 
 /** Attribute values the SDK accepts (`SplitIO.AttributeType`); dates are epoch milliseconds. */
 export const Attributes = z.record(
@@ -173,13 +173,23 @@ export class OfflineEvaluator {
    * converted, and when two entries share a flag name.
    */
   static create(flags: readonly FlagToEvaluate[], options: EvaluatorOptions = {}): OfflineEvaluator {
+    return OfflineEvaluator.fromSplits(
+      flags.map((f) => splitFor(f)),
+      options,
+    );
+  }
+
+  /**
+   * Loads SDK splits as they are (for example as fetched from `/api/splitChanges`). Every segment
+   * a split refers to is loaded, empty unless `options.segments` lists its members.
+   */
+  static fromSplits(splits: readonly SdkSplit[], options: EvaluatorOptions = {}): OfflineEvaluator {
     const seen = new Set<string>();
-    for (const f of flags) {
-      if (seen.has(f.flagName))
-        throw new Error(`flag "${f.flagName}" is listed twice: evaluate one environment at a time`);
-      seen.add(f.flagName);
+    for (const s of splits) {
+      if (seen.has(s.name))
+        throw new Error(`flag "${s.name}" is listed twice: evaluate one environment at a time`);
+      seen.add(s.name);
     }
-    const splits = flags.map((f) => splitFor(f));
     const segments: Record<string, readonly string[]> = { ...options.segments };
     for (const split of splits) {
       for (const c of split.conditions) {
@@ -312,4 +322,77 @@ export async function measureShares(
   } finally {
     await ev.destroy();
   }
+}
+
+/** An evaluation plus every treatment the key could get under any bucketing seed. */
+export const KeyOutcome = Evaluation.extend({
+  /**
+   * The treatments this key can get whatever seeds the service picked, in definition order: one
+   * when targeting decides (whitelist, segment, a rule or default rule with a single non-empty
+   * bucket, killed), several when the key falls in a percentage split or a partial allocation.
+   */
+  possible: z.array(z.string()),
+});
+export type KeyOutcome = z.infer<typeof KeyOutcome>;
+
+const CONDITION_MARK = "__flagstack_condition_";
+
+/**
+ * Evaluates one flag for one key and says which treatments the key could get under any seeds.
+ *
+ * The real service picks each definition's seeds at random (ref wire §2 item 5), so a key that
+ * lands in a percentage split may get another treatment there than here. To tell, the flag is
+ * evaluated a second time with every condition sending 100% to a marker treatment and a full
+ * allocation: the SDK itself reports which condition the key matches, and that condition's
+ * non-empty partitions (plus the default treatment when the allocation is partial) are the
+ * possible outcomes. Flags it depends on (IN_SPLIT) are evaluated with their given seeds.
+ */
+export async function evaluateOutcome(
+  flags: readonly FlagToEvaluate[],
+  flagName: string,
+  key: string,
+  attributes?: Attributes,
+  options?: EvaluatorOptions,
+): Promise<KeyOutcome> {
+  const splits = flags.map((f) => splitFor(f));
+  const target = splits.find((s) => s.name === flagName);
+  if (!target) throw new Error(`flag "${flagName}" is not loaded`);
+  const real = OfflineEvaluator.fromSplits(splits, options);
+  let result: Evaluation;
+  try {
+    result = (await real.evaluate(key, attributes, [flagName]))[flagName]!;
+  } finally {
+    await real.destroy();
+  }
+  if (result.treatment === "control" || target.killed) return { ...result, possible: [result.treatment] };
+
+  const marked: SdkSplit = {
+    ...target,
+    trafficAllocation: 100,
+    conditions: target.conditions.map((c, i) => ({
+      ...c,
+      partitions: [{ treatment: `${CONDITION_MARK}${i}`, size: 100 }],
+    })),
+  };
+  const probe = OfflineEvaluator.fromSplits(
+    splits.map((s) => (s.name === flagName ? marked : s)),
+    options,
+  );
+  let matched: string;
+  try {
+    matched = (await probe.evaluate(key, attributes, [flagName]))[flagName]!.treatment;
+  } finally {
+    await probe.destroy();
+  }
+  const condition = matched.startsWith(CONDITION_MARK)
+    ? target.conditions[Number(matched.slice(CONDITION_MARK.length))]
+    : undefined;
+  if (!condition) return { ...result, possible: [result.treatment] };
+  const possible = new Set(condition.partitions.filter((p) => p.size > 0).map((p) => p.treatment));
+  if (condition.conditionType === "ROLLOUT" && target.trafficAllocation < 100) {
+    if (target.trafficAllocation === 0) possible.clear();
+    possible.add(target.defaultTreatment);
+  }
+  const order = [...condition.partitions.map((p) => p.treatment), target.defaultTreatment];
+  return { ...result, possible: [...new Set(order.filter((t) => possible.has(t)))] };
 }

@@ -3,6 +3,7 @@ import { type DefinitionBody, DefinitionBody as DefinitionBodySchema } from "../
 import {
   definitionSeeds,
   evaluate,
+  evaluateOutcome,
   type FlagToEvaluate,
   measureShares,
   OfflineEvaluator,
@@ -300,5 +301,74 @@ describe("seeds and keys", () => {
 
   it("builds a deterministic sample", () => {
     expect(sampleKeys(3, "u-")).toEqual(["u-0", "u-1", "u-2"]);
+  });
+});
+
+describe("evaluateOutcome", () => {
+  const f = flag("f", {
+    treatments: [{ name: "on", keys: ["qa"] }, { name: "off" }, { name: "v2" }],
+    defaultTreatment: "off",
+    trafficAllocation: 50,
+    rules: [
+      {
+        buckets: [{ treatment: "v2", size: 100 }],
+        condition: { matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["US"] }] },
+      },
+      {
+        buckets: [
+          { treatment: "on", size: 30 },
+          { treatment: "v2", size: 70 },
+        ],
+        condition: { matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["FR"] }] },
+      },
+    ],
+    defaultRule: [
+      { treatment: "on", size: 0 },
+      { treatment: "off", size: 100 },
+    ],
+  });
+
+  it.each([
+    ["a whitelisted key: decided by targeting", "qa", undefined, ["on"]],
+    ["a single-bucket rule with a partial allocation", "k1", { country: "US" }, ["off", "v2"]],
+    ["a split rule with a partial allocation", "k1", { country: "FR" }, ["on", "off", "v2"]],
+    ["the default rule, all off either way", "k1", undefined, ["off"]],
+  ])("%s", async (_, key, attributes, possible) => {
+    const o = await evaluateOutcome([f], "f", key, attributes);
+    expect(o.possible).toEqual(possible);
+    expect(possible).toContain(o.treatment);
+  });
+
+  it("is decided by targeting with a full allocation and one non-empty bucket", async () => {
+    const full = flag("f", onOff([{ treatment: "on", size: 100 }], { rules: [] }));
+    expect(await evaluateOutcome([full], "f", "anyone")).toEqual({
+      treatment: "on",
+      label: "default rule",
+      config: null,
+      possible: ["on"],
+    });
+  });
+
+  it("reports only the default treatment of a killed flag", async () => {
+    const killed = flag(
+      "f",
+      onOff(
+        [
+          { treatment: "on", size: 50 },
+          { treatment: "off", size: 50 },
+        ],
+        { killed: true },
+      ),
+    );
+    expect(await evaluateOutcome([killed], "f", "anyone")).toEqual({
+      treatment: "off",
+      label: "killed",
+      config: null,
+      possible: ["off"],
+    });
+  });
+
+  it("refuses a flag that is not loaded", async () => {
+    await expect(evaluateOutcome([f], "missing", "k")).rejects.toThrow('flag "missing" is not loaded');
   });
 });
