@@ -1,0 +1,32 @@
+/**
+ * The exact, resumable event import (`flagstack events import`): see {@link importEvents}.
+ * @module
+ */
+export {
+  type BatchEvent,
+  type BatchOutcome,
+  type BatchRef,
+  DEFAULT_CONCURRENCY,
+  ImportError,
+  ImportOptions,
+  type ImportOptionsInput,
+  type ImportSummary,
+  importEvents,
+  MAX_CONCURRENCY,
+} from "./import-events";
+export { type Batch, Batcher, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BATCH_BYTES, MAX_BATCH_SIZE } from "./batcher";
+export { BatchStatus, JournalEntry, JournalError, JournalHeader, readJournal } from "./journal";
+export {
+  createProgressReporter,
+  formatSummary,
+  type ImportProgress,
+  PROGRESS_MODES,
+  type ProgressMode,
+  type ProgressReporter,
+} from "./progress";
+export { classifyFailure, type EventsBulkClient, type FailureKind } from "./sender";
+export { INPUT_FORMATS, type InputFormat, InputFormatError, type SourceItem } from "./source";
+export { readCsv } from "./csv-reader";
+export { readJsonArray } from "./json-array-reader";
+export { readNdjson } from "./ndjson-reader";
+export { type RejectedRecord, type ValidRecord, validateItem } from "./validate";

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { readJsonArray } from "../../../../sdk/events/import/json-array-reader";
+import { InputFormatError } from "../../../../sdk/events/import/source";
+import { chunksOf, collect } from "./helpers";
+
+const text = `[
+  {"a": "x,]}\\"{["},
+  {"b": [1, {"c": 2}]}, 7, "s\\"",
+  {"bad": tru},
+  null, {"é": "ü"}
+]
+`;
+
+describe("readJsonArray", () => {
+  it.each([1, 2, 3, 5, 11, 4096])("splits the array into records with their line, whatever the chunk size (%i)", async (size) => {
+    expect(await collect(readJsonArray(chunksOf(text, size)))).toEqual([
+      { line: 2, value: { a: 'x,]}"{[' } },
+      { line: 3, value: { b: [1, { c: 2 }] } },
+      { line: 3, value: 7 },
+      { line: 3, value: 's"' },
+      { line: 4, error: expect.stringMatching(/^invalid JSON: /), record: '{"bad": tru}' },
+      { line: 5, value: null },
+      { line: 5, value: { é: "ü" } },
+    ]);
+  });
+
+  it.each([
+    ["", []],
+    ["[]", []],
+    [" [ ] \n", []],
+    ["[1]", [{ line: 1, value: 1 }]],
+    ["[1,2]", [{ line: 1, value: 1 }, { line: 1, value: 2 }]],
+  ])("reads %j", async (input, expected) => {
+    expect(await collect(readJsonArray(chunksOf(input, 1)))).toEqual(expected);
+  });
+
+  it.each([
+    ['{"a":1}', "line 1: expected a JSON array ('['), found '{'"],
+    ["[1,]", "line 1: trailing comma before ']'"],
+    ["[,1]", "line 1: missing record before ','"],
+    ['[{"a":1}\n{"b":2}]', "line 2: expected ',' or ']' after a record, found '{'"],
+    ["[1]\nx", "line 2: unexpected data after the end of the array"],
+    ['[{"a":1},\n{"b":2}', "line 2: unexpected end of input: the JSON array is not closed with ']'"],
+  ])("refuses the broken structure %j", async (input, message) => {
+    const p = collect(readJsonArray(chunksOf(input, 3)));
+    await expect(p).rejects.toBeInstanceOf(InputFormatError);
+    await expect(p).rejects.toMatchObject({ message, line: Number(message.split(/[ :]/)[1]) });
+  });
+});
