@@ -97,6 +97,11 @@ export interface CheckSpec<S extends z.ZodObject> {
   /** The resource's input schema: a (strict) zod object whose keys are the inputs. */
   schema: S;
   /**
+   * Fills values that depend on other fields (a default rule from the default treatment). Runs
+   * only when every field parsed and no value is unknown.
+   */
+  complete?: (inputs: z.output<S>) => z.output<S>;
+  /**
    * Whole-document rules no single field can check (bucket sums, known treatment names). Runs
    * only when every field parsed and no value is unknown.
    */
@@ -123,10 +128,9 @@ export function checkInputs<S extends z.ZodObject>(
     if (!parsed.success) {
       return { inputs: raw as z.output<S>, failures: issuesToFailures(parsed.error.issues) };
     }
-    const problems = spec.validate?.(parsed.data) ?? [];
-    return problems.length === 0
-      ? { inputs: parsed.data }
-      : { inputs: parsed.data, failures: problemsToFailures(problems) };
+    const inputs = spec.complete ? spec.complete(parsed.data) : parsed.data;
+    const problems = spec.validate?.(inputs) ?? [];
+    return problems.length === 0 ? { inputs } : { inputs, failures: problemsToFailures(problems) };
   }
   const shape = spec.schema.shape as Record<string, z.ZodType>;
   const inputs: Record<string, unknown> = {};

@@ -1,0 +1,140 @@
+/**
+ * The writable document of a flag definition and the three views of it the provider needs:
+ *
+ * - `liveDoc`: the writable fields of a definition as the service returned it, values untouched,
+ *   so that `test` operations built from it match what the service holds.
+ * - `alignToLive`: the desired document, with every difference that means nothing (a missing
+ *   member the service fills with an empty value, a target-key set in another order, the same
+ *   configuration JSON formatted differently) resolved in favour of the live spelling, so the
+ *   patch between them holds only real changes.
+ * - `canonicalDoc`: a normal form for `diff` (no API call), equal for two documents exactly when
+ *   they mean the same definition.
+ * @module
+ */
+import type { Definition } from "../../sdk/admin/schemas";
+import { canonicalJson } from "./diff";
+
+/** The writable fields of a definition, in the service's shape. */
+export const WRITABLE_FIELDS = ["treatments", "defaultTreatment", "baselineTreatment", "trafficAllocation", "rules", "defaultRule"] as const;
+
+const TREATMENT_KEYS = ["name", "description", "configurations", "keys", "segments"] as const;
+const MATCHER_KEYS = ["type", "negate", "attribute", "string", "strings", "bool", "number", "date", "between", "depends"] as const;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Doc = Record<string, Json>;
+
+function pick(obj: Record<string, unknown>, keys: readonly string[]): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k] as Json;
+  return out;
+}
+
+/** The writable part of a definition as the service holds it (extra response members dropped). */
+export function liveDoc(def: Definition): Doc {
+  const doc: Doc = {
+    treatments: def.treatments.map((t) => pick(t, TREATMENT_KEYS)),
+    defaultTreatment: def.defaultTreatment,
+    trafficAllocation: def.trafficAllocation,
+    rules: def.rules.map((r) => ({
+      buckets: r.buckets.map((b) => ({ treatment: b.treatment, size: b.size })),
+      condition: { combiner: r.condition.combiner, matchers: r.condition.matchers.map((m) => pick(m, MATCHER_KEYS)) },
+    })),
+    defaultRule: def.defaultRule.map((b) => ({ treatment: b.treatment, size: b.size })),
+  };
+  if (def.baselineTreatment !== undefined) doc.baselineTreatment = def.baselineTreatment;
+  return doc;
+}
+
+const isEmptyish = (v: unknown) =>
+  v === undefined || v === null || v === false || v === "" || (Array.isArray(v) && v.length === 0);
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+
+function sameSet(a: string[], b: string[]): boolean {
+  return a.length === b.length && canonicalJson([...a].sort()) === canonicalJson([...b].sort());
+}
+
+function parseJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return Symbol.for("invalid");
+  }
+}
+
+function align(desired: unknown, live: unknown, key: string | undefined): unknown {
+  if (key === "configurations" && typeof desired === "string" && typeof live === "string") {
+    return canonicalJson(parseJson(desired)) === canonicalJson(parseJson(live)) ? live : desired;
+  }
+  if ((key === "keys" || key === "segments" || key === "strings") && isStringArray(desired) && isStringArray(live)) {
+    return sameSet(desired, live) ? live : desired;
+  }
+  if (Array.isArray(desired) && Array.isArray(live)) {
+    return desired.map((d, i) => align(d, live[i], undefined));
+  }
+  if (desired && live && typeof desired === "object" && typeof live === "object" && !Array.isArray(desired) && !Array.isArray(live)) {
+    const d = desired as Record<string, unknown>;
+    const l = live as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(d)) {
+      if (v === undefined) continue;
+      out[k] = k in l ? align(v, l[k], k) : v;
+    }
+    for (const [k, v] of Object.entries(l)) {
+      if (!(k in out) && isEmptyish(v)) out[k] = v;
+    }
+    return out;
+  }
+  return desired;
+}
+
+/**
+ * The desired document spelled like the live one wherever they mean the same: members the
+ * service reports empty (`negate: false`, `keys: []`, `description: ""`) and the desired document
+ * omits are taken from live; set-like string lists (target keys, segments, matcher strings) keep
+ * the live order when they hold the same members; equal configuration JSON keeps the live text.
+ * `baselineTreatment`, when not desired, keeps the live value (it is not managed then).
+ */
+export function alignToLive(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+  const out = align(desired, live, undefined) as Record<string, unknown>;
+  if (desired.baselineTreatment === undefined && live.baselineTreatment !== undefined) out.baselineTreatment = live.baselineTreatment;
+  return out;
+}
+
+function canonical(value: unknown, key: string | undefined): unknown {
+  if (key === "configurations" && typeof value === "string") {
+    const parsed = parseJson(value);
+    return typeof parsed === "symbol" ? value : canonicalJson(parsed);
+  }
+  if ((key === "keys" || key === "segments" || key === "strings") && isStringArray(value)) {
+    return value.length === 0 ? undefined : [...new Set(value)].sort();
+  }
+  if (Array.isArray(value)) return value.map((v) => canonical(v, undefined));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (isEmptyish(v)) continue;
+      const c = canonical(v, k);
+      if (c !== undefined) out[k] = c;
+    }
+    if (key === "condition" && out.combiner === undefined) out.combiner = "AND";
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A normal form of one writable field (or of a whole document) for comparing without an API
+ * call: empty members dropped, set-like lists sorted, configuration JSON canonical, the default
+ * combiner filled in.
+ */
+export function canonicalField(field: string, value: unknown): unknown {
+  if (isEmptyish(value)) return field === "rules" ? [] : undefined;
+  return canonical(value, field);
+}
+
+/** Converts a configuration given as an object to the JSON string the service stores. */
+export function configurationText(value: string | Record<string, unknown> | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

@@ -1,0 +1,95 @@
+/**
+ * Resolution of the names a program uses (workspace, environment, traffic type, rollout status,
+ * group) to the service's objects, shared by the flag resources and the program-side lookups.
+ *
+ * Lists of workspaces, environments, traffic types and rollout statuses change rarely, so each is
+ * loaded once per provider process and client (`memo`); a name missing from a cached list loads
+ * the list again before failing, so an object created earlier in the same deployment is found. An
+ * unknown name fails with the list of valid ones.
+ * @module
+ */
+import type { Environment, Group, RolloutStatus, TrafficType, Workspace } from "../../sdk/admin/schemas";
+import { forget, memo } from "./config";
+import type { AdminClient } from "./sdk-contract";
+
+/** Thrown when a name matches nothing; the message lists what exists. */
+export class NotFoundByName extends Error {
+  constructor(
+    readonly kind: string,
+    readonly wanted: string,
+    readonly valid: readonly string[],
+    where = "",
+  ) {
+    super(
+      `${kind} "${wanted}" not found${where}; ${valid.length === 0 ? "there are none" : `valid ${kind === "rollout status" ? "rollout statuses" : `${kind}s`}: ${valid.map((v) => `"${v}"`).join(", ")}`}`,
+    );
+    this.name = "NotFoundByName";
+  }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+async function findIn<T extends { id: string; name: string }>(
+  admin: AdminClient,
+  key: string,
+  load: () => Promise<T[]>,
+  wanted: string,
+  kind: string,
+  where = "",
+): Promise<T> {
+  const match = (list: T[]) => list.find((x) => x.id === wanted) ?? list.find((x) => x.name === wanted);
+  let list = await memo(admin, key, load);
+  let found = match(list);
+  if (!found) {
+    forget(admin, key);
+    list = await memo(admin, key, load);
+    found = match(list);
+  }
+  if (!found) throw new NotFoundByName(kind, wanted, list.map((x) => x.name), where);
+  return found;
+}
+
+/** A workspace by name or id (the workspace list, all pages). */
+export function resolveWorkspace(admin: AdminClient, nameOrId: string): Promise<Workspace> {
+  return findIn(admin, "workspaces", () => collect(admin.workspaces.list()), nameOrId, "workspace");
+}
+
+/** An environment of a workspace by name or id. */
+export function resolveEnvironment(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<Environment> {
+  return findIn(admin, `environments:${workspace.id}`, () => admin.environments.list(workspace.id), nameOrId, "environment", ` in workspace "${workspace.name}"`);
+}
+
+/** A traffic type of a workspace by name or id. */
+export function resolveTrafficType(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<TrafficType> {
+  return findIn(admin, `trafficTypes:${workspace.id}`, () => admin.trafficTypes.list(workspace.id), nameOrId, "traffic type", ` in workspace "${workspace.name}"`);
+}
+
+/** A rollout status of a workspace by name or id. */
+export function resolveRolloutStatus(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<RolloutStatus> {
+  return findIn(
+    admin,
+    `rolloutStatuses:${workspace.id}`,
+    () => admin.rolloutStatuses.list(workspace.id),
+    nameOrId,
+    "rollout status",
+    ` in workspace "${workspace.name}"`,
+  );
+}
+
+/**
+ * Groups by name or id, in the order given. Groups are created by the same deployments that use
+ * them, so the list is read fresh (one paged read for all of them), never memoised.
+ */
+export async function resolveGroups(admin: AdminClient, namesOrIds: readonly string[]): Promise<Group[]> {
+  if (namesOrIds.length === 0) return [];
+  const all = await collect(admin.groups.list());
+  return namesOrIds.map((wanted) => {
+    const found = all.find((g) => g.id === wanted) ?? all.find((g) => g.name === wanted);
+    if (!found) throw new NotFoundByName("group", wanted, all.map((g) => g.name));
+    return found;
+  });
+}

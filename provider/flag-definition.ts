@@ -1,0 +1,520 @@
+/**
+ * `FlagDefinition`: the targeting of one flag in one environment: treatments (with descriptions,
+ * configurations, individual target keys), default and baseline treatment, traffic allocation,
+ * rules, default rule, and whether the flag is killed (spec §2 "Feature flag definition", §3, §4).
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below plus `validateDefinition` (bucket sums, known treatments) |
+ * | diff | none: `workspace`, `flag` and `environment` replace (delete first: one definition per flag and environment); the rest updates in place |
+ * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
+ * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1) |
+ * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch |
+ * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done |
+ *
+ * Title and comment (needed by workspaces that require them, ref admin §2) come from the `title`
+ * and `comment` inputs, else from `flagstack:changeTitle` / `flagstack:changeComment`, else a
+ * default naming the stack and the operation.
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import {
+  Bucket,
+  type Definition,
+  type DefinitionBody,
+  FlagCreate,
+  type JsonPatch,
+  Rule,
+  Treatment,
+  validateDefinition,
+} from "../sdk/admin/schemas";
+import { ApiError, isNotFound } from "../sdk/core/errors";
+import { checkInputs, type InputProblem } from "./core/check";
+import { adminClient, changeNote } from "./core/config";
+import { alignToLive, canonicalField, configurationText, liveDoc } from "./core/definition-doc";
+import { type DiffSpec, diffInputs } from "./core/diff";
+import { createOrAdopt, deleteIdempotent, GONE, outcomeUnknown, PartialFailure, readOrGone } from "./core/lifecycle";
+import { guardedPatch } from "./core/patch";
+import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import type { AdminClient } from "./core/sdk-contract";
+import { FLAG_DEFINITION_TYPE, MODULE, typeName } from "./types";
+
+const Configurations = z
+  .union([z.string(), z.record(z.string(), z.unknown())], { error: "configurations must be a JSON string or an object" })
+  .refine(
+    (v) => {
+      if (typeof v !== "string") return true;
+      try {
+        JSON.parse(v);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: "configurations must be valid JSON" },
+  )
+  .transform((v) => configurationText(v) as string);
+
+/** A treatment as a program writes it: `configurations` may be an object. */
+export const TreatmentInput = Treatment.extend({
+  /** The treatment's configuration: a JSON string, or an object that is sent as JSON. */
+  configurations: Configurations.optional(),
+}).strict();
+
+/** The inputs of a {@link FlagDefinition}. */
+export const FlagDefinitionInputs = z.strictObject({
+  /** The workspace, by name or id. Changing it replaces the definition. */
+  workspace: z.string().min(1, "workspace must not be empty"),
+  /** The flag's name. Changing it replaces the definition. */
+  flag: FlagCreate.shape.name,
+  /** The environment, by name or id. Changing it replaces the definition. */
+  environment: z.string().min(1, "environment must not be empty"),
+  /** The treatments (1 to 20): name, description, configurations, individual target keys, segments. */
+  treatments: z.array(TreatmentInput).min(1, "at least one treatment is required"),
+  /** The treatment served when the flag is killed or a key is outside the traffic allocation. */
+  defaultTreatment: z.string().min(1, "defaultTreatment must not be empty"),
+  /** The baseline for experiment comparisons. When omitted, the service's value is kept. */
+  baselineTreatment: z.string().min(1, "baselineTreatment must not be empty").optional(),
+  /** Percentage of traffic that is evaluated by the rules (0-100). Default 100. */
+  trafficAllocation: z
+    .number()
+    .int("trafficAllocation must be a whole number")
+    .min(0, "trafficAllocation must be 0..100")
+    .max(100, "trafficAllocation must be 0..100")
+    .default(100),
+  /** Targeting rules, evaluated in order. Default: none. */
+  rules: z.array(Rule).default([]),
+  /** Buckets for keys no rule matches; sizes sum to 100. Default: 100% the default treatment. */
+  defaultRule: z.array(Bucket).min(1, "defaultRule needs at least one bucket").optional(),
+  /** Whether the flag is killed in this environment (applied with the kill / restore operation). Default false. */
+  killed: z.boolean().default(false),
+  /** Title of the change sent to the service. Default: see the module notes. */
+  title: z.string().min(1, "title must not be empty").max(256, "title must be at most 256 characters").optional(),
+  /** Comment of the change sent to the service. */
+  comment: z.string().min(1, "comment must not be empty").max(4096, "comment must be at most 4096 characters").optional(),
+  /** Take over an existing definition instead of failing. Default: false. */
+  adopt: z.boolean().default(false),
+});
+
+/** The outputs of a {@link FlagDefinition}: the definition as the service holds it, plus ids and times. */
+export const FlagDefinitionOutputs = FlagDefinitionInputs.extend({
+  treatments: z.array(TreatmentInput.extend({ configurations: z.string().optional() })),
+  defaultRule: z.array(Bucket),
+  /** The flag's id. */
+  flagId: z.string(),
+  /** The flag's name as on the service. */
+  flagName: z.string(),
+  workspaceId: z.string(),
+  workspaceName: z.string(),
+  environmentId: z.string(),
+  environmentName: z.string(),
+  /** The traffic type's name. */
+  trafficType: z.string(),
+  /** Creation time, epoch milliseconds. */
+  creationTime: z.number().int(),
+  /** Last change, epoch milliseconds. */
+  lastUpdateTime: z.number().int(),
+});
+
+/** Checked inputs of a flag definition. */
+export type FlagDefinitionInputs = z.output<typeof FlagDefinitionInputs>;
+/** Outputs of a flag definition. */
+export type FlagDefinitionOutputs = z.output<typeof FlagDefinitionOutputs>;
+/** The arguments of `new FlagDefinition(...)`. */
+export type FlagDefinitionArgs = ResourceArgs<z.input<typeof FlagDefinitionInputs>>;
+
+/** Inputs whose change replaces a definition: which flag and environment it belongs to. */
+export const flagDefinitionReplaceOnChange = ["workspace", "flag", "environment"] as const satisfies readonly (keyof FlagDefinitionInputs)[];
+
+type DefinitionField =
+  | "workspace"
+  | "flag"
+  | "environment"
+  | "treatments"
+  | "defaultTreatment"
+  | "baselineTreatment"
+  | "trafficAllocation"
+  | "rules"
+  | "defaultRule"
+  | "killed";
+
+const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
+const documentField = (field: string) => ({ normalize: (v: unknown) => canonicalField(field, v) });
+
+const definitionDiff: DiffSpec<DefinitionField> = {
+  fields: ["workspace", "flag", "environment", "treatments", "defaultTreatment", "baselineTreatment", "trafficAllocation", "rules", "defaultRule", "killed"],
+  replaceOnChange: flagDefinitionReplaceOnChange,
+  deleteBeforeReplace: true,
+  rules: {
+    workspace: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName) },
+    flag: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.flagName) || sameText(n, olds.flagId) },
+    environment: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.environmentId) || sameText(n, olds.environmentName) },
+    treatments: documentField("treatments"),
+    rules: documentField("rules"),
+    defaultRule: documentField("defaultRule"),
+    // Omitted: the service's value is not managed.
+    baselineTreatment: { equals: (o, n) => n === undefined || n === o },
+    killed: { normalize: (v) => v === true },
+  },
+};
+
+/** Whole-document rules: `validateDefinition` (shared with the emulator and the policy pack) plus one target per key. */
+export function definitionProblems(inputs: Pick<FlagDefinitionInputs, "treatments" | "defaultTreatment" | "baselineTreatment" | "rules" | "defaultRule">): InputProblem[] {
+  const problems: InputProblem[] = validateDefinition({ ...inputs, defaultRule: inputs.defaultRule ?? [] });
+  const owner = new Map<string, string>();
+  inputs.treatments.forEach((t, i) => {
+    (t.keys ?? []).forEach((key, j) => {
+      const first = owner.get(key);
+      if (first !== undefined && first !== t.name) {
+        problems.push({ path: ["treatments", i, "keys", j], message: `key "${key}" is already a target of treatment "${first}"` });
+      } else owner.set(key, t.name);
+    });
+  });
+  return problems;
+}
+
+/** The document sent on create and patched towards on update. */
+export function desiredDoc(inputs: FlagDefinitionInputs): Record<string, unknown> {
+  return plain({
+    treatments: inputs.treatments.map((t) => ({
+      name: t.name,
+      description: t.description,
+      configurations: t.configurations,
+      keys: t.keys,
+      segments: t.segments,
+    })),
+    defaultTreatment: inputs.defaultTreatment,
+    baselineTreatment: inputs.baselineTreatment,
+    trafficAllocation: inputs.trafficAllocation,
+    rules: inputs.rules,
+    defaultRule: inputs.defaultRule ?? [{ treatment: inputs.defaultTreatment, size: 100 }],
+  });
+}
+
+interface Place {
+  workspace: { id: string; name: string };
+  environment: { id: string; name: string };
+}
+
+function outputs(def: Definition, place: Place, inputs: FlagDefinitionInputs | FlagDefinitionOutputs): FlagDefinitionOutputs {
+  const doc = liveDoc(def);
+  return plain({
+    workspace: inputs.workspace,
+    flag: inputs.flag,
+    environment: inputs.environment,
+    ...(doc as unknown as Pick<FlagDefinitionOutputs, "treatments" | "defaultTreatment" | "trafficAllocation" | "rules" | "defaultRule">),
+    baselineTreatment: def.baselineTreatment,
+    killed: def.killed,
+    title: inputs.title,
+    comment: inputs.comment,
+    adopt: inputs.adopt,
+    flagId: def.id,
+    flagName: def.name,
+    workspaceId: place.workspace.id,
+    workspaceName: place.workspace.name,
+    environmentId: place.environment.id,
+    environmentName: place.environment.name,
+    trafficType: def.trafficType.name,
+    creationTime: def.creationTime,
+    lastUpdateTime: def.lastUpdateTime,
+  });
+}
+
+function subject(flag: string, environment: string): string {
+  return `flag "${flag}" in environment "${environment}"`;
+}
+
+function note(inputs: { title?: string | undefined; comment?: string | undefined }, operation: string, about: string) {
+  const fallback = changeNote(operation, about);
+  return { title: inputs.title ?? fallback.title, comment: inputs.comment ?? fallback.comment };
+}
+
+/** True when the service refused a patch because a `test` operation failed (a concurrent edit). */
+function testFailed(e: unknown): boolean {
+  if (!ApiError.isInstance(e)) return false;
+  if (e.status === 409 || e.status === 412) return true;
+  return e.status === 400 && /\btest\b/i.test(`${e.apiMessage} ${e.details ?? ""}`);
+}
+
+async function setKilled(admin: AdminClient, wsId: string, flagName: string, envId: string, killed: boolean): Promise<void> {
+  if (killed) await admin.definitions.kill(wsId, flagName, envId);
+  else await admin.definitions.restore(wsId, flagName, envId);
+}
+
+/**
+ * Takes the live definition to the desired one: one guarded PATCH for the document (if anything
+ * differs), then kill / restore (if `killed` differs). A PATCH whose response was lost is
+ * re-read and re-diffed (the guards make a re-send safe). Returns the final definition.
+ */
+async function converge(admin: AdminClient, place: Place, live: Definition, inputs: FlagDefinitionInputs): Promise<Definition> {
+  let current = live;
+  for (let attempt = 0; ; attempt++) {
+    const from = liveDoc(current);
+    const ops = guardedPatch(from, alignToLive(desiredDoc(inputs), from)) as JsonPatch;
+    if (ops.length === 0) break;
+    try {
+      current = await admin.definitions.patch(
+        place.workspace.id,
+        current.name,
+        place.environment.id,
+        ops,
+        note(inputs, "update", subject(current.name, place.environment.name)),
+      );
+      break;
+    } catch (e) {
+      if (testFailed(e)) {
+        throw new Error(
+          `the definition of ${subject(current.name, place.environment.name)} changed while this update was being applied ` +
+            `(a concurrent edit); nothing was overwritten. Run \`pulumi refresh\` and \`pulumi up\` again. (${(e as Error).message})`,
+          { cause: e },
+        );
+      }
+      if (!outcomeUnknown(e) || attempt >= 2) throw e;
+      const reread = await readOrGone(() => admin.definitions.get(place.workspace.id, current.id, place.environment.id));
+      if (!reread) throw e;
+      current = reread;
+    }
+  }
+  if (current.killed !== inputs.killed) {
+    await setKilled(admin, place.workspace.id, current.name, place.environment.id, inputs.killed);
+    current = { ...current, killed: inputs.killed };
+  }
+  return current;
+}
+
+/** The implementation of every lifecycle method; the serialized {@link flagDefinitionProvider} delegates here. */
+export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
+  configure,
+
+  async check(_olds, news) {
+    return checkInputs(
+      {
+        schema: FlagDefinitionInputs,
+        complete: (i) => ({ ...i, defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }] }),
+        validate: definitionProblems,
+      },
+      news,
+    );
+  },
+
+  async diff(_id, olds, news) {
+    return diffInputs(definitionDiff, olds, news);
+  },
+
+  async create(inputs) {
+    const admin = adminClient();
+    const ws = await resolveWorkspace(admin, inputs.workspace);
+    const env = await resolveEnvironment(admin, ws, inputs.environment);
+    const place: Place = { workspace: { id: ws.id, name: ws.name }, environment: { id: env.id, name: env.name } };
+    const about = subject(inputs.flag, env.name);
+    const { value: created, how } = await createOrAdopt({
+      describe: `a definition of ${about}`,
+      adopt: inputs.adopt,
+      lookup: () => readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id)),
+      create: async () => {
+        try {
+          return await admin.definitions.create(ws.id, inputs.flag, env.id, {
+            ...(desiredDoc(inputs) as DefinitionBody),
+            ...note(inputs, "create", about),
+          });
+        } catch (e) {
+          if (isNotFound(e)) {
+            throw new Error(`flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`, { cause: e });
+          }
+          throw e;
+        }
+      },
+    });
+    const id = `${created.id}:${env.id}`;
+    try {
+      const final = await converge(admin, place, created, inputs);
+      return { id, outs: outputs(final, place, inputs) };
+    } catch (e) {
+      if (how === "adopted") throw e;
+      throw new PartialFailure(id, outputs(created, place, inputs), e, inputs.killed ? "killing the flag" : "converging the definition");
+    }
+  },
+
+  async read(_id, props) {
+    const admin = adminClient();
+    const def = await readOrGone(() => admin.definitions.get(props.workspaceId, props.flagId, props.environmentId));
+    if (!def) return GONE;
+    const place: Place = {
+      workspace: { id: props.workspaceId, name: props.workspaceName },
+      environment: { id: props.environmentId, name: def.environment.name },
+    };
+    const outs = outputs(def, place, props);
+    const inputs = plain({
+      workspace: props.workspace,
+      flag: props.flag,
+      environment: props.environment,
+      treatments: outs.treatments,
+      defaultTreatment: outs.defaultTreatment,
+      baselineTreatment: outs.baselineTreatment,
+      trafficAllocation: outs.trafficAllocation,
+      rules: outs.rules,
+      defaultRule: outs.defaultRule,
+      killed: outs.killed,
+      title: props.title,
+      comment: props.comment,
+      adopt: props.adopt,
+    });
+    return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
+  },
+
+  async update(_id, olds, news) {
+    const admin = adminClient();
+    const place: Place = {
+      workspace: { id: olds.workspaceId, name: olds.workspaceName },
+      environment: { id: olds.environmentId, name: olds.environmentName },
+    };
+    const live = await readOrGone(() => admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId));
+    if (!live) {
+      // Deleted outside Pulumi since the last refresh: create it again in the same place.
+      const created = await admin.definitions.create(olds.workspaceId, olds.flagName, olds.environmentId, {
+        ...(desiredDoc(news) as DefinitionBody),
+        ...note(news, "create", subject(olds.flagName, olds.environmentName)),
+      });
+      const final = await converge(admin, place, created, news);
+      return { outs: outputs(final, place, news) };
+    }
+    const final = await converge(admin, place, live, news);
+    return { outs: outputs(final, place, news) };
+  },
+
+  async delete(_id, props) {
+    const admin = adminClient();
+    await deleteIdempotent(() =>
+      admin.definitions.delete(
+        props.workspaceId,
+        props.flagName,
+        props.environmentId,
+        note(props, "delete", subject(props.flagName, props.environmentName)),
+      ),
+    );
+  },
+};
+
+/**
+ * The provider object stored in each definition's state. Its methods capture nothing: each
+ * `require`s this module when called (ref pulumi-notes §2), so the serialized text is small and
+ * secret-free.
+ */
+export const flagDefinitionProvider: pulumi.dynamic.ResourceProvider<FlagDefinitionInputs, FlagDefinitionOutputs> = {
+  configure: (...a) => require("flagstack/provider/flag-definition").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/flag-definition").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/flag-definition").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/flag-definition").impl.create(...a),
+  read: (...a) => require("flagstack/provider/flag-definition").impl.read(...a),
+  update: (...a) => require("flagstack/provider/flag-definition").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/flag-definition").impl.delete(...a),
+};
+
+const FLAG_DEFINITION_OUTPUT_NAMES = [
+  "workspace",
+  "flag",
+  "environment",
+  "treatments",
+  "defaultTreatment",
+  "baselineTreatment",
+  "trafficAllocation",
+  "rules",
+  "defaultRule",
+  "killed",
+  "title",
+  "comment",
+  "adopt",
+  "flagId",
+  "flagName",
+  "workspaceId",
+  "workspaceName",
+  "environmentId",
+  "environmentName",
+  "trafficType",
+  "creationTime",
+  "lastUpdateTime",
+] as const satisfies readonly (keyof FlagDefinitionOutputs)[];
+
+/** A treatment as returned in the outputs. */
+export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];
+/** A rule as returned in the outputs. */
+export type RuleOutput = FlagDefinitionOutputs["rules"][number];
+/** A bucket as returned in the outputs. */
+export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
+
+/**
+ * The targeting of one flag in one environment.
+ *
+ * @example
+ * ```ts
+ * new FlagDefinition("checkout-prod", {
+ *   workspace: "Default",
+ *   flag: checkout.name,
+ *   environment: "Production",
+ *   treatments: [
+ *     { name: "on", configurations: { color: "green" }, keys: ["qa-user-1"] },
+ *     { name: "off" },
+ *   ],
+ *   defaultTreatment: "off",
+ *   rules: [{
+ *     condition: { matchers: [{ type: "IN_SEGMENT", string: "beta-testers" }] },
+ *     buckets: [{ treatment: "on", size: 100 }],
+ *   }],
+ *   defaultRule: [{ treatment: "on", size: 10 }, { treatment: "off", size: 90 }],
+ * });
+ * ```
+ */
+export class FlagDefinition extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
+  static readonly __pulumiType = FLAG_DEFINITION_TYPE;
+  /** The workspace as given (name or id). */
+  declare readonly workspace: pulumi.Output<string>;
+  /** The flag as given. */
+  declare readonly flag: pulumi.Output<string>;
+  /** The environment as given (name or id). */
+  declare readonly environment: pulumi.Output<string>;
+  /** The treatments as the service holds them (configurations as JSON strings). */
+  declare readonly treatments: pulumi.Output<TreatmentOutput[]>;
+  /** The default treatment. */
+  declare readonly defaultTreatment: pulumi.Output<string>;
+  /** The baseline treatment, if any. */
+  declare readonly baselineTreatment: pulumi.Output<string | undefined>;
+  /** The traffic allocation, 0-100. */
+  declare readonly trafficAllocation: pulumi.Output<number>;
+  /** The targeting rules. */
+  declare readonly rules: pulumi.Output<RuleOutput[]>;
+  /** The default rule. */
+  declare readonly defaultRule: pulumi.Output<BucketOutput[]>;
+  /** Whether the flag is killed in this environment. */
+  declare readonly killed: pulumi.Output<boolean>;
+  /** The `title` input as given. */
+  declare readonly title: pulumi.Output<string | undefined>;
+  /** The `comment` input as given. */
+  declare readonly comment: pulumi.Output<string | undefined>;
+  /** The `adopt` input as given. */
+  declare readonly adopt: pulumi.Output<boolean>;
+  /** The flag's id. */
+  declare readonly flagId: pulumi.Output<string>;
+  /** The flag's name on the service. */
+  declare readonly flagName: pulumi.Output<string>;
+  /** The workspace's id. */
+  declare readonly workspaceId: pulumi.Output<string>;
+  /** The workspace's name. */
+  declare readonly workspaceName: pulumi.Output<string>;
+  /** The environment's id. */
+  declare readonly environmentId: pulumi.Output<string>;
+  /** The environment's name. */
+  declare readonly environmentName: pulumi.Output<string>;
+  /** The flag's traffic type. */
+  declare readonly trafficType: pulumi.Output<string>;
+  /** Creation time, epoch milliseconds. */
+  declare readonly creationTime: pulumi.Output<number>;
+  /** Last change, epoch milliseconds. */
+  declare readonly lastUpdateTime: pulumi.Output<number>;
+
+  constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(flagDefinitionProvider, name, seedOutputs(FLAG_DEFINITION_OUTPUT_NAMES, args), opts, MODULE, typeName(FLAG_DEFINITION_TYPE));
+  }
+}

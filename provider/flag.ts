@@ -1,0 +1,315 @@
+/**
+ * `Flag`: a feature flag at workspace level: name, traffic type, description, tags, rollout status
+ * (spec §2 "Feature flag", §4 "Flags").
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below |
+ * | diff | none: `name`, `workspace` and `trafficType` replace (delete first: names are unique); `description`, `tags` and `rolloutStatus` update in place |
+ * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags and rollout status when given (tags cannot be set on create, ref admin §1.1) |
+ * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
+ * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1) |
+ * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done |
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { FlagCreate, type Flag as FlagResponse, type JsonPatch } from "../sdk/admin/schemas";
+import { isNotFound } from "../sdk/core/errors";
+import { checkInputs } from "./core/check";
+import { adminClient } from "./core/config";
+import { changedFields, type DiffSpec, diffInputs } from "./core/diff";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import { FLAG_TYPE, MODULE, typeName } from "./types";
+
+const tagList = z
+  .array(z.string().min(1, "a tag must not be empty").max(256, "a tag must be at most 256 characters"))
+  .default([])
+  .transform((tags) => [...new Set(tags)].sort());
+
+/** The inputs of a {@link Flag}. */
+export const FlagInputs = z.strictObject({
+  /** The workspace (project) of the flag, by name or id. Changing it replaces the flag. */
+  workspace: z.string().min(1, "workspace must not be empty"),
+  /** The traffic type, by name (or id). Default `user`. Changing it replaces the flag. */
+  trafficType: z.string().min(1, "trafficType must not be empty").default("user"),
+  /** The flag's name, unique in the workspace. Changing it replaces the flag. */
+  name: FlagCreate.shape.name,
+  /** What the flag is for. Default: empty. */
+  description: FlagCreate.shape.description,
+  /** Tags, a set: order and duplicates do not matter. Default: none. */
+  tags: tagList,
+  /**
+   * The rollout status, by name (`Pre-Production`, `Ramping`, ...). When omitted, the service's
+   * value is left alone (new flags start in Pre-Production).
+   */
+  rolloutStatus: z.string().min(1, "rolloutStatus must not be empty").optional(),
+  /** Take over an existing flag with the same name instead of failing. Default: false. */
+  adopt: z.boolean().default(false),
+});
+
+/** The outputs of a {@link Flag}: the inputs (with the service's values) plus ids and times. */
+export const FlagOutputs = FlagInputs.extend({
+  rolloutStatus: z.string(),
+  /** The flag's id (also the resource id). */
+  flagId: z.string(),
+  /** Creation time, epoch milliseconds. */
+  creationTime: z.number().int(),
+  rolloutStatusId: z.string(),
+  /** When the rollout status last changed, epoch milliseconds. */
+  rolloutStatusTimestamp: z.number().int(),
+  workspaceId: z.string(),
+  workspaceName: z.string(),
+  trafficTypeId: z.string(),
+});
+
+/** Checked inputs of a flag. */
+export type FlagInputs = z.output<typeof FlagInputs>;
+/** Outputs of a flag. */
+export type FlagOutputs = z.output<typeof FlagOutputs>;
+/** The arguments of `new Flag(...)`. */
+export type FlagArgs = ResourceArgs<z.input<typeof FlagInputs>>;
+
+/** Inputs whose change replaces a flag: its natural key. */
+export const flagReplaceOnChange = ["name", "workspace", "trafficType"] as const satisfies readonly (keyof FlagInputs)[];
+
+type FlagField = "name" | "workspace" | "trafficType" | "description" | "tags" | "rolloutStatus";
+
+const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
+
+const flagDiff: DiffSpec<FlagField> = {
+  fields: ["name", "workspace", "trafficType", "description", "tags", "rolloutStatus"],
+  replaceOnChange: flagReplaceOnChange,
+  deleteBeforeReplace: true,
+  rules: {
+    // The same workspace given by name or by id is no change (the state holds both).
+    workspace: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName) },
+    trafficType: { equals: (o, n, olds) => sameText(n, o ?? "user") || sameText(n, olds.trafficTypeId) },
+    description: { normalize: (v) => v ?? "" },
+    tags: { normalize: (v) => [...new Set((v as string[] | undefined) ?? [])].sort() },
+    // Omitted: the service's value is not managed.
+    rolloutStatus: { equals: (o, n, olds) => n === undefined || sameText(n, o) || sameText(n, olds.rolloutStatusId) },
+  },
+};
+
+function tagNames(flag: FlagResponse): string[] {
+  return [...new Set((flag.tags ?? []).map((t) => t.name))].sort();
+}
+
+function outputs(flag: FlagResponse, workspace: { id: string; name: string }, inputs: Pick<FlagInputs, "workspace" | "adopt">): FlagOutputs {
+  return plain({
+    workspace: inputs.workspace,
+    trafficType: flag.trafficType.name,
+    name: flag.name,
+    description: flag.description,
+    tags: tagNames(flag),
+    rolloutStatus: flag.rolloutStatus.name,
+    adopt: inputs.adopt,
+    flagId: flag.id,
+    creationTime: flag.creationTime,
+    rolloutStatusId: flag.rolloutStatus.id,
+    rolloutStatusTimestamp: flag.rolloutStatusTimestamp,
+    workspaceId: workspace.id,
+    workspaceName: workspace.name,
+    trafficTypeId: flag.trafficType.id,
+  });
+}
+
+/**
+ * The one-PATCH body that takes `live` to the desired description, tags and rollout status: one
+ * `replace` per field that differs, so the patch does not depend on array positions.
+ */
+export function flagPatch(
+  live: { description: string; tags: readonly string[]; rolloutStatusId: string },
+  desired: { description: string; tags: readonly string[]; rolloutStatusId?: string | undefined },
+): JsonPatch {
+  const ops: JsonPatch = [];
+  if (live.description !== desired.description) ops.push({ op: "replace", path: "/description", value: desired.description });
+  const wantTags = [...new Set(desired.tags)].sort();
+  if (JSON.stringify(wantTags) !== JSON.stringify([...live.tags].sort())) {
+    ops.push({ op: "replace", path: "/tags", value: wantTags.map((name) => ({ name })) });
+  }
+  if (desired.rolloutStatusId !== undefined && desired.rolloutStatusId !== live.rolloutStatusId) {
+    ops.push({ op: "replace", path: "/rolloutStatus/id", value: desired.rolloutStatusId });
+  }
+  return ops;
+}
+
+/** The implementation of every lifecycle method; the serialized {@link flagProvider} delegates here. */
+export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
+  configure,
+
+  async check(_olds, news) {
+    return checkInputs({ schema: FlagInputs }, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffInputs(flagDiff, olds, news);
+  },
+
+  async create(inputs) {
+    const admin = adminClient();
+    const workspace = await resolveWorkspace(admin, inputs.workspace);
+    const trafficType = await resolveTrafficType(admin, workspace, inputs.trafficType);
+    // Resolved before anything is written, so an unknown status fails without creating the flag.
+    const status = inputs.rolloutStatus === undefined ? undefined : await resolveRolloutStatus(admin, workspace, inputs.rolloutStatus);
+    const { value: flag, how } = await createOrAdopt({
+      describe: `a flag named "${inputs.name}" in workspace "${workspace.name}"`,
+      adopt: inputs.adopt,
+      lookup: () => readOrGone(() => admin.flags.get(workspace.id, inputs.name)),
+      create: () => admin.flags.create(workspace.id, trafficType.name, { name: inputs.name, description: inputs.description }),
+    });
+    if (how === "adopted" && flag.trafficType.id !== trafficType.id) {
+      throw new Error(
+        `flag "${inputs.name}" in workspace "${workspace.name}" exists with traffic type "${flag.trafficType.name}", not "${trafficType.name}"; a flag's traffic type cannot change`,
+      );
+    }
+    const ops = flagPatch(
+      { description: flag.description, tags: tagNames(flag), rolloutStatusId: flag.rolloutStatus.id },
+      { description: inputs.description, tags: inputs.tags, rolloutStatusId: status?.id },
+    );
+    if (ops.length === 0) return { id: flag.id, outs: outputs(flag, workspace, inputs) };
+    try {
+      const patched = await admin.flags.patch(workspace.id, flag.name, ops);
+      return { id: patched.id, outs: outputs(patched, workspace, inputs) };
+    } catch (e) {
+      throw new PartialFailure(flag.id, outputs(flag, workspace, inputs), e, "setting tags and rollout status");
+    }
+  },
+
+  async read(id, props) {
+    const flag = await readOrGone(() => adminClient().flags.get(props.workspaceId, id));
+    if (!flag) return GONE;
+    const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);
+    const sameTrafficType = props.trafficTypeId === flag.trafficType.id;
+    const inputs = plain({
+      workspace: props.workspace,
+      trafficType: sameTrafficType ? props.trafficType : flag.trafficType.name,
+      name: outs.name,
+      description: outs.description,
+      tags: outs.tags,
+      rolloutStatus: outs.rolloutStatus,
+      adopt: props.adopt,
+    });
+    return { id: flag.id, props: outs, inputs };
+  },
+
+  async update(id, olds, news) {
+    const admin = adminClient();
+    const workspace = { id: olds.workspaceId, name: olds.workspaceName };
+    const changed = changedFields(flagDiff, olds, news);
+    let status: { id: string } | undefined;
+    if (changed.includes("rolloutStatus") && news.rolloutStatus !== undefined) {
+      const ws = await resolveWorkspace(admin, olds.workspaceId);
+      status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
+    }
+    const ops = flagPatch(
+      { description: olds.description, tags: olds.tags, rolloutStatusId: olds.rolloutStatusId },
+      {
+        description: changed.includes("description") ? news.description : olds.description,
+        tags: changed.includes("tags") ? news.tags : olds.tags,
+        rolloutStatusId: status?.id,
+      },
+    );
+    if (ops.length === 0) return { outs: { ...olds, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType } };
+    try {
+      const flag = await admin.flags.patch(workspace.id, olds.name, ops);
+      return { outs: outputs(flag, workspace, news) };
+    } catch (e) {
+      if (isNotFound(e)) {
+        throw new Error(`flag "${olds.name}" (${id}) no longer exists in workspace "${workspace.name}"; run \`pulumi refresh\` to recreate it`, {
+          cause: e,
+        });
+      }
+      throw e;
+    }
+  },
+
+  async delete(_id, props) {
+    await deleteIdempotent(() => adminClient().flags.delete(props.workspaceId, props.name));
+  },
+};
+
+/**
+ * The provider object stored in each flag's state. Its methods capture nothing: each `require`s
+ * this module when called (ref pulumi-notes §2), so the serialized text is small and secret-free.
+ */
+export const flagProvider: pulumi.dynamic.ResourceProvider<FlagInputs, FlagOutputs> = {
+  configure: (...a) => require("flagstack/provider/flag").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/flag").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/flag").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/flag").impl.create(...a),
+  read: (...a) => require("flagstack/provider/flag").impl.read(...a),
+  update: (...a) => require("flagstack/provider/flag").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/flag").impl.delete(...a),
+};
+
+const FLAG_OUTPUT_NAMES = [
+  "workspace",
+  "trafficType",
+  "name",
+  "description",
+  "tags",
+  "rolloutStatus",
+  "adopt",
+  "flagId",
+  "creationTime",
+  "rolloutStatusId",
+  "rolloutStatusTimestamp",
+  "workspaceId",
+  "workspaceName",
+  "trafficTypeId",
+] as const satisfies readonly (keyof FlagOutputs)[];
+
+/**
+ * A feature flag.
+ *
+ * @example
+ * ```ts
+ * const checkout = new Flag("checkout", {
+ *   workspace: "Default",
+ *   name: "new-checkout",
+ *   description: "The one-page checkout",
+ *   tags: ["payments"],
+ *   rolloutStatus: "Ramping",
+ * });
+ * ```
+ */
+export class Flag extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
+  static readonly __pulumiType = FLAG_TYPE;
+  /** The workspace as given (name or id). */
+  declare readonly workspace: pulumi.Output<string>;
+  /** The traffic type's name. */
+  declare readonly trafficType: pulumi.Output<string>;
+  /** The flag's name. */
+  declare readonly name: pulumi.Output<string>;
+  /** The flag's description. */
+  declare readonly description: pulumi.Output<string>;
+  /** The flag's tags, sorted. */
+  declare readonly tags: pulumi.Output<string[]>;
+  /** The rollout status's name, as on the service. */
+  declare readonly rolloutStatus: pulumi.Output<string>;
+  /** The `adopt` input as given. */
+  declare readonly adopt: pulumi.Output<boolean>;
+  /** The flag's id. */
+  declare readonly flagId: pulumi.Output<string>;
+  /** Creation time, epoch milliseconds. */
+  declare readonly creationTime: pulumi.Output<number>;
+  /** The rollout status's id. */
+  declare readonly rolloutStatusId: pulumi.Output<string>;
+  /** When the rollout status last changed, epoch milliseconds. */
+  declare readonly rolloutStatusTimestamp: pulumi.Output<number>;
+  /** The workspace's id. */
+  declare readonly workspaceId: pulumi.Output<string>;
+  /** The workspace's name. */
+  declare readonly workspaceName: pulumi.Output<string>;
+  /** The traffic type's id. */
+  declare readonly trafficTypeId: pulumi.Output<string>;
+
+  constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
+    super(flagProvider, name, seedOutputs(FLAG_OUTPUT_NAMES, args), opts, MODULE, typeName(FLAG_TYPE));
+  }
+}
