@@ -115,6 +115,8 @@ export interface JournalContents {
   batches: Map<number, JournalEntry>;
   /** Whether the file ends in a partly written line (the process died while writing it). */
   tornTail: boolean;
+  /** Bytes up to the end of the last complete line. */
+  completeBytes: number;
 }
 
 /** Reads a journal; undefined when the file does not exist. */
@@ -164,7 +166,8 @@ export async function readJournal(path: string): Promise<JournalContents | undef
     // Nothing but (part of) a header was ever written: no batch was sent.
     return undefined;
   }
-  return { header, batches, tornTail };
+  const completeBytes = Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1));
+  return { header, batches, tornTail, completeBytes };
 }
 
 /** An open journal that this process appends to (holding its lock). */
@@ -199,8 +202,8 @@ export class Journal {
         checkCompatible(path, existing.header, header);
         batches = existing.batches;
         fh = await open(path, "a");
-        // A torn last line stays on its own line, ignored by the next read.
-        if (existing.tornTail) await fh.write("\n");
+        // A line torn by a crash is cut off, so the next entry starts on a line of its own.
+        if (existing.tornTail) await fh.truncate(existing.completeBytes);
         header = existing.header;
       } else {
         fh = await open(path, "w");

@@ -44,11 +44,21 @@ export function validateItem(item: SourceItem): ValidRecord | RejectedRecord {
  * The field is not repeated when the schema's message already starts with it.
  */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map(String).join(".");
-      if (!path || issue.message.startsWith(`${path} `)) return issue.message;
-      return `${path}: ${issue.message}`;
-    })
-    .join("; ");
+  return error.issues.map((issue) => describeIssue(issue, issue.path)).join("; ");
+}
+
+function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKey[]): string {
+  const field = path.map(String).join(".");
+  let message = issue.message;
+  if (issue.code === "invalid_union") {
+    // A union (timestamp: number | digit string) says only "Invalid input"; the branch whose type
+    // matched the value has the useful message.
+    // (`.int()` reports a fraction as invalid_type with expected "int": that branch did match.)
+    const matched = (i: z.core.$ZodIssue) => i.code !== "invalid_type" || i.expected === "int";
+    const branch = issue.errors.find((issues) => issues.length > 0 && issues.every(matched));
+    if (branch) return branch.map((i) => describeIssue(i, [...path, ...i.path])).join("; ");
+    if (field === "timestamp") message = "timestamp must be epoch milliseconds, as a number or a string of digits";
+  }
+  if (!field || message.startsWith(`${field} `)) return message;
+  return `${field}: ${message}`;
 }

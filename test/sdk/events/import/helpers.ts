@@ -16,5 +16,11 @@ export async function collect(gen: AsyncGenerator<SourceChunk>): Promise<SourceI
 
 /** A valid event with a distinct key. */
 export function event(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { eventTypeId: "page_view", trafficTypeName: "user", key: `user-${i}`, timestamp: 1_700_000_000_000 + i, ...extra };
+  return {
+    eventTypeId: "page_view",
+    trafficTypeName: "user",
+    key: `user-${i}`,
+    timestamp: 1_700_000_000_000 + i,
+    ...extra,
+  };
 }

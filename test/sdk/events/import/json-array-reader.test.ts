@@ -12,24 +12,33 @@ const text = `[
 `;
 
 describe("readJsonArray", () => {
-  it.each([1, 2, 3, 5, 11, 4096])("splits the array into records with their line, whatever the chunk size (%i)", async (size) => {
-    expect(await collect(readJsonArray(chunksOf(text, size)))).toEqual([
-      { line: 2, value: { a: 'x,]}"{[' } },
-      { line: 3, value: { b: [1, { c: 2 }] } },
-      { line: 3, value: 7 },
-      { line: 3, value: 's"' },
-      { line: 4, error: expect.stringMatching(/^invalid JSON: /), record: '{"bad": tru}' },
-      { line: 5, value: null },
-      { line: 5, value: { é: "ü" } },
-    ]);
-  });
+  it.each([1, 2, 3, 5, 11, 4096])(
+    "splits the array into records with their line, whatever the chunk size (%i)",
+    async (size) => {
+      expect(await collect(readJsonArray(chunksOf(text, size)))).toEqual([
+        { line: 2, value: { a: 'x,]}"{[' } },
+        { line: 3, value: { b: [1, { c: 2 }] } },
+        { line: 3, value: 7 },
+        { line: 3, value: 's"' },
+        { line: 4, error: expect.stringMatching(/^invalid JSON: /), record: '{"bad": tru}' },
+        { line: 5, value: null },
+        { line: 5, value: { é: "ü" } },
+      ]);
+    },
+  );
 
   it.each([
     ["", []],
     ["[]", []],
     [" [ ] \n", []],
     ["[1]", [{ line: 1, value: 1 }]],
-    ["[1,2]", [{ line: 1, value: 1 }, { line: 1, value: 2 }]],
+    [
+      "[1,2]",
+      [
+        { line: 1, value: 1 },
+        { line: 1, value: 2 },
+      ],
+    ],
   ])("reads %j", async (input, expected) => {
     expect(await collect(readJsonArray(chunksOf(input, 1)))).toEqual(expected);
   });

@@ -6,15 +6,18 @@ import { chunksOf, collect } from "./helpers";
 const text = '{"a":1}\n\n  {"b":"é"}\r\n{bad\n[1]\n{"c":3}';
 
 describe("readNdjson", () => {
-  it.each([1, 2, 3, 5, 7, 64, 4096])("reads every line with its number, whatever the chunk size (%i)", async (size) => {
-    expect(await collect(readNdjson(chunksOf(text, size)))).toEqual([
-      { line: 1, value: { a: 1 } },
-      { line: 3, value: { b: "é" } },
-      { line: 4, error: expect.stringMatching(/^invalid JSON: /), record: "{bad" },
-      { line: 5, value: [1] },
-      { line: 6, value: { c: 3 } },
-    ]);
-  });
+  it.each([1, 2, 3, 5, 7, 64, 4096])(
+    "reads every line with its number, whatever the chunk size (%i)",
+    async (size) => {
+      expect(await collect(readNdjson(chunksOf(text, size)))).toEqual([
+        { line: 1, value: { a: 1 } },
+        { line: 3, value: { b: "é" } },
+        { line: 4, error: expect.stringMatching(/^invalid JSON: /), record: "{bad" },
+        { line: 5, value: [1] },
+        { line: 6, value: { c: 3 } },
+      ]);
+    },
+  );
 
   it("skips a byte-order mark and reports bytes read", async () => {
     const input = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}\n')]);
@@ -28,7 +31,10 @@ describe("readNdjson", () => {
     const long = `{"k":"${"x".repeat(MAX_RECORD_TEXT_BYTES + 10)}"}`;
     const items = await collect(readNdjson(chunksOf(`${long}\n{"ok":true}\n`, 65536)));
     expect(items).toHaveLength(2);
-    expect(items[0]).toMatchObject({ line: 1, error: `record is longer than ${MAX_RECORD_TEXT_BYTES} bytes (an event may be at most 32768); is a newline missing?` });
+    expect(items[0]).toMatchObject({
+      line: 1,
+      error: `record is longer than ${MAX_RECORD_TEXT_BYTES} bytes (an event may be at most 32768); is a newline missing?`,
+    });
     expect(items[1]).toEqual({ line: 2, value: { ok: true } });
   });
 
