@@ -1,0 +1,42 @@
+/**
+ * The flagstack Pulumi resources and lookups.
+ *
+ * Each resource file also exports its `impl` (the lifecycle implementation its serialized provider
+ * `require`s at call time); those are reached through `flagstack/provider/<file>`, not this barrel,
+ * so the re-exports below are explicit.
+ * @module
+ */
+export {
+  FLAG_DEFINITION_TYPE,
+  FLAG_TYPE,
+  GROUP_TYPE,
+  MODULE,
+  USER_INVITE_TYPE,
+  PROJECT_TYPE,
+  CONNECTOR_TYPE,
+  PIPELINE_TYPE,
+} from "./types";
+export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProvider, flagReplaceOnChange } from "./flag";
+export {
+  FlagDefinition,
+  type FlagDefinitionArgs,
+  FlagDefinitionInputs,
+  FlagDefinitionOutputs,
+  flagDefinitionProvider,
+  flagDefinitionReplaceOnChange,
+  type BucketOutput,
+  type RuleOutput,
+  type TreatmentOutput,
+} from "./flag-definition";
+export { Group, type GroupArgs, GroupInputs, GroupOutputs, groupProvider, groupReplaceOnChange } from "./group";
+export { ON_DELETE, UserInvite, type UserInviteArgs, UserInviteInputs, UserInviteOutputs, userInviteProvider, userInviteReplaceOnChange } from "./user-invite";
+export {
+  getEnvironment,
+  getGroup,
+  getRolloutStatus,
+  getTrafficType,
+  getUsers,
+  getWorkspace,
+  type LookupOptions,
+  NotFoundByName,
+} from "./lookups";

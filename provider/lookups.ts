@@ -1,0 +1,162 @@
+/**
+ * Program-side lookups of the feature-flag account: functions a Pulumi program calls to read
+ * objects it does not manage (a workspace, an environment, a rollout status, a traffic type, a
+ * group, users). Each returns a Promise of plain data; an unknown name fails with the list of valid
+ * names.
+ *
+ * Credentials come from the stack config (`flagstack:adminApiUrl`, `flagstack:adminApiKey`) read
+ * with `new pulumi.Config("flagstack")`, else from `FLAGSTACK_ADMIN_API_URL` /
+ * `FLAGSTACK_ADMIN_API_KEY`; `options` overrides both. These run in the program's process, not the
+ * provider's, so nothing of them is serialized.
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { type Environment, type Group, type RolloutStatus, type TrafficType, type User, UserStatus, type Workspace } from "../sdk/admin/schemas";
+import { dotPath } from "./core/check";
+import { adminClient, providerSettings } from "./core/config";
+import { NotFoundByName, resolveEnvironment, resolveGroups, resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
+import type { AdminClient } from "./core/sdk-contract";
+
+/** Where a lookup reads from; every member is optional (see the module notes for the defaults). */
+export interface LookupOptions {
+  /** Base URL of the admin API. */
+  adminApiUrl?: string;
+  /** Admin API key. */
+  adminApiKey?: string;
+  /** A client to use instead (tests, or a program that already has one). */
+  client?: AdminClient;
+}
+
+function configValue(key: string): string | undefined {
+  try {
+    return new pulumi.Config("flagstack").get(key);
+  } catch {
+    // outside a Pulumi program there is no config to read
+    return undefined;
+  }
+}
+
+function clientFor(options: LookupOptions = {}): AdminClient {
+  if (options.client) return options.client;
+  const settings = providerSettings();
+  return adminClient({
+    ...settings,
+    adminApiUrl: options.adminApiUrl ?? configValue("adminApiUrl") ?? settings.adminApiUrl,
+    adminApiKey: options.adminApiKey ?? configValue("adminApiKey") ?? settings.adminApiKey,
+  });
+}
+
+function parseArgs<S extends z.ZodType>(schema: S, args: unknown, fn: string): z.output<S> {
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${dotPath(i.path) || "args"}: ${i.message}`);
+  throw new Error(`${fn}: ${problems.join("; ")}`);
+}
+
+const name = z.string().min(1, "must not be empty");
+
+/** Arguments of {@link getWorkspace}. */
+export const GetWorkspaceArgs = z.strictObject({ name });
+/** Arguments of {@link getEnvironment}, {@link getRolloutStatus} and {@link getTrafficType}. */
+export const InWorkspaceArgs = z.strictObject({ workspace: name, name });
+/** Arguments of {@link getGroup}. */
+export const GetGroupArgs = z.strictObject({ name });
+/** Arguments of {@link getUsers}. */
+export const GetUsersArgs = z.strictObject({ status: UserStatus.optional(), group: name.optional() });
+
+/**
+ * A workspace (project) by name or id.
+ *
+ * @example
+ * ```ts
+ * const ws = await getWorkspace({ name: "Default" });   // { id, name, type, requiresTitleAndComments }
+ * ```
+ */
+export async function getWorkspace(args: z.input<typeof GetWorkspaceArgs>, options?: LookupOptions): Promise<Workspace> {
+  const { name } = parseArgs(GetWorkspaceArgs, args, "getWorkspace");
+  return resolveWorkspace(clientFor(options), name);
+}
+
+/**
+ * An environment of a workspace by name or id.
+ *
+ * @example
+ * ```ts
+ * const prod = await getEnvironment({ workspace: "Default", name: "Production" });   // { id, name, production }
+ * ```
+ */
+export async function getEnvironment(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<Environment> {
+  const a = parseArgs(InWorkspaceArgs, args, "getEnvironment");
+  const admin = clientFor(options);
+  return resolveEnvironment(admin, await resolveWorkspace(admin, a.workspace), a.name);
+}
+
+/**
+ * A rollout status of a workspace by name or id.
+ *
+ * @example
+ * ```ts
+ * const ramping = await getRolloutStatus({ workspace: "Default", name: "Ramping" });   // { id, name, description }
+ * ```
+ */
+export async function getRolloutStatus(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<RolloutStatus> {
+  const a = parseArgs(InWorkspaceArgs, args, "getRolloutStatus");
+  const admin = clientFor(options);
+  return resolveRolloutStatus(admin, await resolveWorkspace(admin, a.workspace), a.name);
+}
+
+/**
+ * A traffic type of a workspace by name or id.
+ *
+ * @example
+ * ```ts
+ * const account = await getTrafficType({ workspace: "Default", name: "account" });   // { id, name }
+ * ```
+ */
+export async function getTrafficType(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<TrafficType> {
+  const a = parseArgs(InWorkspaceArgs, args, "getTrafficType");
+  const admin = clientFor(options);
+  return resolveTrafficType(admin, await resolveWorkspace(admin, a.workspace), a.name);
+}
+
+/**
+ * A group by name or id.
+ *
+ * @example
+ * ```ts
+ * const admins = await getGroup({ name: "Administrators" });   // { id, name, description, type }
+ * ```
+ */
+export async function getGroup(args: z.input<typeof GetGroupArgs>, options?: LookupOptions): Promise<Group> {
+  const a = parseArgs(GetGroupArgs, args, "getGroup");
+  const [group] = await resolveGroups(clientFor(options), [a.name]);
+  return group as Group;
+}
+
+/**
+ * Users of the account, every page, optionally only those with a status and / or in a group (by
+ * name or id).
+ *
+ * @example
+ * ```ts
+ * const pending = await getUsers({ status: "PENDING" });
+ * const reviewers = await getUsers({ group: "flag-reviewers" });
+ * ```
+ */
+export async function getUsers(args: z.input<typeof GetUsersArgs> = {}, options?: LookupOptions): Promise<User[]> {
+  const a = parseArgs(GetUsersArgs, args, "getUsers");
+  const admin = clientFor(options);
+  let groupId: string | undefined;
+  if (a.group !== undefined) [{ id: groupId }] = (await resolveGroups(admin, [a.group])) as [Group];
+  const users: User[] = [];
+  for await (const user of admin.users.list({
+    ...(a.status !== undefined ? { status: a.status } : {}),
+    ...(groupId !== undefined ? { groupId } : {}),
+  })) {
+    users.push(user);
+  }
+  return users;
+}
+
+export { NotFoundByName };
