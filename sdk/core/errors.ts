@@ -10,8 +10,10 @@
 const BRAND: unique symbol = Symbol.for("flagstack.ApiError");
 const KIND: unique symbol = Symbol.for("flagstack.ApiError.kind");
 
+/** The discriminant of every {@link ApiError}: one value per subclass, `"api"` for the base class. */
 export type ApiErrorKind = "api" | "not-found" | "conflict" | "rate-limited" | "validation" | "network";
 
+/** Everything an {@link ApiError} is built from. */
 export interface ApiErrorInit {
   /** HTTP status; 0 when no response arrived (network errors). */
   status: number;
@@ -30,6 +32,15 @@ export interface ApiErrorInit {
   /** The parsed response body, when there was one. */
   body?: unknown;
   cause?: unknown;
+  /**
+   * True when the request may have been applied although no success was seen: a connection lost
+   * after a POST or PATCH was sent, or a 500/502/504 to one. False when the answer says what
+   * happened (a 4xx, 429 or 503 was not applied; a 2xx was). Callers that cannot look the result
+   * up (the event import) must not re-send blindly when it is true.
+   */
+  outcomeUnknown?: boolean | undefined;
+  /** How many attempts were made (retries included); shown in the message when more than one. */
+  attempts?: number | undefined;
 }
 
 const SECRET_QUERY = /([?&](?:api[_-]?key|token|key|apiKey)=)[^&#]*/gi;
@@ -65,6 +76,10 @@ export class ApiError extends Error {
   readonly body: unknown;
   /** The API's message without the method, path and transaction decoration. */
   readonly apiMessage: string;
+  /** See {@link ApiErrorInit.outcomeUnknown}. */
+  readonly outcomeUnknown: boolean;
+  /** Attempts made, retries included (1 when the call was not retried). */
+  readonly attempts: number;
 
   constructor(init: ApiErrorInit) {
     const url = redactUrl(init.url);
@@ -80,23 +95,26 @@ export class ApiError extends Error {
     this.fieldErrors = init.fieldErrors ?? [];
     this.body = init.body;
     this.apiMessage = init.message;
+    this.outcomeUnknown = init.outcomeUnknown ?? false;
+    this.attempts = init.attempts ?? 1;
   }
 
   /** `POST /internal/api/v2/users: 400 Active users cannot be deleted ... (transaction 22f0rxo8uno)` */
   static format(init: ApiErrorInit): string {
-    let path = init.url;
-    try {
-      const u = new URL(init.url);
-      path = u.pathname;
-    } catch {
-      // keep as is
-    }
-    const status = init.status === 0 ? "network error" : String(init.status);
-    let msg = `${init.method} ${path}: ${status} ${init.message}`.trimEnd();
+    // the path as sent (still percent-encoded), without origin and query
+    const path = init.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "").replace(/[?#].*$/, "") || "/";
+    // status 0: no response (network errors, requests refused before sending): the message says why
+    let msg = (
+      init.status === 0
+        ? `${init.method} ${path}: ${init.message}`
+        : `${init.method} ${path}: ${init.status} ${init.message}`
+    ).trimEnd();
     if (init.details) msg += ` (${init.details})`;
-    if (init.fieldErrors?.length) msg += `: ${init.fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; ")}`;
+    if (init.fieldErrors?.length)
+      msg += `: ${init.fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; ")}`;
     if (init.transactionId) msg += ` (transaction ${init.transactionId})`;
     else if (init.correlationId) msg += ` (correlation ${init.correlationId})`;
+    if (init.attempts !== undefined && init.attempts > 1) msg += ` [after ${init.attempts} attempts]`;
     return msg;
   }
 
@@ -108,6 +126,7 @@ export class ApiError extends Error {
   static override [Symbol.hasInstance](e: unknown): boolean {
     if (!ApiError.isInstance(e)) return false;
     // `this` is the class `instanceof` was asked about: match its kind (ApiError matches all).
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass, on purpose
     const want = (this as unknown as Record<symbol, ApiErrorKind | undefined>)[KIND];
     return want === undefined || (e as ApiError).kind === want;
   }
@@ -125,6 +144,8 @@ export class ApiError extends Error {
       transactionId: this.transactionId,
       correlationId: this.correlationId,
       fieldErrors: this.fieldErrors,
+      outcomeUnknown: this.outcomeUnknown,
+      attempts: this.attempts,
     };
   }
 }
@@ -160,6 +181,10 @@ export class RateLimitError extends ApiError {
     this.name = "RateLimitError";
     this.retryAfterMs = init.retryAfterMs;
   }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
 }
 
 /** A 2xx response whose body does not match its schema, or a request refused before sending. */
@@ -179,13 +204,35 @@ export class ValidationError extends ApiError {
 export class NetworkError extends ApiError {
   static readonly [KIND] = "network";
   override readonly kind = "network" as const;
-  readonly outcomeUnknown: boolean;
-  constructor(init: ApiErrorInit & { outcomeUnknown?: boolean }) {
+  /** The transport's error code (`ECONNRESET`, `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
+  readonly errorCode: string | undefined;
+  constructor(init: ApiErrorInit & { errorCode?: string | undefined }) {
     super(init);
     this.name = "NetworkError";
-    this.outcomeUnknown = init.outcomeUnknown ?? false;
+    this.errorCode = init.errorCode;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), errorCode: this.errorCode };
   }
 }
 
-export const isNotFound = (e: unknown): e is NotFoundError => ApiError.isInstance(e) && e.kind === "not-found";
+/** True for a {@link NotFoundError} from any copy of this module. */
+export const isNotFound = (e: unknown): e is NotFoundError =>
+  ApiError.isInstance(e) && e.kind === "not-found";
+/** True for a {@link ConflictError} from any copy of this module. */
 export const isConflict = (e: unknown): e is ConflictError => ApiError.isInstance(e) && e.kind === "conflict";
+/** True for a {@link RateLimitError} from any copy of this module. */
+export const isRateLimited = (e: unknown): e is RateLimitError =>
+  ApiError.isInstance(e) && e.kind === "rate-limited";
+/** True for a {@link ValidationError} from any copy of this module. */
+export const isValidationError = (e: unknown): e is ValidationError =>
+  ApiError.isInstance(e) && e.kind === "validation";
+/** True for a {@link NetworkError} from any copy of this module. */
+export const isNetworkError = (e: unknown): e is NetworkError =>
+  ApiError.isInstance(e) && e.kind === "network";
+/**
+ * True when a failed call may nevertheless have been applied by the server (see
+ * {@link ApiErrorInit.outcomeUnknown}); false for any other error, including non-API errors.
+ */
+export const isOutcomeUnknown = (e: unknown): boolean => ApiError.isInstance(e) && e.outcomeUnknown;

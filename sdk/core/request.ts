@@ -1,0 +1,450 @@
+/**
+ * The one HTTP core of the SDK: every call of every client goes through {@link HttpCore.request}.
+ *
+ * Per call it expands the route (URL-encoded path parameters, query), waits for the base URL's
+ * shared rate limiter, sends through the origin's shared keep-alive undici pool (or the
+ * `dispatcher` option), always consumes the response body, validates a success body with the
+ * route's zod schema, and turns everything else into a typed {@link ApiError}. Retries follow
+ * `retry.ts`; the limiter is `rate-limiter.ts`.
+ *
+ * Credentials live only in private fields and the request headers: they never appear in a URL, an
+ * error message, an error's `body`, or `JSON.stringify` of an error or a client.
+ * @module
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Dispatcher } from "undici";
+import type { z } from "zod";
+import { type ApiError, NetworkError, ValidationError } from "./errors.js";
+import type { ResolvedOptions } from "./options.js";
+import { sharedPool } from "./pool.js";
+import { type RateLimiter, sharedLimiter } from "./rate-limiter.js";
+import { errorFromResponse } from "./response-error.js";
+import {
+  backoffMs,
+  classifyNetworkError,
+  type HttpMethod,
+  RETRY_DEFAULTS,
+  type RetryPolicy,
+  rateLimitWaitMs,
+  retryAfterMs,
+} from "./retry.js";
+import { buildQuery, expandPath, type Query, type Route, type RouteParams } from "./route.js";
+
+export type { Query, Route, RouteParams } from "./route.js";
+export { route } from "./route.js";
+
+/** Per-call options. */
+export interface CallInit {
+  /** Query parameters; `undefined` values are left out. */
+  query?: Query | undefined;
+  /** JSON body (any value), or the YAML text for a YAML route. */
+  body?: unknown;
+  /** Cancels the call, including waits for the limiter and between retries. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Told about every retry, for logs and tests. */
+export interface RetryEvent {
+  method: HttpMethod;
+  /** Path and query; never credentials. */
+  path: string;
+  /** The attempt that failed (1 = the first). */
+  attempt: number;
+  /** Wait before the next attempt. */
+  delayMs: number;
+  /** `429`, `503`, `ECONNRESET`, ... */
+  reason: string;
+}
+
+/** How a client sets up its core. */
+export interface CoreConfig {
+  options: ResolvedOptions;
+  /** The authentication header, e.g. `["authorization", "Bearer …"]` or `["x-api-key", "…"]`. */
+  auth: readonly [name: string, value: string];
+  /** Appended to 401/403 messages: which key is wrong and where it comes from. */
+  authHint: string;
+  /**
+   * A path suffix of the base URL that the route templates already carry (`/internal/api/v2` for
+   * the admin API), so both `https://host` and `https://host/internal/api/v2` work.
+   */
+  routePrefix?: string;
+  /** Called before each retry. */
+  onRetry?: ((e: RetryEvent) => void) | undefined;
+}
+
+type Failure = { ok: false; error: ApiError; retry: boolean; delayMs: number; pause: boolean };
+type Outcome = { ok: true; value: unknown } | Failure;
+
+const JSON_TYPE = "application/json";
+const YAML_TYPE = "application/yaml";
+// 500/502/504 to a write: a server or gateway may have acted before failing (503 is a refusal).
+const WRITE_MAYBE_APPLIED = new Set([500, 502, 504]);
+
+/**
+ * The HTTP core bound to one base URL and one credential. Clients hold one each; the connection
+ * pool and the rate limiter behind it are shared process-wide per base URL.
+ */
+export class HttpCore {
+  /** `http(s)://host:port` of the base URL. */
+  readonly origin: string;
+  readonly #basePath: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #limiter: RateLimiter;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #secret: string;
+  readonly #authHint: string;
+  readonly #onRetry: ((e: RetryEvent) => void) | undefined;
+  readonly #plainHeaders: Record<string, string>;
+  readonly #jsonHeaders: Record<string, string>;
+  readonly #yamlHeaders: Record<string, string>;
+
+  constructor(config: CoreConfig) {
+    const o = config.options;
+    this.origin = o.baseUrl.origin;
+    let basePath = o.baseUrl.pathname.replace(/\/+$/, "");
+    if (config.routePrefix && basePath.endsWith(config.routePrefix)) {
+      basePath = basePath.slice(0, -config.routePrefix.length);
+    }
+    this.#basePath = basePath;
+    this.#dispatcher = o.dispatcher ?? sharedPool(this.origin);
+    this.#limiter = sharedLimiter(`${this.origin}${basePath}`, {
+      requestsPerSecond: o.requestsPerSecond,
+      burst: o.burst,
+      maxConcurrent: o.maxConcurrent,
+    });
+    this.#policy = {
+      ...RETRY_DEFAULTS,
+      maxRetries: o.maxRetries,
+      budgetMs: o.retryBudgetMs,
+      baseDelayMs: o.retryBaseDelayMs,
+      maxDelayMs: o.retryMaxDelayMs,
+    };
+    this.#timeoutMs = o.timeoutMs;
+    this.#secret = o.key;
+    this.#authHint = config.authHint;
+    this.#onRetry = config.onRetry;
+    const base = { [config.auth[0]]: config.auth[1], accept: JSON_TYPE, "user-agent": o.userAgent };
+    this.#plainHeaders = base;
+    this.#jsonHeaders = { ...base, "content-type": JSON_TYPE };
+    this.#yamlHeaders = { ...base, "content-type": YAML_TYPE };
+  }
+
+  /** The rate limiter this core admits requests through (shared with other clients). */
+  get limiter(): RateLimiter {
+    return this.#limiter;
+  }
+
+  /** The retry policy in force (a copy). */
+  get retryPolicy(): RetryPolicy {
+    return { ...this.#policy };
+  }
+
+  /**
+   * Sends one call and returns its validated success body.
+   * @throws NotFoundError, ConflictError, RateLimitError, ValidationError, NetworkError, ApiError
+   * @example
+   * const flag = await core.request(adminEndpoints.flags.get, { wsId, flag: "checkout" });
+   */
+  async request<R extends string, S extends z.ZodType>(
+    r: Route<R, S>,
+    params: RouteParams<R>,
+    init?: CallInit,
+  ): Promise<z.output<S>> {
+    const method = r.method;
+    const expanded = expandPath(r, params as Readonly<Record<string, string>>);
+    if (typeof expanded !== "string") {
+      throw new ValidationError({
+        status: 0,
+        method,
+        url: this.origin + this.#basePath + r.template,
+        message: "invalid path parameter",
+        fieldErrors: [{ field: expanded.missing, message: `${expanded.missing} must be a non-empty string` }],
+      });
+    }
+    const path = this.#basePath + expanded + buildQuery(init?.query);
+    let body: string | undefined;
+    let headers = this.#plainHeaders;
+    if (init?.body !== undefined) {
+      if (r.body === "yaml") {
+        body = String(init.body);
+        headers = this.#yamlHeaders;
+      } else {
+        body = JSON.stringify(init.body);
+        headers = this.#jsonHeaders;
+      }
+    }
+    const signal = init?.signal;
+    const limiter = this.#limiter;
+    let started = 0;
+
+    for (let attempt = 1; ; attempt++) {
+      const wait = limiter.acquire(attempt > 1, signal);
+      if (wait !== undefined) {
+        try {
+          await wait;
+        } catch (err) {
+          // aborted while queued: this attempt was never sent, and a retried one failed harmlessly
+          throw this.#networkError(method, path, err, true, attempt - 1, true);
+        }
+      }
+      if (attempt === 1) started = performance.now();
+
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.#dispatcher.request({
+          origin: this.origin,
+          path,
+          method,
+          headers,
+          body,
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
+          signal,
+        });
+      } catch (err) {
+        limiter.release();
+        const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal);
+        if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal))) throw failure.error;
+        continue;
+      }
+
+      let outcome: Outcome;
+      try {
+        outcome = await this.#readResponse(r, res, method, path, attempt);
+      } catch (err) {
+        // the body broke off: the request was certainly sent
+        outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal);
+      } finally {
+        limiter.release();
+      }
+      if (outcome.ok) return outcome.value as z.output<S>;
+      if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal))) throw outcome.error;
+    }
+  }
+
+  async #readResponse(
+    r: Route,
+    res: Dispatcher.ResponseData,
+    method: HttpMethod,
+    path: string,
+    attempt: number,
+  ): Promise<Outcome> {
+    const status = res.statusCode;
+    if (status >= 200 && status < 300) {
+      let text = "";
+      if (status === 204 || status === 205) await res.body.dump();
+      else text = await res.body.text();
+      return this.#parseSuccess(r, status, res.headers, text, method, path, attempt);
+    }
+    let text = await res.body.text();
+    if (this.#secret && text.includes(this.#secret)) text = text.replaceAll(this.#secret, "***");
+    const idempotent = r.idempotent;
+    const advised = status === 429 ? rateLimitWaitMs(res.headers) : retryAfterMs(res.headers);
+    const retryable = status === 429 || (idempotent && this.#policy.retryStatuses.includes(status));
+    const error = errorFromResponse({
+      status,
+      headers: res.headers,
+      text,
+      method,
+      url: this.origin + path,
+      emptyBadRequest: r.emptyBadRequest,
+      authHint: this.#authHint,
+      attempts: attempt,
+      outcomeUnknown: !idempotent && WRITE_MAYBE_APPLIED.has(status),
+      retryAfterMs: advised,
+    });
+    return {
+      ok: false,
+      error,
+      retry: retryable,
+      delayMs: advised ?? backoffMs(attempt - 1, this.#policy),
+      pause: status === 429,
+    };
+  }
+
+  #parseSuccess(
+    r: Route,
+    status: number,
+    headers: IncomingHttpHeaders,
+    text: string,
+    method: HttpMethod,
+    path: string,
+    attempt: number,
+  ): Outcome {
+    let value: unknown;
+    if (text.length === 0) {
+      if (!r.hasEmptyBody) {
+        return this.#invalid(
+          status,
+          headers,
+          method,
+          path,
+          attempt,
+          "the response body is empty",
+          [],
+          undefined,
+        );
+      }
+      value = r.emptyBody;
+    } else {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return this.#invalid(
+          status,
+          headers,
+          method,
+          path,
+          attempt,
+          "the response body is not JSON",
+          [],
+          text.slice(0, 500),
+        );
+      }
+    }
+    const parsed = r.schema.safeParse(value);
+    if (parsed.success) return { ok: true, value: parsed.data };
+    const fieldErrors = parsed.error.issues.map((i) => ({
+      field: dotPath(i.path) || "(body)",
+      message: i.message,
+    }));
+    return this.#invalid(
+      status,
+      headers,
+      method,
+      path,
+      attempt,
+      "the response body does not match the expected shape",
+      fieldErrors,
+      value,
+    );
+  }
+
+  #invalid(
+    status: number,
+    headers: IncomingHttpHeaders,
+    method: HttpMethod,
+    path: string,
+    attempt: number,
+    message: string,
+    fieldErrors: { field: string; message: string }[],
+    body: unknown,
+  ): Failure {
+    const tx = headers["x-transaction-id"];
+    return {
+      ok: false,
+      retry: false,
+      delayMs: 0,
+      pause: false,
+      error: new ValidationError({
+        status,
+        method,
+        url: this.origin + path,
+        message,
+        fieldErrors,
+        body,
+        attempts: attempt,
+        transactionId: Array.isArray(tx) ? tx[0] : tx,
+      }),
+    };
+  }
+
+  #transportOutcome(
+    method: HttpMethod,
+    path: string,
+    err: unknown,
+    idempotent: boolean,
+    attempt: number,
+    signal: AbortSignal | undefined,
+  ): Failure {
+    const aborted = signal?.aborted === true;
+    const failure = classifyNetworkError(err, idempotent, aborted);
+    return {
+      ok: false,
+      error: this.#networkError(method, path, err, idempotent, attempt, aborted),
+      retry: failure.retryable,
+      delayMs: backoffMs(attempt - 1, this.#policy),
+      pause: false,
+    };
+  }
+
+  #networkError(
+    method: HttpMethod,
+    path: string,
+    err: unknown,
+    idempotent: boolean,
+    attempts: number,
+    aborted: boolean,
+  ): NetworkError {
+    const failure = classifyNetworkError(err, idempotent, aborted);
+    let message = `network error: ${failure.reason}`;
+    if (failure.outcomeUnknown) {
+      message += aborted
+        ? "; the request may have reached the server, so its outcome is unknown"
+        : "; the request may have reached the server, so its outcome is unknown and it was not retried";
+    }
+    return new NetworkError({
+      status: 0,
+      method,
+      url: this.origin + path,
+      message: this.#redact(message),
+      cause: err,
+      attempts,
+      outcomeUnknown: failure.outcomeUnknown,
+      errorCode: failure.code,
+    });
+  }
+
+  async #shouldRetry(
+    outcome: Failure,
+    attempt: number,
+    started: number,
+    method: HttpMethod,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const delayMs = outcome.delayMs;
+    // A 429 holds back every request to this base URL, whether or not this one is retried.
+    if (outcome.pause) this.#limiter.pause(delayMs);
+    if (!outcome.retry || attempt > this.#policy.maxRetries) return false;
+    if (performance.now() + delayMs - started > this.#policy.budgetMs) return false;
+    const e = outcome.error;
+    this.#onRetry?.({
+      method,
+      path,
+      attempt,
+      delayMs,
+      reason: e.status ? String(e.status) : ((e as NetworkError).errorCode ?? "network"),
+    });
+    // After a 429 the retry waits out the pause in the limiter's queue (at its head).
+    if (!outcome.pause && delayMs > 0) {
+      try {
+        await sleep(delayMs, undefined, { signal });
+      } catch (err) {
+        throw this.#networkError(method, path, err, true, attempt, true);
+      }
+    }
+    return true;
+  }
+
+  #redact(s: string): string {
+    return this.#secret && s.includes(this.#secret) ? s.replaceAll(this.#secret, "***") : s;
+  }
+
+  /** Keeps the credential out of `JSON.stringify(client)`. */
+  toJSON(): Record<string, unknown> {
+    return { origin: this.origin, basePath: this.#basePath };
+  }
+}
+
+/** `["treatments", 0, "name"]` → `treatments[0].name`. */
+export function dotPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}

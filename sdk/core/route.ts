@@ -1,0 +1,141 @@
+/**
+ * Endpoints as data, octokit style: `"GET /internal/api/v2/splits/ws/{wsId}/{flag}"` plus the zod
+ * schema of its success body. {@link route} compiles the string once (method, literal parts,
+ * parameter names), so expanding it per call is a few string concatenations, and the parameter
+ * names are checked at compile time from the route string itself.
+ * @module
+ */
+import type { z } from "zod";
+import { type HttpMethod, RETRY_DEFAULTS } from "./retry.js";
+
+/** Names of the `{param}` placeholders of a route string. */
+export type ParamNames<R extends string> = R extends `${string}{${infer N}}${infer Rest}`
+  ? N | ParamNames<Rest>
+  : never;
+
+/** The path parameters a route needs, by name. */
+export type RouteParams<R extends string> = [ParamNames<R>] extends [never]
+  ? Record<string, never>
+  : { readonly [K in ParamNames<R>]: string };
+
+/** How a route's request body is encoded. */
+export type BodyEncoding = "json" | "yaml";
+
+/** Per-route behaviour beyond the method, path and response schema. */
+export interface RouteOptions {
+  /** Request body encoding (default JSON). YAML bodies are sent as given, with `application/yaml`. */
+  body?: BodyEncoding;
+  /**
+   * The value validated when a success response has no body (204, or 200 with an empty body).
+   * Without it an empty success body fails validation.
+   */
+  emptyBody?: unknown;
+  /**
+   * Message for a 400 with an empty body; the admin API answers that way when a workspace requires
+   * a title and comment for definition changes (ref admin §2).
+   */
+  emptyBadRequest?: string;
+}
+
+/** A compiled endpoint; build one with {@link route}. */
+export interface Route<R extends string = string, S extends z.ZodType = z.ZodType> {
+  /** The route string as written: `"GET /path/{param}"`. */
+  readonly route: R;
+  readonly method: HttpMethod;
+  /** The path template, without the method. */
+  readonly template: string;
+  /** Literal path pieces; `params[i]` goes between `literals[i]` and `literals[i + 1]`. */
+  readonly literals: readonly string[];
+  readonly params: readonly string[];
+  /** Whether a retry after a lost response is safe (GET, PUT, DELETE). */
+  readonly idempotent: boolean;
+  /** Schema of a success body. */
+  readonly schema: S;
+  readonly body: BodyEncoding;
+  readonly hasEmptyBody: boolean;
+  readonly emptyBody: unknown;
+  readonly emptyBadRequest: string | undefined;
+}
+
+/**
+ * Compiles an endpoint.
+ * @example
+ * const getFlag = route("GET /internal/api/v2/splits/ws/{wsId}/{flag}", Flag);
+ * await core.request(getFlag, { wsId, flag: "checkout" }); // params are type-checked
+ */
+export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>(
+  r: R,
+  schema: S,
+  options: RouteOptions = {},
+): Route<R, S> {
+  const space = r.indexOf(" ");
+  const method = r.slice(0, space) as HttpMethod;
+  const template = r.slice(space + 1);
+  const literals: string[] = [];
+  const params: string[] = [];
+  const re = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+  let last = 0;
+  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
+    literals.push(template.slice(last, m.index));
+    params.push(m[1]!);
+    last = m.index + m[0].length;
+  }
+  literals.push(template.slice(last));
+  return Object.freeze({
+    route: r,
+    method,
+    template,
+    literals,
+    params,
+    idempotent: (RETRY_DEFAULTS.idempotentMethods as readonly string[]).includes(method),
+    schema,
+    body: options.body ?? "json",
+    hasEmptyBody: "emptyBody" in options,
+    emptyBody: options.emptyBody,
+    emptyBadRequest: options.emptyBadRequest,
+  });
+}
+
+/** Query parameter values; `undefined` and `null` are left out, arrays repeat the key. */
+export type QueryValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly (string | number | boolean)[];
+/** Query parameters of one call. */
+export type Query = Readonly<Record<string, QueryValue>>;
+
+/**
+ * Expands a route's path with URL-encoded parameters. Returns the missing parameter's name instead
+ * of a path when one is absent or empty (the caller turns that into a ValidationError).
+ */
+export function expandPath(r: Route, params: Readonly<Record<string, string>>): string | { missing: string } {
+  const { literals, params: names } = r;
+  let path = literals[0]!;
+  for (let i = 0; i < names.length; i++) {
+    const v = params[names[i]!];
+    if (typeof v !== "string" || v.length === 0) return { missing: names[i]! };
+    path += encodeURIComponent(v) + literals[i + 1]!;
+  }
+  return path;
+}
+
+/** Serializes query parameters (`?a=1&b=x`), or `""` when there are none. */
+export function buildQuery(query: Query | undefined): string {
+  if (query === undefined) return "";
+  let out = "";
+  for (const key in query) {
+    const v = query[key];
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v as readonly (string | number | boolean)[]) {
+        out += `${out ? "&" : "?"}${encodeURIComponent(key)}=${encodeURIComponent(String(item))}`;
+      }
+    } else {
+      out += `${out ? "&" : "?"}${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`;
+    }
+  }
+  return out;
+}

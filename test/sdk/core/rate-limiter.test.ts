@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
+
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Acquires `n` times at once and records when each was admitted (ms after start), releasing at once. */
+async function admissionTimes(l: RateLimiter, n: number): Promise<number[]> {
+  const t0 = performance.now();
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const w = l.acquire();
+      if (w) await w;
+      const at = performance.now() - t0;
+      l.release();
+      return at;
+    }),
+  );
+}
+
+describe("RateLimiter", () => {
+  it("admits the first request synchronously (no promise)", () => {
+    const l = new RateLimiter({ requestsPerSecond: 10, burst: 1, maxConcurrent: 5 });
+    expect(l.acquire()).toBeUndefined();
+    expect(l.inFlight).toBe(1);
+    l.release();
+    expect(l.inFlight).toBe(0);
+  });
+
+  it("spaces admissions at least 1/rate apart with burst 1", async () => {
+    const l = new RateLimiter({ requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
+    const times = await admissionTimes(l, 10);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(24); // 25 ms, minus timer rounding
+    expect(times[9]!).toBeGreaterThanOrEqual(9 * 25 - 2);
+    expect(times[9]!).toBeLessThan(9 * 25 + 150);
+  });
+
+  it("never admits more than `rate` in any one-second window", async () => {
+    const l = new RateLimiter({ requestsPerSecond: 50, burst: 1, maxConcurrent: 1000 });
+    const times = await admissionTimes(l, 70);
+    for (const start of times) {
+      expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(50);
+    }
+  });
+
+  it("lets `burst` requests through back to back, then spaces them", async () => {
+    const l = new RateLimiter({ requestsPerSecond: 20, burst: 3, maxConcurrent: 100 });
+    const times = await admissionTimes(l, 5);
+    expect(times.slice(0, 3).every((t) => t < 10)).toBe(true);
+    expect(times[3]!).toBeGreaterThanOrEqual(45);
+  });
+
+  it("caps requests in flight; a release lets the next one in", async () => {
+    const l = new RateLimiter({ requestsPerSecond: Infinity, burst: 1, maxConcurrent: 2 });
+    expect(l.acquire()).toBeUndefined();
+    expect(l.acquire()).toBeUndefined();
+    let third = false;
+    const p = l.acquire()!.then(() => {
+      third = true;
+    });
+    await settle(20);
+    expect(third).toBe(false);
+    expect(l.queued).toBe(1);
+    l.release();
+    await p;
+    expect(third).toBe(true);
+    expect(l.inFlight).toBe(2);
+  });
+
+  it("admits a priority request (a retry) before those already queued", async () => {
+    const l = new RateLimiter({ requestsPerSecond: Infinity, burst: 1, maxConcurrent: 1 });
+    expect(l.acquire()).toBeUndefined();
+    const order: string[] = [];
+    const a = l.acquire()!.then(() => order.push("a"));
+    const b = l.acquire()!.then(() => order.push("b"));
+    const retry = l.acquire(true)!.then(() => order.push("retry"));
+    l.release();
+    await retry;
+    l.release();
+    await a;
+    l.release();
+    await b;
+    expect(order).toEqual(["retry", "a", "b"]);
+  });
+
+  it("pause() holds back queued and new requests of every limiter of the origin", async () => {
+    const origin = `http://pause.test:${Math.floor(Math.random() * 60000)}`;
+    const a = sharedLimiter(origin, { requestsPerSecond: Infinity, burst: 1, maxConcurrent: 4 });
+    const b = sharedLimiter(origin, { requestsPerSecond: 100, burst: 1, maxConcurrent: 2 });
+    expect(a).not.toBe(b);
+    expect(sharedLimiter(origin, { requestsPerSecond: 100, burst: 1, maxConcurrent: 2 })).toBe(b);
+    const t0 = performance.now();
+    a.pause(150);
+    expect(b.pausedForMs).toBeGreaterThan(100);
+    const [ta, tb] = await Promise.all([
+      (async () => {
+        await a.acquire();
+        return performance.now() - t0;
+      })(),
+      (async () => {
+        await b.acquire();
+        return performance.now() - t0;
+      })(),
+    ]);
+    expect(ta).toBeGreaterThanOrEqual(148);
+    expect(tb).toBeGreaterThanOrEqual(148);
+    a.release();
+    b.release();
+  });
+
+  it("a shorter pause never shortens a longer one", async () => {
+    const l = new RateLimiter({ requestsPerSecond: Infinity, burst: 1, maxConcurrent: 1 });
+    l.pause(120);
+    l.pause(10);
+    const t0 = performance.now();
+    await l.acquire();
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(110);
+    l.release();
+  });
+
+  it("an aborted wait rejects with the signal's reason and frees its place", async () => {
+    const l = new RateLimiter({ requestsPerSecond: Infinity, burst: 1, maxConcurrent: 1 });
+    expect(l.acquire()).toBeUndefined();
+    const ac = new AbortController();
+    const waiting = l.acquire(false, ac.signal)!;
+    const next = l.acquire()!;
+    ac.abort(new Error("stop"));
+    await expect(waiting).rejects.toThrow("stop");
+    l.release();
+    await next;
+    expect(l.inFlight).toBe(1);
+    expect(l.queued).toBe(0);
+  });
+
+  it("keeps throughput close to the rate under a large backlog", async () => {
+    const l = new RateLimiter({ requestsPerSecond: 100, burst: 1, maxConcurrent: 1000 });
+    const times = await admissionTimes(l, 101);
+    const rate = 100 / ((times[100]! - times[0]!) / 1000);
+    expect(rate).toBeGreaterThan(90);
+    expect(rate).toBeLessThanOrEqual(100.5);
+  });
+});
