@@ -1,0 +1,356 @@
+/**
+ * `Pipeline`: a platform pipeline, from the typed model of `./pipeline-model` or from raw YAML
+ * (spec §2 "Pipeline", §4; ref platform-api-behaviour §6-§7, cited "ref §N").
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the model's zod schema, or a strict YAML parse of the raw text |
+ * | diff | none: both sides' YAML parsed and compared by meaning (`pipelinesEqual`); org, project and identifier replace |
+ * | create | `POST /pipeline/api/pipelines/v2` (or with `adopt` the `GET` below first); a create whose response was lost is found again by `GET` |
+ * | read | `GET /pipeline/api/pipelines/{identifier}`: the stored YAML verbatim (ref §6.2); missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
+ * | update | `PUT /pipeline/api/pipelines/v2/{identifier}` with the whole YAML |
+ * | delete | `DELETE /pipeline/api/pipelines/{identifier}`; already gone is success |
+ *
+ * Organization and project in the YAML always equal the resource's `org` and `project`: a rendered
+ * model takes them from the scope; raw YAML that names another organization or project fails
+ * `check`, and raw YAML that names none gets the resource's filled in before it is sent (the
+ * service requires both and refuses a mismatch, ref §6.2).
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import YAML from "yaml";
+import { z } from "zod";
+import { entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
+import { checkInputs, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
+import { configureProvider } from "./core/config";
+import { type DiffSpec, diffInputs } from "./core/diff";
+import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { AdoptInput, deleteConfirmingGone, OrgInput, type PlatformApi, platformApi, splitId } from "./platform-common";
+import {
+  isExpression,
+  PipelineModel,
+  type PipelineModelInput,
+  PipelineModelError,
+  parsePipelineYaml,
+  pipelinesEqual,
+  type RuntimeInput,
+  readYaml,
+  renderPipelineYaml,
+} from "./pipeline-model";
+import { MODULE, PIPELINE_TYPE, typeName } from "./types";
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and outputs
+
+/** What raw pipeline YAML must have for the resource to manage it. */
+const RawPipelineHeader = z.looseObject({
+  pipeline: z.looseObject(
+    {
+      identifier: Identifier.refine((v) => !isExpression(v), { error: "pipeline identifier cannot be a runtime input (ref platform §6.2)" }),
+      name: entityName(128),
+      orgIdentifier: z.string().optional(),
+      projectIdentifier: z.string().optional(),
+    },
+    { error: "the YAML needs a top-level pipeline mapping" },
+  ),
+});
+
+/** Raw pipeline YAML: parsed strictly (duplicate keys refused, as by the service: ref §6.2). */
+const RawYaml = z.string({ error: "yaml must be a string" }).superRefine((text, ctx) => {
+  let doc: unknown;
+  try {
+    doc = readYaml(text);
+  } catch (e) {
+    const issues = e instanceof PipelineModelError ? e.issues : [{ path: "", message: String(e) }];
+    for (const i of issues) ctx.addIssue({ code: "custom", message: `invalid YAML: ${i.message}` });
+    return;
+  }
+  const header = RawPipelineHeader.safeParse(doc);
+  if (!header.success) {
+    for (const i of header.error.issues) ctx.addIssue({ code: "custom", path: i.path, message: i.message });
+  }
+});
+
+/** The inputs of a {@link Pipeline}. */
+export const PipelineInputs = z.strictObject({
+  /** Organization; `default` when absent. Replaces the pipeline when changed. */
+  org: OrgInput,
+  /** Project. Replaces the pipeline when changed. */
+  project: Identifier,
+  /** The pipeline as a typed model; exactly one of `pipeline` and `yaml`. */
+  pipeline: PipelineModel.optional(),
+  /** The pipeline as raw YAML (a top-level `pipeline:` mapping). */
+  yaml: RawYaml.optional(),
+  /** Take over an existing pipeline with this identifier instead of failing on the duplicate. */
+  adopt: AdoptInput,
+});
+/** Checked inputs of a {@link Pipeline}. */
+export type PipelineInputs = z.output<typeof PipelineInputs>;
+/** What a program passes to a {@link Pipeline}. */
+export type PipelineInputValues = z.input<typeof PipelineInputs>;
+
+/** The outputs of a {@link Pipeline}. */
+export const PipelineOutputs = PipelineInputs.extend({
+  /** The YAML sent to (and, after a refresh, stored by) the service. */
+  yaml: z.string(),
+  /** The pipeline identifier (from the model or the YAML). */
+  identifier: z.string(),
+  /** The pipeline name (from the model or the YAML). */
+  name: z.string(),
+});
+/** Outputs of a {@link Pipeline}. */
+export type PipelineOutputs = z.output<typeof PipelineOutputs>;
+
+function pipelineProblems(inputs: PipelineInputs): InputProblem[] {
+  if ((inputs.pipeline === undefined) === (inputs.yaml === undefined)) {
+    return [{ path: ["pipeline"], message: "exactly one of pipeline (the typed model) and yaml is required" }];
+  }
+  if (inputs.yaml === undefined) return [];
+  const { orgIdentifier, projectIdentifier } = header(inputs.yaml);
+  const problems: InputProblem[] = [];
+  if (orgIdentifier !== undefined && orgIdentifier !== inputs.org) {
+    problems.push({
+      path: ["yaml"],
+      message: `pipeline.orgIdentifier is ${JSON.stringify(orgIdentifier)} but the resource's org is ${JSON.stringify(inputs.org)}; they must match (or leave it out of the YAML)`,
+    });
+  }
+  if (projectIdentifier !== undefined && projectIdentifier !== inputs.project) {
+    problems.push({
+      path: ["yaml"],
+      message: `pipeline.projectIdentifier is ${JSON.stringify(projectIdentifier)} but the resource's project is ${JSON.stringify(inputs.project)}; they must match (or leave it out of the YAML)`,
+    });
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The YAML sent
+
+const header = (yaml: string) => RawPipelineHeader.parse(readYaml(yaml)).pipeline;
+
+/**
+ * The YAML the service gets: the model rendered into the scope, or the raw YAML, verbatim when it
+ * names the scope and with the scope filled in when it does not.
+ */
+export function effectiveYaml(inputs: Pick<PipelineInputs, "org" | "project" | "pipeline" | "yaml">): string {
+  const scope = { org: inputs.org, project: inputs.project };
+  if (inputs.pipeline !== undefined) return renderPipelineYaml(inputs.pipeline, scope);
+  const text = inputs.yaml!;
+  const h = header(text);
+  if (h.orgIdentifier !== undefined && h.projectIdentifier !== undefined) return text;
+  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  if (h.projectIdentifier === undefined) doc.setIn(["pipeline", "projectIdentifier"], inputs.project);
+  if (h.orgIdentifier === undefined) doc.setIn(["pipeline", "orgIdentifier"], inputs.org);
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** Identifier and name of the pipeline the inputs describe (`undefined` while not known in a preview). */
+function identity(inputs: Pick<PipelineInputs, "pipeline" | "yaml">): { identifier?: string; name?: string } {
+  if (inputs.pipeline !== undefined) {
+    const { identifier, name } = inputs.pipeline as { identifier?: unknown; name?: unknown };
+    return {
+      ...(typeof identifier === "string" && identifier !== UNKNOWN ? { identifier } : {}),
+      ...(typeof name === "string" && name !== UNKNOWN ? { name } : {}),
+    };
+  }
+  if (typeof inputs.yaml !== "string" || inputs.yaml === UNKNOWN) return {};
+  const h = header(inputs.yaml);
+  return { identifier: h.identifier, name: h.name };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diff
+
+/** Inputs whose change replaces the pipeline (a changed pipeline identifier does too). */
+export const pipelineReplaceOnChange = ["org", "project"] as const satisfies readonly (keyof PipelineInputs)[];
+
+type DiffView = { org: unknown; project: unknown; identifier: unknown; content: unknown };
+
+const pipelineDiff: DiffSpec<keyof DiffView> = {
+  fields: ["org", "project", "identifier", "content"],
+  replaceOnChange: [...pipelineReplaceOnChange, "identifier"],
+  rules: {
+    content: {
+      equals: (oldYaml, newYaml) => {
+        if (typeof oldYaml !== "string" || typeof newYaml !== "string") return false;
+        try {
+          return pipelinesEqual(oldYaml, newYaml);
+        } catch {
+          return false;
+        }
+      },
+    },
+  },
+};
+
+function newView(news: PipelineInputs): DiffView {
+  const unknown = containsUnknown(news.pipeline) || containsUnknown(news.yaml) || containsUnknown(news.org) || containsUnknown(news.project);
+  return {
+    org: news.org,
+    project: news.project,
+    identifier: identity(news).identifier ?? UNKNOWN,
+    content: unknown ? UNKNOWN : effectiveYaml(news),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle
+
+/** The resource id: `<org>/<project>/<identifier>` (the peer providers' import id, ref §11). */
+export const pipelineId = (org: string, project: string, identifier: string): string => `${org}/${project}/${identifier}`;
+
+const inputsOf = (props: Record<string, unknown>): PipelineInputs =>
+  PipelineInputs.parse(Object.fromEntries(Object.entries(props).filter(([k]) => k in PipelineInputs.shape && props[k] !== undefined)));
+
+function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
+  const h = header(yaml);
+  return { ...inputs, yaml, identifier: h.identifier, name: h.name };
+}
+
+/**
+ * The lifecycle of {@link Pipeline}, called by {@link pipelineProvider} in the provider process and
+ * by the tests directly.
+ */
+export const pipelineLifecycle = {
+  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    configureProvider(req.config);
+  },
+
+  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<PipelineInputs>> {
+    return checkInputs({ schema: PipelineInputs, validate: pipelineProblems }, news);
+  },
+
+  async diff(_id: string, olds: PipelineOutputs, news: PipelineInputs): Promise<pulumi.dynamic.DiffResult> {
+    const oldView: DiffView = { org: olds.org, project: olds.project, identifier: olds.identifier, content: olds.yaml };
+    return diffInputs(pipelineDiff, oldView, newView(news));
+  },
+
+  async create(inputs: PipelineInputs): Promise<pulumi.dynamic.CreateResult<PipelineOutputs>> {
+    const api = platformApi();
+    const scope = { org: inputs.org, project: inputs.project };
+    const yaml = effectiveYaml(inputs);
+    const { identifier } = header(yaml);
+    const { value, how } = await createOrAdopt<string>({
+      describe: `pipeline "${identifier}" in project ${inputs.org}/${inputs.project}`,
+      adopt: inputs.adopt,
+      lookup: async () => (await readOrGone(() => api.pipelines.get(identifier, scope)))?.yamlPipeline,
+      create: async () => {
+        await api.pipelines.create(yaml, scope);
+        return yaml;
+      },
+    });
+    // An adopted (or recovered) pipeline that differs from the program is converged with one PUT.
+    const live = how !== "created" && !pipelinesEqual(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
+    return { id: pipelineId(inputs.org, inputs.project, identifier), outs: outputs(inputs, live) };
+  },
+
+  async read(id: string, props?: PipelineOutputs): Promise<pulumi.dynamic.ReadResult<PipelineOutputs>> {
+    const [org, project, identifier] = props?.identifier
+      ? [props.org, props.project, props.identifier]
+      : splitId(id, 3, "<org>/<project>/<identifier>");
+    const api = platformApi();
+    const data: PipelineGetData | undefined = await readOrGone(() => api.pipelines.get(identifier!, { org: org!, project: project! }));
+    if (data === undefined) return GONE;
+    const live = data.yamlPipeline;
+    const base: Record<string, unknown> = { org, project, adopt: props?.adopt ?? false };
+    if (props?.pipeline !== undefined) {
+      // Refresh shows drift in the model's terms when the live YAML fits the model; otherwise the
+      // old model stays the input and the YAML output carries the drift for the next diff.
+      let model: PipelineModelInput = props.pipeline;
+      try {
+        model = parsePipelineYaml(live);
+      } catch {
+        // keep the old model
+      }
+      base.pipeline = model;
+    } else {
+      base.yaml = live;
+    }
+    const inputs = inputsOf(base);
+    return { id, props: outputs(inputs, live), inputs: inputs as PipelineOutputs };
+  },
+
+  async update(_id: string, olds: PipelineOutputs, news: PipelineInputs): Promise<pulumi.dynamic.UpdateResult<PipelineOutputs>> {
+    const yaml = effectiveYaml(news);
+    return { outs: outputs(news, await put(platformApi(), news, olds.identifier, yaml)) };
+  },
+
+  async delete(_id: string, props: PipelineOutputs): Promise<void> {
+    const api = platformApi();
+    const scope = { org: props.org, project: props.project };
+    await deleteConfirmingGone(
+      () => api.pipelines.delete(props.identifier, scope),
+      () => api.pipelines.get(props.identifier, scope),
+    );
+  },
+};
+
+async function put(api: PlatformApi, inputs: PipelineInputs, identifier: string, yaml: string): Promise<string> {
+  await api.pipelines.update(identifier, yaml, { org: inputs.org, project: inputs.project });
+  return yaml;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider and resource
+
+/**
+ * The dynamic provider of {@link Pipeline}. Each method requires the package at call time, so the
+ * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
+ */
+export const pipelineProvider: pulumi.dynamic.ResourceProvider<PipelineInputs, PipelineOutputs> = {
+  configure: (req) => require("flagstack/provider/pipeline").pipelineLifecycle.configure(req),
+  check: (olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.check(olds, news),
+  diff: (id, olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.diff(id, olds, news),
+  create: (inputs) => require("flagstack/provider/pipeline").pipelineLifecycle.create(inputs),
+  read: (id, props) => require("flagstack/provider/pipeline").pipelineLifecycle.read(id, props),
+  update: (id, olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.update(id, olds, news),
+  delete: (id, props) => require("flagstack/provider/pipeline").pipelineLifecycle.delete(id, props),
+};
+
+/**
+ * A value where every member may also be a `pulumi.Input`, at any depth: a model can take a
+ * connector's identifier straight from a {@link Connector} output.
+ */
+export type DeepInput<T> = T extends RuntimeInput
+  ? T
+  : T extends readonly (infer U)[]
+    ? pulumi.Input<DeepInput<U>[]>
+    : T extends object
+      ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
+      : pulumi.Input<T>;
+
+/** The arguments of a {@link Pipeline}. */
+export interface PipelineArgs {
+  /** Organization; `default` when absent. Replaces when changed. */
+  org?: pulumi.Input<string>;
+  /** Project. Replaces when changed. */
+  project: pulumi.Input<string>;
+  /** The pipeline as a typed model (its members may be `pulumi.Input`s); exactly one of `pipeline` and `yaml`. */
+  pipeline?: DeepInput<PipelineModelInput>;
+  /** The pipeline as raw YAML. */
+  yaml?: pulumi.Input<string>;
+  /** Take over an existing pipeline with this identifier instead of failing. */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/**
+ * A platform pipeline.
+ * @example
+ * ```ts
+ * new Pipeline("deploy", { project: "payments", pipeline: { name: "Deploy", identifier: "deploy", stages: [...] } });
+ * ```
+ */
+export class Pipeline extends pulumi.dynamic.Resource {
+  declare readonly org: pulumi.Output<string>;
+  declare readonly project: pulumi.Output<string>;
+  declare readonly pipeline: pulumi.Output<PipelineModel | undefined>;
+  /** The YAML sent to the service (rendered from the model, or the raw YAML with its scope). */
+  declare readonly yaml: pulumi.Output<string>;
+  declare readonly identifier: pulumi.Output<string>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly adopt: pulumi.Output<boolean>;
+
+  constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
+    super(pipelineProvider, name, { identifier: undefined, name: undefined, yaml: undefined, ...args }, opts, MODULE, typeName(PIPELINE_TYPE));
+  }
+}

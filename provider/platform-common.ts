@@ -1,0 +1,88 @@
+/**
+ * What the platform resources (Project, Connector, Pipeline) and their lookups share: the typed
+ * platform client, scope inputs, and a delete that confirms the object is gone.
+ *
+ * Required at call time by the resources' provider methods, like every provider module.
+ * @module
+ */
+import { z } from "zod";
+import { ApiError, isNotFound } from "../sdk/core/errors";
+import {
+  type ConnectorBody,
+  type ConnectorData,
+  DEFAULT_ORG,
+  Identifier,
+  type PipelineGetData,
+  type PipelineSaveData,
+  type ProjectBody,
+  type ProjectData,
+} from "../sdk/platform/schemas";
+import { platformClient, type ProviderSettings, providerSettings } from "./core/config";
+
+/**
+ * The platform client methods the resources call (the helper brief's SDK contract), typed by the
+ * SDK's schemas. Each returns the `data` of the success envelope and throws the SDK's typed errors
+ * (a connector GET of a missing connector, a 400 RESOURCE_NOT_FOUND_EXCEPTION, is a
+ * `NotFoundError`: ref platform §5).
+ */
+export interface PlatformApi {
+  projects: {
+    create(body: ProjectBody, opts?: { org?: string }): Promise<ProjectData>;
+    get(identifier: string, opts?: { org?: string }): Promise<ProjectData>;
+    update(identifier: string, body: ProjectBody, opts?: { org?: string }): Promise<ProjectData>;
+    delete(identifier: string, opts?: { org?: string }): Promise<unknown>;
+  };
+  connectors: {
+    create(body: ConnectorBody): Promise<ConnectorData>;
+    get(identifier: string, opts?: { org?: string; project?: string }): Promise<ConnectorData>;
+    update(body: ConnectorBody): Promise<ConnectorData>;
+    delete(identifier: string, opts?: { org?: string; project?: string }): Promise<unknown>;
+  };
+  pipelines: {
+    create(yaml: string, scope: { org: string; project: string }): Promise<PipelineSaveData>;
+    get(identifier: string, scope: { org: string; project: string }): Promise<PipelineGetData>;
+    update(identifier: string, yaml: string, scope: { org: string; project: string }): Promise<PipelineSaveData>;
+    delete(identifier: string, scope: { org: string; project: string }): Promise<unknown>;
+  };
+}
+
+/** The process-wide platform client for the provider's settings (`flagstack:platformApi*`). */
+export function platformApi(settings: ProviderSettings = providerSettings()): PlatformApi {
+  return platformClient(settings) as unknown as PlatformApi;
+}
+
+/** An organization identifier input; the platform's default organization when absent (ref §4). */
+export const OrgInput = Identifier.default(DEFAULT_ORG);
+
+/** `adopt: true` takes over an existing object with the same identifier instead of failing. */
+export const AdoptInput = z.boolean({ error: "adopt must be true or false" }).default(false);
+
+/**
+ * Deletes an object and treats "already gone" as success. When the service answers a delete of a
+ * missing object with something other than not-found (the status is unverified for pipelines, ref
+ * §6.2 and §12; connectors answer 400 INVALID_REQUEST, ref §5), a read decides: gone is success,
+ * still there re-throws the delete's error.
+ */
+export async function deleteConfirmingGone(remove: () => Promise<unknown>, read: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch (e) {
+    if (isNotFound(e)) return;
+    if (!ApiError.isInstance(e) || e.status >= 500 || e.status === 0) throw e;
+    try {
+      await read();
+    } catch (readError) {
+      if (isNotFound(readError)) return;
+    }
+    throw e;
+  }
+}
+
+/** Splits a resource id written `a/b/c` into exactly `parts` non-empty pieces, or fails clearly. */
+export function splitId(id: string, parts: number, shape: string): string[] {
+  const pieces = id.split("/");
+  if (pieces.length !== parts || pieces.some((p) => p === "")) {
+    throw new Error(`invalid id ${JSON.stringify(id)}: expected ${shape}`);
+  }
+  return pieces;
+}

@@ -1,0 +1,181 @@
+/**
+ * Lookups of existing platform objects by identifier, for use in a Pulumi program: a project, a
+ * connector, a pipeline. Each comes as a promise (`getProject`) and as an output taking
+ * `pulumi.Input` arguments (`getProjectOutput`), the usual Pulumi pair.
+ *
+ * Lookups run in the program's process, where the dynamic provider's `configure` never runs, so
+ * credentials are read from the stack config directly (`flagstack:platformApiUrl`,
+ * `flagstack:platformApiKey`, `flagstack:accountId`), with the `FLAGSTACK_*` environment variables
+ * as fallbacks, exactly as the resources read them; `options.client` overrides both.
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
+import { ProviderSettings, SETTINGS, type SettingName } from "./core/config";
+import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
+import { type PipelineOutputs, pipelineId } from "./pipeline";
+import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
+import { type PlatformApi, platformApi } from "./platform-common";
+import { ProjectOutputs } from "./project";
+
+/** Options of every lookup. */
+export interface PlatformLookupOptions {
+  /** The platform client to use instead of one built from stack config / environment. */
+  client?: PlatformApi;
+}
+
+const PLATFORM_SETTINGS: readonly SettingName[] = ["platformApiUrl", "platformApiKey", "accountId", "requestsPerSecond", "maxRetries"];
+
+/** Settings for a lookup: stack config when running in a Pulumi program, else the environment. */
+export function lookupSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
+  const raw: Partial<Record<SettingName, string>> = {};
+  for (const name of PLATFORM_SETTINGS) {
+    const { key, env: envName } = SETTINGS[name];
+    // runtime.getConfig is the plain config store: it works outside a program too (undefined).
+    const value = pulumi.runtime.getConfig(key) ?? env[envName];
+    if (value !== undefined && value !== "") raw[name] = value;
+  }
+  const parsed = ProviderSettings.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${SETTINGS[String(i.path[0]) as SettingName].key}: ${i.message}`);
+    throw new Error(`flagstack: invalid provider configuration: ${problems.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+const api = (options?: PlatformLookupOptions): PlatformApi => options?.client ?? platformApi(lookupSettings());
+
+function validated<S extends z.ZodType>(schema: S, args: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) {
+    throw new Error(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "args"}: ${i.message}`).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Projects
+
+/** Arguments of {@link getProject}. */
+export const GetProjectArgs = z.strictObject({
+  identifier: Identifier,
+  /** Organization; `default` when absent. */
+  org: Identifier.default(DEFAULT_ORG),
+});
+/** A project found by {@link getProject}: the outputs a `Project` would have, minus `adopt`. */
+export type ProjectInfo = Omit<ProjectOutputs, "adopt">;
+
+/** Finds a project by identifier; fails when there is none. */
+export async function getProject(args: z.input<typeof GetProjectArgs>, options?: PlatformLookupOptions): Promise<ProjectInfo> {
+  const { identifier, org } = validated(GetProjectArgs, args, "getProject");
+  const data = await api(options).projects.get(identifier, { org });
+  const p = data.project;
+  return ProjectOutputs.omit({ adopt: true }).parse({
+    org: p.orgIdentifier || org,
+    identifier: p.identifier,
+    name: p.name,
+    color: p.color,
+    modules: p.modules,
+    description: p.description,
+    tags: p.tags,
+    createdAt: data.createdAt,
+    lastModifiedAt: data.lastModifiedAt,
+  });
+}
+
+/** {@link getProject} taking `pulumi.Input`s and giving an `Output`. */
+export function getProjectOutput(
+  args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string> },
+  options?: PlatformLookupOptions,
+): pulumi.Output<ProjectInfo> {
+  return pulumi.output(args).apply((a) => getProject(a, options));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connectors
+
+/** Arguments of {@link getConnector}: account scope without `org`, organization scope with it, project scope with both. */
+export const GetConnectorArgs = z
+  .strictObject({ identifier: Identifier, org: Identifier.optional(), project: Identifier.optional() })
+  .refine((a) => a.project === undefined || a.org !== undefined, { error: "a project-level connector needs org as well as project", path: ["org"] });
+/** A connector found by {@link getConnector}. */
+export type ConnectorInfo = Omit<ConnectorOutputs, "adopt">;
+
+/** Finds a connector by identifier in its scope; fails when there is none. */
+export async function getConnector(args: z.input<typeof GetConnectorArgs>, options?: PlatformLookupOptions): Promise<ConnectorInfo> {
+  const { identifier, org, project } = validated(GetConnectorArgs, args, "getConnector");
+  const data = await api(options).connectors.get(identifier, { ...(org ? { org } : {}), ...(project ? { project } : {}) });
+  const c = data.connector;
+  const { connectorType: _t, ...spec } = c.spec as Record<string, unknown>;
+  const docker = dockerRegistryFromWire(c.type, spec);
+  return ConnectorOutputs.omit({ adopt: true }).parse({
+    ...(c.orgIdentifier ? { org: c.orgIdentifier } : {}),
+    ...(c.projectIdentifier ? { project: c.projectIdentifier } : {}),
+    identifier: c.identifier,
+    name: c.name,
+    description: c.description,
+    tags: c.tags,
+    ...(docker !== undefined ? { dockerRegistry: docker } : { generic: { type: c.type, spec } }),
+    type: c.type,
+    spec,
+    createdAt: data.createdAt,
+    lastModifiedAt: data.lastModifiedAt,
+  });
+}
+
+/** {@link getConnector} taking `pulumi.Input`s and giving an `Output`. */
+export function getConnectorOutput(
+  args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project?: pulumi.Input<string> },
+  options?: PlatformLookupOptions,
+): pulumi.Output<ConnectorInfo> {
+  return pulumi.output(args).apply((a) => getConnector(a, options));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines
+
+/** Arguments of {@link getPipeline}. */
+export const GetPipelineArgs = z.strictObject({
+  identifier: Identifier,
+  org: Identifier.default(DEFAULT_ORG),
+  project: Identifier,
+});
+/** A pipeline found by {@link getPipeline}. */
+export type PipelineInfo = Pick<PipelineOutputs, "org" | "project" | "identifier" | "name" | "yaml"> & {
+  /** The resource id a `Pipeline` managing it would have. */
+  id: string;
+  /** The stored YAML read into the typed model; `undefined` when it uses what the model lacks. */
+  model: PipelineModel | undefined;
+};
+
+/** Finds a pipeline by identifier; fails when there is none. */
+export async function getPipeline(args: z.input<typeof GetPipelineArgs>, options?: PlatformLookupOptions): Promise<PipelineInfo> {
+  const { identifier, org, project } = validated(GetPipelineArgs, args, "getPipeline");
+  const data = await api(options).pipelines.get(identifier, { org, project });
+  const yaml = data.yamlPipeline;
+  const doc = readYaml(yaml) as { pipeline?: { name?: unknown } } | null;
+  let model: PipelineModel | undefined;
+  try {
+    model = parsePipelineYaml(yaml);
+  } catch {
+    model = undefined;
+  }
+  return {
+    id: pipelineId(org, project, identifier),
+    org,
+    project,
+    identifier,
+    name: typeof doc?.pipeline?.name === "string" ? doc.pipeline.name : identifier,
+    yaml,
+    model,
+  };
+}
+
+/** {@link getPipeline} taking `pulumi.Input`s and giving an `Output`. */
+export function getPipelineOutput(
+  args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project: pulumi.Input<string> },
+  options?: PlatformLookupOptions,
+): pulumi.Output<PipelineInfo> {
+  return pulumi.output(args).apply((a) => getPipeline(a, options));
+}

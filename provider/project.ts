@@ -1,0 +1,244 @@
+/**
+ * `Project`: a platform project (spec §2 "Project"; ref platform-api-behaviour §4, cited "ref §4").
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below |
+ * | diff | none: semantic fields; `org` and `identifier` replace, the rest updates in place |
+ * | create | `POST /ng/api/projects` (or, with `adopt`, the `GET` below first); a create whose response was lost is found again by `GET` |
+ * | read | `GET /ng/api/projects/{identifier}`; missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
+ * | update | `PUT /ng/api/projects/{identifier}`: a full replace (ref §4) |
+ * | delete | `DELETE /ng/api/projects/{identifier}`; already gone is success |
+ *
+ * Modules are server-owned (ref §4: the service enables every module and refuses to remove one), so
+ * the `modules` input lists modules that must be enabled; it changes only when one is missing, and
+ * an update never removes a module.
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { DEFAULT_PROJECT_COLOUR, entityName, HEX_COLOUR, Identifier, type ProjectData, Tags } from "../sdk/platform/schemas";
+import { checkInputs } from "./core/check";
+import { configureProvider } from "./core/config";
+import { type DiffSpec, diffInputs } from "./core/diff";
+import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { AdoptInput, deleteConfirmingGone, OrgInput, type PlatformApi, platformApi, splitId } from "./platform-common";
+import { MODULE, PROJECT_TYPE, typeName } from "./types";
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and outputs
+
+/** The inputs of a {@link Project}. */
+export const ProjectInputs = z.strictObject({
+  /** Organization identifier; `default` when absent (ref §4). Replaces the project when changed. */
+  org: OrgInput,
+  /** Project identifier (ref §3 pattern). Replaces the project when changed. */
+  identifier: Identifier,
+  /** Display name. */
+  name: entityName(),
+  /** Colour `#RRGGBB`; the service's default `#0063F7` when absent (ref §4). */
+  color: z
+    .string({ error: "color must be a hex colour #RRGGBB" })
+    .regex(HEX_COLOUR, "color must be a hex colour #RRGGBB")
+    .default(DEFAULT_PROJECT_COLOUR),
+  /** Modules that must be enabled (the service may enable more; none is ever removed). */
+  modules: z.array(z.string().min(1, "module names cannot be empty")).default([]),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+  /** Key/value tags; a key-only tag has the value `""` (ref §3). */
+  tags: Tags.default({}),
+  /** Take over an existing project with this identifier instead of failing on the duplicate. */
+  adopt: AdoptInput,
+});
+/** Checked inputs of a {@link Project} (defaults applied). */
+export type ProjectInputs = z.output<typeof ProjectInputs>;
+/** What a program passes to a {@link Project}, before defaults. */
+export type ProjectInputValues = z.input<typeof ProjectInputs>;
+
+/** The outputs of a {@link Project}: its inputs plus what the service reports. */
+export const ProjectOutputs = ProjectInputs.extend({
+  /** Modules enabled on the project, as the service reports them. */
+  modules: z.array(z.string()),
+  /** Creation time, epoch milliseconds. */
+  createdAt: z.number().int(),
+  /** Last modification time, epoch milliseconds. */
+  lastModifiedAt: z.number().int(),
+});
+/** Outputs of a {@link Project}. */
+export type ProjectOutputs = z.output<typeof ProjectOutputs>;
+
+// ---------------------------------------------------------------------------------------------
+// Diff
+
+/** Inputs whose change replaces the project. */
+export const projectReplaceOnChange = ["org", "identifier"] as const satisfies readonly (keyof ProjectInputs)[];
+
+const lower = (v: unknown) => (typeof v === "string" ? v.toLowerCase() : v);
+
+const projectDiff: DiffSpec<keyof ProjectInputs> = {
+  fields: ["org", "identifier", "name", "color", "modules", "description", "tags"],
+  replaceOnChange: projectReplaceOnChange,
+  rules: {
+    color: { normalize: lower },
+    // Changed only when a wanted module is not enabled: the service enables every module and never
+    // removes one (ref §4), so its list is a superset of the input.
+    modules: {
+      equals: (oldValue, newValue) => {
+        const enabled = new Set((oldValue as string[] | undefined) ?? []);
+        return ((newValue as string[] | undefined) ?? []).every((m) => enabled.has(m));
+      },
+    },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle
+
+/** The resource id: `<org>/<identifier>` (the import id shape of the peer providers, ref §11). */
+export const projectId = (org: string, identifier: string): string => `${org}/${identifier}`;
+
+function toOutputs(inputs: ProjectInputs, data: ProjectData): ProjectOutputs {
+  const p = data.project;
+  return {
+    ...inputs,
+    org: p.orgIdentifier || inputs.org,
+    // The service looks identifiers up case-insensitively (ref §3); keep the program's spelling.
+    identifier: inputs.identifier,
+    name: p.name,
+    color: p.color,
+    // The newest service no longer returns modules (ref §4): then what was asked for is what we know.
+    modules: p.modules.length > 0 ? [...p.modules] : [...inputs.modules],
+    description: p.description,
+    tags: { ...p.tags },
+    createdAt: data.createdAt,
+    lastModifiedAt: data.lastModifiedAt,
+  };
+}
+
+function body(inputs: ProjectInputs, enabled: readonly string[] = []) {
+  return {
+    orgIdentifier: inputs.org,
+    identifier: inputs.identifier,
+    name: inputs.name,
+    color: inputs.color,
+    modules: [...new Set([...enabled, ...inputs.modules])],
+    description: inputs.description,
+    tags: inputs.tags,
+  };
+}
+
+const inputsOf = (props: Record<string, unknown>): ProjectInputs => ProjectInputs.parse(
+  Object.fromEntries(Object.entries(props).filter(([k]) => k in ProjectInputs.shape)),
+);
+
+const desiredDiffers = (inputs: ProjectInputs, live: ProjectOutputs): boolean =>
+  diffInputs(projectDiff, live, inputs).changes === true;
+
+/**
+ * The lifecycle of {@link Project}, called by {@link projectProvider} in the provider process and
+ * by the tests directly.
+ */
+export const projectLifecycle = {
+  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    configureProvider(req.config);
+  },
+
+  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<ProjectInputs>> {
+    return checkInputs({ schema: ProjectInputs }, news);
+  },
+
+  async diff(_id: string, olds: ProjectOutputs, news: ProjectInputs): Promise<pulumi.dynamic.DiffResult> {
+    const result = diffInputs(projectDiff, olds, news);
+    // Identifiers are case-insensitive on the service (ref §3): a change of case only must free
+    // the old identifier before the new one can be created.
+    const sameKey =
+      olds.org === news.org && typeof news.identifier === "string" && olds.identifier?.toLowerCase() === news.identifier.toLowerCase();
+    return { ...result, deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey };
+  },
+
+  async create(inputs: ProjectInputs): Promise<pulumi.dynamic.CreateResult<ProjectOutputs>> {
+    const api = platformApi();
+    const { value, how } = await createOrAdopt<ProjectData>({
+      describe: `project "${inputs.identifier}" in organization ${inputs.org}`,
+      adopt: inputs.adopt,
+      lookup: () => readOrGone(() => api.projects.get(inputs.identifier, { org: inputs.org })),
+      create: () => api.projects.create(body(inputs), { org: inputs.org }),
+    });
+    let outs = toOutputs(inputs, value);
+    // An adopted (or recovered) project is converged to the program with one PUT.
+    if (how !== "created" && desiredDiffers(inputs, outs)) outs = await put(api, inputs, outs);
+    return { id: projectId(inputs.org, inputs.identifier), outs };
+  },
+
+  async read(id: string, props?: ProjectOutputs): Promise<pulumi.dynamic.ReadResult<ProjectOutputs>> {
+    const [org, identifier] = props?.identifier ? [props.org, props.identifier] : splitId(id, 2, "<org>/<identifier>");
+    const api = platformApi();
+    const data = await readOrGone(() => api.projects.get(identifier!, { org: org! }));
+    if (data === undefined) return GONE;
+    const old = inputsOf({ org, identifier, name: data.project.name, ...(props ?? {}) });
+    const outs = toOutputs(old, data);
+    const { createdAt: _c, lastModifiedAt: _l, ...inputs } = outs;
+    // The wanted modules stay the program's; the service's list is an output.
+    return { id, props: outs, inputs: { ...inputs, modules: old.modules } as ProjectInputs as ProjectOutputs };
+  },
+
+  async update(_id: string, olds: ProjectOutputs, news: ProjectInputs): Promise<pulumi.dynamic.UpdateResult<ProjectOutputs>> {
+    return { outs: await put(platformApi(), news, olds) };
+  },
+
+  async delete(_id: string, props: ProjectOutputs): Promise<void> {
+    const api = platformApi();
+    await deleteConfirmingGone(
+      () => api.projects.delete(props.identifier, { org: props.org }),
+      () => api.projects.get(props.identifier, { org: props.org }),
+    );
+  },
+};
+
+async function put(api: PlatformApi, inputs: ProjectInputs, live: ProjectOutputs): Promise<ProjectOutputs> {
+  const data = await api.projects.update(inputs.identifier, body(inputs, live.modules), { org: inputs.org });
+  return toOutputs(inputs, data);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider and resource
+
+/**
+ * The dynamic provider of {@link Project}. Each method requires the package at call time, so the
+ * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
+ */
+export const projectProvider: pulumi.dynamic.ResourceProvider<ProjectInputs, ProjectOutputs> = {
+  configure: (req) => require("flagstack/provider/project").projectLifecycle.configure(req),
+  check: (olds, news) => require("flagstack/provider/project").projectLifecycle.check(olds, news),
+  diff: (id, olds, news) => require("flagstack/provider/project").projectLifecycle.diff(id, olds, news),
+  create: (inputs) => require("flagstack/provider/project").projectLifecycle.create(inputs),
+  read: (id, props) => require("flagstack/provider/project").projectLifecycle.read(id, props),
+  update: (id, olds, news) => require("flagstack/provider/project").projectLifecycle.update(id, olds, news),
+  delete: (id, props) => require("flagstack/provider/project").projectLifecycle.delete(id, props),
+};
+
+/** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
+export type ProjectArgs = { [K in keyof ProjectInputValues]: pulumi.Input<NonNullable<ProjectInputValues[K]>> };
+
+/**
+ * A platform project.
+ * @example
+ * ```ts
+ * const payments = new Project("payments", { identifier: "payments", name: "Payments", color: "#1F8A70", tags: { team: "payments" } });
+ * ```
+ */
+export class Project extends pulumi.dynamic.Resource {
+  declare readonly org: pulumi.Output<string>;
+  declare readonly identifier: pulumi.Output<string>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly color: pulumi.Output<string>;
+  declare readonly modules: pulumi.Output<string[]>;
+  declare readonly description: pulumi.Output<string>;
+  declare readonly tags: pulumi.Output<Record<string, string>>;
+  declare readonly adopt: pulumi.Output<boolean>;
+  declare readonly createdAt: pulumi.Output<number>;
+  declare readonly lastModifiedAt: pulumi.Output<number>;
+
+  constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
+    super(projectProvider, name, { createdAt: undefined, lastModifiedAt: undefined, modules: undefined, ...args }, opts, MODULE, typeName(PROJECT_TYPE));
+  }
+}
