@@ -14,7 +14,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { FlagCreate, type Flag as FlagResponse, type JsonPatch } from "../sdk/admin/schemas";
+import { FlagCreate, type Flag as FlagResponse, type JsonPatch, ROLLOUT_STATUS_NAMES } from "../sdk/admin/schemas";
 import { isNotFound } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
@@ -42,10 +42,17 @@ export const FlagInputs = z.strictObject({
   /** Tags, a set: order and duplicates do not matter. Default: none. */
   tags: tagList,
   /**
-   * The rollout status, by name (`Pre-Production`, `Ramping`, ...). When omitted, the service's
-   * value is left alone (new flags start in Pre-Production).
+   * The rollout status, by name: one of {@link ROLLOUT_STATUS_NAMES} (`Pre-Production`,
+   * `Ramping`, ...). When omitted, the service's value is left alone (new flags start in
+   * Pre-Production).
    */
-  rolloutStatus: z.string().min(1, "rolloutStatus must not be empty").optional(),
+  rolloutStatus: z
+    .string()
+    .refine((s) => (ROLLOUT_STATUS_NAMES as readonly string[]).includes(s), {
+      error: (issue) =>
+        `rolloutStatus "${String(issue.input)}" is not a rollout status; valid: ${ROLLOUT_STATUS_NAMES.map((n) => `"${n}"`).join(", ")}`,
+    })
+    .optional(),
   /** Take over an existing flag with the same name instead of failing. Default: false. */
   adopt: z.boolean().default(false),
 });

@@ -90,6 +90,22 @@ export const RolloutStatus = z.looseObject({
 });
 export type RolloutStatus = z.infer<typeof RolloutStatus>;
 
+/**
+ * The account's rollout statuses, in lifecycle order. They are the same for every account and
+ * workspace (the spec shows the first three and says the list is longer; the rest follow the
+ * product's documented lifecycle, inferred), so the provider's `check` can refuse an unknown name
+ * without an API call; create and update still resolve the name through the listed statuses.
+ */
+export const ROLLOUT_STATUS_NAMES = [
+  "Pre-Production",
+  "Ramping",
+  "Experimenting",
+  "Ramped",
+  "Killed",
+  "Ready to Remove",
+  "Removed",
+] as const;
+
 // ---------------------------------------------------------------------------------------------
 // Flags, project level (spec §2 "Feature flag", ref §1.1)
 
