@@ -214,11 +214,9 @@ interface BarPayload {
 }
 
 /**
- * The final summary, one figure per line:
- * ```
- * read        1,000,000 records (lines 1-1,000,012)
- * ...
- * ```
+ * The final summary: one figure per line (read, rejected, sent, accepted, accepted earlier,
+ * unknown, failed, elapsed), then what is left to do: each batch whose outcome is unknown or that
+ * failed, with its lines, and how to go on.
  */
 export function formatSummary(s: ImportSummary): string {
   const rate = s.elapsedMs > 0 ? (s.accepted * 1000) / s.elapsedMs : 0;
@@ -239,6 +237,7 @@ export function formatSummary(s: ImportSummary): string {
   rows.push(["elapsed", formatDuration(s.elapsedMs)]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
+  if (s.complete) lines.push(`Done: all ${formatCount(s.valid)} valid records are accepted.`);
   if (s.interrupted) {
     lines.push(`Interrupted: run the same command again to resume${s.journal ? ` (journal ${s.journal})` : ""}.`);
   }

@@ -8,7 +8,6 @@
  * (backpressure) and memory stays flat whatever the size of the input.
  * @module
  */
-import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Readable } from "node:stream";
@@ -81,7 +80,7 @@ export async function openInput(path: string, stdin: Readable = process.stdin): 
   try {
     const st = await fh.stat();
     if (st.isDirectory()) throw new Error(`${path} is a directory, not an events file`);
-    const stream = createReadStream("", { fd: fh.fd, autoClose: true, highWaterMark: READ_CHUNK_BYTES });
+    const stream = fh.createReadStream({ autoClose: true, highWaterMark: READ_CHUNK_BYTES });
     return { stream, size: st.isFile() ? st.size : undefined, name: path };
   } catch (e) {
     await fh.close();

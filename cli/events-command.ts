@@ -1,0 +1,164 @@
+/**
+ * `flagstack events import FILE|-`: the exact, resumable bulk import of tracking events (spec §4
+ * "Event import"), a thin shell over {@link importEvents}.
+ *
+ * Exit codes: 0 every valid record is accepted (invalid ones are in the rejects file); 1 the
+ * import could not run or stopped on an error; 2 it ran to the end but batches are left whose
+ * outcome is unknown or that the service refused; 130 interrupted (Ctrl-C), resumable.
+ * @module
+ */
+import { type Command, InvalidArgumentError, Option } from "commander";
+import {
+  createProgressReporter,
+  formatSummary,
+  ImportError,
+  type ImportProgress,
+  type ImportSummary,
+  importEvents,
+  INPUT_FORMATS,
+  MAX_BATCH_SIZE,
+  MAX_CONCURRENCY,
+  PROGRESS_MODES,
+  type ProgressMode,
+} from "../sdk/events/import";
+
+/** Exit codes of `flagstack events import`; see the module comment. */
+export const EXIT = { ok: 0, error: 1, incomplete: 2, interrupted: 130 } as const;
+
+const wholeNumber = (name: string, min: number, max: number) => (v: string) => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n < min || n > max) {
+    throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return n;
+};
+
+/** Adds `events import` to the program. */
+export function register(program: Command): void {
+  const events = program.command("events").description("Tracking events: bulk import");
+  events
+    .command("import")
+    .description(
+      "Import tracking events from an NDJSON, JSON-array or CSV file (- reads standard input). " +
+        "Resumable: a journal beside the file records acknowledged batches, so re-running the same " +
+        "command after a crash or Ctrl-C sends each event exactly once.",
+    )
+    .argument("<file>", "events file, or - for standard input")
+    .addOption(new Option("--events-url <url>", "base URL of the events API").env("FLAGSTACK_EVENTS_URL"))
+    .addOption(new Option("--sdk-key <key>", "server- or client-side SDK key").env("FLAGSTACK_SDK_KEY"))
+    .addOption(
+      new Option("--format <format>", "input format (default: by extension, else sniffed)").choices(INPUT_FORMATS),
+    )
+    .option(
+      "--batch-size <n>",
+      `records per request, 1-${MAX_BATCH_SIZE} (default 1000, or the journal's when resuming)`,
+      wholeNumber("--batch-size", 1, MAX_BATCH_SIZE),
+    )
+    .option(
+      "--max-batch-bytes <n>",
+      "byte cap of one request body (default 4194304, or the journal's when resuming)",
+      wholeNumber("--max-batch-bytes", 32 * 1024 + 2, 16 * 1024 * 1024),
+    )
+    .option(
+      "--concurrency <n>",
+      `requests in flight at once, 1-${MAX_CONCURRENCY} (default 4)`,
+      wholeNumber("--concurrency", 1, MAX_CONCURRENCY),
+    )
+    .option("--requests-per-second <n>", "client-side request rate limit (default: FLAGSTACK_REQUESTS_PER_SECOND, else 10)", (v) => {
+      const n = Number(v);
+      if (!(n > 0)) throw new InvalidArgumentError("--requests-per-second must be a number greater than 0");
+      return n;
+    })
+    .option("--rejects <file>", "where invalid records go (default <file>.rejects.ndjson)")
+    .option("--journal <file>", "the import journal (default <file>.import-journal; none for stdin)")
+    .option("--resend-unknown", "send again the batches whose outcome is unknown (they may then be recorded twice)", false)
+    .option("--dry-run", "validate and count without sending", false)
+    .addOption(new Option("--progress <mode>", "progress display").choices(PROGRESS_MODES).default("auto"))
+    .option("--json", "print the summary as JSON on standard output", false)
+    .action(async (file: string, opts: CommandOptions) => {
+      process.exitCode = await runImport(file, opts);
+    });
+}
+
+interface CommandOptions {
+  eventsUrl?: string;
+  sdkKey?: string;
+  format?: (typeof INPUT_FORMATS)[number];
+  batchSize?: number;
+  maxBatchBytes?: number;
+  concurrency?: number;
+  requestsPerSecond?: number;
+  rejects?: string;
+  journal?: string;
+  resendUnknown: boolean;
+  dryRun: boolean;
+  progress: ProgressMode;
+  json: boolean;
+}
+
+/** Runs one import and returns the exit code. */
+async function runImport(file: string, opts: CommandOptions): Promise<number> {
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(
+        `\nflagstack: ${signal}: no new batches; waiting for those in flight, then writing the journal (again to quit at once)\n`,
+      );
+      ac.abort();
+    } else {
+      // Every batch sent so far has its intent in the journal: a re-run reports them as unknown.
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  if (file === "-" && process.stdin.isTTY) {
+    process.stderr.write("flagstack: reading events from the terminal; end with Ctrl-D\n");
+  }
+  const reporter = createProgressReporter(opts.progress, { stream: process.stderr });
+  let last: ImportProgress | undefined;
+  let summary: ImportSummary;
+  try {
+    summary = await importEvents({
+      input: file,
+      format: opts.format,
+      eventsUrl: opts.eventsUrl,
+      sdkKey: opts.sdkKey,
+      batchSize: opts.batchSize,
+      maxBatchBytes: opts.maxBatchBytes,
+      concurrency: opts.concurrency,
+      requestsPerSecond: opts.requestsPerSecond,
+      rejects: opts.rejects,
+      journal: opts.journal,
+      resendUnknown: opts.resendUnknown,
+      dryRun: opts.dryRun,
+      signal: ac.signal,
+      onProgress: (p) => {
+        last = p;
+        reporter.update(p);
+      },
+    });
+  } catch (e) {
+    if (last) reporter.stop(last);
+    if (e instanceof ImportError) {
+      print(e.summary, opts.json);
+      process.stderr.write(`flagstack: ${e.message}\n`);
+      return e.summary.interrupted ? EXIT.interrupted : EXIT.error;
+    }
+    throw e;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  if (last) reporter.stop(last);
+  print(summary, opts.json);
+  if (summary.interrupted) return EXIT.interrupted;
+  if (summary.unknown > 0 || summary.failed > 0) return EXIT.incomplete;
+  return EXIT.ok;
+}
+
+function print(summary: ImportSummary, json: boolean): void {
+  process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+}
