@@ -1,0 +1,76 @@
+/**
+ * Helpers shared by the policies: configuration from zod schemas (the JSON schema the engine
+ * validates with and the defaults both come from one schema), production-environment matching
+ * and message formatting.
+ * @module
+ */
+import type { PolicyConfigSchema } from "@pulumi/policy";
+import { z } from "zod";
+import type { DefinitionView } from "./resources";
+
+/**
+ * The `configSchema` of a policy, derived from its zod config schema (draft-07, as input: a field
+ * with a default is optional). The pack's config file is validated against it by the engine.
+ */
+export function configSchemaOf(schema: z.ZodObject): PolicyConfigSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as {
+    properties?: PolicyConfigSchema["properties"];
+    required?: string[];
+  };
+  return { properties: json.properties ?? {}, ...(json.required?.length ? { required: json.required } : {}) };
+}
+
+/**
+ * Reads a policy's config with its defaults applied. A bad config throws an error naming the
+ * policy and the field, which the engine reports as a failure of that policy.
+ */
+export function readConfig<S extends z.ZodObject>(
+  policy: string,
+  schema: S,
+  args: { getConfig<T extends object>(): T },
+): z.output<S> {
+  const parsed = schema.safeParse(args.getConfig<object>() ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues
+    .map((i) => `${formatPath(i.path) || "(config)"}: ${i.message}`)
+    .join("; ");
+  throw new Error(`invalid config of policy ${policy}: ${issues}`);
+}
+
+/** `["rules", 0, "buckets"]` → `rules[0].buckets`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, p) => (typeof p === "number" ? `${out}[${p}]` : out === "" ? String(p) : `${out}.${String(p)}`),
+    "",
+  );
+}
+
+/** Environments treated as production when a policy's config does not say. */
+export const DEFAULT_PRODUCTION_ENVIRONMENTS = ["Production"];
+
+/** The `productionEnvironments` config field shared by the definition policies. */
+export const ProductionEnvironments = z
+  .array(z.string().min(1))
+  .default(DEFAULT_PRODUCTION_ENVIRONMENTS)
+  .describe("Environment names or ids that are production (compared without regard to case).");
+
+/** True when a definition's environment (by name or id) is in the configured list. */
+export function inEnvironments(
+  view: Pick<DefinitionView, "environmentNames">,
+  environments: readonly string[],
+): boolean {
+  const wanted = new Set(environments.map((e) => e.toLowerCase()));
+  return view.environmentNames.some((n) => wanted.has(n.toLowerCase()));
+}
+
+/** Case-insensitive membership, for names users type into config (statuses, environments). */
+export const includesName = (names: readonly string[], name: string | undefined): boolean =>
+  name !== undefined && names.some((n) => n.toLowerCase() === name.toLowerCase());
+
+/** `flag "new-checkout" in environment "Production"`: how messages name a definition. */
+export function definitionLabel(view: Pick<DefinitionView, "flagName" | "environment">): string {
+  return `flag "${view.flagName ?? "?"}" in environment "${view.environment ?? "?"}"`;
+}
+
+/** A percentage for messages: at most two decimals, no trailing zeros. */
+export const percent = (n: number): string => `${Number(n.toFixed(2))}%`;

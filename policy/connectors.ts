@@ -1,0 +1,76 @@
+/**
+ * Policies on connectors: no anonymous registry access from production projects.
+ * @module
+ */
+import type { StackValidationPolicy } from "@pulumi/policy";
+import { z } from "zod";
+import { DEFAULT_ORG } from "../sdk/platform/schemas";
+import { configSchemaOf, readConfig } from "./common";
+import { type ConnectorView, type ProjectView, readConnector, readProject, TYPES } from "./resources";
+
+export const ConnectorConfig = z.object({
+  productionProjects: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Production projects by identifier ("payments") or organization and identifier ("default/payments").',
+    ),
+  productionProjectTags: z
+    .record(z.string(), z.string())
+    .default({ env: "production" })
+    .describe(
+      "A Project resource of the stack carrying all these tags (values compared without regard to case) is production.",
+    ),
+});
+export type ConnectorConfig = z.output<typeof ConnectorConfig>;
+
+/**
+ * Why a connector's project is production, or undefined when it is not (or has no project).
+ * Exported for the tests and for users composing their own policies.
+ */
+export function productionReason(
+  connector: ConnectorView,
+  projects: readonly ProjectView[],
+  config: ConnectorConfig,
+): string | undefined {
+  if (connector.project === undefined) return undefined;
+  const org = connector.org ?? DEFAULT_ORG;
+  if (config.productionProjects.some((p) => p === connector.project || p === `${org}/${connector.project}`)) {
+    return "listed in productionProjects";
+  }
+  const wanted = Object.entries(config.productionProjectTags);
+  if (wanted.length === 0) return undefined;
+  const project = projects.find((p) => p.identifier === connector.project && (p.org ?? DEFAULT_ORG) === org);
+  if (!project) return undefined;
+  const tagged = wanted.every(([k, v]) => project.tags[k]?.toLowerCase() === v.toLowerCase());
+  return tagged ? `tagged ${wanted.map(([k, v]) => `${k}: ${v}`).join(", ")}` : undefined;
+}
+
+/**
+ * connector-no-anonymous-production: a connector scoped to a production project (listed in the
+ * config, or a Project resource of the stack with the configured tags) does not use anonymous
+ * registry auth.
+ */
+export const connectorNoAnonymousProduction: StackValidationPolicy = {
+  name: "connector-no-anonymous-production",
+  description:
+    "Connectors in production projects (listed in the config, or tagged env: production) do not use anonymous registry auth.",
+  enforcementLevel: "mandatory",
+  severity: "high",
+  configSchema: configSchemaOf(ConnectorConfig),
+  validateStack: (args, report) => {
+    const config = readConfig("connector-no-anonymous-production", ConnectorConfig, args);
+    const projects = args.resources.filter((r) => r.type === TYPES.project).map((r) => readProject(r.props));
+    for (const r of args.resources) {
+      if (r.type !== TYPES.connector) continue;
+      const connector = readConnector(r.props);
+      if (connector.authType?.toLowerCase() !== "anonymous") continue;
+      const reason = productionReason(connector, projects, config);
+      if (!reason) continue;
+      report(
+        `connector "${connector.identifier ?? "?"}" in project "${connector.project}" uses anonymous registry auth, and the project is production (${reason}): use UsernamePassword auth with a passwordRef`,
+        r.urn,
+      );
+    }
+  },
+};

@@ -1,0 +1,172 @@
+/**
+ * Policies on flag definitions: well-formed documents, a ramp guard for production, and
+ * documented kill switches.
+ * @module
+ */
+import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { z } from "zod";
+import { DefinitionBody, type DefinitionDoc, validateDefinition } from "../sdk/admin/schemas";
+import { conversionProblems } from "../sdk/split/convert";
+import {
+  configSchemaOf,
+  definitionLabel,
+  formatPath,
+  includesName,
+  inEnvironments,
+  ProductionEnvironments,
+  percent,
+  readConfig,
+} from "./common";
+import { type DefinitionView, type FlagView, readDefinition, readFlag, TYPES } from "./resources";
+
+/** Every problem of a definition, as `path: message` lines (empty when it is well formed). */
+export function definitionProblems(body: Record<string, unknown>): string[] {
+  const parsed = DefinitionBody.safeParse(body, { reportInput: true });
+  if (!parsed.success) {
+    return parsed.error.issues.map((i) => {
+      const got =
+        typeof i.input === "string" || typeof i.input === "number" ? ` (got ${JSON.stringify(i.input)})` : "";
+      return `${formatPath(i.path) || "definition"}: ${i.message}${got}`;
+    });
+  }
+  return [...validateDefinition(parsed.data), ...conversionProblems(parsed.data)].map(
+    (p) => `${formatPath(p.path)}: ${p.message}`,
+  );
+}
+
+/** The definition document when it is well formed, else undefined. */
+export function wellFormed(body: Record<string, unknown>): DefinitionDoc | undefined {
+  const parsed = DefinitionBody.safeParse(body);
+  if (!parsed.success) return undefined;
+  return validateDefinition(parsed.data).length === 0 ? parsed.data : undefined;
+}
+
+/**
+ * definition-well-formed: the rules the service enforces, checked before any request: bucket
+ * sizes sum to 100 in each rule and in the default rule, every named treatment exists, treatment
+ * names are unique and not reserved, at most 20 treatments, traffic allocation 0..100, and every
+ * matcher carries the field its type needs. Same checks as the provider and the emulator
+ * (`validateDefinition` in `sdk/admin/schemas.ts`).
+ */
+export const definitionWellFormed: ResourceValidationPolicy = {
+  name: "definition-well-formed",
+  description:
+    "Flag definitions are well formed: bucket sizes sum to 100 in every rule and in the default rule, every treatment referenced exists, treatment names are unique and not reserved, at most 20 treatments, traffic allocation 0..100.",
+  enforcementLevel: "mandatory",
+  severity: "high",
+  validateResource: (args, report) => {
+    if (args.type !== TYPES.definition) return;
+    const view = readDefinition(args.props);
+    for (const problem of definitionProblems(view.body)) report(`${definitionLabel(view)}: ${problem}`);
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+export const RampGuardConfig = z.object({
+  maxNonBaselinePercent: z
+    .number()
+    .min(0)
+    .max(100)
+    .default(50)
+    .describe(
+      "Largest share (percent) of untargeted traffic a production definition may send to treatments other than the baseline.",
+    ),
+  allowedRolloutStatuses: z
+    .array(z.string().min(1))
+    .default(["Ramping", "Experimenting"])
+    .describe("Rollout statuses (names) under which a flag may exceed the limit."),
+  productionEnvironments: ProductionEnvironments,
+});
+export type RampGuardConfig = z.output<typeof RampGuardConfig>;
+
+/**
+ * Share (percent, 0..100) of untargeted traffic that a definition sends to treatments other than
+ * the baseline (the baseline treatment, else the default treatment):
+ *
+ *   share = A/100 × Σ(default-rule buckets ≠ baseline) + (100 − A)/100 × (defaultTreatment ≠ baseline ? 100 : 0)
+ *
+ * where A is the traffic allocation: keys inside the allocation that match no rule get the
+ * default rule, keys outside it get the default treatment (ref wire §3). A killed definition
+ * serves the default treatment to everyone. Individual targets and targeting rules are left out:
+ * they address chosen keys on purpose.
+ */
+export function nonBaselineShare(def: DefinitionDoc): number {
+  const baseline = def.baselineTreatment ?? def.defaultTreatment;
+  const outside = def.defaultTreatment === baseline ? 0 : 100;
+  if (def.killed) return outside;
+  const inside = def.defaultRule.filter((b) => b.treatment !== baseline).reduce((s, b) => s + b.size, 0);
+  const a = def.trafficAllocation;
+  return (a / 100) * inside + ((100 - a) / 100) * outside;
+}
+
+/** The Flag resource a definition belongs to: same flag name and, when both say, same workspace. */
+export function flagFor(def: DefinitionView, flags: readonly FlagView[]): FlagView | undefined {
+  return flags.find(
+    (f) =>
+      f.name === def.flagName &&
+      (f.workspace === undefined || def.workspace === undefined || f.workspace === def.workspace),
+  );
+}
+
+/**
+ * production-ramp-guard: in a production environment, the share of untargeted traffic sent to
+ * treatments other than the baseline ({@link nonBaselineShare}) may not exceed the configured
+ * percentage unless the flag's rollout status (from the Flag resource in the stack) is one of the
+ * configured statuses.
+ */
+export const productionRampGuard: StackValidationPolicy = {
+  name: "production-ramp-guard",
+  description:
+    "In production, a definition may send more than the configured share of untargeted traffic to treatments other than the baseline only when the flag's rollout status says it is ramping or experimenting.",
+  enforcementLevel: "mandatory",
+  severity: "high",
+  configSchema: configSchemaOf(RampGuardConfig),
+  validateStack: (args, report) => {
+    const config = readConfig("production-ramp-guard", RampGuardConfig, args);
+    const flags = args.resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props));
+    for (const r of args.resources) {
+      if (r.type !== TYPES.definition) continue;
+      const view = readDefinition(r.props);
+      if (!inEnvironments(view, config.productionEnvironments)) continue;
+      const def = wellFormed(view.body);
+      if (!def) continue; // definition-well-formed reports it
+      const share = nonBaselineShare(def);
+      if (share <= config.maxNonBaselinePercent) continue;
+      const flag = flagFor(view, flags);
+      if (includesName(config.allowedRolloutStatuses, flag?.rolloutStatus)) continue;
+      const baseline = def.baselineTreatment ?? def.defaultTreatment;
+      const allowed = config.allowedRolloutStatuses.join(", ");
+      const status = !flag
+        ? `its rollout status is unknown: no Flag resource named "${view.flagName}" in this stack (allowed: ${allowed})`
+        : `its rollout status "${flag.rolloutStatus ?? "Pre-Production"}" is not one of: ${allowed}`;
+      report(
+        `${definitionLabel(view)} sends ${percent(share)} of untargeted traffic to treatments other than the baseline "${baseline}" (limit ${percent(config.maxNonBaselinePercent)}), and ${status}`,
+        r.urn,
+      );
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+export const KillSwitchConfig = z.object({ productionEnvironments: ProductionEnvironments });
+
+/** kill-switch-documented: a definition killed in production carries a comment saying why. */
+export const killSwitchDocumented: ResourceValidationPolicy = {
+  name: "kill-switch-documented",
+  description: "A definition that is killed in a production environment carries a comment explaining why.",
+  enforcementLevel: "advisory",
+  severity: "medium",
+  configSchema: configSchemaOf(KillSwitchConfig),
+  validateResource: (args, report) => {
+    if (args.type !== TYPES.definition) return;
+    const config = readConfig("kill-switch-documented", KillSwitchConfig, args);
+    const view = readDefinition(args.props);
+    if (!view.killed || !inEnvironments(view, config.productionEnvironments)) return;
+    if ((view.comment ?? "").trim() !== "") return;
+    report(
+      `${definitionLabel(view)} is killed without a comment: set comment to say why it was killed and what brings it back`,
+    );
+  },
+};

@@ -1,0 +1,255 @@
+/**
+ * Policies on pipelines: Deployment stages roll back on failure, scripts hold no literal secret,
+ * steps have timeouts. Each reads the pipeline through `readPipeline`, so the typed model and the
+ * YAML text are checked alike.
+ * @module
+ */
+import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { z } from "zod";
+import { configSchemaOf, readConfig } from "./common";
+import { type PipelineView, readPipeline, type StageView, type StepView, TYPES } from "./resources";
+
+/** The pipeline of a Pipeline resource, or undefined for other resources and unreadable YAML. */
+function pipelineOf(args: ResourceValidationArgs): PipelineView | undefined {
+  if (args.type !== TYPES.pipeline) return undefined;
+  try {
+    return readPipeline(args.props);
+  } catch {
+    return undefined; // YAML that does not parse fails the provider's check with its position
+  }
+}
+
+const stageLabel = (p: PipelineView, s: StageView) => `pipeline "${p.identifier}" stage "${s.identifier}"`;
+const stepLabel = (p: PipelineView, s: StageView, step: StepView) =>
+  `${stageLabel(p, s)} ${step.rollback ? "rollback step" : "step"} "${step.identifier}"`;
+
+// ---------------------------------------------------------------------------------------------
+
+/** Failure actions that roll the stage or the pipeline back. */
+export const ROLLBACK_ACTIONS = ["StageRollback", "PipelineRollback"] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * True when a failure strategy ends in a rollback: directly, after its retries
+ * (`Retry.onRetryFailure`), or when a manual intervention times out (`onTimeout`).
+ */
+export function rollsBack(strategy: unknown): boolean {
+  const action = isRecord(strategy) && isRecord(strategy.onFailure) ? strategy.onFailure.action : undefined;
+  if (!isRecord(action)) return false;
+  const isRollback = (a: unknown) => isRecord(a) && (ROLLBACK_ACTIONS as readonly unknown[]).includes(a.type);
+  if (isRollback(action)) return true;
+  const spec = isRecord(action.spec) ? action.spec : {};
+  if (action.type === "Retry") return isRecord(spec.onRetryFailure) && isRollback(spec.onRetryFailure.action);
+  if (action.type === "ManualIntervention")
+    return isRecord(spec.onTimeout) && isRollback(spec.onTimeout.action);
+  return false;
+}
+
+export const RollbackConfig = z.object({
+  stageTypes: z
+    .array(z.string().min(1))
+    .default(["Deployment"])
+    .describe("Stage types that must roll back on failure."),
+  requireRollbackSteps: z
+    .boolean()
+    .default(true)
+    .describe("Also require rollback steps, without which a rollback does nothing."),
+});
+
+/**
+ * pipeline-deployment-rollback: every Deployment stage has a failure strategy that rolls back
+ * (StageRollback or PipelineRollback, possibly after retries or a manual intervention) and
+ * rollback steps for it to run.
+ */
+export const pipelineDeploymentRollback: ResourceValidationPolicy = {
+  name: "pipeline-deployment-rollback",
+  description:
+    "Every Deployment stage has a failure strategy that rolls back (StageRollback or PipelineRollback) and rollback steps to run.",
+  enforcementLevel: "mandatory",
+  severity: "high",
+  configSchema: configSchemaOf(RollbackConfig),
+  validateResource: (args, report) => {
+    const pipeline = pipelineOf(args);
+    if (!pipeline) return;
+    const config = readConfig("pipeline-deployment-rollback", RollbackConfig, args);
+    for (const stage of pipeline.stages) {
+      if (!config.stageTypes.includes(stage.type)) continue;
+      if (!stage.failureStrategies.some(rollsBack)) {
+        report(
+          `${stageLabel(pipeline, stage)} (${stage.type}) has no failure strategy that rolls back: add failureStrategies with onFailure action StageRollback or PipelineRollback`,
+        );
+      }
+      if (config.requireRollbackSteps && stage.rollbackSteps.length === 0) {
+        report(
+          `${stageLabel(pipeline, stage)} (${stage.type}) has no rollback steps, so a rollback would do nothing`,
+        );
+      }
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What a literal secret looks like. Values that start with `$` (a shell variable) or `<+` (an
+ * expression such as `<+secrets.getValue("name")>`) are never literals; expressions are removed
+ * before matching.
+ */
+export const SECRET_PATTERNS: readonly { what: string; pattern: RegExp }[] = [
+  { what: "a private key", pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/ },
+  { what: "an AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { what: "a GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/ },
+  { what: "a Slack token", pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/ },
+  { what: "a JSON web token", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
+  { what: "credentials in a URL", pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:(?![$<])[^\s@/]{3,}@/i },
+  {
+    what: "an Authorization header",
+    pattern: /\bAuthorization:\s*(?:Bearer|Basic|token)\s+(?![$<])[A-Za-z0-9._~+/=-]{8,}/i,
+  },
+  {
+    what: "a password or token assignment",
+    pattern:
+      // The name ends in the secret word (DB_PASSWORD, GITHUB_TOKEN, client_secret), so
+      // SECRET_NAME=... or TOKEN_URL=... are not flagged; paths and URLs are not values either.
+      /\b[A-Za-z0-9_]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)\d*\s*[:=]\s*["']?(?![$<"'\s/.~]|https?:\/\/)[^\s"';]{6,}/i,
+  },
+  // Long options only: `-p` is also mkdir's and ssh's.
+  {
+    what: "a password on the command line",
+    pattern: /(?:^|\s)--(?:password|token|api-key|secret)[=\s]+["']?(?![$<"'\s/.~-])[^\s"';]{6,}/,
+  },
+];
+
+const EXPRESSION = /<\+[^>]*>/g;
+
+/** The kind of secret a text seems to hold (first pattern that matches), or undefined. */
+export function literalSecret(text: string, extra: readonly RegExp[] = []): string | undefined {
+  const clean = text.replace(EXPRESSION, "<+>");
+  for (const { what, pattern } of SECRET_PATTERNS) if (pattern.test(clean)) return what;
+  for (const pattern of extra) if (pattern.test(clean)) return `text matching ${pattern.source}`;
+  return undefined;
+}
+
+export const SecretsConfig = z.object({
+  additionalPatterns: z
+    .array(z.string().min(1))
+    .default([])
+    .describe("More regular expressions that a literal secret matches (case-sensitive)."),
+});
+
+const USE_SECRET = 'reference a secret with <+secrets.getValue("name")> instead';
+
+/**
+ * pipeline-no-literal-secrets: scripts, environment variables and String variables hold nothing
+ * that looks like a secret (private keys, cloud and chat tokens, JWTs, credentials in URLs,
+ * `PASSWORD=...` assignments, `--password x`). The message never repeats the value.
+ */
+export const pipelineNoLiteralSecrets: ResourceValidationPolicy = {
+  name: "pipeline-no-literal-secrets",
+  description:
+    'Pipeline scripts and variables hold no literal that looks like a secret; secrets are referenced with <+secrets.getValue("name")>.',
+  enforcementLevel: "mandatory",
+  severity: "critical",
+  configSchema: configSchemaOf(SecretsConfig),
+  validateResource: (args, report) => {
+    const pipeline = pipelineOf(args);
+    if (!pipeline) return;
+    const { additionalPatterns } = readConfig("pipeline-no-literal-secrets", SecretsConfig, args);
+    const extra = additionalPatterns.map((p) => new RegExp(p));
+    const variable = (where: string, v: { name: string; type: string; value: unknown }) => {
+      if (v.type === "Secret" || (typeof v.value !== "string" && typeof v.value !== "number")) return;
+      const what = literalSecret(`${v.name}=${v.value}`, extra);
+      if (what)
+        report(
+          `${where} variable ${v.name} holds what looks like ${what}; make it a Secret variable or ${USE_SECRET}`,
+        );
+    };
+    for (const v of pipeline.variables) variable(`pipeline "${pipeline.identifier}"`, v);
+    for (const stage of pipeline.stages) {
+      for (const v of stage.variables) variable(stageLabel(pipeline, stage), v);
+      for (const step of [...stage.steps, ...stage.rollbackSteps]) {
+        (step.script ?? "").split("\n").forEach((line, i) => {
+          const what = literalSecret(line, extra);
+          if (what)
+            report(
+              `${stepLabel(pipeline, stage, step)}: script line ${i + 1} holds what looks like ${what}; ${USE_SECRET}`,
+            );
+        });
+        for (const v of step.environmentVariables) {
+          if (v.type === "Secret" || (typeof v.value !== "string" && typeof v.value !== "number")) continue;
+          const what = literalSecret(`${v.name}=${v.value}`, extra);
+          if (what)
+            report(
+              `${stepLabel(pipeline, stage, step)}: environment variable ${v.name} holds what looks like ${what}; ${USE_SECRET}`,
+            );
+        }
+      }
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const UNITS: Record<string, number> = {
+  w: 604_800_000,
+  d: 86_400_000,
+  h: 3_600_000,
+  m: 60_000,
+  s: 1000,
+  ms: 1,
+};
+
+/** Milliseconds of a duration such as `10m`, `1h30m`, `1h 30m` or `500ms`; undefined if it is not one. */
+export function durationMs(text: string): number | undefined {
+  const compact = text.replace(/\s+/g, "");
+  if (!/^(\d+(ms|w|d|h|m|s))+$/.test(compact)) return undefined;
+  let total = 0;
+  for (const [, n, unit] of compact.matchAll(/(\d+)(ms|w|d|h|m|s)/g)) total += Number(n) * UNITS[unit!]!;
+  return total;
+}
+
+export const TimeoutConfig = z.object({
+  maxTimeout: z
+    .string()
+    .refine((t) => durationMs(t) !== undefined, {
+      message: "maxTimeout must be a duration such as 1h or 30m",
+    })
+    .optional()
+    .describe("Longest step timeout allowed (a duration such as 1h); no limit when unset."),
+});
+
+/**
+ * pipeline-step-timeouts: every step, rollback steps included, has a timeout, and none exceeds
+ * `maxTimeout` when set. A model-form step without one deploys with the model's default (10m);
+ * expressions and runtime inputs count as set.
+ */
+export const pipelineStepTimeouts: ResourceValidationPolicy = {
+  name: "pipeline-step-timeouts",
+  description: "Every pipeline step has a timeout, and none is longer than the configured maximum.",
+  enforcementLevel: "advisory",
+  severity: "medium",
+  configSchema: configSchemaOf(TimeoutConfig),
+  validateResource: (args, report) => {
+    const pipeline = pipelineOf(args);
+    if (!pipeline) return;
+    const { maxTimeout } = readConfig("pipeline-step-timeouts", TimeoutConfig, args);
+    const max = maxTimeout === undefined ? undefined : durationMs(maxTimeout);
+    for (const stage of pipeline.stages) {
+      for (const step of [...stage.steps, ...stage.rollbackSteps]) {
+        const label = stepLabel(pipeline, stage, step);
+        if (step.timeout === undefined || step.timeout.trim() === "") {
+          report(`${label} has no timeout: set timeout (for example 10m)`);
+          continue;
+        }
+        if (step.timeout.includes("<+")) continue;
+        const ms = durationMs(step.timeout);
+        if (ms === undefined)
+          report(`${label} has timeout "${step.timeout}", which is not a duration such as 10m or 1h30m`);
+        else if (max !== undefined && ms > max)
+          report(`${label} has timeout ${step.timeout}, longer than the maximum ${maxTimeout}`);
+      }
+    }
+  },
+};

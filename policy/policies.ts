@@ -1,0 +1,36 @@
+/**
+ * The flagstack rollout-safety policies, one typed const each, grouped by area:
+ * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`. `index.ts`
+ * builds the pack from this list; tests call the validators directly (never through a
+ * `PolicyPack`, which starts a gRPC server).
+ * @module
+ */
+import type { Policies } from "@pulumi/policy";
+import { connectorNoAnonymousProduction } from "./connectors";
+import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
+import { flagNaming, flagRequiredTags } from "./flags";
+import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+import { targetingAssertions } from "./targeting";
+
+export { connectorNoAnonymousProduction } from "./connectors";
+export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
+export { flagNaming, flagRequiredTags } from "./flags";
+export { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+export { targetingAssertions } from "./targeting";
+
+/** Name of the pack, as `pulumi preview --policy-pack` prints it. */
+export const POLICY_PACK_NAME = "flagstack-rollout-safety";
+
+/** Every policy of the pack. */
+export const policies: Policies = [
+  definitionWellFormed,
+  productionRampGuard,
+  killSwitchDocumented,
+  flagNaming,
+  flagRequiredTags,
+  pipelineDeploymentRollback,
+  pipelineNoLiteralSecrets,
+  pipelineStepTimeouts,
+  connectorNoAnonymousProduction,
+  targetingAssertions,
+];

@@ -1,0 +1,412 @@
+/**
+ * The one place where policies read resource inputs. Each reader turns the `props` of a flagstack
+ * resource into a small, typed view; the policies only see the views. When a provider input is
+ * renamed, the property list here is the one-line fix.
+ *
+ * Readers are lenient on purpose: an input may be a name or an `{id, name}` object, a tag list
+ * may be strings or `[{name}]`, a definition may sit at the top level or under `definition`, a
+ * pipeline may be a typed model object or a YAML string. Validation belongs to the provider's
+ * `check` and to the definition-well-formed policy, not to the readers.
+ * @module
+ */
+import YAML from "yaml";
+import { z } from "zod";
+import {
+  CONNECTOR_TYPE,
+  FLAG_DEFINITION_TYPE,
+  FLAG_TYPE,
+  PIPELINE_TYPE,
+  PROJECT_TYPE,
+} from "../provider/types";
+
+/** Input names read for each view, first present wins. */
+export const PROPS = {
+  flag: {
+    name: ["name", "flagName"],
+    description: ["description"],
+    tags: ["tags"],
+    rolloutStatus: ["rolloutStatus", "rolloutStatusName"],
+    workspace: ["workspace", "workspaceName", "workspaceId"],
+    trafficType: ["trafficType", "trafficTypeName"],
+  },
+  definition: {
+    flag: ["flagName", "flag", "name"],
+    environment: ["environment", "environmentName", "environmentId"],
+    workspace: ["workspace", "workspaceName", "workspaceId"],
+    trafficType: ["trafficType", "trafficTypeName"],
+    /** Where the definition document sits when it is not at the top level. */
+    nested: ["definition"],
+    comment: ["comment"],
+    title: ["title"],
+  },
+  pipeline: {
+    model: ["pipeline", "model"],
+    yaml: ["yaml", "pipelineYaml"],
+    org: ["org", "orgIdentifier"],
+    project: ["project", "projectIdentifier"],
+    scope: ["scope"],
+  },
+  connector: {
+    identifier: ["identifier"],
+    name: ["name"],
+    type: ["type"],
+    spec: ["spec"],
+    scope: ["scope"],
+    org: ["org", "orgIdentifier"],
+    project: ["project", "projectIdentifier"],
+  },
+  project: {
+    identifier: ["identifier"],
+    org: ["org", "orgIdentifier"],
+    tags: ["tags"],
+  },
+} as const;
+
+/** The definition fields, as `DefinitionBody` names them. */
+export const DEFINITION_FIELDS = [
+  "treatments",
+  "defaultTreatment",
+  "baselineTreatment",
+  "trafficAllocation",
+  "rules",
+  "defaultRule",
+  "killed",
+] as const;
+
+/** Type tokens the views apply to (dynamic resources match on `type`, never on a class). */
+export const TYPES = {
+  flag: FLAG_TYPE,
+  definition: FLAG_DEFINITION_TYPE,
+  pipeline: PIPELINE_TYPE,
+  connector: CONNECTOR_TYPE,
+  project: PROJECT_TYPE,
+} as const;
+
+type Props = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function first(props: Props, names: readonly string[]): unknown {
+  for (const n of names) if (props[n] !== undefined && props[n] !== null) return props[n];
+  return undefined;
+}
+
+/** A name from a string, or from an `{name}` / `{id}` object (name preferred). */
+export function nameOf(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (isRecord(v)) {
+    if (typeof v.name === "string") return v.name;
+    if (typeof v.id === "string") return v.id;
+  }
+  return undefined;
+}
+
+/** Every name an environment or workspace reference carries (name and id). */
+function namesOf(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (!isRecord(v)) return [];
+  return [v.name, v.id].filter((x): x is string => typeof x === "string");
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+export const FlagView = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  /** Tag names, from `["a"]` or `[{name: "a"}]`. */
+  tags: z.array(z.string()),
+  rolloutStatus: z.string().optional(),
+  workspace: z.string().optional(),
+  trafficType: z.string().optional(),
+});
+export type FlagView = z.infer<typeof FlagView>;
+
+/** Reads a Flag resource's inputs. */
+export function readFlag(props: Props): FlagView {
+  const p = PROPS.flag;
+  const tags = first(props, p.tags);
+  return {
+    name: nameOf(first(props, p.name)),
+    description: str(first(props, p.description)),
+    tags: Array.isArray(tags) ? tags.map(nameOf).filter((t): t is string => t !== undefined) : [],
+    rolloutStatus: nameOf(first(props, p.rolloutStatus)),
+    workspace: nameOf(first(props, p.workspace)),
+    trafficType: nameOf(first(props, p.trafficType)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flag definitions
+
+export const DefinitionView = z.object({
+  flagName: z.string().optional(),
+  /** The environment as given (name preferred). */
+  environment: z.string().optional(),
+  /** Every name the environment reference carries (name and id), to match configured lists. */
+  environmentNames: z.array(z.string()),
+  workspace: z.string().optional(),
+  trafficType: z.string().optional(),
+  killed: z.boolean(),
+  comment: z.string().optional(),
+  title: z.string().optional(),
+  /** The definition document's fields, unvalidated (see `DefinitionBody`). */
+  body: z.record(z.string(), z.unknown()),
+});
+export type DefinitionView = z.infer<typeof DefinitionView>;
+
+/** Reads a FlagDefinition resource's inputs. */
+export function readDefinition(props: Props): DefinitionView {
+  const p = PROPS.definition;
+  const nested = first(props, p.nested);
+  const src: Props = isRecord(nested) ? { ...props, ...nested } : props;
+  const env = first(src, p.environment);
+  const body: Props = {};
+  for (const f of DEFINITION_FIELDS) if (src[f] !== undefined && src[f] !== null) body[f] = src[f];
+  return {
+    flagName: nameOf(first(src, p.flag)),
+    environment: nameOf(env),
+    environmentNames: namesOf(env),
+    workspace: nameOf(first(src, p.workspace)),
+    trafficType: nameOf(first(src, p.trafficType)),
+    killed: src.killed === true,
+    comment: str(first(src, p.comment)),
+    title: str(first(src, p.title)),
+    body,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines
+
+/** A step of a pipeline, whatever form the pipeline was given in. */
+export const StepView = z.object({
+  identifier: z.string(),
+  name: z.string(),
+  type: z.string(),
+  timeout: z.string().optional(),
+  script: z.string().optional(),
+  /** Environment variables of a ShellScript step. */
+  environmentVariables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
+  /** Where it sits: `stages[0].execution.rollbackSteps[1]`. */
+  path: z.string(),
+  rollback: z.boolean(),
+});
+export type StepView = z.infer<typeof StepView>;
+
+export const StageView = z.object({
+  identifier: z.string(),
+  name: z.string(),
+  type: z.string(),
+  failureStrategies: z.array(z.unknown()),
+  steps: z.array(StepView),
+  rollbackSteps: z.array(StepView),
+  variables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
+});
+export type StageView = z.infer<typeof StageView>;
+
+export const PipelineView = z.object({
+  identifier: z.string(),
+  name: z.string(),
+  form: z.enum(["model", "yaml"]),
+  stages: z.array(StageView),
+  variables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
+});
+export type PipelineView = z.infer<typeof PipelineView>;
+
+/**
+ * Step timeout the pipeline model renders when a step has none (`provider/pipeline-model.ts`
+ * `stepBase.timeout`): a model-form step always deploys with a timeout.
+ */
+export const MODEL_DEFAULT_STEP_TIMEOUT = "10m";
+
+/**
+ * Reads a Pipeline resource's inputs: the typed model (`pipeline`) or the YAML text (`yaml`).
+ * @throws Error when the YAML does not parse (reported by the policies as a violation).
+ */
+export function readPipeline(props: Props): PipelineView | undefined {
+  const p = PROPS.pipeline;
+  const model = first(props, p.model);
+  const yaml = first(props, p.yaml);
+  if (isRecord(model)) return fromModel(model);
+  if (typeof yaml === "string") {
+    const doc: unknown = YAML.parse(yaml);
+    if (!isRecord(doc) || !isRecord(doc.pipeline))
+      throw new Error("the pipeline YAML has no top-level pipeline key");
+    return fromYaml(doc.pipeline);
+  }
+  return undefined;
+}
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const variables = (v: unknown) =>
+  list(v)
+    .filter(isRecord)
+    .map((x) => ({ name: String(x.name ?? ""), type: String(x.type ?? "String"), value: x.value }));
+
+function fromModel(m: Props): PipelineView {
+  const steps = (elements: unknown, at: string, rollback: boolean): StepView[] =>
+    list(elements).flatMap((e, i) => {
+      if (!isRecord(e)) return [];
+      if (e.type === "Parallel") {
+        return list(e.steps).flatMap((s, j) =>
+          isRecord(s) ? [modelStep(s, `${at}[${i}].steps[${j}]`, rollback)] : [],
+        );
+      }
+      return [modelStep(e, `${at}[${i}]`, rollback)];
+    });
+  return {
+    identifier: String(m.identifier ?? ""),
+    name: String(m.name ?? m.identifier ?? ""),
+    form: "model",
+    variables: variables(m.variables),
+    stages: list(m.stages)
+      .filter(isRecord)
+      .map((s, i) => {
+        const execution = isRecord(s.execution) ? s.execution : {};
+        return {
+          identifier: String(s.identifier ?? ""),
+          name: String(s.name ?? s.identifier ?? ""),
+          type: String(s.type ?? ""),
+          failureStrategies: list(s.failureStrategies),
+          steps: steps(execution.steps, `stages[${i}].execution.steps`, false),
+          rollbackSteps: steps(execution.rollbackSteps, `stages[${i}].execution.rollbackSteps`, true),
+          variables: [
+            ...variables(s.variables),
+            ...variables(isRecord(s.service) ? s.service.variables : undefined),
+          ],
+        };
+      }),
+  };
+}
+
+function modelStep(s: Props, path: string, rollback: boolean): StepView {
+  return {
+    identifier: String(s.identifier ?? ""),
+    name: String(s.name ?? s.identifier ?? ""),
+    type: String(s.type ?? ""),
+    timeout: timeoutText(s.timeout) ?? MODEL_DEFAULT_STEP_TIMEOUT,
+    script: scriptText(s.script),
+    environmentVariables: variables(s.environmentVariables),
+    path,
+    rollback,
+  };
+}
+
+// A runtime input in a model is `{ $input: {...} }` once serialized; it is set, so it counts.
+const timeoutText = (v: unknown): string | undefined =>
+  typeof v === "string" ? v : isRecord(v) && "$input" in v ? "<+input>" : undefined;
+const scriptText = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function fromYaml(p: Props): PipelineView {
+  const steps = (elements: unknown, at: string, rollback: boolean): StepView[] =>
+    list(elements).flatMap((e, i): StepView[] => {
+      if (!isRecord(e)) return [];
+      if (isRecord(e.step)) return [yamlStep(e.step, `${at}[${i}].step`, rollback)];
+      if (Array.isArray(e.parallel)) return steps(e.parallel, `${at}[${i}].parallel`, rollback);
+      if (isRecord(e.stepGroup)) {
+        return [
+          ...steps(e.stepGroup.steps, `${at}[${i}].stepGroup.steps`, rollback),
+          ...steps(e.stepGroup.rollbackSteps, `${at}[${i}].stepGroup.rollbackSteps`, true),
+        ];
+      }
+      return [];
+    });
+  return {
+    identifier: String(p.identifier ?? ""),
+    name: String(p.name ?? p.identifier ?? ""),
+    form: "yaml",
+    variables: variables(p.variables),
+    stages: list(p.stages)
+      .filter(isRecord)
+      .map((wrapper, i) => {
+        const s = isRecord(wrapper.stage) ? wrapper.stage : {};
+        const spec = isRecord(s.spec) ? s.spec : {};
+        const execution = isRecord(spec.execution) ? spec.execution : {};
+        const serviceConfig = isRecord(spec.serviceConfig) ? spec.serviceConfig : {};
+        const serviceDefinition = isRecord(serviceConfig.serviceDefinition)
+          ? serviceConfig.serviceDefinition
+          : {};
+        const serviceSpec = isRecord(serviceDefinition.spec) ? serviceDefinition.spec : {};
+        return {
+          identifier: String(s.identifier ?? ""),
+          name: String(s.name ?? s.identifier ?? ""),
+          type: String(s.type ?? ""),
+          failureStrategies: list(s.failureStrategies),
+          steps: steps(execution.steps, `pipeline.stages[${i}].stage.spec.execution.steps`, false),
+          rollbackSteps: steps(
+            execution.rollbackSteps,
+            `pipeline.stages[${i}].stage.spec.execution.rollbackSteps`,
+            true,
+          ),
+          variables: [...variables(s.variables), ...variables(serviceSpec.variables)],
+        };
+      }),
+  };
+}
+
+function yamlStep(s: Props, path: string, rollback: boolean): StepView {
+  const spec = isRecord(s.spec) ? s.spec : {};
+  const source = isRecord(spec.source) ? spec.source : {};
+  const sourceSpec = isRecord(source.spec) ? source.spec : {};
+  return {
+    identifier: String(s.identifier ?? ""),
+    name: String(s.name ?? s.identifier ?? ""),
+    type: String(s.type ?? ""),
+    // The spec shows the timeout under the step's spec; real pipelines put it on the step (ref §7.1).
+    timeout: timeoutText(s.timeout) ?? timeoutText(spec.timeout),
+    script: scriptText(sourceSpec.script),
+    environmentVariables: variables(spec.environmentVariables),
+    path,
+    rollback,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connectors and projects
+
+export const ConnectorView = z.object({
+  identifier: z.string().optional(),
+  name: z.string().optional(),
+  type: z.string().optional(),
+  org: z.string().optional(),
+  project: z.string().optional(),
+  /** `spec.auth.type`, e.g. Anonymous or UsernamePassword. */
+  authType: z.string().optional(),
+});
+export type ConnectorView = z.infer<typeof ConnectorView>;
+
+/** Reads a Connector resource's inputs; the scope is `scope: {org, project}` or top-level fields. */
+export function readConnector(props: Props): ConnectorView {
+  const p = PROPS.connector;
+  const scope = first(props, p.scope);
+  const scoped: Props = isRecord(scope) ? { ...props, ...scope } : props;
+  const spec = first(props, p.spec);
+  const auth = isRecord(spec) ? spec.auth : undefined;
+  return {
+    identifier: str(first(props, p.identifier)),
+    name: str(first(props, p.name)),
+    type: str(first(props, p.type)),
+    org: nameOf(first(scoped, p.org)),
+    project: nameOf(first(scoped, p.project)),
+    authType: isRecord(auth) ? str(auth.type) : undefined,
+  };
+}
+
+export const ProjectView = z.object({
+  identifier: z.string().optional(),
+  org: z.string().optional(),
+  tags: z.record(z.string(), z.string()),
+});
+export type ProjectView = z.infer<typeof ProjectView>;
+
+/** Reads a Project resource's inputs. */
+export function readProject(props: Props): ProjectView {
+  const p = PROPS.project;
+  const tags = first(props, p.tags);
+  const out: Record<string, string> = {};
+  if (isRecord(tags)) for (const [k, v] of Object.entries(tags)) out[k] = String(v);
+  return { identifier: str(first(props, p.identifier)), org: nameOf(first(props, p.org)), tags: out };
+}
