@@ -17,11 +17,18 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { type ConnectorData, DOCKER_PROVIDER_TYPES, entityName, Identifier, Tags } from "../sdk/platform/schemas";
+import {
+  type ConnectorData,
+  DOCKER_PROVIDER_TYPES,
+  entityName,
+  Identifier,
+  Tags,
+} from "../sdk/platform/schemas";
 import { checkInputs, type InputProblem } from "./core/check";
-import { configureProvider, providerSettings } from "./core/config";
-import { type DiffSpec, diffInputs, jsonEqual } from "./core/diff";
+import { providerSettings } from "./core/config";
+import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
 import { AdoptInput, deleteConfirmingGone, type PlatformApi, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE, MODULE, typeName } from "./types";
 
@@ -65,7 +72,9 @@ export const DockerRegistryInput = z.strictObject({
   /** Registry URL (`dockerRegistryUrl` on the wire). */
   url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
   /** Registry provider. */
-  providerType: z.enum(DOCKER_PROVIDER_TYPES, { error: `providerType must be one of ${DOCKER_PROVIDER_TYPES.join(", ")}` }),
+  providerType: z.enum(DOCKER_PROVIDER_TYPES, {
+    error: `providerType must be one of ${DOCKER_PROVIDER_TYPES.join(", ")}`,
+  }),
   /** Anonymous (the default) or user name and password secret. */
   auth: DockerAuthInput.default({ type: "Anonymous" }),
   /** Delegates that may use the connector. */
@@ -121,14 +130,26 @@ export type ConnectorOutputs = z.output<typeof ConnectorOutputs>;
 function connectorProblems(inputs: ConnectorInputs): InputProblem[] {
   const problems: InputProblem[] = [];
   if (inputs.project !== undefined && inputs.org === undefined) {
-    problems.push({ path: ["org"], message: "a project-level connector needs org as well as project (ref platform §5)" });
+    problems.push({
+      path: ["org"],
+      message: "a project-level connector needs org as well as project (ref platform §5)",
+    });
   }
   if ((inputs.dockerRegistry === undefined) === (inputs.generic === undefined)) {
-    problems.push({ path: ["dockerRegistry"], message: "exactly one of dockerRegistry and generic is required" });
+    problems.push({
+      path: ["dockerRegistry"],
+      message: "exactly one of dockerRegistry and generic is required",
+    });
   }
   const auth = inputs.dockerRegistry?.auth;
-  if (auth?.type === "UsernamePassword" && (auth.username === undefined) === (auth.usernameRef === undefined)) {
-    problems.push({ path: ["dockerRegistry", "auth"], message: "exactly one of username and usernameRef is required" });
+  if (
+    auth?.type === "UsernamePassword" &&
+    (auth.username === undefined) === (auth.usernameRef === undefined)
+  ) {
+    problems.push({
+      path: ["dockerRegistry", "auth"],
+      message: "exactly one of username and usernameRef is required",
+    });
   }
   return problems;
 }
@@ -137,7 +158,10 @@ function connectorProblems(inputs: ConnectorInputs): InputProblem[] {
 // Wire mapping
 
 /** The connector type and spec sent for these inputs. */
-export function wireSpec(inputs: Pick<ConnectorInputs, "dockerRegistry" | "generic">): { type: string; spec: Record<string, unknown> } {
+export function wireSpec(inputs: Pick<ConnectorInputs, "dockerRegistry" | "generic">): {
+  type: string;
+  spec: Record<string, unknown>;
+} {
   const d = inputs.dockerRegistry;
   if (d === undefined) return { type: inputs.generic!.type, spec: inputs.generic!.spec };
   const auth =
@@ -146,7 +170,9 @@ export function wireSpec(inputs: Pick<ConnectorInputs, "dockerRegistry" | "gener
       : {
           type: "UsernamePassword",
           spec: {
-            ...(d.auth.username !== undefined ? { username: d.auth.username } : { usernameRef: d.auth.usernameRef }),
+            ...(d.auth.username !== undefined
+              ? { username: d.auth.username }
+              : { usernameRef: d.auth.usernameRef }),
             passwordRef: d.auth.passwordRef,
           },
         };
@@ -163,7 +189,10 @@ export function wireSpec(inputs: Pick<ConnectorInputs, "dockerRegistry" | "gener
 }
 
 /** Reads a live DockerRegistry spec back into the typed input; `undefined` when it does not fit. */
-export function dockerRegistryFromWire(type: string, spec: Record<string, unknown>): DockerRegistryInput | undefined {
+export function dockerRegistryFromWire(
+  type: string,
+  spec: Record<string, unknown>,
+): DockerRegistryInput | undefined {
   if (type !== DOCKER_REGISTRY) return undefined;
   const auth = spec.auth as { type?: unknown; spec?: Record<string, unknown> } | undefined;
   const parsed = DockerRegistryInput.safeParse({
@@ -188,7 +217,11 @@ export function dockerRegistryFromWire(type: string, spec: Record<string, unknow
 // Diff
 
 /** Inputs whose change replaces the connector (the connector type does too: see `diff`). */
-export const connectorReplaceOnChange = ["org", "project", "identifier"] as const satisfies readonly (keyof ConnectorInputs)[];
+export const connectorReplaceOnChange = [
+  "org",
+  "project",
+  "identifier",
+] as const satisfies readonly (keyof ConnectorInputs)[];
 
 const connectorDiff: DiffSpec<keyof ConnectorInputs> = {
   fields: ["org", "project", "identifier", "name", "description", "tags", "dockerRegistry", "generic"],
@@ -209,7 +242,9 @@ export const connectorId = (inputs: Pick<ConnectorInputs, "org" | "project" | "i
 export function parseConnectorId(id: string): { org?: string; project?: string; identifier: string } {
   const parts = id.split("/");
   if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === "")) {
-    throw new Error(`invalid connector id ${JSON.stringify(id)}: expected <identifier>, <org>/<identifier> or <org>/<project>/<identifier>`);
+    throw new Error(
+      `invalid connector id ${JSON.stringify(id)}: expected <identifier>, <org>/<identifier> or <org>/<project>/<identifier>`,
+    );
   }
   if (parts.length === 1) return { identifier: parts[0]! };
   if (parts.length === 2) return { org: parts[0]!, identifier: parts[1]! };
@@ -260,14 +295,17 @@ function toOutputs(inputs: ConnectorInputs, data: ConnectorData): ConnectorOutpu
 }
 
 const inputsOf = (props: Record<string, unknown>): ConnectorInputs =>
-  ConnectorInputs.parse(Object.fromEntries(Object.entries(props).filter(([k]) => k in ConnectorInputs.shape)));
+  ConnectorInputs.parse(
+    Object.fromEntries(Object.entries(props).filter(([k]) => k in ConnectorInputs.shape)),
+  );
 
 function connectorDiffResult(olds: ConnectorOutputs, news: ConnectorInputs): pulumi.dynamic.DiffResult {
   const result = diffInputs(connectorDiff, olds, news);
   const replaces = [...(result.replaces ?? [])];
   // A connector cannot change type in place: replace when the wire type changes.
   const newType = news.dockerRegistry !== undefined ? DOCKER_REGISTRY : news.generic?.type;
-  if (newType !== undefined && olds.type !== undefined && newType !== olds.type && !replaces.includes("type")) replaces.push("type");
+  if (newType !== undefined && olds.type !== undefined && newType !== olds.type && !replaces.includes("type"))
+    replaces.push("type");
   // Names are unique in a scope (ref §5): a replacement in the same scope deletes first.
   const sameScope = olds.org === news.org && olds.project === news.project;
   return {
@@ -279,25 +317,27 @@ function connectorDiffResult(olds: ConnectorOutputs, news: ConnectorInputs): pul
 }
 
 /**
- * The lifecycle of {@link Connector}, called by {@link connectorProvider} in the provider process
- * and by the tests directly.
+ * The implementation of every lifecycle method; the serialized {@link connectorProvider} delegates
+ * here, and the tests call it directly.
  */
-export const connectorLifecycle = {
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    configureProvider(req.config);
-  },
+export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
+  configure,
 
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<ConnectorInputs>> {
+  async check(_olds, news) {
     return checkInputs({ schema: ConnectorInputs, validate: connectorProblems }, news);
   },
 
-  async diff(_id: string, olds: ConnectorOutputs, news: ConnectorInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_id, olds, news) {
     return connectorDiffResult(olds, news);
   },
 
-  async create(inputs: ConnectorInputs): Promise<pulumi.dynamic.CreateResult<ConnectorOutputs>> {
+  async create(inputs) {
     const api = platformApi();
-    const where = inputs.project ? `project ${inputs.org}/${inputs.project}` : inputs.org ? `organization ${inputs.org}` : "the account";
+    const where = inputs.project
+      ? `project ${inputs.org}/${inputs.project}`
+      : inputs.org
+        ? `organization ${inputs.org}`
+        : "the account";
     const { value, how } = await createOrAdopt<ConnectorData>({
       describe: `connector "${inputs.identifier}" in ${where}`,
       adopt: inputs.adopt,
@@ -306,35 +346,39 @@ export const connectorLifecycle = {
     });
     let outs = toOutputs(inputs, value);
     if (how !== "created" && connectorDiffResult(outs, inputs).changes) outs = await put(api, inputs);
-    return { id: connectorId(inputs), outs };
+    return { id: connectorId(inputs), outs: plain(outs) };
   },
 
-  async read(id: string, props?: ConnectorOutputs): Promise<pulumi.dynamic.ReadResult<ConnectorOutputs>> {
-    const key = props?.identifier ? { org: props.org, project: props.project, identifier: props.identifier } : parseConnectorId(id);
+  async read(id, props) {
+    // Without old state (a read by id only) the id names the connector.
+    const prev = props as Partial<ConnectorOutputs> | undefined;
+    const key = prev?.identifier
+      ? { org: prev.org, project: prev.project, identifier: prev.identifier }
+      : parseConnectorId(id);
     const api = platformApi();
     const data = await readOrGone(() => api.connectors.get(key.identifier, scopeOf(key)));
     if (data === undefined) return GONE;
     const c = data.connector;
-    // Without old state (a read by id), the live spec is taken as typed when it fits, else generic.
-    const hasSpec = props?.dockerRegistry !== undefined || props?.generic !== undefined;
+    // Without old state the live spec is taken as typed when it fits, else as generic.
+    const hasSpec = prev?.dockerRegistry !== undefined || prev?.generic !== undefined;
     const old = inputsOf({
+      ...(prev ?? {}),
       ...scopeOf(key),
       identifier: key.identifier,
       name: c.name,
       ...(hasSpec ? {} : { generic: { type: c.type, spec: c.spec } }),
-      ...(props ?? {}),
     });
     if (!hasSpec && dockerRegistryFromWire(c.type, c.spec) !== undefined) delete old.generic;
     const outs = toOutputs(old, data);
     const { type: _t, spec: _s, createdAt: _c, lastModifiedAt: _l, ...inputs } = outs;
-    return { id, props: outs, inputs: inputs as ConnectorInputs as ConnectorOutputs };
+    return { id, props: plain(outs), inputs: plain(inputs) as ConnectorInputs as ConnectorOutputs };
   },
 
-  async update(_id: string, _olds: ConnectorOutputs, news: ConnectorInputs): Promise<pulumi.dynamic.UpdateResult<ConnectorOutputs>> {
-    return { outs: await put(platformApi(), news) };
+  async update(_id, _olds, news) {
+    return { outs: plain(await put(platformApi(), news)) };
   },
 
-  async delete(_id: string, props: ConnectorOutputs): Promise<void> {
+  async delete(_id, props) {
     const api = platformApi();
     await deleteConfirmingGone(
       () => api.connectors.delete(props.identifier, scopeOf(props)),
@@ -355,17 +399,33 @@ async function put(api: PlatformApi, inputs: ConnectorInputs): Promise<Connector
  * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
  */
 export const connectorProvider: pulumi.dynamic.ResourceProvider<ConnectorInputs, ConnectorOutputs> = {
-  configure: (req) => require("flagstack/provider/connector").connectorLifecycle.configure(req),
-  check: (olds, news) => require("flagstack/provider/connector").connectorLifecycle.check(olds, news),
-  diff: (id, olds, news) => require("flagstack/provider/connector").connectorLifecycle.diff(id, olds, news),
-  create: (inputs) => require("flagstack/provider/connector").connectorLifecycle.create(inputs),
-  read: (id, props) => require("flagstack/provider/connector").connectorLifecycle.read(id, props),
-  update: (id, olds, news) => require("flagstack/provider/connector").connectorLifecycle.update(id, olds, news),
-  delete: (id, props) => require("flagstack/provider/connector").connectorLifecycle.delete(id, props),
+  configure: (...a) => require("flagstack/provider/connector").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/connector").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/connector").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/connector").impl.create(...a),
+  read: (...a) => require("flagstack/provider/connector").impl.read(...a),
+  update: (...a) => require("flagstack/provider/connector").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/connector").impl.delete(...a),
 };
 
-/** The arguments of a {@link Connector}: each input may be a `pulumi.Input`. */
-export type ConnectorArgs = { [K in keyof ConnectorInputValues]: pulumi.Input<NonNullable<ConnectorInputValues[K]>> };
+/** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
+export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
+
+const CONNECTOR_OUTPUT_NAMES = [
+  "org",
+  "project",
+  "identifier",
+  "name",
+  "description",
+  "tags",
+  "dockerRegistry",
+  "generic",
+  "adopt",
+  "type",
+  "spec",
+  "createdAt",
+  "lastModifiedAt",
+] as const;
 
 /**
  * A platform connector.
@@ -379,6 +439,8 @@ export type ConnectorArgs = { [K in keyof ConnectorInputValues]: pulumi.Input<No
  * ```
  */
 export class Connector extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class. */
+  static readonly __pulumiType = CONNECTOR_TYPE;
   declare readonly org: pulumi.Output<string | undefined>;
   declare readonly project: pulumi.Output<string | undefined>;
   declare readonly identifier: pulumi.Output<string>;
@@ -399,7 +461,7 @@ export class Connector extends pulumi.dynamic.Resource {
     super(
       connectorProvider,
       name,
-      { type: undefined, spec: undefined, createdAt: undefined, lastModifiedAt: undefined, ...args },
+      seedOutputs(CONNECTOR_OUTPUT_NAMES, args),
       opts,
       MODULE,
       typeName(CONNECTOR_TYPE),

@@ -39,7 +39,10 @@ export const RuntimeInputOptions = z.strictObject({
   /** Value offered when the pipeline runs: `.default(x)`. */
   default: z.union([z.string(), z.number().transform(String)]).optional(),
   /** The only values accepted at run time: `.allowedValues(a,b)`. */
-  allowedValues: z.array(z.union([z.string(), z.number().transform(String)])).min(1).optional(),
+  allowedValues: z
+    .array(z.union([z.string(), z.number().transform(String)]))
+    .min(1)
+    .optional(),
   /** A regular expression the value must match: `.regex(r)`. */
   regex: z.string().min(1).optional(),
   /** Asked for while the pipeline runs instead of when it starts: `.executionInput()`. */
@@ -95,7 +98,11 @@ export class RuntimeInput {
   static isInstance(value: unknown): value is RuntimeInput {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
     const keys = Object.keys(value);
-    return keys.length === 1 && keys[0] === "$input" && RuntimeInputOptions.safeParse((value as RuntimeInput).$input).success;
+    return (
+      keys.length === 1 &&
+      keys[0] === "$input" &&
+      RuntimeInputOptions.safeParse((value as RuntimeInput).$input).success
+    );
   }
 
   /**
@@ -125,7 +132,8 @@ export function runtimeInput(): RuntimeInput {
 export function runtimeInputText(options: RuntimeInputOptions): string {
   let out = RUNTIME_INPUT;
   if (options.default !== undefined) out += `.default(${quoteInputArg(options.default)})`;
-  if (options.allowedValues !== undefined) out += `.allowedValues(${options.allowedValues.map(quoteInputArg).join(",")})`;
+  if (options.allowedValues !== undefined)
+    out += `.allowedValues(${options.allowedValues.map(quoteInputArg).join(",")})`;
   if (options.regex !== undefined) out += `.regex(${options.regex})`;
   if (options.executionInput) out += ".executionInput()";
   return out;
@@ -215,7 +223,9 @@ export function canonicalRuntimeInput(text: string): string {
 
 /** A {@link RuntimeInput} (or its serialized form) in a model, normalised to its YAML text. */
 const RuntimeInputValue = z
-  .custom<RuntimeInput>((v) => v instanceof RuntimeInput || RuntimeInput.isInstance(v), { error: NOT_RUNTIME_INPUT })
+  .custom<RuntimeInput>((v) => v instanceof RuntimeInput || RuntimeInput.isInstance(v), {
+    error: NOT_RUNTIME_INPUT,
+  })
   .transform((v) => runtimeInputText(v.$input));
 
 /** Whole-value expression `<+...>`, allowed in place of typed (boolean, duration) values. */
@@ -252,9 +262,9 @@ const DURATION_MESSAGE = "must be a duration such as 10m, 1h30m, 30s or 1d, or a
 
 /** A duration string, an expression or a runtime input. */
 export const Duration = inputable(
-  z
-    .string({ error: `timeout ${DURATION_MESSAGE}` })
-    .refine((v) => isDuration(v) || isExpression(v), { error: (iss) => `${JSON.stringify(iss.input)} ${DURATION_MESSAGE}` }),
+  z.string({ error: `timeout ${DURATION_MESSAGE}` }).refine((v) => isDuration(v) || isExpression(v), {
+    error: (iss) => `${JSON.stringify(iss.input)} ${DURATION_MESSAGE}`,
+  }),
 );
 
 const FLAG_MESSAGE = "must be true, false or a <+...> expression";
@@ -282,11 +292,17 @@ const text = (what: string) =>
 /** Variable names: letters, digits, `_` and `$`, not starting with a digit. */
 const VariableName = z
   .string({ error: "name is required" })
-  .regex(/^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$/, "variable name must start with a letter or _ and contain only letters, digits, _ and $");
+  .regex(
+    /^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$/,
+    "variable name must start with a letter or _ and contain only letters, digits, _ and $",
+  );
 
 const ShellVariableName = z
   .string({ error: "name is required" })
-  .regex(/^[a-zA-Z_][0-9a-zA-Z_]{0,127}$/, "variable name must be a shell variable name (letters, digits and _)");
+  .regex(
+    /^[a-zA-Z_][0-9a-zA-Z_]{0,127}$/,
+    "variable name must be a shell variable name (letters, digits and _)",
+  );
 
 const StepName = entityName(128);
 
@@ -309,7 +325,9 @@ export type Variable = z.output<typeof Variable>;
 /** An environment variable of a ShellScript step. */
 export const EnvironmentVariable = z.strictObject({
   name: ShellVariableName,
-  type: z.enum(VARIABLE_TYPES, { error: `type must be one of ${VARIABLE_TYPES.join(", ")}` }).default("String"),
+  type: z
+    .enum(VARIABLE_TYPES, { error: `type must be one of ${VARIABLE_TYPES.join(", ")}` })
+    .default("String"),
   value: inputable(z.union([z.string(), z.number()], { error: "value must be a string or a number" })),
 });
 export type EnvironmentVariable = z.output<typeof EnvironmentVariable>;
@@ -353,7 +371,8 @@ export const SIMPLE_FAILURE_ACTIONS = [
 
 const SimpleAction = z.strictObject({
   type: z.enum(SIMPLE_FAILURE_ACTIONS, {
-    error: (iss) => `unknown action type ${JSON.stringify(iss.input)}; expected one of ${SIMPLE_FAILURE_ACTIONS.join(", ")}`,
+    error: (iss) =>
+      `unknown action type ${JSON.stringify(iss.input)}; expected one of ${SIMPLE_FAILURE_ACTIONS.join(", ")}`,
   }),
 });
 const Shell = z.enum(SHELLS_LIST, { error: `shell must be one of ${SHELLS_LIST.join(", ")}` });
@@ -381,7 +400,10 @@ export const FailureAction = z.discriminatedUnion(
       }),
     }),
   ],
-  { error: (iss) => `unknown action type ${JSON.stringify((iss.input as { type?: unknown })?.type)}; expected one of ${ACTION_TYPES.join(", ")}` },
+  {
+    error: (iss) =>
+      `unknown action type ${JSON.stringify((iss.input as { type?: unknown })?.type)}; expected one of ${ACTION_TYPES.join(", ")}`,
+  },
 );
 export type FailureAction = z.output<typeof FailureAction>;
 
@@ -389,7 +411,12 @@ export type FailureAction = z.output<typeof FailureAction>;
 export const FailureStrategy = z.strictObject({
   onFailure: z.strictObject({
     errors: z
-      .array(z.enum(FAILURE_ERRORS, { error: (iss) => `unknown error type ${JSON.stringify(iss.input)}; expected one of ${FAILURE_ERRORS.join(", ")}` }))
+      .array(
+        z.enum(FAILURE_ERRORS, {
+          error: (iss) =>
+            `unknown error type ${JSON.stringify(iss.input)}; expected one of ${FAILURE_ERRORS.join(", ")}`,
+        }),
+      )
       .min(1, "errors needs at least one error type"),
     action: FailureAction,
   }),
@@ -436,17 +463,32 @@ export const ShellScriptStep = z
   })
   .superRefine((s, ctx) => {
     if (s.onDelegate === true && s.executionTarget !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["executionTarget"], message: "executionTarget cannot be set when onDelegate is true" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["executionTarget"],
+        message: "executionTarget cannot be set when onDelegate is true",
+      });
     }
-    if (s.onDelegate === false && (s.executionTarget?.host === undefined || s.executionTarget.connectorRef === undefined)) {
+    if (
+      s.onDelegate === false &&
+      (s.executionTarget?.host === undefined || s.executionTarget.connectorRef === undefined)
+    ) {
       ctx.addIssue({
         code: "custom",
         path: ["executionTarget"],
         message: "executionTarget needs host and connectorRef when onDelegate is false",
       });
     }
-    if (s.onDelegate === undefined && s.executionTarget !== undefined && (s.executionTarget.host === undefined || s.executionTarget.connectorRef === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["executionTarget"], message: "executionTarget needs host and connectorRef" });
+    if (
+      s.onDelegate === undefined &&
+      s.executionTarget !== undefined &&
+      (s.executionTarget.host === undefined || s.executionTarget.connectorRef === undefined)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["executionTarget"],
+        message: "executionTarget needs host and connectorRef",
+      });
     }
   })
   .transform((s) => ({ ...s, onDelegate: s.onDelegate ?? s.executionTarget === undefined }));
@@ -476,9 +518,13 @@ const unknownStepType = (iss: { input?: unknown }, extra: readonly string[] = []
   `unknown step type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${[...STEP_TYPES, ...extra].join(", ")}`;
 
 /** One step. */
-export const Step = z.discriminatedUnion("type", [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep], {
-  error: (iss) => unknownStepType(iss),
-});
+export const Step = z.discriminatedUnion(
+  "type",
+  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep],
+  {
+    error: (iss) => unknownStepType(iss),
+  },
+);
 export type Step = z.output<typeof Step>;
 
 /** Steps that run at the same time (`- parallel: [...]` in YAML). */
@@ -489,14 +535,20 @@ export const ParallelSteps = z.strictObject({
 export type ParallelSteps = z.output<typeof ParallelSteps>;
 
 /** An entry of `steps`/`rollbackSteps`: a step or a parallel group. */
-export const StepElement = z.discriminatedUnion("type", [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep, ParallelSteps], {
-  error: (iss) => unknownStepType(iss, ["Parallel"]),
-});
+export const StepElement = z.discriminatedUnion(
+  "type",
+  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep, ParallelSteps],
+  {
+    error: (iss) => unknownStepType(iss, ["Parallel"]),
+  },
+);
 export type StepElement = z.output<typeof StepElement>;
 
 /** Steps of a stage and the steps run to roll it back. */
 export const Execution = z.strictObject({
-  steps: z.array(StepElement, { error: "steps must be a list of steps" }).min(1, "a stage needs at least one step"),
+  steps: z
+    .array(StepElement, { error: "steps must be a list of steps" })
+    .min(1, "a stage needs at least one step"),
   rollbackSteps: z.array(StepElement).default([]),
 });
 export type Execution = z.output<typeof Execution>;
@@ -561,7 +613,9 @@ export type Stage = z.output<typeof Stage>;
 
 function stepIdentifiers(elements: StepElement[]): { id: string; path: (string | number)[] }[] {
   return elements.flatMap((e, i) =>
-    e.type === "Parallel" ? e.steps.map((s, j) => ({ id: s.identifier, path: [i, "steps", j, "identifier"] })) : [{ id: e.identifier, path: [i, "identifier"] }],
+    e.type === "Parallel"
+      ? e.steps.map((s, j) => ({ id: s.identifier, path: [i, "steps", j, "identifier"] }))
+      : [{ id: e.identifier, path: [i, "identifier"] }],
   );
 }
 
@@ -577,7 +631,9 @@ export const PipelineModel = z
     tags: Tags.default({}),
     allowStageExecutions: z.boolean().default(false),
     variables: z.array(Variable).optional(),
-    stages: z.array(Stage, { error: "stages must be a list of stages" }).min(1, "a pipeline needs at least one stage"),
+    stages: z
+      .array(Stage, { error: "stages must be a list of stages" })
+      .min(1, "a pipeline needs at least one stage"),
   })
   .superRefine((p, ctx) => {
     // ref §7.1: stage identifiers are unique in the pipeline, step identifiers in their stage.
@@ -585,7 +641,11 @@ export const PipelineModel = z
     p.stages.forEach((stage, i) => {
       const first = stages.get(stage.identifier);
       if (first !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["stages", i, "identifier"], message: `stage identifier ${stage.identifier} is already used by stages[${first}]` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["stages", i, "identifier"],
+          message: `stage identifier ${stage.identifier} is already used by stages[${first}]`,
+        });
       } else stages.set(stage.identifier, i);
       const steps = new Set<string>();
       for (const list of ["steps", "rollbackSteps"] as const) {
@@ -720,18 +780,29 @@ const WireK8sRollingRollback = z.strictObject({
   ...wireStepBase,
   spec: z.strictObject({ pruningEnabled: Flag.optional() }).optional(),
 });
-const WireStep = z.discriminatedUnion("type", [WireShellScript, WireK8sRollingDeploy, WireK8sRollingRollback], {
-  error: (iss) => unknownStepType(iss),
-});
+const WireStep = z.discriminatedUnion(
+  "type",
+  [WireShellScript, WireK8sRollingDeploy, WireK8sRollingRollback],
+  {
+    error: (iss) => unknownStepType(iss),
+  },
+);
 type WireStep = z.output<typeof WireStep>;
 const WireStepElement = z
   .strictObject({
     step: WireStep.optional(),
-    parallel: z.array(z.strictObject({ step: WireStep })).min(1, "a parallel group needs at least one step").optional(),
+    parallel: z
+      .array(z.strictObject({ step: WireStep }))
+      .min(1, "a parallel group needs at least one step")
+      .optional(),
   })
-  .refine((e) => (e.step === undefined) !== (e.parallel === undefined), { error: "each entry needs exactly one of step or parallel" });
+  .refine((e) => (e.step === undefined) !== (e.parallel === undefined), {
+    error: "each entry needs exactly one of step or parallel",
+  });
 const WireExecution = z.strictObject({
-  steps: z.array(WireStepElement, { error: "steps must be a list of steps" }).min(1, "a stage needs at least one step"),
+  steps: z
+    .array(WireStepElement, { error: "steps must be a list of steps" })
+    .min(1, "a stage needs at least one step"),
   rollbackSteps: z.array(WireStepElement).optional(),
 });
 const wireStageBase = {
@@ -789,7 +860,9 @@ const WirePipeline = z.strictObject({
   orgIdentifier: z.string().optional(),
   tags: Tags.optional(),
   variables: z.array(WireVariable).optional(),
-  stages: z.array(z.strictObject({ stage: WireStage }), { error: "stages must be a list of stages" }).min(1, "a pipeline needs at least one stage"),
+  stages: z
+    .array(z.strictObject({ stage: WireStage }), { error: "stages must be a list of stages" })
+    .min(1, "a pipeline needs at least one stage"),
 });
 /** The pipeline YAML document the model renders to and parses from. */
 export const PipelineDocument = z.strictObject({ pipeline: WirePipeline });
@@ -804,7 +877,11 @@ type Plain = Record<string, unknown>;
 
 /** Tags are a map: written with sorted keys so that their insertion order never matters. */
 const sortedTags = (tags: Record<string, string>): Plain =>
-  Object.fromEntries(Object.keys(tags).sort().map((k) => [k, tags[k]]));
+  Object.fromEntries(
+    Object.keys(tags)
+      .sort()
+      .map((k) => [k, tags[k]]),
+  );
 
 /** Adds `key: value` only when value is defined. */
 function put(obj: Plain, key: string, value: unknown): Plain {
@@ -832,13 +909,18 @@ function renderFailureAction(a: FailureAction): Plain {
     };
   }
   if (a.type === "ManualIntervention") {
-    return { type: a.type, spec: { timeout: a.spec.timeout, onTimeout: { action: { type: a.spec.onTimeout.action.type } } } };
+    return {
+      type: a.type,
+      spec: { timeout: a.spec.timeout, onTimeout: { action: { type: a.spec.onTimeout.action.type } } },
+    };
   }
   return { type: a.type };
 }
 
 function renderFailureStrategies(list: FailureStrategy[]): Plain[] {
-  return list.map((f) => ({ onFailure: { errors: [...f.onFailure.errors], action: renderFailureAction(f.onFailure.action) } }));
+  return list.map((f) => ({
+    onFailure: { errors: [...f.onFailure.errors], action: renderFailureAction(f.onFailure.action) },
+  }));
 }
 
 function renderStep(s: Step): Plain {
@@ -850,7 +932,11 @@ function renderStep(s: Step): Plain {
         shell: s.shell,
         onDelegate: s.onDelegate,
         source: { type: "Inline", spec: { script: s.script } },
-        environmentVariables: s.environmentVariables.map((v) => ({ name: v.name, type: v.type, value: v.value })),
+        environmentVariables: s.environmentVariables.map((v) => ({
+          name: v.name,
+          type: v.type,
+          value: v.value,
+        })),
         outputVariables: s.outputVariables.map((v) => ({ name: v.name, type: v.type, value: v.value })),
         executionTarget: s.executionTarget === undefined ? {} : renderExecutionTarget(s.executionTarget),
       };
@@ -876,7 +962,11 @@ function renderExecutionTarget(t: ExecutionTarget): Plain {
 }
 
 function renderSteps(list: StepElement[]): Plain[] {
-  return list.map((e) => (e.type === "Parallel" ? { parallel: e.steps.map((s) => ({ step: renderStep(s) })) } : { step: renderStep(e) }));
+  return list.map((e) =>
+    e.type === "Parallel"
+      ? { parallel: e.steps.map((s) => ({ step: renderStep(s) })) }
+      : { step: renderStep(e) },
+  );
 }
 
 function renderExecution(e: Execution): Plain {
@@ -891,7 +981,10 @@ function renderStage(s: Stage): Plain {
     out.spec = {
       serviceConfig: {
         serviceRef: s.service.serviceRef,
-        serviceDefinition: { spec: { variables: s.service.variables.map(renderVariable) }, type: "Kubernetes" },
+        serviceDefinition: {
+          spec: { variables: s.service.variables.map(renderVariable) },
+          type: "Kubernetes",
+        },
       },
       infrastructure: {
         environmentRef: s.environment.environmentRef,
@@ -920,10 +1013,14 @@ function renderStage(s: Stage): Plain {
  * The pipeline document as plain data, keys in render order; `orgIdentifier` and
  * `projectIdentifier` always come from `scope`.
  */
-export function renderPipelineDocument(model: PipelineModelInput | PipelineModel, scope: PipelineScope): { pipeline: Plain } {
+export function renderPipelineDocument(
+  model: PipelineModelInput | PipelineModel,
+  scope: PipelineScope,
+): { pipeline: Plain } {
   const m = validatePipelineModel(model);
   const scopeCheck = z.strictObject({ org: Identifier, project: Identifier }).safeParse(scope);
-  if (!scopeCheck.success) throw new PipelineModelError("invalid pipeline scope", pipelineIssues(scopeCheck.error));
+  if (!scopeCheck.success)
+    throw new PipelineModelError("invalid pipeline scope", pipelineIssues(scopeCheck.error));
   const pipeline: Plain = { name: m.name, identifier: m.identifier };
   put(pipeline, "description", m.description);
   pipeline.allowStageExecutions = m.allowStageExecutions;
@@ -1043,7 +1140,12 @@ function parseStep(s: WireStep, path: string): z.input<typeof Step> {
 function parseSteps(list: z.output<typeof WireStepElement>[], path: string): z.input<typeof StepElement>[] {
   return list.map((e, i) => {
     if (e.parallel !== undefined) {
-      return { type: "Parallel" as const, steps: e.parallel.map((p, j) => parseStep(p.step, `${path}[${i}].parallel[${j}].step`)) as z.input<typeof Step>[] };
+      return {
+        type: "Parallel" as const,
+        steps: e.parallel.map((p, j) => parseStep(p.step, `${path}[${i}].parallel[${j}].step`)) as z.input<
+          typeof Step
+        >[],
+      };
     }
     return parseStep(e.step!, `${path}[${i}].step`);
   });
@@ -1066,7 +1168,11 @@ function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof
   if (s.type === "Custom") return { type: "Custom", ...base };
   const infra = s.spec.infrastructure;
   const inner = infra.infrastructureDefinition.spec.allowSimultaneousDeployments;
-  if (inner !== undefined && infra.allowSimultaneousDeployments !== undefined && inner !== infra.allowSimultaneousDeployments) {
+  if (
+    inner !== undefined &&
+    infra.allowSimultaneousDeployments !== undefined &&
+    inner !== infra.allowSimultaneousDeployments
+  ) {
     throw new PipelineModelError("invalid pipeline YAML", [
       {
         path: `${path}.spec.infrastructure.infrastructureDefinition.spec.allowSimultaneousDeployments`,
@@ -1126,7 +1232,9 @@ export function parsePipelineYaml(yaml: string): PipelineModel {
 
 /** `orgIdentifier` and `projectIdentifier` of a pipeline YAML document (`undefined` when absent). */
 export function pipelineYamlScope(yaml: string): PipelineYamlScope {
-  const doc = readYaml(yaml) as { pipeline?: { orgIdentifier?: unknown; projectIdentifier?: unknown } } | null;
+  const doc = readYaml(yaml) as {
+    pipeline?: { orgIdentifier?: unknown; projectIdentifier?: unknown };
+  } | null;
   const p = doc?.pipeline;
   return {
     orgIdentifier: typeof p?.orgIdentifier === "string" ? p.orgIdentifier : undefined,
@@ -1155,7 +1263,8 @@ export function normalizePipeline(value: unknown): unknown {
     }
     return out;
   }
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
   if (typeof value === "string") return canonicalRuntimeInput(value);
   return value;
 }

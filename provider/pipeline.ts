@@ -20,23 +20,29 @@
 import * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
 import { z } from "zod";
-import { entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
+import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
 import { checkInputs, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
-import { configureProvider } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, deleteConfirmingGone, OrgInput, type PlatformApi, platformApi, splitId } from "./platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
 import {
   isExpression,
   PipelineModel,
-  type PipelineModelInput,
   PipelineModelError,
+  type PipelineModelInput,
   parsePipelineYaml,
   pipelinesEqual,
-  type RuntimeInput,
   readYaml,
   renderPipelineYaml,
 } from "./pipeline-model";
+import {
+  AdoptInput,
+  deleteConfirmingGone,
+  OrgInput,
+  type PlatformApi,
+  platformApi,
+  splitId,
+} from "./platform-common";
 import { MODULE, PIPELINE_TYPE, typeName } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -46,7 +52,9 @@ import { MODULE, PIPELINE_TYPE, typeName } from "./types";
 const RawPipelineHeader = z.looseObject({
   pipeline: z.looseObject(
     {
-      identifier: Identifier.refine((v) => !isExpression(v), { error: "pipeline identifier cannot be a runtime input (ref platform §6.2)" }),
+      identifier: Identifier.refine((v) => !isExpression(v), {
+        error: "pipeline identifier cannot be a runtime input (ref platform §6.2)",
+      }),
       name: entityName(128),
       orgIdentifier: z.string().optional(),
       projectIdentifier: z.string().optional(),
@@ -103,7 +111,9 @@ export type PipelineOutputs = z.output<typeof PipelineOutputs>;
 
 function pipelineProblems(inputs: PipelineInputs): InputProblem[] {
   if ((inputs.pipeline === undefined) === (inputs.yaml === undefined)) {
-    return [{ path: ["pipeline"], message: "exactly one of pipeline (the typed model) and yaml is required" }];
+    return [
+      { path: ["pipeline"], message: "exactly one of pipeline (the typed model) and yaml is required" },
+    ];
   }
   if (inputs.yaml === undefined) return [];
   const { orgIdentifier, projectIdentifier } = header(inputs.yaml);
@@ -162,7 +172,10 @@ function identity(inputs: Pick<PipelineInputs, "pipeline" | "yaml">): { identifi
 // Diff
 
 /** Inputs whose change replaces the pipeline (a changed pipeline identifier does too). */
-export const pipelineReplaceOnChange = ["org", "project"] as const satisfies readonly (keyof PipelineInputs)[];
+export const pipelineReplaceOnChange = [
+  "org",
+  "project",
+] as const satisfies readonly (keyof PipelineInputs)[];
 
 type DiffView = { org: unknown; project: unknown; identifier: unknown; content: unknown };
 
@@ -184,7 +197,11 @@ const pipelineDiff: DiffSpec<keyof DiffView> = {
 };
 
 function newView(news: PipelineInputs): DiffView {
-  const unknown = containsUnknown(news.pipeline) || containsUnknown(news.yaml) || containsUnknown(news.org) || containsUnknown(news.project);
+  const unknown =
+    containsUnknown(news.pipeline) ||
+    containsUnknown(news.yaml) ||
+    containsUnknown(news.org) ||
+    containsUnknown(news.project);
   return {
     org: news.org,
     project: news.project,
@@ -197,10 +214,15 @@ function newView(news: PipelineInputs): DiffView {
 // Lifecycle
 
 /** The resource id: `<org>/<project>/<identifier>` (the peer providers' import id, ref §11). */
-export const pipelineId = (org: string, project: string, identifier: string): string => `${org}/${project}/${identifier}`;
+export const pipelineId = (org: string, project: string, identifier: string): string =>
+  `${org}/${project}/${identifier}`;
 
 const inputsOf = (props: Record<string, unknown>): PipelineInputs =>
-  PipelineInputs.parse(Object.fromEntries(Object.entries(props).filter(([k]) => k in PipelineInputs.shape && props[k] !== undefined)));
+  PipelineInputs.parse(
+    Object.fromEntries(
+      Object.entries(props).filter(([k]) => k in PipelineInputs.shape && props[k] !== undefined),
+    ),
+  );
 
 function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
   const h = header(yaml);
@@ -208,24 +230,27 @@ function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
 }
 
 /**
- * The lifecycle of {@link Pipeline}, called by {@link pipelineProvider} in the provider process and
- * by the tests directly.
+ * The implementation of every lifecycle method; the serialized {@link pipelineProvider} delegates
+ * here, and the tests call it directly.
  */
-export const pipelineLifecycle = {
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    configureProvider(req.config);
-  },
+export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
+  configure,
 
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<PipelineInputs>> {
+  async check(_olds, news) {
     return checkInputs({ schema: PipelineInputs, validate: pipelineProblems }, news);
   },
 
-  async diff(_id: string, olds: PipelineOutputs, news: PipelineInputs): Promise<pulumi.dynamic.DiffResult> {
-    const oldView: DiffView = { org: olds.org, project: olds.project, identifier: olds.identifier, content: olds.yaml };
+  async diff(_id, olds, news) {
+    const oldView: DiffView = {
+      org: olds.org,
+      project: olds.project,
+      identifier: olds.identifier,
+      content: olds.yaml,
+    };
     return diffInputs(pipelineDiff, oldView, newView(news));
   },
 
-  async create(inputs: PipelineInputs): Promise<pulumi.dynamic.CreateResult<PipelineOutputs>> {
+  async create(inputs) {
     const api = platformApi();
     const scope = { org: inputs.org, project: inputs.project };
     const yaml = effectiveYaml(inputs);
@@ -240,23 +265,29 @@ export const pipelineLifecycle = {
       },
     });
     // An adopted (or recovered) pipeline that differs from the program is converged with one PUT.
-    const live = how !== "created" && !pipelinesEqual(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
-    return { id: pipelineId(inputs.org, inputs.project, identifier), outs: outputs(inputs, live) };
+    const live =
+      how !== "created" && !pipelinesEqual(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
+    return { id: pipelineId(inputs.org, inputs.project, identifier), outs: plain(outputs(inputs, live)) };
   },
 
-  async read(id: string, props?: PipelineOutputs): Promise<pulumi.dynamic.ReadResult<PipelineOutputs>> {
-    const [org, project, identifier] = props?.identifier
-      ? [props.org, props.project, props.identifier]
-      : splitId(id, 3, "<org>/<project>/<identifier>");
+  async read(id, props) {
+    // Without old state (a read by id only) the id names the pipeline.
+    const prev = props as Partial<PipelineOutputs> | undefined;
+    const [org, project, identifier] =
+      prev?.identifier && prev.project
+        ? [prev.org ?? DEFAULT_ORG, prev.project, prev.identifier]
+        : splitId(id, 3, "<org>/<project>/<identifier>");
     const api = platformApi();
-    const data: PipelineGetData | undefined = await readOrGone(() => api.pipelines.get(identifier!, { org: org!, project: project! }));
+    const data: PipelineGetData | undefined = await readOrGone(() =>
+      api.pipelines.get(identifier!, { org: org!, project: project! }),
+    );
     if (data === undefined) return GONE;
     const live = data.yamlPipeline;
-    const base: Record<string, unknown> = { org, project, adopt: props?.adopt ?? false };
-    if (props?.pipeline !== undefined) {
+    const base: Record<string, unknown> = { org, project, adopt: prev?.adopt ?? false };
+    if (prev?.pipeline !== undefined) {
       // Refresh shows drift in the model's terms when the live YAML fits the model; otherwise the
       // old model stays the input and the YAML output carries the drift for the next diff.
-      let model: PipelineModelInput = props.pipeline;
+      let model: PipelineModelInput = prev.pipeline;
       try {
         model = parsePipelineYaml(live);
       } catch {
@@ -267,15 +298,15 @@ export const pipelineLifecycle = {
       base.yaml = live;
     }
     const inputs = inputsOf(base);
-    return { id, props: outputs(inputs, live), inputs: inputs as PipelineOutputs };
+    return { id, props: plain(outputs(inputs, live)), inputs: plain(inputs) as PipelineOutputs };
   },
 
-  async update(_id: string, olds: PipelineOutputs, news: PipelineInputs): Promise<pulumi.dynamic.UpdateResult<PipelineOutputs>> {
+  async update(_id, olds, news) {
     const yaml = effectiveYaml(news);
-    return { outs: outputs(news, await put(platformApi(), news, olds.identifier, yaml)) };
+    return { outs: plain(outputs(news, await put(platformApi(), news, olds.identifier, yaml))) };
   },
 
-  async delete(_id: string, props: PipelineOutputs): Promise<void> {
+  async delete(_id, props) {
     const api = platformApi();
     const scope = { org: props.org, project: props.project };
     await deleteConfirmingGone(
@@ -285,7 +316,12 @@ export const pipelineLifecycle = {
   },
 };
 
-async function put(api: PlatformApi, inputs: PipelineInputs, identifier: string, yaml: string): Promise<string> {
+async function put(
+  api: PlatformApi,
+  inputs: PipelineInputs,
+  identifier: string,
+  yaml: string,
+): Promise<string> {
   await api.pipelines.update(identifier, yaml, { org: inputs.org, project: inputs.project });
   return yaml;
 }
@@ -298,40 +334,22 @@ async function put(api: PlatformApi, inputs: PipelineInputs, identifier: string,
  * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
  */
 export const pipelineProvider: pulumi.dynamic.ResourceProvider<PipelineInputs, PipelineOutputs> = {
-  configure: (req) => require("flagstack/provider/pipeline").pipelineLifecycle.configure(req),
-  check: (olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.check(olds, news),
-  diff: (id, olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.diff(id, olds, news),
-  create: (inputs) => require("flagstack/provider/pipeline").pipelineLifecycle.create(inputs),
-  read: (id, props) => require("flagstack/provider/pipeline").pipelineLifecycle.read(id, props),
-  update: (id, olds, news) => require("flagstack/provider/pipeline").pipelineLifecycle.update(id, olds, news),
-  delete: (id, props) => require("flagstack/provider/pipeline").pipelineLifecycle.delete(id, props),
+  configure: (...a) => require("flagstack/provider/pipeline").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/pipeline").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/pipeline").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/pipeline").impl.create(...a),
+  read: (...a) => require("flagstack/provider/pipeline").impl.read(...a),
+  update: (...a) => require("flagstack/provider/pipeline").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/pipeline").impl.delete(...a),
 };
 
 /**
- * A value where every member may also be a `pulumi.Input`, at any depth: a model can take a
- * connector's identifier straight from a {@link Connector} output.
+ * The arguments of a {@link Pipeline}: each input may be a `pulumi.Input`, at any depth, so a model
+ * can take a connector's identifier straight from a {@link Connector} output.
  */
-export type DeepInput<T> = T extends RuntimeInput
-  ? T
-  : T extends readonly (infer U)[]
-    ? pulumi.Input<DeepInput<U>[]>
-    : T extends object
-      ? pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>
-      : pulumi.Input<T>;
+export type PipelineArgs = ResourceArgs<PipelineInputValues>;
 
-/** The arguments of a {@link Pipeline}. */
-export interface PipelineArgs {
-  /** Organization; `default` when absent. Replaces when changed. */
-  org?: pulumi.Input<string>;
-  /** Project. Replaces when changed. */
-  project: pulumi.Input<string>;
-  /** The pipeline as a typed model (its members may be `pulumi.Input`s); exactly one of `pipeline` and `yaml`. */
-  pipeline?: DeepInput<PipelineModelInput>;
-  /** The pipeline as raw YAML. */
-  yaml?: pulumi.Input<string>;
-  /** Take over an existing pipeline with this identifier instead of failing. */
-  adopt?: pulumi.Input<boolean>;
-}
+const PIPELINE_OUTPUT_NAMES = ["org", "project", "pipeline", "yaml", "identifier", "name", "adopt"] as const;
 
 /**
  * A platform pipeline.
@@ -341,6 +359,8 @@ export interface PipelineArgs {
  * ```
  */
 export class Pipeline extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class. */
+  static readonly __pulumiType = PIPELINE_TYPE;
   declare readonly org: pulumi.Output<string>;
   declare readonly project: pulumi.Output<string>;
   declare readonly pipeline: pulumi.Output<PipelineModel | undefined>;
@@ -351,6 +371,13 @@ export class Pipeline extends pulumi.dynamic.Resource {
   declare readonly adopt: pulumi.Output<boolean>;
 
   constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
-    super(pipelineProvider, name, { identifier: undefined, name: undefined, yaml: undefined, ...args }, opts, MODULE, typeName(PIPELINE_TYPE));
+    super(
+      pipelineProvider,
+      name,
+      seedOutputs(PIPELINE_OUTPUT_NAMES, args),
+      opts,
+      MODULE,
+      typeName(PIPELINE_TYPE),
+    );
   }
 }

@@ -17,7 +17,7 @@ import {
   type ProjectBody,
   type ProjectData,
 } from "../sdk/platform/schemas";
-import { platformClient, type ProviderSettings, providerSettings } from "./core/config";
+import { type ProviderSettings, platformClient, providerSettings } from "./core/config";
 
 /**
  * The platform client methods the resources call (the helper brief's SDK contract), typed by the
@@ -41,7 +41,11 @@ export interface PlatformApi {
   pipelines: {
     create(yaml: string, scope: { org: string; project: string }): Promise<PipelineSaveData>;
     get(identifier: string, scope: { org: string; project: string }): Promise<PipelineGetData>;
-    update(identifier: string, yaml: string, scope: { org: string; project: string }): Promise<PipelineSaveData>;
+    update(
+      identifier: string,
+      yaml: string,
+      scope: { org: string; project: string },
+    ): Promise<PipelineSaveData>;
     delete(identifier: string, scope: { org: string; project: string }): Promise<unknown>;
   };
 }
@@ -63,7 +67,10 @@ export const AdoptInput = z.boolean({ error: "adopt must be true or false" }).de
  * §6.2 and §12; connectors answer 400 INVALID_REQUEST, ref §5), a read decides: gone is success,
  * still there re-throws the delete's error.
  */
-export async function deleteConfirmingGone(remove: () => Promise<unknown>, read: () => Promise<unknown>): Promise<void> {
+export async function deleteConfirmingGone(
+  remove: () => Promise<unknown>,
+  read: () => Promise<unknown>,
+): Promise<void> {
   try {
     await remove();
   } catch (e) {

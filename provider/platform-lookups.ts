@@ -5,51 +5,60 @@
  *
  * Lookups run in the program's process, where the dynamic provider's `configure` never runs, so
  * credentials are read from the stack config directly (`flagstack:platformApiUrl`,
- * `flagstack:platformApiKey`, `flagstack:accountId`), with the `FLAGSTACK_*` environment variables
- * as fallbacks, exactly as the resources read them; `options.client` overrides both.
+ * `flagstack:platformApiKey`, `flagstack:accountId`, with `new pulumi.Config("flagstack")`), else
+ * from `FLAGSTACK_PLATFORM_API_URL`, `FLAGSTACK_PLATFORM_API_KEY`, `FLAGSTACK_ACCOUNT_ID`;
+ * `options` overrides both. Nothing of them is serialized.
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
-import { ProviderSettings, SETTINGS, type SettingName } from "./core/config";
 import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
+import { dotPath } from "./core/check";
+import { providerSettings } from "./core/config";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
 import { type PlatformApi, platformApi } from "./platform-common";
 import { ProjectOutputs } from "./project";
 
-/** Options of every lookup. */
+/** Where a platform lookup reads from; every member is optional (see the module notes for the defaults). */
 export interface PlatformLookupOptions {
-  /** The platform client to use instead of one built from stack config / environment. */
+  /** Base URL of the platform API. */
+  platformApiUrl?: string;
+  /** Platform API key. */
+  platformApiKey?: string;
+  /** Platform account identifier. */
+  accountId?: string;
+  /** A client to use instead (tests, or a program that already has one). */
   client?: PlatformApi;
 }
 
-const PLATFORM_SETTINGS: readonly SettingName[] = ["platformApiUrl", "platformApiKey", "accountId", "requestsPerSecond", "maxRetries"];
-
-/** Settings for a lookup: stack config when running in a Pulumi program, else the environment. */
-export function lookupSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
-  const raw: Partial<Record<SettingName, string>> = {};
-  for (const name of PLATFORM_SETTINGS) {
-    const { key, env: envName } = SETTINGS[name];
-    // runtime.getConfig is the plain config store: it works outside a program too (undefined).
-    const value = pulumi.runtime.getConfig(key) ?? env[envName];
-    if (value !== undefined && value !== "") raw[name] = value;
+function configValue(key: string): string | undefined {
+  try {
+    return new pulumi.Config("flagstack").get(key);
+  } catch {
+    // outside a Pulumi program there is no config to read
+    return undefined;
   }
-  const parsed = ProviderSettings.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${SETTINGS[String(i.path[0]) as SettingName].key}: ${i.message}`);
-    throw new Error(`flagstack: invalid provider configuration: ${problems.join("; ")}`);
-  }
-  return parsed.data;
 }
 
-const api = (options?: PlatformLookupOptions): PlatformApi => options?.client ?? platformApi(lookupSettings());
+function api(options: PlatformLookupOptions = {}): PlatformApi {
+  if (options.client) return options.client;
+  const settings = providerSettings();
+  return platformApi({
+    ...settings,
+    platformApiUrl: options.platformApiUrl ?? configValue("platformApiUrl") ?? settings.platformApiUrl,
+    platformApiKey: options.platformApiKey ?? configValue("platformApiKey") ?? settings.platformApiKey,
+    accountId: options.accountId ?? configValue("accountId") ?? settings.accountId,
+  });
+}
 
 function validated<S extends z.ZodType>(schema: S, args: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(args);
   if (!parsed.success) {
-    throw new Error(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "args"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `${what}: ${parsed.error.issues.map((i) => `${dotPath(i.path) || "args"}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }
@@ -67,7 +76,10 @@ export const GetProjectArgs = z.strictObject({
 export type ProjectInfo = Omit<ProjectOutputs, "adopt">;
 
 /** Finds a project by identifier; fails when there is none. */
-export async function getProject(args: z.input<typeof GetProjectArgs>, options?: PlatformLookupOptions): Promise<ProjectInfo> {
+export async function getProject(
+  args: z.input<typeof GetProjectArgs>,
+  options?: PlatformLookupOptions,
+): Promise<ProjectInfo> {
   const { identifier, org } = validated(GetProjectArgs, args, "getProject");
   const data = await api(options).projects.get(identifier, { org });
   const p = data.project;
@@ -98,14 +110,23 @@ export function getProjectOutput(
 /** Arguments of {@link getConnector}: account scope without `org`, organization scope with it, project scope with both. */
 export const GetConnectorArgs = z
   .strictObject({ identifier: Identifier, org: Identifier.optional(), project: Identifier.optional() })
-  .refine((a) => a.project === undefined || a.org !== undefined, { error: "a project-level connector needs org as well as project", path: ["org"] });
+  .refine((a) => a.project === undefined || a.org !== undefined, {
+    error: "a project-level connector needs org as well as project",
+    path: ["org"],
+  });
 /** A connector found by {@link getConnector}. */
 export type ConnectorInfo = Omit<ConnectorOutputs, "adopt">;
 
 /** Finds a connector by identifier in its scope; fails when there is none. */
-export async function getConnector(args: z.input<typeof GetConnectorArgs>, options?: PlatformLookupOptions): Promise<ConnectorInfo> {
+export async function getConnector(
+  args: z.input<typeof GetConnectorArgs>,
+  options?: PlatformLookupOptions,
+): Promise<ConnectorInfo> {
   const { identifier, org, project } = validated(GetConnectorArgs, args, "getConnector");
-  const data = await api(options).connectors.get(identifier, { ...(org ? { org } : {}), ...(project ? { project } : {}) });
+  const data = await api(options).connectors.get(identifier, {
+    ...(org ? { org } : {}),
+    ...(project ? { project } : {}),
+  });
   const c = data.connector;
   const { connectorType: _t, ...spec } = c.spec as Record<string, unknown>;
   const docker = dockerRegistryFromWire(c.type, spec);
@@ -150,7 +171,10 @@ export type PipelineInfo = Pick<PipelineOutputs, "org" | "project" | "identifier
 };
 
 /** Finds a pipeline by identifier; fails when there is none. */
-export async function getPipeline(args: z.input<typeof GetPipelineArgs>, options?: PlatformLookupOptions): Promise<PipelineInfo> {
+export async function getPipeline(
+  args: z.input<typeof GetPipelineArgs>,
+  options?: PlatformLookupOptions,
+): Promise<PipelineInfo> {
   const { identifier, org, project } = validated(GetPipelineArgs, args, "getPipeline");
   const data = await api(options).pipelines.get(identifier, { org, project });
   const yaml = data.yamlPipeline;

@@ -17,12 +17,27 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { DEFAULT_PROJECT_COLOUR, entityName, HEX_COLOUR, Identifier, type ProjectData, Tags } from "../sdk/platform/schemas";
+import {
+  DEFAULT_ORG,
+  DEFAULT_PROJECT_COLOUR,
+  entityName,
+  HEX_COLOUR,
+  Identifier,
+  type ProjectData,
+  Tags,
+} from "../sdk/platform/schemas";
 import { checkInputs } from "./core/check";
-import { configureProvider } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, deleteConfirmingGone, OrgInput, type PlatformApi, platformApi, splitId } from "./platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  AdoptInput,
+  deleteConfirmingGone,
+  OrgInput,
+  type PlatformApi,
+  platformApi,
+  splitId,
+} from "./platform-common";
 import { MODULE, PROJECT_TYPE, typeName } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -70,7 +85,10 @@ export type ProjectOutputs = z.output<typeof ProjectOutputs>;
 // Diff
 
 /** Inputs whose change replaces the project. */
-export const projectReplaceOnChange = ["org", "identifier"] as const satisfies readonly (keyof ProjectInputs)[];
+export const projectReplaceOnChange = [
+  "org",
+  "identifier",
+] as const satisfies readonly (keyof ProjectInputs)[];
 
 const lower = (v: unknown) => (typeof v === "string" ? v.toLowerCase() : v);
 
@@ -126,36 +144,35 @@ function body(inputs: ProjectInputs, enabled: readonly string[] = []) {
   };
 }
 
-const inputsOf = (props: Record<string, unknown>): ProjectInputs => ProjectInputs.parse(
-  Object.fromEntries(Object.entries(props).filter(([k]) => k in ProjectInputs.shape)),
-);
+const inputsOf = (props: Record<string, unknown>): ProjectInputs =>
+  ProjectInputs.parse(Object.fromEntries(Object.entries(props).filter(([k]) => k in ProjectInputs.shape)));
 
 const desiredDiffers = (inputs: ProjectInputs, live: ProjectOutputs): boolean =>
   diffInputs(projectDiff, live, inputs).changes === true;
 
 /**
- * The lifecycle of {@link Project}, called by {@link projectProvider} in the provider process and
- * by the tests directly.
+ * The implementation of every lifecycle method; the serialized {@link projectProvider} delegates
+ * here, and the tests call it directly.
  */
-export const projectLifecycle = {
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    configureProvider(req.config);
-  },
+export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
+  configure,
 
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<ProjectInputs>> {
+  async check(_olds, news) {
     return checkInputs({ schema: ProjectInputs }, news);
   },
 
-  async diff(_id: string, olds: ProjectOutputs, news: ProjectInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_id, olds, news) {
     const result = diffInputs(projectDiff, olds, news);
     // Identifiers are case-insensitive on the service (ref §3): a change of case only must free
     // the old identifier before the new one can be created.
     const sameKey =
-      olds.org === news.org && typeof news.identifier === "string" && olds.identifier?.toLowerCase() === news.identifier.toLowerCase();
+      olds.org === news.org &&
+      typeof news.identifier === "string" &&
+      olds.identifier?.toLowerCase() === news.identifier.toLowerCase();
     return { ...result, deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey };
   },
 
-  async create(inputs: ProjectInputs): Promise<pulumi.dynamic.CreateResult<ProjectOutputs>> {
+  async create(inputs) {
     const api = platformApi();
     const { value, how } = await createOrAdopt<ProjectData>({
       describe: `project "${inputs.identifier}" in organization ${inputs.org}`,
@@ -166,26 +183,28 @@ export const projectLifecycle = {
     let outs = toOutputs(inputs, value);
     // An adopted (or recovered) project is converged to the program with one PUT.
     if (how !== "created" && desiredDiffers(inputs, outs)) outs = await put(api, inputs, outs);
-    return { id: projectId(inputs.org, inputs.identifier), outs };
+    return { id: projectId(inputs.org, inputs.identifier), outs: plain(outs) };
   },
 
-  async read(id: string, props?: ProjectOutputs): Promise<pulumi.dynamic.ReadResult<ProjectOutputs>> {
-    const [org, identifier] = props?.identifier ? [props.org, props.identifier] : splitId(id, 2, "<org>/<identifier>");
+  async read(id, props) {
+    // Without old state (a read by id only) the id names the project.
+    const old = props as Partial<ProjectOutputs> | undefined;
+    const [org, identifier] = old?.identifier
+      ? [old.org ?? DEFAULT_ORG, old.identifier]
+      : splitId(id, 2, "<org>/<identifier>");
     const api = platformApi();
     const data = await readOrGone(() => api.projects.get(identifier!, { org: org! }));
     if (data === undefined) return GONE;
-    const old = inputsOf({ org, identifier, name: data.project.name, ...(props ?? {}) });
-    const outs = toOutputs(old, data);
+    const outs = toOutputs(inputsOf({ ...(old ?? {}), org, identifier, name: data.project.name }), data);
     const { createdAt: _c, lastModifiedAt: _l, ...inputs } = outs;
-    // The wanted modules stay the program's; the service's list is an output.
-    return { id, props: outs, inputs: { ...inputs, modules: old.modules } as ProjectInputs as ProjectOutputs };
+    return { id, props: plain(outs), inputs: plain(inputs) as ProjectInputs as ProjectOutputs };
   },
 
-  async update(_id: string, olds: ProjectOutputs, news: ProjectInputs): Promise<pulumi.dynamic.UpdateResult<ProjectOutputs>> {
-    return { outs: await put(platformApi(), news, olds) };
+  async update(_id, olds, news) {
+    return { outs: plain(await put(platformApi(), news, olds)) };
   },
 
-  async delete(_id: string, props: ProjectOutputs): Promise<void> {
+  async delete(_id, props) {
     const api = platformApi();
     await deleteConfirmingGone(
       () => api.projects.delete(props.identifier, { org: props.org }),
@@ -207,17 +226,30 @@ async function put(api: PlatformApi, inputs: ProjectInputs, live: ProjectOutputs
  * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
  */
 export const projectProvider: pulumi.dynamic.ResourceProvider<ProjectInputs, ProjectOutputs> = {
-  configure: (req) => require("flagstack/provider/project").projectLifecycle.configure(req),
-  check: (olds, news) => require("flagstack/provider/project").projectLifecycle.check(olds, news),
-  diff: (id, olds, news) => require("flagstack/provider/project").projectLifecycle.diff(id, olds, news),
-  create: (inputs) => require("flagstack/provider/project").projectLifecycle.create(inputs),
-  read: (id, props) => require("flagstack/provider/project").projectLifecycle.read(id, props),
-  update: (id, olds, news) => require("flagstack/provider/project").projectLifecycle.update(id, olds, news),
-  delete: (id, props) => require("flagstack/provider/project").projectLifecycle.delete(id, props),
+  configure: (...a) => require("flagstack/provider/project").impl.configure(...a),
+  check: (...a) => require("flagstack/provider/project").impl.check(...a),
+  diff: (...a) => require("flagstack/provider/project").impl.diff(...a),
+  create: (...a) => require("flagstack/provider/project").impl.create(...a),
+  read: (...a) => require("flagstack/provider/project").impl.read(...a),
+  update: (...a) => require("flagstack/provider/project").impl.update(...a),
+  delete: (...a) => require("flagstack/provider/project").impl.delete(...a),
 };
 
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
-export type ProjectArgs = { [K in keyof ProjectInputValues]: pulumi.Input<NonNullable<ProjectInputValues[K]>> };
+export type ProjectArgs = ResourceArgs<ProjectInputValues>;
+
+const PROJECT_OUTPUT_NAMES = [
+  "org",
+  "identifier",
+  "name",
+  "color",
+  "modules",
+  "description",
+  "tags",
+  "adopt",
+  "createdAt",
+  "lastModifiedAt",
+] as const;
 
 /**
  * A platform project.
@@ -227,6 +259,8 @@ export type ProjectArgs = { [K in keyof ProjectInputValues]: pulumi.Input<NonNul
  * ```
  */
 export class Project extends pulumi.dynamic.Resource {
+  /** The type token, so policies can match the class. */
+  static readonly __pulumiType = PROJECT_TYPE;
   declare readonly org: pulumi.Output<string>;
   declare readonly identifier: pulumi.Output<string>;
   declare readonly name: pulumi.Output<string>;
@@ -239,6 +273,13 @@ export class Project extends pulumi.dynamic.Resource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(projectProvider, name, { createdAt: undefined, lastModifiedAt: undefined, modules: undefined, ...args }, opts, MODULE, typeName(PROJECT_TYPE));
+    super(
+      projectProvider,
+      name,
+      seedOutputs(PROJECT_OUTPUT_NAMES, args),
+      opts,
+      MODULE,
+      typeName(PROJECT_TYPE),
+    );
   }
 }

@@ -27,7 +27,11 @@ function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (value instanceof RuntimeInput) return value;
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reverseKeys((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .reverse()
+        .map((k) => [k, reverseKeys((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -36,7 +40,13 @@ function reverseKeys(value: unknown): unknown {
 function reformat(yaml: string): string {
   const doc = new YAML.Document(reverseKeys(YAML.parse(yaml)));
   doc.commentBefore = " reformatted by hand";
-  return doc.toString({ indent: 4, indentSeq: false, defaultStringType: "QUOTE_SINGLE", defaultKeyType: "PLAIN", lineWidth: 40 });
+  return doc.toString({
+    indent: 4,
+    indentSeq: false,
+    defaultStringType: "QUOTE_SINGLE",
+    defaultKeyType: "PLAIN",
+    lineWidth: 40,
+  });
 }
 
 /** The same document in flow style on as few lines as possible. */
@@ -63,7 +73,10 @@ describe("runtimeInput", () => {
     [runtimeInput().regex("^v[0-9]+$"), "<+input>.regex(^v[0-9]+$)"],
     [runtimeInput().executionInput(), "<+input>.executionInput()"],
     [runtimeInput().allowedValues("x", "y").default("x"), "<+input>.default(x).allowedValues(x,y)"],
-    [runtimeInput().executionInput().default(3).allowedValues(1, 2, 3), "<+input>.default(3).allowedValues(1,2,3).executionInput()"],
+    [
+      runtimeInput().executionInput().default(3).allowedValues(1, 2, 3),
+      "<+input>.default(3).allowedValues(1,2,3).executionInput()",
+    ],
   ])("%s renders as %s", (input, text) => {
     expect(input.toString()).toBe(text);
     expect(runtimeInputText(input.$input)).toBe(text);
@@ -93,7 +106,10 @@ describe("runtimeInput", () => {
     ["<+input>.allowedValues(a,b)", { allowedValues: ["a", "b"] }],
     ["<+input>.allowedValues(\\'a,b\\',c)", { allowedValues: ["a,b", "c"] }],
     ["<+input>.regex(^(a|b)$)", { regex: "^(a|b)$" }],
-    ["<+input>.allowedValues(a).default(a).executionInput()", { default: "a", allowedValues: ["a"], executionInput: true }],
+    [
+      "<+input>.allowedValues(a).default(a).executionInput()",
+      { default: "a", allowedValues: ["a"], executionInput: true },
+    ],
   ])("parses %s", (text, options) => {
     expect(parseRuntimeInputText(text)).toEqual(options);
   });
@@ -115,12 +131,18 @@ describe("runtimeInput", () => {
 });
 
 describe("isDuration", () => {
-  it.each(["10m", "1h30m", "30s", "1d", "1w", "500ms", "1h 30m", "2d3h", "1w 2d 3h 4m 5s 6ms", " 10m "])("accepts %j", (text) => {
-    expect(isDuration(text)).toBe(true);
-  });
-  it.each(["", "10", "10 minutes", "m", "0m", "0h0m", "1m1h", "1.5h", "-1m", "10M", "1 h", "1h30"])("refuses %j", (text) => {
-    expect(isDuration(text)).toBe(false);
-  });
+  it.each(["10m", "1h30m", "30s", "1d", "1w", "500ms", "1h 30m", "2d3h", "1w 2d 3h 4m 5s 6ms", " 10m "])(
+    "accepts %j",
+    (text) => {
+      expect(isDuration(text)).toBe(true);
+    },
+  );
+  it.each(["", "10", "10 minutes", "m", "0m", "0h0m", "1m1h", "1.5h", "-1m", "10M", "1 h", "1h30"])(
+    "refuses %j",
+    (text) => {
+      expect(isDuration(text)).toBe(false);
+    },
+  );
 });
 
 describe("renderPipelineYaml", () => {
@@ -161,17 +183,23 @@ describe("renderPipelineYaml", () => {
 `);
   });
 
-  it.each(examples)("%s: the same model always gives the same bytes, whatever its key order", (_name, model) => {
-    const first = renderPipelineYaml(model, scope);
-    expect(renderPipelineYaml(model, scope)).toBe(first);
-    expect(renderPipelineYaml(reverseKeys(model) as PipelineModelInput, scope)).toBe(first);
-    expect(renderPipelineYaml(validatePipelineModel(model), scope)).toBe(first);
-  });
+  it.each(examples)(
+    "%s: the same model always gives the same bytes, whatever its key order",
+    (_name, model) => {
+      const first = renderPipelineYaml(model, scope);
+      expect(renderPipelineYaml(model, scope)).toBe(first);
+      expect(renderPipelineYaml(reverseKeys(model) as PipelineModelInput, scope)).toBe(first);
+      expect(renderPipelineYaml(validatePipelineModel(model), scope)).toBe(first);
+    },
+  );
 
-  it.each(examples)("%s: accepts the model after Pulumi's serialization (runtime inputs as plain data)", (_name, model) => {
-    const serialized = JSON.parse(JSON.stringify(model)) as PipelineModelInput;
-    expect(renderPipelineYaml(serialized, scope)).toBe(renderPipelineYaml(model, scope));
-  });
+  it.each(examples)(
+    "%s: accepts the model after Pulumi's serialization (runtime inputs as plain data)",
+    (_name, model) => {
+      const serialized = JSON.parse(JSON.stringify(model)) as PipelineModelInput;
+      expect(renderPipelineYaml(serialized, scope)).toBe(renderPipelineYaml(model, scope));
+    },
+  );
 
   it("renders runtime inputs and keeps expressions verbatim", () => {
     const yaml = renderPipelineYaml(deployCheckout, scope);
@@ -182,8 +210,13 @@ describe("renderPipelineYaml", () => {
   });
 
   it("quotes strings a YAML 1.1 reader would take for booleans or numbers", () => {
-    const yaml = renderPipelineYaml({ ...hello, tags: { a: "yes", b: "on", c: "10", d: "0o10", e: "plain", f: "~" } }, scope);
-    expect(yaml).toContain('  tags:\n    a: "yes"\n    b: "on"\n    c: "10"\n    d: "0o10"\n    e: plain\n    f: "~"\n');
+    const yaml = renderPipelineYaml(
+      { ...hello, tags: { a: "yes", b: "on", c: "10", d: "0o10", e: "plain", f: "~" } },
+      scope,
+    );
+    expect(yaml).toContain(
+      '  tags:\n    a: "yes"\n    b: "on"\n    c: "10"\n    d: "0o10"\n    e: plain\n    f: "~"\n',
+    );
   });
 
   it("writes the scope's organization and project, and refuses a bad scope", () => {
@@ -212,7 +245,10 @@ describe("parsePipelineYaml", () => {
 
   it("reads the spec's placement of timeout (in the step spec) and of allowSimultaneousDeployments", () => {
     const yaml = renderPipelineYaml(deployCheckout, scope)
-      .replace("                    executionTarget: {}\n                  timeout: 5m\n", "                    executionTarget: {}\n                    timeout: 5m\n")
+      .replace(
+        "                    executionTarget: {}\n                  timeout: 5m\n",
+        "                    executionTarget: {}\n                    timeout: 5m\n",
+      )
       .replace(
         "                releaseName: checkout-<+pipeline.sequenceId>\n            allowSimultaneousDeployments: false\n",
         "                releaseName: checkout-<+pipeline.sequenceId>\n                allowSimultaneousDeployments: false\n",
@@ -271,15 +307,51 @@ describe("parsePipelineYaml", () => {
   const hello_yaml = renderPipelineYaml(hello, scope);
   it.each([
     ["not YAML", "pipeline: [", ""],
-    ["duplicate keys (refused by the server too)", hello_yaml.replace("  identifier: hello\n", "  identifier: hello\n  identifier: other\n"), "Map keys must be unique"],
-    ["no pipeline key", "name: x\n", 'pipeline: Invalid input: expected object, received undefined; name: unknown field "name"'],
-    ["a field the model cannot represent", hello_yaml.replace("          execution:\n", "          when: {}\n          execution:\n"), 'pipeline.stages[0].stage.spec.when: unknown field "when"'],
-    ["an unknown step type", hello_yaml.replace("type: ShellScript", "type: Http"), 'pipeline.stages[0].stage.spec.execution.steps[0].step.type: unknown step type "Http"'],
-    ["an unknown stage type", hello_yaml.replace("type: Custom", "type: Approval"), 'pipeline.stages[0].stage.type: unknown stage type "Approval"'],
-    ["a stage without steps", hello_yaml.replace(/steps:\n[\s\S]*?rollbackSteps/, "steps: []\n            rollbackSteps"), "pipeline.stages[0].stage.spec.execution.steps: a stage needs at least one step"],
-    ["a non-duration timeout", hello_yaml.replace("timeout: 10m", "timeout: ten minutes"), 'pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: "ten minutes" must be a duration'],
-    ["a step entry with step and parallel", hello_yaml.replace("              - step:\n", "              - parallel: []\n                step:\n"), "each entry needs exactly one of step or parallel"],
-    ["a non-Inline script", hello_yaml.replace("type: Inline", "type: Harness"), "only Inline scripts are supported"],
+    [
+      "duplicate keys (refused by the server too)",
+      hello_yaml.replace("  identifier: hello\n", "  identifier: hello\n  identifier: other\n"),
+      "Map keys must be unique",
+    ],
+    [
+      "no pipeline key",
+      "name: x\n",
+      'pipeline: Invalid input: expected object, received undefined; name: unknown field "name"',
+    ],
+    [
+      "a field the model cannot represent",
+      hello_yaml.replace("          execution:\n", "          when: {}\n          execution:\n"),
+      'pipeline.stages[0].stage.spec.when: unknown field "when"',
+    ],
+    [
+      "an unknown step type",
+      hello_yaml.replace("type: ShellScript", "type: Http"),
+      'pipeline.stages[0].stage.spec.execution.steps[0].step.type: unknown step type "Http"',
+    ],
+    [
+      "an unknown stage type",
+      hello_yaml.replace("type: Custom", "type: Approval"),
+      'pipeline.stages[0].stage.type: unknown stage type "Approval"',
+    ],
+    [
+      "a stage without steps",
+      hello_yaml.replace(/steps:\n[\s\S]*?rollbackSteps/, "steps: []\n            rollbackSteps"),
+      "pipeline.stages[0].stage.spec.execution.steps: a stage needs at least one step",
+    ],
+    [
+      "a non-duration timeout",
+      hello_yaml.replace("timeout: 10m", "timeout: ten minutes"),
+      'pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: "ten minutes" must be a duration',
+    ],
+    [
+      "a step entry with step and parallel",
+      hello_yaml.replace("              - step:\n", "              - parallel: []\n                step:\n"),
+      "each entry needs exactly one of step or parallel",
+    ],
+    [
+      "a non-Inline script",
+      hello_yaml.replace("type: Inline", "type: Harness"),
+      "only Inline scripts are supported",
+    ],
   ])("refuses %s, naming the YAML path", (_what, yaml, message) => {
     expect(() => parsePipelineYaml(yaml)).toThrow(PipelineModelError);
     expect(() => parsePipelineYaml(yaml)).toThrow(message);
@@ -296,8 +368,14 @@ describe("parsePipelineYaml", () => {
   });
 
   it("reads the scope named in the YAML", () => {
-    expect(pipelineYamlScope(hello_yaml)).toEqual({ orgIdentifier: "default", projectIdentifier: "payments" });
-    expect(pipelineYamlScope("pipeline: {name: x}")).toEqual({ orgIdentifier: undefined, projectIdentifier: undefined });
+    expect(pipelineYamlScope(hello_yaml)).toEqual({
+      orgIdentifier: "default",
+      projectIdentifier: "payments",
+    });
+    expect(pipelineYamlScope("pipeline: {name: x}")).toEqual({
+      orgIdentifier: undefined,
+      projectIdentifier: undefined,
+    });
   });
 });
 
@@ -322,21 +400,34 @@ pipeline:
   });
 
   it("compares runtime inputs by meaning", () => {
-    const reordered = yaml.replace("<+input>.default(staging).allowedValues(staging,qa)", "<+input>.allowedValues(staging,qa).default(staging)");
+    const reordered = yaml.replace(
+      "<+input>.default(staging).allowedValues(staging,qa)",
+      "<+input>.allowedValues(staging,qa).default(staging)",
+    );
     expect(reordered).not.toBe(yaml);
     expect(pipelinesEqual(yaml, reordered)).toBe(true);
   });
 
   it.each([
-    ["a changed script", (y: string) => y.replace('curl -fsS "$BASE_URL/health"', 'curl -fsS "$BASE_URL/ready"')],
+    [
+      "a changed script",
+      (y: string) => y.replace('curl -fsS "$BASE_URL/health"', 'curl -fsS "$BASE_URL/ready"'),
+    ],
     ["another project", (y: string) => y.replace("projectIdentifier: payments", "projectIdentifier: web")],
     ["a changed tag", (y: string) => y.replace("team: payments", "team: web")],
-    ["reordered steps", (y: string) => {
-      const doc = YAML.parse(y);
-      doc.pipeline.stages[0].stage.spec.execution.steps.reverse();
-      return YAML.stringify(doc);
-    }],
-    ["a removed field", (y: string) => y.replace("  description: Rolls out the checkout service behind the new_checkout flag\n", "")],
+    [
+      "reordered steps",
+      (y: string) => {
+        const doc = YAML.parse(y);
+        doc.pipeline.stages[0].stage.spec.execution.steps.reverse();
+        return YAML.stringify(doc);
+      },
+    ],
+    [
+      "a removed field",
+      (y: string) =>
+        y.replace("  description: Rolls out the checkout service behind the new_checkout flag\n", ""),
+    ],
   ])("sees %s", (_what, edit) => {
     const other = edit(yaml);
     expect(other).not.toBe(yaml);
@@ -351,7 +442,9 @@ pipeline:
   });
 
   it("normalizes to sorted keys and text scalars", () => {
-    expect(normalizePipeline({ b: [2, true, null], a: { d: null, c: "<+input>.regex(x).default(y)" } })).toEqual({
+    expect(
+      normalizePipeline({ b: [2, true, null], a: { d: null, c: "<+input>.regex(x).default(y)" } }),
+    ).toEqual({
       a: { c: "<+input>.default(y).regex(x)" },
       b: ["2", "true", null],
     });
@@ -362,37 +455,245 @@ describe("validatePipelineModel", () => {
   const step = { type: "ShellScript", name: "Run", identifier: "run", script: "true" };
   const stage = { type: "Custom", name: "One", identifier: "one", execution: { steps: [step] } };
   const pipeline = { name: "P", identifier: "p", stages: [stage] };
-  const withStep = (s: Record<string, unknown>) => ({ ...pipeline, stages: [{ ...stage, execution: { steps: [{ ...step, ...s }] } }] });
-  const deployment = deployCheckout.stages[0] as Extract<PipelineModelInput["stages"][number], { type: "Deployment" }>;
+  const withStep = (s: Record<string, unknown>) => ({
+    ...pipeline,
+    stages: [{ ...stage, execution: { steps: [{ ...step, ...s }] } }],
+  });
+  const deployment = deployCheckout.stages[0] as Extract<
+    PipelineModelInput["stages"][number],
+    { type: "Deployment" }
+  >;
 
   it.each([
-    ["a bad identifier", { ...pipeline, identifier: "9lives" }, "identifier", "identifier can be 128 characters long and can only contain alphanumeric, underscore and $ characters, and not start with a number or $"],
-    ["a reserved identifier", { ...pipeline, identifier: "pipeline_ok", stages: [{ ...stage, identifier: "step" }] }, "stages[0].identifier", "step is a keyword, so cannot be used"],
+    [
+      "a bad identifier",
+      { ...pipeline, identifier: "9lives" },
+      "identifier",
+      "identifier can be 128 characters long and can only contain alphanumeric, underscore and $ characters, and not start with a number or $",
+    ],
+    [
+      "a reserved identifier",
+      { ...pipeline, identifier: "pipeline_ok", stages: [{ ...stage, identifier: "step" }] },
+      "stages[0].identifier",
+      "step is a keyword, so cannot be used",
+    ],
     ["an empty name", { ...pipeline, name: "  " }, "name", "name cannot be empty."],
     ["no stages", { ...pipeline, stages: [] }, "stages", "a pipeline needs at least one stage"],
-    ["a stage without steps", { ...pipeline, stages: [{ ...stage, execution: { steps: [] } }] }, "stages[0].execution.steps", "a stage needs at least one step"],
-    ["a stage without execution", { ...pipeline, stages: [{ ...stage, execution: undefined }] }, "stages[0].execution", "Invalid input: expected object, received undefined"],
-    ["an unknown stage type", { ...pipeline, stages: [{ ...stage, type: "Approval" }] }, "stages[0].type", 'unknown stage type "Approval"; expected one of Deployment, Custom'],
-    ["an unknown step type", withStep({ type: "Http" }), "stages[0].execution.steps[0].type", 'unknown step type "Http"; expected one of ShellScript, K8sRollingDeploy, K8sRollingRollback, Parallel'],
-    ["a timeout that is not a duration", withStep({ timeout: "ten minutes" }), "stages[0].execution.steps[0].timeout", '"ten minutes" must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression'],
-    ["a numeric timeout", withStep({ timeout: 10 }), "stages[0].execution.steps[0].timeout", "timeout must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression"],
-    ["an unknown shell", withStep({ shell: "Zsh" }), "stages[0].execution.steps[0].shell", "shell must be one of Bash, PowerShell, Sh"],
-    ["an empty script", withStep({ script: "" }), "stages[0].execution.steps[0].script", "script cannot be empty"],
-    ["a misspelt field", withStep({ scirpt: "x" }), "stages[0].execution.steps[0].scirpt", 'unknown field "scirpt"'],
-    ["a bad env var name", withStep({ environmentVariables: [{ name: "1X", value: "a" }] }), "stages[0].execution.steps[0].environmentVariables[0].name", "variable name must be a shell variable name (letters, digits and _)"],
-    ["onDelegate false without target", withStep({ onDelegate: false }), "stages[0].execution.steps[0].executionTarget", "executionTarget needs host and connectorRef when onDelegate is false"],
-    ["a target on the delegate", withStep({ onDelegate: true, executionTarget: { host: "h", connectorRef: "c" } }), "stages[0].execution.steps[0].executionTarget", "executionTarget cannot be set when onDelegate is true"],
-    ["a duplicate stage identifier", { ...pipeline, stages: [stage, { ...stage, name: "Two" }] }, "stages[1].identifier", "stage identifier one is already used by stages[0]"],
-    ["a duplicate step identifier", { ...pipeline, stages: [{ ...stage, execution: { steps: [step], rollbackSteps: [{ type: "Parallel", steps: [step] }] } }] }, "stages[0].execution.rollbackSteps[0].steps[0].identifier", "step identifier run is used more than once in stage one"],
-    ["an empty parallel group", withStep({ type: "Parallel", steps: [] }), "stages[0].execution.steps[0].steps", "a parallel group needs at least one step"],
-    ["an unknown failure error", { ...pipeline, stages: [{ ...stage, failureStrategies: [{ onFailure: { errors: ["Oops"], action: { type: "Abort" } } }] }] }, "stages[0].failureStrategies[0].onFailure.errors[0]", 'unknown error type "Oops"; expected one of AllErrors'],
-    ["an unknown failure action", { ...pipeline, stages: [{ ...stage, failureStrategies: [{ onFailure: { errors: ["AllErrors"], action: { type: "Pray" } } }] }] }, "stages[0].failureStrategies[0].onFailure.action.type", 'unknown action type "Pray"; expected one of StageRollback'],
-    ["a retry without intervals", { ...pipeline, stages: [{ ...stage, failureStrategies: [{ onFailure: { errors: ["AllErrors"], action: { type: "Retry", spec: { retryCount: 1, retryIntervals: [], onRetryFailure: { action: { type: "Abort" } } } } } }] }] }, "stages[0].failureStrategies[0].onFailure.action.spec.retryIntervals", "retryIntervals needs at least one duration"],
-    ["a bad retry interval", { ...pipeline, stages: [{ ...stage, failureStrategies: [{ onFailure: { errors: ["AllErrors"], action: { type: "Retry", spec: { retryCount: 1, retryIntervals: ["soon"], onRetryFailure: { action: { type: "Abort" } } } } } }] }] }, "stages[0].failureStrategies[0].onFailure.action.spec.retryIntervals[0]", '"soon" must be a duration'],
-    ["a bad variable type", { ...pipeline, variables: [{ name: "v", type: "Bool", value: "x" }] }, "variables[0].type", "type must be one of String, Number, Secret"],
-    ["a bad connector reference", { ...pipeline, stages: [{ ...deployment, infrastructure: { ...deployment.infrastructure, connectorRef: "team.k8s" } }] }, "stages[0].infrastructure.connectorRef", "connectorRef must be an identifier, optionally prefixed with account. or org., or a <+...> expression"],
-    ["a non-boolean flag", { ...pipeline, stages: [{ ...deployment, execution: { steps: [{ type: "K8sRollingDeploy", name: "D", identifier: "d", skipDryRun: "maybe" }] } }] }, "stages[0].execution.steps[0].skipDryRun", "must be true, false or a <+...> expression"],
-    ["an org in the model (it comes from the scope)", { ...pipeline, orgIdentifier: "default" }, "orgIdentifier", 'unknown field "orgIdentifier"'],
+    [
+      "a stage without steps",
+      { ...pipeline, stages: [{ ...stage, execution: { steps: [] } }] },
+      "stages[0].execution.steps",
+      "a stage needs at least one step",
+    ],
+    [
+      "a stage without execution",
+      { ...pipeline, stages: [{ ...stage, execution: undefined }] },
+      "stages[0].execution",
+      "Invalid input: expected object, received undefined",
+    ],
+    [
+      "an unknown stage type",
+      { ...pipeline, stages: [{ ...stage, type: "Approval" }] },
+      "stages[0].type",
+      'unknown stage type "Approval"; expected one of Deployment, Custom',
+    ],
+    [
+      "an unknown step type",
+      withStep({ type: "Http" }),
+      "stages[0].execution.steps[0].type",
+      'unknown step type "Http"; expected one of ShellScript, K8sRollingDeploy, K8sRollingRollback, Parallel',
+    ],
+    [
+      "a timeout that is not a duration",
+      withStep({ timeout: "ten minutes" }),
+      "stages[0].execution.steps[0].timeout",
+      '"ten minutes" must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression',
+    ],
+    [
+      "a numeric timeout",
+      withStep({ timeout: 10 }),
+      "stages[0].execution.steps[0].timeout",
+      "timeout must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression",
+    ],
+    [
+      "an unknown shell",
+      withStep({ shell: "Zsh" }),
+      "stages[0].execution.steps[0].shell",
+      "shell must be one of Bash, PowerShell, Sh",
+    ],
+    [
+      "an empty script",
+      withStep({ script: "" }),
+      "stages[0].execution.steps[0].script",
+      "script cannot be empty",
+    ],
+    [
+      "a misspelt field",
+      withStep({ scirpt: "x" }),
+      "stages[0].execution.steps[0].scirpt",
+      'unknown field "scirpt"',
+    ],
+    [
+      "a bad env var name",
+      withStep({ environmentVariables: [{ name: "1X", value: "a" }] }),
+      "stages[0].execution.steps[0].environmentVariables[0].name",
+      "variable name must be a shell variable name (letters, digits and _)",
+    ],
+    [
+      "onDelegate false without target",
+      withStep({ onDelegate: false }),
+      "stages[0].execution.steps[0].executionTarget",
+      "executionTarget needs host and connectorRef when onDelegate is false",
+    ],
+    [
+      "a target on the delegate",
+      withStep({ onDelegate: true, executionTarget: { host: "h", connectorRef: "c" } }),
+      "stages[0].execution.steps[0].executionTarget",
+      "executionTarget cannot be set when onDelegate is true",
+    ],
+    [
+      "a duplicate stage identifier",
+      { ...pipeline, stages: [stage, { ...stage, name: "Two" }] },
+      "stages[1].identifier",
+      "stage identifier one is already used by stages[0]",
+    ],
+    [
+      "a duplicate step identifier",
+      {
+        ...pipeline,
+        stages: [
+          { ...stage, execution: { steps: [step], rollbackSteps: [{ type: "Parallel", steps: [step] }] } },
+        ],
+      },
+      "stages[0].execution.rollbackSteps[0].steps[0].identifier",
+      "step identifier run is used more than once in stage one",
+    ],
+    [
+      "an empty parallel group",
+      withStep({ type: "Parallel", steps: [] }),
+      "stages[0].execution.steps[0].steps",
+      "a parallel group needs at least one step",
+    ],
+    [
+      "an unknown failure error",
+      {
+        ...pipeline,
+        stages: [
+          { ...stage, failureStrategies: [{ onFailure: { errors: ["Oops"], action: { type: "Abort" } } }] },
+        ],
+      },
+      "stages[0].failureStrategies[0].onFailure.errors[0]",
+      'unknown error type "Oops"; expected one of AllErrors',
+    ],
+    [
+      "an unknown failure action",
+      {
+        ...pipeline,
+        stages: [
+          {
+            ...stage,
+            failureStrategies: [{ onFailure: { errors: ["AllErrors"], action: { type: "Pray" } } }],
+          },
+        ],
+      },
+      "stages[0].failureStrategies[0].onFailure.action.type",
+      'unknown action type "Pray"; expected one of StageRollback',
+    ],
+    [
+      "a retry without intervals",
+      {
+        ...pipeline,
+        stages: [
+          {
+            ...stage,
+            failureStrategies: [
+              {
+                onFailure: {
+                  errors: ["AllErrors"],
+                  action: {
+                    type: "Retry",
+                    spec: {
+                      retryCount: 1,
+                      retryIntervals: [],
+                      onRetryFailure: { action: { type: "Abort" } },
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        ],
+      },
+      "stages[0].failureStrategies[0].onFailure.action.spec.retryIntervals",
+      "retryIntervals needs at least one duration",
+    ],
+    [
+      "a bad retry interval",
+      {
+        ...pipeline,
+        stages: [
+          {
+            ...stage,
+            failureStrategies: [
+              {
+                onFailure: {
+                  errors: ["AllErrors"],
+                  action: {
+                    type: "Retry",
+                    spec: {
+                      retryCount: 1,
+                      retryIntervals: ["soon"],
+                      onRetryFailure: { action: { type: "Abort" } },
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        ],
+      },
+      "stages[0].failureStrategies[0].onFailure.action.spec.retryIntervals[0]",
+      '"soon" must be a duration',
+    ],
+    [
+      "a bad variable type",
+      { ...pipeline, variables: [{ name: "v", type: "Bool", value: "x" }] },
+      "variables[0].type",
+      "type must be one of String, Number, Secret",
+    ],
+    [
+      "a bad connector reference",
+      {
+        ...pipeline,
+        stages: [
+          { ...deployment, infrastructure: { ...deployment.infrastructure, connectorRef: "team.k8s" } },
+        ],
+      },
+      "stages[0].infrastructure.connectorRef",
+      "connectorRef must be an identifier, optionally prefixed with account. or org., or a <+...> expression",
+    ],
+    [
+      "a non-boolean flag",
+      {
+        ...pipeline,
+        stages: [
+          {
+            ...deployment,
+            execution: {
+              steps: [{ type: "K8sRollingDeploy", name: "D", identifier: "d", skipDryRun: "maybe" }],
+            },
+          },
+        ],
+      },
+      "stages[0].execution.steps[0].skipDryRun",
+      "must be true, false or a <+...> expression",
+    ],
+    [
+      "an org in the model (it comes from the scope)",
+      { ...pipeline, orgIdentifier: "default" },
+      "orgIdentifier",
+      'unknown field "orgIdentifier"',
+    ],
   ])("refuses %s, naming %s", (_what, model, path, message) => {
     let error: unknown;
     expect(() => {
@@ -415,13 +716,20 @@ describe.skipIf(!existsSync(emulatorEntry))("the emulator accepts every rendered
   type Emu = { url: string; platformKey: string; accountId: string; stop(): Promise<void> };
   let emu: Emu;
   beforeAll(async () => {
-    const { startEmulator } = (await import(emulatorEntry)) as { startEmulator(o: { port: number }): Promise<Emu> };
+    const { startEmulator } = (await import(emulatorEntry)) as {
+      startEmulator(o: { port: number }): Promise<Emu>;
+    };
     emu = await startEmulator({ port: 0 });
-    const res = await fetch(`${emu.url}/ng/api/projects?accountIdentifier=${emu.accountId}&orgIdentifier=default`, {
-      method: "POST",
-      headers: { "x-api-key": emu.platformKey, "content-type": "application/json" },
-      body: JSON.stringify({ project: { orgIdentifier: "default", identifier: scope.project, name: "Payments" } }),
-    });
+    const res = await fetch(
+      `${emu.url}/ng/api/projects?accountIdentifier=${emu.accountId}&orgIdentifier=default`,
+      {
+        method: "POST",
+        headers: { "x-api-key": emu.platformKey, "content-type": "application/json" },
+        body: JSON.stringify({
+          project: { orgIdentifier: "default", identifier: scope.project, name: "Payments" },
+        }),
+      },
+    );
     expect(res.status).toBe(200);
   });
   afterAll(async () => {
@@ -437,10 +745,15 @@ describe.skipIf(!existsSync(emulatorEntry))("the emulator accepts every rendered
       body: yaml,
     });
     expect(created.status).toBe(200);
-    expect(((await created.json()) as { data: { identifier: string } }).data.identifier).toBe(validatePipelineModel(model).identifier);
-    const got = await fetch(`${emu.url}/pipeline/api/pipelines/${validatePipelineModel(model).identifier}?${query}`, {
-      headers: { "x-api-key": emu.platformKey },
-    });
+    expect(((await created.json()) as { data: { identifier: string } }).data.identifier).toBe(
+      validatePipelineModel(model).identifier,
+    );
+    const got = await fetch(
+      `${emu.url}/pipeline/api/pipelines/${validatePipelineModel(model).identifier}?${query}`,
+      {
+        headers: { "x-api-key": emu.platformKey },
+      },
+    );
     expect(got.status).toBe(200);
     const stored = ((await got.json()) as { data: { yamlPipeline: string } }).data.yamlPipeline;
     expect(parsePipelineYaml(stored)).toEqual(validatePipelineModel(model));
