@@ -74,8 +74,10 @@ export const RampGuardConfig = z.object({
     ),
   allowedRolloutStatuses: z
     .array(z.string().min(1))
-    .default(["Ramping", "Experimenting"])
-    .describe("Rollout statuses (names) under which a flag may exceed the limit."),
+    // Every seeded status but Pre-Production and Killed (ROLLOUT_STATUS_NAMES): a flag still in
+    // pre-production, or marked killed, has no business sending most production traffic anywhere new.
+    .default(["Ramping", "Experimenting", "Ramped", "Ready to Remove", "Removed"])
+    .describe("Rollout statuses (names, compared without regard to case) under which a flag may exceed the limit."),
   productionEnvironments: ProductionEnvironments,
 });
 export type RampGuardConfig = z.output<typeof RampGuardConfig>;

@@ -54,6 +54,10 @@ export const PROPS = {
     scope: ["scope"],
     org: ["org", "orgIdentifier"],
     project: ["project", "projectIdentifier"],
+    /** The typed container registry spec (`{url, providerType, auth}`; auth defaults to Anonymous). */
+    dockerRegistry: ["dockerRegistry"],
+    /** Any other connector type: `{type, spec}`. */
+    generic: ["generic"],
   },
   project: {
     identifier: ["identifier"],
@@ -165,10 +169,23 @@ export function readDefinition(props: Props): DefinitionView {
   const env = first(src, p.environment);
   const body: Props = {};
   for (const f of DEFINITION_FIELDS) if (src[f] !== undefined && src[f] !== null) body[f] = src[f];
+  // The provider takes configurations as an object too, and sends it as JSON text.
+  if (Array.isArray(body.treatments)) {
+    body.treatments = body.treatments.map((t) =>
+      isRecord(t) && isRecord(t.configurations)
+        ? { ...t, configurations: JSON.stringify(t.configurations) }
+        : t,
+    );
+  }
+  // The provider's default rule: 100% the default treatment (provider/flag-definition.ts).
+  if (body.defaultRule === undefined && typeof body.defaultTreatment === "string") {
+    body.defaultRule = [{ treatment: body.defaultTreatment, size: 100 }];
+  }
   return {
     flagName: nameOf(first(src, p.flag)),
     environment: nameOf(env),
-    environmentNames: namesOf(env),
+    // Outputs carry the resolved name and id as well: match configured lists on any of them.
+    environmentNames: [...new Set(p.environment.flatMap((n) => namesOf(src[n])))],
     workspace: nameOf(first(src, p.workspace)),
     trafficType: nameOf(first(src, p.trafficType)),
     killed: src.killed === true,
@@ -383,12 +400,22 @@ export function readConnector(props: Props): ConnectorView {
   const p = PROPS.connector;
   const scope = first(props, p.scope);
   const scoped: Props = isRecord(scope) ? { ...props, ...scope } : props;
-  const spec = first(props, p.spec);
-  const auth = isRecord(spec) ? spec.auth : undefined;
+  const docker = first(props, p.dockerRegistry);
+  const generic = first(props, p.generic);
+  const spec = first(props, p.spec) ?? (isRecord(generic) ? generic.spec : undefined);
+  const auth =
+    isRecord(spec) && spec.auth !== undefined
+      ? spec.auth
+      : isRecord(docker)
+        ? (docker.auth ?? { type: "Anonymous" })
+        : undefined;
+  const type =
+    first(props, p.type) ??
+    (isRecord(docker) ? "DockerRegistry" : isRecord(generic) ? generic.type : undefined);
   return {
     identifier: str(first(props, p.identifier)),
     name: str(first(props, p.name)),
-    type: str(first(props, p.type)),
+    type: str(type),
     org: nameOf(first(scoped, p.org)),
     project: nameOf(first(scoped, p.project)),
     authType: isRecord(auth) ? str(auth.type) : undefined,

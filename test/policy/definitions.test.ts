@@ -188,7 +188,7 @@ describe("production-ramp-guard", () => {
     expect(await runStackPolicy(productionRampGuard, [flag("Pre-Production"), definition()])).toEqual([
       {
         message:
-          'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting',
+          'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped, Ready to Remove, Removed',
         urn,
       },
     ]);
@@ -198,7 +198,7 @@ describe("production-ramp-guard", () => {
     expect(await runStackPolicy(productionRampGuard, [definition()])).toEqual([
       {
         message:
-          'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status is unknown: no Flag resource named "new-checkout" in this stack (allowed: Ramping, Experimenting)',
+          'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status is unknown: no Flag resource named "new-checkout" in this stack (allowed: Ramping, Experimenting, Ramped, Ready to Remove, Removed)',
         urn,
       },
     ]);
@@ -244,7 +244,7 @@ describe("production-ramp-guard", () => {
       },
     );
     expect(reports.map((r) => r.message)).toEqual([
-      'flag "new-checkout" in environment "env-prod-id" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting',
+      'flag "new-checkout" in environment "env-prod-id" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped, Ready to Remove, Removed',
     ]);
   });
 
