@@ -77,7 +77,9 @@ export const RampGuardConfig = z.object({
     // Every seeded status but Pre-Production and Killed (ROLLOUT_STATUS_NAMES): a flag still in
     // pre-production, or marked killed, has no business sending most production traffic anywhere new.
     .default(["Ramping", "Experimenting", "Ramped", "Ready to Remove", "Removed"])
-    .describe("Rollout statuses (names, compared without regard to case) under which a flag may exceed the limit."),
+    .describe(
+      "Rollout statuses (names, compared without regard to case) under which a flag may exceed the limit.",
+    ),
   productionEnvironments: ProductionEnvironments,
 });
 export type RampGuardConfig = z.output<typeof RampGuardConfig>;

@@ -158,6 +158,7 @@ export async function checkExpectations(
     }
     const share = shares[e.treatment] ?? 0;
     const breakdown = Object.entries(shares)
+      .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
       .map(([t, s]) => `${t}: ${percent(s)}`)
       .join(", ");
     const got = `${percent(share)} of ${keys.length} sampled keys get treatment "${e.treatment}" for flag "${e.flag}"`;
