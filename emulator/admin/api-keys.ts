@@ -1,0 +1,78 @@
+/**
+ * API keys (ref admin §1.1 "api keys", §9.1 `split_api_key`): `POST /apiKeys` and
+ * `DELETE /apiKeys/{id}`; there is no read or list. Needed so environments can be deleted (their
+ * auto-created SDK keys must be revoked first). Account-wide: an unrestricted admin key only.
+ * @module
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../context";
+import { badRequest, notFound } from "../errors";
+import { scopeOf } from "../middleware/auth";
+import type { Store } from "../store";
+import { parseBody } from "./common";
+import { apiTokenJson, newSdkKey } from "./environments";
+
+/** Body of `POST /apiKeys` (ref §9.1). */
+export const ApiKeyCreate = z.object({
+  name: z
+    .string({ error: "name is required" })
+    .min(1, "name must not be empty")
+    .max(100, "name must be at most 100 characters"),
+  apiKeyType: z.enum(["server_side", "client_side", "admin"], {
+    error: "apiKeyType must be server_side, client_side or admin",
+  }),
+  roles: z.array(z.string()).optional(),
+  environments: z
+    .array(z.object({ type: z.literal("environment").optional(), id: z.string().min(1) }))
+    .default([]),
+  workspace: z.object({ type: z.literal("workspace").optional(), id: z.string().min(1) }).optional(),
+});
+
+/** Routes under `/internal/api/v2/apiKeys`. */
+export function apiKeyRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.post("/apiKeys", async (c) => {
+    scopeOf(store, c).assertAccountWide("create API keys");
+    const body = await parseBody(c, ApiKeyCreate);
+    const ws = body.workspace ? store.workspaces.get(body.workspace.id) : undefined;
+    if (body.workspace && !ws)
+      throw badRequest(`workspace.id: workspace ${body.workspace.id} does not exist`);
+    for (const [i, e] of body.environments.entries()) {
+      const env = store.environments.get(e.id);
+      if (!env) throw badRequest(`environments[${i}].id: environment ${e.id} does not exist`);
+      if (ws && env.workspaceId !== ws.id)
+        throw badRequest(`environments[${i}].id: environment ${e.id} is not in workspace ${ws.id}`);
+    }
+    if (body.apiKeyType !== "admin" && body.environments.length !== 1) {
+      throw badRequest("environments: an SDK key belongs to exactly one environment");
+    }
+    const admin = body.apiKeyType === "admin";
+    const key = store.putKey({
+      id: randomUUID(),
+      name: body.name,
+      key: admin ? `adm-${randomBytes(16).toString("hex")}` : newSdkKey(),
+      type: admin ? "admin" : "sdk",
+      ...(admin ? {} : { apiKeyType: body.apiKeyType as "server_side" | "client_side" }),
+      ...(ws ? { workspaces: [ws.id] } : {}),
+      ...(body.environments.length ? { environments: body.environments.map((e) => e.id) } : {}),
+      primary: false,
+    });
+    await store.commit();
+    return c.json({ ...apiTokenJson(key), roles: body.roles ?? [] });
+  });
+
+  app.delete("/apiKeys/:id", async (c) => {
+    scopeOf(store, c).assertAccountWide("revoke API keys");
+    const id = c.req.param("id");
+    const key = [...store.keys.values()].find((k) => k.id === id);
+    if (!key) throw notFound(`Could not find API key ${id}`);
+    store.keys.delete(key.key);
+    await store.commit();
+    return c.json(true);
+  });
+
+  return app;
+}

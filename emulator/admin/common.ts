@@ -1,0 +1,253 @@
+/**
+ * Helpers shared by the admin API sections: body and query parsing with field-naming 400s,
+ * lookups that turn into 404/403, JSON Patch application, and the wire shapes of each object.
+ * @module
+ */
+import type { Context } from "hono";
+import { applyPatch, type Operation } from "rfc6902";
+import type { z } from "zod";
+import { JsonPatch } from "../../sdk/admin/schemas";
+import type { AppEnv } from "../context";
+import { badRequest, conflict, emptyBadRequest, fieldPath, notFound, zodBadRequest } from "../errors";
+import { scopeOf } from "../middleware/auth";
+import type {
+  DefinitionRecord,
+  EnvironmentRecord,
+  FlagRecord,
+  GroupRecord,
+  Store,
+  TrafficTypeRecord,
+  UserRecord,
+  WorkspaceRecord,
+} from "../store";
+
+/** The hono context of an admin route. */
+export type AdminContext = Context<AppEnv>;
+
+/** Reads the raw JSON body; 400 when it is missing or not JSON. */
+export async function readJson(c: AdminContext): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") throw badRequest("body: a JSON request body is required");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`body: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Reads the JSON body and validates it with a schema of `sdk/admin/schemas.ts`; 400 names the field. */
+export async function parseBody<S extends z.ZodType>(c: AdminContext, schema: S): Promise<z.output<S>> {
+  return parseValue(schema, await readJson(c));
+}
+
+/** Validates a value with a schema; 400 names the field. */
+export function parseValue<S extends z.ZodType>(schema: S, value: unknown, root = ""): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw zodBadRequest(parsed.error, root, value);
+  return parsed.data;
+}
+
+/** Reads a JSON Patch body (RFC 6902); 400 for anything else (ref admin §7: non-array refused). */
+export async function parsePatch(c: AdminContext): Promise<JsonPatch> {
+  const body = await readJson(c);
+  if (!Array.isArray(body)) throw badRequest("body: a JSON Patch array of {op, path, value} is required");
+  return parseValue(JsonPatch, body);
+}
+
+/** An integer query parameter within bounds, or the default; 400 names the parameter. */
+export function intQuery(c: AdminContext, name: string, dflt: number, min: number, max: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "") return dflt;
+  if (!/^-?\d+$/.test(raw)) throw badRequest(`${name}: must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw badRequest(`${name}: must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+/** `offset` and `limit` of an offset-paginated list. */
+export function offsetParams(
+  c: AdminContext,
+  dfltLimit: number,
+  maxLimit: number,
+): { offset: number; limit: number } {
+  return {
+    offset: intQuery(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
+    limit: intQuery(c, "limit", dfltLimit, 1, maxLimit),
+  };
+}
+
+/** The offset envelope `{objects, offset, limit, totalCount}`; past the end gives empty objects. */
+export function offsetPage<T>(all: T[], offset: number, limit: number) {
+  return { objects: all.slice(offset, offset + limit), offset, limit, totalCount: all.length };
+}
+
+/** A workspace by id (or name), checked against the key's scope: 404 / 403. */
+export function workspaceOr404(store: Store, c: AdminContext, ref: string): WorkspaceRecord {
+  const ws = store.workspaces.get(ref) ?? [...store.workspaces.values()].find((w) => w.name === ref);
+  if (!ws) throw notFound(`Could not find workspace ${ref}`);
+  scopeOf(store, c).assertWorkspace(ws);
+  return ws;
+}
+
+/** An environment of a workspace by id or name (ref admin §2), checked against the scope. */
+export function environmentOr404(
+  store: Store,
+  c: AdminContext,
+  ws: WorkspaceRecord,
+  ref: string,
+): EnvironmentRecord {
+  const byId = store.environments.get(ref);
+  const env =
+    byId && byId.workspaceId === ws.id ? byId : store.environmentsOf(ws.id).find((e) => e.name === ref);
+  if (!env) throw notFound(`Could not find environment ${ref}`);
+  scopeOf(store, c).assertEnvironment(env);
+  return env;
+}
+
+/** A flag by name or id (ref admin §2: GET by id is what clients do). */
+export function findFlag(store: Store, ws: WorkspaceRecord, ref: string): FlagRecord | undefined {
+  const byName = store.flagsByName.get(ws.id)?.get(ref);
+  if (byName) return byName;
+  const byId = store.flags.get(ref);
+  return byId && byId.workspaceId === ws.id ? byId : undefined;
+}
+
+/** A flag by name or id, or 404. */
+export function flagOr404(store: Store, ws: WorkspaceRecord, ref: string): FlagRecord {
+  const flag = findFlag(store, ws, ref);
+  if (!flag) throw notFound(`Could not find split ${ref}`);
+  return flag;
+}
+
+/** A traffic type of a workspace by name or id. */
+export function findTrafficType(
+  store: Store,
+  ws: WorkspaceRecord,
+  ref: string,
+): TrafficTypeRecord | undefined {
+  const tts = store.trafficTypesOf(ws.id);
+  return tts.find((t) => t.name === ref) ?? tts.find((t) => t.id === ref);
+}
+
+/**
+ * A workspace with `requiresTitleAndComments` refuses a change without both: 400 with an empty
+ * body (spec §7; ref admin §2: query parameters for PATCH/DELETE, body fields for POST/PUT).
+ */
+export function requireTitleAndComment(ws: WorkspaceRecord, title: unknown, comment: unknown): void {
+  if (!ws.requiresTitleAndComments) return;
+  const present = (v: unknown) => typeof v === "string" && v.trim() !== "";
+  if (!present(title) || !present(comment)) throw emptyBadRequest();
+}
+
+/**
+ * Applies an RFC 6902 patch to a deep copy of `doc` with the `rfc6902` library, stopping at the
+ * first failed operation. A failed `test` is a 409 Conflict (inferred: the document is not in the
+ * state the client expected); a missing path or an invalid operation is a 400. The original is
+ * never modified.
+ */
+export function applyJsonPatch<T>(doc: T, ops: JsonPatch): T {
+  const copy = structuredClone(doc);
+  for (const [i, op] of ops.entries()) {
+    const [err] = applyPatch(copy, [op as Operation]);
+    if (!err) continue;
+    if (err.name === "TestError") {
+      throw conflict(
+        `JSON Patch operation ${i} (test ${op.path}) failed: the current value differs, nothing was changed`,
+      );
+    }
+    if (err.name === "MissingError") {
+      throw badRequest(`${fieldPath(["body", i, "path"])}: ${op.op} ${op.path}: the path does not exist`);
+    }
+    throw badRequest(`${fieldPath(["body", i])}: ${op.op} ${op.path}: ${err.message}`);
+  }
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes (spec §2)
+
+/** A workspace on the wire. */
+export const workspaceJson = (w: WorkspaceRecord) => ({
+  name: w.name,
+  type: "workspace" as const,
+  id: w.id,
+  requiresTitleAndComments: w.requiresTitleAndComments,
+});
+
+/** An environment on the wire (the list shape: ref admin §1.2). */
+export const environmentJson = (e: EnvironmentRecord) => ({
+  name: e.name,
+  id: e.id,
+  production: e.production,
+});
+
+/** A traffic type on the wire (ref admin §1.1; the `type` value is undocumented, inferred). */
+export const trafficTypeJson = (store: Store, t: TrafficTypeRecord) => {
+  const ws = store.workspaces.get(t.workspaceId);
+  return {
+    name: t.name,
+    type: "trafficType",
+    id: t.id,
+    displayAttributeId: t.displayAttributeId,
+    workspace: ws ? { id: ws.id, name: ws.name, type: "workspace" } : null,
+  };
+};
+
+/** A flag on the wire (spec §2 "Feature flag", ref admin §1.1). */
+export function flagJson(store: Store, f: FlagRecord) {
+  const tt = store.trafficTypes.get(f.trafficTypeId);
+  const rs = store.rolloutStatuses.find((s) => s.id === f.rolloutStatusId);
+  return {
+    id: f.id,
+    name: f.name,
+    description: f.description,
+    trafficType: { id: f.trafficTypeId, name: tt?.name ?? "" },
+    creationTime: f.creationTime,
+    rolloutStatus: { id: f.rolloutStatusId, name: rs?.name ?? "" },
+    rolloutStatusTimestamp: f.rolloutStatusTimestamp,
+    tags: f.tags && f.tags.length > 0 ? f.tags.map((t) => ({ name: t.name })) : null,
+    owners: [] as { id: string; type: string }[],
+  };
+}
+
+/** A definition on the wire: the document plus identity and times (spec §2; never title/comment, ref §2). */
+export function definitionJson(store: Store, d: DefinitionRecord) {
+  const flag = store.flags.get(d.flagId);
+  const env = store.environments.get(d.environmentId);
+  const tt = flag ? store.trafficTypes.get(flag.trafficTypeId) : undefined;
+  const out: Record<string, unknown> = {
+    id: d.flagId,
+    name: flag?.name ?? "",
+    environment: { id: d.environmentId, name: env?.name ?? "" },
+    trafficType: { id: flag?.trafficTypeId ?? "", name: tt?.name ?? "" },
+    killed: d.killed,
+    treatments: d.doc.treatments,
+    defaultTreatment: d.doc.defaultTreatment,
+  };
+  if (d.doc.baselineTreatment !== undefined) out.baselineTreatment = d.doc.baselineTreatment;
+  out.trafficAllocation = d.doc.trafficAllocation;
+  out.rules = d.doc.rules;
+  out.defaultRule = d.doc.defaultRule;
+  out.creationTime = d.creationTime;
+  out.lastUpdateTime = d.lastUpdateTime;
+  return out;
+}
+
+/** A user on the wire (spec §2 "User"). */
+export const userJson = (u: UserRecord) => ({
+  id: u.id,
+  type: "user" as const,
+  name: u.name,
+  email: u.email,
+  status: u.status,
+  "2fa": u.twoFactor,
+  groups: u.groups.map((id) => ({ id, type: "group" as const })),
+});
+
+/** A group on the wire (spec §2 "Group"). */
+export const groupJson = (g: GroupRecord) => ({
+  id: g.id,
+  name: g.name,
+  description: g.description,
+  type: "group" as const,
+});

@@ -1,0 +1,289 @@
+/**
+ * Feature flag definitions per environment: spec §2 "Feature flag definition", §3 "Environment
+ * definition of a flag", §4 "Flag definitions", §7; ref admin §2-3.
+ *
+ * Path: `/splits/ws/{ws}/{flagNameOrId}/environments/{envIdOrName}` (ref §2: environment id or
+ * name; names URL-decoded).
+ * - `GET` → the definition; 404 "Could not find splitmetadata <x>" when there is none (spec §7).
+ * - `POST` → creates it: the body is validated with `DefinitionBody` and `validateDefinition`
+ *   (buckets sum to 100, treatments exist, ...) plus the per-matcher field rules of ref §3; the
+ *   response is the definition as sent plus `creationTime` and `lastUpdateTime`. 409 when one
+ *   exists (ref §2, inferred).
+ * - `PUT` → full replace (ref §2): omitted `rules` ⇒ `[]`, omitted `trafficAllocation` ⇒ 100,
+ *   `killed` kept unless sent (inferred).
+ * - `PATCH` → RFC 6902 JSON Patch applied with `rfc6902` to the whole definition; the result is
+ *   validated as a whole; an invalid result is 400 and nothing changes. A failed `test` is 409.
+ * - `DELETE` → removes it and returns `true`; the SDK then gets ARCHIVED and `control`.
+ * - `PUT …/kill`, `PUT …/restore` (ref §1.1) → the definition with `killed` set / cleared.
+ * - `GET /splits/ws/{ws}/environments/{env}?offset&limit` → `{objects, offset, limit, totalCount}`.
+ * title/comment: body fields on POST/PUT, query parameters on PATCH/DELETE; a workspace with
+ * `requiresTitleAndComments` refuses a change without them with an empty 400 (spec §7). They are
+ * never stored or echoed (ref §2: GET does not return them).
+ * @module
+ */
+import { Hono } from "hono";
+import { DefinitionBody, LIMITS, type Matcher, validateDefinition } from "../../sdk/admin/schemas";
+import { conversionProblems } from "../../sdk/split/convert";
+import type { AppEnv } from "../context";
+import { badRequest, conflict, fieldPath, notFound } from "../errors";
+import {
+  type DefinitionDocument,
+  type DefinitionRecord,
+  type EnvironmentRecord,
+  type FlagRecord,
+  randomInt32,
+  type Store,
+  type WorkspaceRecord,
+} from "../store";
+import {
+  type AdminContext,
+  applyJsonPatch,
+  definitionJson,
+  environmentOr404,
+  findFlag,
+  offsetPage,
+  offsetParams,
+  parsePatch,
+  parseValue,
+  readJson,
+  requireTitleAndComment,
+  workspaceOr404,
+} from "./common";
+
+/** Set matchers compare an attribute's values (ref §3: `strings` + `attribute`). */
+const NEEDS_ATTRIBUTE = new Set<Matcher["type"]>(["EQUAL_SET", "ANY_OF_SET", "ALL_OF_SET", "PART_OF_SET"]);
+
+/**
+ * Validates a whole definition document: `validateDefinition` (shared with the provider and the
+ * policy pack), the field each matcher type needs (`conversionProblems`, shared with the SDK
+ * conversion, ref §3), an attribute on set matchers, non-empty lists and valid regular
+ * expressions. Throws a 400 naming the first field.
+ */
+export function assertValidDefinition(doc: DefinitionDocument): void {
+  const problems = [...validateDefinition(doc), ...conversionProblems(doc)].map(
+    (p) => `${fieldPath(p.path)}: ${p.message}`,
+  );
+  for (const [r, rule] of doc.rules.entries()) {
+    for (const [i, m] of rule.condition.matchers.entries()) {
+      const at = (field: string) => fieldPath(["rules", r, "condition", "matchers", i, field]);
+      if (NEEDS_ATTRIBUTE.has(m.type) && !m.attribute)
+        problems.push(`${at("attribute")}: required for a ${m.type} matcher`);
+      if (m.strings !== undefined && m.strings.length === 0)
+        problems.push(`${at("strings")}: must not be empty`);
+      if (m.type === "MATCHES_STRING" && m.string !== undefined) {
+        try {
+          new RegExp(m.string);
+        } catch {
+          problems.push(`${at("string")}: not a valid regular expression`);
+        }
+      }
+    }
+  }
+  if (problems.length) throw badRequest(problems[0] ?? "invalid definition", problems.join("; "));
+}
+
+/** Parses a POST/PUT body (or a patched document) into the stored document. */
+function parseDocument(value: unknown): { doc: DefinitionDocument; killed: boolean | undefined } {
+  const body = parseValue(DefinitionBody, value);
+  const { title: _t, comment: _c, killed, ...doc } = body;
+  assertValidDefinition(doc);
+  return { doc, killed };
+}
+
+/** Removes a definition, leaving an ARCHIVED tombstone for `/api/splitChanges` (wire §1). */
+export function removeDefinition(store: Store, d: DefinitionRecord, envId = d.environmentId): void {
+  const flag = store.flags.get(d.flagId);
+  store.definitions.get(envId)?.delete(d.flagId);
+  if (!flag) return;
+  store.envMap(store.tombstones, envId).set(flag.name, {
+    environmentId: envId,
+    name: flag.name,
+    trafficTypeName: store.trafficTypes.get(flag.trafficTypeId)?.name ?? "user",
+    changeNumber: store.nextChangeNumber(),
+    seed: d.seed,
+    trafficAllocationSeed: d.trafficAllocationSeed,
+  });
+}
+
+/** Marks a definition changed: new change number for the SDK, new `lastUpdateTime`. */
+function touch(store: Store, d: DefinitionRecord): void {
+  d.changeNumber = store.nextChangeNumber();
+  d.lastUpdateTime = Math.max(Date.now(), d.lastUpdateTime);
+}
+
+/** Fields of the definition response that a PATCH may not change. */
+const READ_ONLY = ["id", "name", "environment", "trafficType", "creationTime", "lastUpdateTime"] as const;
+const WRITABLE = new Set([
+  "treatments",
+  "defaultTreatment",
+  "baselineTreatment",
+  "trafficAllocation",
+  "rules",
+  "defaultRule",
+  "killed",
+]);
+
+/**
+ * The document a PATCH applies to: the GET response, with an empty `keys` and `segments` array on
+ * every treatment so that `add /treatments/<i>/keys/-` works on a treatment without targets
+ * (spec §2 addresses individual targets that way).
+ */
+function patchTarget(store: Store, d: DefinitionRecord): Record<string, unknown> {
+  const json = definitionJson(store, d);
+  json.treatments = d.doc.treatments.map((t) => ({ ...t, keys: t.keys ?? [], segments: t.segments ?? [] }));
+  return json;
+}
+
+/** Drops the empty `keys`/`segments` arrays that {@link patchTarget} added and the patch left empty. */
+function dropAddedEmpties(before: DefinitionDocument, treatments: unknown): unknown {
+  if (!Array.isArray(treatments)) return treatments;
+  const had = new Map(before.treatments.map((t) => [t.name, t]));
+  return treatments.map((t) => {
+    if (typeof t !== "object" || t === null) return t;
+    const out = { ...(t as Record<string, unknown>) };
+    const orig = had.get(String(out.name));
+    for (const f of ["keys", "segments"] as const) {
+      if (Array.isArray(out[f]) && (out[f] as unknown[]).length === 0 && orig?.[f] === undefined)
+        delete out[f];
+    }
+    return out;
+  });
+}
+
+interface Located {
+  ws: WorkspaceRecord;
+  flag: FlagRecord;
+  env: EnvironmentRecord;
+}
+
+/** Routes of definitions under `/internal/api/v2/splits`. */
+export function definitionRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  const base = "/splits/ws/:ws/:flag/environments/:env";
+
+  /** Workspace, flag and environment of the path; a missing flag is the spec's 404 (§7). */
+  const locate = (c: AdminContext): Located => {
+    const ws = workspaceOr404(store, c, c.req.param("ws") ?? "");
+    const flagRef = c.req.param("flag") ?? "";
+    const env = environmentOr404(store, c, ws, c.req.param("env") ?? "");
+    const flag = findFlag(store, ws, flagRef);
+    if (!flag) throw notFound(`Could not find splitmetadata ${flagRef}`);
+    return { ws, flag, env };
+  };
+  const existing = ({ flag, env }: Located): DefinitionRecord => {
+    const d = store.getDefinition(flag.id, env.id);
+    if (!d) throw notFound(`Could not find splitmetadata ${flag.name}`);
+    return d;
+  };
+  const bodyObject = async (c: AdminContext): Promise<Record<string, unknown>> => {
+    const body = await readJson(c);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw badRequest("body: a definition object is required");
+    return body as Record<string, unknown>;
+  };
+
+  app.get("/splits/ws/:ws/environments/:env", (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const env = environmentOr404(store, c, ws, c.req.param("env"));
+    const { offset, limit } = offsetParams(c, LIMITS.flagsDefault, LIMITS.flagsMax);
+    const all = [...(store.definitions.get(env.id)?.values() ?? [])].filter(
+      (d) => store.flags.get(d.flagId)?.workspaceId === ws.id,
+    );
+    const page = offsetPage(all, offset, limit);
+    return c.json({ ...page, objects: page.objects.map((d) => definitionJson(store, d)) });
+  });
+
+  app.get(base, (c) => c.json(definitionJson(store, existing(locate(c)))));
+
+  app.post(base, async (c) => {
+    const at = locate(c);
+    const body = await bodyObject(c);
+    requireTitleAndComment(at.ws, body.title, body.comment);
+    const { doc, killed } = parseDocument(body);
+    if (store.getDefinition(at.flag.id, at.env.id)) {
+      throw conflict(
+        `Split ${at.flag.name} already has a definition in environment ${at.env.name}; use PUT or PATCH to change it`,
+      );
+    }
+    const now = Date.now();
+    const d: DefinitionRecord = {
+      flagId: at.flag.id,
+      environmentId: at.env.id,
+      doc,
+      killed: killed ?? false,
+      creationTime: now,
+      lastUpdateTime: now,
+      changeNumber: store.nextChangeNumber(),
+      seed: randomInt32(),
+      trafficAllocationSeed: randomInt32(),
+    };
+    store.setDefinition(d);
+    store.tombstones.get(at.env.id)?.delete(at.flag.name);
+    await store.commit();
+    return c.json(definitionJson(store, d));
+  });
+
+  app.put(base, async (c) => {
+    const at = locate(c);
+    const d = existing(at);
+    const body = await bodyObject(c);
+    requireTitleAndComment(at.ws, body.title, body.comment);
+    const { doc, killed } = parseDocument(body);
+    d.doc = doc;
+    if (killed !== undefined) d.killed = killed;
+    touch(store, d);
+    await store.commit();
+    return c.json(definitionJson(store, d));
+  });
+
+  app.patch(base, async (c) => {
+    const at = locate(c);
+    const d = existing(at);
+    requireTitleAndComment(at.ws, c.req.query("title"), c.req.query("comment"));
+    const ops = await parsePatch(c);
+    const before = patchTarget(store, d);
+    const after = applyJsonPatch(before, ops);
+    for (const key of READ_ONLY) {
+      if (JSON.stringify(after[key]) !== JSON.stringify(before[key]))
+        throw badRequest(`${key}: read-only, it cannot be changed`);
+    }
+    const writable: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(after)) {
+      if ((READ_ONLY as readonly string[]).includes(key)) continue;
+      if (!WRITABLE.has(key)) throw badRequest(`${key}: not a field of a feature flag definition`);
+      writable[key] = key === "treatments" ? dropAddedEmpties(d.doc, value) : value;
+    }
+    const { doc, killed } = parseDocument(writable);
+    d.doc = doc;
+    if (killed !== undefined) d.killed = killed;
+    touch(store, d);
+    await store.commit();
+    return c.json(definitionJson(store, d));
+  });
+
+  app.delete(base, async (c) => {
+    const at = locate(c);
+    const d = existing(at);
+    requireTitleAndComment(at.ws, c.req.query("title"), c.req.query("comment"));
+    removeDefinition(store, d);
+    await store.commit();
+    return c.json(true);
+  });
+
+  for (const [action, killed] of [
+    ["kill", true],
+    ["restore", false],
+  ] as const) {
+    app.put(`${base}/${action}`, async (c) => {
+      const d = existing(locate(c));
+      if (d.killed !== killed) {
+        d.killed = killed;
+        touch(store, d);
+        await store.commit();
+      }
+      return c.json(definitionJson(store, d));
+    });
+  }
+
+  return app;
+}

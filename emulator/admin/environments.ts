@@ -1,0 +1,177 @@
+/**
+ * Environments: spec §2 "Environment", §4 "Projects and environments"; ref admin §1.1-1.2.
+ *
+ * - `GET /environments/ws/{ws}` → a bare JSON array `[{name, id, production}]`; a key restricted
+ *   to environments lists only those.
+ * - `GET /environments/ws/{ws}/{env}` → 405: the real API has no read of one environment.
+ * - `POST /environments/ws/{ws} {name, production}` → the environment plus `apiTokens`: like the
+ *   real service it creates a server-side and a client-side SDK key for it (ref §1.2); the
+ *   response carries the key strings so tests can use them (inferred).
+ * - `PATCH /environments/ws/{ws}/{env}` JSON Patch on `/name` and `/production` (a boolean, or the
+ *   strings "true"/"false" as one client sends, ref §9.1).
+ * - `DELETE /environments/ws/{ws}/{env}` is refused with 409 while API keys of the environment
+ *   exist (ref §1.2: "you CANNOT delete an environment unless you first revoke all api keys");
+ *   then it removes the environment's definitions and segment activations and returns `true`.
+ * @module
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../context";
+import { badRequest, conflict, methodNotAllowed } from "../errors";
+import { scopeOf } from "../middleware/auth";
+import type { EnvironmentRecord, KeyRecord, Store } from "../store";
+import {
+  applyJsonPatch,
+  environmentJson,
+  environmentOr404,
+  parseBody,
+  parsePatch,
+  parseValue,
+  workspaceOr404,
+} from "./common";
+
+const EnvironmentName = z
+  .string({ error: "name is required" })
+  .min(1, "name must not be empty")
+  .max(100, "name must be at most 100 characters")
+  .regex(
+    /^[a-zA-Z0-9][-_a-zA-Z0-9 ]*$/,
+    "name must start with a letter or digit and use only letters, digits, ' ', '-' and '_'",
+  );
+
+/** Body of `POST /environments/ws/{ws}` (ref admin §1.1). */
+export const EnvironmentCreate = z.object({
+  name: EnvironmentName,
+  production: z.boolean({ error: "production must be a boolean" }).default(false),
+  changePermissions: z.record(z.string(), z.unknown()).optional(),
+  dataExportPermissions: z.record(z.string(), z.unknown()).optional(),
+});
+
+const boolish = z.union([z.boolean(), z.enum(["true", "false"]).transform((s) => s === "true")], {
+  error: "production must be a boolean",
+});
+const EnvironmentPatched = z.object({ name: EnvironmentName, production: boolish });
+
+/** A new SDK key string. */
+export const newSdkKey = (): string => `sdk-${randomBytes(16).toString("hex")}`;
+
+/** Creates the server-side and client-side SDK keys of a new environment. */
+export function createEnvironmentKeys(store: Store, env: EnvironmentRecord): KeyRecord[] {
+  return (["server_side", "client_side"] as const).map((apiKeyType) =>
+    store.putKey({
+      id: randomUUID(),
+      name: `${env.name} ${apiKeyType === "server_side" ? "server-side" : "client-side"}`,
+      key: newSdkKey(),
+      type: "sdk",
+      apiKeyType,
+      environments: [env.id],
+      workspaces: [env.workspaceId],
+      primary: false,
+    }),
+  );
+}
+
+/** API keys that belong to an environment (SDK keys, and admin keys restricted to it alone). */
+export function keysOfEnvironment(store: Store, env: EnvironmentRecord): KeyRecord[] {
+  return [...store.keys.values()].filter(
+    (k) =>
+      (k.type === "sdk" && k.environments?.[0] === env.id) ||
+      (k.type === "admin" && k.environments?.length === 1 && k.environments[0] === env.id),
+  );
+}
+
+/** The `apiTokens` entry of a key (ref admin §1.2; `type` undocumented, inferred). */
+export const apiTokenJson = (k: KeyRecord) => ({
+  id: k.id,
+  name: k.name,
+  type: "api_key",
+  apiKeyType: k.type === "admin" ? "admin" : (k.apiKeyType ?? "server_side"),
+  key: k.key,
+});
+
+/** Removes an environment and everything that lives in it. */
+function removeEnvironment(store: Store, env: EnvironmentRecord): void {
+  store.environments.delete(env.id);
+  store.definitions.delete(env.id);
+  store.tombstones.delete(env.id);
+  store.segmentEnvironments.delete(env.id);
+}
+
+/** Routes under `/internal/api/v2/environments`. */
+export function environmentRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.get("/environments/ws/:ws", (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const scope = scopeOf(store, c);
+    return c.json(
+      store
+        .environmentsOf(ws.id)
+        .filter((e) => scope.environmentAllowed(e))
+        .map(environmentJson),
+    );
+  });
+
+  app.get("/environments/ws/:ws/:env", () => {
+    throw methodNotAllowed("HTTP 405 Method Not Allowed: environments are read by listing them");
+  });
+
+  app.post("/environments/ws/:ws", async (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const scope = scopeOf(store, c);
+    if (scope.key.environments?.length) scope.assertAccountWide("create environments");
+    const body = await parseBody(c, EnvironmentCreate);
+    if (store.environmentsOf(ws.id).some((e) => e.name === body.name)) {
+      throw conflict(`Environment with name ${body.name} already exists in workspace ${ws.name}`);
+    }
+    const env = store.addEnvironment({
+      id: randomUUID(),
+      workspaceId: ws.id,
+      name: body.name,
+      production: body.production,
+    });
+    const keys = createEnvironmentKeys(store, env);
+    await store.commit();
+    return c.json({
+      ...environmentJson(env),
+      ...(body.changePermissions ? { changePermissions: body.changePermissions } : {}),
+      ...(body.dataExportPermissions ? { dataExportPermissions: body.dataExportPermissions } : {}),
+      apiTokens: keys.map(apiTokenJson),
+    });
+  });
+
+  app.patch("/environments/ws/:ws/:env", async (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const env = environmentOr404(store, c, ws, c.req.param("env"));
+    const ops = await parsePatch(c);
+    const patched = applyJsonPatch(environmentJson(env), ops);
+    if (patched.id !== env.id) throw badRequest("id: the id of an environment cannot be changed");
+    const next = parseValue(EnvironmentPatched, { name: patched.name, production: patched.production });
+    if (next.name !== env.name && store.environmentsOf(ws.id).some((e) => e.name === next.name)) {
+      throw conflict(`Environment with name ${next.name} already exists in workspace ${ws.name}`);
+    }
+    if (c.req.query("dry_run") !== "true") {
+      env.name = next.name;
+      env.production = next.production;
+      await store.commit();
+    }
+    return c.json({ ...environmentJson(env), ...(c.req.query("dry_run") === "true" ? next : {}) });
+  });
+
+  app.delete("/environments/ws/:ws/:env", async (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const env = environmentOr404(store, c, ws, c.req.param("env"));
+    const keys = keysOfEnvironment(store, env);
+    if (keys.length > 0) {
+      throw conflict(
+        `Environment ${env.name} still has API keys (${keys.map((k) => k.id).join(", ")}); revoke them with DELETE /apiKeys/{id} first`,
+      );
+    }
+    removeEnvironment(store, env);
+    await store.commit();
+    return c.json(true);
+  });
+
+  return app;
+}

@@ -1,0 +1,34 @@
+/**
+ * Rollout statuses: spec §2 "Rollout status", §4: `GET /rolloutStatuses?wsId=<id>` → a bare JSON
+ * array of `{id, name, description}`. The statuses are account-wide, so every workspace lists the
+ * same ones (inferred; the spec ties the list to a workspace only through the query).
+ * @module
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../context";
+import { badRequest } from "../errors";
+import type { Store } from "../store";
+import { workspaceOr404 } from "./common";
+
+/** Routes under `/internal/api/v2/rolloutStatuses`. */
+export function rolloutStatusRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  const list = (wsRef: string | undefined) => {
+    if (!wsRef) throw badRequest("wsId: the workspace id query parameter is required");
+    return wsRef;
+  };
+
+  app.get("/rolloutStatuses", (c) => {
+    workspaceOr404(store, c, list(c.req.query("wsId")));
+    return c.json(store.rolloutStatuses.map((s) => ({ id: s.id, name: s.name, description: s.description })));
+  });
+
+  // ref admin §1.1: one client uses /rolloutStatuses/ws/{ws}; serve it too.
+  app.get("/rolloutStatuses/ws/:ws", (c) => {
+    workspaceOr404(store, c, c.req.param("ws"));
+    return c.json(store.rolloutStatuses.map((s) => ({ id: s.id, name: s.name, description: s.description })));
+  });
+
+  return app;
+}

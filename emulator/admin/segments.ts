@@ -1,0 +1,274 @@
+/**
+ * Segments, minimal (ref admin §1.1 "segments", §1.2), enough for IN_SEGMENT rules and treatment
+ * segment targets to be evaluated by the SDK against `/api/segmentChanges`:
+ * - `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}` creates one (409 duplicate);
+ *   `GET /segments/ws/{ws}` lists them; `DELETE /segments/ws/{ws}/{name}` removes it everywhere.
+ * - `POST /segments/{env}/{name}` activates it in an environment, `DELETE` deactivates it;
+ *   `GET /segments/ws/{ws}/environments/{env}` lists the active ones (no `id`, ref §1.2).
+ * - `PUT /segments/{env}/{name}/uploadKeys?replace=bool {keys, title, comment}` adds keys
+ *   (at most 10,000 per call, 100,000 per segment, ref §1.1); title/comment are required when
+ *   the workspace requires them (ref §2, TF issue #184). `PUT …/removeKeys {keys, comment}`
+ *   removes keys. `GET …/keys?offset&limit` → `{keys:[{key}], offset, limit, totalCount}`.
+ * The response bodies of the key uploads are not documented; they return a count summary
+ * (inferred). `{env}` is an environment id, or a name when it is unique among the key's
+ * environments.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../context";
+import { badRequest, conflict, notFound } from "../errors";
+import { scopeOf } from "../middleware/auth";
+import type { EnvironmentRecord, SegmentEnvironment, SegmentRecord, Store, WorkspaceRecord } from "../store";
+import {
+  type AdminContext,
+  environmentOr404,
+  findTrafficType,
+  intQuery,
+  offsetPage,
+  offsetParams,
+  parseBody,
+  parseValue,
+  readJson,
+  requireTitleAndComment,
+  workspaceOr404,
+} from "./common";
+
+/** At most this many keys per upload call (ref §1.1). */
+export const MAX_KEYS_PER_UPLOAD = 10_000;
+/** At most this many members per segment (ref §1.1). */
+export const MAX_SEGMENT_KEYS = 100_000;
+
+/** Body of `POST /segments/ws/{ws}/trafficTypes/{tt}`. */
+export const SegmentCreate = z.object({
+  name: z
+    .string({ error: "name is required" })
+    .min(1, "name must not be empty")
+    .max(100, "name must be at most 100 characters")
+    .regex(
+      /^[a-zA-Z][-_a-zA-Z0-9]*$/,
+      "name must start with a letter and use only letters, digits, '-' and '_'",
+    ),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+});
+
+/** Body of `PUT …/uploadKeys` and `PUT …/removeKeys`. */
+export const SegmentKeysBody = z.object({
+  keys: z
+    .array(z.string().min(1, "a key must not be empty").max(250, "a key must be at most 250 characters"), {
+      error: "keys must be an array of strings",
+    })
+    .max(MAX_KEYS_PER_UPLOAD, `at most ${MAX_KEYS_PER_UPLOAD} keys per request`),
+  title: z.string().optional(),
+  comment: z.string().optional(),
+});
+
+const segmentJson = (store: Store, s: SegmentRecord) => ({
+  name: s.name,
+  description: s.description,
+  trafficType: { id: s.trafficTypeId, name: store.trafficTypes.get(s.trafficTypeId)?.name ?? "" },
+  creationTime: s.creationTime,
+  tags: null,
+});
+
+const activationJson = (store: Store, s: SegmentRecord, env: EnvironmentRecord, a: SegmentEnvironment) => ({
+  name: s.name,
+  environment: { id: env.id, name: env.name },
+  trafficType: { id: s.trafficTypeId, name: store.trafficTypes.get(s.trafficTypeId)?.name ?? "" },
+  creationTime: a.creationTime,
+});
+
+/** A workspace's segment by name. */
+export function findSegment(store: Store, workspaceId: string, name: string): SegmentRecord | undefined {
+  for (const s of store.segments.values()) if (s.workspaceId === workspaceId && s.name === name) return s;
+  return undefined;
+}
+
+/** Routes under `/internal/api/v2/segments`. */
+export function segmentRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  /** The environment of `/segments/{env}/...`: an id, or a name unique among the key's environments. */
+  const envOf = (c: AdminContext): { env: EnvironmentRecord; ws: WorkspaceRecord } => {
+    const ref = c.req.param("env") ?? "";
+    const scope = scopeOf(store, c);
+    let env = store.environments.get(ref);
+    if (!env) {
+      const named = [...store.environments.values()].filter(
+        (e) => e.name === ref && scope.environmentAllowed(e),
+      );
+      if (named.length > 1)
+        throw badRequest(`environment: ${ref} names environments in several workspaces; use its id`);
+      env = named[0];
+    }
+    if (!env) throw notFound(`Could not find environment ${ref}`);
+    const ws = store.workspaces.get(env.workspaceId);
+    if (!ws) throw notFound(`Could not find environment ${ref}`);
+    scope.assertEnvironment(env);
+    return { env, ws };
+  };
+  const segmentOf = (ws: WorkspaceRecord, name: string): SegmentRecord => {
+    const s = findSegment(store, ws.id, name);
+    if (!s) throw notFound(`Could not find segment ${name}`);
+    return s;
+  };
+  const activationOf = (c: AdminContext) => {
+    const { env, ws } = envOf(c);
+    const seg = segmentOf(ws, c.req.param("name") ?? "");
+    const a = store.segmentEnvironments.get(env.id)?.get(seg.id);
+    if (!a) throw notFound(`Segment ${seg.name} is not active in environment ${env.name}`);
+    return { env, ws, seg, a };
+  };
+
+  app.post("/segments/ws/:ws/trafficTypes/:tt", async (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const tt = findTrafficType(store, ws, c.req.param("tt"));
+    if (!tt) throw notFound(`Could not find traffic type ${c.req.param("tt")}`);
+    const body = await parseBody(c, SegmentCreate);
+    if (findSegment(store, ws.id, body.name))
+      throw conflict(`Segment with name ${body.name} already exists in workspace ${ws.name}`);
+    const seg: SegmentRecord = {
+      id: randomUUID(),
+      workspaceId: ws.id,
+      name: body.name,
+      description: body.description,
+      trafficTypeId: tt.id,
+      creationTime: Date.now(),
+    };
+    store.segments.set(seg.id, seg);
+    await store.commit();
+    return c.json(segmentJson(store, seg));
+  });
+
+  app.get("/segments/ws/:ws", (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const { offset, limit } = offsetParams(c, 20, 200);
+    const all = [...store.segments.values()]
+      .filter((s) => s.workspaceId === ws.id)
+      .map((s) => segmentJson(store, s));
+    return c.json(offsetPage(all, offset, limit));
+  });
+
+  app.delete("/segments/ws/:ws/:name", async (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const seg = segmentOf(ws, c.req.param("name"));
+    for (const acts of store.segmentEnvironments.values()) acts.delete(seg.id);
+    store.segments.delete(seg.id);
+    await store.commit();
+    return c.json(true);
+  });
+
+  app.get("/segments/ws/:ws/environments/:env", (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const env = environmentOr404(store, c, ws, c.req.param("env"));
+    const { offset, limit } = offsetParams(c, 20, 200);
+    const all = [...(store.segmentEnvironments.get(env.id)?.values() ?? [])].flatMap((a) => {
+      const s = store.segments.get(a.segmentId);
+      return s ? [activationJson(store, s, env, a)] : [];
+    });
+    return c.json(offsetPage(all, offset, limit));
+  });
+
+  app.post("/segments/:env/:name", async (c) => {
+    const { env, ws } = envOf(c);
+    const seg = segmentOf(ws, c.req.param("name"));
+    const acts = store.envMap(store.segmentEnvironments, env.id);
+    if (acts.has(seg.id)) throw conflict(`Segment ${seg.name} is already active in environment ${env.name}`);
+    const a: SegmentEnvironment = {
+      segmentId: seg.id,
+      environmentId: env.id,
+      creationTime: Date.now(),
+      changeNumber: store.nextChangeNumber(),
+      members: new Map(),
+      removed: new Map(),
+    };
+    acts.set(seg.id, a);
+    await store.commit();
+    return c.json(activationJson(store, seg, env, a));
+  });
+
+  app.delete("/segments/:env/:name", async (c) => {
+    const { env, seg } = activationOf(c);
+    store.segmentEnvironments.get(env.id)?.delete(seg.id);
+    await store.commit();
+    return c.json(true);
+  });
+
+  app.put("/segments/:env/:name/uploadKeys", async (c) => {
+    const { ws, a } = activationOf(c);
+    const raw = await readJson(c);
+    const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+    requireTitleAndComment(
+      ws,
+      rawObj.title ?? c.req.query("title"),
+      rawObj.comment ?? c.req.query("comment"),
+    );
+    const body = parseValue(SegmentKeysBody, raw);
+    const replaceParam = c.req.query("replace") ?? "false";
+    if (replaceParam !== "true" && replaceParam !== "false")
+      throw badRequest(`replace: must be true or false, got "${replaceParam}"`);
+    const incoming = new Set(body.keys);
+    const finalSize =
+      replaceParam === "true" ? incoming.size : new Set([...a.members.keys(), ...incoming]).size;
+    if (finalSize > MAX_SEGMENT_KEYS)
+      throw badRequest(
+        `keys: a segment holds at most ${MAX_SEGMENT_KEYS} keys, this upload would make ${finalSize}`,
+      );
+    const cn = store.nextChangeNumber();
+    let added = 0;
+    let removed = 0;
+    if (replaceParam === "true") {
+      for (const k of a.members.keys()) {
+        if (!incoming.has(k)) {
+          a.members.delete(k);
+          a.removed.set(k, cn);
+          removed++;
+        }
+      }
+    }
+    for (const k of incoming) {
+      if (!a.members.has(k)) {
+        a.members.set(k, cn);
+        a.removed.delete(k);
+        added++;
+      }
+    }
+    if (added || removed) a.changeNumber = cn;
+    await store.commit();
+    return c.json({ added, removed, totalCount: a.members.size });
+  });
+
+  app.put("/segments/:env/:name/removeKeys", async (c) => {
+    const { ws, a } = activationOf(c);
+    const raw = await readJson(c);
+    const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+    requireTitleAndComment(
+      ws,
+      rawObj.title ?? c.req.query("title"),
+      rawObj.comment ?? c.req.query("comment"),
+    );
+    const body = parseValue(SegmentKeysBody, raw);
+    const cn = store.nextChangeNumber();
+    let removed = 0;
+    for (const k of new Set(body.keys)) {
+      if (a.members.delete(k)) {
+        a.removed.set(k, cn);
+        removed++;
+      }
+    }
+    if (removed) a.changeNumber = cn;
+    await store.commit();
+    return c.json({ added: 0, removed, totalCount: a.members.size });
+  });
+
+  app.get("/segments/:env/:name/keys", (c) => {
+    const { a } = activationOf(c);
+    const offset = intQuery(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intQuery(c, "limit", 100, 1, 1000);
+    const keys = [...a.members.keys()].slice(offset, offset + limit).map((key) => ({ key }));
+    return c.json({ keys, offset, limit, totalCount: a.members.size });
+  });
+
+  return app;
+}

@@ -1,0 +1,54 @@
+/**
+ * The endpoints the feature-flag SDK calls, under `/api` (ref wire §6): `/splitChanges`,
+ * `/segmentChanges/{name}`, and 200s for what the SDK reports (impressions, impression counts,
+ * telemetry, unique keys) so a real `@splitsoftware/splitio` client runs against the emulator
+ * with `streamingEnabled: false` and every `urls.*` pointed at `<emu.url>/api`. `/v2/auth` answers
+ * `{pushEnabled:false}` (the SDK then polls) and `/version` is a health check.
+ * @module
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../context";
+import { emptyResponse } from "../errors";
+import { sdkAuth } from "../middleware/auth";
+import type { Store } from "../store";
+import { segmentChangesRoutes } from "./segment-changes";
+import { splitChangesRoutes } from "./split-changes";
+
+/** Counts of what SDKs reported, for tests (`GET /_emulator/sdk`). */
+export interface SdkReports {
+  impressionBatches: number;
+  impressionCountBatches: number;
+  telemetry: number;
+}
+
+/** Every SDK route, mounted under `/api` (the event import is mounted separately). */
+export function sdkRoutes(store: Store, reports: SdkReports): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.get("/version", (c) => c.json({ version: "flagstack-emulator" }));
+  // ref wire §6: only called with streaming on; this answer makes the SDK fall back to polling.
+  app.get("/v2/auth", sdkAuth(store), (c) => c.json({ pushEnabled: false, token: "" }));
+
+  app.use("/splitChanges", sdkAuth(store));
+  app.use("/segmentChanges/*", sdkAuth(store));
+  app.use("/testImpressions/*", sdkAuth(store));
+  app.use("/v1/*", sdkAuth(store));
+  app.route("/", splitChangesRoutes(store));
+  app.route("/", segmentChangesRoutes(store));
+
+  app.post("/testImpressions/bulk", () => {
+    reports.impressionBatches++;
+    return emptyResponse(200);
+  });
+  app.post("/testImpressions/count", () => {
+    reports.impressionCountBatches++;
+    return emptyResponse(200);
+  });
+  for (const path of ["/v1/metrics/config", "/v1/metrics/usage", "/v1/keys/ss", "/v1/keys/cs"]) {
+    app.post(path, () => {
+      reports.telemetry++;
+      return emptyResponse(200);
+    });
+  }
+  return app;
+}

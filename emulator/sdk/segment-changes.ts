@@ -1,0 +1,45 @@
+/**
+ * `GET /api/segmentChanges/{name}?since=N` (ref wire §4): `{name, added, removed, since, till}`.
+ * `since=-1` returns every member; a later `since` returns the keys added and removed after it;
+ * once up to date `since == till`, which ends the SDK's fetch loop. A segment that does not exist
+ * or is not active in the key's environment is served empty with `till == since`, so the SDK
+ * never waits for it (ref wire §4: every referenced segment must be served). Client-side SDK keys
+ * get 403, as server-side endpoints refuse them.
+ * @module
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../context";
+import { badRequest, forbidden } from "../errors";
+import { sdkEnvironment } from "../middleware/auth";
+import type { Store } from "../store";
+
+/** Route `/segmentChanges/:name`, mounted under `/api` behind the SDK-key middleware. */
+export function segmentChangesRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+
+  app.get("/segmentChanges/:name", (c) => {
+    const key = c.get("key");
+    if (key.apiKeyType === "client_side") throw forbidden("segmentChanges takes a server-side SDK key");
+    const name = c.req.param("name");
+    const raw = c.req.query("since");
+    if (raw !== undefined && raw !== "" && !/^-?\d+$/.test(raw))
+      throw badRequest(`since: must be a change number, got "${raw}"`);
+    const since = raw === undefined || raw === "" ? -1 : Number(raw);
+    const env = sdkEnvironment(store, key);
+    const empty = { name, added: [] as string[], removed: [] as string[], since, till: since };
+    if (!env) return c.json(empty);
+    let segmentId: string | undefined;
+    for (const s of store.segments.values()) {
+      if (s.workspaceId === env.workspaceId && s.name === name) segmentId = s.id;
+    }
+    const a = segmentId ? store.segmentEnvironments.get(env.id)?.get(segmentId) : undefined;
+    if (!a || (since !== -1 && since >= a.changeNumber)) return c.json(empty);
+    const added: string[] = [];
+    const removed: string[] = [];
+    for (const [k, cn] of a.members) if (since === -1 || cn > since) added.push(k);
+    if (since !== -1) for (const [k, cn] of a.removed) if (cn > since) removed.push(k);
+    return c.json({ name, added, removed, since, till: a.changeNumber });
+  });
+
+  return app;
+}
