@@ -8,6 +8,8 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -276,3 +278,88 @@ export function hostDriver(host: ProviderHost, providerText: string): Driver {
     delete: (id, props) => host.delete(id, withProvider(props)),
   };
 }
+
+/** One request that went through a {@link RecordingProxy}, with its parsed JSON body. */
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  /** The query string without `?`, decoded into pairs. */
+  query: Record<string, string>;
+  body: unknown;
+  status: number;
+}
+
+/** A pass-through HTTP proxy in front of the emulator that records request bodies. */
+export interface RecordingProxy {
+  url: string;
+  requests(): ProxiedRequest[];
+  /** Requests that change something (not GET). */
+  writes(): ProxiedRequest[];
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a proxy on 127.0.0.1:0 forwarding to `target`. The emulator's own request log has no
+ * bodies; tests that assert the exact JSON Patch sent point the provider at this proxy.
+ */
+export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
+  let log: ProxiedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const raw = Buffer.concat(chunks).toString();
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
+      try {
+        const upstream = await fetch(new URL(req.url ?? "/", target), {
+          method: req.method ?? "GET",
+          headers,
+          ...(raw.length > 0 ? { body: raw } : {}),
+        });
+        const text = await upstream.text();
+        const u = new URL(req.url ?? "/", "http://x");
+        log.push({
+          method: req.method ?? "GET",
+          path: u.pathname,
+          query: Object.fromEntries(u.searchParams),
+          body: raw.length > 0 ? JSON.parse(raw) : undefined,
+          status: upstream.status,
+        });
+        const out: Record<string, string> = {};
+        upstream.headers.forEach((v, k) => {
+          if (k !== "content-length" && k !== "transfer-encoding" && k !== "connection" && k !== "content-encoding") out[k] = v;
+        });
+        res.writeHead(upstream.status, out);
+        res.end(text);
+      } catch (e) {
+        res.writeHead(502);
+        res.end(String(e));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => log.slice(),
+    writes: () => log.filter((r) => r.method !== "GET"),
+    reset: () => {
+      log = [];
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The two ways every lifecycle test runs. */
+export const MODES = ["direct", "gRPC host"] as const;
+/** One of {@link MODES}. */
+export type Mode = (typeof MODES)[number];
+
+/** An implementation object as a resource file exports it. */
+export type Impl = Parameters<typeof directDriver>[0];
