@@ -9,6 +9,7 @@
  */
 import type { Dispatcher } from "undici";
 import { z } from "zod";
+import type { RetryEvent } from "./request";
 
 const CONFIG_BRAND: unique symbol = Symbol.for("flagstack.ConfigurationError");
 
@@ -91,6 +92,10 @@ export const CommonOptions = z.object({
       "dispatcher must be an undici Dispatcher",
     )
     .optional(),
+  /** Called before every retry (method, path, attempt, wait, reason), e.g. to log it. */
+  onRetry: z
+    .custom<(e: RetryEvent) => void>((v) => typeof v === "function", "onRetry must be a function")
+    .optional(),
   /** `User-Agent` header (default `flagstack/<version>`). */
   userAgent: z.string().optional(),
   /** Where the environment fallbacks are read from (default `process.env`). */
@@ -126,6 +131,7 @@ export interface ResolvedOptions {
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   dispatcher: Dispatcher | undefined;
+  onRetry: ((e: RetryEvent) => void) | undefined;
   userAgent: string;
   env: Record<string, string | undefined>;
 }
@@ -265,6 +271,7 @@ export function resolveCommonOptions(
     retryBaseDelayMs: o.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs,
     retryMaxDelayMs: o.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs,
     dispatcher: o.dispatcher,
+    onRetry: o.onRetry,
     userAgent: o.userAgent ?? USER_AGENT,
     env,
   };

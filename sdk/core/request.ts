@@ -15,11 +15,11 @@ import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import { type ApiError, NetworkError, ValidationError } from "./errors.js";
-import type { ResolvedOptions } from "./options.js";
-import { sharedPool } from "./pool.js";
-import { type RateLimiter, sharedLimiter } from "./rate-limiter.js";
-import { errorFromResponse } from "./response-error.js";
+import { type ApiError, NetworkError, ValidationError } from "./errors";
+import type { ResolvedOptions } from "./options";
+import { sharedPool } from "./pool";
+import { type RateLimiter, sharedLimiter } from "./rate-limiter";
+import { errorFromResponse } from "./response-error";
 import {
   backoffMs,
   classifyNetworkError,
@@ -28,11 +28,11 @@ import {
   type RetryPolicy,
   rateLimitWaitMs,
   retryAfterMs,
-} from "./retry.js";
-import { buildQuery, expandPath, type Query, type Route, type RouteParams } from "./route.js";
+} from "./retry";
+import { buildQuery, expandPath, type Query, type Route, type RouteParams } from "./route";
 
-export type { Query, Route, RouteParams } from "./route.js";
-export { route } from "./route.js";
+export type { Query, Route, RouteParams } from "./route";
+export { route } from "./route";
 
 /** Per-call options. */
 export interface CallInit {
@@ -69,7 +69,7 @@ export interface CoreConfig {
    * the admin API), so both `https://host` and `https://host/internal/api/v2` work.
    */
   routePrefix?: string;
-  /** Called before each retry. */
+  /** Called before each retry (overrides the `onRetry` option). */
   onRetry?: ((e: RetryEvent) => void) | undefined;
 }
 
@@ -124,7 +124,7 @@ export class HttpCore {
     this.#timeoutMs = o.timeoutMs;
     this.#secret = o.key;
     this.#authHint = config.authHint;
-    this.#onRetry = config.onRetry;
+    this.#onRetry = config.onRetry ?? o.onRetry;
     const base = { [config.auth[0]]: config.auth[1], accept: JSON_TYPE, "user-agent": o.userAgent };
     this.#plainHeaders = base;
     this.#jsonHeaders = { ...base, "content-type": JSON_TYPE };

@@ -25,7 +25,7 @@ import {
   ConflictError,
   NotFoundError,
   RateLimitError,
-} from "./errors.js";
+} from "./errors";
 
 const NOT_FOUND_CODES = new Set(["ENTITY_NOT_FOUND", "RESOURCE_NOT_FOUND_EXCEPTION", "RESOURCE_NOT_FOUND"]);
 const CONFLICT_CODES = new Set(["DUPLICATE_FIELD"]);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import { type HttpMethod, RETRY_DEFAULTS } from "./retry.js";
+import { type HttpMethod, RETRY_DEFAULTS } from "./retry";
 
 /** Names of the `{param}` placeholders of a route string. */
 export type ParamNames<R extends string> = R extends `${string}{${infer N}}${infer Rest}`

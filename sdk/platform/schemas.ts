@@ -200,3 +200,21 @@ export const PipelineGetData = z.looseObject({
 export type PipelineGetData = z.infer<typeof PipelineGetData>;
 
 export const BooleanData = z.boolean();
+
+// ---------------------------------------------------------------------------------------------
+// Lists (ref §8): the NG page shape `{content, pageIndex, pageSize, totalPages, totalItems, ...}`
+
+/** NG list page (ref §8, `PageResponse`). */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.looseObject({
+    content: z.array(item),
+    pageIndex: z.number().int(),
+    pageSize: z.number().int(),
+    totalPages: z.number().int(),
+    totalItems: z.number().int(),
+    pageItemCount: z.number().int().optional(),
+    empty: z.boolean().optional(),
+  });
+
+/** Page-size limit of the NG lists: connectors default to 100 (ref §8); the SDK caps both at it. */
+export const PLATFORM_PAGE_MAX = 100;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
+import { RATE_HEADROOM, RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,13 +26,14 @@ describe("RateLimiter", () => {
     expect(l.inFlight).toBe(0);
   });
 
-  it("spaces admissions at least 1/rate apart with burst 1", async () => {
+  it("spaces admissions 1/rate apart plus the headroom, with burst 1", async () => {
+    expect(RATE_HEADROOM).toBe(0.05);
     const l = new RateLimiter({ requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
     const times = await admissionTimes(l, 10);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(24); // 25 ms, minus timer rounding
-    expect(times[9]!).toBeGreaterThanOrEqual(9 * 25 - 2);
-    expect(times[9]!).toBeLessThan(9 * 25 + 150);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(26.25 - 4 - 0.5); // 25 ms * 1.05, minus the catch-up
+    expect(times[9]!).toBeGreaterThanOrEqual(9 * 26.25 - 4 - 1);
+    expect(times[9]!).toBeLessThan(9 * 26.25 + 150);
   });
 
   it("never admits more than `rate` in any one-second window", async () => {
@@ -47,7 +48,7 @@ describe("RateLimiter", () => {
     const l = new RateLimiter({ requestsPerSecond: 20, burst: 3, maxConcurrent: 100 });
     const times = await admissionTimes(l, 5);
     expect(times.slice(0, 3).every((t) => t < 10)).toBe(true);
-    expect(times[3]!).toBeGreaterThanOrEqual(45);
+    expect(times[3]!).toBeGreaterThanOrEqual(52.5 - 4 - 1);
   });
 
   it("caps requests in flight; a release lets the next one in", async () => {
@@ -136,7 +137,8 @@ describe("RateLimiter", () => {
     const l = new RateLimiter({ requestsPerSecond: 100, burst: 1, maxConcurrent: 1000 });
     const times = await admissionTimes(l, 101);
     const rate = 100 / ((times[100]! - times[0]!) / 1000);
-    expect(rate).toBeGreaterThan(90);
-    expect(rate).toBeLessThanOrEqual(100.5);
+    // 95.2 at best (the headroom); a loaded machine's late timers cost a little more
+    expect(rate).toBeGreaterThan(80);
+    expect(rate).toBeLessThanOrEqual(100 / (1 + RATE_HEADROOM) + 0.5);
   });
 });

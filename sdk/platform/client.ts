@@ -1,0 +1,436 @@
+/**
+ * The typed client of the platform API (`x-api-key`, `accountIdentifier` query parameter): projects,
+ * connectors and YAML pipelines. Creates follow `../shared/spec/platform-api.md` §4; reads,
+ * updates, deletes and lists follow `../shared/reference/platform-api-behaviour.md` (ref §N).
+ *
+ * Methods return the `data` of the success envelope `{status: "SUCCESS", data, metaData,
+ * correlationId}`. Both error shapes (ERROR and FAILURE with field errors, ref §2) become typed
+ * errors; a missing connector's 400 RESOURCE_NOT_FOUND_EXCEPTION is a NotFoundError (ref §5).
+ * @module
+ */
+import { parseDocument, stringify } from "yaml";
+import { type CommonOptions, ConfigurationError, resolveCommonOptions } from "../core/options";
+import { checkPageSize } from "../core/paginate";
+import { HttpCore, type Query } from "../core/request";
+import type { Route } from "../core/route";
+import { invalidInput, parseInput } from "../core/validate-input";
+import { platformEndpoints as E } from "./endpoints";
+import {
+  ConnectorBody,
+  type ConnectorData,
+  DEFAULT_ORG,
+  type PipelineGetData,
+  type PipelineSaveData,
+  PLATFORM_PAGE_MAX,
+  ProjectBody,
+  type ProjectData,
+} from "./schemas";
+
+/** Options of {@link PlatformClient}: the {@link CommonOptions} plus the key and the account. */
+export type PlatformClientOptions = CommonOptions & {
+  /** API key token (`x-api-key`); falls back to `FLAGSTACK_PLATFORM_API_KEY`. */
+  apiKey?: string | undefined;
+  /** The account identifier sent as `accountIdentifier`; falls back to `FLAGSTACK_ACCOUNT_ID`. */
+  accountId?: string | undefined;
+};
+
+/** Organization (and project) a connector lives in; both absent means account level. */
+export interface ConnectorScope {
+  org?: string | undefined;
+  project?: string | undefined;
+}
+
+/** Organization and project of a pipeline (both required, spec §4). */
+export interface PipelineScope {
+  org: string;
+  project: string;
+}
+
+const AUTH_HINT = "check the platform API key: option apiKey or FLAGSTACK_PLATFORM_API_KEY";
+
+/** A pipeline definition: YAML text, or an object rendered to YAML. */
+export type PipelineYaml = string | { pipeline: Record<string, unknown> };
+
+interface Ctx {
+  core: HttpCore;
+  account: string;
+}
+
+/** Walks an NG page list (`pageIndex` from 0 until `totalPages`, ref §8). */
+async function* walkPages<T>(
+  ctx: Ctx,
+  r: Route,
+  query: Query,
+  pageSize: number,
+): AsyncGenerator<T, void, undefined> {
+  for (let pageIndex = 0; ; pageIndex++) {
+    const env = (await ctx.core.request(r, {}, { query: { ...query, pageIndex, pageSize } })) as {
+      data: { content: T[]; totalPages: number };
+    };
+    yield* env.data.content;
+    if (env.data.content.length === 0 || pageIndex + 1 >= env.data.totalPages) return;
+  }
+}
+
+/** Projects (spec §4; ref §4). */
+export class ProjectsApi {
+  readonly #ctx: Ctx;
+  /** @internal */
+  constructor(ctx: Ctx) {
+    this.#ctx = ctx;
+  }
+
+  #body(r: Route, body: ProjectBody, org: string | undefined) {
+    const wanted = org ?? body.orgIdentifier ?? DEFAULT_ORG;
+    if (body.orgIdentifier !== undefined && body.orgIdentifier !== wanted) {
+      throw invalidInput(r, "request body", [
+        {
+          path: ["orgIdentifier"],
+          message: `orgIdentifier "${body.orgIdentifier}" differs from the org option "${wanted}"`,
+        },
+      ]);
+    }
+    return {
+      project: parseInput(ProjectBody, { ...body, orgIdentifier: wanted }, r, "request body", "project"),
+      org: wanted,
+    };
+  }
+
+  /**
+   * Creates a project in an organization (`default` when none is given, spec §4 rule 1).
+   * @returns the envelope's data: `{project, createdAt, lastModifiedAt, isFavorite}`.
+   * @throws ConflictError when the identifier is taken (DUPLICATE_FIELD, ref §4).
+   * @example
+   * const { project } = await platform.projects.create({ identifier: "payments", name: "Payments" });
+   */
+  async create(body: ProjectBody, opts: { org?: string } = {}): Promise<ProjectData> {
+    const { project, org } = this.#body(E.projects.create, body, opts.org);
+    const env = await this.#ctx.core.request(
+      E.projects.create,
+      {},
+      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: org }, body: { project } },
+    );
+    return env.data;
+  }
+
+  /**
+   * A project by identifier.
+   * @throws NotFoundError when it does not exist (404 ENTITY_NOT_FOUND, ref §4).
+   */
+  async get(identifier: string, opts: { org?: string } = {}): Promise<ProjectData> {
+    const env = await this.#ctx.core.request(
+      E.projects.get,
+      { identifier },
+      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: opts.org ?? DEFAULT_ORG } },
+    );
+    return env.data;
+  }
+
+  /** Replaces a project (ref §4: a full replace; the body's identifier must equal `identifier`). */
+  async update(identifier: string, body: ProjectBody, opts: { org?: string } = {}): Promise<ProjectData> {
+    if (body.identifier !== identifier) {
+      throw invalidInput(E.projects.update, "request body", [
+        {
+          path: ["project", "identifier"],
+          message: `identifier "${body.identifier}" differs from the path identifier "${identifier}"`,
+        },
+      ]);
+    }
+    const { project, org } = this.#body(E.projects.update, body, opts.org);
+    const env = await this.#ctx.core.request(
+      E.projects.update,
+      { identifier },
+      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: org }, body: { project } },
+    );
+    return env.data;
+  }
+
+  /** Deletes a project (a hard delete, ref §4); returns `true`. */
+  async delete(identifier: string, opts: { org?: string } = {}): Promise<true> {
+    await this.#ctx.core.request(
+      E.projects.delete,
+      { identifier },
+      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: opts.org ?? DEFAULT_ORG } },
+    );
+    return true;
+  }
+
+  /** Every project of an organization (all organizations when `org` is absent), page after page. */
+  list(opts: { org?: string; pageSize?: number } = {}): AsyncIterable<ProjectData> {
+    const pageSize = checkPageSize(
+      opts.pageSize,
+      PLATFORM_PAGE_MAX,
+      PLATFORM_PAGE_MAX,
+      "GET",
+      E.projects.list.template,
+    );
+    return walkPages<ProjectData>(
+      this.#ctx,
+      E.projects.list,
+      { accountIdentifier: this.#ctx.account, orgIdentifier: opts.org },
+      pageSize,
+    );
+  }
+}
+
+/** Connectors (spec §4; ref §5): one endpoint for every connector type. */
+export class ConnectorsApi {
+  readonly #ctx: Ctx;
+  /** @internal */
+  constructor(ctx: Ctx) {
+    this.#ctx = ctx;
+  }
+
+  #body(r: Route, body: ConnectorBody) {
+    const account = this.#ctx.account;
+    if (body.accountIdentifier !== undefined && body.accountIdentifier !== account) {
+      throw invalidInput(r, "request body", [
+        {
+          path: ["accountIdentifier"],
+          message: `accountIdentifier "${body.accountIdentifier}" differs from the client's account "${account}"`,
+        },
+      ]);
+    }
+    if (body.projectIdentifier !== undefined && body.orgIdentifier === undefined) {
+      // ref §5: "Project %s specified without the org Identifier"
+      throw invalidInput(
+        r,
+        "request body",
+        [{ path: ["orgIdentifier"], message: "orgIdentifier is required when projectIdentifier is set" }],
+        "connector",
+      );
+    }
+    return parseInput(ConnectorBody, { ...body, accountIdentifier: account }, r, "request body", "connector");
+  }
+
+  /**
+   * Creates a connector in the scope its body names (spec §4 rule 2).
+   * @example
+   * await platform.connectors.create({
+   *   identifier: "dockerhub", name: "Docker Hub", orgIdentifier: "default", projectIdentifier: "payments",
+   *   type: "DockerRegistry",
+   *   spec: { dockerRegistryUrl: "https://index.docker.io/v2/", providerType: "DockerHub", auth: { type: "Anonymous" } },
+   * });
+   */
+  async create(body: ConnectorBody): Promise<ConnectorData> {
+    const connector = this.#body(E.connectors.create, body);
+    const env = await this.#ctx.core.request(
+      E.connectors.create,
+      {},
+      { query: { accountIdentifier: this.#ctx.account }, body: { connector } },
+    );
+    return env.data;
+  }
+
+  /**
+   * A connector by identifier in a scope.
+   * @throws NotFoundError when it does not exist (400 RESOURCE_NOT_FOUND_EXCEPTION, ref §5).
+   */
+  async get(identifier: string, scope: ConnectorScope = {}): Promise<ConnectorData> {
+    const env = await this.#ctx.core.request(E.connectors.get, { identifier }, { query: this.#scope(scope) });
+    return env.data;
+  }
+
+  /** Replaces a connector; the body names it (ref §5: `PUT /ng/api/connectors`, no id in the path). */
+  async update(body: ConnectorBody): Promise<ConnectorData> {
+    const connector = this.#body(E.connectors.update, body);
+    const env = await this.#ctx.core.request(
+      E.connectors.update,
+      {},
+      { query: { accountIdentifier: this.#ctx.account }, body: { connector } },
+    );
+    return env.data;
+  }
+
+  /**
+   * Deletes a connector (a soft delete, ref §5); returns `true`.
+   * @throws NotFoundError when it does not exist (400 "No connector exists ...", ref §5).
+   */
+  async delete(identifier: string, scope: ConnectorScope = {}): Promise<true> {
+    await this.#ctx.core.request(E.connectors.delete, { identifier }, { query: this.#scope(scope) });
+    return true;
+  }
+
+  /** Every connector of a scope, page after page (ref §8). */
+  list(scope: ConnectorScope & { pageSize?: number } = {}): AsyncIterable<ConnectorData> {
+    const pageSize = checkPageSize(
+      scope.pageSize,
+      PLATFORM_PAGE_MAX,
+      PLATFORM_PAGE_MAX,
+      "GET",
+      E.connectors.list.template,
+    );
+    return walkPages<ConnectorData>(this.#ctx, E.connectors.list, this.#scope(scope), pageSize);
+  }
+
+  #scope(scope: ConnectorScope): Query {
+    return {
+      accountIdentifier: this.#ctx.account,
+      orgIdentifier: scope.org,
+      projectIdentifier: scope.project,
+    };
+  }
+}
+
+/** Pipelines: YAML in, envelope out (spec §4; ref §6.2). */
+export class PipelinesApi {
+  readonly #ctx: Ctx;
+  /** @internal */
+  constructor(ctx: Ctx) {
+    this.#ctx = ctx;
+  }
+
+  #query(r: Route, scope: PipelineScope): Query {
+    const missing: { path: string[]; message: string }[] = [];
+    if (!scope?.org)
+      missing.push({ path: ["org"], message: "org is required (the pipeline's orgIdentifier)" });
+    if (!scope?.project)
+      missing.push({ path: ["project"], message: "project is required (the pipeline's projectIdentifier)" });
+    if (missing.length) throw invalidInput(r, "scope", missing);
+    return {
+      accountIdentifier: this.#ctx.account,
+      orgIdentifier: scope.org,
+      projectIdentifier: scope.project,
+    };
+  }
+
+  /**
+   * Creates a pipeline from YAML (text, or an object rendered with the `yaml` package). Sent with
+   * `Content-Type: application/yaml`; the YAML's orgIdentifier and projectIdentifier must equal
+   * the scope (ref §6.2).
+   * @returns `{identifier, governanceMetadata}`.
+   * @example
+   * await platform.pipelines.create(readFileSync("deploy.yaml", "utf8"), { org: "default", project: "payments" });
+   */
+  async create(yaml: PipelineYaml, scope: PipelineScope): Promise<PipelineSaveData> {
+    const r = E.pipelines.create;
+    const query = this.#query(r, scope);
+    const env = await this.#ctx.core.request(r, {}, { query, body: pipelineText(r, yaml) });
+    return env.data;
+  }
+
+  /**
+   * A pipeline: `yamlPipeline` is the stored YAML verbatim (ref §6.2).
+   * @throws NotFoundError when it does not exist (404 ENTITY_NOT_FOUND, ref §6.2).
+   */
+  async get(identifier: string, scope: PipelineScope): Promise<PipelineGetData> {
+    const env = await this.#ctx.core.request(
+      E.pipelines.get,
+      { identifier },
+      { query: this.#query(E.pipelines.get, scope) },
+    );
+    return env.data;
+  }
+
+  /** Replaces a pipeline's YAML; its identifier must equal `identifier` (ref §6.2). */
+  async update(identifier: string, yaml: PipelineYaml, scope: PipelineScope): Promise<PipelineSaveData> {
+    const r = E.pipelines.update;
+    const query = this.#query(r, scope);
+    const env = await this.#ctx.core.request(r, { identifier }, { query, body: pipelineText(r, yaml) });
+    return env.data;
+  }
+
+  /** Deletes a pipeline; returns `true`. */
+  async delete(identifier: string, scope: PipelineScope): Promise<true> {
+    await this.#ctx.core.request(
+      E.pipelines.delete,
+      { identifier },
+      { query: this.#query(E.pipelines.delete, scope) },
+    );
+    return true;
+  }
+}
+
+/** Renders or checks pipeline YAML: it must parse and have a top-level `pipeline` map (spec §2). */
+function pipelineText(r: Route, yaml: PipelineYaml): string {
+  if (typeof yaml !== "string") {
+    if (
+      typeof yaml !== "object" ||
+      yaml === null ||
+      typeof yaml.pipeline !== "object" ||
+      yaml.pipeline === null
+    ) {
+      throw invalidInput(r, "pipeline", [
+        { path: ["pipeline"], message: "a pipeline object needs a top-level pipeline map" },
+      ]);
+    }
+    return stringify(yaml);
+  }
+  const doc = parseDocument(yaml, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw invalidInput(
+      r,
+      "pipeline YAML",
+      [{ path: [], message: doc.errors[0]!.message.split("\n")[0]! }],
+      "yaml",
+    );
+  }
+  const value = doc.toJS() as { pipeline?: unknown } | null;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    typeof value.pipeline !== "object" ||
+    value.pipeline === null
+  ) {
+    throw invalidInput(
+      r,
+      "pipeline YAML",
+      [{ path: ["pipeline"], message: "the YAML needs a top-level pipeline map" }],
+      "yaml",
+    );
+  }
+  return yaml;
+}
+
+/**
+ * Client of the platform API.
+ *
+ * @example
+ * import { PlatformClient } from "flagstack";
+ * const platform = new PlatformClient({ baseUrl: "http://127.0.0.1:8080", apiKey: process.env.PAT, accountId: "acc1" });
+ * await platform.projects.create({ identifier: "payments", name: "Payments" });
+ * await platform.pipelines.create(yamlText, { org: "default", project: "payments" });
+ */
+export class PlatformClient {
+  /** Projects. */
+  readonly projects: ProjectsApi;
+  /** Connectors. */
+  readonly connectors: ConnectorsApi;
+  /** Pipelines. */
+  readonly pipelines: PipelinesApi;
+  /** The account identifier every call sends. */
+  readonly accountId: string;
+  /** The HTTP core (for advanced use). */
+  readonly core: HttpCore;
+
+  /**
+   * @param options Base URL (`FLAGSTACK_PLATFORM_API_URL`), key (`FLAGSTACK_PLATFORM_API_KEY`),
+   *   account (`FLAGSTACK_ACCOUNT_ID`), rate limit (`FLAGSTACK_REQUESTS_PER_SECOND`, default 5:
+   *   ref §9 quotes about 350 requests per minute per account), retries, timeouts, dispatcher.
+   * @throws ConfigurationError naming a missing or invalid option and its environment variable.
+   */
+  constructor(options: PlatformClientOptions = {}) {
+    const { apiKey, accountId, ...common } = options;
+    const resolved = resolveCommonOptions(common, apiKey, {
+      client: "PlatformClient",
+      urlEnv: "FLAGSTACK_PLATFORM_API_URL",
+      keyOption: "apiKey",
+      keyEnv: "FLAGSTACK_PLATFORM_API_KEY",
+      defaultRequestsPerSecond: 5,
+    });
+    const account = accountId ?? resolved.env.FLAGSTACK_ACCOUNT_ID?.trim();
+    if (account === undefined || account === "") {
+      throw new ConfigurationError(
+        "accountId",
+        "FLAGSTACK_ACCOUNT_ID",
+        "PlatformClient: missing accountId: pass { accountId } or set FLAGSTACK_ACCOUNT_ID",
+      );
+    }
+    this.accountId = account;
+    this.core = new HttpCore({ options: resolved, auth: ["x-api-key", resolved.key], authHint: AUTH_HINT });
+    const ctx: Ctx = { core: this.core, account };
+    this.projects = new ProjectsApi(ctx);
+    this.connectors = new ConnectorsApi(ctx);
+    this.pipelines = new PipelinesApi(ctx);
+  }
+}
