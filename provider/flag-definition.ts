@@ -38,7 +38,7 @@ import { createOrAdopt, deleteIdempotent, GONE, outcomeUnknown, PartialFailure, 
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import type { AdminClient } from "./core/sdk-contract";
+import type { AdminClient } from "../sdk/admin/client";
 import { FLAG_DEFINITION_TYPE, MODULE, typeName } from "./types";
 
 const Configurations = z

@@ -16,7 +16,7 @@ import { type Environment, type Group, type RolloutStatus, type TrafficType, typ
 import { dotPath } from "./core/check";
 import { adminClient, providerSettings } from "./core/config";
 import { NotFoundByName, resolveEnvironment, resolveGroups, resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import type { AdminClient } from "./core/sdk-contract";
+import type { AdminClient } from "../sdk/admin/client";
 
 /** Where a lookup reads from; every member is optional (see the module notes for the defaults). */
 export interface LookupOptions {

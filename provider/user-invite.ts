@@ -23,7 +23,7 @@ import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveGroups } from "./core/resolve";
 import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import type { AdminClient } from "./core/sdk-contract";
+import type { AdminClient } from "../sdk/admin/client";
 import { MODULE, typeName, USER_INVITE_TYPE } from "./types";
 
 /** What deleting the resource does to a user who has accepted the invitation. */

@@ -14,7 +14,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { AdminClient, PlatformClient, SdkModule } from "./sdk-contract";
+import { AdminClient } from "../../sdk/admin/client";
+import { PlatformClient } from "../../sdk/platform/client";
 
 /** Each setting: its stack-config key and its environment-variable fallback. */
 export const SETTINGS = {
@@ -132,11 +133,6 @@ function missing(name: SettingName, what: string): Error {
   );
 }
 
-// The SDK is loaded on first use: `check` and `diff` never need it, so a preview never loads it.
-function sdk(): SdkModule {
-  return require("../../sdk") as SdkModule;
-}
-
 /**
  * The admin API client for the effective settings; one per base URL and key for the whole
  * process, so every resource shares its rate limiter.
@@ -148,7 +144,7 @@ export function adminClient(settings: ProviderSettings = providerSettings()): Ad
   const clients = processState().clients;
   let client = clients.get(cacheKey) as AdminClient | undefined;
   if (!client) {
-    client = new (sdk().AdminClient)({
+    client = new AdminClient({
       baseUrl: settings.adminApiUrl,
       apiKey: settings.adminApiKey,
       ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
@@ -168,7 +164,7 @@ export function platformClient(settings: ProviderSettings = providerSettings()):
   const clients = processState().clients;
   let client = clients.get(cacheKey) as PlatformClient | undefined;
   if (!client) {
-    client = new (sdk().PlatformClient)({
+    client = new PlatformClient({
       baseUrl: settings.platformApiUrl,
       apiKey: settings.platformApiKey,
       accountId: settings.accountId,

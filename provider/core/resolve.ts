@@ -10,7 +10,7 @@
  */
 import type { Environment, Group, RolloutStatus, TrafficType, Workspace } from "../../sdk/admin/schemas";
 import { forget, memo } from "./config";
-import type { AdminClient } from "./sdk-contract";
+import type { AdminClient } from "../../sdk/admin/client";
 
 /** Thrown when a name matches nothing; the message lists what exists. */
 export class NotFoundByName extends Error {

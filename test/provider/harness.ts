@@ -296,6 +296,13 @@ export interface RecordingProxy {
   /** Requests that change something (not GET). */
   writes(): ProxiedRequest[];
   reset(): void;
+  /**
+   * Acts once on the next request matching `method` and `path`: `after` runs once the service has
+   * answered and before the answer is passed on (a concurrent edit slipped in between a read and a
+   * write); `lose` drops the connection instead of answering (a response lost after the service
+   * acted on the request).
+   */
+  once(match: { method: string; path: RegExp }, action: { after?: () => Promise<void>; lose?: boolean }): void;
   stop(): Promise<void>;
 }
 
@@ -305,6 +312,7 @@ export interface RecordingProxy {
  */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   let log: ProxiedRequest[] = [];
+  const hooks: { match: { method: string; path: RegExp }; action: { after?: () => Promise<void>; lose?: boolean } }[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -327,6 +335,15 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           body: raw.length > 0 ? JSON.parse(raw) : undefined,
           status: upstream.status,
         });
+        const hookAt = hooks.findIndex((h) => h.match.method === (req.method ?? "GET") && h.match.path.test(u.pathname));
+        if (hookAt >= 0) {
+          const [hook] = hooks.splice(hookAt, 1);
+          if (hook?.action.after) await hook.action.after();
+          if (hook?.action.lose) {
+            req.socket.destroy();
+            return;
+          }
+        }
         const out: Record<string, string> = {};
         upstream.headers.forEach((v, k) => {
           if (k !== "content-length" && k !== "transfer-encoding" && k !== "connection" && k !== "content-encoding") out[k] = v;
@@ -347,6 +364,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     writes: () => log.filter((r) => r.method !== "GET"),
     reset: () => {
       log = [];
+    },
+    once: (match, action) => {
+      hooks.push({ match, action });
     },
     stop: () =>
       new Promise<void>((resolve) => {

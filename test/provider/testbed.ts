@@ -1,0 +1,76 @@
+/**
+ * Everything a provider lifecycle test needs: the emulator on port 0, a recording proxy in front
+ * of it (request bodies), the real dynamic-provider gRPC host configured through `Configure` with
+ * the proxy's URL and the admin key, the process settings configured the same way for direct calls,
+ * and an SDK client straight to the emulator for out-of-band changes.
+ * @module
+ */
+import { type Emulator, startEmulator } from "../../emulator";
+import { configureProvider, resetProvider } from "../../provider/core/config";
+import { AdminClient } from "../../sdk";
+import {
+  type Driver,
+  directDriver,
+  hostDriver,
+  type Impl,
+  type Mode,
+  type ProviderHost,
+  type RecordingProxy,
+  serializeProvider,
+  startProviderHost,
+  startRecordingProxy,
+} from "./harness";
+
+/** A running testbed. */
+export interface Testbed {
+  emu: Emulator;
+  proxy: RecordingProxy;
+  host: ProviderHost;
+  /** Talks to the emulator directly: the "someone else" of out-of-band changes. */
+  admin: AdminClient;
+  /** The stack config given to the host (and to the direct settings). */
+  config: Record<string, string>;
+  /** A driver for `mode`: the implementation object, or the host with the serialized provider. */
+  driver(mode: Mode, impl: Impl, provider: object): Promise<Driver>;
+  stop(): Promise<void>;
+}
+
+/** Starts a {@link Testbed}. */
+export async function startTestbed(): Promise<Testbed> {
+  const emu = await startEmulator({ port: 0 });
+  const proxy = await startRecordingProxy(emu.url);
+  // The engine sets these for the provider; direct calls see the same stack as the host.
+  process.env.PULUMI_NODEJS_PROJECT = "shop";
+  process.env.PULUMI_NODEJS_STACK = "dev";
+  const host = await startProviderHost();
+  const config = {
+    "flagstack:adminApiUrl": proxy.url,
+    "flagstack:adminApiKey": emu.adminKey,
+    "flagstack:platformApiUrl": proxy.url,
+    "flagstack:platformApiKey": emu.platformKey,
+    "flagstack:accountId": emu.accountId,
+    // A local emulator needs no client-side pacing; the default (10/s) would only slow the tests.
+    "flagstack:requestsPerSecond": "1000",
+  };
+  await host.configure(config);
+  resetProvider();
+  configureProvider({ get: (k) => config[k as keyof typeof config] });
+  const admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: Number.POSITIVE_INFINITY });
+  return {
+    emu,
+    proxy,
+    host,
+    admin,
+    config,
+    async driver(mode, impl, provider) {
+      if (mode === "direct") return directDriver(impl);
+      return hostDriver(host, (await serializeProvider(provider)).text);
+    },
+    async stop() {
+      await host.stop();
+      await proxy.stop();
+      await emu.stop();
+      resetProvider();
+    },
+  };
+}
