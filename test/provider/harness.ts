@@ -332,7 +332,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           method: req.method ?? "GET",
           path: u.pathname,
           query: Object.fromEntries(u.searchParams),
-          body: raw.length > 0 ? JSON.parse(raw) : undefined,
+          // JSON bodies parsed; others (the platform API's YAML pipelines) kept as text.
+          body: raw.length === 0 ? undefined : /json/.test(req.headers["content-type"] ?? "") ? JSON.parse(raw) : raw,
           status: upstream.status,
         });
         const hookAt = hooks.findIndex((h) => h.match.method === (req.method ?? "GET") && h.match.path.test(u.pathname));
