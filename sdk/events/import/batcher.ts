@@ -7,7 +7,7 @@
  * acknowledged" and a later run skip exactly those records.
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { EventRecord } from "../schemas";
 
 /** The largest number of records in one request the importer allows. */
@@ -31,18 +31,22 @@ export interface Batch {
   firstLine: number;
   lastLine: number;
   count: number;
-  /** The request body: a JSON array of the records. */
-  body: string;
-  /** The records themselves, for clients that take objects. */
+  /** The records; the request body is `JSON.stringify(records)`. */
   records: EventRecord[];
-  /** sha256 (hex) of `body`: proves on resume that batch N is the same batch N. */
+  /** Size in bytes of the request body. */
+  bytes: number;
+  /** sha256 (hex) of the request body: proves on resume that batch N is the same batch N. */
   hash: string;
 }
 
-/** Accumulates records and hands out full batches. */
+/**
+ * Accumulates records and hands out full batches. The body's hash is computed as records arrive
+ * (`[` + the records' JSON joined by `,` + `]` is exactly `JSON.stringify(records)`), so no
+ * record's text outlives its `add` call.
+ */
 export class Batcher {
-  private parts: string[] = [];
   private records: EventRecord[] = [];
+  private hash: Hash | undefined;
   private bytes = 2;
   private firstLine = 0;
   private lastLine = 0;
@@ -53,42 +57,43 @@ export class Batcher {
     readonly maxBatchBytes: number,
   ) {}
 
-  /** Adds a record; returns the batch it closed, if adding it closed one. */
+  /** Adds a record (`json` is `JSON.stringify(record)`); returns the batch it closed, if it closed one. */
   add(line: number, record: EventRecord, json: string): Batch | undefined {
     const bytes = Buffer.byteLength(json);
     let closed: Batch | undefined;
     // +1 for the comma before every record but the first.
-    if (this.parts.length > 0 && this.bytes + 1 + bytes > this.maxBatchBytes) closed = this.flush();
-    if (this.parts.length === 0) {
+    if (this.records.length > 0 && this.bytes + 1 + bytes > this.maxBatchBytes) closed = this.flush();
+    if (this.records.length === 0) {
       this.firstLine = line;
       this.bytes = 2 + bytes;
+      this.hash = createHash("sha256").update("[");
     } else {
       this.bytes += 1 + bytes;
+      this.hash!.update(",");
     }
-    this.parts.push(json);
+    this.hash!.update(json);
     this.records.push(record);
     this.lastLine = line;
     // A byte-cap flush leaves one record pending, which fills a batch only when batchSize is 1,
     // and then nothing was pending to flush by bytes: so at most one batch closes per record.
-    if (this.parts.length >= this.batchSize) return this.flush();
+    if (this.records.length >= this.batchSize) return this.flush();
     return closed;
   }
 
   /** Closes the current batch, if it holds any record. */
   flush(): Batch | undefined {
-    if (this.parts.length === 0) return undefined;
-    const body = `[${this.parts.join(",")}]`;
+    if (this.records.length === 0) return undefined;
     const batch: Batch = {
       index: this.next++,
       firstLine: this.firstLine,
       lastLine: this.lastLine,
-      count: this.parts.length,
-      body,
+      count: this.records.length,
       records: this.records,
-      hash: createHash("sha256").update(body).digest("hex"),
+      bytes: this.bytes,
+      hash: this.hash!.update("]").digest("hex"),
     };
-    this.parts = [];
     this.records = [];
+    this.hash = undefined;
     this.bytes = 2;
     return batch;
   }

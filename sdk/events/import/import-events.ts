@@ -73,8 +73,7 @@ export const ImportOptions = z.object({
   concurrency: int("concurrency", 1, MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   /** Client-side request rate limit (default: the SDK's; `Infinity` for none). */
   requestsPerSecond: z
-    .number({ error: "requestsPerSecond must be a number" })
-    .refine((n) => n > 0, "requestsPerSecond must be greater than 0")
+    .custom<number>((v) => typeof v === "number" && v > 0, "requestsPerSecond must be a number greater than 0")
     .optional(),
   /**
    * Journal path; default `<input>.import-journal` for a file, none for standard input. `false`

@@ -32,9 +32,10 @@ describe("Batcher", () => {
       [2, 10, 10, 1],
     ]);
     const first = batches[0]!;
-    expect(first.body).toBe(`[${JSON.stringify(rec(1))},${JSON.stringify(rec(2))}]`);
-    expect(JSON.parse(first.body)).toEqual(first.records);
-    expect(first.hash).toBe(createHash("sha256").update(first.body).digest("hex"));
+    const body = `[${JSON.stringify(rec(1))},${JSON.stringify(rec(2))}]`;
+    expect(JSON.stringify(first.records)).toBe(body);
+    expect(first.bytes).toBe(Buffer.byteLength(body));
+    expect(first.hash).toBe(createHash("sha256").update(body).digest("hex"));
   });
 
   it("cuts by bytes, never over the cap", () => {
@@ -42,8 +43,8 @@ describe("Batcher", () => {
     const cap = 2 + 3 * one + 2; // three records and their two commas
     const batches = run(100, cap, 9);
     expect(batches.map((b) => b.count)).toEqual([3, 3, 3]);
-    for (const b of batches) expect(Buffer.byteLength(b.body)).toBeLessThanOrEqual(cap);
-    expect(Buffer.byteLength(batches[0]!.body)).toBe(cap);
+    for (const b of batches) expect(Buffer.byteLength(JSON.stringify(b.records))).toBeLessThanOrEqual(cap);
+    expect(batches[0]!.bytes).toBe(cap);
   });
 
   it("is deterministic: the same records give the same batches", () => {
