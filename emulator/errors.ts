@@ -74,7 +74,8 @@ export function zodBadRequest(error: z.ZodError, root = "", input?: unknown): Em
     const missing = i.code === "invalid_union" && input !== undefined && valueAt(input, i.path) === undefined;
     return `${fieldPath(i.path, root)}: ${missing ? "is required" : i.message}`;
   });
-  return badRequest(lines[0] ?? "invalid request body", lines.join("; "));
+  // details lists every problem when there is more than one (the real API leaves it empty otherwise).
+  return badRequest(lines[0] ?? "invalid request body", lines.length > 1 ? lines.join("; ") : "");
 }
 
 /** The admin API's error body (spec §2). */

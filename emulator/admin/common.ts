@@ -51,7 +51,7 @@ export function parseValue<S extends z.ZodType>(schema: S, value: unknown, root 
 export async function parsePatch(c: AdminContext): Promise<JsonPatch> {
   const body = await readJson(c);
   if (!Array.isArray(body)) throw badRequest("body: a JSON Patch array of {op, path, value} is required");
-  return parseValue(JsonPatch, body);
+  return parseValue(JsonPatch, body, "body");
 }
 
 /** An integer query parameter within bounds, or the default; 400 names the parameter. */

@@ -79,7 +79,8 @@ export function assertValidDefinition(doc: DefinitionDocument): void {
       }
     }
   }
-  if (problems.length) throw badRequest(problems[0] ?? "invalid definition", problems.join("; "));
+  if (problems.length)
+    throw badRequest(problems[0] ?? "invalid definition", problems.length > 1 ? problems.join("; ") : "");
 }
 
 /** Parses a POST/PUT body (or a patched document) into the stored document. */
@@ -151,6 +152,8 @@ function dropAddedEmpties(before: DefinitionDocument, treatments: unknown): unkn
 }
 
 interface Located {
+  /** The flag name or id as the path gave it (echoed in the 404, spec §7). */
+  flagRef: string;
   ws: WorkspaceRecord;
   flag: FlagRecord;
   env: EnvironmentRecord;
@@ -168,11 +171,11 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const env = environmentOr404(store, c, ws, c.req.param("env") ?? "");
     const flag = findFlag(store, ws, flagRef);
     if (!flag) throw notFound(`Could not find splitmetadata ${flagRef}`);
-    return { ws, flag, env };
+    return { flagRef, ws, flag, env };
   };
-  const existing = ({ flag, env }: Located): DefinitionRecord => {
+  const existing = ({ flagRef, flag, env }: Located): DefinitionRecord => {
     const d = store.getDefinition(flag.id, env.id);
-    if (!d) throw notFound(`Could not find splitmetadata ${flag.name}`);
+    if (!d) throw notFound(`Could not find splitmetadata ${flagRef}`);
     return d;
   };
   const bodyObject = async (c: AdminContext): Promise<Record<string, unknown>> => {
