@@ -90,9 +90,50 @@ type Props = Record<string, unknown>;
 
 const isRecord = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function first(props: Props, names: readonly string[]): unknown {
-  for (const n of names) if (props[n] !== undefined && props[n] !== null) return props[n];
+/**
+ * True for the error `@pulumi/policy` throws when a policy reads a value that is unknown during a
+ * preview (`UnknownValueError`, matched by shape: the pack and the engine may load different
+ * copies of the module).
+ */
+export const isUnknownValueError = (e: unknown): e is Error =>
+  e instanceof Error && "unknownTypeSentinel" in e;
+
+/**
+ * The first known value of the named properties, looked up in each source in turn (never by
+ * spreading: that would read every property, unknown outputs included). When no name has a known
+ * value but one is unknown, its `UnknownValueError` is rethrown, so the engine reports that the
+ * policy cannot run during this preview rather than the policy guessing.
+ */
+function first(sources: Props | readonly Props[], names: readonly string[]): unknown {
+  let unknown: unknown;
+  for (const n of names) {
+    for (const src of Array.isArray(sources) ? sources : [sources]) {
+      try {
+        const v = src[n];
+        if (v !== undefined && v !== null) return v;
+      } catch (e) {
+        if (!isUnknownValueError(e)) throw e;
+        unknown ??= e;
+      }
+    }
+  }
+  if (unknown !== undefined) throw unknown;
   return undefined;
+}
+
+/** Every known value of the named properties (unknown ones skipped). */
+function known(sources: readonly Props[], names: readonly string[]): unknown[] {
+  const out: unknown[] = [];
+  for (const n of names) {
+    for (const src of sources) {
+      try {
+        out.push(src[n]);
+      } catch (e) {
+        if (!isUnknownValueError(e)) throw e;
+      }
+    }
+  }
+  return out;
 }
 
 /** A name from a string, or from an `{name}` / `{id}` object (name preferred). */
@@ -165,10 +206,13 @@ export type DefinitionView = z.infer<typeof DefinitionView>;
 export function readDefinition(props: Props): DefinitionView {
   const p = PROPS.definition;
   const nested = first(props, p.nested);
-  const src: Props = isRecord(nested) ? { ...props, ...nested } : props;
+  const src: Props[] = isRecord(nested) ? [nested, props] : [props];
   const env = first(src, p.environment);
   const body: Props = {};
-  for (const f of DEFINITION_FIELDS) if (src[f] !== undefined && src[f] !== null) body[f] = src[f];
+  for (const f of DEFINITION_FIELDS) {
+    const v = first(src, [f]);
+    if (v !== undefined) body[f] = v;
+  }
   // The provider takes configurations as an object too, and sends it as JSON text.
   if (Array.isArray(body.treatments)) {
     body.treatments = body.treatments.map((t) =>
@@ -185,10 +229,10 @@ export function readDefinition(props: Props): DefinitionView {
     flagName: nameOf(first(src, p.flag)),
     environment: nameOf(env),
     // Outputs carry the resolved name and id as well: match configured lists on any of them.
-    environmentNames: [...new Set(p.environment.flatMap((n) => namesOf(src[n])))],
+    environmentNames: [...new Set(known(src, p.environment).flatMap(namesOf))],
     workspace: nameOf(first(src, p.workspace)),
     trafficType: nameOf(first(src, p.trafficType)),
-    killed: src.killed === true,
+    killed: body.killed === true,
     comment: str(first(src, p.comment)),
     title: str(first(src, p.title)),
     body,
@@ -399,7 +443,7 @@ export type ConnectorView = z.infer<typeof ConnectorView>;
 export function readConnector(props: Props): ConnectorView {
   const p = PROPS.connector;
   const scope = first(props, p.scope);
-  const scoped: Props = isRecord(scope) ? { ...props, ...scope } : props;
+  const scoped: Props[] = isRecord(scope) ? [scope, props] : [props];
   const docker = first(props, p.dockerRegistry);
   const generic = first(props, p.generic);
   const spec = first(props, p.spec) ?? (isRecord(generic) ? generic.spec : undefined);

@@ -1,5 +1,22 @@
+import * as policyProxy from "@pulumi/policy/proxy";
 import { describe, expect, it } from "vitest";
-import { readConnector, readDefinition, readFlag, readPipeline, readProject } from "../../policy/resources";
+import { definitionWellFormed, productionRampGuard } from "../../policy/definitions";
+import {
+  isUnknownValueError,
+  readConnector,
+  readDefinition,
+  readFlag,
+  readPipeline,
+  readProject,
+} from "../../policy/resources";
+import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../../provider/types";
+import { runResourcePolicy, runStackPolicy } from "./util";
+
+// How the engine hands props to policies during a preview: a proxy that throws on unknown values.
+const { unknownCheckingProxy, unknownStringValue } = policyProxy as unknown as {
+  unknownCheckingProxy: <T extends object>(o: T) => T;
+  unknownStringValue: unknown;
+};
 
 describe("readDefinition", () => {
   it("reads the provider's inputs: flag and environment names, configurations objects, the default rule", () => {
@@ -152,5 +169,68 @@ pipeline:
       "the pipeline YAML has no top-level pipeline key",
     );
     expect(readPipeline({ org: "default" })).toBeUndefined();
+  });
+});
+
+describe("values unknown during a preview", () => {
+  const inputs = {
+    workspace: "Default",
+    flag: "new-checkout",
+    environment: "Production",
+    treatments: [{ name: "on" }, { name: "off" }],
+    defaultTreatment: "off",
+    defaultRule: [{ treatment: "on", size: 100 }],
+  };
+
+  it("reads known inputs next to unknown outputs (no spreading of the props)", async () => {
+    const props = unknownCheckingProxy({
+      ...inputs,
+      flagId: unknownStringValue,
+      environmentName: unknownStringValue,
+      environmentId: unknownStringValue,
+    });
+    expect(readDefinition(props)).toMatchObject({
+      flagName: "new-checkout",
+      environmentNames: ["Production"],
+    });
+    expect(await runResourcePolicy(definitionWellFormed, FLAG_DEFINITION_TYPE, props)).toEqual([]);
+    const flag = unknownCheckingProxy({
+      workspace: "Default",
+      name: "new-checkout",
+      rolloutStatus: "Ramping",
+      flagId: unknownStringValue,
+    });
+    expect(
+      await runStackPolicy(productionRampGuard, [
+        { type: FLAG_TYPE, props: flag },
+        { type: FLAG_DEFINITION_TYPE, props },
+      ]),
+    ).toEqual([]);
+  });
+
+  it("uses the resolved output when the input is unknown", () => {
+    const props = unknownCheckingProxy({
+      ...inputs,
+      environment: unknownStringValue,
+      environmentName: "Production",
+    });
+    expect(readDefinition(props)).toMatchObject({
+      environment: "Production",
+      environmentNames: ["Production"],
+    });
+  });
+
+  it("lets the engine report an input the policy needs and cannot know", () => {
+    const props = unknownCheckingProxy({ ...inputs, flag: unknownStringValue });
+    expect(() => readDefinition(props)).toThrow(
+      expect.objectContaining({
+        message: "string value at .flag can't be known during preview",
+        props: ["flag"],
+      }),
+    );
+    expect(
+      isUnknownValueError(Object.assign(new Error("x"), { unknownTypeSentinel: unknownStringValue })),
+    ).toBe(true);
+    expect(isUnknownValueError(new Error("x"))).toBe(false);
   });
 });
