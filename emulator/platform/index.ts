@@ -7,8 +7,15 @@
  * (cited as `ref §N`).
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { cors } from "hono/cors";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
+import { platformAuth } from "./auth.js";
+import { connectorRoutes } from "./connectors.js";
+import { errorDto, PlatformError, renderError, resourceNotFound } from "./errors.js";
+import { pipelineRoutes } from "./pipelines.js";
+import { projectRoutes } from "./projects.js";
 import type { PlatformState } from "./state.js";
 
 export { emptyPlatformState, PlatformState } from "./state.js";
@@ -43,11 +50,63 @@ export interface PlatformDeps {
   correlationId: () => string;
 }
 
+/** Routes and the methods each accepts, for telling an unknown path from a wrong method. */
+const KNOWN_ROUTES: { pattern: RegExp; methods: string[] }[] = [
+  { pattern: /^\/ng\/api\/projects$/, methods: ["GET", "POST"] },
+  { pattern: /^\/ng\/api\/projects\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
+  { pattern: /^\/ng\/api\/connectors$/, methods: ["GET", "POST", "PUT"] },
+  { pattern: /^\/ng\/api\/connectors\/[^/]+$/, methods: ["GET", "DELETE"] },
+  { pattern: /^\/pipeline\/api\/pipelines\/v2$/, methods: ["POST"] },
+  { pattern: /^\/pipeline\/api\/pipelines\/v2\/[^/]+$/, methods: ["PUT"] },
+  { pattern: /^\/pipeline\/api\/pipelines\/[^/]+$/, methods: ["GET", "DELETE"] },
+];
+
 /**
  * Builds the platform API sub-app. Every route carries its full path, so mount it at the root:
  * `app.route("/", platformRoutes(deps))`.
+ *
+ * @example
+ * const app = new Hono();
+ * app.route("/", platformRoutes({ state: () => state, commit: async () => {}, accountId: "acc",
+ *   keys: () => [{ key: "pat.acc.x", type: "platform" }], correlationId: () => crypto.randomUUID() }));
  */
-export function platformRoutes(_deps: PlatformDeps): Hono {
+export function platformRoutes(deps: PlatformDeps): Hono {
   const app = new Hono();
+
+  app.onError((err, c) => {
+    const correlationId = deps.correlationId();
+    if (err instanceof PlatformError) {
+      return c.json(renderError(err, correlationId), err.status as ContentfulStatusCode);
+    }
+    return c.json(errorDto("UNKNOWN_ERROR", `Oops, something went wrong on our end: ${err.message}`, correlationId), 500);
+  });
+
+  for (const prefix of ["/ng/api/*", "/pipeline/api/*"]) {
+    // spec §5.5: cross-origin requests are supported; each still needs its x-api-key.
+    app.use(
+      prefix,
+      cors({
+        origin: "*",
+        allowMethods: ["GET", "POST", "PUT", "DELETE"],
+        allowHeaders: ["x-api-key", "content-type", "if-match", "if-none-match"],
+        exposeHeaders: ["ETag"],
+      }),
+    );
+    app.use(prefix, platformAuth(deps));
+  }
+
+  app.route("/ng/api/projects", projectRoutes(deps));
+  app.route("/ng/api/connectors", connectorRoutes(deps));
+  app.route("/pipeline/api/pipelines", pipelineRoutes(deps));
+
+  // Jersey answers an unknown path or method through its javax exception mappers: 400 FailureDTO
+  // RESOURCE_NOT_FOUND_EXCEPTION, never 404 or 405 (ref §2).
+  const unmatched = (c: Context) => {
+    const known = KNOWN_ROUTES.find((r) => r.pattern.test(c.req.path));
+    throw resourceNotFound(known ? "HTTP 405 Method Not Allowed" : "HTTP 404 Not Found");
+  };
+  app.all("/ng/api/*", unmatched);
+  app.all("/pipeline/api/*", unmatched);
+
   return app;
 }

@@ -1,0 +1,116 @@
+/**
+ * Request and response plumbing shared by the platform routes: the success envelope, ETags and
+ * `If-Match`, media types, required query parameters and JSON bodies.
+ * @module
+ */
+import type { Context } from "hono";
+import {
+  invalidRequest,
+  mediaNotSupported,
+  optimisticLocking,
+  validationFailure,
+} from "./errors.js";
+
+/** The media type of a request, lower-cased and without parameters (`""` when absent). */
+export function mediaType(c: Context): string {
+  return (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+function isJsonMedia(media: string): boolean {
+  return media === "application/json" || /^application\/[a-z0-9.+-]*\+json$/.test(media);
+}
+
+/**
+ * Reads a JSON request body. Resources consume `application/json` only, so any other media type
+ * (or none: Jersey then assumes `application/octet-stream`) is a 415 (ref §2).
+ */
+export async function readJson(c: Context): Promise<unknown> {
+  if (!isJsonMedia(mediaType(c))) throw mediaNotSupported();
+  const text = await c.req.text();
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    // Jackson's JsonProcessingException surfaces as a 400 (inferred message).
+    throw invalidRequest(`Unable to process JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The named query parameters, each required (`@NotNull @QueryParam`). A missing one is a
+ * bean-validation failure naming the parameter.
+ */
+export function requireQuery<K extends string>(c: Context, names: readonly K[]): Record<K, string> {
+  const out = {} as Record<K, string>;
+  const missing: { path: string; message: string }[] = [];
+  for (const name of names) {
+    const value = c.req.query(name);
+    if (value === undefined || value === "") missing.push({ path: name, message: "must not be null" });
+    else out[name] = value;
+  }
+  if (missing.length > 0) throw validationFailure(missing);
+  return out;
+}
+
+/** An optional query parameter; an empty value counts as absent, as `isEmpty` does in the service. */
+export function optionalQuery(c: Context, name: string): string | null {
+  const value = c.req.query(name);
+  return value === undefined || value === "" ? null : value;
+}
+
+/** `ETag: W/<version>` (ref §1: `EtagFilter`). */
+export function etag(version: number): string {
+  return `W/${version}`;
+}
+
+/**
+ * Optimistic locking: `If-Match` carries the entity version. The real service parses a bare number
+ * (ref §4, §6.2); the emulator also accepts the `W/<n>` form of its own ETag so that a client
+ * echoing the ETag is locked too. Anything else is ignored, as the service ignores non-numbers.
+ */
+export function checkIfMatch(c: Context, version: number): void {
+  const raw = c.req.header("if-match");
+  if (raw === undefined) return;
+  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(raw);
+  if (m && Number(m[1]) !== version) throw optimisticLocking();
+}
+
+/** `If-None-Match` equal to the current ETag gives 304 (ref §1: `EtagFilter`). */
+export function notModified(c: Context, version: number): Response | null {
+  const raw = c.req.header("if-none-match");
+  if (raw !== undefined && raw.split(",").some((t) => t.trim() === etag(version))) {
+    return c.body(null, 304, { ETag: etag(version) });
+  }
+  return null;
+}
+
+/** The success envelope `{status, data, metaData, correlationId}` (spec §2), with an ETag when versioned. */
+export function success(c: Context, correlationId: string, data: unknown, version?: number): Response {
+  if (version !== undefined) c.header("ETag", etag(version));
+  return c.json({ status: "SUCCESS", data, metaData: null, correlationId }, 200);
+}
+
+/** Parses a non-negative integer query parameter with a default (`@DefaultValue`). */
+export function intQuery(c: Context, name: string, fallback: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw validationFailure([{ path: name, message: "must be a non-negative integer" }]);
+  return Number(raw);
+}
+
+/**
+ * The NG page shape (ref §8): `{totalPages, totalItems, pageItemCount, pageSize, content,
+ * pageIndex, empty}`.
+ */
+export function ngPage<T>(items: T[], pageIndex: number, pageSize: number) {
+  const content = items.slice(pageIndex * pageSize, pageIndex * pageSize + pageSize);
+  return {
+    totalPages: pageSize === 0 ? 0 : Math.ceil(items.length / pageSize),
+    totalItems: items.length,
+    pageItemCount: content.length,
+    pageSize,
+    content,
+    pageIndex,
+    empty: content.length === 0,
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Pipelines (v0 API): `POST /pipeline/api/pipelines/v2`, `PUT /pipeline/api/pipelines/v2/{id}`,
+ * `GET|DELETE /pipeline/api/pipelines/{id}` (spec §4 for create; ref §6.2 for the rest).
+ *
+ * The YAML is stored exactly as received and returned verbatim; identifier, name, description and
+ * tags are read out of it (ref §6.2). Delete is a hard delete, so an identifier can be used again.
+ * @module
+ */
+import { Hono, type Context } from "hono";
+import { authorize } from "./auth.js";
+import { duplicateField, entityNotFound, invalidRequest, mediaNotSupported } from "./errors.js";
+import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http.js";
+import type { PlatformDeps } from "./index.js";
+import { parsePipelineYaml, pipelineModules, validatePipeline, type PipelineFacts } from "./pipeline-yaml.js";
+import { findProject } from "./projects.js";
+import { type PlatformState, pipelineKey, type StoredPipeline } from "./state.js";
+
+const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
+
+/**
+ * Reads the YAML body. The resource consumes `application/yaml`; a raw YAML body sent as
+ * `application/json` is accepted too, as the Go SDK sends it that way (ref §6.2 quirk). Any other
+ * media type is a 415.
+ */
+async function readYaml(c: Context): Promise<string> {
+  const media = mediaType(c);
+  if (media !== "application/yaml" && media !== "application/json") throw mediaNotSupported();
+  return c.req.text();
+}
+
+function notFoundMessage(id: string, org: string, project: string): string {
+  return `Pipeline [${id}] under Project[${project}], Organization [${org}] doesn't exist or has been deleted.`;
+}
+
+/** The project must exist (ref §6.2, harness-core PR #45274); the status and text are inferred. */
+function assureProject(state: PlatformState, org: string, project: string): void {
+  if (findProject(state, org, project) === undefined) {
+    throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${project}] not found`);
+  }
+}
+
+function parseAndValidate(text: string, org: string, project: string): PipelineFacts {
+  return validatePipeline(parsePipelineYaml(text), { org, project });
+}
+
+/** The pipeline routes, mounted at `/pipeline/api/pipelines`. */
+export function pipelineRoutes(deps: PlatformDeps): Hono {
+  const app = new Hono();
+
+  app.post("/v2", async (c) => {
+    const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
+    authorize(c, { org, project }, "core_pipeline_edit", "pipeline");
+    const text = await readYaml(c);
+    const state = deps.state();
+    assureProject(state, org, project);
+    const facts = parseAndValidate(text, org, project);
+    const key = pipelineKey(org, project, facts.identifier);
+    if (state.pipelines[key] !== undefined) {
+      throw duplicateField(
+        `Pipeline [${facts.identifier}] under Project[${project}], Organization [${org}] already exists or has been deleted.`,
+      );
+    }
+    const now = Date.now();
+    const stored: StoredPipeline = {
+      orgIdentifier: org,
+      projectIdentifier: project,
+      identifier: facts.identifier,
+      name: facts.name,
+      description: facts.description,
+      tags: facts.tags,
+      yaml: text,
+      createdAt: now,
+      lastModifiedAt: now,
+      version: 0,
+    };
+    state.pipelines[key] = stored;
+    await deps.commit();
+    return success(c, deps.correlationId(), { identifier: stored.identifier, governanceMetadata: { deny: false } }, stored.version);
+  });
+
+  app.put("/v2/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
+    authorize(c, { org, project }, "core_pipeline_edit", "pipeline", id);
+    const text = await readYaml(c);
+    const state = deps.state();
+    const facts = parseAndValidate(text, org, project);
+    // ref §6.2: toPipelineEntityWithVersion.
+    if (facts.identifier !== id) {
+      throw invalidRequest(`Expected Pipeline identifier in YAML to be [${id}], but was [${facts.identifier}]`);
+    }
+    const key = pipelineKey(org, project, id);
+    const existing = state.pipelines[key];
+    // Status for updating a missing pipeline: as GET (inferred).
+    if (existing === undefined) throw entityNotFound(notFoundMessage(id, org, project));
+    checkIfMatch(c, existing.version);
+    const updated: StoredPipeline = {
+      ...existing,
+      name: facts.name,
+      description: facts.description,
+      tags: facts.tags,
+      yaml: text,
+      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
+      version: existing.version + 1,
+    };
+    state.pipelines[key] = updated;
+    await deps.commit();
+    return success(c, deps.correlationId(), { identifier: id, governanceMetadata: { deny: false } }, updated.version);
+  });
+
+  app.get("/:identifier", (c) => {
+    const id = c.req.param("identifier");
+    const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
+    authorize(c, { org, project }, "core_pipeline_view", "pipeline", id);
+    const stored = deps.state().pipelines[pipelineKey(org, project, id)];
+    if (stored === undefined) throw entityNotFound(notFoundMessage(id, org, project));
+    // ref §6.2: null fields are omitted (`@JsonInclude(NON_NULL)`), so no gitDetails for INLINE.
+    const data = {
+      yamlPipeline: stored.yaml,
+      entityValidityDetails: { valid: true },
+      modules: pipelineModules(stored.yaml),
+      storeType: "INLINE",
+    };
+    return notModified(c, stored.version) ?? success(c, deps.correlationId(), data, stored.version);
+  });
+
+  app.delete("/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
+    authorize(c, { org, project }, "core_pipeline_delete", "pipeline", id);
+    const state = deps.state();
+    const key = pipelineKey(org, project, id);
+    const existing = state.pipelines[key];
+    // ref §6.2 leaves the status of a missing pipeline unverified; 404 as GET (inferred).
+    if (existing === undefined) throw entityNotFound(notFoundMessage(id, org, project));
+    checkIfMatch(c, existing.version);
+    delete state.pipelines[key];
+    await deps.commit();
+    return success(c, deps.correlationId(), true);
+  });
+
+  return app;
+}

@@ -1,0 +1,230 @@
+/**
+ * Projects: `POST|GET /ng/api/projects`, `GET|PUT|DELETE /ng/api/projects/{identifier}`
+ * (spec §4 for create; ref §4 for the rest, which the spec leaves unshown).
+ *
+ * Modules are server-owned (ref §4: the service sets `ModuleType.getModules()` and ignores the
+ * client's list). The response still echoes the request as the spec says ("object echoing the
+ * request"): every field sent comes back with the value sent, defaults applied to the ones left
+ * out (`color` #0063F7, `description` "", `tags` {}), except `modules`, which always carries the
+ * server's list so that clients treat it as computed, as the reference providers do.
+ * @module
+ */
+import { Hono } from "hono";
+import { DEFAULT_ORG, ProjectBody } from "../../sdk/platform/schemas.js";
+import { authorize, keyAllows } from "./auth.js";
+import {
+  duplicateField,
+  entityNotFound,
+  invalidArgument,
+  invalidRequest,
+  validationFailure,
+  zodViolations,
+} from "./errors.js";
+import { checkIfMatch, intQuery, ngPage, notModified, optionalQuery, readJson, success } from "./http.js";
+import type { PlatformDeps } from "./index.js";
+import { type PlatformState, projectKey, type StoredProject } from "./state.js";
+
+/**
+ * The modules every project gets: `ModuleType.getModules()`, the non-internal module types
+ * (inferred list; the reference names the call, not its values).
+ */
+export const PROJECT_MODULES = [
+  "CD", "CI", "CV", "CF", "CE", "STO", "CHAOS", "SRM", "IACM", "CET", "IDP", "CODE", "SSCA", "SEI",
+] as const;
+
+/** Default page size of the NG project list (inferred; the connector list's is 100, ref §8). */
+export const PROJECT_PAGE_SIZE = 50;
+
+interface ParsedProjectRequest {
+  project: ReturnType<typeof ProjectBody.parse>;
+  /** The body's `orgIdentifier` when it was given (blank counts as absent: `@EntityIdentifier(allowBlank)`). */
+  bodyOrg: string | null;
+}
+
+/** Bean validation of `{project: {...}}` (ref §3 `ProjectDTO` constraints). */
+function parseProjectRequest(raw: unknown): ParsedProjectRequest {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw validationFailure([{ path: "project", message: "must not be null" }]);
+  }
+  const inner = (raw as { project?: unknown }).project;
+  if (inner === null || inner === undefined) throw validationFailure([{ path: "project", message: "must not be null" }]);
+  if (typeof inner !== "object" || Array.isArray(inner)) {
+    throw validationFailure([{ path: "project", message: "must be an object" }]);
+  }
+  const copy = { ...(inner as Record<string, unknown>) };
+  const rawOrg = copy.orgIdentifier;
+  if (rawOrg === "" || rawOrg === null) delete copy.orgIdentifier;
+  const parsed = ProjectBody.safeParse(copy);
+  if (!parsed.success) throw validationFailure(zodViolations("project", parsed.error.issues));
+  return { project: parsed.data, bodyOrg: copy.orgIdentifier === undefined ? null : parsed.data.orgIdentifier };
+}
+
+/** `data` of a project response (ref §4). */
+export function projectData(stored: StoredProject) {
+  return {
+    project: stored.project,
+    createdAt: stored.createdAt,
+    lastModifiedAt: stored.lastModifiedAt,
+    isFavorite: false,
+  };
+}
+
+/** The organization of a project route: `@QueryParam("orgIdentifier") @DefaultValue("default")` (ref §4). */
+function orgOf(query: string | null): string {
+  return query ?? DEFAULT_ORG;
+}
+
+/** A project by identifier, case-insensitively (ref §3). */
+export function findProject(state: PlatformState, org: string, identifier: string): StoredProject | undefined {
+  return state.projects[projectKey(org, identifier)];
+}
+
+/** Removes a project and what lives in it (the service cascades through entity-delete events; inferred). */
+function deleteProjectCascade(state: PlatformState, stored: StoredProject): void {
+  const org = stored.project.orgIdentifier;
+  const id = stored.project.identifier;
+  delete state.projects[projectKey(org, id)];
+  for (const [key, connector] of Object.entries(state.connectors)) {
+    const c = connector.connector;
+    if (c.orgIdentifier === org && c.projectIdentifier?.toLowerCase() === id.toLowerCase()) delete state.connectors[key];
+  }
+  for (const [key, pipeline] of Object.entries(state.pipelines)) {
+    if (pipeline.orgIdentifier === org && pipeline.projectIdentifier.toLowerCase() === id.toLowerCase()) {
+      delete state.pipelines[key];
+    }
+  }
+}
+
+const SORT_FIELDS = {
+  name: (p: StoredProject) => p.project.name.toLowerCase(),
+  identifier: (p: StoredProject) => p.project.identifier.toLowerCase(),
+  lastModifiedAt: (p: StoredProject) => p.lastModifiedAt,
+  createdAt: (p: StoredProject) => p.createdAt,
+} as const;
+
+/** The project routes, mounted at `/ng/api/projects`. */
+export function projectRoutes(deps: PlatformDeps): Hono {
+  const app = new Hono();
+
+  app.post("/", async (c) => {
+    const org = orgOf(optionalQuery(c, "orgIdentifier"));
+    const { project, bodyOrg } = parseProjectRequest(await readJson(c));
+    authorize(c, { org, project: project.identifier }, "core_project_create", "project");
+    // ref §4: NGUtils.verifyValuesNotChanged(query org, body org).
+    if (bodyOrg !== null && bodyOrg !== org) throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
+    const state = deps.state();
+    if (state.organizations[org] === undefined) {
+      throw invalidArgument(`Organization [${org}] in Account [${deps.accountId}] does not exist`);
+    }
+    if (findProject(state, org, project.identifier) !== undefined) {
+      throw duplicateField(`A project with identifier [${project.identifier}] and orgIdentifier [${org}] is already present`);
+    }
+    const now = Date.now();
+    const stored: StoredProject = {
+      project: {
+        orgIdentifier: org,
+        identifier: project.identifier,
+        name: project.name,
+        color: project.color,
+        modules: [...PROJECT_MODULES],
+        description: project.description,
+        tags: project.tags,
+      },
+      createdAt: now,
+      lastModifiedAt: now,
+      version: 0,
+    };
+    state.projects[projectKey(org, project.identifier)] = stored;
+    await deps.commit();
+    return success(c, deps.correlationId(), projectData(stored), stored.version);
+  });
+
+  app.get("/", (c) => {
+    const org = optionalQuery(c, "orgIdentifier");
+    const pageIndex = intQuery(c, "pageIndex", 0);
+    const pageSize = Math.max(1, intQuery(c, "pageSize", PROJECT_PAGE_SIZE));
+    const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
+    const identifiers = (c.req.queries("identifiers") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
+    const key = c.get("platformApiKey");
+    let items = Object.values(deps.state().projects).filter((p) => {
+      const proj = p.project;
+      if (org !== null && proj.orgIdentifier !== org) return false;
+      if (identifiers.length > 0 && !identifiers.some((i) => i.toLowerCase() === proj.identifier.toLowerCase())) return false;
+      if (search !== null && !proj.name.toLowerCase().includes(search) && !proj.identifier.toLowerCase().includes(search)) {
+        return false;
+      }
+      // A restricted key lists only what it may see, rather than failing the whole list.
+      return keyAllows(key, { org: proj.orgIdentifier, project: proj.identifier });
+    });
+    // Default sort `lastModifiedAt DESC` (ref §4); `sortOrders=<field>,<ASC|DESC>` picks another.
+    const [field, dir] = (optionalQuery(c, "sortOrders") ?? "lastModifiedAt,DESC").split(",");
+    const pick = SORT_FIELDS[(field ?? "") as keyof typeof SORT_FIELDS] ?? SORT_FIELDS.lastModifiedAt;
+    const sign = (dir ?? "DESC").toUpperCase() === "ASC" ? 1 : -1;
+    items = items.sort((a, b) => {
+      const x = pick(a);
+      const y = pick(b);
+      return x < y ? -sign : x > y ? sign : a.project.identifier.localeCompare(b.project.identifier);
+    });
+    return success(c, deps.correlationId(), ngPage(items.map(projectData), pageIndex, pageSize));
+  });
+
+  app.get("/:identifier", (c) => {
+    const id = c.req.param("identifier");
+    const org = orgOf(optionalQuery(c, "orgIdentifier"));
+    authorize(c, { org, project: id }, "core_project_view", "project", id);
+    const stored = findProject(deps.state(), org, id);
+    // ref §4: current service answers 404 ENTITY_NOT_FOUND (harness-core PR #55609).
+    if (stored === undefined) throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${id}] not found`);
+    return notModified(c, stored.version) ?? success(c, deps.correlationId(), projectData(stored), stored.version);
+  });
+
+  app.put("/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    const org = orgOf(optionalQuery(c, "orgIdentifier"));
+    const { project, bodyOrg } = parseProjectRequest(await readJson(c));
+    authorize(c, { org, project: id }, "core_project_edit", "project", id);
+    if (bodyOrg !== null && bodyOrg !== org) throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
+    if (project.identifier !== id) throw invalidRequest(`Value mismatch, previous: ${id} current: ${project.identifier}`);
+    const state = deps.state();
+    const existing = findProject(state, org, id);
+    // ref §4: update of a missing project is INVALID_REQUEST (400), unlike GET and DELETE.
+    if (existing === undefined) {
+      throw invalidRequest(`Project with identifier [${id}] and orgIdentifier [${org}] not found`);
+    }
+    checkIfMatch(c, existing.version);
+    // ref §4: a full replace; omitted optional fields take their defaults again.
+    const updated: StoredProject = {
+      project: {
+        orgIdentifier: org,
+        identifier: existing.project.identifier,
+        name: project.name,
+        color: project.color,
+        modules: existing.project.modules,
+        description: project.description,
+        tags: project.tags,
+      },
+      createdAt: existing.createdAt,
+      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
+      version: existing.version + 1,
+    };
+    state.projects[projectKey(org, id)] = updated;
+    await deps.commit();
+    return success(c, deps.correlationId(), projectData(updated), updated.version);
+  });
+
+  app.delete("/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    const org = orgOf(optionalQuery(c, "orgIdentifier"));
+    authorize(c, { org, project: id }, "core_project_delete", "project", id);
+    const state = deps.state();
+    const existing = findProject(state, org, id);
+    if (existing === undefined) throw entityNotFound(`Project with identifier [${id}] does not exist in the specified scope`);
+    checkIfMatch(c, existing.version);
+    // ref §4: a hard delete.
+    deleteProjectCascade(state, existing);
+    await deps.commit();
+    return success(c, deps.correlationId(), true);
+  });
+
+  return app;
+}
