@@ -42,4 +42,21 @@ describe("guardedPatch", () => {
     const concurrent = { defaultRule: [{ treatment: "on", size: 10 }, { treatment: "off", size: 90 }] };
     expect(applyPatch(structuredClone(concurrent), ops)[0]).not.toBeNull();
   });
+
+  it("pins objects by their scalar leaves, so members the service adds do not break the guards", () => {
+    const live = { treatments: [{ name: "on" }, { name: "off", description: "old" }] };
+    const desired = { treatments: [{ name: "on", configurations: "{}" }] };
+    const ops = guardedPatch(live, desired);
+    expect(ops).toEqual([
+      { op: "test", path: "/treatments/0/name", value: "on" },
+      { op: "add", path: "/treatments/0/configurations", value: "{}" },
+      { op: "test", path: "/treatments/1/name", value: "off" },
+      { op: "test", path: "/treatments/1/description", value: "old" },
+      { op: "remove", path: "/treatments/1" },
+    ]);
+    // The service holds empty target lists the response left out: the patch still applies.
+    const held = { treatments: [{ name: "on", keys: [] }, { name: "off", description: "old", keys: [] }] };
+    expect(applyPatch(held, ops).every((r) => r === null)).toBe(true);
+    expect(held).toEqual({ treatments: [{ name: "on", keys: [], configurations: "{}" }] });
+  });
 });

@@ -1,0 +1,264 @@
+/**
+ * FlagDefinition lifecycle against the emulator, directly and through the gRPC host: create
+ * (POST with title and comment), read (target keys kept), no-op diff (reordered keys, reformatted
+ * configuration JSON), in-place update (exact guarded JSON Patch, one write per changed field),
+ * kill and restore, a concurrent edit refused, replacement, refresh after an out-of-band change
+ * and delete, delete, delete again, adopt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flagDefinitionProvider, impl } from "../../provider/flag-definition";
+import type { Environment, Workspace } from "../../sdk/admin/schemas";
+import { type Driver, MODES } from "./harness";
+import { startTestbed, type Testbed } from "./testbed";
+
+let bed: Testbed;
+let ws: Workspace;
+let prod: Environment;
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
+  prod = (await bed.admin.environments.list(ws.id)).find((e) => e.name === "Production") as Environment;
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+const TITLE = "pulumi up: shop/dev";
+const comment = (op: string, flag: string) => `${op} of flag "${flag}" in environment "Production" by flagstack (Pulumi stack shop/dev)`;
+
+describe.each(MODES)("FlagDefinition (%s)", (mode) => {
+  let p: Driver;
+  const flag = mode === "direct" ? "pricing-d" : "pricing-g";
+  const program = {
+    workspace: "Default",
+    flag,
+    environment: "Production",
+    treatments: [
+      { name: "on", configurations: { color: "green", size: 2 }, keys: ["qa-1", "qa-2"] },
+      { name: "off", description: "the old page" },
+    ],
+    defaultTreatment: "off",
+    rules: [{ condition: { matchers: [{ type: "IN_SEGMENT", string: "beta" }] }, buckets: [{ treatment: "on", size: 100 }] }],
+    defaultRule: [
+      { treatment: "on", size: 50 },
+      { treatment: "off", size: 50 },
+    ],
+  };
+  const doc = {
+    treatments: [
+      { name: "on", configurations: '{"color":"green","size":2}', keys: ["qa-1", "qa-2"] },
+      { name: "off", description: "the old page" },
+    ],
+    defaultTreatment: "off",
+    trafficAllocation: 100,
+    rules: [{ buckets: [{ treatment: "on", size: 100 }], condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta" }] } }],
+    defaultRule: [
+      { treatment: "on", size: 50 },
+      { treatment: "off", size: 50 },
+    ],
+  };
+  const defPath = () => `/internal/api/v2/splits/ws/${ws.id}/${flag}/environments/${prod.id}`;
+  const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) => (await p.check(olds, news)).inputs;
+  let id: string;
+  let outs: Record<string, unknown>;
+
+  beforeAll(async () => {
+    p = await bed.driver(mode, impl, flagDefinitionProvider);
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+  });
+
+  it("checks: configurations as JSON text, defaults filled in", async () => {
+    expect(await p.check({}, program)).toEqual({
+      inputs: { workspace: "Default", flag, environment: "Production", ...doc, killed: false, adopt: false },
+      failures: [],
+    });
+    const noDefaultRule = await check({}, { ...program, defaultRule: undefined });
+    expect(noDefaultRule.defaultRule).toEqual([{ treatment: "off", size: 100 }]);
+  });
+
+  it("creates with one POST carrying the document, title and comment", async () => {
+    bed.proxy.reset();
+    const created = await p.create(await check({}, program));
+    id = created.id;
+    outs = created.outs;
+    expect(id).toBe(`${outs.flagId}:${prod.id}`);
+    expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      { method: "POST", path: defPath(), body: { ...doc, title: TITLE, comment: comment("create", flag) } },
+    ]);
+    expect(outs).toEqual({
+      workspace: "Default",
+      flag,
+      environment: "Production",
+      ...doc,
+      killed: false,
+      adopt: false,
+      flagId: expect.any(String),
+      flagName: flag,
+      workspaceId: ws.id,
+      workspaceName: "Default",
+      environmentId: prod.id,
+      environmentName: "Production",
+      trafficType: "user",
+      creationTime: expect.any(Number),
+      lastUpdateTime: expect.any(Number),
+    });
+  });
+
+  it("reads it back, individual target keys included", async () => {
+    const read = await p.read(id, outs);
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+    expect(read.inputs).toMatchObject({ treatments: doc.treatments, defaultRule: doc.defaultRule, killed: false });
+  });
+
+  it("reports no change for the same meaning, with no request", async () => {
+    bed.emu.resetRequests();
+    const same = await check(outs, {
+      ...program,
+      environment: prod.id,
+      treatments: [
+        { name: "on", configurations: '{ "size": 2, "color": "green" }', keys: ["qa-2", "qa-1"] },
+        { name: "off", description: "the old page" },
+      ],
+    });
+    expect(await p.diff(id, outs, same)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("updates one field with one read and one write: a guarded minimal patch", async () => {
+    const news = await check(outs, { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }] });
+    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.proxy.reset();
+    const updated = await p.update(id, outs, news);
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /internal/api/v2/splits/ws/${ws.id}/${outs.flagId}/environments/${prod.id}`,
+      `PATCH ${defPath()}`,
+    ]);
+    expect(bed.proxy.writes()[0]).toMatchObject({
+      query: { title: TITLE, comment: comment("update", flag) },
+      body: [
+        { op: "test", path: "/defaultRule/0/size", value: 50 },
+        { op: "replace", path: "/defaultRule/0/size", value: 60 },
+        { op: "test", path: "/defaultRule/1/size", value: 50 },
+        { op: "replace", path: "/defaultRule/1/size", value: 40 },
+      ],
+    });
+    expect(updated.outs).toEqual({ ...outs, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], lastUpdateTime: expect.any(Number) });
+    outs = updated.outs;
+  });
+
+  it("adds a target key with one guarded add, and sends the title and comment inputs", async () => {
+    const news = await check(outs, {
+      ...program,
+      defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }],
+      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
+      title: "OPS-42",
+      comment: "add QA key",
+    });
+    bed.proxy.reset();
+    outs = (await p.update(id, outs, news)).outs;
+    expect(bed.proxy.writes()).toEqual([
+      {
+        method: "PATCH",
+        path: defPath(),
+        query: { title: "OPS-42", comment: "add QA key" },
+        body: [
+          { op: "test", path: "/treatments/0/keys/1", value: "qa-2" },
+          { op: "add", path: "/treatments/0/keys/-", value: "qa-3" },
+        ],
+        status: 200,
+      },
+    ]);
+    expect((outs.treatments as { keys?: string[] }[])[0]?.keys).toEqual(["qa-1", "qa-2", "qa-3"]);
+  });
+
+  it("kills and restores with the dedicated operations, never the patch", async () => {
+    const base = { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]] };
+    const killed = await check(outs, { ...base, killed: true });
+    expect(await p.diff(id, outs, killed)).toMatchObject({ changes: true, replaces: [] });
+    bed.proxy.reset();
+    outs = (await p.update(id, outs, killed)).outs;
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath()}/kill`]);
+    expect(outs.killed).toBe(true);
+    expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).killed).toBe(true);
+    bed.proxy.reset();
+    outs = (await p.update(id, outs, await check(outs, base))).outs;
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath()}/restore`]);
+    expect(outs.killed).toBe(false);
+  });
+
+  it("refuses a concurrent edit made between its read and its write, and overwrites nothing", async () => {
+    const news = await check(outs, { ...program, trafficAllocation: 80 });
+    bed.proxy.once(
+      { method: "GET", path: new RegExp(`/environments/${prod.id}$`) },
+      { after: async () => void (await bed.admin.definitions.patch(ws.id, flag, prod.id, [{ op: "replace", path: "/trafficAllocation", value: 55 }], { title: "t", comment: "c" })) },
+    );
+    await expect(p.update(id, outs, news)).rejects.toThrow(
+      `the definition of flag "${flag}" in environment "Production" changed while this update was being applied (a concurrent edit); nothing was overwritten`,
+    );
+    expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).trafficAllocation).toBe(55);
+  });
+
+  it("converges from whatever is live: refresh shows the out-of-band change, update reverts it", async () => {
+    const read = await p.read(id, outs);
+    expect(read.props).toMatchObject({ trafficAllocation: 55 });
+    const news = await check(outs, { ...program, trafficAllocation: 100 });
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({ changes: true, replaces: [] });
+    outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
+    const live = await bed.admin.definitions.get(ws.id, flag, prod.id);
+    expect(live.trafficAllocation).toBe(100);
+    expect(live.treatments[0]?.keys).toEqual(["qa-1", "qa-2"]);
+    expect(live.defaultRule).toEqual(doc.defaultRule);
+  });
+
+  it.each([
+    ["environment", { environment: "Staging" }],
+    ["flag", { flag: `${flag}-other` }],
+    ["workspace", { workspace: "Other" }],
+  ])("replaces on a %s change, deleting first", async (field, change) => {
+    expect(await p.diff(id, outs, await check(outs, { ...program, ...change }))).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+  });
+
+  it("re-creates a definition deleted out of band when updated without a refresh", async () => {
+    await bed.admin.definitions.delete(ws.id, flag, prod.id, { title: "t", comment: "c" });
+    bed.proxy.reset();
+    outs = (await p.update(id, outs, await check(outs, program))).outs;
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${defPath()}`]);
+    expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).defaultRule).toEqual(doc.defaultRule);
+  });
+
+  it("reports a definition deleted out of band as gone", async () => {
+    await bed.admin.definitions.delete(ws.id, flag, prod.id, { title: "t", comment: "c" });
+    expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+  });
+
+  it("refuses an existing definition unless adopt is set, then converges it", async () => {
+    await bed.admin.definitions.create(ws.id, flag, prod.id, { treatments: [{ name: "on" }, { name: "off" }], defaultTreatment: "off", defaultRule: [{ treatment: "off", size: 100 }], title: "t", comment: "c" });
+    await expect(p.create(await check({}, program))).rejects.toThrow(`a definition of flag "${flag}" in environment "Production" already exists. Set \`adopt: true\``);
+    bed.proxy.reset();
+    const adopted = await p.create(await check({}, { ...program, adopt: true }));
+    expect(adopted.id).toBe(id);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${defPath()}`]);
+    expect(adopted.outs).toMatchObject({ ...doc, adopt: true });
+    outs = adopted.outs;
+  });
+
+  it("deletes with title and comment; deleting again succeeds", async () => {
+    bed.proxy.reset();
+    await p.delete(id, outs);
+    expect(bed.proxy.writes()).toEqual([
+      { method: "DELETE", path: defPath(), query: { title: TITLE, comment: comment("delete", flag) }, body: undefined, status: 200 },
+    ]);
+    await expect(bed.admin.definitions.get(ws.id, flag, prod.id)).rejects.toMatchObject({ status: 404 });
+    await expect(p.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("creates killed: POST then kill", async () => {
+    bed.proxy.reset();
+    const created = await p.create(await check({}, { ...program, killed: true }));
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${defPath()}`, `PUT ${defPath()}/kill`]);
+    expect(created.outs.killed).toBe(true);
+    await p.delete(created.id, created.outs);
+  });
+});

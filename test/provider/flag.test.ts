@@ -1,0 +1,181 @@
+/**
+ * Flag lifecycle against the emulator, directly and through the gRPC host: create (POST, then one
+ * PATCH for tags and rollout status), read, no-op diff, in-place update (exact PATCH body, one
+ * write per changed field), replacement, refresh after an out-of-band change and delete, delete,
+ * delete again, adopt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flagProvider, impl } from "../../provider/flag";
+import type { RolloutStatus, Workspace } from "../../sdk/admin/schemas";
+import { type Driver, MODES } from "./harness";
+import { startTestbed, type Testbed } from "./testbed";
+
+let bed: Testbed;
+let ws: Workspace;
+let statuses: RolloutStatus[];
+const statusId = (name: string) => statuses.find((s) => s.name === name)?.id;
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
+  statuses = await bed.admin.rolloutStatuses.list(ws.id);
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe.each(MODES)("Flag (%s)", (mode) => {
+  let p: Driver;
+  const name = mode === "direct" ? "checkout-d" : "checkout-g";
+  const program = { workspace: "Default", name, description: "One-page checkout", tags: ["payments", "web", "payments"], rolloutStatus: "Ramping" };
+  let id: string;
+  let outs: Record<string, unknown>;
+  const flagPath = () => `/internal/api/v2/splits/ws/${ws.id}/${name}`;
+
+  beforeAll(async () => {
+    p = await bed.driver(mode, impl, flagProvider);
+  });
+
+  it("checks: defaults applied, tags a sorted set", async () => {
+    expect(await p.check({}, program)).toEqual({
+      inputs: { workspace: "Default", trafficType: "user", name, description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false },
+      failures: [],
+    });
+  });
+
+  it("creates with a POST and one PATCH for tags and rollout status", async () => {
+    const inputs = (await p.check({}, program)).inputs;
+    bed.proxy.reset();
+    const created = await p.create(inputs);
+    id = created.id;
+    outs = created.outs;
+    expect(outs).toEqual({
+      ...inputs,
+      flagId: id,
+      creationTime: expect.any(Number),
+      rolloutStatusId: statusId("Ramping"),
+      rolloutStatusTimestamp: expect.any(Number),
+      workspaceId: ws.id,
+      workspaceName: "Default",
+      trafficTypeId: expect.any(String),
+    });
+    expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      { method: "POST", path: expect.stringMatching(new RegExp(`^/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user/?$`)), body: { name, description: "One-page checkout" } },
+      {
+        method: "PATCH",
+        path: flagPath(),
+        body: [
+          { op: "replace", path: "/tags", value: [{ name: "payments" }, { name: "web" }] },
+          { op: "replace", path: "/rolloutStatus/id", value: statusId("Ramping") },
+        ],
+      },
+    ]);
+  });
+
+  it("reads what it created", async () => {
+    const read = await p.read(id, outs);
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+    expect(read.inputs).toEqual({ workspace: "Default", trafficType: "user", name, description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false });
+  });
+
+  it("reports no change for the same meaning (workspace by id, tags reordered), with no request", async () => {
+    bed.emu.resetRequests();
+    const news = (await p.check(outs, { ...program, workspace: ws.id, tags: ["web", "payments"] })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    const withoutStatus = (await p.check(outs, { ...program, rolloutStatus: undefined })).inputs;
+    expect(await p.diff(id, outs, withoutStatus)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("updates one field in place with exactly one write: one replace op", async () => {
+    const news = (await p.check(outs, { ...program, description: "Faster checkout" })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.proxy.reset();
+    const updated = await p.update(id, outs, news);
+    expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      { method: "PATCH", path: flagPath(), body: [{ op: "replace", path: "/description", value: "Faster checkout" }] },
+    ]);
+    expect(updated.outs).toEqual({ ...outs, description: "Faster checkout" });
+    outs = updated.outs;
+  });
+
+  it("moves the rollout status and tags in one PATCH; the timestamp follows", async () => {
+    const news = (await p.check(outs, { ...program, description: "Faster checkout", rolloutStatus: "Ramped", tags: ["web"] })).inputs;
+    bed.proxy.reset();
+    const updated = await p.update(id, outs, news);
+    expect(bed.proxy.writes().map(({ method, body }) => ({ method, body }))).toEqual([
+      {
+        method: "PATCH",
+        body: [
+          { op: "replace", path: "/tags", value: [{ name: "web" }] },
+          { op: "replace", path: "/rolloutStatus/id", value: statusId("Ramped") },
+        ],
+      },
+    ]);
+    expect(updated.outs).toMatchObject({ rolloutStatus: "Ramped", rolloutStatusId: statusId("Ramped"), tags: ["web"] });
+    expect(updated.outs.rolloutStatusTimestamp).toBeGreaterThanOrEqual(outs.rolloutStatusTimestamp as number);
+    outs = updated.outs;
+  });
+
+  it.each([
+    ["name", { name: `${name}-v2` }],
+    ["trafficType", { trafficType: "account" }],
+    ["workspace", { workspace: "Elsewhere" }],
+  ])("replaces on a %s change, deleting first", async (field, change) => {
+    const news = (await p.check(outs, { ...program, rolloutStatus: "Ramped", ...change })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+  });
+
+  it("carries out a replacement the way the engine does: delete, then create", async () => {
+    const news = (await p.check(outs, { ...program, trafficType: "account" })).inputs;
+    await p.delete(id, outs);
+    const created = await p.create(news);
+    expect(created.id).not.toBe(id);
+    expect(created.outs).toMatchObject({ trafficType: "account", name });
+    id = created.id;
+    outs = created.outs;
+  });
+
+  it("refresh picks up an out-of-band change; the next diff shows it", async () => {
+    await bed.admin.flags.patch(ws.id, name, [{ op: "replace", path: "/description", value: "edited in the UI" }]);
+    const read = await p.read(id, outs);
+    expect(read.props).toEqual({ ...outs, description: "edited in the UI" });
+    const news = (await p.check(outs, { ...program, trafficType: "account" })).inputs;
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({ changes: true, replaces: [] });
+    outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
+    expect(outs.description).toBe("One-page checkout");
+  });
+
+  it("reports a flag deleted out of band as gone; delete and delete again succeed", async () => {
+    await bed.admin.flags.delete(ws.id, name);
+    expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+    await expect(p.delete(id, outs)).resolves.toBeUndefined();
+    await expect(p.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("deletes a flag it holds", async () => {
+    const created = await p.create((await p.check({}, program)).inputs);
+    await p.delete(created.id, created.outs);
+    await expect(bed.admin.flags.get(ws.id, name)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("fails on an unknown rollout status at create without writing, listing the valid ones", async () => {
+    const inputs = { ...(await p.check({}, program)).inputs, rolloutStatus: "Shipped" };
+    bed.proxy.reset();
+    await expect(p.create(inputs)).rejects.toThrow('rollout status "Shipped" not found in workspace "Default"; valid rollout statuses: "Pre-Production", "Ramping"');
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("refuses an existing flag unless adopt is set, then takes it over", async () => {
+    await bed.admin.flags.create(ws.id, "user", { name, description: "made by hand" });
+    await expect(p.create((await p.check({}, program)).inputs)).rejects.toThrow(
+      `a flag named "${name}" in workspace "Default" already exists. Set \`adopt: true\``,
+    );
+    bed.proxy.reset();
+    const adopted = await p.create((await p.check({}, { ...program, adopt: true })).inputs);
+    expect(adopted.outs).toMatchObject({ description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: true });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${flagPath()}`]);
+    await p.delete(adopted.id, adopted.outs);
+  });
+});
