@@ -59,9 +59,7 @@ export const adminError = (code: number, message: string, details = "") => ({
 });
 
 /** Starts an emulator and its {@link Call}. */
-export async function start(
-  opts: EmulatorOptions = {},
-): Promise<{
+export async function start(opts: EmulatorOptions = {}): Promise<{
   emu: Emulator;
   call: Call;
   ws: { id: string; name: string };
