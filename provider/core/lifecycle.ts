@@ -121,19 +121,3 @@ export class PartialFailure extends Error {
     this.reasons = [`${step}: ${reason}`];
   }
 }
-
-/**
- * Runs a write whose outcome may be lost; on an unknown outcome, `reconcile` re-reads the object
- * and either reports the write as done (returns a value) or asks for it to be sent again
- * (returns `undefined`). Used for PATCHes guarded by `test` operations, which are safe to re-send.
- */
-export async function writeWithRecovery<T>(write: () => Promise<T>, reconcile: () => Promise<T | undefined>): Promise<T> {
-  try {
-    return await write();
-  } catch (e) {
-    if (!outcomeUnknown(e)) throw e;
-    const done = await reconcile();
-    if (done !== undefined) return done;
-    return write();
-  }
-}

@@ -6,6 +6,7 @@
  * and delete, delete, delete again, adopt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/core/check";
 import { flagDefinitionProvider, impl } from "../../provider/flag-definition";
 import type { Environment, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
@@ -186,6 +187,26 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     outs = (await p.update(id, outs, await check(outs, base))).outs;
     expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath()}/restore`]);
     expect(outs.killed).toBe(false);
+  });
+
+  it("recovers a PATCH whose response was lost: re-reads, finds it applied, sends nothing more", async () => {
+    const base = { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]] };
+    bed.proxy.reset();
+    bed.proxy.once({ method: "PATCH", path: new RegExp(`/environments/${prod.id}$`) }, { lose: true });
+    outs = (await p.update(id, outs, await check(outs, { ...base, trafficAllocation: 90 }))).outs;
+    expect(bed.proxy.requests().map((r) => r.method)).toEqual(["GET", "PATCH", "GET"]);
+    expect(outs.trafficAllocation).toBe(90);
+    outs = (await p.update(id, outs, await check(outs, base))).outs;
+    expect(outs.trafficAllocation).toBe(100);
+  });
+
+  it("tolerates values unknown during preview: check passes them, diff replaces on an unknown flag", async () => {
+    bed.emu.resetRequests();
+    const checked = await p.check(outs, { ...program, flag: UNKNOWN, defaultRule: [{ treatment: "on", size: UNKNOWN }, { treatment: "off", size: 50 }] });
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toMatchObject({ flag: UNKNOWN, trafficAllocation: 100, killed: false });
+    expect(await p.diff(id, outs, checked.inputs)).toEqual({ changes: true, replaces: ["flag"], deleteBeforeReplace: true });
+    expect(bed.emu.requests()).toEqual([]);
   });
 
   it("refuses a concurrent edit made between its read and its write, and overwrites nothing", async () => {

@@ -160,6 +160,18 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     await expect(bed.admin.flags.get(ws.id, name)).rejects.toMatchObject({ status: 404 });
   });
 
+  it("recovers a create whose response was lost without creating a duplicate", async () => {
+    bed.proxy.reset();
+    bed.proxy.once({ method: "POST", path: /\/trafficTypes\/user\/?$/ }, { lose: true });
+    const created = await p.create((await p.check({}, program)).inputs);
+    expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST", "PATCH"]);
+    expect(created.outs).toMatchObject({ name, tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false });
+    const same: string[] = [];
+    for await (const f of bed.admin.flags.list(ws.id, { name })) same.push(f.id);
+    expect(same).toEqual([created.id]);
+    await p.delete(created.id, created.outs);
+  });
+
   it("fails on an unknown rollout status at create without writing, listing the valid ones", async () => {
     const inputs = { ...(await p.check({}, program)).inputs, rolloutStatus: "Shipped" };
     bed.proxy.reset();
