@@ -66,12 +66,16 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Turns a zod error into a 400 whose message names the first field and whose details list all.
- * With the `input`, a union that failed because the field is absent says "is required" instead
- * of zod's bare "Invalid input".
+ * With the `input`, a field that is absent says "is required" instead of zod's type or format
+ * message (which may read as if a value had been sent).
  */
 export function zodBadRequest(error: z.ZodError, root = "", input?: unknown): EmulatorHttpError {
   const lines = error.issues.map((i) => {
-    const missing = i.code === "invalid_union" && input !== undefined && valueAt(input, i.path) === undefined;
+    const missing =
+      (i.code === "invalid_union" || i.code === "invalid_type" || i.code === "invalid_format") &&
+      input !== undefined &&
+      i.path.length > 0 &&
+      valueAt(input, i.path) === undefined;
     return `${fieldPath(i.path, root)}: ${missing ? "is required" : i.message}`;
   });
   // details lists every problem when there is more than one (the real API leaves it empty otherwise).

@@ -184,21 +184,9 @@ describe("POST", () => {
       },
       "treatments: at most 20 treatments are allowed, got 21",
     ],
-    [
-      "no treatments",
-      { treatments: undefined },
-      "treatments: Invalid input: expected array, received undefined",
-    ],
-    [
-      "no defaultRule",
-      { defaultRule: undefined },
-      "defaultRule: Invalid input: expected array, received undefined",
-    ],
-    [
-      "no defaultTreatment",
-      { defaultTreatment: undefined },
-      "defaultTreatment: Invalid input: expected string, received undefined",
-    ],
+    ["no treatments", { treatments: undefined }, "treatments: is required"],
+    ["no defaultRule", { defaultRule: undefined }, "defaultRule: is required"],
+    ["no defaultTreatment", { defaultTreatment: undefined }, "defaultTreatment: is required"],
     [
       "an IN_SEGMENT matcher without a segment",
       matcherRule({ type: "IN_SEGMENT" }),

@@ -72,7 +72,7 @@ describe("POST /splits/ws/{ws}/trafficTypes/{tt}/", () => {
       { name: "ok", description: "d".repeat(1025) },
       "description: description must be at most 1024 characters",
     ],
-    [{ description: "no name" }, "name: Invalid input: expected string, received undefined"],
+    [{ description: "no name" }, "name: is required"],
   ])("refuses %j with 400 naming the field", async (body, message) => {
     const r = await call("POST", `${base()}/trafficTypes/user`, { body });
     expect(r.status).toBe(400);

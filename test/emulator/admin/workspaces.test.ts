@@ -79,7 +79,7 @@ describe("POST /workspaces", () => {
 
   it.each([
     [{ name: "" }, "name: name must not be empty"],
-    [{}, "name: Invalid input: expected string, received undefined"],
+    [{}, "name: is required"],
     [
       { name: "X", requiresTitleAndComments: "yes" },
       "requiresTitleAndComments: Invalid input: expected boolean, received string",
