@@ -54,7 +54,10 @@ export const TargetingConfig = z.object({
   expectations: z
     .array(
       z
-        .union([KeyExpectation, ShareExpectation])
+        .union([KeyExpectation, ShareExpectation], {
+          error: () =>
+            "an expectation is {flag, environment, key, attributes?, treatment} or {flag, environment, treatment, maxPercent?, minPercent?, sampleSize?, keyPrefix?, attributes?}, with no other field",
+        })
         .refine((e) => "key" in e || e.maxPercent !== undefined || e.minPercent !== undefined, {
           message: "an expectation needs a key, or maxPercent and/or minPercent",
         }),

@@ -202,6 +202,14 @@ describe("targeting-assertions: what cannot be checked", () => {
     ]);
   });
 
+  it("refuses an expectation of neither shape (a misspelt field), naming its index", async () => {
+    await expect(
+      run([{ flag: "new-checkout", environment: "Production", key: "k", treatmnet: "on" }]),
+    ).rejects.toThrow(
+      "invalid config of policy targeting-assertions: expectations[0]: an expectation is {flag, environment, key, attributes?, treatment} or {flag, environment, treatment, maxPercent?, minPercent?, sampleSize?, keyPrefix?, attributes?}, with no other field",
+    );
+  });
+
   it("does nothing without expectations, and refuses an expectation with neither key nor bounds", async () => {
     expect(await runStackPolicy(targetingAssertions, [checkout()], {})).toEqual([]);
     await expect(run([{ flag: "new-checkout", environment: "Production", treatment: "on" }])).rejects.toThrow(
