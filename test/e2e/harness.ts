@@ -1,0 +1,290 @@
+/**
+ * End-to-end harness: the real Pulumi CLI (v3.259.0) driving a real Pulumi program against the
+ * flagstack emulator, entirely offline.
+ *
+ * Each {@link EngineStack} owns a temporary directory holding
+ * - `home/`: its own `PULUMI_HOME` (plugins, workspace settings), so runs never share state;
+ * - `backend/`: a file backend (`PULUMI_BACKEND_URL=file://...`, ref pulumi-notes §9);
+ * - `program/`: a copy of the Pulumi program, so the per-stack `Pulumi.<stack>.yaml` that the
+ *   engine writes never lands in the repository. `program/node_modules` is a symlink to the
+ *   repository's `node_modules`, where `flagstack` links back to the repository: the program and
+ *   the dynamic-provider process (whose cwd is the program directory) both resolve
+ *   `flagstack/provider/...` and `@pulumi/pulumi` exactly as a user's install would;
+ * - `emulator-state.json`: the emulator's state file.
+ *
+ * The program's TypeScript runs the way Pulumi runs any Node.js program: the language host loads it
+ * through the vendored ts-node with the program's own TypeScript (here the repository's 5.9), type
+ * checking included. The stack config carries the credentials (`flagstack:adminApiKey` and
+ * `flagstack:platformApiKey` as secrets); the `FLAGSTACK_*` environment fallbacks are blanked for
+ * the engine, so a passing test proves that config reaches the provider.
+ *
+ * Used by the tests in this directory and by `bench/up.bench.ts`; it has no vitest dependency.
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import {
+  type ConfigMap,
+  type DestroyResult,
+  LocalWorkspace,
+  type PreviewResult,
+  PulumiCommand,
+  type RefreshResult,
+  type Stack,
+  type UpResult,
+} from "@pulumi/pulumi/automation";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
+
+/** The repository root. */
+export const REPO_ROOT = resolve(__dirname, "..", "..");
+
+/** The fixed passphrase of the test stacks' secrets provider. */
+export const E2E_PASSPHRASE = "flagstack-e2e-passphrase";
+
+/** The record type of the emulator's request log. */
+export type RequestRecord = ReturnType<Emulator["requests"]>[number];
+
+let pulumiCommand: Promise<PulumiCommand> | undefined;
+
+/**
+ * Finds the Pulumi CLI: the one on PATH (scripts/test.sh puts the built v3.259.0 there), else the
+ * one `scripts/env.sh`'s `flagstack_use_pulumi` provides (building it on first use). Throws a clear
+ * error when neither exists: an e2e run without an engine must fail, never pass by skipping.
+ */
+export function pulumiCli(): Promise<PulumiCommand> {
+  pulumiCommand ??= (async () => {
+    let bin = findOnPath("pulumi");
+    if (!bin) {
+      try {
+        bin = execFileSync(
+          "bash",
+          ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_pulumi >&2 && command -v pulumi`],
+          { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+        ).trim();
+      } catch {
+        bin = undefined;
+      }
+    }
+    if (!bin) throw new Error("e2e: no Pulumi CLI: run `bash scripts/setup.sh --pulumi` or put pulumi v3.259.0+ on PATH");
+    // PulumiCommand.get looks for `{root}/bin/pulumi`.
+    return PulumiCommand.get({ root: dirname(dirname(bin)) });
+  })();
+  return pulumiCommand;
+}
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+/**
+ * The engine environment shared by every run: offline switches, the file backend, the passphrase,
+ * this process's Node first on PATH (the language host and the dynamic-provider shim run `node`),
+ * and the `FLAGSTACK_*` fallbacks blanked (the provider treats an empty value as unset).
+ */
+export function engineEnv(home: string, backendDir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PULUMI_HOME: home,
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_CONFIG_PASSPHRASE: E2E_PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_DISABLE_REGISTRY_RESOLVE: "true",
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+  };
+  for (const name of Object.keys(process.env)) if (name.startsWith("FLAGSTACK_")) env[name] = "";
+  for (const name of [
+    "FLAGSTACK_ADMIN_API_URL",
+    "FLAGSTACK_ADMIN_API_KEY",
+    "FLAGSTACK_PLATFORM_API_URL",
+    "FLAGSTACK_PLATFORM_API_KEY",
+    "FLAGSTACK_ACCOUNT_ID",
+  ]) {
+    env[name] = "";
+  }
+  return env;
+}
+
+/**
+ * Copies a Pulumi program directory into `dest` (without its node_modules or stack files) and
+ * links `dest/node_modules` to the repository's, so package resolution is the repository's.
+ */
+export function copyProgram(src: string, dest: string): string {
+  cpSync(src, dest, {
+    recursive: true,
+    filter: (from) => {
+      const top = from.slice(src.length + 1).split("/")[0] ?? "";
+      return top !== "node_modules" && !/^Pulumi\..+\.yaml$/.test(top);
+    },
+  });
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(dest, "node_modules"), "dir");
+  return dest;
+}
+
+/** What {@link EngineStack.open} needs. */
+export interface EngineStackOptions {
+  /** The program directory (absolute, or relative to the repository root). */
+  program: string;
+  /** Stack name; default `e2e`. */
+  stackName?: string;
+  /** Options for the emulator this stack runs against (port 0 and a state file by default). */
+  emulator?: EmulatorOptions;
+  /** Reuse a running emulator instead of starting one (the caller stops it). */
+  sharedEmulator?: Emulator;
+  /** Extra stack config (plain values; `{ value, secret: true }` for secrets). */
+  config?: ConfigMap;
+  /** Extra environment for the engine (and so for the provider process). */
+  env?: Record<string, string>;
+  /** Keep the temporary directory after `close()` (debugging). */
+  keep?: boolean;
+}
+
+/** One Pulumi stack of one program, its engine sandbox and its emulator. */
+export class EngineStack {
+  private constructor(
+    /** The temporary directory holding home, backend, program and emulator state. */
+    readonly dir: string,
+    /** The copy of the program the engine runs. */
+    readonly programDir: string,
+    /** The Automation API stack. */
+    readonly stack: Stack,
+    /** The emulator serving both APIs. */
+    readonly emu: Emulator,
+    private readonly ownsEmulator: boolean,
+    private readonly keep: boolean,
+  ) {}
+
+  /**
+   * Starts (or reuses) an emulator, creates the sandbox and the stack, and sets the provider's
+   * stack config from the emulator's URL and keys.
+   */
+  static async open(options: EngineStackOptions): Promise<EngineStack> {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-e2e-"));
+    let emu: Emulator | undefined = options.sharedEmulator;
+    try {
+      const program = resolve(REPO_ROOT, options.program);
+      const programDir = copyProgram(program, join(dir, "program"));
+      const home = join(dir, "home");
+      const backend = join(dir, "backend");
+      for (const d of [home, backend]) mkdirSync(d, { recursive: true });
+      emu ??= await startEmulator({ port: 0, statePath: join(dir, "emulator-state.json"), ...options.emulator });
+      const cli = await pulumiCli();
+      const stack = await LocalWorkspace.createOrSelectStack(
+        { stackName: options.stackName ?? "e2e", workDir: programDir },
+        { pulumiCommand: cli, pulumiHome: home, envVars: { ...engineEnv(home, backend), ...options.env } },
+      );
+      await stack.setAllConfig({ ...emulatorConfig(emu), ...options.config });
+      return new EngineStack(dir, programDir, stack, emu, !options.sharedEmulator, options.keep ?? false);
+    } catch (e) {
+      if (emu && !options.sharedEmulator) await emu.stop();
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Sets stack config values (e.g. the program's own settings); strings are plain values. */
+  async setConfig(values: Record<string, string | { value: string; secret?: boolean }>): Promise<void> {
+    const map: ConfigMap = {};
+    for (const [k, v] of Object.entries(values)) map[k] = typeof v === "string" ? { value: v } : v;
+    await this.stack.setAllConfig(map);
+  }
+
+  /** Sets the program's `e2e:spec` config to the JSON of `spec` (the test programs read it). */
+  async setSpec(spec: unknown): Promise<void> {
+    await this.stack.setConfig("e2e:spec", { value: JSON.stringify(spec) });
+  }
+
+  /** `pulumi up --yes --skip-preview`; returns the result and the emulator requests it made. */
+  async up(opts: Parameters<Stack["up"]>[0] = {}): Promise<{ result: UpResult; requests: RequestRecord[] }> {
+    return this.counted(() => this.stack.up({ color: "never", ...opts }));
+  }
+
+  /** `pulumi preview`; returns the result and the emulator requests it made. */
+  async preview(opts: Parameters<Stack["preview"]>[0] = {}): Promise<{ result: PreviewResult; requests: RequestRecord[] }> {
+    return this.counted(() => this.stack.preview({ color: "never", ...opts }));
+  }
+
+  /** `pulumi refresh --yes`; returns the result and the emulator requests it made. */
+  async refresh(opts: Parameters<Stack["refresh"]>[0] = {}): Promise<{ result: RefreshResult; requests: RequestRecord[] }> {
+    return this.counted(() => this.stack.refresh({ color: "never", ...opts }));
+  }
+
+  /** `pulumi destroy --yes`; returns the result and the emulator requests it made. */
+  async destroy(opts: Parameters<Stack["destroy"]>[0] = {}): Promise<{ result: DestroyResult; requests: RequestRecord[] }> {
+    return this.counted(() => this.stack.destroy({ color: "never", ...opts }));
+  }
+
+  /** The stack's outputs as plain values (secrets included). */
+  async outputs(): Promise<Record<string, unknown>> {
+    const outs = await this.stack.outputs();
+    return Object.fromEntries(Object.entries(outs).map(([k, v]) => [k, v.value]));
+  }
+
+  /** The text of `pulumi stack export` (secrets stay encrypted). */
+  async exportText(): Promise<string> {
+    return JSON.stringify(await this.stack.exportStack());
+  }
+
+  /** Every file of the file backend concatenated (checkpoints, history, backups). */
+  backendText(): string {
+    return readTree(join(this.dir, "backend"));
+  }
+
+  /** The resources of the last deployment (type, name and outputs) from the exported state. */
+  async resources(): Promise<{ type: string; urn: string; id?: string; outputs: Record<string, unknown> }[]> {
+    const state = (await this.stack.exportStack()).deployment as {
+      resources?: { type: string; urn: string; id?: string; outputs?: Record<string, unknown> }[];
+    };
+    return (state.resources ?? []).map((r) => ({ type: r.type, urn: r.urn, id: r.id, outputs: r.outputs ?? {} }));
+  }
+
+  /** Destroys nothing; removes the stack's sandbox and stops the emulator if this stack owns it. */
+  async close(): Promise<void> {
+    if (this.ownsEmulator) await this.emu.stop();
+    if (!this.keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async counted<T>(run: () => Promise<T>): Promise<{ result: T; requests: RequestRecord[] }> {
+    const before = this.emu.requests().length;
+    const result = await run();
+    const requests = apiRequests(this.emu.requests().slice(before));
+    return { result, requests };
+  }
+}
+
+/** Requests to the APIs proper (the emulator's own control routes excluded). */
+export function apiRequests(records: RequestRecord[]): RequestRecord[] {
+  return records.filter((r) => r.api !== "emulator");
+}
+
+/** The provider's stack config for an emulator: URLs, account and both keys as secrets. */
+export function emulatorConfig(emu: Emulator): ConfigMap {
+  return {
+    "flagstack:adminApiUrl": { value: emu.url },
+    "flagstack:adminApiKey": { value: emu.adminKey, secret: true },
+    "flagstack:platformApiUrl": { value: emu.url },
+    "flagstack:platformApiKey": { value: emu.platformKey, secret: true },
+    "flagstack:accountId": { value: emu.accountId },
+  };
+}
+
+function readTree(dir: string): string {
+  if (!existsSync(dir)) return "";
+  let text = "";
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) text += readFileSync(join(entry.parentPath, entry.name), "utf8");
+  }
+  return text;
+}
+
+/** Writes a JSON file (policy-pack config and the like) into the stack's sandbox; returns its path. */
+export function writeJson(dir: string, name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+  return path;
+}

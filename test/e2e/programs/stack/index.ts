@@ -1,0 +1,80 @@
+/**
+ * The end-to-end tests' program. The stack config `e2e:spec` (JSON) lists the resources by logical
+ * name with their arguments exactly as a program would pass them; references between resources
+ * are by logical name:
+ * - a definition names its flag by the flag's logical name and takes the flag's `name` output, so
+ *   it depends on the flag (and follows a rename);
+ * - a user invite names its groups by logical name and takes their `name` outputs;
+ * - a connector or pipeline names its project by logical name and takes its `identifier` output.
+ * Stack outputs: every resource's id by logical name, under `ids`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import {
+  Flag,
+  type FlagArgs,
+  FlagDefinition,
+  type FlagDefinitionArgs,
+  Group,
+  type GroupArgs,
+  UserInvite,
+  type UserInviteArgs,
+} from "flagstack/provider";
+import { Connector, type ConnectorArgs } from "flagstack/provider/connector";
+import { Pipeline, type PipelineArgs } from "flagstack/provider/pipeline";
+import { Project, type ProjectArgs } from "flagstack/provider/project";
+
+interface Spec {
+  flags?: Record<string, FlagArgs>;
+  /** Keyed by logical name; `flag` is the logical name of a flag in `flags`. */
+  definitions?: Record<string, Omit<FlagDefinitionArgs, "flag"> & { flag: string }>;
+  groups?: Record<string, GroupArgs>;
+  users?: Record<string, Omit<UserInviteArgs, "groups"> & { groups?: string[] }>;
+  projects?: Record<string, ProjectArgs>;
+  connectors?: Record<string, Omit<ConnectorArgs, "project"> & { project?: string }>;
+  pipelines?: Record<string, Omit<PipelineArgs, "project"> & { project: string }>;
+}
+
+const spec = new pulumi.Config("e2e").requireObject<Spec>("spec");
+const ids: Record<string, pulumi.Output<string>> = {};
+
+const flags: Record<string, Flag> = {};
+for (const [key, args] of Object.entries(spec.flags ?? {})) {
+  flags[key] = new Flag(key, args);
+  ids[key] = flags[key].id;
+}
+for (const [key, { flag, ...args }] of Object.entries(spec.definitions ?? {})) {
+  const parent = flags[flag];
+  if (!parent) throw new Error(`definition ${key}: no flag ${flag} in the spec`);
+  ids[key] = new FlagDefinition(key, { ...args, flag: parent.name }).id;
+}
+const groups: Record<string, Group> = {};
+for (const [key, args] of Object.entries(spec.groups ?? {})) {
+  groups[key] = new Group(key, args);
+  ids[key] = groups[key].id;
+}
+for (const [key, { groups: names, ...args }] of Object.entries(spec.users ?? {})) {
+  const members = (names ?? []).map((g) => {
+    const group = groups[g];
+    if (!group) throw new Error(`user ${key}: no group ${g} in the spec`);
+    return group.name;
+  });
+  ids[key] = new UserInvite(key, { ...args, groups: members }).id;
+}
+const projects: Record<string, Project> = {};
+for (const [key, args] of Object.entries(spec.projects ?? {})) {
+  projects[key] = new Project(key, args);
+  ids[key] = projects[key].id;
+}
+const projectRef = (owner: string, key: string): pulumi.Output<string> => {
+  const project = projects[key];
+  if (!project) throw new Error(`${owner}: no project ${key} in the spec`);
+  return project.identifier;
+};
+for (const [key, { project, ...args }] of Object.entries(spec.connectors ?? {})) {
+  ids[key] = new Connector(key, { ...args, ...(project ? { project: projectRef(`connector ${key}`, project) } : {}) }).id;
+}
+for (const [key, { project, ...args }] of Object.entries(spec.pipelines ?? {})) {
+  ids[key] = new Pipeline(key, { ...args, project: projectRef(`pipeline ${key}`, project) }).id;
+}
+
+export const resourceIds = ids;
