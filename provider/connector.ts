@@ -17,6 +17,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { PlatformClient } from "../sdk/platform/client";
 import {
   type ConnectorData,
   DOCKER_PROVIDER_TYPES,
@@ -25,11 +26,10 @@ import {
   Tags,
 } from "../sdk/platform/schemas";
 import { checkInputs, type InputProblem } from "./core/check";
-import { providerSettings } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import { AdoptInput, deleteConfirmingGone, type PlatformApi, platformApi } from "./platform-common";
+import { AdoptInput, deleteConfirmingGone, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE, MODULE, typeName } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -258,12 +258,11 @@ const scopeOf = (i: Pick<ConnectorInputs, "org" | "project">) => ({
 
 function body(inputs: ConnectorInputs) {
   const { type, spec } = wireSpec(inputs);
-  const accountId = providerSettings().accountId;
+  // The client adds accountIdentifier (its own account) to the body.
   return {
     name: inputs.name,
     identifier: inputs.identifier,
     description: inputs.description,
-    ...(accountId !== undefined ? { accountIdentifier: accountId } : {}),
     ...(inputs.org !== undefined ? { orgIdentifier: inputs.org } : {}),
     ...(inputs.project !== undefined ? { projectIdentifier: inputs.project } : {}),
     tags: inputs.tags,
@@ -387,7 +386,7 @@ export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
   },
 };
 
-async function put(api: PlatformApi, inputs: ConnectorInputs): Promise<ConnectorOutputs> {
+async function put(api: PlatformClient, inputs: ConnectorInputs): Promise<ConnectorOutputs> {
   return toOutputs(inputs, await api.connectors.update(body(inputs)));
 }
 

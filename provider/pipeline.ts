@@ -20,6 +20,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
 import { z } from "zod";
+import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
 import { checkInputs, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
@@ -35,14 +36,7 @@ import {
   readYaml,
   renderPipelineYaml,
 } from "./pipeline-model";
-import {
-  AdoptInput,
-  deleteConfirmingGone,
-  OrgInput,
-  type PlatformApi,
-  platformApi,
-  splitId,
-} from "./platform-common";
+import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
 import { MODULE, PIPELINE_TYPE, typeName } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -317,7 +311,7 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
 };
 
 async function put(
-  api: PlatformApi,
+  api: PlatformClient,
   inputs: PipelineInputs,
   identifier: string,
   yaml: string,

@@ -1,58 +1,19 @@
 /**
- * What the platform resources (Project, Connector, Pipeline) and their lookups share: the typed
- * platform client, scope inputs, and a delete that confirms the object is gone.
+ * What the platform resources (Project, Connector, Pipeline) and their lookups share: the
+ * process-wide platform client, scope inputs, and a delete that confirms the object is gone.
  *
  * Required at call time by the resources' provider methods, like every provider module.
  * @module
  */
 import { z } from "zod";
 import { ApiError, isNotFound } from "../sdk/core/errors";
-import {
-  type ConnectorBody,
-  type ConnectorData,
-  DEFAULT_ORG,
-  Identifier,
-  type PipelineGetData,
-  type PipelineSaveData,
-  type ProjectBody,
-  type ProjectData,
-} from "../sdk/platform/schemas";
+import type { PlatformClient } from "../sdk/platform/client";
+import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { type ProviderSettings, platformClient, providerSettings } from "./core/config";
 
-/**
- * The platform client methods the resources call (the helper brief's SDK contract), typed by the
- * SDK's schemas. Each returns the `data` of the success envelope and throws the SDK's typed errors
- * (a connector GET of a missing connector, a 400 RESOURCE_NOT_FOUND_EXCEPTION, is a
- * `NotFoundError`: ref platform §5).
- */
-export interface PlatformApi {
-  projects: {
-    create(body: ProjectBody, opts?: { org?: string }): Promise<ProjectData>;
-    get(identifier: string, opts?: { org?: string }): Promise<ProjectData>;
-    update(identifier: string, body: ProjectBody, opts?: { org?: string }): Promise<ProjectData>;
-    delete(identifier: string, opts?: { org?: string }): Promise<unknown>;
-  };
-  connectors: {
-    create(body: ConnectorBody): Promise<ConnectorData>;
-    get(identifier: string, opts?: { org?: string; project?: string }): Promise<ConnectorData>;
-    update(body: ConnectorBody): Promise<ConnectorData>;
-    delete(identifier: string, opts?: { org?: string; project?: string }): Promise<unknown>;
-  };
-  pipelines: {
-    create(yaml: string, scope: { org: string; project: string }): Promise<PipelineSaveData>;
-    get(identifier: string, scope: { org: string; project: string }): Promise<PipelineGetData>;
-    update(
-      identifier: string,
-      yaml: string,
-      scope: { org: string; project: string },
-    ): Promise<PipelineSaveData>;
-    delete(identifier: string, scope: { org: string; project: string }): Promise<unknown>;
-  };
-}
-
 /** The process-wide platform client for the provider's settings (`flagstack:platformApi*`). */
-export function platformApi(settings: ProviderSettings = providerSettings()): PlatformApi {
-  return platformClient(settings) as unknown as PlatformApi;
+export function platformApi(settings: ProviderSettings = providerSettings()): PlatformClient {
+  return platformClient(settings);
 }
 
 /** An organization identifier input; the platform's default organization when absent (ref §4). */

@@ -12,13 +12,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
 import { dotPath } from "./core/check";
 import { providerSettings } from "./core/config";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
-import { type PlatformApi, platformApi } from "./platform-common";
+import { platformApi } from "./platform-common";
 import { ProjectOutputs } from "./project";
 
 /** Where a platform lookup reads from; every member is optional (see the module notes for the defaults). */
@@ -30,7 +31,7 @@ export interface PlatformLookupOptions {
   /** Platform account identifier. */
   accountId?: string;
   /** A client to use instead (tests, or a program that already has one). */
-  client?: PlatformApi;
+  client?: PlatformClient;
 }
 
 function configValue(key: string): string | undefined {
@@ -42,7 +43,7 @@ function configValue(key: string): string | undefined {
   }
 }
 
-function api(options: PlatformLookupOptions = {}): PlatformApi {
+function api(options: PlatformLookupOptions = {}): PlatformClient {
   if (options.client) return options.client;
   const settings = providerSettings();
   return platformApi({

@@ -17,6 +17,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { PlatformClient } from "../sdk/platform/client";
 import {
   DEFAULT_ORG,
   DEFAULT_PROJECT_COLOUR,
@@ -30,14 +31,7 @@ import { checkInputs } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import {
-  AdoptInput,
-  deleteConfirmingGone,
-  OrgInput,
-  type PlatformApi,
-  platformApi,
-  splitId,
-} from "./platform-common";
+import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
 import { MODULE, PROJECT_TYPE, typeName } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -213,7 +207,11 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
   },
 };
 
-async function put(api: PlatformApi, inputs: ProjectInputs, live: ProjectOutputs): Promise<ProjectOutputs> {
+async function put(
+  api: PlatformClient,
+  inputs: ProjectInputs,
+  live: ProjectOutputs,
+): Promise<ProjectOutputs> {
   const data = await api.projects.update(inputs.identifier, body(inputs, live.modules), { org: inputs.org });
   return toOutputs(inputs, data);
 }

@@ -1,0 +1,385 @@
+/**
+ * Project: check (field by field, no request), diff (pure), and the lifecycle against the emulator
+ * both by calling the implementation directly and through the real dynamic-provider gRPC host with
+ * the serialized provider (needs `npm run build`: the serialized methods require `dist/`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { impl, projectProvider, projectReplaceOnChange } from "../../provider/project";
+import { PROJECT_TYPE } from "../../provider/types";
+import { PlatformClient } from "../../sdk";
+import { NotFoundError } from "../../sdk/core/errors";
+import { type Driver, MODES, type Mode } from "./harness";
+import { startTestbed, type Testbed } from "./testbed";
+
+type Props = Record<string, unknown>;
+
+const valid = { identifier: "payments", name: "Payments" };
+
+let bed: Testbed;
+let platform: PlatformClient;
+let drivers: Record<Mode, Driver>;
+
+/** A short identifier-safe tag per mode. */
+const slug = (mode: Mode) => (mode === "direct" ? "d" : "g");
+/** `METHOD path` of each request the provider sent since the last reset. */
+const sent = () => bed.proxy.requests().map((r) => `${r.method} ${r.path}`);
+/** Forgets every request seen so far, by the emulator and by the proxy. */
+const reset = () => {
+  bed.emu.resetRequests();
+  bed.proxy.reset();
+};
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  platform = new PlatformClient({
+    baseUrl: bed.emu.url,
+    apiKey: bed.emu.platformKey,
+    accountId: bed.emu.accountId,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
+  drivers = {
+    direct: await bed.driver("direct", impl, projectProvider),
+    "gRPC host": await bed.driver("gRPC host", impl, projectProvider),
+  };
+});
+
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe("Project check", () => {
+  it("applies the defaults: organization default, the service's colour, empty modules, description and tags", async () => {
+    expect(await impl.check({}, valid)).toEqual({
+      inputs: {
+        org: "default",
+        identifier: "payments",
+        name: "Payments",
+        color: "#0063F7",
+        modules: [],
+        description: "",
+        tags: {},
+        adopt: false,
+      },
+    });
+  });
+
+  const rows: [label: string, inputs: Props, property: string, reason: string][] = [
+    ["missing identifier", { name: "Payments" }, "identifier", "identifier is required"],
+    ["empty identifier", { ...valid, identifier: "" }, "identifier", "identifier cannot be empty"],
+    [
+      "identifier starting with a digit",
+      { ...valid, identifier: "1payments" },
+      "identifier",
+      "can only contain alphanumeric, underscore and $ characters",
+    ],
+    [
+      "identifier with a hyphen",
+      { ...valid, identifier: "pay-ments" },
+      "identifier",
+      "can only contain alphanumeric, underscore and $ characters",
+    ],
+    [
+      "reserved identifier",
+      { ...valid, identifier: "account" },
+      "identifier",
+      "account is a keyword, so cannot be used",
+    ],
+    [
+      "identifier of 129 characters",
+      { ...valid, identifier: `p${"a".repeat(128)}` },
+      "identifier",
+      "can be 128 characters long",
+    ],
+    ["bad organization", { ...valid, org: "my-org" }, "org", "can only contain alphanumeric"],
+    ["empty name", { ...valid, name: " " }, "name", "name cannot be empty."],
+    [
+      "name too long",
+      { ...valid, name: "n".repeat(65) },
+      "name",
+      "name cannot be more than 64 characters long.",
+    ],
+    ["name with a colon", { ...valid, name: "Pay: ments" }, "name", "name can only contain alphanumeric"],
+    ["colour by name", { ...valid, color: "red" }, "color", "color must be a hex colour #RRGGBB"],
+    ["colour of five digits", { ...valid, color: "#12345" }, "color", "color must be a hex colour #RRGGBB"],
+    ["colour not hex", { ...valid, color: "#GG0000" }, "color", "color must be a hex colour #RRGGBB"],
+    ["colour without #", { ...valid, color: "0063F7" }, "color", "color must be a hex colour #RRGGBB"],
+    ["colour a number", { ...valid, color: 255 }, "color", "color must be a hex colour #RRGGBB"],
+    ["empty module", { ...valid, modules: ["CD", ""] }, "modules[1]", "module names cannot be empty"],
+    [
+      "description too long",
+      { ...valid, description: "d".repeat(1025) },
+      "description",
+      "description must be at most 1024 characters",
+    ],
+    ["tag value not a string", { ...valid, tags: { team: 1 } }, "tags.team", "expected string"],
+    ["tags a list", { ...valid, tags: ["team:payments"] }, "tags", "expected record"],
+    ["adopt not a boolean", { ...valid, adopt: "yes" }, "adopt", "adopt must be true or false"],
+    ["misspelt input", { ...valid, colour: "#FFFFFF" }, "colour", 'unknown property "colour"'],
+  ];
+
+  it.each(rows)(
+    "refuses %s, naming %s, with no request (direct)",
+    async (_label, inputs, property, reason) => {
+      reset();
+      const result = await impl.check({}, inputs);
+      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
+      expect(bed.emu.requests()).toEqual([]);
+    },
+  );
+
+  it.each(rows)(
+    "refuses %s, naming %s, with no request (gRPC host)",
+    async (_label, inputs, property, reason) => {
+      reset();
+      const result = await drivers["gRPC host"].check({}, inputs);
+      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
+      expect(bed.emu.requests()).toEqual([]);
+    },
+  );
+});
+
+describe("Project diff", () => {
+  const olds = {
+    org: "default",
+    identifier: "payments",
+    name: "Payments",
+    color: "#1F8A70",
+    modules: ["CD", "CI", "CF"],
+    description: "",
+    tags: { team: "payments" },
+    adopt: false,
+    createdAt: 1,
+    lastModifiedAt: 2,
+  };
+  const news = {
+    org: "default",
+    identifier: "payments",
+    name: "Payments",
+    color: "#1f8a70",
+    modules: ["CD"],
+    description: "",
+    tags: { team: "payments" },
+    adopt: false,
+  };
+
+  it("sees no change for the same project (colour case, enabled modules, outputs and adopt ignored)", async () => {
+    expect(await impl.diff("default/payments", olds, { ...news, adopt: true })).toMatchObject({
+      changes: false,
+      replaces: [],
+    });
+  });
+
+  it.each([
+    ["name", { name: "Pay" }],
+    ["color", { color: "#000000" }],
+    ["description", { description: "Payment services" }],
+    ["tags", { tags: { team: "web" } }],
+    ["a module that is not enabled", { modules: ["STO"] }],
+  ])("updates %s in place", async (_what, change) => {
+    expect(await impl.diff("default/payments", olds, { ...news, ...change })).toMatchObject({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("replaces on identifier and organization", async () => {
+    expect(projectReplaceOnChange).toEqual(["org", "identifier"]);
+    expect(await impl.diff("default/payments", olds, { ...news, identifier: "billing" })).toMatchObject({
+      changes: true,
+      replaces: ["identifier"],
+      deleteBeforeReplace: false,
+    });
+    expect(await impl.diff("default/payments", olds, { ...news, org: "acme" })).toMatchObject({
+      replaces: ["org"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("deletes first when only the identifier's case changes (identifiers are case-insensitive on the service)", async () => {
+    expect(await impl.diff("default/payments", olds, { ...news, identifier: "Payments" })).toMatchObject({
+      changes: true,
+      replaces: ["identifier"],
+      deleteBeforeReplace: true,
+    });
+  });
+});
+
+describe.each(MODES)("Project lifecycle (%s)", (via) => {
+  const identifier = `payments_${slug(via)}`;
+  const program = {
+    identifier,
+    name: "Payments",
+    color: "#1F8A70",
+    modules: ["CD"],
+    description: "Payment services",
+    tags: { team: "payments" },
+  };
+  let d: Driver;
+  let inputs: Props;
+  let id: string;
+  let outs: Props;
+
+  beforeAll(() => {
+    d = drivers[via];
+  });
+
+  it("creates the project with one POST", async () => {
+    const checked = await d.check({}, program);
+    expect(checked.failures ?? []).toEqual([]);
+    inputs = checked.inputs;
+    reset();
+    const created = await d.create(inputs);
+    id = created.id;
+    outs = created.outs;
+    expect(id).toBe(`default/${identifier}`);
+    // The service enables every module (ref platform §4): the wanted one is among them.
+    expect(outs).toMatchObject({
+      ...inputs,
+      modules: expect.arrayContaining(["CD"]),
+      createdAt: expect.any(Number),
+      lastModifiedAt: expect.any(Number),
+    });
+    expect(sent()).toEqual(["POST /ng/api/projects"]);
+    const live = await platform.projects.get(identifier, { org: "default" });
+    expect(live.project).toMatchObject({
+      identifier,
+      name: "Payments",
+      color: "#1F8A70",
+      description: "Payment services",
+      tags: { team: "payments" },
+    });
+  });
+
+  it("reads it back unchanged, and diffs as no change", async () => {
+    const read = await d.read(id, outs);
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+    expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("updates name, colour, description and tags in place with one PUT", async () => {
+    const next = (
+      await d.check(
+        {},
+        {
+          ...program,
+          name: "Payments Team",
+          color: "#FF8800",
+          description: "",
+          tags: { team: "payments", tier: "1" },
+        },
+      )
+    ).inputs;
+    expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
+    reset();
+    outs = (await d.update(id, outs, next)).outs;
+    inputs = next;
+    expect(outs).toMatchObject({
+      name: "Payments Team",
+      color: "#FF8800",
+      description: "",
+      tags: { team: "payments", tier: "1" },
+    });
+    expect(sent()).toEqual([`PUT /ng/api/projects/${identifier}`]);
+    expect((await platform.projects.get(identifier, { org: "default" })).project).toMatchObject({
+      name: "Payments Team",
+      color: "#FF8800",
+    });
+    expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
+  });
+
+  it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
+    await platform.projects.update(
+      identifier,
+      {
+        orgIdentifier: "default",
+        identifier,
+        name: "Renamed",
+        color: "#FF8800",
+        modules: outs.modules as string[],
+        description: "",
+        tags: {},
+      },
+      { org: "default" },
+    );
+    const read = await d.read(id, outs);
+    expect(read.props).toMatchObject({ name: "Renamed", tags: {} });
+    expect(read.inputs).toMatchObject({ name: "Renamed", tags: {} });
+    expect(read.inputs).not.toHaveProperty("createdAt");
+    expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
+    outs = (await d.update(id, read.props!, inputs)).outs;
+    expect(outs).toMatchObject({ name: "Payments Team", tags: { team: "payments", tier: "1" } });
+  });
+
+  it("refresh after an out-of-band delete reports it gone", async () => {
+    await platform.projects.delete(identifier, { org: "default" });
+    const read = await d.read(id, outs);
+    expect(read.id).toBeUndefined();
+  });
+
+  it("deletes, and deleting again succeeds", async () => {
+    ({ id, outs } = await d.create(inputs));
+    await d.delete(id, outs);
+    await expect(platform.projects.get(identifier, { org: "default" })).rejects.toMatchObject({
+      kind: "not-found",
+    });
+    reset();
+    await expect(d.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("refuses to take over an existing project without adopt, and adopts it with adopt: true", async () => {
+    await platform.projects.create(
+      {
+        orgIdentifier: "default",
+        identifier,
+        name: "Made by hand",
+        color: "#000000",
+        modules: [],
+        description: "",
+        tags: {},
+      },
+      { org: "default" },
+    );
+    await expect(d.create(inputs)).rejects.toThrow(
+      `project "${identifier}" in organization default already exists. Set \`adopt: true\``,
+    );
+    reset();
+    const adopted = await d.create({ ...inputs, adopt: true });
+    expect(adopted.id).toBe(id);
+    // One read to find it, one PUT to converge it to the program; no create.
+    expect(sent()).toEqual([`GET /ng/api/projects/${identifier}`, `PUT /ng/api/projects/${identifier}`]);
+    expect(adopted.outs).toMatchObject({ name: "Payments Team", color: "#FF8800", adopt: true });
+    expect((await platform.projects.get(identifier, { org: "default" })).project.name).toBe("Payments Team");
+    await d.delete(adopted.id, adopted.outs);
+  });
+
+  it("reads a project by id alone (no old state)", async () => {
+    const created = await d.create(inputs);
+    const read = await d.read(created.id, {});
+    expect(read.id).toBe(created.id);
+    expect(read.props).toMatchObject({ org: "default", identifier, name: "Payments Team", color: "#FF8800" });
+    await d.delete(created.id, created.outs);
+  });
+});
+
+describe.each(MODES)("Project create whose response was lost (%s)", (mode) => {
+  it("finds the project it created instead of creating a duplicate", async () => {
+    const identifier = `lost_${mode === "direct" ? "d" : "g"}`;
+    const inputs = (await drivers[mode].check({}, { identifier, name: "Lost create" })).inputs;
+    reset();
+    bed.proxy.once({ method: "POST", path: /^\/ng\/api\/projects$/ }, { lose: true });
+    const created = await drivers[mode].create(inputs);
+    expect(created.id).toBe(`default/${identifier}`);
+    expect(sent()).toEqual(["POST /ng/api/projects", `GET /ng/api/projects/${identifier}`]);
+    expect(created.outs).toMatchObject({ identifier, name: "Lost create" });
+    await drivers[mode].delete(created.id, created.outs);
+    await expect(platform.projects.get(identifier, { org: "default" })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("Project resource class", () => {
+  it("registers under its own type token", () => {
+    expect(PROJECT_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:Project");
+  });
+});
