@@ -58,10 +58,6 @@ function parseConnectorRequest(raw: unknown): ConnectorRequest {
   }
   const parsed = ConnectorBody.safeParse(copy);
   const violations = parsed.success ? [] : zodViolations("connector", parsed.error.issues);
-  if (copy.spec === null || copy.spec === undefined) {
-    // zod reports the missing spec already; make the message the bean-validation one.
-    for (const v of violations) if (v.path === "connector.spec") v.message = "must not be null";
-  }
   if (copy.type === "DockerRegistry" && copy.spec !== null && typeof copy.spec === "object" && !Array.isArray(copy.spec)) {
     const spec = DockerRegistrySpec.safeParse(copy.spec);
     if (!spec.success) violations.push(...zodViolations("connector.spec", spec.error.issues));

@@ -144,6 +144,8 @@ export function validationFailure(violations: { path: string; message: string }[
 export function zodViolations(root: string, issues: readonly z.core.$ZodIssue[]): { path: string; message: string }[] {
   return issues.map((issue) => ({
     path: [root, ...issue.path.map(String)].filter((p) => p !== "").join("."),
-    message: issue.message,
+    // A missing required field reads as `@NotNull` does in the real service.
+    message:
+      issue.code === "invalid_type" && /received (undefined|null)$/.test(issue.message) ? "must not be null" : issue.message,
   }));
 }

@@ -44,10 +44,19 @@ const str = () => z.string({ error: expect("string") });
 const obj = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape, { error: expect("object") });
 const arr = <T extends z.ZodType>(item: T) => z.array(item, { error: expect("array") });
 const isRuntimeInput = (v: unknown) => typeof v === "string" && RUNTIME_INPUT.test(v.trim());
-const runtimeInput = z.string().refine(isRuntimeInput);
-/** A value that may also be given at run time with `<+input>` (spec §2). */
-const orInput = <T extends z.ZodType>(schema: T, what: string) =>
-  z.union([schema, runtimeInput], { error: (iss) => `${typeName(iss.input)} found, ${what} or <+input> expected` });
+/** A value that may also be given at run time with `<+input>` (spec §2); otherwise it must match `schema`. */
+const orInput = (schema: z.ZodType) =>
+  z.unknown().superRefine((v, ctx) => {
+    if (isRuntimeInput(v)) return;
+    const r = schema.safeParse(v);
+    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  });
+const enumOf = (values: [string, ...string[]]) =>
+  z.enum(values, {
+    error: (iss) =>
+      iss.input === undefined ? "is missing but it is required" : `does not have a value in the enumeration [${values.join(", ")}]`,
+  });
+const bool = () => z.boolean({ error: expect("boolean") });
 
 const identifier = () =>
   str()
@@ -75,10 +84,10 @@ const failureStrategy = obj({
 
 /** ShellScript step spec (spec §2 "Step fields", ref §7.1). */
 const shellScriptSpec = obj({
-  shell: orInput(z.enum(["Bash", "PowerShell"]), "one of Bash, PowerShell"),
-  onDelegate: orInput(z.boolean(), "boolean").optional(),
+  shell: orInput(enumOf(["Bash", "PowerShell"])),
+  onDelegate: orInput(bool()).optional(),
   source: obj({
-    type: z.enum(["Inline", "Harness"], { error: (iss) => (iss.input === undefined ? "is missing but it is required" : "does not have a value in the enumeration [Inline, Harness]") }),
+    type: enumOf(["Inline", "Harness"]),
     spec: obj({ script: str().optional(), file: str().optional() }),
   }).superRefine((s, ctx) => {
     if (s.type === "Inline" && s.spec.script === undefined) {
@@ -88,10 +97,10 @@ const shellScriptSpec = obj({
       ctx.addIssue({ code: "custom", path: ["spec", "file"], message: "is missing but it is required" });
     }
   }),
-  environmentVariables: orInput(arr(obj({ name: str(), type: str() })), "array").optional(),
-  outputVariables: orInput(arr(obj({ name: str() })), "array").optional(),
-  executionTarget: z.union([obj({}), runtimeInput], { error: expect("object") }).optional(),
-  delegateSelectors: orInput(arr(str()), "array").optional(),
+  environmentVariables: orInput(arr(obj({ name: str(), type: str() }))).optional(),
+  outputVariables: orInput(arr(obj({ name: str() }))).optional(),
+  executionTarget: orInput(obj({})).optional(),
+  delegateSelectors: orInput(arr(str())).optional(),
 });
 
 const step = obj({
@@ -138,7 +147,7 @@ const execution = obj({
 /** Deployment stage parts shown in spec §2; validated when present (newer stages use `service`/`environment`). */
 const serviceConfig = obj({
   serviceRef: str(),
-  serviceDefinition: obj({ type: str(), spec: obj({ variables: orInput(arr(obj({})), "array").optional() }) }).optional(),
+  serviceDefinition: obj({ type: str(), spec: obj({ variables: orInput(arr(obj({}))).optional() }) }).optional(),
 });
 const infrastructure = obj({
   environmentRef: str(),
@@ -148,10 +157,10 @@ const infrastructure = obj({
       connectorRef: str().optional(),
       namespace: str().optional(),
       releaseName: str().optional(),
-      allowSimultaneousDeployments: orInput(z.boolean(), "boolean").optional(),
+      allowSimultaneousDeployments: orInput(bool()).optional(),
     }),
   }).optional(),
-  allowSimultaneousDeployments: orInput(z.boolean(), "boolean").optional(),
+  allowSimultaneousDeployments: orInput(bool()).optional(),
 });
 
 const stage = obj({
@@ -194,7 +203,7 @@ export function pipelineYamlSchema(scope: { org: string; project: string }) {
       projectIdentifier: constant(scope.project),
       description: z.string({ error: expect("string") }).nullable().optional(),
       tags: tags(),
-      allowStageExecutions: orInput(z.boolean(), "boolean").optional(),
+      allowStageExecutions: orInput(bool()).optional(),
       timeout: duration().optional(),
       stages: arr(stageElement).min(1, "there must be a minimum of 1 items in the array"),
     }),

@@ -1,0 +1,232 @@
+/**
+ * Test harness for the platform API: a running emulator (real HTTP on 127.0.0.1:0) or the bare
+ * sub-app in-process (`app.request()`), both behind one `call()`; plus the exact error bodies.
+ */
+import { Hono } from "hono";
+import { expect } from "vitest";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../../emulator";
+import {
+  type ApiKey,
+  emptyPlatformState,
+  type PlatformState,
+  platformRoutes,
+} from "../../../emulator/platform";
+
+/** A parsed reply. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or `null` for an empty body. */
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely.
+  body: any;
+}
+
+/** Options of one call. */
+export interface CallInit {
+  /** Query parameters; `accountIdentifier` is added unless `account` is `false` or a string. */
+  query?: Record<string, string | undefined>;
+  /** `false` leaves `accountIdentifier` out; a string sends that value instead. */
+  account?: false | string;
+  /** The `x-api-key`; `null` sends none. Default: the emulator's platform key. */
+  key?: string | null;
+  /** A JSON body (`Content-Type: application/json`). */
+  json?: unknown;
+  /** A YAML body (`Content-Type: application/yaml`). */
+  yaml?: string;
+  /** A raw body, with `contentType`. */
+  raw?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends one request and parses the reply. */
+export type Call = (method: string, path: string, init?: CallInit) => Promise<Reply>;
+
+function buildRequest(
+  accountId: string,
+  defaultKey: string,
+  method: string,
+  path: string,
+  init: CallInit = {},
+) {
+  const params = new URLSearchParams();
+  if (init.account !== false) params.set("accountIdentifier", init.account ?? accountId);
+  for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) params.append(k, v);
+  const headers: Record<string, string> = { ...init.headers };
+  const key = init.key === undefined ? defaultKey : init.key;
+  if (key !== null) headers["x-api-key"] = key;
+  let body: string | undefined;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers["content-type"] = init.contentType ?? "application/json";
+  } else if (init.yaml !== undefined) {
+    body = init.yaml;
+    headers["content-type"] = init.contentType ?? "application/yaml";
+  } else if (init.raw !== undefined) {
+    body = init.raw;
+    if (init.contentType !== undefined) headers["content-type"] = init.contentType;
+  }
+  const qs = params.toString();
+  return { url: `${path}${qs ? `?${qs}` : ""}`, init: { method, headers, body } };
+}
+
+async function parse(res: Response): Promise<Reply> {
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) };
+}
+
+/** A running emulator with a platform `call()`. */
+export interface HttpPlatform {
+  emu: Emulator;
+  call: Call;
+}
+
+/** Starts the emulator on port 0; stop it with `emu.stop()` in `afterAll`. */
+export async function startPlatform(options: EmulatorOptions = {}): Promise<HttpPlatform> {
+  const emu = await startEmulator({ port: 0, ...options });
+  const call: Call = async (method, path, init) => {
+    const req = buildRequest(emu.accountId, emu.platformKey, method, path, init);
+    return parse(await fetch(`${emu.url}${req.url}`, req.init));
+  };
+  return { emu, call };
+}
+
+/** The bare sub-app with in-memory deps that the test can inspect. */
+export interface InProcessPlatform {
+  app: Hono;
+  call: Call;
+  state: PlatformState;
+  keys: ApiKey[];
+  commits: number;
+  correlationIds: string[];
+  accountId: string;
+  platformKey: string;
+}
+
+/** Builds the platform sub-app in-process with counting deps. */
+export function inProcessPlatform(
+  accountId = "acc_test",
+  platformKey = "pat.acc_test.key",
+): InProcessPlatform {
+  let n = 0;
+  const harness: InProcessPlatform = {
+    app: new Hono(),
+    call: async () => {
+      throw new Error("not ready");
+    },
+    state: emptyPlatformState(accountId),
+    keys: [{ key: platformKey, type: "platform" }],
+    commits: 0,
+    correlationIds: [],
+    accountId,
+    platformKey,
+  };
+  harness.app.route(
+    "/",
+    platformRoutes({
+      state: () => harness.state,
+      commit: async () => {
+        harness.commits += 1;
+      },
+      accountId,
+      keys: () => harness.keys,
+      correlationId: () => {
+        const id = `corr-${++n}`;
+        harness.correlationIds.push(id);
+        return id;
+      },
+    }),
+  );
+  harness.call = async (method, path, init) => {
+    const req = buildRequest(accountId, platformKey, method, path, init);
+    return parse(await harness.app.request(req.url, req.init));
+  };
+  return harness;
+}
+
+/** The exact ErrorDTO body (ref §2); `message` is `responseMessages[0].message`. */
+export function errorBody(code: string, message: string, metadata: unknown = null) {
+  return {
+    status: "ERROR",
+    code,
+    message,
+    correlationId: expect.any(String),
+    detailedMessage: null,
+    responseMessages: [{ code, level: "ERROR", message, exception: null, failureTypes: [] }],
+    metadata,
+  };
+}
+
+/** The exact FailureDTO body (ref §2). */
+export function failureBody(
+  code: string,
+  message: string,
+  errors: { fieldId: string; error: string }[] = [],
+) {
+  return { status: "FAILURE", code, message, correlationId: expect.any(String), errors };
+}
+
+/** A bean-validation FailureDTO from `[path, message]` pairs (fieldId is the last path node). */
+export function validationBody(violations: [string, string][]) {
+  return failureBody(
+    "INVALID_REQUEST",
+    violations.map(([p, m]) => `${p}: ${m}`).join(", "),
+    violations.map(([p, m]) => ({ fieldId: p.split(".").at(-1) ?? p, error: m })),
+  );
+}
+
+/** The success envelope around `data`. */
+export function successBody(data: unknown) {
+  return { status: "SUCCESS", data, metaData: null, correlationId: expect.any(String) };
+}
+
+/** A pipeline YAML with one Custom stage and one ShellScript step, for `org`/`project`. */
+export function simplePipeline(identifier: string, project: string, org = "default", extra = ""): string {
+  return `pipeline:
+  name: ${identifier} pipeline
+  identifier: ${identifier}
+  orgIdentifier: ${org}
+  projectIdentifier: ${project}
+${extra}  stages:
+    - stage:
+        name: build
+        identifier: build
+        type: Custom
+        spec:
+          execution:
+            steps:
+              - step:
+                  type: ShellScript
+                  name: hello
+                  identifier: hello
+                  timeout: 10m
+                  spec:
+                    shell: Bash
+                    source:
+                      type: Inline
+                      spec:
+                        script: echo hello
+`;
+}
+
+/** The smallest valid Docker registry connector body. */
+export function dockerConnector(
+  identifier: string,
+  scope: { org?: string; project?: string } = {},
+  name = identifier,
+) {
+  return {
+    connector: {
+      name,
+      identifier,
+      ...(scope.org === undefined ? {} : { orgIdentifier: scope.org }),
+      ...(scope.project === undefined ? {} : { projectIdentifier: scope.project }),
+      type: "DockerRegistry",
+      spec: {
+        dockerRegistryUrl: "https://index.docker.io/v2/",
+        providerType: "DockerHub",
+        auth: { type: "Anonymous" },
+      },
+    },
+  };
+}
