@@ -1,0 +1,557 @@
+/**
+ * Connector: check (field by field, no request), diff (pure), the wire mapping of the typed
+ * container-registry spec, and the lifecycle against the emulator at account, organization and
+ * project scope, directly and through the real dynamic-provider gRPC host (needs `npm run build`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  connectorId,
+  connectorProvider,
+  connectorReplaceOnChange,
+  dockerRegistryFromWire,
+  impl,
+  parseConnectorId,
+  wireSpec,
+} from "../../provider/connector";
+import { PlatformClient } from "../../sdk";
+import { type Driver, MODES, type Mode } from "./harness";
+import { startTestbed, type Testbed } from "./testbed";
+
+type Props = Record<string, unknown>;
+
+const docker = { url: "https://index.docker.io/v2/", providerType: "DockerHub" };
+const valid = { identifier: "dockerhub", name: "Docker Hub", dockerRegistry: docker };
+
+let bed: Testbed;
+let platform: PlatformClient;
+let drivers: Record<Mode, Driver>;
+
+/** A short identifier-safe tag per mode. */
+const slug = (mode: Mode) => (mode === "direct" ? "d" : "g");
+/** `METHOD path` of each request the provider sent since the last reset. */
+const sent = () => bed.proxy.requests().map((r) => `${r.method} ${r.path}`);
+/** Forgets every request seen so far, by the emulator and by the proxy. */
+const reset = () => {
+  bed.emu.resetRequests();
+  bed.proxy.reset();
+};
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  platform = new PlatformClient({
+    baseUrl: bed.emu.url,
+    apiKey: bed.emu.platformKey,
+    accountId: bed.emu.accountId,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
+  drivers = {
+    direct: await bed.driver("direct", impl, connectorProvider),
+    "gRPC host": await bed.driver("gRPC host", impl, connectorProvider),
+  };
+  await platform.projects.create(
+    {
+      orgIdentifier: "default",
+      identifier: "payments",
+      name: "Payments",
+      color: "#0063F7",
+      modules: [],
+      description: "",
+      tags: {},
+    },
+    { org: "default" },
+  );
+});
+
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe("Connector check", () => {
+  it("applies the defaults: account scope, anonymous auth, through a delegate", async () => {
+    expect(await impl.check({}, valid)).toEqual({
+      inputs: {
+        identifier: "dockerhub",
+        name: "Docker Hub",
+        description: "",
+        tags: {},
+        dockerRegistry: {
+          ...docker,
+          auth: { type: "Anonymous" },
+          delegateSelectors: [],
+          executeOnDelegate: true,
+        },
+        adopt: false,
+      },
+    });
+  });
+
+  const rows: [label: string, inputs: Props, property: string, reason: string][] = [
+    [
+      "bad identifier",
+      { ...valid, identifier: "docker-hub" },
+      "identifier",
+      "can only contain alphanumeric, underscore and $ characters",
+    ],
+    [
+      "reserved identifier",
+      { ...valid, identifier: "null" },
+      "identifier",
+      "null is a keyword, so cannot be used",
+    ],
+    ["empty name", { ...valid, name: "" }, "name", "name cannot be empty."],
+    ["bad organization", { ...valid, org: "1org" }, "org", "can only contain alphanumeric"],
+    [
+      "project without organization",
+      { ...valid, project: "payments" },
+      "org",
+      "a project-level connector needs org as well as project",
+    ],
+    [
+      "no spec",
+      { identifier: "x", name: "X" },
+      "dockerRegistry",
+      "exactly one of dockerRegistry and generic is required",
+    ],
+    [
+      "two specs",
+      { ...valid, generic: { type: "Github", spec: {} } },
+      "dockerRegistry",
+      "exactly one of dockerRegistry and generic is required",
+    ],
+    [
+      "registry URL not a URL",
+      { ...valid, dockerRegistry: { ...docker, url: "index.docker.io" } },
+      "dockerRegistry.url",
+      "url must be an http(s) URL",
+    ],
+    [
+      "registry URL of another scheme",
+      { ...valid, dockerRegistry: { ...docker, url: "ftp://registry.example.test" } },
+      "dockerRegistry.url",
+      "url must be an http(s) URL",
+    ],
+    [
+      "unknown provider type",
+      { ...valid, dockerRegistry: { ...docker, providerType: "Gitlab" } },
+      "dockerRegistry.providerType",
+      "providerType must be one of DockerHub, Harbor, Quay, Other",
+    ],
+    [
+      "unknown auth type",
+      { ...valid, dockerRegistry: { ...docker, auth: { type: "Token" } } },
+      "dockerRegistry.auth.type",
+      'auth.type must be "Anonymous" or "UsernamePassword"',
+    ],
+    [
+      "password without a secret reference",
+      { ...valid, dockerRegistry: { ...docker, auth: { type: "UsernamePassword", username: "ci" } } },
+      "dockerRegistry.auth.passwordRef",
+      "must be a secret reference such as account.docker_password",
+    ],
+    [
+      "a password instead of a secret reference",
+      {
+        ...valid,
+        dockerRegistry: {
+          ...docker,
+          auth: { type: "UsernamePassword", username: "ci", passwordRef: "hunter2 !" },
+        },
+      },
+      "dockerRegistry.auth.passwordRef",
+      "the name of a stored secret, not its value",
+    ],
+    [
+      "both username and usernameRef",
+      {
+        ...valid,
+        dockerRegistry: {
+          ...docker,
+          auth: {
+            type: "UsernamePassword",
+            username: "ci",
+            usernameRef: "account.ci_user",
+            passwordRef: "account.pw",
+          },
+        },
+      },
+      "dockerRegistry.auth",
+      "exactly one of username and usernameRef is required",
+    ],
+    [
+      "neither username nor usernameRef",
+      {
+        ...valid,
+        dockerRegistry: { ...docker, auth: { type: "UsernamePassword", passwordRef: "account.pw" } },
+      },
+      "dockerRegistry.auth",
+      "exactly one of username and usernameRef is required",
+    ],
+    [
+      "password in the anonymous auth",
+      { ...valid, dockerRegistry: { ...docker, auth: { type: "Anonymous", passwordRef: "account.pw" } } },
+      "dockerRegistry.auth.passwordRef",
+      'unknown property "passwordRef"',
+    ],
+    [
+      "empty delegate selector",
+      { ...valid, dockerRegistry: { ...docker, delegateSelectors: [""] } },
+      "dockerRegistry.delegateSelectors[0]",
+      "Too small",
+    ],
+    [
+      "misspelt registry field",
+      { ...valid, dockerRegistry: { ...docker, dockerRegistryUrl: "https://x.test" } },
+      "dockerRegistry.dockerRegistryUrl",
+      'unknown property "dockerRegistryUrl"',
+    ],
+    [
+      "generic without type",
+      { identifier: "gh", name: "GitHub", generic: { spec: {} } },
+      "generic.type",
+      "type is required",
+    ],
+    [
+      "generic spec not an object",
+      { identifier: "gh", name: "GitHub", generic: { type: "Github", spec: "url=x" } },
+      "generic.spec",
+      "spec must be an object",
+    ],
+    ["tags with a number", { ...valid, tags: { tier: 1 } }, "tags.tier", "expected string"],
+    ["adopt not a boolean", { ...valid, adopt: 1 }, "adopt", "adopt must be true or false"],
+    ["misspelt input", { ...valid, scope: "account" }, "scope", 'unknown property "scope"'],
+  ];
+
+  it.each(rows)(
+    "refuses %s, naming %s, with no request (direct)",
+    async (_label, inputs, property, reason) => {
+      reset();
+      const result = await impl.check({}, inputs);
+      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
+      expect(bed.emu.requests()).toEqual([]);
+    },
+  );
+
+  it.each(rows)(
+    "refuses %s, naming %s, with no request (gRPC host)",
+    async (_label, inputs, property, reason) => {
+      reset();
+      const result = await drivers["gRPC host"].check({}, inputs);
+      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
+      expect(bed.emu.requests()).toEqual([]);
+    },
+  );
+});
+
+describe("Connector wire mapping", () => {
+  it("writes the typed registry spec as the API's DockerRegistry spec and reads it back", async () => {
+    const inputs = (
+      await impl.check(
+        {},
+        {
+          ...valid,
+          dockerRegistry: {
+            ...docker,
+            auth: { type: "UsernamePassword", username: "ci", passwordRef: "account.dockerhub_pat" },
+            delegateSelectors: ["k8s"],
+          },
+        },
+      )
+    ).inputs!;
+    const wire = wireSpec(inputs);
+    expect(wire).toEqual({
+      type: "DockerRegistry",
+      spec: {
+        dockerRegistryUrl: "https://index.docker.io/v2/",
+        providerType: "DockerHub",
+        auth: { type: "UsernamePassword", spec: { username: "ci", passwordRef: "account.dockerhub_pat" } },
+        delegateSelectors: ["k8s"],
+        executeOnDelegate: true,
+      },
+    });
+    expect(dockerRegistryFromWire(wire.type, wire.spec)).toEqual(inputs.dockerRegistry);
+    expect(dockerRegistryFromWire("Github", wire.spec)).toBeUndefined();
+    expect(
+      dockerRegistryFromWire("DockerRegistry", { ...wire.spec, auth: { type: "Token" } }),
+    ).toBeUndefined();
+  });
+
+  it("sends a generic spec as given", () => {
+    expect(
+      wireSpec({
+        generic: { type: "Github", spec: { url: "https://github.com/acme", connectionType: "Account" } },
+      }),
+    ).toEqual({
+      type: "Github",
+      spec: { url: "https://github.com/acme", connectionType: "Account" },
+    });
+  });
+
+  it.each([
+    [{ identifier: "c" }, "c"],
+    [{ org: "default", identifier: "c" }, "default/c"],
+    [{ org: "default", project: "payments", identifier: "c" }, "default/payments/c"],
+  ])("ids %j as %s and reads the id back", (key, id) => {
+    expect(connectorId(key)).toBe(id);
+    expect(parseConnectorId(id)).toEqual(key);
+  });
+
+  it.each(["", "a/b/c/d", "a//c"])("refuses the id %j", (id) => {
+    expect(() => parseConnectorId(id)).toThrow("invalid connector id");
+  });
+});
+
+describe("Connector diff", () => {
+  const base = { identifier: "dockerhub", name: "Docker Hub", description: "", tags: {}, adopt: false };
+  const dockerIn = { ...docker, auth: { type: "Anonymous" }, delegateSelectors: [], executeOnDelegate: true };
+  const olds = {
+    ...base,
+    org: "default",
+    dockerRegistry: dockerIn,
+    type: "DockerRegistry",
+    spec: {},
+    createdAt: 1,
+    lastModifiedAt: 1,
+  } as never;
+
+  it("sees no change for the same connector", async () => {
+    expect(
+      await impl.diff("default/dockerhub", olds, {
+        ...base,
+        org: "default",
+        dockerRegistry: dockerIn,
+        adopt: true,
+      } as never),
+    ).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("updates name, description, tags and spec in place", async () => {
+    const news = {
+      ...base,
+      org: "default",
+      name: "Hub",
+      tags: { a: "b" },
+      dockerRegistry: { ...dockerIn, url: "https://registry.example.test/v2/" },
+    };
+    expect(await impl.diff("default/dockerhub", olds, news as never)).toMatchObject({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("replaces on scope and identifier, deleting first when the scope stays (names are unique in a scope)", async () => {
+    expect(connectorReplaceOnChange).toEqual(["org", "project", "identifier"]);
+    expect(
+      await impl.diff("default/dockerhub", olds, {
+        ...base,
+        org: "default",
+        identifier: "hub",
+        dockerRegistry: dockerIn,
+      } as never),
+    ).toMatchObject({
+      replaces: ["identifier"],
+      deleteBeforeReplace: true,
+    });
+    expect(
+      await impl.diff("default/dockerhub", olds, {
+        ...base,
+        org: "default",
+        project: "payments",
+        dockerRegistry: dockerIn,
+      } as never),
+    ).toMatchObject({
+      replaces: ["project"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("replaces when the connector type changes", async () => {
+    expect(
+      await impl.diff("default/dockerhub", olds, {
+        ...base,
+        org: "default",
+        generic: { type: "Github", spec: {} },
+      } as never),
+    ).toMatchObject({
+      changes: true,
+      replaces: ["type"],
+      deleteBeforeReplace: true,
+    });
+  });
+});
+
+const scopes = [
+  ["account", {}, ""],
+  ["organization", { org: "default" }, "default/"],
+  ["project", { org: "default", project: "payments" }, "default/payments/"],
+] as const;
+
+describe.each(MODES)("Connector lifecycle (%s)", (via) => {
+  let d: Driver;
+  beforeAll(() => {
+    d = drivers[via];
+  });
+
+  describe.each(scopes)("at %s scope", (_scope, where, idPrefix) => {
+    const identifier = `hub_${slug(via)}`;
+    const query = { ...where };
+    const program = {
+      ...where,
+      identifier,
+      name: `Docker Hub ${via}`,
+      description: "Public images",
+      tags: { team: "platform" },
+      dockerRegistry: {
+        ...docker,
+        auth: { type: "UsernamePassword", username: "ci", passwordRef: "account.dockerhub_pat" },
+      },
+    };
+    let inputs: Props;
+    let id: string;
+    let outs: Props;
+
+    it("creates it with one POST", async () => {
+      inputs = (await d.check({}, program)).inputs;
+      reset();
+      ({ id, outs } = await d.create(inputs));
+      expect(id).toBe(`${idPrefix}${identifier}`);
+      expect(sent()).toEqual(["POST /ng/api/connectors"]);
+      expect(outs).toMatchObject({ ...inputs, type: "DockerRegistry", createdAt: expect.any(Number) });
+      expect(outs.spec).toMatchObject({
+        dockerRegistryUrl: docker.url,
+        providerType: "DockerHub",
+        auth: { type: "UsernamePassword", spec: { username: "ci", passwordRef: "account.dockerhub_pat" } },
+      });
+      const live = await platform.connectors.get(identifier, query);
+      expect(live.connector).toMatchObject({
+        identifier,
+        name: `Docker Hub ${via}`,
+        type: "DockerRegistry",
+        tags: { team: "platform" },
+      });
+    });
+
+    it("reads it back unchanged, and diffs as no change", async () => {
+      const read = await d.read(id, outs);
+      expect(read.props).toEqual(outs);
+      expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false });
+    });
+
+    it("updates the spec in place with one PUT (a full replace)", async () => {
+      const next = (
+        await d.check(
+          {},
+          {
+            ...program,
+            dockerRegistry: { ...docker, providerType: "Other", url: "https://registry.example.test/v2/" },
+          },
+        )
+      ).inputs;
+      expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
+      reset();
+      outs = (await d.update(id, outs, next)).outs;
+      inputs = next;
+      expect(sent()).toEqual(["PUT /ng/api/connectors"]);
+      expect((await platform.connectors.get(identifier, query)).connector.spec).toMatchObject({
+        dockerRegistryUrl: "https://registry.example.test/v2/",
+        providerType: "Other",
+        auth: { type: "Anonymous" },
+      });
+      expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
+    });
+
+    it("refresh picks up an out-of-band change", async () => {
+      const live = (await platform.connectors.get(identifier, query)).connector;
+      await platform.connectors.update({
+        name: live.name,
+        identifier,
+        ...(live.orgIdentifier ? { orgIdentifier: live.orgIdentifier } : {}),
+        ...(live.projectIdentifier ? { projectIdentifier: live.projectIdentifier } : {}),
+        description: "changed by hand",
+        tags: {},
+        type: live.type,
+        spec: live.spec,
+      });
+      const read = await d.read(id, outs);
+      expect(read.props).toMatchObject({ description: "changed by hand", tags: {} });
+      expect(read.inputs).toMatchObject({ description: "changed by hand" });
+      expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
+      outs = (await d.update(id, read.props!, inputs)).outs;
+    });
+
+    it("refresh after an out-of-band delete reports it gone (the service's 400 RESOURCE_NOT_FOUND_EXCEPTION)", async () => {
+      await platform.connectors.delete(identifier, query);
+      expect((await d.read(id, outs)).id).toBeUndefined();
+    });
+
+    it("deletes, and deleting again succeeds", async () => {
+      ({ id, outs } = await d.create(inputs));
+      await d.delete(id, outs);
+      await expect(platform.connectors.get(identifier, query)).rejects.toMatchObject({ kind: "not-found" });
+      await expect(d.delete(id, outs)).resolves.toBeUndefined();
+    });
+
+    it("refuses a duplicate without adopt and adopts it with adopt: true", async () => {
+      await platform.connectors.create({
+        ...(idPrefix ? { orgIdentifier: "default" } : {}),
+        ...(idPrefix.includes("payments") ? { projectIdentifier: "payments" } : {}),
+        identifier,
+        name: "By hand",
+        description: "",
+        tags: {},
+        type: "DockerRegistry",
+        spec: { dockerRegistryUrl: docker.url, providerType: "DockerHub", auth: { type: "Anonymous" } },
+      } as never);
+      await expect(d.create(inputs)).rejects.toThrow(`connector "${identifier}"`);
+      reset();
+      const adopted = await d.create({ ...inputs, adopt: true });
+      expect(sent()).toEqual([`GET /ng/api/connectors/${identifier}`, "PUT /ng/api/connectors"]);
+      expect(adopted.outs).toMatchObject({ name: `Docker Hub ${via}`, adopt: true });
+      await d.delete(adopted.id, adopted.outs);
+    });
+  });
+
+  it("manages a generic connector and replaces it when its type changes", async () => {
+    const identifier = `repo_${slug(via)}`;
+    const generic = {
+      type: "Github",
+      spec: {
+        url: "https://github.example.test/acme",
+        connectionType: "Account",
+        authentication: { type: "Http" },
+      },
+    };
+    const inputs = (await d.check({}, { org: "default", identifier, name: `Repo ${via}`, generic })).inputs;
+    const { id, outs } = await d.create(inputs);
+    expect(outs).toMatchObject({ type: "Github", generic, spec: generic.spec });
+    expect((await d.read(id, outs)).props).toEqual(outs);
+    expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
+    const asDocker = (
+      await d.check({}, { org: "default", identifier, name: `Repo ${via}`, dockerRegistry: docker })
+    ).inputs;
+    expect(await d.diff(id, outs, asDocker)).toMatchObject({
+      changes: true,
+      replaces: ["type"],
+      deleteBeforeReplace: true,
+    });
+    await d.delete(id, outs);
+  });
+});
+
+describe.each(MODES)("Connector create whose response was lost (%s)", (mode) => {
+  it("finds the connector it created instead of creating a duplicate", async () => {
+    const identifier = `lost_hub_${mode === "direct" ? "d" : "g"}`;
+    const inputs = (
+      await drivers[mode].check(
+        {},
+        { org: "default", identifier, name: `Lost ${mode}`, dockerRegistry: docker },
+      )
+    ).inputs;
+    reset();
+    bed.proxy.once({ method: "POST", path: /^\/ng\/api\/connectors$/ }, { lose: true });
+    const created = await drivers[mode].create(inputs);
+    expect(created.id).toBe(`default/${identifier}`);
+    expect(sent()).toEqual(["POST /ng/api/connectors", `GET /ng/api/connectors/${identifier}`]);
+    await drivers[mode].delete(created.id, created.outs);
+  });
+});
