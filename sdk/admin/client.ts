@@ -17,6 +17,7 @@ import {
   type Definition,
   DefinitionBody,
   type Environment,
+  EnvironmentCreate,
   type Flag,
   FlagCreate,
   type Group,
@@ -98,7 +99,7 @@ export class WorkspacesApi {
    * @example
    * const ws = await admin.workspaces.create({ name: "Payments", requiresTitleAndComments: true });
    */
-  create(body: WorkspaceCreate): Promise<Workspace> {
+  async create(body: WorkspaceCreate): Promise<Workspace> {
     const parsed = parseInput(WorkspaceCreate, body, E.workspaces.create, "request body");
     return this.#core.request(E.workspaces.create, {}, { body: parsed });
   }
@@ -117,8 +118,19 @@ export class EnvironmentsApi {
    * @example
    * const envs = await admin.environments.list(ws.id); // [{ id, name: "Production", production: true }, ...]
    */
-  list(wsId: string): Promise<Environment[]> {
+  async list(wsId: string): Promise<Environment[]> {
     return this.#core.request(E.environments.list, { wsId });
+  }
+
+  /**
+   * Creates an environment (ref §1.1); the service also creates its client- and server-side SDK
+   * keys, returned in `apiTokens`.
+   * @example
+   * const qa = await admin.environments.create(ws.id, { name: "QA", production: false });
+   */
+  async create(wsId: string, body: EnvironmentCreate): Promise<Environment> {
+    const parsed = parseInput(EnvironmentCreate, body, E.environments.create, "request body");
+    return this.#core.request(E.environments.create, { wsId }, { body: parsed });
   }
 
   /** The environment with this name or id, or `undefined` (there is no GET by id, ref §1.2). */
@@ -136,7 +148,7 @@ export class TrafficTypesApi {
   }
 
   /** All traffic types of a workspace. */
-  list(wsId: string): Promise<TrafficType[]> {
+  async list(wsId: string): Promise<TrafficType[]> {
     return this.#core.request(E.trafficTypes.list, { wsId });
   }
 
@@ -155,7 +167,7 @@ export class RolloutStatusesApi {
   }
 
   /** All rollout statuses usable in a workspace. */
-  list(wsId: string): Promise<RolloutStatus[]> {
+  async list(wsId: string): Promise<RolloutStatus[]> {
     return this.#core.request(E.rolloutStatuses.list, {}, { query: { wsId } });
   }
 
@@ -178,7 +190,7 @@ export class FlagsApi {
    * @example
    * const flag = await admin.flags.create(ws.id, "user", { name: "new-checkout", description: "v2 flow" });
    */
-  create(wsId: string, trafficTypeName: string, body: FlagCreate): Promise<Flag> {
+  async create(wsId: string, trafficTypeName: string, body: FlagCreate): Promise<Flag> {
     const parsed = parseInput(FlagCreate, body, E.flags.create, "request body");
     return this.#core.request(E.flags.create, { wsId, trafficType: trafficTypeName }, { body: parsed });
   }
@@ -187,7 +199,7 @@ export class FlagsApi {
    * A flag by name or id (ref §2).
    * @throws NotFoundError when there is no such flag.
    */
-  get(wsId: string, nameOrId: string): Promise<Flag> {
+  async get(wsId: string, nameOrId: string): Promise<Flag> {
     return this.#core.request(E.flags.get, { wsId, flag: nameOrId });
   }
 
@@ -222,23 +234,23 @@ export class FlagsApi {
    * @example
    * await admin.flags.patch(ws.id, "new-checkout", [{ op: "replace", path: "/rolloutStatus/id", value: ramping.id }]);
    */
-  patch(wsId: string, name: string, ops: JsonPatch): Promise<Flag> {
+  async patch(wsId: string, name: string, ops: JsonPatch): Promise<Flag> {
     const parsed = parseInput(JsonPatch, ops, E.flags.patch, "JSON Patch");
     return this.#core.request(E.flags.patch, { wsId, flag: name }, { body: parsed });
   }
 
   /** Replaces the description (a JSON Patch `replace /description`). */
-  setDescription(wsId: string, name: string, description: string): Promise<Flag> {
+  async setDescription(wsId: string, name: string, description: string): Promise<Flag> {
     return this.patch(wsId, name, [{ op: "replace", path: "/description", value: description }]);
   }
 
   /** Replaces the tags with these names (a JSON Patch `replace /tags`; tags are `[{name}]`, ref §9.1). */
-  setTags(wsId: string, name: string, tags: readonly string[]): Promise<Flag> {
+  async setTags(wsId: string, name: string, tags: readonly string[]): Promise<Flag> {
     return this.patch(wsId, name, [{ op: "replace", path: "/tags", value: tags.map((t) => ({ name: t })) }]);
   }
 
   /** Moves the flag to another rollout status (spec §3; `rolloutStatusTimestamp` moves with it). */
-  setRolloutStatus(wsId: string, name: string, rolloutStatusId: string): Promise<Flag> {
+  async setRolloutStatus(wsId: string, name: string, rolloutStatusId: string): Promise<Flag> {
     return this.patch(wsId, name, [{ op: "replace", path: "/rolloutStatus/id", value: rolloutStatusId }]);
   }
 
@@ -246,7 +258,7 @@ export class FlagsApi {
    * Deletes the flag and every environment definition of it (spec §3).
    * @returns `true`, the service's answer.
    */
-  delete(wsId: string, name: string): Promise<true> {
+  async delete(wsId: string, name: string): Promise<true> {
     return this.#core.request(E.flags.delete, { wsId, flag: name });
   }
 }
@@ -265,7 +277,7 @@ export class DefinitionsApi {
    * @example
    * const def = await admin.definitions.get(ws.id, flag.id, "Production");
    */
-  get(wsId: string, flagNameOrId: string, envIdOrName: string): Promise<Definition> {
+  async get(wsId: string, flagNameOrId: string, envIdOrName: string): Promise<Definition> {
     return this.#core.request(E.definitions.get, { wsId, flag: flagNameOrId, env: envIdOrName });
   }
 
@@ -295,7 +307,12 @@ export class DefinitionsApi {
    *   defaultRule: [{ treatment: "off", size: 100 }],
    * });
    */
-  create(wsId: string, flagName: string, envIdOrName: string, body: DefinitionBody): Promise<Definition> {
+  async create(
+    wsId: string,
+    flagName: string,
+    envIdOrName: string,
+    body: DefinitionBody,
+  ): Promise<Definition> {
     const parsed = checkDefinition(body, E.definitions.create);
     return this.#core.request(
       E.definitions.create,
@@ -305,7 +322,7 @@ export class DefinitionsApi {
   }
 
   /** Replaces the whole definition (ref §2: PUT is a full replace; omitted rules become `[]`). */
-  put(wsId: string, flagName: string, envIdOrName: string, body: DefinitionBody): Promise<Definition> {
+  async put(wsId: string, flagName: string, envIdOrName: string, body: DefinitionBody): Promise<Definition> {
     const parsed = checkDefinition(body, E.definitions.put);
     return this.#core.request(
       E.definitions.put,
@@ -323,7 +340,7 @@ export class DefinitionsApi {
    *   [{ op: "replace", path: "/defaultRule", value: [{ treatment: "on", size: 100 }] }],
    *   { title: "Full rollout", comment: "metrics are green" });
    */
-  patch(
+  async patch(
     wsId: string,
     flagName: string,
     envIdOrName: string,
@@ -339,7 +356,7 @@ export class DefinitionsApi {
   }
 
   /** Removes the definition from the environment (`title`/`comment` as query parameters, ref §2). */
-  delete(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<true> {
+  async delete(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<true> {
     return this.#core.request(
       E.definitions.delete,
       { wsId, flag: flagName, env: envIdOrName },
@@ -348,7 +365,12 @@ export class DefinitionsApi {
   }
 
   /** Kills the flag in the environment: everyone gets the default treatment (ref §1.1). */
-  kill(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<Definition> {
+  async kill(
+    wsId: string,
+    flagName: string,
+    envIdOrName: string,
+    note: ChangeNote = {},
+  ): Promise<Definition> {
     return this.#core.request(
       E.definitions.kill,
       { wsId, flag: flagName, env: envIdOrName },
@@ -357,7 +379,12 @@ export class DefinitionsApi {
   }
 
   /** Undoes {@link kill} (ref §1.1). */
-  restore(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<Definition> {
+  async restore(
+    wsId: string,
+    flagName: string,
+    envIdOrName: string,
+    note: ChangeNote = {},
+  ): Promise<Definition> {
     return this.#core.request(
       E.definitions.restore,
       { wsId, flag: flagName, env: envIdOrName },
@@ -386,7 +413,7 @@ export class UsersApi {
    * @example
    * const user = await admin.users.invite({ email: "ana@example.com", groups: [{ id: group.id, type: "group" }] });
    */
-  invite(body: UserInviteBody): Promise<User> {
+  async invite(body: UserInviteBody): Promise<User> {
     const parsed = parseInput(UserInviteBody, body, E.users.invite, "request body");
     return this.#core.request(E.users.invite, {}, { body: parsed });
   }
@@ -418,7 +445,7 @@ export class UsersApi {
    * A user by id.
    * @throws NotFoundError when there is no such user.
    */
-  get(id: string): Promise<User> {
+  async get(id: string): Promise<User> {
     return this.#core.request(E.users.get, { userId: id });
   }
 
@@ -427,19 +454,19 @@ export class UsersApi {
    * @example
    * await admin.users.put(u.id, { email: u.email, name: u.name, status: "DEACTIVATED", "2fa": u["2fa"], type: "user" });
    */
-  put(id: string, body: UserPutBody): Promise<User> {
+  async put(id: string, body: UserPutBody): Promise<User> {
     const parsed = parseInput(UserPutBody, body, E.users.put, "request body");
     return this.#core.request(E.users.put, { userId: id }, { body: parsed });
   }
 
   /** Applies a JSON Patch (group membership, spec §4); returns the full user. */
-  patch(id: string, ops: JsonPatch): Promise<User> {
+  async patch(id: string, ops: JsonPatch): Promise<User> {
     const parsed = parseInput(JsonPatch, ops, E.users.patch, "JSON Patch");
     return this.#core.request(E.users.patch, { userId: id }, { body: parsed });
   }
 
   /** Adds the user to a group: `add /groups/0 {id, type: "group"}` (spec §4). */
-  addToGroup(id: string, groupId: string): Promise<User> {
+  async addToGroup(id: string, groupId: string): Promise<User> {
     return this.patch(id, [{ op: "add", path: "/groups/0", value: { id: groupId, type: "group" } }]);
   }
 
@@ -462,7 +489,7 @@ export class UsersApi {
    * Deletes a PENDING user (an open invitation).
    * @throws ApiError 400 for an ACTIVE user: deactivate with {@link put} instead (spec §3).
    */
-  delete(id: string): Promise<true> {
+  async delete(id: string): Promise<true> {
     return this.#core.request(E.users.delete, { userId: id });
   }
 }
@@ -499,7 +526,7 @@ export class GroupsApi {
    * A group by id (ref §1.1).
    * @throws NotFoundError when there is no such group.
    */
-  get(id: string): Promise<Group> {
+  async get(id: string): Promise<Group> {
     return this.#core.request(E.groups.get, { groupId: id });
   }
 
@@ -515,13 +542,13 @@ export class GroupsApi {
    * @example
    * const g = await admin.groups.create({ name: "release-managers", description: "may ramp flags" });
    */
-  create(body: GroupCreate): Promise<Group> {
+  async create(body: GroupCreate): Promise<Group> {
     const parsed = parseInput(GroupCreate, body, E.groups.create, "request body");
     return this.#core.request(E.groups.create, {}, { body: parsed });
   }
 
   /** Replaces a group's name and description; sends `{id, name, description, type}` (spec §4). */
-  put(id: string, body: GroupPut): Promise<Group> {
+  async put(id: string, body: GroupPut): Promise<Group> {
     const parsed = parseInput(GroupPut, body, E.groups.put, "request body");
     if (parsed.id !== undefined && parsed.id !== id) {
       throw invalidInput(E.groups.put, "request body", [
@@ -536,7 +563,7 @@ export class GroupsApi {
   }
 
   /** Deletes a group; returns `true`. */
-  delete(id: string): Promise<true> {
+  async delete(id: string): Promise<true> {
     return this.#core.request(E.groups.delete, { groupId: id });
   }
 }

@@ -45,6 +45,8 @@ export const adminEndpoints = {
   environments: {
     /** A bare JSON array (spec §2). */
     list: route("GET /internal/api/v2/environments/ws/{wsId}", z.array(Environment)),
+    /** ref §1.1; the response also lists the environment's new SDK keys (`apiTokens`). */
+    create: route("POST /internal/api/v2/environments/ws/{wsId}", Environment),
   },
   trafficTypes: {
     /** A bare JSON array (ref §1.1). */

@@ -74,6 +74,13 @@ export const Environment = z.looseObject({
 });
 export type Environment = z.infer<typeof Environment>;
 
+/** Body of `POST /environments/ws/{ws}` (ref §1.1: `{name, production}`). */
+export const EnvironmentCreate = z.object({
+  name: z.string().min(1, "name must not be empty"),
+  production: z.boolean().default(false),
+});
+export type EnvironmentCreate = z.input<typeof EnvironmentCreate>;
+
 /** Traffic types are a bare array of `{id, name, type?, displayAttributeId?}` (ref §1.1). */
 export const TrafficType = z.looseObject({
   id: z.string(),

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { type ApiError, NetworkError, ValidationError } from "./errors";
+import { dotPath, flattenIssues } from "./issues";
 import type { ResolvedOptions } from "./options";
 import { sharedPool } from "./pool";
 import { type RateLimiter, sharedLimiter } from "./rate-limiter";
@@ -31,6 +32,7 @@ import {
 } from "./retry";
 import { buildQuery, expandPath, type Query, type Route, type RouteParams } from "./route";
 
+export { dotPath } from "./issues";
 export type { Query, Route, RouteParams } from "./route";
 export { route } from "./route";
 
@@ -306,7 +308,7 @@ export class HttpCore {
     }
     const parsed = r.schema.safeParse(value);
     if (parsed.success) return { ok: true, value: parsed.data };
-    const fieldErrors = parsed.error.issues.map((i) => ({
+    const fieldErrors = flattenIssues(parsed.error.issues).map((i) => ({
       field: dotPath(i.path) || "(body)",
       message: i.message,
     }));
@@ -437,14 +439,4 @@ export class HttpCore {
   toJSON(): Record<string, unknown> {
     return { origin: this.origin, basePath: this.#basePath };
   }
-}
-
-/** `["treatments", 0, "name"]` → `treatments[0].name`. */
-export function dotPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
 }

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { ValidationError } from "./errors";
-import { dotPath } from "./request";
+import { dotPath, flattenIssues } from "./issues";
 import type { Route } from "./route";
 
 /**
@@ -23,12 +23,7 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw invalidInput(
-    r,
-    what,
-    parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-    prefix,
-  );
+  throw invalidInput(r, what, flattenIssues(parsed.error.issues), prefix);
 }
 
 /** Builds the ValidationError for input problems given as `{path, message}`. */

@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from "zod";
+import { flattenIssues } from "../core/issues";
 import { type CommonOptions, resolveCommonOptions } from "../core/options";
 import { HttpCore } from "../core/request";
 import { route } from "../core/route";
@@ -97,9 +98,7 @@ export class EventsClient {
     for (let i = 0; i < records.length; i++) {
       const parsed = EventRecord.safeParse(records[i]);
       if (parsed.success) out[i] = parsed.data;
-      else
-        for (const issue of parsed.error.issues)
-          problems.push({ path: [i, ...issue.path], message: issue.message });
+      else problems.push(...flattenIssues(parsed.error.issues, [i]));
     }
     if (problems.length > 0) throw invalidInput(r, "event records", problems, "records");
     await this.core.request(r, {}, { body: out, signal: init.signal });
