@@ -73,7 +73,14 @@ export function register(program: Command): void {
     .option("--journal <file>", "the import journal (default <file>.import-journal; none for stdin)")
     .option("--resend-unknown", "send again the batches whose outcome is unknown (they may then be recorded twice)", false)
     .option("--dry-run", "validate and count without sending", false)
-    .addOption(new Option("--progress <mode>", "progress display").choices(PROGRESS_MODES).default("auto"))
+    .addOption(
+      new Option("--progress <mode>", "progress display: bar on a terminal, else lines (auto)").choices(PROGRESS_MODES).default("auto"),
+    )
+    .option("--progress-interval <seconds>", "time between two progress lines (default 5)", (v) => {
+      const n = Number(v);
+      if (!(n > 0)) throw new InvalidArgumentError("--progress-interval must be a number of seconds greater than 0");
+      return n;
+    })
     .option("--json", "print the summary as JSON on standard output", false)
     .action(async (file: string, opts: CommandOptions) => {
       process.exitCode = await runImport(file, opts);
@@ -93,11 +100,17 @@ interface CommandOptions {
   resendUnknown: boolean;
   dryRun: boolean;
   progress: ProgressMode;
+  progressInterval?: number;
   json: boolean;
 }
 
 /** Runs one import and returns the exit code. */
 async function runImport(file: string, opts: CommandOptions): Promise<number> {
+  // Empty values (an exported but empty variable) count as absent.
+  const eventsUrl = opts.eventsUrl?.trim() || undefined;
+  const sdkKey = opts.sdkKey?.trim() || undefined;
+  if (!opts.dryRun && !eventsUrl) throw new Error("missing events URL: pass --events-url or set FLAGSTACK_EVENTS_URL");
+  if (!opts.dryRun && !sdkKey) throw new Error("missing SDK key: pass --sdk-key or set FLAGSTACK_SDK_KEY");
   const ac = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -117,15 +130,18 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
   if (file === "-" && process.stdin.isTTY) {
     process.stderr.write("flagstack: reading events from the terminal; end with Ctrl-D\n");
   }
-  const reporter = createProgressReporter(opts.progress, { stream: process.stderr });
+  const reporter = createProgressReporter(opts.progress, {
+    stream: process.stderr,
+    ...(opts.progressInterval ? { intervalMs: opts.progressInterval * 1000 } : {}),
+  });
   let last: ImportProgress | undefined;
   let summary: ImportSummary;
   try {
     summary = await importEvents({
       input: file,
       format: opts.format,
-      eventsUrl: opts.eventsUrl,
-      sdkKey: opts.sdkKey,
+      eventsUrl,
+      sdkKey,
       batchSize: opts.batchSize,
       maxBatchBytes: opts.maxBatchBytes,
       concurrency: opts.concurrency,

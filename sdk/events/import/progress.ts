@@ -78,6 +78,9 @@ const fmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 /** `1234567` → `1,234,567`. */
 export const formatCount = (n: number): string => fmt.format(n);
 
+const plural = (n: number, what: string): string =>
+  `${formatCount(n)} ${what}${n === 1 ? "" : what.endsWith("ch") ? "es" : "s"}`;
+
 /** `95000` → `1m35s`. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return "?";
@@ -225,10 +228,10 @@ export function formatSummary(s: ImportSummary): string {
     ["rejected", `${formatCount(s.rejected)} invalid${s.rejected > 0 && s.rejectsFile ? ` (see ${s.rejectsFile})` : ""}`],
   ];
   if (s.dryRun) {
-    rows.push(["valid", `${formatCount(s.valid)} records in ${formatCount(s.batches.total)} batches (dry run: nothing sent)`]);
+    rows.push(["valid", `${formatCount(s.valid)} records in ${plural(s.batches.total, "batch")} (dry run: nothing sent)`]);
     if (s.alreadyAccepted > 0) rows.push(["accepted earlier", `${formatCount(s.alreadyAccepted)} (by an earlier run)`]);
   } else {
-    rows.push(["sent", `${formatCount(s.sent)} in ${formatCount(s.batches.sent)} requests`]);
+    rows.push(["sent", `${formatCount(s.sent)} in ${plural(s.batches.sent, "request")}`]);
     rows.push(["accepted", `${formatCount(s.accepted)}${s.elapsedMs > 0 ? ` (${formatCount(rate)}/s)` : ""}`]);
     if (s.alreadyAccepted > 0) rows.push(["accepted earlier", `${formatCount(s.alreadyAccepted)} (by an earlier run, not sent again)`]);
     rows.push(["unknown", formatCount(s.unknown)]);

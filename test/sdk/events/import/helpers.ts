@@ -37,16 +37,43 @@ const INVALID: ((i: number, prefix: string) => FixtureLine)[] = [
     return { kind: "invalid", text: JSON.stringify(r), reason: "key is required", record: r };
   },
   (i, p) => {
-    const r = { eventTypeId: "checkout", trafficTypeName: "user", key: `${p}-bad-${i}`, timestamp: "yesterday" };
-    return { kind: "invalid", text: JSON.stringify(r), reason: "timestamp must be epoch milliseconds (digits only)", record: r };
+    const r = {
+      eventTypeId: "checkout",
+      trafficTypeName: "user",
+      key: `${p}-bad-${i}`,
+      timestamp: "yesterday",
+    };
+    return {
+      kind: "invalid",
+      text: JSON.stringify(r),
+      reason: "timestamp must be epoch milliseconds (digits only)",
+      record: r,
+    };
   },
   (i, p) => {
-    const r = { eventTypeId: "checkout", trafficTypeName: "user", key: `${p}-bad-${i}`, timestamp: 1, value: "12" };
+    const r = {
+      eventTypeId: "checkout",
+      trafficTypeName: "user",
+      key: `${p}-bad-${i}`,
+      timestamp: 1,
+      value: "12",
+    };
     return { kind: "invalid", text: JSON.stringify(r), reason: "value must be a number", record: r };
   },
-  (i, p) => ({ kind: "invalid", text: `{"eventTypeId":"checkout","key":"${p}-bad-${i}"`, reason: /^invalid JSON: /, record: `{"eventTypeId":"checkout","key":"${p}-bad-${i}"` }),
+  (i, p) => ({
+    kind: "invalid",
+    text: `{"eventTypeId":"checkout","key":"${p}-bad-${i}"`,
+    reason: /^invalid JSON: /,
+    record: `{"eventTypeId":"checkout","key":"${p}-bad-${i}"`,
+  }),
   (i, p) => {
-    const r = { eventTypeId: "bad type!", trafficTypeName: "user", key: `${p}-bad-${i}`, timestamp: 1, properties: [1] };
+    const r = {
+      eventTypeId: "bad type!",
+      trafficTypeName: "user",
+      key: `${p}-bad-${i}`,
+      timestamp: 1,
+      properties: [1],
+    };
     return {
       kind: "invalid",
       text: JSON.stringify(r),

@@ -1,10 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../../emulator";
-import { type BatchEvent, ImportError, type ImportSummary, importEvents } from "../../../../sdk/events/import";
+import {
+  type BatchEvent,
+  ImportError,
+  type ImportSummary,
+  importEvents,
+} from "../../../../sdk/events/import";
 import { readJournal } from "../../../../sdk/events/import/journal";
 import { startGateProxy } from "./gate-proxy";
 import { expectedRejects, type FixtureLine, fixture, ndjsonOf, stored } from "./helpers";
@@ -37,7 +42,8 @@ function eventsOf(prefix: string): Record<string, unknown>[] {
     )
     .sort(byKey);
 }
-const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.key).localeCompare(String(b.key));
+const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  String(a.key).localeCompare(String(b.key));
 const validOf = (lines: FixtureLine[]) =>
   lines.flatMap((l) => (l.kind === "valid" ? [stored(l.record)] : [])).sort(byKey);
 const readLines = (path: string) =>
@@ -46,7 +52,10 @@ const readLines = (path: string) =>
     .split("\n")
     .map((l) => JSON.parse(l));
 const rejectsMatcher = (lines: FixtureLine[]) =>
-  expectedRejects(lines).map((r) => ({ ...r, reason: r.reason instanceof RegExp ? expect.stringMatching(r.reason) : r.reason }));
+  expectedRejects(lines).map((r) => ({
+    ...r,
+    reason: r.reason instanceof RegExp ? expect.stringMatching(r.reason) : r.reason,
+  }));
 
 /** Lines and size of batch `index` of a fixture cut in batches of `size` valid records. */
 function batchOf(lines: FixtureLine[], size: number, index: number) {
@@ -55,7 +64,12 @@ function batchOf(lines: FixtureLine[], size: number, index: number) {
   return { batch: index, firstLine: mine[0]!, lastLine: mine.at(-1)!, count: mine.length };
 }
 
-const base = () => ({ eventsUrl: emu.url, sdkKey: emu.sdkKey, requestsPerSecond: Number.POSITIVE_INFINITY, syncJournal: false });
+const base = () => ({
+  eventsUrl: emu.url,
+  sdkKey: emu.sdkKey,
+  requestsPerSecond: Number.POSITIVE_INFINITY,
+  syncJournal: false,
+});
 
 describe("importEvents against the emulator", () => {
   it("imports a file of mixed valid and invalid records with exact counts, rejects and journal", async () => {
@@ -97,7 +111,13 @@ describe("importEvents against the emulator", () => {
     expect(readLines(`${file}.rejects.ndjson`)).toEqual(rejectsMatcher(lines));
 
     const journal = readLines(`${file}.import-journal`);
-    expect(journal[0]).toMatchObject({ journal: "flagstack-events-import", version: 1, input: file, format: "ndjson", batchSize: 100 });
+    expect(journal[0]).toMatchObject({
+      journal: "flagstack-events-import",
+      version: 1,
+      input: file,
+      format: "ndjson",
+      batchSize: 100,
+    });
     const entries = journal.slice(1);
     expect(entries).toHaveLength(20);
     for (let b = 0; b < 10; b++) {
@@ -105,11 +125,22 @@ describe("importEvents against the emulator", () => {
       expect(mine).toEqual(["sent", "acked"]);
     }
     expect(entries.find((e) => e.batch === 0)).toMatchObject({ firstLine: 1, count: 100 });
-    expect(entries.find((e) => e.batch === 9 && e.status === "acked")).toMatchObject({ lastLine: 1000, count: 73 });
+    expect(entries.find((e) => e.batch === 9 && e.status === "acked")).toMatchObject({
+      lastLine: 1000,
+      count: 73,
+    });
 
     // The same command again: everything was acknowledged, nothing is sent.
     const again = await importEvents({ ...base(), input: file });
-    expect(again).toMatchObject({ read: 996, rejected: 23, sent: 0, accepted: 0, alreadyAccepted: 973, complete: true, batchSize: 100 });
+    expect(again).toMatchObject({
+      read: 996,
+      rejected: 23,
+      sent: 0,
+      accepted: 0,
+      alreadyAccepted: 973,
+      complete: true,
+      batchSize: 100,
+    });
     expect(eventsOf(prefix)).toEqual(valid);
     expect(readLines(`${file}.rejects.ndjson`)).toEqual(rejectsMatcher(lines));
   });
@@ -117,12 +148,22 @@ describe("importEvents against the emulator", () => {
   it("reads the same events from NDJSON, a JSON array, CSV and standard input", async () => {
     const prefixes = { ndjson: newPrefix(), json: newPrefix(), csv: newPrefix(), stdin: newPrefix() };
     const make = (p: string) => fixture(p, 300).filter((l) => l.kind === "valid");
-    const lines = Object.fromEntries(Object.entries(prefixes).map(([k, p]) => [k, make(p)])) as Record<keyof typeof prefixes, FixtureLine[]>;
+    const lines = Object.fromEntries(Object.entries(prefixes).map(([k, p]) => [k, make(p)])) as Record<
+      keyof typeof prefixes,
+      FixtureLine[]
+    >;
 
     writeFileSync(join(dir, "a.ndjson"), ndjsonOf(lines.ndjson));
     writeFileSync(join(dir, "a.json"), `[\n${lines.json.map((l) => `  ${l.text}`).join(",\n")}\n]\n`);
     const csvRow = (r: Record<string, unknown>) =>
-      [r.eventTypeId, r.trafficTypeName, r.key, r.timestamp, r.value ?? "", r.properties ? `"${JSON.stringify(r.properties).replaceAll('"', '""')}"` : ""].join(",");
+      [
+        r.eventTypeId,
+        r.trafficTypeName,
+        r.key,
+        r.timestamp,
+        r.value ?? "",
+        r.properties ? `"${JSON.stringify(r.properties).replaceAll('"', '""')}"` : "",
+      ].join(",");
     writeFileSync(
       join(dir, "a.csv"),
       `eventTypeId,trafficTypeName,key,timestamp,value,properties\n${lines.csv.map((l) => csvRow((l as { record: Record<string, unknown> }).record)).join("\n")}\n`,
@@ -141,7 +182,12 @@ describe("importEvents against the emulator", () => {
       }),
     };
     for (const k of Object.keys(prefixes) as (keyof typeof prefixes)[]) {
-      expect(results[k]).toMatchObject({ read: lines[k].length, accepted: lines[k].length, rejected: 0, complete: true });
+      expect(results[k]).toMatchObject({
+        read: lines[k].length,
+        accepted: lines[k].length,
+        rejected: 0,
+        complete: true,
+      });
       expect(eventsOf(prefixes[k])).toEqual(validOf(lines[k]));
     }
     expect(results.json.format).toBe("json");
@@ -172,7 +218,13 @@ describe("importEvents against the emulator", () => {
     expect(eventsOf(prefix)).toHaveLength(400);
 
     const second = await importEvents({ ...base(), input: file, concurrency: 3 });
-    expect(second).toMatchObject({ interrupted: false, complete: true, alreadyAccepted: 400, accepted: 768, sent: 768 });
+    expect(second).toMatchObject({
+      interrupted: false,
+      complete: true,
+      alreadyAccepted: 400,
+      accepted: 768,
+      sent: 768,
+    });
     expect(eventsOf(prefix)).toEqual(validOf(lines));
   });
 
@@ -184,9 +236,17 @@ describe("importEvents against the emulator", () => {
     // Request 1 (the second batch) reaches the emulator, but its 202 never reaches the importer.
     const proxy = await startGateProxy(emu.url, (i) => (i === 1 ? "drop-after" : "forward"));
     try {
-      const first = await importEvents({ ...base(), eventsUrl: proxy.url, input: file, batchSize: 100, concurrency: 1 });
+      const first = await importEvents({
+        ...base(),
+        eventsUrl: proxy.url,
+        input: file,
+        batchSize: 100,
+        concurrency: 1,
+      });
       expect(first).toMatchObject({ complete: false, accepted: 387, unknown: 100, failed: 0 });
-      expect(first.unknownBatches).toEqual([{ ...batchOf(lines, 100, 1), error: expect.stringMatching(/outcome is unknown/) }]);
+      expect(first.unknownBatches).toEqual([
+        { ...batchOf(lines, 100, 1), error: expect.stringMatching(/outcome is unknown/) },
+      ]);
       expect(eventsOf(prefix)).toEqual(validOf(lines));
       const journal = await readJournal(`${file}.import-journal`);
       expect(journal?.batches.get(1)?.status).toBe("unknown");
@@ -194,7 +254,9 @@ describe("importEvents against the emulator", () => {
       // Re-run: nothing is re-sent; the unknown batch is reported again.
       const second = await importEvents({ ...base(), eventsUrl: proxy.url, input: file });
       expect(second).toMatchObject({ sent: 0, alreadyAccepted: 387, unknown: 100, complete: false });
-      expect(second.unknownBatches).toEqual([{ ...batchOf(lines, 100, 1), error: expect.stringMatching(/outcome is unknown/) }]);
+      expect(second.unknownBatches).toEqual([
+        { ...batchOf(lines, 100, 1), error: expect.stringMatching(/outcome is unknown/) },
+      ]);
       expect(eventsOf(prefix)).toEqual(validOf(lines));
     } finally {
       await proxy.close();
@@ -210,13 +272,32 @@ describe("importEvents against the emulator", () => {
     const proxy = await startGateProxy(emu.url, (i) => (i === 2 ? "hold" : "forward"));
     try {
       void proxy.waitHeld(1).then(() => proxy.cutHeld());
-      const first = await importEvents({ ...base(), eventsUrl: proxy.url, input: file, batchSize: 100, concurrency: 1 });
+      const first = await importEvents({
+        ...base(),
+        eventsUrl: proxy.url,
+        input: file,
+        batchSize: 100,
+        concurrency: 1,
+      });
       expect(first).toMatchObject({ accepted: 387, unknown: 100 });
-      expect(first.unknownBatches).toEqual([{ ...batchOf(lines, 100, 2), error: expect.stringMatching(/outcome is unknown/) }]);
+      expect(first.unknownBatches).toEqual([
+        { ...batchOf(lines, 100, 2), error: expect.stringMatching(/outcome is unknown/) },
+      ]);
       expect(eventsOf(prefix)).toHaveLength(387);
 
-      const second = await importEvents({ ...base(), eventsUrl: proxy.url, input: file, resendUnknown: true });
-      expect(second).toMatchObject({ sent: 100, accepted: 100, alreadyAccepted: 387, unknown: 0, complete: true });
+      const second = await importEvents({
+        ...base(),
+        eventsUrl: proxy.url,
+        input: file,
+        resendUnknown: true,
+      });
+      expect(second).toMatchObject({
+        sent: 100,
+        accepted: 100,
+        alreadyAccepted: 387,
+        unknown: 0,
+        complete: true,
+      });
       expect(eventsOf(prefix)).toEqual(validOf(lines));
     } finally {
       await proxy.close();
@@ -239,8 +320,24 @@ describe("importEvents against the emulator", () => {
     });
     emu.setFaults({});
     emu.setRateLimit(null);
-    expect(summary).toMatchObject({ read: 996, valid: 973, rejected: 23, sent: 973, accepted: 973, unknown: 0, failed: 0, complete: true });
-    expect(summary.batches).toEqual({ total: 10, sent: 10, accepted: 10, alreadyAccepted: 0, unknown: 0, failed: 0 });
+    expect(summary).toMatchObject({
+      read: 996,
+      valid: 973,
+      rejected: 23,
+      sent: 973,
+      accepted: 973,
+      unknown: 0,
+      failed: 0,
+      complete: true,
+    });
+    expect(summary.batches).toEqual({
+      total: 10,
+      sent: 10,
+      accepted: 10,
+      alreadyAccepted: 0,
+      unknown: 0,
+      failed: 0,
+    });
     expect(retries.length).toBeGreaterThan(0);
     expect(eventsOf(prefix)).toEqual(validOf(lines));
   });
@@ -252,7 +349,15 @@ describe("importEvents against the emulator", () => {
     writeFileSync(file, ndjsonOf(lines));
     const before = emu.requests().length;
     const summary = await importEvents({ input: file, dryRun: true, batchSize: 100 });
-    expect(summary).toMatchObject({ read: 299, valid: 292, rejected: 7, sent: 0, accepted: 0, dryRun: true, complete: false });
+    expect(summary).toMatchObject({
+      read: 299,
+      valid: 292,
+      rejected: 7,
+      sent: 0,
+      accepted: 0,
+      dryRun: true,
+      complete: false,
+    });
     expect(summary.batches.total).toBe(3);
     expect(emu.requests().length).toBe(before);
     expect(existsSync(`${file}.import-journal`)).toBe(false);
@@ -278,23 +383,39 @@ describe("importEvents against the emulator", () => {
     const count = eventsOf(prefix).length;
     await expect(importEvents({ ...base(), input: file, batchSize: 50 })).rejects.toMatchObject({
       name: "JournalError",
-      message: expect.stringMatching(/was written with --batch-size 100 \(this run: 50\)\. .*re-run with --batch-size 100 to resume/),
+      message: expect.stringMatching(
+        /was written with --batch-size 100 \(this run: 50\)\. .*re-run with --batch-size 100 to resume/,
+      ),
     });
     writeFileSync(file, ndjsonOf(fixture(prefix, 301)));
     await expect(importEvents({ ...base(), input: file })).rejects.toMatchObject({
       name: "JournalError",
-      message: expect.stringMatching(/changed since the journal .* was written \(its size went from \d+ to \d+ bytes\)/),
+      message: expect.stringMatching(
+        /changed since the journal .* was written \(its size went from \d+ to \d+ bytes\)/,
+      ),
     });
     expect(eventsOf(prefix)).toHaveLength(count);
   });
 
   it.each([
-    [{ batchSize: 0 }, "importEvents: invalid option batchSize: batchSize must be a whole number from 1 to 5000"],
-    [{ batchSize: 5001 }, "importEvents: invalid option batchSize: batchSize must be a whole number from 1 to 5000"],
-    [{ concurrency: 17 }, "importEvents: invalid option concurrency: concurrency must be a whole number from 1 to 16"],
+    [
+      { batchSize: 0 },
+      "importEvents: invalid option batchSize: batchSize must be a whole number from 1 to 5000",
+    ],
+    [
+      { batchSize: 5001 },
+      "importEvents: invalid option batchSize: batchSize must be a whole number from 1 to 5000",
+    ],
+    [
+      { concurrency: 17 },
+      "importEvents: invalid option concurrency: concurrency must be a whole number from 1 to 16",
+    ],
     [{ format: "xml" }, "importEvents: invalid option format: format must be one of ndjson, json, csv"],
   ])("refuses the option %j, naming it", async (opt, message) => {
-    await expect(importEvents({ input: "x.ndjson", ...(opt as object) })).rejects.toMatchObject({ name: "ConfigurationError", message });
+    await expect(importEvents({ input: "x.ndjson", ...(opt as object) })).rejects.toMatchObject({
+      name: "ConfigurationError",
+      message,
+    });
   });
 
   it("names the missing URL and key", async () => {
