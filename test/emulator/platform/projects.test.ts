@@ -84,10 +84,17 @@ describe("POST /ng/api/projects", () => {
   it("refuses a body organization that differs from the query's (which defaults to default)", async () => {
     const res = await create({ orgIdentifier: "other", identifier: "mismatch", name: "Mismatch" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Value mismatch, previous: default current: other"));
-    const res2 = await create({ orgIdentifier: "default", identifier: "mismatch", name: "Mismatch" }, { orgIdentifier: "other" });
+    expect(res.body).toEqual(
+      errorBody("INVALID_REQUEST", "Value mismatch, previous: default current: other"),
+    );
+    const res2 = await create(
+      { orgIdentifier: "default", identifier: "mismatch", name: "Mismatch" },
+      { orgIdentifier: "other" },
+    );
     expect(res2.status).toBe(400);
-    expect(res2.body).toEqual(errorBody("INVALID_REQUEST", "Value mismatch, previous: other current: default"));
+    expect(res2.body).toEqual(
+      errorBody("INVALID_REQUEST", "Value mismatch, previous: other current: default"),
+    );
   });
 
   it("refuses an organization that does not exist", async () => {
@@ -103,12 +110,18 @@ describe("POST /ng/api/projects", () => {
     const again = await create({ identifier: "dup", name: "Dup again" });
     expect(again.status).toBe(400);
     expect(again.body).toEqual(
-      errorBody("DUPLICATE_FIELD", "A project with identifier [dup] and orgIdentifier [default] is already present"),
+      errorBody(
+        "DUPLICATE_FIELD",
+        "A project with identifier [dup] and orgIdentifier [default] is already present",
+      ),
     );
     const upper = await create({ identifier: "DUP", name: "Dup upper" });
     expect(upper.status).toBe(400);
     expect(upper.body).toEqual(
-      errorBody("DUPLICATE_FIELD", "A project with identifier [DUP] and orgIdentifier [default] is already present"),
+      errorBody(
+        "DUPLICATE_FIELD",
+        "A project with identifier [DUP] and orgIdentifier [default] is already present",
+      ),
     );
   });
 
@@ -117,18 +130,54 @@ describe("POST /ng/api/projects", () => {
   it.each<[string, unknown, [string, string][]]>([
     ["no project object", {}, [["project", "must not be null"]]],
     ["a project that is not an object", { project: "p" }, [["project", "must be an object"]]],
-    ["no identifier and no name", { project: {} }, [["project.identifier", "identifier is required"], ["project.name", "name is required"]]],
-    ["an identifier starting with a digit", { project: { identifier: "1abc", name: "n" } }, [["project.identifier", ID_RULE]]],
-    ["an identifier with a hyphen", { project: { identifier: "a-b", name: "n" } }, [["project.identifier", ID_RULE]]],
-    ["an identifier of 129 characters", { project: { identifier: `a${"b".repeat(128)}`, name: "n" } }, [["project.identifier", ID_RULE]]],
-    ["a reserved identifier", { project: { identifier: "class", name: "n" } }, [["project.identifier", "class is a keyword, so cannot be used"]]],
-    ["a name of 65 characters", { project: { identifier: "a", name: "n".repeat(65) } }, [["project.name", "name cannot be more than 64 characters long."]]],
+    [
+      "no identifier and no name",
+      { project: {} },
+      [
+        ["project.identifier", "identifier is required"],
+        ["project.name", "name is required"],
+      ],
+    ],
+    [
+      "an identifier starting with a digit",
+      { project: { identifier: "1abc", name: "n" } },
+      [["project.identifier", ID_RULE]],
+    ],
+    [
+      "an identifier with a hyphen",
+      { project: { identifier: "a-b", name: "n" } },
+      [["project.identifier", ID_RULE]],
+    ],
+    [
+      "an identifier of 129 characters",
+      { project: { identifier: `a${"b".repeat(128)}`, name: "n" } },
+      [["project.identifier", ID_RULE]],
+    ],
+    [
+      "a reserved identifier",
+      { project: { identifier: "class", name: "n" } },
+      [["project.identifier", "class is a keyword, so cannot be used"]],
+    ],
+    [
+      "a name of 65 characters",
+      { project: { identifier: "a", name: "n".repeat(65) } },
+      [["project.name", "name cannot be more than 64 characters long."]],
+    ],
     [
       "a name with a bad character",
       { project: { identifier: "a", name: "bad!" } },
-      [["project.name", "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters."]],
+      [
+        [
+          "project.name",
+          "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters.",
+        ],
+      ],
     ],
-    ["a colour that is not #RRGGBB", { project: { identifier: "a", name: "n", color: "blue" } }, [["project.color", "color must be a hex colour #RRGGBB"]]],
+    [
+      "a colour that is not #RRGGBB",
+      { project: { identifier: "a", name: "n", color: "blue" } },
+      [["project.color", "color must be a hex colour #RRGGBB"]],
+    ],
     [
       "a description over 1024 characters",
       { project: { identifier: "a", name: "n", description: "d".repeat(1025) } },
@@ -214,16 +263,27 @@ describe("GET /ng/api/projects/{identifier}", () => {
     const res = await call("GET", "/ng/api/projects/missing");
     expect(res.status).toBe(404);
     expect(res.body).toEqual(
-      errorBody("ENTITY_NOT_FOUND", "Project with orgIdentifier [default] and identifier [missing] not found"),
+      errorBody(
+        "ENTITY_NOT_FOUND",
+        "Project with orgIdentifier [default] and identifier [missing] not found",
+      ),
     );
   });
 });
 
 describe("PUT /ng/api/projects/{identifier}", () => {
   it("replaces the whole project and moves the version", async () => {
-    const created = await create({ identifier: "replace_me", name: "Before", color: "#111111", description: "d", tags: { a: "b" } });
+    const created = await create({
+      identifier: "replace_me",
+      name: "Before",
+      color: "#111111",
+      description: "d",
+      tags: { a: "b" },
+    });
     await sleep(2);
-    const res = await call("PUT", "/ng/api/projects/replace_me", { json: { project: { identifier: "replace_me", name: "After" } } });
+    const res = await call("PUT", "/ng/api/projects/replace_me", {
+      json: { project: { identifier: "replace_me", name: "After" } },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).toBe("W/1");
     expect(res.body).toEqual(
@@ -249,7 +309,9 @@ describe("PUT /ng/api/projects/{identifier}", () => {
   });
 
   it("answers 400 INVALID_REQUEST for a missing project", async () => {
-    const res = await call("PUT", "/ng/api/projects/ghost", { json: { project: { identifier: "ghost", name: "Ghost" } } });
+    const res = await call("PUT", "/ng/api/projects/ghost", {
+      json: { project: { identifier: "ghost", name: "Ghost" } },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
       errorBody("INVALID_REQUEST", "Project with identifier [ghost] and orgIdentifier [default] not found"),
@@ -258,18 +320,27 @@ describe("PUT /ng/api/projects/{identifier}", () => {
 
   it("refuses a body identifier other than the path's", async () => {
     await create({ identifier: "path_id", name: "Path" });
-    const res = await call("PUT", "/ng/api/projects/path_id", { json: { project: { identifier: "other_id", name: "Path" } } });
+    const res = await call("PUT", "/ng/api/projects/path_id", {
+      json: { project: { identifier: "other_id", name: "Path" } },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Value mismatch, previous: path_id current: other_id"));
+    expect(res.body).toEqual(
+      errorBody("INVALID_REQUEST", "Value mismatch, previous: path_id current: other_id"),
+    );
   });
 
   it("validates the body like create", async () => {
-    const res = await call("PUT", "/ng/api/projects/path_id", { json: { project: { identifier: "path_id", name: "" } } });
+    const res = await call("PUT", "/ng/api/projects/path_id", {
+      json: { project: { identifier: "path_id", name: "" } },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
       validationBody([
         ["project.name", "name cannot be empty."],
-        ["project.name", "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters."],
+        [
+          "project.name",
+          "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters.",
+        ],
       ]),
     );
   });
@@ -277,7 +348,9 @@ describe("PUT /ng/api/projects/{identifier}", () => {
   it("honours If-Match: a stale version gives OPTIMISTIC_LOCKING_EXCEPTION, the current one passes", async () => {
     await create({ identifier: "locked", name: "Locked" });
     const body = { json: { project: { identifier: "locked", name: "Locked 2" } } };
-    expect((await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "0" } })).status).toBe(200);
+    expect(
+      (await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "0" } })).status,
+    ).toBe(200);
     const stale = await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "0" } });
     expect(stale.status).toBe(400);
     expect(stale.body).toEqual(
@@ -286,18 +359,29 @@ describe("PUT /ng/api/projects/{identifier}", () => {
         "Request failed as you have an older version of entity, please reload the page and try again.",
       ),
     );
-    const etagForm = await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "W/1" } });
+    const etagForm = await call("PUT", "/ng/api/projects/locked", {
+      ...body,
+      headers: { "if-match": "W/1" },
+    });
     expect(etagForm.status).toBe(200);
     expect(etagForm.headers.get("etag")).toBe("W/2");
     // Not a version at all: ignored, as the service ignores non-numeric values.
-    expect((await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "*" } })).status).toBe(200);
+    expect(
+      (await call("PUT", "/ng/api/projects/locked", { ...body, headers: { "if-match": "*" } })).status,
+    ).toBe(200);
   });
 });
 
 describe("DELETE /ng/api/projects/{identifier}", () => {
   it("deletes the project and what lives in it, answering data: true", async () => {
     await create({ identifier: "doomed", name: "Doomed" });
-    expect((await call("POST", "/ng/api/connectors", { json: dockerConnector("reg", { org: "default", project: "doomed" }) })).status).toBe(200);
+    expect(
+      (
+        await call("POST", "/ng/api/connectors", {
+          json: dockerConnector("reg", { org: "default", project: "doomed" }),
+        })
+      ).status,
+    ).toBe(200);
     const pipe = await call("POST", "/pipeline/api/pipelines/v2", {
       yaml: simplePipeline("pipe", "doomed"),
       query: { orgIdentifier: "default", projectIdentifier: "doomed" },
@@ -309,9 +393,13 @@ describe("DELETE /ng/api/projects/{identifier}", () => {
     expect(res.body).toEqual(successBody(true));
 
     expect((await call("GET", "/ng/api/projects/doomed")).status).toBe(404);
-    const connector = await call("GET", "/ng/api/connectors/reg", { query: { orgIdentifier: "default", projectIdentifier: "doomed" } });
+    const connector = await call("GET", "/ng/api/connectors/reg", {
+      query: { orgIdentifier: "default", projectIdentifier: "doomed" },
+    });
     expect(connector.status).toBe(400);
-    const pipeline = await call("GET", "/pipeline/api/pipelines/pipe", { query: { orgIdentifier: "default", projectIdentifier: "doomed" } });
+    const pipeline = await call("GET", "/pipeline/api/pipelines/pipe", {
+      query: { orgIdentifier: "default", projectIdentifier: "doomed" },
+    });
     expect(pipeline.status).toBe(404);
     // A hard delete: the identifier can be used again.
     expect((await create({ identifier: "doomed", name: "Doomed again" })).status).toBe(200);
@@ -321,7 +409,10 @@ describe("DELETE /ng/api/projects/{identifier}", () => {
     const res = await call("DELETE", "/ng/api/projects/never_was");
     expect(res.status).toBe(404);
     expect(res.body).toEqual(
-      errorBody("ENTITY_NOT_FOUND", "Project with identifier [never_was] does not exist in the specified scope"),
+      errorBody(
+        "ENTITY_NOT_FOUND",
+        "Project with identifier [never_was] does not exist in the specified scope",
+      ),
     );
   });
 
@@ -330,7 +421,9 @@ describe("DELETE /ng/api/projects/{identifier}", () => {
     const stale = await call("DELETE", "/ng/api/projects/del_locked", { headers: { "if-match": "3" } });
     expect(stale.status).toBe(400);
     expect(stale.body.code).toBe("OPTIMISTIC_LOCKING_EXCEPTION");
-    expect((await call("DELETE", "/ng/api/projects/del_locked", { headers: { "if-match": "0" } })).status).toBe(200);
+    expect(
+      (await call("DELETE", "/ng/api/projects/del_locked", { headers: { "if-match": "0" } })).status,
+    ).toBe(200);
   });
 });
 
@@ -338,8 +431,14 @@ describe("GET /ng/api/projects (list)", () => {
   let list: HttpPlatform;
   beforeAll(async () => {
     list = await startPlatform();
-    for (const [identifier, name] of [["alpha", "Zeta team"], ["beta", "Alpha team"], ["gamma", "Middle"]] as const) {
-      expect((await list.call("POST", "/ng/api/projects", { json: { project: { identifier, name } } })).status).toBe(200);
+    for (const [identifier, name] of [
+      ["alpha", "Zeta team"],
+      ["beta", "Alpha team"],
+      ["gamma", "Middle"],
+    ] as const) {
+      expect(
+        (await list.call("POST", "/ng/api/projects", { json: { project: { identifier, name } } })).status,
+      ).toBe(200);
       await sleep(3);
     }
   });
@@ -348,7 +447,9 @@ describe("GET /ng/api/projects (list)", () => {
   });
 
   it("pages newest first in the NG page shape", async () => {
-    const res = await list.call("GET", "/ng/api/projects", { query: { orgIdentifier: "default", pageSize: "2" } });
+    const res = await list.call("GET", "/ng/api/projects", {
+      query: { orgIdentifier: "default", pageSize: "2" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(
       successBody({
@@ -357,7 +458,10 @@ describe("GET /ng/api/projects (list)", () => {
         pageItemCount: 2,
         pageSize: 2,
         content: [
-          expect.objectContaining({ project: expect.objectContaining({ identifier: "gamma" }), isFavorite: false }),
+          expect.objectContaining({
+            project: expect.objectContaining({ identifier: "gamma" }),
+            isFavorite: false,
+          }),
           expect.objectContaining({ project: expect.objectContaining({ identifier: "beta" }) }),
         ],
         pageIndex: 0,
@@ -365,18 +469,39 @@ describe("GET /ng/api/projects (list)", () => {
       }),
     );
     const second = await list.call("GET", "/ng/api/projects", { query: { pageSize: "2", pageIndex: "1" } });
-    expect(second.body.data.content.map((p: { project: { identifier: string } }) => p.project.identifier)).toEqual(["alpha"]);
+    expect(
+      second.body.data.content.map((p: { project: { identifier: string } }) => p.project.identifier),
+    ).toEqual(["alpha"]);
     const past = await list.call("GET", "/ng/api/projects", { query: { pageSize: "2", pageIndex: "7" } });
-    expect(past.body.data).toEqual({ totalPages: 2, totalItems: 3, pageItemCount: 0, pageSize: 2, content: [], pageIndex: 7, empty: true });
+    expect(past.body.data).toEqual({
+      totalPages: 2,
+      totalItems: 3,
+      pageItemCount: 0,
+      pageSize: 2,
+      content: [],
+      pageIndex: 7,
+      empty: true,
+    });
   });
 
   it("filters by searchTerm and identifiers and sorts by sortOrders", async () => {
     const ids = (r: { body: { data: { content: { project: { identifier: string } }[] } } }) =>
       r.body.data.content.map((p) => p.project.identifier);
-    expect(ids(await list.call("GET", "/ng/api/projects", { query: { searchTerm: "TEAM" } }))).toEqual(["beta", "alpha"]);
-    expect(ids(await list.call("GET", "/ng/api/projects", { query: { identifiers: "alpha,gamma" } }))).toEqual(["gamma", "alpha"]);
-    expect(ids(await list.call("GET", "/ng/api/projects", { query: { sortOrders: "name,ASC" } }))).toEqual(["beta", "gamma", "alpha"]);
-    expect(ids(await list.call("GET", "/ng/api/projects", { query: { orgIdentifier: "other" } }))).toEqual([]);
+    expect(ids(await list.call("GET", "/ng/api/projects", { query: { searchTerm: "TEAM" } }))).toEqual([
+      "beta",
+      "alpha",
+    ]);
+    expect(
+      ids(await list.call("GET", "/ng/api/projects", { query: { identifiers: "alpha,gamma" } })),
+    ).toEqual(["gamma", "alpha"]);
+    expect(ids(await list.call("GET", "/ng/api/projects", { query: { sortOrders: "name,ASC" } }))).toEqual([
+      "beta",
+      "gamma",
+      "alpha",
+    ]);
+    expect(ids(await list.call("GET", "/ng/api/projects", { query: { orgIdentifier: "other" } }))).toEqual(
+      [],
+    );
   });
 
   it("refuses a page index that is not a number", async () => {
