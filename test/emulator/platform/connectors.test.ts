@@ -209,7 +209,7 @@ describe("POST /ng/api/connectors", () => {
     [
       "an unknown auth type",
       withSpec({ ...docker.spec, auth: { type: "Token" } }),
-      [["connector.spec.auth.type", "Invalid input"]],
+      [["connector.spec.auth.type", "Invalid discriminator value. Expected 'Anonymous' | 'UsernamePassword'"]],
     ],
     [
       "username and password auth without passwordRef",
