@@ -39,7 +39,7 @@ export const ShareExpectation = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(1_000_000)
+    .max(200_000)
     .optional()
     .describe("Keys to sample (default: the policy's sampleSize)."),
   keyPrefix: z
@@ -70,7 +70,7 @@ export const TargetingConfig = z.object({
     .number()
     .int()
     .min(1)
-    .max(1_000_000)
+    .max(200_000)
     .default(10_000)
     .describe("Keys sampled for percentage expectations."),
   keyPrefix: z.string().default("key-").describe("Prefix of the sampled keys."),
