@@ -357,7 +357,8 @@ export const FAILURE_ERRORS = [
   "UserMarkedFailure",
 ] as const;
 
-const SHELLS_LIST = ["Bash", "PowerShell", "Sh"] as const;
+// ref §7.1: `shell: Bash` or `PowerShell` (the service validates the YAML against this enumeration).
+const SHELLS_LIST = ["Bash", "PowerShell"] as const;
 
 /** Failure actions without options. */
 export const SIMPLE_FAILURE_ACTIONS = [

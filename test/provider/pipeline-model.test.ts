@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { type Emulator, startEmulator } from "../../emulator";
 import {
   isDuration,
   normalizePipeline,
@@ -17,6 +18,7 @@ import {
   runtimeInputText,
   validatePipelineModel,
 } from "../../provider/pipeline-model";
+import { PlatformClient } from "../../sdk";
 import { deployCheckout, examplePipelines, hello } from "./fixtures/pipelines";
 
 const scope = { org: "default", project: "payments" };
@@ -269,7 +271,7 @@ describe("parsePipelineYaml", () => {
         spec:
           execution:
             steps:
-              - step: {type: ShellScript, name: Run, identifier: run, spec: {shell: Sh, source: {type: Inline, spec: {script: "true"}}}}
+              - step: {type: ShellScript, name: Run, identifier: run, spec: {shell: PowerShell, source: {type: Inline, spec: {script: "true"}}}}
 `);
     expect(model).toEqual({
       name: "Minimal",
@@ -288,7 +290,7 @@ describe("parsePipelineYaml", () => {
                 name: "Run",
                 identifier: "run",
                 timeout: "10m",
-                shell: "Sh",
+                shell: "PowerShell",
                 script: "true",
                 environmentVariables: [],
                 outputVariables: [],
@@ -519,7 +521,7 @@ describe("validatePipelineModel", () => {
       "an unknown shell",
       withStep({ shell: "Zsh" }),
       "stages[0].execution.steps[0].shell",
-      "shell must be one of Bash, PowerShell, Sh",
+      "shell must be one of Bash, PowerShell",
     ],
     [
       "an empty script",
@@ -709,28 +711,20 @@ describe("validatePipelineModel", () => {
   });
 });
 
-// Acceptance by the emulator: every example renders to YAML that the emulated platform API takes
-// and returns verbatim. Runs once the emulator (issue 3) is in the tree.
-const emulatorEntry = join(__dirname, "../../emulator/index.ts");
-describe.skipIf(!existsSync(emulatorEntry))("the emulator accepts every rendered example", () => {
-  type Emu = { url: string; platformKey: string; accountId: string; stop(): Promise<void> };
-  let emu: Emu;
+// Acceptance by the emulator: every example renders to YAML that the emulated platform API takes,
+// stores verbatim, and that parses back to the same model.
+describe("the emulator accepts every rendered example", () => {
+  let emu: Emulator;
+  let platform: PlatformClient;
   beforeAll(async () => {
-    const { startEmulator } = (await import(emulatorEntry)) as {
-      startEmulator(o: { port: number }): Promise<Emu>;
-    };
     emu = await startEmulator({ port: 0 });
-    const res = await fetch(
-      `${emu.url}/ng/api/projects?accountIdentifier=${emu.accountId}&orgIdentifier=default`,
-      {
-        method: "POST",
-        headers: { "x-api-key": emu.platformKey, "content-type": "application/json" },
-        body: JSON.stringify({
-          project: { orgIdentifier: "default", identifier: scope.project, name: "Payments" },
-        }),
-      },
-    );
-    expect(res.status).toBe(200);
+    platform = new PlatformClient({
+      baseUrl: emu.url,
+      apiKey: emu.platformKey,
+      accountId: emu.accountId,
+      requestsPerSecond: Number.POSITIVE_INFINITY,
+    });
+    await platform.projects.create({ identifier: scope.project, name: "Payments" }, { org: scope.org });
   });
   afterAll(async () => {
     await emu?.stop();
@@ -738,24 +732,47 @@ describe.skipIf(!existsSync(emulatorEntry))("the emulator accepts every rendered
 
   it.each(examples)("%s", async (_name, model) => {
     const yaml = renderPipelineYaml(model, scope);
-    const query = `accountIdentifier=${emu.accountId}&orgIdentifier=${scope.org}&projectIdentifier=${scope.project}`;
-    const created = await fetch(`${emu.url}/pipeline/api/pipelines/v2?${query}`, {
-      method: "POST",
-      headers: { "x-api-key": emu.platformKey, "content-type": "application/yaml" },
-      body: yaml,
-    });
-    expect(created.status).toBe(200);
-    expect(((await created.json()) as { data: { identifier: string } }).data.identifier).toBe(
-      validatePipelineModel(model).identifier,
-    );
-    const got = await fetch(
-      `${emu.url}/pipeline/api/pipelines/${validatePipelineModel(model).identifier}?${query}`,
-      {
-        headers: { "x-api-key": emu.platformKey },
-      },
-    );
-    expect(got.status).toBe(200);
-    const stored = ((await got.json()) as { data: { yamlPipeline: string } }).data.yamlPipeline;
+    const { identifier } = validatePipelineModel(model);
+    expect((await platform.pipelines.create(yaml, scope)).identifier).toBe(identifier);
+    const stored = (await platform.pipelines.get(identifier, scope)).yamlPipeline;
+    expect(stored).toBe(yaml);
     expect(parsePipelineYaml(stored)).toEqual(validatePipelineModel(model));
+  });
+
+  it("refuses rendered YAML sent to another project (org and project come from the scope)", async () => {
+    await platform.projects.create({ identifier: "web", name: "Web" }, { org: scope.org });
+    await expect(
+      platform.pipelines.create(renderPipelineYaml(hello, scope), { org: scope.org, project: "web" }),
+    ).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+// docs/platform-resources.md shows the deployCheckout fixture and exactly what the renderer makes
+// of it. `UPDATE_DOCS=1 npx vitest run test/provider/pipeline-model.test.ts` rewrites both blocks.
+describe("docs/platform-resources.md", () => {
+  const docsPath = join(__dirname, "../../docs/platform-resources.md");
+  const fixture = readFileSync(join(__dirname, "fixtures/pipelines.ts"), "utf8");
+  const model = /export const deployCheckout: PipelineModelInput = \{[\s\S]*?\n\};\n/.exec(fixture)?.[0];
+
+  const block = (name: string, body: string) =>
+    `<!-- BEGIN GENERATED: ${name} -->\n${body}<!-- END GENERATED: ${name} -->`;
+  const withBlocks = (text: string) =>
+    text
+      .replace(/<!-- BEGIN GENERATED: model -->[\s\S]*?<!-- END GENERATED: model -->/, () =>
+        block(
+          "model",
+          `\`\`\`ts\nimport { type PipelineModelInput, runtimeInput } from "flagstack/provider/pipeline-model";\n\n${model!.replace("export const", "const")}\`\`\`\n`,
+        ),
+      )
+      .replace(/<!-- BEGIN GENERATED: yaml -->[\s\S]*?<!-- END GENERATED: yaml -->/, () =>
+        block("yaml", `\`\`\`yaml\n${renderPipelineYaml(deployCheckout, scope)}\`\`\`\n`),
+      );
+
+  it("shows the example model next to the YAML the renderer produces from it", () => {
+    expect(model).toBeDefined();
+    const text = readFileSync(docsPath, "utf8");
+    const expected = withBlocks(text);
+    if (process.env.UPDATE_DOCS === "1" && expected !== text) writeFileSync(docsPath, expected);
+    else expect(text).toBe(expected);
   });
 });
