@@ -20,6 +20,18 @@ import type { AppEnv } from "../context";
 import { forbidden, unauthorized } from "../errors";
 import type { EnvironmentRecord, KeyRecord, Store, UserRecord, WorkspaceRecord } from "../store";
 
+const KIND: Record<KeyRecord["type"], string> = {
+  admin: "an Admin API key",
+  sdk: "an SDK key",
+  platform: "a platform key",
+};
+
+const KIND: Record<KeyRecord["type"], string> = {
+  admin: "an Admin API key",
+  sdk: "an SDK key",
+  platform: "a platform key",
+};
+
 /** The key a request carries: `Authorization: Bearer <key>`, else `x-api-key`. */
 export function presentedKey(c: Context<AppEnv>): string | undefined {
   const auth = c.req.header("authorization");
@@ -35,10 +47,10 @@ function authenticate(store: Store, c: Context<AppEnv>, type: KeyRecord["type"],
   if (!presented) throw unauthorized(`Missing API key: send "Authorization: Bearer <${what}>"`);
   const key = store.keys.get(presented);
   if (!key) throw unauthorized("Invalid API key");
-  if (key.type !== type)
-    throw unauthorized(
-      `This endpoint takes ${what === "ADMIN_API_KEY" ? "an Admin API key" : "an SDK key"}; the key given is a ${key.type} key`,
-    );
+  if (key.type !== type) {
+    const wanted = what === "ADMIN_API_KEY" ? "an Admin API key" : "an SDK key";
+    throw unauthorized(`This endpoint takes ${wanted}; the key given is ${KIND[key.type]}`);
+  }
   return key;
 }
 

@@ -23,7 +23,10 @@ beforeAll(async () => {
   call = platform.call;
   accountId = platform.emu.accountId;
   for (const identifier of ["web", "api"]) {
-    expect((await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } })).status).toBe(200);
+    expect(
+      (await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } }))
+        .status,
+    ).toBe(200);
   }
 });
 afterAll(async () => {
@@ -32,14 +35,23 @@ afterAll(async () => {
 
 const post = (body: unknown) => call("POST", "/ng/api/connectors", { json: body });
 const get = (id: string, scope: { org?: string; project?: string } = {}) =>
-  call("GET", `/ng/api/connectors/${id}`, { query: { orgIdentifier: scope.org, projectIdentifier: scope.project } });
+  call("GET", `/ng/api/connectors/${id}`, {
+    query: { orgIdentifier: scope.org, projectIdentifier: scope.project },
+  });
 
 /** The connector response `data` around an echoed connector (spec §2 field list). */
 const connectorData = (connector: Record<string, unknown>) => ({
   connector,
   createdAt: expect.any(Number),
   lastModifiedAt: expect.any(Number),
-  status: { status: "UNKNOWN", errorSummary: null, errors: null, testedAt: null, lastTestedAt: null, lastConnectedAt: null },
+  status: {
+    status: "UNKNOWN",
+    errorSummary: null,
+    errors: null,
+    testedAt: null,
+    lastTestedAt: null,
+    lastConnectedAt: null,
+  },
   activityDetails: { lastActivityTime: expect.any(Number) },
   harnessManaged: false,
   gitDetails: {
@@ -107,7 +119,14 @@ describe("POST /ng/api/connectors", () => {
   });
 
   it("accepts a connector type whose spec shape is not shown, with any spec object", async () => {
-    const res = await post({ connector: { name: "Repo", identifier: "repo", type: "Github", spec: { url: "https://x.test", anything: [1] } } });
+    const res = await post({
+      connector: {
+        name: "Repo",
+        identifier: "repo",
+        type: "Github",
+        spec: { url: "https://x.test", anything: [1] },
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.connector.spec).toEqual({ url: "https://x.test", anything: [1] });
   });
@@ -136,7 +155,9 @@ describe("POST /ng/api/connectors", () => {
   });
 
   it("refuses a duplicate name in the same scope", async () => {
-    expect((await post(dockerConnector("named_one", { org: "default", project: "api" }, "Same name"))).status).toBe(200);
+    expect(
+      (await post(dockerConnector("named_one", { org: "default", project: "api" }, "Same name"))).status,
+    ).toBe(200);
     const res = await post(dockerConnector("named_two", { org: "default", project: "api" }, "Same name"));
     expect(res.status).toBe(400);
     expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Connector with name [Same name] already exists"));
@@ -156,7 +177,9 @@ describe("POST /ng/api/connectors", () => {
   it("refuses a project without an organization", async () => {
     const res = await post(dockerConnector("no_org", { project: "web" }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Project web specified without the org Identifier"));
+    expect(res.body).toEqual(
+      errorBody("INVALID_REQUEST", "Project web specified without the org Identifier"),
+    );
   });
 
   it("answers 400 RESOURCE_NOT_FOUND_EXCEPTION for a missing organization or project", async () => {
@@ -172,7 +195,9 @@ describe("POST /ng/api/connectors", () => {
     const body = dockerConnector("foreign");
     const res = await post({ connector: { ...body.connector, accountIdentifier: "someone_else" } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("INVALID_REQUEST", `Value mismatch, previous: ${accountId} current: someone_else`));
+    expect(res.body).toEqual(
+      errorBody("INVALID_REQUEST", `Value mismatch, previous: ${accountId} current: someone_else`),
+    );
   });
 
   const docker = dockerConnector("v").connector;
@@ -189,27 +214,57 @@ describe("POST /ng/api/connectors", () => {
         ["connector.spec", "must not be null"],
       ],
     ],
-    ["a spec that is not an object", { connector: { name: "n", identifier: "i", type: "Github", spec: [] } }, [["connector.spec", "Invalid input: expected record, received array"]]],
-    ["a bad identifier", { connector: { ...docker, identifier: "9lives" } }, [["connector.identifier", "identifier can be 128 characters long and can only contain alphanumeric, underscore and $ characters, and not start with a number or $"]]],
+    [
+      "a spec that is not an object",
+      { connector: { name: "n", identifier: "i", type: "Github", spec: [] } },
+      [["connector.spec", "Invalid input: expected record, received array"]],
+    ],
+    [
+      "a bad identifier",
+      { connector: { ...docker, identifier: "9lives" } },
+      [
+        [
+          "connector.identifier",
+          "identifier can be 128 characters long and can only contain alphanumeric, underscore and $ characters, and not start with a number or $",
+        ],
+      ],
+    ],
     [
       "an empty Docker spec",
       withSpec({}),
       [
         ["connector.spec.dockerRegistryUrl", "dockerRegistryUrl must be a URL"],
-        ["connector.spec.providerType", 'Invalid option: expected one of "DockerHub"|"Harbor"|"Quay"|"Other"'],
+        [
+          "connector.spec.providerType",
+          'Invalid option: expected one of "DockerHub"|"Harbor"|"Quay"|"Other"',
+        ],
         ["connector.spec.auth", "must not be null"],
       ],
     ],
-    ["a registry URL that is not a URL", withSpec({ ...docker.spec, dockerRegistryUrl: "docker.io" }), [["connector.spec.dockerRegistryUrl", "dockerRegistryUrl must be a URL"]]],
+    [
+      "a registry URL that is not a URL",
+      withSpec({ ...docker.spec, dockerRegistryUrl: "docker.io" }),
+      [["connector.spec.dockerRegistryUrl", "dockerRegistryUrl must be a URL"]],
+    ],
     [
       "an unknown provider type",
       withSpec({ ...docker.spec, providerType: "Gitlab" }),
-      [["connector.spec.providerType", 'Invalid option: expected one of "DockerHub"|"Harbor"|"Quay"|"Other"']],
+      [
+        [
+          "connector.spec.providerType",
+          'Invalid option: expected one of "DockerHub"|"Harbor"|"Quay"|"Other"',
+        ],
+      ],
     ],
     [
       "an unknown auth type",
       withSpec({ ...docker.spec, auth: { type: "Token" } }),
-      [["connector.spec.auth.type", "Invalid discriminator value. Expected 'Anonymous' | 'UsernamePassword'"]],
+      [
+        [
+          "connector.spec.auth.type",
+          "Invalid discriminator value. Expected 'Anonymous' | 'UsernamePassword'",
+        ],
+      ],
     ],
     [
       "username and password auth without passwordRef",
@@ -218,7 +273,13 @@ describe("POST /ng/api/connectors", () => {
     ],
     [
       "both username and usernameRef",
-      withSpec({ ...docker.spec, auth: { type: "UsernamePassword", spec: { username: "u", usernameRef: "account.u", passwordRef: "account.p" } } }),
+      withSpec({
+        ...docker.spec,
+        auth: {
+          type: "UsernamePassword",
+          spec: { username: "u", usernameRef: "account.u", passwordRef: "account.p" },
+        },
+      }),
       [["connector.spec.auth.spec", "exactly one of username and usernameRef is required"]],
     ],
   ])("refuses %s with a FailureDTO naming each field", async (_label, body, violations) => {
@@ -233,11 +294,17 @@ describe("GET /ng/api/connectors/{identifier}", () => {
     const account = await get("absent");
     expect(account.status).toBe(400);
     expect(account.body).toEqual(
-      failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "Connector with identifier [absent] in project [null], org [null] not found"),
+      failureBody(
+        "RESOURCE_NOT_FOUND_EXCEPTION",
+        "Connector with identifier [absent] in project [null], org [null] not found",
+      ),
     );
     const project = await get("absent", { org: "default", project: "web" });
     expect(project.body).toEqual(
-      failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "Connector with identifier [absent] in project [web], org [default] not found"),
+      failureBody(
+        "RESOURCE_NOT_FOUND_EXCEPTION",
+        "Connector with identifier [absent] in project [web], org [default] not found",
+      ),
     );
   });
 
@@ -252,7 +319,11 @@ describe("GET /ng/api/connectors/{identifier}", () => {
 describe("PUT /ng/api/connectors", () => {
   it("replaces the connector named by the body (no identifier in the path)", async () => {
     const created = await post({
-      connector: { ...dockerConnector("upd", { org: "default" }).connector, description: "old", tags: { a: "b" } },
+      connector: {
+        ...dockerConnector("upd", { org: "default" }).connector,
+        description: "old",
+        tags: { a: "b" },
+      },
     });
     expect(created.status).toBe(200);
     const replacement = {
@@ -290,27 +361,43 @@ describe("PUT /ng/api/connectors", () => {
   it("refuses a rename onto another connector's name in the scope", async () => {
     expect((await post(dockerConnector("first", { org: "default" }, "First"))).status).toBe(200);
     expect((await post(dockerConnector("second", { org: "default" }, "Second"))).status).toBe(200);
-    const res = await call("PUT", "/ng/api/connectors", { json: dockerConnector("second", { org: "default" }, "First") });
+    const res = await call("PUT", "/ng/api/connectors", {
+      json: dockerConnector("second", { org: "default" }, "First"),
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Connector with name [First] already exists"));
   });
 
   it("validates the body like create", async () => {
-    const res = await call("PUT", "/ng/api/connectors", { json: { connector: { ...dockerConnector("first").connector, spec: {} } } });
+    const res = await call("PUT", "/ng/api/connectors", {
+      json: { connector: { ...dockerConnector("first").connector, spec: {} } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.status).toBe("FAILURE");
-    expect(res.body.errors.map((e: { fieldId: string }) => e.fieldId)).toEqual(["dockerRegistryUrl", "providerType", "auth"]);
+    expect(res.body.errors.map((e: { fieldId: string }) => e.fieldId)).toEqual([
+      "dockerRegistryUrl",
+      "providerType",
+      "auth",
+    ]);
   });
 });
 
 describe("DELETE /ng/api/connectors/{identifier}", () => {
   it("soft-deletes and answers data: true; the identifier can then be created again", async () => {
     expect((await post(dockerConnector("gone", { org: "default", project: "web" }))).status).toBe(200);
-    const res = await call("DELETE", "/ng/api/connectors/gone", { query: { orgIdentifier: "default", projectIdentifier: "web" } });
+    const res = await call("DELETE", "/ng/api/connectors/gone", {
+      query: { orgIdentifier: "default", projectIdentifier: "web" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(successBody(true));
     expect((await get("gone", { org: "default", project: "web" })).status).toBe(400);
-    expect((await call("PUT", "/ng/api/connectors", { json: dockerConnector("gone", { org: "default", project: "web" }) })).status).toBe(400);
+    expect(
+      (
+        await call("PUT", "/ng/api/connectors", {
+          json: dockerConnector("gone", { org: "default", project: "web" }),
+        })
+      ).status,
+    ).toBe(400);
     expect((await post(dockerConnector("gone", { org: "default", project: "web" }))).status).toBe(200);
   });
 
@@ -334,18 +421,26 @@ describe("DELETE /ng/api/connectors/{identifier}", () => {
       "default",
       "  properties:\n    ci:\n      codebase:\n        connectorRef: in_use\n  variables:\n    - name: reg\n      connectorRef: account.acct_in_use\n",
     );
-    const created = await call("POST", "/pipeline/api/pipelines/v2", { yaml, query: { orgIdentifier: "default", projectIdentifier: "api" } });
+    const created = await call("POST", "/pipeline/api/pipelines/v2", {
+      yaml,
+      query: { orgIdentifier: "default", projectIdentifier: "api" },
+    });
     expect(created.status).toBe(200);
 
     const scope = { orgIdentifier: "default", projectIdentifier: "api" };
     const res = await call("DELETE", "/ng/api/connectors/in_use", { query: scope });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
-      errorBody("ENTITY_REFERENCE_EXCEPTION", "Could not delete the connector in_use as it is referenced by other entities"),
+      errorBody(
+        "ENTITY_REFERENCE_EXCEPTION",
+        "Could not delete the connector in_use as it is referenced by other entities",
+      ),
     );
     const account = await call("DELETE", "/ng/api/connectors/acct_in_use");
     expect(account.body.code).toBe("ENTITY_REFERENCE_EXCEPTION");
-    const forced = await call("DELETE", "/ng/api/connectors/in_use", { query: { ...scope, forceDelete: "true" } });
+    const forced = await call("DELETE", "/ng/api/connectors/in_use", {
+      query: { ...scope, forceDelete: "true" },
+    });
     expect(forced.status).toBe(200);
     expect(forced.body).toEqual(successBody(true));
   });
@@ -357,18 +452,43 @@ describe("GET /ng/api/connectors (list)", () => {
     try {
       await other.call("POST", "/ng/api/projects", { json: { project: { identifier: "p", name: "p" } } });
       for (const id of ["one", "two", "three"]) {
-        expect((await other.call("POST", "/ng/api/connectors", { json: dockerConnector(id, { org: "default", project: "p" }) })).status).toBe(200);
+        expect(
+          (
+            await other.call("POST", "/ng/api/connectors", {
+              json: dockerConnector(id, { org: "default", project: "p" }),
+            })
+          ).status,
+        ).toBe(200);
       }
-      await other.call("POST", "/ng/api/connectors", { json: dockerConnector("elsewhere", { org: "default" }) });
-      await other.call("DELETE", "/ng/api/connectors/two", { query: { orgIdentifier: "default", projectIdentifier: "p" } });
-      const res = await other.call("GET", "/ng/api/connectors", { query: { orgIdentifier: "default", projectIdentifier: "p" } });
+      await other.call("POST", "/ng/api/connectors", {
+        json: dockerConnector("elsewhere", { org: "default" }),
+      });
+      await other.call("DELETE", "/ng/api/connectors/two", {
+        query: { orgIdentifier: "default", projectIdentifier: "p" },
+      });
+      const res = await other.call("GET", "/ng/api/connectors", {
+        query: { orgIdentifier: "default", projectIdentifier: "p" },
+      });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ totalItems: 2, totalPages: 1, pageItemCount: 2, pageSize: 100, pageIndex: 0, empty: false });
-      expect(res.body.data.content.map((c: { connector: { identifier: string } }) => c.connector.identifier).sort()).toEqual(["one", "three"]);
+      expect(res.body.data).toMatchObject({
+        totalItems: 2,
+        totalPages: 1,
+        pageItemCount: 2,
+        pageSize: 100,
+        pageIndex: 0,
+        empty: false,
+      });
+      expect(
+        res.body.data.content
+          .map((c: { connector: { identifier: string } }) => c.connector.identifier)
+          .sort(),
+      ).toEqual(["one", "three"]);
       const search = await other.call("GET", "/ng/api/connectors", {
         query: { orgIdentifier: "default", projectIdentifier: "p", searchTerm: "thr" },
       });
-      expect(search.body.data.content.map((c: { connector: { identifier: string } }) => c.connector.identifier)).toEqual(["three"]);
+      expect(
+        search.body.data.content.map((c: { connector: { identifier: string } }) => c.connector.identifier),
+      ).toEqual(["three"]);
     } finally {
       await other.emu.stop();
     }

@@ -1,0 +1,454 @@
+/**
+ * Conformance of the platform API's YAML pipelines (spec §2 "Pipeline", §4; ref §6.2, §7) over HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import {
+  type Call,
+  errorBody,
+  failureBody,
+  type HttpPlatform,
+  simplePipeline,
+  startPlatform,
+  successBody,
+  validationBody,
+} from "./harness";
+
+let platform: HttpPlatform;
+let call: Call;
+
+const SCOPE = { orgIdentifier: "default", projectIdentifier: "delivery" };
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  call = platform.call;
+  for (const identifier of ["delivery", "other"]) {
+    expect((await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } })).status).toBe(200);
+  }
+});
+afterAll(async () => {
+  await platform.emu.stop();
+});
+
+const create = (yaml: string, query: Record<string, string | undefined> = SCOPE, contentType?: string) =>
+  call("POST", "/pipeline/api/pipelines/v2", { yaml, query, ...(contentType ? { contentType } : {}) });
+const get = (id: string, query: Record<string, string | undefined> = SCOPE) =>
+  call("GET", `/pipeline/api/pipelines/${id}`, { query });
+
+/** The spec's pipeline (spec §2): a Deployment stage with a ShellScript step, as written by hand. */
+const SPEC_PIPELINE = `# deploys the web tier
+pipeline:
+  name: Deploy web
+  identifier: deploy_web
+  allowStageExecutions: false
+  projectIdentifier: delivery
+  orgIdentifier: default
+  tags:
+    team: web
+    keyonly: ""
+  stages:
+    - stage:
+        name: Deploy
+        identifier: deploy
+        description: ""
+        type: Deployment
+        spec:
+          serviceConfig:
+            serviceRef: web
+            serviceDefinition:
+              spec:
+                variables: []
+              type: Kubernetes
+          infrastructure:
+            environmentRef: prod
+            infrastructureDefinition:
+              type: KubernetesDirect
+              spec:
+                connectorRef: <+input>
+                namespace: web
+                releaseName: release-<+INFRA_KEY>
+                allowSimultaneousDeployments: false
+            allowSimultaneousDeployments: false
+          execution:
+            steps:
+              - step:
+                  name: Say hello
+                  identifier: say_hello
+                  type: ShellScript
+                  spec:
+                    shell: Bash
+                    onDelegate: true
+                    source:
+                      type: Inline
+                      spec:
+                        script: echo <+pipeline.name>
+                    environmentVariables: []
+                    outputVariables: []
+                    executionTarget: {}
+                  timeout: 10m
+            rollbackSteps: []
+        tags: {}
+        failureStrategies:
+          - onFailure:
+              errors:
+                - AllErrors
+              action:
+                type: StageRollback
+`;
+
+describe("POST /pipeline/api/pipelines/v2", () => {
+  it("creates the spec's pipeline and answers {identifier, governanceMetadata}", async () => {
+    const res = await create(SPEC_PIPELINE);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe("W/0");
+    expect(res.body).toEqual(successBody({ identifier: "deploy_web", governanceMetadata: { deny: false } }));
+  });
+
+  it("accepts a raw YAML body sent as application/json (the Go SDK's quirk)", async () => {
+    const res = await create(simplePipeline("json_typed", "delivery"), SCOPE, "application/json");
+    expect(res.status).toBe(200);
+    expect(res.body.data.identifier).toBe("json_typed");
+    expect((await get("json_typed")).body.data.yamlPipeline).toBe(simplePipeline("json_typed", "delivery"));
+  });
+
+  it("answers 415 for another media type", async () => {
+    const res = await create(simplePipeline("texty", "delivery"), SCOPE, "text/plain");
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual(failureBody("MEDIA_NOT_SUPPORTED", "HTTP 415 Unsupported Media Type"));
+  });
+
+  it.each<[string, Record<string, string | undefined>, [string, string][]]>([
+    ["orgIdentifier", { projectIdentifier: "delivery" }, [["orgIdentifier", "must not be null"]]],
+    ["projectIdentifier", { orgIdentifier: "default" }, [["projectIdentifier", "must not be null"]]],
+    ["both scope parameters", {}, [["orgIdentifier", "must not be null"], ["projectIdentifier", "must not be null"]]],
+  ])("requires %s in the query", async (_label, query, violations) => {
+    const res = await create(simplePipeline("q", "delivery"), query);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationBody(violations));
+  });
+
+  it("answers 404 when the project does not exist", async () => {
+    const res = await create(simplePipeline("p", "ghost"), { orgIdentifier: "default", projectIdentifier: "ghost" });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(errorBody("ENTITY_NOT_FOUND", "Project with orgIdentifier [default] and identifier [ghost] not found"));
+  });
+
+  it("refuses a duplicate with DUPLICATE_FIELD", async () => {
+    expect((await create(simplePipeline("twice", "delivery"))).status).toBe(200);
+    const res = await create(simplePipeline("twice", "delivery"));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      errorBody("DUPLICATE_FIELD", "Pipeline [twice] under Project[delivery], Organization [default] already exists or has been deleted."),
+    );
+  });
+
+  it("allows the same identifier in another project", async () => {
+    expect((await create(simplePipeline("everywhere", "delivery"))).status).toBe(200);
+    const res = await create(simplePipeline("everywhere", "other"), { orgIdentifier: "default", projectIdentifier: "other" });
+    expect(res.status).toBe(200);
+  });
+
+  it.each<[string, string, string]>([
+    ["an empty body", "", "Invalid yaml: the request body is empty"],
+    ["duplicate keys", "pipeline:\n  name: a\n  name: b\n", "Invalid yaml: duplicate key [name] at line 3, column 3"],
+    [
+      "an unclosed flow sequence",
+      "pipeline:\n  stages: [a\n",
+      "Invalid yaml: Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1",
+    ],
+    ["several documents", "pipeline: {}\n---\npipeline: {}\n", "Invalid yaml: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1"],
+  ])("answers 400 INVALID_YAML_ERROR for %s", async (_label, yaml, message) => {
+    const res = await create(yaml);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody("INVALID_YAML_ERROR", message));
+  });
+
+  it("refuses a runtime-input pipeline identifier with INVALID_REQUEST", async () => {
+    const res = await create(simplePipeline("<+input>", "delivery"));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Pipeline identifier cannot be runtime input"));
+  });
+
+  it("reports schema errors in the ErrorDTO shape with metadata.schemaErrors", async () => {
+    const yaml = simplePipeline("bad_scope", "other").replace("timeout: 10m", "timeout: 10");
+    const res = await create(yaml);
+    expect(res.status).toBe(400);
+    const stageInfo = { identifier: "build", name: "build", type: "Custom" };
+    const stepInfo = { identifier: "hello", name: "hello", type: "ShellScript" };
+    const schemaErrors = [
+      {
+        message: "$.pipeline.projectIdentifier: must be a constant value delivery",
+        stageInfo: null,
+        stepInfo: null,
+        fqn: "$.pipeline.projectIdentifier",
+        hintMessage: null,
+      },
+      {
+        message: '$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: "10" is not a duration such as 10m, 1h30m or 30s',
+        stageInfo,
+        stepInfo,
+        fqn: "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout",
+        hintMessage: null,
+      },
+    ];
+    expect(res.body).toEqual(
+      errorBody("SCHEMA_VALIDATION_FAILED", `Invalid yaml: ${schemaErrors.map((e) => e.message).join("; ")}`, { schemaErrors }),
+    );
+  });
+
+  /** The spec pipeline as an object, for mutation. */
+  // biome-ignore lint/suspicious/noExplicitAny: free-form YAML tree.
+  const base = (): any => ({
+    pipeline: {
+      name: "Mutated",
+      identifier: "mutated",
+      orgIdentifier: "default",
+      projectIdentifier: "delivery",
+      stages: [
+        {
+          stage: {
+            name: "One",
+            identifier: "one",
+            type: "Custom",
+            spec: {
+              execution: {
+                steps: [
+                  {
+                    step: {
+                      name: "Run",
+                      identifier: "run",
+                      type: "ShellScript",
+                      timeout: "1h30m",
+                      spec: { shell: "Bash", source: { type: "Inline", spec: { script: "true" } } },
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        },
+      ],
+    },
+  });
+  const S0 = "$.pipeline.stages[0].stage";
+  const STEP0 = `${S0}.spec.execution.steps[0].step`;
+  // biome-ignore lint/suspicious/noExplicitAny: free-form YAML tree.
+  it.each<[string, (p: any) => void, string[]]>([
+    ["a missing pipeline key", (p) => delete p.pipeline, ["$.pipeline: is missing but it is required"]],
+    ["a pipeline that is not a map", (p) => (p.pipeline = "x"), ["$.pipeline: string found, object expected"]],
+    ["a missing identifier", (p) => delete p.pipeline.identifier, ["$.pipeline.identifier: is missing but it is required"]],
+    ["a missing name", (p) => delete p.pipeline.name, ["$.pipeline.name: is missing but it is required"]],
+    ["a numeric identifier", (p) => (p.pipeline.identifier = 42), ["$.pipeline.identifier: integer found, string expected"]],
+    [
+      "an identifier with a hyphen",
+      (p) => (p.pipeline.identifier = "my-pipe"),
+      ["$.pipeline.identifier: does not match the regex pattern ^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$"],
+    ],
+    ["a reserved identifier", (p) => (p.pipeline.identifier = "stepGroup"), ["$.pipeline.identifier: stepGroup is a keyword, so cannot be used"]],
+    [
+      "a name of 129 characters",
+      (p) => (p.pipeline.name = "n".repeat(129)),
+      ["$.pipeline.name: does not match the regex pattern ^[a-zA-Z_0-9-.][-0-9a-zA-Z_\\s.]{0,127}$"],
+    ],
+    ["a missing orgIdentifier", (p) => delete p.pipeline.orgIdentifier, ["$.pipeline.orgIdentifier: is missing but it is required"]],
+    ["another orgIdentifier", (p) => (p.pipeline.orgIdentifier = "acme"), ["$.pipeline.orgIdentifier: must be a constant value default"]],
+    ["a missing projectIdentifier", (p) => delete p.pipeline.projectIdentifier, ["$.pipeline.projectIdentifier: is missing but it is required"]],
+    ["missing stages", (p) => delete p.pipeline.stages, ["$.pipeline.stages: is missing but it is required"]],
+    ["empty stages", (p) => (p.pipeline.stages = []), ["$.pipeline.stages: there must be a minimum of 1 items in the array"]],
+    [
+      "a stage without identifier, name, type and spec",
+      (p) => (p.pipeline.stages[0].stage = {}),
+      [
+        `${S0}.identifier: is missing but it is required`,
+        `${S0}.name: is missing but it is required`,
+        `${S0}.type: is missing but it is required`,
+        `${S0}.spec: is missing but it is required`,
+      ],
+    ],
+    [
+      "a stage element with neither stage nor parallel",
+      (p) => (p.pipeline.stages[0] = { step: {} }),
+      ["$.pipeline.stages[0]: must have exactly one of stage, parallel"],
+    ],
+    [
+      "a Custom stage without execution",
+      (p) => (p.pipeline.stages[0].stage.spec = {}),
+      [`${S0}.spec.execution: is missing but it is required`],
+    ],
+    [
+      "an execution without steps",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps = []),
+      [`${S0}.spec.execution.steps: there must be a minimum of 1 items in the array`],
+    ],
+    [
+      "two stages with one identifier",
+      (p) => p.pipeline.stages.push({ parallel: [structuredClone(p.pipeline.stages[0])] }),
+      ["$.pipeline.stages[1].parallel[0].stage.identifier: duplicate stage identifier [one]; stage identifiers must be unique within the pipeline"],
+    ],
+    [
+      "two steps with one identifier in a stage, across a step group",
+      (p) =>
+        p.pipeline.stages[0].stage.spec.execution.steps.push({
+          stepGroup: { name: "G", identifier: "g", steps: [structuredClone(p.pipeline.stages[0].stage.spec.execution.steps[0])] },
+        }),
+      [
+        `${S0}.spec.execution.steps[1].stepGroup.steps[0].step.identifier: duplicate step identifier [run]; step identifiers must be unique within the stage`,
+      ],
+    ],
+    [
+      "a step without spec",
+      (p) => delete p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec,
+      [`${STEP0}.spec: is missing but it is required`],
+    ],
+    [
+      "a ShellScript step without shell and source",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec = {}),
+      [`${STEP0}.spec.shell: is missing but it is required`, `${STEP0}.spec.source: is missing but it is required`],
+    ],
+    [
+      "an unknown shell",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.shell = "Zsh"),
+      [`${STEP0}.spec.shell: does not have a value in the enumeration [Bash, PowerShell]`],
+    ],
+    [
+      "an Inline source without script",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.source.spec = {}),
+      [`${STEP0}.spec.source.spec.script: is missing but it is required`],
+    ],
+    [
+      "an onDelegate that is not a boolean",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.onDelegate = "yes"),
+      [`${STEP0}.spec.onDelegate: string found, boolean expected`],
+    ],
+    [
+      "a timeout without a unit",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "90"),
+      [`${STEP0}.timeout: "90" is not a duration such as 10m, 1h30m or 30s`],
+    ],
+  ])("refuses %s with SCHEMA_VALIDATION_FAILED naming the field", async (_label, mutate, messages) => {
+    const doc = base();
+    mutate(doc);
+    const res = await create(stringify(doc));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("SCHEMA_VALIDATION_FAILED");
+    expect(res.body.metadata.schemaErrors.map((e: { message: string }) => e.message)).toEqual(messages);
+    expect(res.body.message).toBe(`Invalid yaml: ${messages.join("; ")}`);
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: free-form YAML tree.
+  it.each<[string, (p: any) => void]>([
+    ["timeout 30s", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "30s")],
+    ["timeout 1h 30m", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "1h 30m")],
+    ["a runtime-input timeout", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+input>")],
+    ["an expression timeout", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+pipeline.variables.t>")],
+    ["a runtime-input shell with a default", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.shell = "<+input>.default(Bash)")],
+    ["a runtime-input onDelegate", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.onDelegate = "<+input>")],
+    ["a runtime-input allowStageExecutions", (p) => (p.pipeline.allowStageExecutions = "<+input>")],
+    ["a runtime-input script", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.source.spec.script = "<+input>")],
+    ["a stage template instead of type and spec", (p) => (p.pipeline.stages[0].stage = { name: "T", identifier: "t", template: { templateRef: "account.tpl", versionLabel: "1" } })],
+    ["a stage type the emulator does not know", (p) => (p.pipeline.stages[0].stage = { name: "C", identifier: "c", type: "Pipeline", spec: { org: "default" } })],
+    ["parallel stages", (p) => (p.pipeline.stages = [{ parallel: [p.pipeline.stages[0]] }])],
+    ["a step type other than ShellScript", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step = { name: "Wait", identifier: "wait", type: "Wait", spec: { duration: "1m" } })],
+  ])("accepts %s", async (label, mutate) => {
+    const doc = base();
+    mutate(doc);
+    doc.pipeline.identifier = `ok_${label.replace(/[^a-z0-9]/gi, "_")}`;
+    const res = await create(stringify(doc));
+    expect(res.body).toEqual(successBody({ identifier: doc.pipeline.identifier, governanceMetadata: { deny: false } }));
+  });
+});
+
+describe("GET /pipeline/api/pipelines/{identifier}", () => {
+  it("returns the stored YAML verbatim with validity, modules and store type", async () => {
+    const res = await get("deploy_web");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe("W/0");
+    expect(res.body).toEqual(
+      successBody({
+        yamlPipeline: SPEC_PIPELINE,
+        entityValidityDetails: { valid: true },
+        modules: ["cd", "pms"],
+        storeType: "INLINE",
+      }),
+    );
+  });
+
+  it("answers 304 to a matching If-None-Match", async () => {
+    const res = await call("GET", "/pipeline/api/pipelines/deploy_web", { query: SCOPE, headers: { "if-none-match": "W/0" } });
+    expect(res.status).toBe(304);
+  });
+
+  it("answers 404 ENTITY_NOT_FOUND for a missing pipeline, also in another project", async () => {
+    const res = await get("nope");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(
+      errorBody("ENTITY_NOT_FOUND", "Pipeline [nope] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+    );
+    const elsewhere = await get("deploy_web", { orgIdentifier: "default", projectIdentifier: "other" });
+    expect(elsewhere.status).toBe(404);
+  });
+});
+
+describe("PUT /pipeline/api/pipelines/v2/{identifier}", () => {
+  it("replaces the YAML and moves the version", async () => {
+    expect((await create(simplePipeline("evolving", "delivery"))).status).toBe(200);
+    const next = simplePipeline("evolving", "delivery").replace("echo hello", "echo bye");
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml: next, query: SCOPE });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe("W/1");
+    expect(res.body).toEqual(successBody({ identifier: "evolving", governanceMetadata: { deny: false } }));
+    const read = await get("evolving");
+    expect(read.body.data.yamlPipeline).toBe(next);
+    expect(read.headers.get("etag")).toBe("W/1");
+  });
+
+  it("refuses a YAML identifier other than the path's", async () => {
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml: simplePipeline("renamed", "delivery"), query: SCOPE });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Expected Pipeline identifier in YAML to be [evolving], but was [renamed]"));
+  });
+
+  it("validates the YAML like create", async () => {
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/evolving", {
+      yaml: simplePipeline("evolving", "other"),
+      query: SCOPE,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("SCHEMA_VALIDATION_FAILED");
+  });
+
+  it("answers 404 for a missing pipeline", async () => {
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/absent", { yaml: simplePipeline("absent", "delivery"), query: SCOPE });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(
+      errorBody("ENTITY_NOT_FOUND", "Pipeline [absent] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+    );
+  });
+
+  it("honours If-Match", async () => {
+    const yaml = simplePipeline("evolving", "delivery");
+    const stale = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml, query: SCOPE, headers: { "if-match": "0" } });
+    expect(stale.status).toBe(400);
+    expect(stale.body).toEqual(
+      failureBody("OPTIMISTIC_LOCKING_EXCEPTION", "Request failed as you have an older version of entity, please reload the page and try again."),
+    );
+    const fresh = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml, query: SCOPE, headers: { "if-match": "1" } });
+    expect(fresh.status).toBe(200);
+  });
+});
+
+describe("DELETE /pipeline/api/pipelines/{identifier}", () => {
+  it("deletes, answers data: true, and frees the identifier", async () => {
+    expect((await create(simplePipeline("short_lived", "delivery"))).status).toBe(200);
+    const res = await call("DELETE", "/pipeline/api/pipelines/short_lived", { query: SCOPE });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(successBody(true));
+    expect((await get("short_lived")).status).toBe(404);
+    const again = await call("DELETE", "/pipeline/api/pipelines/short_lived", { query: SCOPE });
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual(
+      errorBody("ENTITY_NOT_FOUND", "Pipeline [short_lived] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+    );
+    expect((await create(simplePipeline("short_lived", "delivery"))).status).toBe(200);
+  });
+});
