@@ -26,12 +26,6 @@ const KIND: Record<KeyRecord["type"], string> = {
   platform: "a platform key",
 };
 
-const KIND: Record<KeyRecord["type"], string> = {
-  admin: "an Admin API key",
-  sdk: "an SDK key",
-  platform: "a platform key",
-};
-
 /** The key a request carries: `Authorization: Bearer <key>`, else `x-api-key`. */
 export function presentedKey(c: Context<AppEnv>): string | undefined {
   const auth = c.req.header("authorization");
