@@ -30,6 +30,8 @@ export const TITLE_AND_COMMENT_REQUIRED =
   "the workspace requires a title and comment for definition changes; pass { title, comment }";
 
 const definitionChange = { emptyBadRequest: TITLE_AND_COMMENT_REQUIRED } as const;
+/** A DELETE retried after a lost response that finds the object gone has succeeded. */
+const gone = { goneOnRetry: true } as const;
 
 const WorkspacePage = offsetPage(Workspace);
 const FlagPage = offsetPage(Flag);
@@ -63,7 +65,7 @@ export const adminEndpoints = {
     /** The spec writes the path with a trailing slash. */
     create: route("POST /internal/api/v2/splits/ws/{wsId}/trafficTypes/{trafficType}/", Flag),
     patch: route("PATCH /internal/api/v2/splits/ws/{wsId}/{flag}", Flag),
-    delete: route("DELETE /internal/api/v2/splits/ws/{wsId}/{flag}", TrueBody),
+    delete: route("DELETE /internal/api/v2/splits/ws/{wsId}/{flag}", TrueBody, gone),
   },
   definitions: {
     /** All definitions of one environment (ref §1.1). */
@@ -86,11 +88,10 @@ export const adminEndpoints = {
       Definition,
       definitionChange,
     ),
-    delete: route(
-      "DELETE /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}",
-      TrueBody,
-      definitionChange,
-    ),
+    delete: route("DELETE /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}", TrueBody, {
+      ...definitionChange,
+      ...gone,
+    }),
     /** No body either way (ref §1.1); the response is the definition. */
     kill: route(
       "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}/kill",
@@ -110,13 +111,13 @@ export const adminEndpoints = {
     put: route("PUT /internal/api/v2/users/{userId}", User),
     patch: route("PATCH /internal/api/v2/users/{userId}", User),
     /** Success for PENDING users: 200 or 204, with or without `true` (ref §4). */
-    delete: route("DELETE /internal/api/v2/users/{userId}", TrueBody, { emptyBody: true }),
+    delete: route("DELETE /internal/api/v2/users/{userId}", TrueBody, { emptyBody: true, ...gone }),
   },
   groups: {
     list: route("GET /internal/api/v2/groups", GroupPage),
     get: route("GET /internal/api/v2/groups/{groupId}", Group),
     create: route("POST /internal/api/v2/groups", Group),
     put: route("PUT /internal/api/v2/groups/{groupId}", Group),
-    delete: route("DELETE /internal/api/v2/groups/{groupId}", TrueBody),
+    delete: route("DELETE /internal/api/v2/groups/{groupId}", TrueBody, gone),
   },
 } as const;

@@ -75,7 +75,15 @@ export interface CoreConfig {
   onRetry?: ((e: RetryEvent) => void) | undefined;
 }
 
-type Failure = { ok: false; error: ApiError; retry: boolean; delayMs: number; pause: boolean };
+type Failure = {
+  ok: false;
+  error: ApiError;
+  retry: boolean;
+  delayMs: number;
+  pause: boolean;
+  /** This attempt may have been applied (reached the server, or a 500/502/504 came back). */
+  maybeApplied: boolean;
+};
 type Outcome = { ok: true; value: unknown } | Failure;
 
 const JSON_TYPE = "application/json";
@@ -180,6 +188,7 @@ export class HttpCore {
     const signal = init?.signal;
     const limiter = this.#limiter;
     let started = 0;
+    let maybeApplied = false;
 
     for (let attempt = 1; ; attempt++) {
       const wait = limiter.acquire(attempt > 1, signal);
@@ -208,6 +217,7 @@ export class HttpCore {
       } catch (err) {
         limiter.release();
         const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal);
+        maybeApplied ||= failure.maybeApplied;
         if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal))) throw failure.error;
         continue;
       }
@@ -222,6 +232,10 @@ export class HttpCore {
         limiter.release();
       }
       if (outcome.ok) return outcome.value as z.output<S>;
+      // A DELETE retried after an attempt that may have deleted the object: gone is success.
+      if (maybeApplied && r.hasGoneOnRetry && outcome.error.kind === "not-found")
+        return r.goneOnRetry as z.output<S>;
+      maybeApplied ||= outcome.maybeApplied;
       if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal))) throw outcome.error;
     }
   }
@@ -263,6 +277,7 @@ export class HttpCore {
       retry: retryable,
       delayMs: advised ?? backoffMs(attempt - 1, this.#policy),
       pause: status === 429,
+      maybeApplied: WRITE_MAYBE_APPLIED.has(status),
     };
   }
 
@@ -340,6 +355,7 @@ export class HttpCore {
       retry: false,
       delayMs: 0,
       pause: false,
+      maybeApplied: false,
       error: new ValidationError({
         status,
         method,
@@ -369,6 +385,7 @@ export class HttpCore {
       retry: failure.retryable,
       delayMs: backoffMs(attempt - 1, this.#policy),
       pause: false,
+      maybeApplied: failure.reachedServer,
     };
   }
 

@@ -85,6 +85,8 @@ export interface NetworkFailure {
   retryable: boolean;
   /** The request may have been applied (only ever true for POST and PATCH). */
   outcomeUnknown: boolean;
+  /** The request may have reached the server (whatever the method): false only before sending. */
+  reachedServer: boolean;
 }
 
 const REASONS: Record<string, string> = {
@@ -132,16 +134,16 @@ export function classifyNetworkError(err: unknown, idempotent: boolean, aborted 
   const code = errorCode(err);
   const reason = (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
   if (aborted || code === "UND_ERR_ABORTED" || code === "ABORT_ERR") {
-    return { code, reason: "aborted", retryable: false, outcomeUnknown: !idempotent };
+    return { code, reason: "aborted", retryable: false, outcomeUnknown: !idempotent, reachedServer: true };
   }
   if (code !== undefined && NOT_SENT_CODES.has(code)) {
-    return { code, reason, retryable: true, outcomeUnknown: false };
+    return { code, reason, retryable: true, outcomeUnknown: false, reachedServer: false };
   }
   if (code !== undefined && MAYBE_SENT_CODES.has(code)) {
-    return { code, reason, retryable: idempotent, outcomeUnknown: !idempotent };
+    return { code, reason, retryable: idempotent, outcomeUnknown: !idempotent, reachedServer: true };
   }
   // Unknown failure: do not retry, and assume the worst about a write.
-  return { code, reason, retryable: false, outcomeUnknown: !idempotent };
+  return { code, reason, retryable: false, outcomeUnknown: !idempotent, reachedServer: true };
 }
 
 /** Full-jitter exponential backoff for retry number `attempt` (0-based). */

@@ -35,6 +35,12 @@ export interface RouteOptions {
    * a title and comment for definition changes (ref admin §2).
    */
   emptyBadRequest?: string;
+  /**
+   * For a DELETE: the result to return when a retry finds the object gone (not found) after an
+   * earlier attempt may have deleted it (its response was lost, or a 5xx came back). Without it,
+   * that not-found is thrown like any other.
+   */
+  goneOnRetry?: unknown;
 }
 
 /** A compiled endpoint; build one with {@link route}. */
@@ -55,6 +61,8 @@ export interface Route<R extends string = string, S extends z.ZodType = z.ZodTyp
   readonly hasEmptyBody: boolean;
   readonly emptyBody: unknown;
   readonly emptyBadRequest: string | undefined;
+  readonly hasGoneOnRetry: boolean;
+  readonly goneOnRetry: unknown;
 }
 
 /**
@@ -93,6 +101,8 @@ export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>
     hasEmptyBody: "emptyBody" in options,
     emptyBody: options.emptyBody,
     emptyBadRequest: options.emptyBadRequest,
+    hasGoneOnRetry: "goneOnRetry" in options,
+    goneOnRetry: options.goneOnRetry,
   });
 }
 

@@ -22,6 +22,8 @@ const ProjectEnvelope = envelope(ProjectData);
 const ConnectorEnvelope = envelope(ConnectorData);
 const PipelineSaveEnvelope = envelope(PipelineSaveData);
 const BooleanEnvelope = envelope(BooleanData);
+/** A DELETE retried after a lost response that finds the object gone has succeeded. */
+const gone = { goneOnRetry: { status: "SUCCESS", data: true, metaData: null, correlationId: "" } } as const;
 
 /** Every platform endpoint the SDK calls. */
 export const platformEndpoints = {
@@ -32,7 +34,7 @@ export const platformEndpoints = {
     /** ref §4: a full replace, same body as create. */
     update: route("PUT /ng/api/projects/{identifier}", ProjectEnvelope),
     /** ref §4: `{status, data: true}`. */
-    delete: route("DELETE /ng/api/projects/{identifier}", BooleanEnvelope),
+    delete: route("DELETE /ng/api/projects/{identifier}", BooleanEnvelope, gone),
     /** ref §4, §8 */
     list: route("GET /ng/api/projects", envelope(pageOf(ProjectData))),
   },
@@ -43,7 +45,7 @@ export const platformEndpoints = {
     get: route("GET /ng/api/connectors/{identifier}", ConnectorEnvelope),
     /** ref §5: no identifier in the path, the body names the connector. */
     update: route("PUT /ng/api/connectors", ConnectorEnvelope),
-    delete: route("DELETE /ng/api/connectors/{identifier}", BooleanEnvelope),
+    delete: route("DELETE /ng/api/connectors/{identifier}", BooleanEnvelope, gone),
     /** ref §5, §8 (the deprecated GET list; pageIndex and pageSize). */
     list: route("GET /ng/api/connectors", envelope(pageOf(ConnectorData))),
   },
@@ -54,6 +56,6 @@ export const platformEndpoints = {
     get: route("GET /pipeline/api/pipelines/{identifier}", envelope(PipelineGetData)),
     /** ref §6.2: the YAML's identifier must equal the path's. */
     update: route("PUT /pipeline/api/pipelines/v2/{identifier}", PipelineSaveEnvelope, { body: "yaml" }),
-    delete: route("DELETE /pipeline/api/pipelines/{identifier}", BooleanEnvelope),
+    delete: route("DELETE /pipeline/api/pipelines/{identifier}", BooleanEnvelope, gone),
   },
 } as const;

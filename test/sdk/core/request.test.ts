@@ -25,6 +25,7 @@ const putItem = route("PUT /items/{id}", Item);
 const postItem = route("POST /items", Item);
 const patchItem = route("PATCH /items/{id}", Item);
 const deleteItem = route("DELETE /items/{id}", z.literal(true), { emptyBody: true });
+const deleteGone = route("DELETE /gone/{id}", z.literal(true), { goneOnRetry: true });
 const postYaml = route("POST /pipelines", z.object({ ok: z.boolean() }), { body: "yaml" });
 const patchDef = route("PATCH /defs/{id}", Item, {
   emptyBadRequest: "the workspace requires a title and comment for definition changes",
@@ -457,6 +458,22 @@ describe("retries", () => {
     await expect(core().request(deleteItem, { id: "a" })).resolves.toBe(true);
     expect(srv.requests.map((r) => r.method)).toEqual(["PUT", "PUT", "DELETE", "DELETE"]);
     expect(events.map((e) => e.reason)).toEqual(["UND_ERR_SOCKET", "UND_ERR_SOCKET"]);
+  });
+
+  it("a DELETE retried after a lost response that finds the object gone returns the gone value", async () => {
+    srv.script((req, res, _b, n) =>
+      n === 0 ? req.socket.destroy() : json(res, 404, { code: 404, message: "no such item" }),
+    );
+    await expect(core().request(deleteGone, { id: "a" })).resolves.toBe(true);
+    expect(srv.requests).toHaveLength(2);
+  });
+
+  it.each([
+    ["on the first attempt", (_n: number) => 404],
+    ["after a 503 (which deleted nothing)", (n: number) => (n === 0 ? 503 : 404)],
+  ])("a DELETE's not-found %s is still a NotFoundError", async (_name, statusOf) => {
+    srv.script((_req, res, _b, n) => json(res, statusOf(n), { code: statusOf(n), message: "no such item" }));
+    await expect(core().request(deleteGone, { id: "a" })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("never retries a POST whose connection was reset after sending: outcome unknown", async () => {
