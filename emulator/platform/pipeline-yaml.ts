@@ -71,6 +71,9 @@ const duration = () =>
   });
 const tags = () =>
   z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: expect("object") }).optional();
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+/** Run a refinement whenever the value is a map, even when its fields failed: every problem is reported at once. */
+const onMaps = { when: (payload: { value: unknown }) => isMap(payload.value) };
 const exactlyOne = (keys: string[]) => (v: Record<string, unknown>, ctx: z.RefinementCtx) => {
   const present = keys.filter((k) => v[k] !== undefined);
   if (present.length !== 1) {
@@ -90,13 +93,14 @@ const shellScriptSpec = obj({
     type: enumOf(["Inline", "Harness"]),
     spec: obj({ script: str().optional(), file: str().optional() }),
   }).superRefine((s, ctx) => {
+    if (!isMap(s.spec)) return;
     if (s.type === "Inline" && s.spec.script === undefined) {
       ctx.addIssue({ code: "custom", path: ["spec", "script"], message: "is missing but it is required" });
     }
     if (s.type === "Harness" && s.spec.file === undefined) {
       ctx.addIssue({ code: "custom", path: ["spec", "file"], message: "is missing but it is required" });
     }
-  }),
+  }, onMaps),
   environmentVariables: orInput(arr(obj({ name: str(), type: str() }))).optional(),
   outputVariables: orInput(arr(obj({ name: str() }))).optional(),
   executionTarget: orInput(obj({})).optional(),
@@ -117,13 +121,13 @@ const step = obj({
     ctx.addIssue({ code: "custom", path: ["spec"], message: "is missing but it is required" });
     return;
   }
-  if (s.type === "ShellScript") {
+  if (s.type === "ShellScript" && isMap(s.spec)) {
     const r = shellScriptSpec.safeParse(s.spec);
     if (!r.success) {
       for (const issue of r.error.issues) ctx.addIssue({ code: "custom", path: ["spec", ...issue.path], message: issue.message });
     }
   }
-});
+}, onMaps);
 
 type StepElement = { step?: unknown; parallel?: StepElement[]; stepGroup?: { steps: StepElement[] } };
 const stepElement: z.ZodType<StepElement> = z.lazy(() =>
@@ -136,7 +140,7 @@ const stepElement: z.ZodType<StepElement> = z.lazy(() =>
       steps: arr(stepElement).min(1, "there must be a minimum of 1 items in the array"),
       rollbackSteps: arr(stepElement).optional(),
     }).optional(),
-  }).superRefine(exactlyOne(["step", "parallel", "stepGroup"])),
+  }).superRefine(exactlyOne(["step", "parallel", "stepGroup"]), onMaps),
 ) as z.ZodType<StepElement>;
 
 const execution = obj({
@@ -181,15 +185,15 @@ const stage = obj({
   if (s.type === undefined) ctx.addIssue({ code: "custom", path: ["type"], message: "is missing but it is required" });
   if (s.spec === undefined) {
     ctx.addIssue({ code: "custom", path: ["spec"], message: "is missing but it is required" });
-  } else if (s.type !== undefined && EXECUTION_STAGE_TYPES.has(s.type) && s.spec.execution === undefined) {
+  } else if (typeof s.type === "string" && EXECUTION_STAGE_TYPES.has(s.type) && isMap(s.spec) && s.spec.execution === undefined) {
     ctx.addIssue({ code: "custom", path: ["spec", "execution"], message: "is missing but it is required" });
   }
-});
+}, onMaps);
 
 const stageElement = obj({
   stage: stage.optional(),
   parallel: arr(obj({ stage })).min(1, "there must be a minimum of 1 items in the array").optional(),
-}).superRefine(exactlyOne(["stage", "parallel"]));
+}).superRefine(exactlyOne(["stage", "parallel"]), onMaps);
 
 /** The pipeline YAML schema for a pipeline saved under `org`/`project` (ref §6.2: both injected as `const`). */
 export function pipelineYamlSchema(scope: { org: string; project: string }) {

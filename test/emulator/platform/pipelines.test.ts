@@ -184,7 +184,8 @@ describe("POST /pipeline/api/pipelines/v2", () => {
         hintMessage: null,
       },
       {
-        message: '$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: "10" is not a duration such as 10m, 1h30m or 30s',
+        // YAML reads a bare 10 as an integer.
+        message: "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: integer found, string expected",
         stageInfo,
         stepInfo,
         fqn: "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout",
