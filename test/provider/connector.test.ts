@@ -14,7 +14,7 @@ import {
   wireSpec,
 } from "../../provider/connector";
 import { PlatformClient } from "../../sdk";
-import { type Driver, MODES, type Mode } from "./harness";
+import { type Driver, MODES, type Mode, serializeProvider } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -553,5 +553,20 @@ describe.each(MODES)("Connector create whose response was lost (%s)", (mode) => 
     expect(created.id).toBe(`default/${identifier}`);
     expect(sent()).toEqual(["POST /ng/api/connectors", `GET /ng/api/connectors/${identifier}`]);
     await drivers[mode].delete(created.id, created.outs);
+  });
+});
+
+describe("the serialized connector provider", () => {
+  it.each([
+    ["the built package", () => require("flagstack/provider/connector").connectorProvider as object],
+    ["the source", () => connectorProvider as object],
+  ])("from %s: under 2 KB, no secret, nothing but a require of the package", async (_from, provider) => {
+    const { text, containsSecrets } = await serializeProvider(provider());
+    expect(containsSecrets).toBe(false);
+    expect(text).not.toContain(bed.emu.platformKey);
+    expect(text.length).toBeLessThan(2048);
+    expect(
+      text.match(/require\("[^"]+"\)/g)?.every((r) => r === 'require("flagstack/provider/connector")'),
+    ).toBe(true);
   });
 });

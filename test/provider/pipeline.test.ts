@@ -3,14 +3,27 @@
  * lifecycle against the emulator, directly and through the real dynamic-provider gRPC host with the
  * serialized provider (needs `npm run build`).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import YAML from "yaml";
 import { UNKNOWN } from "../../provider/core/check";
-import { effectiveYaml, impl, pipelineProvider, pipelineReplaceOnChange } from "../../provider/pipeline";
-import { parsePipelineYaml, renderPipelineYaml, validatePipelineModel } from "../../provider/pipeline-model";
+import {
+  effectiveYaml,
+  impl,
+  type PipelineArgs,
+  pipelineProvider,
+  pipelineReplaceOnChange,
+} from "../../provider/pipeline";
+import {
+  type PipelineModelInput,
+  parsePipelineYaml,
+  renderPipelineYaml,
+  runtimeInput,
+  validatePipelineModel,
+} from "../../provider/pipeline-model";
 import { PlatformClient } from "../../sdk";
 import { deployCheckout, hello } from "./fixtures/pipelines";
-import { type Driver, MODES, type Mode } from "./harness";
+import { type Driver, MODES, type Mode, serializeProvider } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -547,5 +560,71 @@ describe.each(MODES)("Pipeline create whose response was lost (%s)", (mode) => {
     expect(created.id).toBe(`default/payments/${identifier}`);
     expect(sent()).toEqual(["POST /pipeline/api/pipelines/v2", `GET /pipeline/api/pipelines/${identifier}`]);
     await drivers[mode].delete(created.id, created.outs);
+  });
+});
+
+describe("Pipeline arguments (types)", () => {
+  it("take runtime inputs and pulumi.Inputs at any depth of the model", () => {
+    const connectorRef = pulumi.output("k8s_staging");
+    const args: PipelineArgs = {
+      project: pulumi.output("payments"),
+      pipeline: {
+        ...deployCheckout,
+        stages: [
+          {
+            type: "Deployment",
+            name: "Deploy",
+            identifier: "deploy",
+            service: { serviceRef: "checkout" },
+            environment: { environmentRef: runtimeInput().default("staging") },
+            infrastructure: { connectorRef, namespace: Promise.resolve("checkout") },
+            execution: {
+              steps: [
+                {
+                  type: "ShellScript",
+                  name: "Run",
+                  identifier: "run",
+                  script: "true",
+                  timeout: runtimeInput(),
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    expectTypeOf(args.project).toEqualTypeOf<pulumi.Input<string>>();
+    const step = {
+      type: "ShellScript" as const,
+      name: "Run",
+      identifier: "run",
+      script: "true",
+      // @ts-expect-error: a timeout is a duration string or a runtime input, not a number
+      timeout: 10 as number,
+    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    const shell = {
+      type: "ShellScript" as const,
+      name: "Run",
+      identifier: "run",
+      script: "true",
+      // @ts-expect-error: the shell is Bash or PowerShell
+      shell: "Zsh" as const,
+    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    expect([args.pipeline, step, shell]).toHaveLength(3);
+  });
+});
+
+describe("the serialized pipeline provider", () => {
+  it.each([
+    ["the built package", () => require("flagstack/provider/pipeline").pipelineProvider as object],
+    ["the source", () => pipelineProvider as object],
+  ])("from %s: under 2 KB, no secret, nothing but a require of the package", async (_from, provider) => {
+    const { text, containsSecrets } = await serializeProvider(provider());
+    expect(containsSecrets).toBe(false);
+    expect(text).not.toContain(bed.emu.platformKey);
+    expect(text.length).toBeLessThan(2048);
+    expect(
+      text.match(/require\("[^"]+"\)/g)?.every((r) => r === 'require("flagstack/provider/pipeline")'),
+    ).toBe(true);
   });
 });
