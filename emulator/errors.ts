@@ -65,6 +65,19 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
+ * For a union that failed, the message of the branch whose type matched the value (for example
+ * the digit-string rule of a timestamp sent as a string) instead of zod's bare "Invalid input".
+ */
+function unionMessage(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== "invalid_union") return undefined;
+  for (const branch of issue.errors) {
+    const typeMismatch = branch.some((b) => b.code === "invalid_type" && b.path.length === 0);
+    if (!typeMismatch && branch[0]) return branch[0].message;
+  }
+  return undefined;
+}
+
+/**
  * Turns a zod error into a 400 whose message names the first field and whose details list all.
  * With the `input`, a field that is absent says "is required" instead of zod's type or format
  * message (which may read as if a value had been sent).
@@ -76,7 +89,7 @@ export function zodBadRequest(error: z.ZodError, root = "", input?: unknown): Em
       input !== undefined &&
       i.path.length > 0 &&
       valueAt(input, i.path) === undefined;
-    return `${fieldPath(i.path, root)}: ${missing ? "is required" : i.message}`;
+    return `${fieldPath(i.path, root)}: ${missing ? "is required" : (unionMessage(i) ?? i.message)}`;
   });
   // details lists every problem when there is more than one (the real API leaves it empty otherwise).
   return badRequest(lines[0] ?? "invalid request body", lines.length > 1 ? lines.join("; ") : "");
