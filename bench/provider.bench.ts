@@ -49,7 +49,12 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       "flagstack:adminApiKey": emu.adminKey,
       "flagstack:requestsPerSecond": "1000",
     });
-    const providers = { Flag: flagProvider, FlagDefinition: flagDefinitionProvider, Group: groupProvider, UserInvite: userInviteProvider };
+    const providers = {
+      Flag: flagProvider,
+      FlagDefinition: flagDefinitionProvider,
+      Group: groupProvider,
+      UserInvite: userInviteProvider,
+    };
     const texts: Record<string, string> = {};
     let largest = 0;
     let leaked = 0;
@@ -76,7 +81,13 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     };
     for (let i = 0; stack.length < n; i++) {
       await add("Group", { name: `team-${i}`, description: `team ${i}` });
-      await add("Flag", { workspace: "Default", name: `flag-${i}`, description: "bench", tags: ["bench", `t${i % 5}`], rolloutStatus: "Ramping" });
+      await add("Flag", {
+        workspace: "Default",
+        name: `flag-${i}`,
+        description: "bench",
+        tags: ["bench", `t${i % 5}`],
+        rolloutStatus: "Ramping",
+      });
       await add("FlagDefinition", {
         workspace: "Default",
         flag: `flag-${i}`,
@@ -86,7 +97,12 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
           { name: "off", description: "old" },
         ],
         defaultTreatment: "off",
-        rules: [{ condition: { matchers: [{ type: "IN_SEGMENT", string: "beta" }] }, buckets: [{ treatment: "on", size: 100 }] }],
+        rules: [
+          {
+            condition: { matchers: [{ type: "IN_SEGMENT", string: "beta" }] },
+            buckets: [{ treatment: "on", size: 100 }],
+          },
+        ],
         defaultRule: [
           { treatment: "on", size: 50 },
           { treatment: "off", size: 50 },
@@ -110,7 +126,14 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
 
     const def = stack.find((r) => r.kind === "FlagDefinition");
     if (!def) throw new Error("no definition in the stack");
-    const changed = { ...def.program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], __provider: texts.FlagDefinition };
+    const changed = {
+      ...def.program,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+      __provider: texts.FlagDefinition,
+    };
     const news = (await host.check(def.outs, changed)).inputs;
     proxy.reset();
     await host.update(def.id, def.outs, news);

@@ -19,6 +19,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { AdminClient } from "../sdk/admin/client";
 import {
   Bucket,
   type Definition,
@@ -34,15 +35,29 @@ import { checkInputs, type InputProblem } from "./core/check";
 import { adminClient, changeNote } from "./core/config";
 import { alignToLive, canonicalField, configurationText, liveDoc } from "./core/definition-doc";
 import { type DiffSpec, diffInputs } from "./core/diff";
-import { createOrAdopt, deleteIdempotent, GONE, outcomeUnknown, PartialFailure, readOrGone } from "./core/lifecycle";
+import {
+  createOrAdopt,
+  deleteIdempotent,
+  GONE,
+  outcomeUnknown,
+  PartialFailure,
+  readOrGone,
+} from "./core/lifecycle";
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import type { AdminClient } from "../sdk/admin/client";
+import {
+  configure as configureProcess,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+  seedOutputs,
+} from "./core/resource";
 import { FLAG_DEFINITION_TYPE, MODULE, typeName } from "./types";
 
 const Configurations = z
-  .union([z.string(), z.record(z.string(), z.unknown())], { error: "configurations must be a JSON string or an object" })
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error: "configurations must be a JSON string or an object",
+  })
   .refine(
     (v) => {
       if (typeof v !== "string") return true;
@@ -91,9 +106,17 @@ export const FlagDefinitionInputs = z.strictObject({
   /** Whether the flag is killed in this environment (applied with the kill / restore operation). Default false. */
   killed: z.boolean().default(false),
   /** Title of the change sent to the service. Default: see the module notes. */
-  title: z.string().min(1, "title must not be empty").max(256, "title must be at most 256 characters").optional(),
+  title: z
+    .string()
+    .min(1, "title must not be empty")
+    .max(256, "title must be at most 256 characters")
+    .optional(),
   /** Comment of the change sent to the service. */
-  comment: z.string().min(1, "comment must not be empty").max(4096, "comment must be at most 4096 characters").optional(),
+  comment: z
+    .string()
+    .min(1, "comment must not be empty")
+    .max(4096, "comment must be at most 4096 characters")
+    .optional(),
   /** Take over an existing definition instead of failing. Default: false. */
   adopt: z.boolean().default(false),
 });
@@ -126,7 +149,11 @@ export type FlagDefinitionOutputs = z.output<typeof FlagDefinitionOutputs>;
 export type FlagDefinitionArgs = ResourceArgs<z.input<typeof FlagDefinitionInputs>>;
 
 /** Inputs whose change replaces a definition: which flag and environment it belongs to. */
-export const flagDefinitionReplaceOnChange = ["workspace", "flag", "environment"] as const satisfies readonly (keyof FlagDefinitionInputs)[];
+export const flagDefinitionReplaceOnChange = [
+  "workspace",
+  "flag",
+  "environment",
+] as const satisfies readonly (keyof FlagDefinitionInputs)[];
 
 type DefinitionField =
   | "workspace"
@@ -144,13 +171,32 @@ const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b =
 const documentField = (field: string) => ({ normalize: (v: unknown) => canonicalField(field, v) });
 
 const definitionDiff: DiffSpec<DefinitionField> = {
-  fields: ["workspace", "flag", "environment", "treatments", "defaultTreatment", "baselineTreatment", "trafficAllocation", "rules", "defaultRule", "killed"],
+  fields: [
+    "workspace",
+    "flag",
+    "environment",
+    "treatments",
+    "defaultTreatment",
+    "baselineTreatment",
+    "trafficAllocation",
+    "rules",
+    "defaultRule",
+    "killed",
+  ],
   replaceOnChange: flagDefinitionReplaceOnChange,
   deleteBeforeReplace: true,
   rules: {
-    workspace: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName) },
-    flag: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.flagName) || sameText(n, olds.flagId) },
-    environment: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.environmentId) || sameText(n, olds.environmentName) },
+    workspace: {
+      equals: (o, n, olds) =>
+        sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName),
+    },
+    flag: {
+      equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.flagName) || sameText(n, olds.flagId),
+    },
+    environment: {
+      equals: (o, n, olds) =>
+        sameText(n, o) || sameText(n, olds.environmentId) || sameText(n, olds.environmentName),
+    },
     treatments: documentField("treatments"),
     rules: documentField("rules"),
     defaultRule: documentField("defaultRule"),
@@ -161,14 +207,22 @@ const definitionDiff: DiffSpec<DefinitionField> = {
 };
 
 /** Whole-document rules: `validateDefinition` (shared with the emulator and the policy pack) plus one target per key. */
-export function definitionProblems(inputs: Pick<FlagDefinitionInputs, "treatments" | "defaultTreatment" | "baselineTreatment" | "rules" | "defaultRule">): InputProblem[] {
+export function definitionProblems(
+  inputs: Pick<
+    FlagDefinitionInputs,
+    "treatments" | "defaultTreatment" | "baselineTreatment" | "rules" | "defaultRule"
+  >,
+): InputProblem[] {
   const problems: InputProblem[] = validateDefinition({ ...inputs, defaultRule: inputs.defaultRule ?? [] });
   const owner = new Map<string, string>();
   inputs.treatments.forEach((t, i) => {
     (t.keys ?? []).forEach((key, j) => {
       const first = owner.get(key);
       if (first !== undefined && first !== t.name) {
-        problems.push({ path: ["treatments", i, "keys", j], message: `key "${key}" is already a target of treatment "${first}"` });
+        problems.push({
+          path: ["treatments", i, "keys", j],
+          message: `key "${key}" is already a target of treatment "${first}"`,
+        });
       } else owner.set(key, t.name);
     });
   });
@@ -198,13 +252,20 @@ interface Place {
   environment: { id: string; name: string };
 }
 
-function outputs(def: Definition, place: Place, inputs: FlagDefinitionInputs | FlagDefinitionOutputs): FlagDefinitionOutputs {
+function outputs(
+  def: Definition,
+  place: Place,
+  inputs: FlagDefinitionInputs | FlagDefinitionOutputs,
+): FlagDefinitionOutputs {
   const doc = liveDoc(def);
   return plain({
     workspace: inputs.workspace,
     flag: inputs.flag,
     environment: inputs.environment,
-    ...(doc as unknown as Pick<FlagDefinitionOutputs, "treatments" | "defaultTreatment" | "trafficAllocation" | "rules" | "defaultRule">),
+    ...(doc as unknown as Pick<
+      FlagDefinitionOutputs,
+      "treatments" | "defaultTreatment" | "trafficAllocation" | "rules" | "defaultRule"
+    >),
     baselineTreatment: def.baselineTreatment,
     killed: def.killed,
     title: inputs.title,
@@ -226,7 +287,11 @@ function subject(flag: string, environment: string): string {
   return `flag "${flag}" in environment "${environment}"`;
 }
 
-function note(inputs: { title?: string | undefined; comment?: string | undefined }, operation: string, about: string) {
+function note(
+  inputs: { title?: string | undefined; comment?: string | undefined },
+  operation: string,
+  about: string,
+) {
   const fallback = changeNote(operation, about);
   return { title: inputs.title ?? fallback.title, comment: inputs.comment ?? fallback.comment };
 }
@@ -238,7 +303,13 @@ function testFailed(e: unknown): boolean {
   return e.status === 400 && /\btest\b/i.test(`${e.apiMessage} ${e.details ?? ""}`);
 }
 
-async function setKilled(admin: AdminClient, wsId: string, flagName: string, envId: string, killed: boolean): Promise<void> {
+async function setKilled(
+  admin: AdminClient,
+  wsId: string,
+  flagName: string,
+  envId: string,
+  killed: boolean,
+): Promise<void> {
   if (killed) await admin.definitions.kill(wsId, flagName, envId);
   else await admin.definitions.restore(wsId, flagName, envId);
 }
@@ -248,7 +319,12 @@ async function setKilled(admin: AdminClient, wsId: string, flagName: string, env
  * differs), then kill / restore (if `killed` differs). A PATCH whose response was lost is
  * re-read and re-diffed (the guards make a re-send safe). Returns the final definition.
  */
-async function converge(admin: AdminClient, place: Place, live: Definition, inputs: FlagDefinitionInputs): Promise<Definition> {
+async function converge(
+  admin: AdminClient,
+  place: Place,
+  live: Definition,
+  inputs: FlagDefinitionInputs,
+): Promise<Definition> {
   let current = live;
   for (let attempt = 0; ; attempt++) {
     const from = liveDoc(current);
@@ -272,7 +348,9 @@ async function converge(admin: AdminClient, place: Place, live: Definition, inpu
         );
       }
       if (!outcomeUnknown(e) || attempt >= 2) throw e;
-      const reread = await readOrGone(() => admin.definitions.get(place.workspace.id, current.id, place.environment.id));
+      const reread = await readOrGone(() =>
+        admin.definitions.get(place.workspace.id, current.id, place.environment.id),
+      );
       if (!reread) throw e;
       current = reread;
     }
@@ -292,7 +370,10 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     return checkInputs(
       {
         schema: FlagDefinitionInputs,
-        complete: (i) => ({ ...i, defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }] }),
+        complete: (i) => ({
+          ...i,
+          defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }],
+        }),
         validate: definitionProblems,
       },
       news,
@@ -307,7 +388,10 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     const admin = adminClient();
     const ws = await resolveWorkspace(admin, inputs.workspace);
     const env = await resolveEnvironment(admin, ws, inputs.environment);
-    const place: Place = { workspace: { id: ws.id, name: ws.name }, environment: { id: env.id, name: env.name } };
+    const place: Place = {
+      workspace: { id: ws.id, name: ws.name },
+      environment: { id: env.id, name: env.name },
+    };
     const about = subject(inputs.flag, env.name);
     const { value: created, how } = await createOrAdopt({
       describe: `a definition of ${about}`,
@@ -321,7 +405,10 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
           });
         } catch (e) {
           if (isNotFound(e)) {
-            throw new Error(`flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`, { cause: e });
+            throw new Error(
+              `flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`,
+              { cause: e },
+            );
           }
           throw e;
         }
@@ -333,13 +420,20 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       return { id, outs: outputs(final, place, inputs) };
     } catch (e) {
       if (how === "adopted") throw e;
-      throw new PartialFailure(id, outputs(created, place, inputs), e, inputs.killed ? "killing the flag" : "converging the definition");
+      throw new PartialFailure(
+        id,
+        outputs(created, place, inputs),
+        e,
+        inputs.killed ? "killing the flag" : "converging the definition",
+      );
     }
   },
 
   async read(_id, props) {
     const admin = adminClient();
-    const def = await readOrGone(() => admin.definitions.get(props.workspaceId, props.flagId, props.environmentId));
+    const def = await readOrGone(() =>
+      admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
+    );
     if (!def) return GONE;
     const place: Place = {
       workspace: { id: props.workspaceId, name: props.workspaceName },
@@ -370,7 +464,9 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       workspace: { id: olds.workspaceId, name: olds.workspaceName },
       environment: { id: olds.environmentId, name: olds.environmentName },
     };
-    const live = await readOrGone(() => admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId));
+    const live = await readOrGone(() =>
+      admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
+    );
     if (!live) {
       // Deleted outside Pulumi since the last refresh: create it again in the same place.
       const created = await admin.definitions.create(olds.workspaceId, olds.flagName, olds.environmentId, {
@@ -413,6 +509,7 @@ export const read = impl.read;
 /** {@link impl}'s `update`. */
 export const update = impl.update;
 const remove = impl.delete;
+
 /** {@link impl}'s `delete`. */
 export { remove as delete };
 
@@ -421,7 +518,10 @@ export { remove as delete };
  * `require`s this module when called (ref pulumi-notes §2), so the serialized text is small and
  * secret-free.
  */
-export const flagDefinitionProvider: pulumi.dynamic.ResourceProvider<FlagDefinitionInputs, FlagDefinitionOutputs> = {
+export const flagDefinitionProvider: pulumi.dynamic.ResourceProvider<
+  FlagDefinitionInputs,
+  FlagDefinitionOutputs
+> = {
   configure: (...a) => require("flagstack/provider/flag-definition").configure(...a),
   check: (...a) => require("flagstack/provider/flag-definition").check(...a),
   diff: (...a) => require("flagstack/provider/flag-definition").diff(...a),
@@ -534,6 +634,13 @@ export class FlagDefinition extends pulumi.dynamic.Resource {
   declare readonly lastUpdateTime: pulumi.Output<number>;
 
   constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagDefinitionProvider, name, seedOutputs(FLAG_DEFINITION_OUTPUT_NAMES, args), opts, MODULE, typeName(FLAG_DEFINITION_TYPE));
+    super(
+      flagDefinitionProvider,
+      name,
+      seedOutputs(FLAG_DEFINITION_OUTPUT_NAMES, args),
+      opts,
+      MODULE,
+      typeName(FLAG_DEFINITION_TYPE),
+    );
   }
 }

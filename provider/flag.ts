@@ -14,14 +14,25 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { FlagCreate, type Flag as FlagResponse, type JsonPatch, ROLLOUT_STATUS_NAMES } from "../sdk/admin/schemas";
+import {
+  FlagCreate,
+  type Flag as FlagResponse,
+  type JsonPatch,
+  ROLLOUT_STATUS_NAMES,
+} from "../sdk/admin/schemas";
 import { isNotFound } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
 import { changedFields, type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  configure as configureProcess,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+  seedOutputs,
+} from "./core/resource";
 import { FLAG_TYPE, MODULE, typeName } from "./types";
 
 const tagList = z
@@ -80,7 +91,11 @@ export type FlagOutputs = z.output<typeof FlagOutputs>;
 export type FlagArgs = ResourceArgs<z.input<typeof FlagInputs>>;
 
 /** Inputs whose change replaces a flag: its natural key. */
-export const flagReplaceOnChange = ["name", "workspace", "trafficType"] as const satisfies readonly (keyof FlagInputs)[];
+export const flagReplaceOnChange = [
+  "name",
+  "workspace",
+  "trafficType",
+] as const satisfies readonly (keyof FlagInputs)[];
 
 type FlagField = "name" | "workspace" | "trafficType" | "description" | "tags" | "rolloutStatus";
 
@@ -92,12 +107,17 @@ const flagDiff: DiffSpec<FlagField> = {
   deleteBeforeReplace: true,
   rules: {
     // The same workspace given by name or by id is no change (the state holds both).
-    workspace: { equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName) },
+    workspace: {
+      equals: (o, n, olds) =>
+        sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName),
+    },
     trafficType: { equals: (o, n, olds) => sameText(n, o ?? "user") || sameText(n, olds.trafficTypeId) },
     description: { normalize: (v) => v ?? "" },
     tags: { normalize: (v) => [...new Set((v as string[] | undefined) ?? [])].sort() },
     // Omitted: the service's value is not managed.
-    rolloutStatus: { equals: (o, n, olds) => n === undefined || sameText(n, o) || sameText(n, olds.rolloutStatusId) },
+    rolloutStatus: {
+      equals: (o, n, olds) => n === undefined || sameText(n, o) || sameText(n, olds.rolloutStatusId),
+    },
   },
 };
 
@@ -105,7 +125,11 @@ function tagNames(flag: FlagResponse): string[] {
   return [...new Set((flag.tags ?? []).map((t) => t.name))].sort();
 }
 
-function outputs(flag: FlagResponse, workspace: { id: string; name: string }, inputs: Pick<FlagInputs, "workspace" | "adopt">): FlagOutputs {
+function outputs(
+  flag: FlagResponse,
+  workspace: { id: string; name: string },
+  inputs: Pick<FlagInputs, "workspace" | "adopt">,
+): FlagOutputs {
   return plain({
     workspace: inputs.workspace,
     trafficType: flag.trafficType.name,
@@ -133,7 +157,8 @@ export function flagPatch(
   desired: { description: string; tags: readonly string[]; rolloutStatusId?: string | undefined },
 ): JsonPatch {
   const ops: JsonPatch = [];
-  if (live.description !== desired.description) ops.push({ op: "replace", path: "/description", value: desired.description });
+  if (live.description !== desired.description)
+    ops.push({ op: "replace", path: "/description", value: desired.description });
   const wantTags = [...new Set(desired.tags)].sort();
   if (JSON.stringify(wantTags) !== JSON.stringify([...live.tags].sort())) {
     ops.push({ op: "replace", path: "/tags", value: wantTags.map((name) => ({ name })) });
@@ -161,12 +186,19 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
     const workspace = await resolveWorkspace(admin, inputs.workspace);
     const trafficType = await resolveTrafficType(admin, workspace, inputs.trafficType);
     // Resolved before anything is written, so an unknown status fails without creating the flag.
-    const status = inputs.rolloutStatus === undefined ? undefined : await resolveRolloutStatus(admin, workspace, inputs.rolloutStatus);
+    const status =
+      inputs.rolloutStatus === undefined
+        ? undefined
+        : await resolveRolloutStatus(admin, workspace, inputs.rolloutStatus);
     const { value: flag, how } = await createOrAdopt({
       describe: `a flag named "${inputs.name}" in workspace "${workspace.name}"`,
       adopt: inputs.adopt,
       lookup: () => readOrGone(() => admin.flags.get(workspace.id, inputs.name)),
-      create: () => admin.flags.create(workspace.id, trafficType.name, { name: inputs.name, description: inputs.description }),
+      create: () =>
+        admin.flags.create(workspace.id, trafficType.name, {
+          name: inputs.name,
+          description: inputs.description,
+        }),
     });
     if (how === "adopted" && flag.trafficType.id !== trafficType.id) {
       throw new Error(
@@ -182,7 +214,12 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
       const patched = await admin.flags.patch(workspace.id, flag.name, ops);
       return { id: patched.id, outs: outputs(patched, workspace, inputs) };
     } catch (e) {
-      throw new PartialFailure(flag.id, outputs(flag, workspace, inputs), e, "setting tags and rollout status");
+      throw new PartialFailure(
+        flag.id,
+        outputs(flag, workspace, inputs),
+        e,
+        "setting tags and rollout status",
+      );
     }
   },
 
@@ -220,15 +257,21 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
         rolloutStatusId: status?.id,
       },
     );
-    if (ops.length === 0) return { outs: { ...olds, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType } };
+    if (ops.length === 0)
+      return {
+        outs: { ...olds, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType },
+      };
     try {
       const flag = await admin.flags.patch(workspace.id, olds.name, ops);
       return { outs: outputs(flag, workspace, news) };
     } catch (e) {
       if (isNotFound(e)) {
-        throw new Error(`flag "${olds.name}" (${id}) no longer exists in workspace "${workspace.name}"; run \`pulumi refresh\` to recreate it`, {
-          cause: e,
-        });
+        throw new Error(
+          `flag "${olds.name}" (${id}) no longer exists in workspace "${workspace.name}"; run \`pulumi refresh\` to recreate it`,
+          {
+            cause: e,
+          },
+        );
       }
       throw e;
     }
@@ -255,6 +298,7 @@ export const read = impl.read;
 /** {@link impl}'s `update`. */
 export const update = impl.update;
 const remove = impl.delete;
+
 /** {@link impl}'s `delete`. */
 export { remove as delete };
 

@@ -22,7 +22,13 @@ import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  configure as configureProcess,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+  seedOutputs,
+} from "./core/resource";
 import { GROUP_TYPE, MODULE, typeName } from "./types";
 
 /** The inputs of a {@link Group}. */
@@ -61,9 +67,12 @@ function outputs(group: GroupResponse, inputs: Pick<GroupInputs, "adopt">): Grou
 }
 
 function renameConflict(name: string, cause: unknown): Error {
-  return new Error(`a group named "${name}" already exists; group names are unique in the account (${(cause as Error).message})`, {
-    cause,
-  });
+  return new Error(
+    `a group named "${name}" already exists; group names are unique in the account (${(cause as Error).message})`,
+    {
+      cause,
+    },
+  );
 }
 
 /**
@@ -91,7 +100,12 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
     });
     let current = group;
     if (how !== "created" && current.description !== inputs.description) {
-      current = await admin.groups.put(group.id, { id: group.id, name: inputs.name, description: inputs.description, type: "group" });
+      current = await admin.groups.put(group.id, {
+        id: group.id,
+        name: inputs.name,
+        description: inputs.description,
+        type: "group",
+      });
     }
     return { id: current.id, outs: outputs(current, inputs) };
   },
@@ -100,18 +114,30 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
     const group = await readOrGone(() => adminClient().groups.get(id));
     if (!group) return GONE;
     const outs = outputs(group, { adopt: props?.adopt ?? false });
-    return { id: group.id, props: outs, inputs: { name: outs.name, description: outs.description, adopt: outs.adopt } };
+    return {
+      id: group.id,
+      props: outs,
+      inputs: { name: outs.name, description: outs.description, adopt: outs.adopt },
+    };
   },
 
   async update(id, _olds, news) {
     const admin = adminClient();
     try {
-      const group = await admin.groups.put(id, { id, name: news.name, description: news.description, type: "group" });
+      const group = await admin.groups.put(id, {
+        id,
+        name: news.name,
+        description: news.description,
+        type: "group",
+      });
       return { outs: outputs(group, news) };
     } catch (e) {
       if (isConflict(e)) throw renameConflict(news.name, e);
       if (isNotFound(e)) {
-        throw new Error(`group ${id} ("${news.name}") no longer exists; run \`pulumi refresh\` to recreate it`, { cause: e });
+        throw new Error(
+          `group ${id} ("${news.name}") no longer exists; run \`pulumi refresh\` to recreate it`,
+          { cause: e },
+        );
       }
       throw e;
     }
@@ -138,6 +164,7 @@ export const read = impl.read;
 /** {@link impl}'s `update`. */
 export const update = impl.update;
 const remove = impl.delete;
+
 /** {@link impl}'s `delete`. */
 export { remove as delete };
 

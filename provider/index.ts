@@ -6,30 +6,27 @@
  * so the re-exports below are explicit.
  * @module
  */
-export {
-  FLAG_DEFINITION_TYPE,
-  FLAG_TYPE,
-  GROUP_TYPE,
-  MODULE,
-  USER_INVITE_TYPE,
-  PROJECT_TYPE,
-  CONNECTOR_TYPE,
-  PIPELINE_TYPE,
-} from "./types";
+
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProvider, flagReplaceOnChange } from "./flag";
 export {
+  type BucketOutput,
   FlagDefinition,
   type FlagDefinitionArgs,
   FlagDefinitionInputs,
   FlagDefinitionOutputs,
   flagDefinitionProvider,
   flagDefinitionReplaceOnChange,
-  type BucketOutput,
   type RuleOutput,
   type TreatmentOutput,
 } from "./flag-definition";
-export { Group, type GroupArgs, GroupInputs, GroupOutputs, groupProvider, groupReplaceOnChange } from "./group";
-export { ON_DELETE, UserInvite, type UserInviteArgs, UserInviteInputs, UserInviteOutputs, userInviteProvider, userInviteReplaceOnChange } from "./user-invite";
+export {
+  Group,
+  type GroupArgs,
+  GroupInputs,
+  GroupOutputs,
+  groupProvider,
+  groupReplaceOnChange,
+} from "./group";
 export {
   getEnvironment,
   getGroup,
@@ -40,3 +37,22 @@ export {
   type LookupOptions,
   NotFoundByName,
 } from "./lookups";
+export {
+  CONNECTOR_TYPE,
+  FLAG_DEFINITION_TYPE,
+  FLAG_TYPE,
+  GROUP_TYPE,
+  MODULE,
+  PIPELINE_TYPE,
+  PROJECT_TYPE,
+  USER_INVITE_TYPE,
+} from "./types";
+export {
+  ON_DELETE,
+  UserInvite,
+  type UserInviteArgs,
+  UserInviteInputs,
+  UserInviteOutputs,
+  userInviteProvider,
+  userInviteReplaceOnChange,
+} from "./user-invite";

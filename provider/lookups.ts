@@ -12,11 +12,26 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { type Environment, type Group, type RolloutStatus, type TrafficType, type User, UserStatus, type Workspace } from "../sdk/admin/schemas";
+import type { AdminClient } from "../sdk/admin/client";
+import {
+  type Environment,
+  type Group,
+  type RolloutStatus,
+  type TrafficType,
+  type User,
+  UserStatus,
+  type Workspace,
+} from "../sdk/admin/schemas";
 import { dotPath } from "./core/check";
 import { adminClient, providerSettings } from "./core/config";
-import { NotFoundByName, resolveEnvironment, resolveGroups, resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import type { AdminClient } from "../sdk/admin/client";
+import {
+  NotFoundByName,
+  resolveEnvironment,
+  resolveGroups,
+  resolveRolloutStatus,
+  resolveTrafficType,
+  resolveWorkspace,
+} from "./core/resolve";
 
 /** Where a lookup reads from; every member is optional (see the module notes for the defaults). */
 export interface LookupOptions {
@@ -73,7 +88,10 @@ export const GetUsersArgs = z.strictObject({ status: UserStatus.optional(), grou
  * const ws = await getWorkspace({ name: "Default" });   // { id, name, type, requiresTitleAndComments }
  * ```
  */
-export async function getWorkspace(args: z.input<typeof GetWorkspaceArgs>, options?: LookupOptions): Promise<Workspace> {
+export async function getWorkspace(
+  args: z.input<typeof GetWorkspaceArgs>,
+  options?: LookupOptions,
+): Promise<Workspace> {
   const { name } = parseArgs(GetWorkspaceArgs, args, "getWorkspace");
   return resolveWorkspace(clientFor(options), name);
 }
@@ -86,7 +104,10 @@ export async function getWorkspace(args: z.input<typeof GetWorkspaceArgs>, optio
  * const prod = await getEnvironment({ workspace: "Default", name: "Production" });   // { id, name, production }
  * ```
  */
-export async function getEnvironment(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<Environment> {
+export async function getEnvironment(
+  args: z.input<typeof InWorkspaceArgs>,
+  options?: LookupOptions,
+): Promise<Environment> {
   const a = parseArgs(InWorkspaceArgs, args, "getEnvironment");
   const admin = clientFor(options);
   return resolveEnvironment(admin, await resolveWorkspace(admin, a.workspace), a.name);
@@ -100,7 +121,10 @@ export async function getEnvironment(args: z.input<typeof InWorkspaceArgs>, opti
  * const ramping = await getRolloutStatus({ workspace: "Default", name: "Ramping" });   // { id, name, description }
  * ```
  */
-export async function getRolloutStatus(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<RolloutStatus> {
+export async function getRolloutStatus(
+  args: z.input<typeof InWorkspaceArgs>,
+  options?: LookupOptions,
+): Promise<RolloutStatus> {
   const a = parseArgs(InWorkspaceArgs, args, "getRolloutStatus");
   const admin = clientFor(options);
   return resolveRolloutStatus(admin, await resolveWorkspace(admin, a.workspace), a.name);
@@ -114,7 +138,10 @@ export async function getRolloutStatus(args: z.input<typeof InWorkspaceArgs>, op
  * const account = await getTrafficType({ workspace: "Default", name: "account" });   // { id, name }
  * ```
  */
-export async function getTrafficType(args: z.input<typeof InWorkspaceArgs>, options?: LookupOptions): Promise<TrafficType> {
+export async function getTrafficType(
+  args: z.input<typeof InWorkspaceArgs>,
+  options?: LookupOptions,
+): Promise<TrafficType> {
   const a = parseArgs(InWorkspaceArgs, args, "getTrafficType");
   const admin = clientFor(options);
   return resolveTrafficType(admin, await resolveWorkspace(admin, a.workspace), a.name);
@@ -144,7 +171,10 @@ export async function getGroup(args: z.input<typeof GetGroupArgs>, options?: Loo
  * const reviewers = await getUsers({ group: "flag-reviewers" });
  * ```
  */
-export async function getUsers(args: z.input<typeof GetUsersArgs> = {}, options?: LookupOptions): Promise<User[]> {
+export async function getUsers(
+  args: z.input<typeof GetUsersArgs> = {},
+  options?: LookupOptions,
+): Promise<User[]> {
   const a = parseArgs(GetUsersArgs, args, "getUsers");
   const admin = clientFor(options);
   let groupId: string | undefined;

@@ -15,6 +15,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { AdminClient } from "../sdk/admin/client";
 import { type JsonPatch, type User, UserInviteBody } from "../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
@@ -22,8 +23,13 @@ import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveGroups } from "./core/resolve";
-import { configure as configureProcess, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
-import type { AdminClient } from "../sdk/admin/client";
+import {
+  configure as configureProcess,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+  seedOutputs,
+} from "./core/resource";
 import { MODULE, typeName, USER_INVITE_TYPE } from "./types";
 
 /** What deleting the resource does to a user who has accepted the invitation. */
@@ -43,7 +49,9 @@ export const UserInviteInputs = z.strictObject({
    * DEACTIVATED, `retain` leaves the user as is, `fail` makes the delete fail. A PENDING invitation
    * is always deleted.
    */
-  onDelete: z.enum(ON_DELETE, { error: `onDelete must be one of ${ON_DELETE.map((v) => `"${v}"`).join(", ")}` }).default("deactivate"),
+  onDelete: z
+    .enum(ON_DELETE, { error: `onDelete must be one of ${ON_DELETE.map((v) => `"${v}"`).join(", ")}` })
+    .default("deactivate"),
   /** Take over an existing user with the same e-mail instead of failing. Default: false. */
   adopt: z.boolean().default(false),
 });
@@ -87,7 +95,8 @@ function knownIds(wanted: readonly string[], olds: Record<string, unknown>): str
   return out;
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
 
 const userDiff: DiffSpec<"email" | "groups" | "onDelete"> = {
   fields: ["email", "groups", "onDelete"],
@@ -108,7 +117,11 @@ function liveGroupIds(user: User): string[] {
   return [...new Set((user.groups ?? []).map((g) => g.id))].sort();
 }
 
-function outputs(user: User, names: ReadonlyMap<string, string>, inputs: Omit<UserInviteInputs, "email">): UserInviteOutputs {
+function outputs(
+  user: User,
+  names: ReadonlyMap<string, string>,
+  inputs: Omit<UserInviteInputs, "email">,
+): UserInviteOutputs {
   const groupIds = liveGroupIds(user);
   return plain({
     email: user.email,
@@ -129,7 +142,9 @@ export function membershipPatch(user: User, wanted: readonly string[]): JsonPatc
   const live = user.groups;
   const ops: JsonPatch = [];
   if (live === undefined) {
-    return wanted.length === 0 ? [] : [{ op: "add", path: "/groups", value: wanted.map((id) => ({ id, type: "group" })) }];
+    return wanted.length === 0
+      ? []
+      : [{ op: "add", path: "/groups", value: wanted.map((id) => ({ id, type: "group" })) }];
   }
   for (let i = live.length - 1; i >= 0; i--) {
     const id = (live[i] as { id: string }).id;
@@ -139,7 +154,8 @@ export function membershipPatch(user: User, wanted: readonly string[]): JsonPatc
     }
   }
   const have = new Set(live.map((g) => g.id));
-  for (const id of wanted) if (!have.has(id)) ops.push({ op: "add", path: "/groups/-", value: { id, type: "group" } });
+  for (const id of wanted)
+    if (!have.has(id)) ops.push({ op: "add", path: "/groups/-", value: { id, type: "group" } });
   return ops;
 }
 
@@ -147,12 +163,17 @@ async function findByEmail(admin: AdminClient, email: string): Promise<User | un
   const wanted = email.toLowerCase();
   for await (const u of admin.users.list()) if (u.email.toLowerCase() === wanted) return u;
   // Some deployments list only active users unless asked (ref admin §5).
-  for await (const u of admin.users.list({ status: "PENDING" })) if (u.email.toLowerCase() === wanted) return u;
+  for await (const u of admin.users.list({ status: "PENDING" }))
+    if (u.email.toLowerCase() === wanted) return u;
   return undefined;
 }
 
 /** Names for the user's group ids: from what is known, else one read of the group list. */
-async function groupNames(admin: AdminClient, user: User, known: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function groupNames(
+  admin: AdminClient,
+  user: User,
+  known: ReadonlyMap<string, string>,
+): Promise<Map<string, string>> {
   const ids = liveGroupIds(user);
   if (ids.every((id) => known.has(id))) return new Map(known);
   const names = new Map(known);
@@ -181,7 +202,11 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
       describe: `a user with e-mail ${inputs.email}`,
       adopt: inputs.adopt,
       lookup: () => findByEmail(admin, inputs.email),
-      create: () => admin.users.invite({ email: inputs.email, groups: ids.map((id) => ({ id, type: "group" as const })) }),
+      create: () =>
+        admin.users.invite({
+          email: inputs.email,
+          groups: ids.map((id) => ({ id, type: "group" as const })),
+        }),
     });
     let current = user;
     if (how !== "created") {
@@ -199,8 +224,16 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
     const names = await groupNames(admin, user, known);
     const sameGroups = sameSet(liveGroupIds(user), props.groupIds ?? []);
     const groups = sameGroups ? props.groups : liveGroupIds(user).map((gid) => names.get(gid) ?? gid);
-    const outs = outputs(user, names, { groups, onDelete: props.onDelete ?? "deactivate", adopt: props.adopt ?? false });
-    return { id: user.id, props: outs, inputs: { email: outs.email, groups, onDelete: outs.onDelete, adopt: outs.adopt } };
+    const outs = outputs(user, names, {
+      groups,
+      onDelete: props.onDelete ?? "deactivate",
+      adopt: props.adopt ?? false,
+    });
+    return {
+      id: user.id,
+      props: outs,
+      inputs: { email: outs.email, groups, onDelete: outs.onDelete, adopt: outs.adopt },
+    };
   },
 
   async update(id, olds, news) {
@@ -214,7 +247,8 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
       ids = groups.map((g) => g.id);
     }
     let user = await readOrGone(() => admin.users.get(id));
-    if (!user) throw new Error(`user ${id} (${olds.email}) no longer exists; run \`pulumi refresh\` to invite again`);
+    if (!user)
+      throw new Error(`user ${id} (${olds.email}) no longer exists; run \`pulumi refresh\` to invite again`);
     const ops = membershipPatch(user, [...new Set(ids)]);
     if (ops.length > 0) user = await admin.users.patch(id, ops);
     return { outs: outputs(user, await groupNames(admin, user, names), news) };
@@ -243,7 +277,13 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
         );
       }
       try {
-        await admin.users.put(id, { email: user.email, name: user.name, status: "DEACTIVATED", "2fa": user["2fa"], type: "user" });
+        await admin.users.put(id, {
+          email: user.email,
+          name: user.name,
+          status: "DEACTIVATED",
+          "2fa": user["2fa"],
+          type: "user",
+        });
       } catch (e) {
         if (isNotFound(e)) return;
         throw e;
@@ -269,6 +309,7 @@ export const read = impl.read;
 /** {@link impl}'s `update`. */
 export const update = impl.update;
 const remove = impl.delete;
+
 /** {@link impl}'s `delete`. */
 export { remove as delete };
 
@@ -333,6 +374,13 @@ export class UserInvite extends pulumi.dynamic.Resource {
   declare readonly groupNames: pulumi.Output<string[]>;
 
   constructor(name: string, args: UserInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(userInviteProvider, name, seedOutputs(USER_INVITE_OUTPUT_NAMES, args), opts, MODULE, typeName(USER_INVITE_TYPE));
+    super(
+      userInviteProvider,
+      name,
+      seedOutputs(USER_INVITE_OUTPUT_NAMES, args),
+      opts,
+      MODULE,
+      typeName(USER_INVITE_TYPE),
+    );
   }
 }

@@ -72,7 +72,10 @@ export function withoutProvider<T extends object>(props: T | undefined): Record<
 }
 
 /** Maps zod issues to Pulumi check failures: one per issue, one per unrecognized key. */
-export function issuesToFailures(issues: readonly z.core.$ZodIssue[], prefix: JsonPath = []): pulumi.dynamic.CheckFailure[] {
+export function issuesToFailures(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: JsonPath = [],
+): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
@@ -152,5 +155,7 @@ export function checkInputs<S extends z.ZodObject>(
       failures.push(...issuesToFailures(parsed.error.issues, [key]));
     }
   }
-  return failures.length === 0 ? { inputs: inputs as z.output<S> } : { inputs: inputs as z.output<S>, failures };
+  return failures.length === 0
+    ? { inputs: inputs as z.output<S> }
+    : { inputs: inputs as z.output<S>, failures };
 }

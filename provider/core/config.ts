@@ -80,7 +80,9 @@ function processState(): ProcessState {
  * same whole stack config, so the last one wins harmlessly. Throws when a value is malformed,
  * naming the config key.
  */
-export function configureProvider(config: pulumi.dynamic.Config | { get(key: string): string | undefined }): void {
+export function configureProvider(
+  config: pulumi.dynamic.Config | { get(key: string): string | undefined },
+): void {
   const configured: Partial<Record<SettingName, string>> = {};
   for (const [name, { key }] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
     const value = config.get(key);
@@ -97,7 +99,10 @@ export function resetProvider(): void {
   state.clients.clear();
 }
 
-function parseSettings(raw: Partial<Record<SettingName, string>>, source: (name: SettingName) => string): ProviderSettings {
+function parseSettings(
+  raw: Partial<Record<SettingName, string>>,
+  source: (name: SettingName) => string,
+): ProviderSettings {
   const parsed = ProviderSettings.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => {
@@ -112,7 +117,10 @@ export function providerSettings(env: NodeJS.ProcessEnv = process.env): Provider
   const configured = processState().configured;
   const raw: Partial<Record<SettingName, string>> = {};
   const from: Partial<Record<SettingName, string>> = {};
-  for (const [name, { key, env: envName }] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+  for (const [name, { key, env: envName }] of Object.entries(SETTINGS) as [
+    SettingName,
+    (typeof SETTINGS)[SettingName],
+  ][]) {
     const configuredValue = configured[name];
     const envValue = env[envName];
     if (configuredValue !== undefined) {
@@ -215,7 +223,11 @@ export function stackLabel(env: NodeJS.ProcessEnv = process.env): string {
  * `flagstack:changeTitle` / `flagstack:changeComment`, else a default naming the stack and the
  * operation (ref admin §2: workspaces may require both on every definition change).
  */
-export function changeNote(operation: string, subject: string, settings: ProviderSettings = providerSettings()): {
+export function changeNote(
+  operation: string,
+  subject: string,
+  settings: ProviderSettings = providerSettings(),
+): {
   title: string;
   comment: string;
 } {

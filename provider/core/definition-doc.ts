@@ -15,10 +15,28 @@ import type { Definition } from "../../sdk/admin/schemas";
 import { canonicalJson } from "./diff";
 
 /** The writable fields of a definition, in the service's shape. */
-export const WRITABLE_FIELDS = ["treatments", "defaultTreatment", "baselineTreatment", "trafficAllocation", "rules", "defaultRule"] as const;
+export const WRITABLE_FIELDS = [
+  "treatments",
+  "defaultTreatment",
+  "baselineTreatment",
+  "trafficAllocation",
+  "rules",
+  "defaultRule",
+] as const;
 
 const TREATMENT_KEYS = ["name", "description", "configurations", "keys", "segments"] as const;
-const MATCHER_KEYS = ["type", "negate", "attribute", "string", "strings", "bool", "number", "date", "between", "depends"] as const;
+const MATCHER_KEYS = [
+  "type",
+  "negate",
+  "attribute",
+  "string",
+  "strings",
+  "bool",
+  "number",
+  "date",
+  "between",
+  "depends",
+] as const;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Doc = Record<string, Json>;
@@ -37,7 +55,10 @@ export function liveDoc(def: Definition): Doc {
     trafficAllocation: def.trafficAllocation,
     rules: def.rules.map((r) => ({
       buckets: r.buckets.map((b) => ({ treatment: b.treatment, size: b.size })),
-      condition: { combiner: r.condition.combiner, matchers: r.condition.matchers.map((m) => pick(m, MATCHER_KEYS)) },
+      condition: {
+        combiner: r.condition.combiner,
+        matchers: r.condition.matchers.map((m) => pick(m, MATCHER_KEYS)),
+      },
     })),
     defaultRule: def.defaultRule.map((b) => ({ treatment: b.treatment, size: b.size })),
   };
@@ -48,7 +69,8 @@ export function liveDoc(def: Definition): Doc {
 const isEmptyish = (v: unknown) =>
   v === undefined || v === null || v === false || v === "" || (Array.isArray(v) && v.length === 0);
 
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+const isStringArray = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === "string");
 
 function sameSet(a: string[], b: string[]): boolean {
   return a.length === b.length && canonicalJson([...a].sort()) === canonicalJson([...b].sort());
@@ -66,13 +88,24 @@ function align(desired: unknown, live: unknown, key: string | undefined): unknow
   if (key === "configurations" && typeof desired === "string" && typeof live === "string") {
     return canonicalJson(parseJson(desired)) === canonicalJson(parseJson(live)) ? live : desired;
   }
-  if ((key === "keys" || key === "segments" || key === "strings") && isStringArray(desired) && isStringArray(live)) {
+  if (
+    (key === "keys" || key === "segments" || key === "strings") &&
+    isStringArray(desired) &&
+    isStringArray(live)
+  ) {
     return sameSet(desired, live) ? live : desired;
   }
   if (Array.isArray(desired) && Array.isArray(live)) {
     return desired.map((d, i) => align(d, live[i], undefined));
   }
-  if (desired && live && typeof desired === "object" && typeof live === "object" && !Array.isArray(desired) && !Array.isArray(live)) {
+  if (
+    desired &&
+    live &&
+    typeof desired === "object" &&
+    typeof live === "object" &&
+    !Array.isArray(desired) &&
+    !Array.isArray(live)
+  ) {
     const d = desired as Record<string, unknown>;
     const l = live as Record<string, unknown>;
     const out: Record<string, unknown> = {};
@@ -95,9 +128,13 @@ function align(desired: unknown, live: unknown, key: string | undefined): unknow
  * the live order when they hold the same members; equal configuration JSON keeps the live text.
  * `baselineTreatment`, when not desired, keeps the live value (it is not managed then).
  */
-export function alignToLive(desired: Record<string, unknown>, live: Record<string, unknown>): Record<string, unknown> {
+export function alignToLive(
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+): Record<string, unknown> {
   const out = align(desired, live, undefined) as Record<string, unknown>;
-  if (desired.baselineTreatment === undefined && live.baselineTreatment !== undefined) out.baselineTreatment = live.baselineTreatment;
+  if (desired.baselineTreatment === undefined && live.baselineTreatment !== undefined)
+    out.baselineTreatment = live.baselineTreatment;
   return out;
 }
 

@@ -39,7 +39,9 @@ export function leafTests(value: unknown, path: string): Operation[] {
     if (value.every(isScalar)) return [{ op: "test", path, value: clone(value) }];
     return value.flatMap((v, i) => leafTests(v, `${path}/${i}`));
   }
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (v === undefined ? [] : leafTests(v, `${path}/${escapeToken(k)}`)));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    v === undefined ? [] : leafTests(v, `${path}/${escapeToken(k)}`),
+  );
 }
 
 function testsAt(doc: unknown, path: string): Operation[] {
@@ -69,7 +71,9 @@ export function guardsFor(doc: unknown, op: Operation): Operation[] {
     if (key in parent) return testsAt(doc, op.path);
     // A new member: pin the object it goes into by its scalar members (a treatment by its name).
     return Object.entries(parent as Record<string, unknown>).flatMap(([k, v]) =>
-      isScalar(v) && v !== undefined ? [{ op: "test" as const, path: `${parentPath}/${escapeToken(k)}`, value: v }] : [],
+      isScalar(v) && v !== undefined
+        ? [{ op: "test" as const, path: `${parentPath}/${escapeToken(k)}`, value: v }]
+        : [],
     );
   }
   return [];
@@ -87,7 +91,8 @@ export function guardedPatch(live: unknown, desired: unknown): Operation[] {
   for (const op of ops) {
     for (const guard of guardsFor(work, op)) {
       const value = JSON.stringify((guard as { value: unknown }).value);
-      if (!out.some((o) => o.op === "test" && o.path === guard.path && JSON.stringify(o.value) === value)) out.push(guard);
+      if (!out.some((o) => o.op === "test" && o.path === guard.path && JSON.stringify(o.value) === value))
+        out.push(guard);
     }
     out.push(op);
     applyPatch(work, [op]);

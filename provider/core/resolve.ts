@@ -8,9 +8,10 @@
  * unknown name fails with the list of valid ones.
  * @module
  */
+
+import type { AdminClient } from "../../sdk/admin/client";
 import type { Environment, Group, RolloutStatus, TrafficType, Workspace } from "../../sdk/admin/schemas";
 import { forget, memo } from "./config";
-import type { AdminClient } from "../../sdk/admin/client";
 
 /** Thrown when a name matches nothing; the message lists what exists. */
 export class NotFoundByName extends Error {
@@ -49,7 +50,13 @@ async function findIn<T extends { id: string; name: string }>(
     list = await memo(admin, key, load);
     found = match(list);
   }
-  if (!found) throw new NotFoundByName(kind, wanted, list.map((x) => x.name), where);
+  if (!found)
+    throw new NotFoundByName(
+      kind,
+      wanted,
+      list.map((x) => x.name),
+      where,
+    );
   return found;
 }
 
@@ -59,17 +66,43 @@ export function resolveWorkspace(admin: AdminClient, nameOrId: string): Promise<
 }
 
 /** An environment of a workspace by name or id. */
-export function resolveEnvironment(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<Environment> {
-  return findIn(admin, `environments:${workspace.id}`, () => admin.environments.list(workspace.id), nameOrId, "environment", ` in workspace "${workspace.name}"`);
+export function resolveEnvironment(
+  admin: AdminClient,
+  workspace: Workspace,
+  nameOrId: string,
+): Promise<Environment> {
+  return findIn(
+    admin,
+    `environments:${workspace.id}`,
+    () => admin.environments.list(workspace.id),
+    nameOrId,
+    "environment",
+    ` in workspace "${workspace.name}"`,
+  );
 }
 
 /** A traffic type of a workspace by name or id. */
-export function resolveTrafficType(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<TrafficType> {
-  return findIn(admin, `trafficTypes:${workspace.id}`, () => admin.trafficTypes.list(workspace.id), nameOrId, "traffic type", ` in workspace "${workspace.name}"`);
+export function resolveTrafficType(
+  admin: AdminClient,
+  workspace: Workspace,
+  nameOrId: string,
+): Promise<TrafficType> {
+  return findIn(
+    admin,
+    `trafficTypes:${workspace.id}`,
+    () => admin.trafficTypes.list(workspace.id),
+    nameOrId,
+    "traffic type",
+    ` in workspace "${workspace.name}"`,
+  );
 }
 
 /** A rollout status of a workspace by name or id. */
-export function resolveRolloutStatus(admin: AdminClient, workspace: Workspace, nameOrId: string): Promise<RolloutStatus> {
+export function resolveRolloutStatus(
+  admin: AdminClient,
+  workspace: Workspace,
+  nameOrId: string,
+): Promise<RolloutStatus> {
   return findIn(
     admin,
     `rolloutStatuses:${workspace.id}`,
@@ -89,7 +122,12 @@ export async function resolveGroups(admin: AdminClient, namesOrIds: readonly str
   const all = await collect(admin.groups.list());
   return namesOrIds.map((wanted) => {
     const found = all.find((g) => g.id === wanted) ?? all.find((g) => g.name === wanted);
-    if (!found) throw new NotFoundByName("group", wanted, all.map((g) => g.name));
+    if (!found)
+      throw new NotFoundByName(
+        "group",
+        wanted,
+        all.map((g) => g.name),
+      );
     return found;
   });
 }

@@ -27,7 +27,10 @@ export type ResourceArgs<T> = { [K in keyof T]: DeepInput<T[K]> };
  */
 export interface ResourceHandlers<Inputs, Outputs> {
   configure(req: pulumi.dynamic.ConfigureRequest): Promise<void>;
-  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<Inputs>>;
+  check(
+    olds: Record<string, unknown>,
+    news: Record<string, unknown>,
+  ): Promise<pulumi.dynamic.CheckResult<Inputs>>;
   diff(id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;

@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 const TITLE = "pulumi up: shop/dev";
-const comment = (op: string, flag: string) => `${op} of flag "${flag}" in environment "Production" by flagstack (Pulumi stack shop/dev)`;
+const comment = (op: string, flag: string) =>
+  `${op} of flag "${flag}" in environment "Production" by flagstack (Pulumi stack shop/dev)`;
 
 describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   let p: Driver;
@@ -40,7 +41,12 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       { name: "off", description: "the old page" },
     ],
     defaultTreatment: "off",
-    rules: [{ condition: { matchers: [{ type: "IN_SEGMENT", string: "beta" }] }, buckets: [{ treatment: "on", size: 100 }] }],
+    rules: [
+      {
+        condition: { matchers: [{ type: "IN_SEGMENT", string: "beta" }] },
+        buckets: [{ treatment: "on", size: 100 }],
+      },
+    ],
     defaultRule: [
       { treatment: "on", size: 50 },
       { treatment: "off", size: 50 },
@@ -53,14 +59,20 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     ],
     defaultTreatment: "off",
     trafficAllocation: 100,
-    rules: [{ buckets: [{ treatment: "on", size: 100 }], condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta" }] } }],
+    rules: [
+      {
+        buckets: [{ treatment: "on", size: 100 }],
+        condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta" }] },
+      },
+    ],
     defaultRule: [
       { treatment: "on", size: 50 },
       { treatment: "off", size: 50 },
     ],
   };
   const defPath = () => `/internal/api/v2/splits/ws/${ws.id}/${flag}/environments/${prod.id}`;
-  const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) => (await p.check(olds, news)).inputs;
+  const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) =>
+    (await p.check(olds, news)).inputs;
   let id: string;
   let outs: Record<string, unknown>;
 
@@ -110,7 +122,11 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     const read = await p.read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
-    expect(read.inputs).toMatchObject({ treatments: doc.treatments, defaultRule: doc.defaultRule, killed: false });
+    expect(read.inputs).toMatchObject({
+      treatments: doc.treatments,
+      defaultRule: doc.defaultRule,
+      killed: false,
+    });
   });
 
   it("reports no change for the same meaning, with no request", async () => {
@@ -123,12 +139,22 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
         { name: "off", description: "the old page" },
       ],
     });
-    expect(await p.diff(id, outs, same)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await p.diff(id, outs, same)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     expect(bed.emu.requests()).toEqual([]);
   });
 
   it("updates one field with one read and one write: a guarded minimal patch", async () => {
-    const news = await check(outs, { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }] });
+    const news = await check(outs, {
+      ...program,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+    });
     expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     bed.proxy.reset();
     const updated = await p.update(id, outs, news);
@@ -145,14 +171,24 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
         { op: "replace", path: "/defaultRule/1/size", value: 40 },
       ],
     });
-    expect(updated.outs).toEqual({ ...outs, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], lastUpdateTime: expect.any(Number) });
+    expect(updated.outs).toEqual({
+      ...outs,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+      lastUpdateTime: expect.any(Number),
+    });
     outs = updated.outs;
   });
 
   it("adds a target key with one guarded add, and sends the title and comment inputs", async () => {
     const news = await check(outs, {
       ...program,
-      defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }],
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
       treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
       title: "OPS-42",
       comment: "add QA key",
@@ -175,7 +211,14 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("kills and restores with the dedicated operations, never the patch", async () => {
-    const base = { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]] };
+    const base = {
+      ...program,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
+    };
     const killed = await check(outs, { ...base, killed: true });
     expect(await p.diff(id, outs, killed)).toMatchObject({ changes: true, replaces: [] });
     bed.proxy.reset();
@@ -190,7 +233,14 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("recovers a PATCH whose response was lost: re-reads, finds it applied, sends nothing more", async () => {
-    const base = { ...program, defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }], treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]] };
+    const base = {
+      ...program,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
+    };
     bed.proxy.reset();
     bed.proxy.once({ method: "PATCH", path: new RegExp(`/environments/${prod.id}$`) }, { lose: true });
     outs = (await p.update(id, outs, await check(outs, { ...base, trafficAllocation: 90 }))).outs;
@@ -202,10 +252,21 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
 
   it("tolerates values unknown during preview: check passes them, diff replaces on an unknown flag", async () => {
     bed.emu.resetRequests();
-    const checked = await p.check(outs, { ...program, flag: UNKNOWN, defaultRule: [{ treatment: "on", size: UNKNOWN }, { treatment: "off", size: 50 }] });
+    const checked = await p.check(outs, {
+      ...program,
+      flag: UNKNOWN,
+      defaultRule: [
+        { treatment: "on", size: UNKNOWN },
+        { treatment: "off", size: 50 },
+      ],
+    });
     expect(checked.failures).toEqual([]);
     expect(checked.inputs).toMatchObject({ flag: UNKNOWN, trafficAllocation: 100, killed: false });
-    expect(await p.diff(id, outs, checked.inputs)).toEqual({ changes: true, replaces: ["flag"], deleteBeforeReplace: true });
+    expect(await p.diff(id, outs, checked.inputs)).toEqual({
+      changes: true,
+      replaces: ["flag"],
+      deleteBeforeReplace: true,
+    });
     expect(bed.emu.requests()).toEqual([]);
   });
 
@@ -213,7 +274,16 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     const news = await check(outs, { ...program, trafficAllocation: 80 });
     bed.proxy.once(
       { method: "GET", path: new RegExp(`/environments/${prod.id}$`) },
-      { after: async () => void (await bed.admin.definitions.patch(ws.id, flag, prod.id, [{ op: "replace", path: "/trafficAllocation", value: 55 }], { title: "t", comment: "c" })) },
+      {
+        after: async () =>
+          void (await bed.admin.definitions.patch(
+            ws.id,
+            flag,
+            prod.id,
+            [{ op: "replace", path: "/trafficAllocation", value: 55 }],
+            { title: "t", comment: "c" },
+          )),
+      },
     );
     await expect(p.update(id, outs, news)).rejects.toThrow(
       `the definition of flag "${flag}" in environment "Production" changed while this update was being applied (a concurrent edit); nothing was overwritten`,
@@ -225,7 +295,10 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     const read = await p.read(id, outs);
     expect(read.props).toMatchObject({ trafficAllocation: 55 });
     const news = await check(outs, { ...program, trafficAllocation: 100 });
-    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({ changes: true, replaces: [] });
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
     outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
     const live = await bed.admin.definitions.get(ws.id, flag, prod.id);
     expect(live.trafficAllocation).toBe(100);
@@ -238,7 +311,11 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     ["flag", { flag: `${flag}-other` }],
     ["workspace", { workspace: "Other" }],
   ])("replaces on a %s change, deleting first", async (field, change) => {
-    expect(await p.diff(id, outs, await check(outs, { ...program, ...change }))).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+    expect(await p.diff(id, outs, await check(outs, { ...program, ...change }))).toEqual({
+      changes: true,
+      replaces: [field],
+      deleteBeforeReplace: true,
+    });
   });
 
   it("re-creates a definition deleted out of band when updated without a refresh", async () => {
@@ -255,8 +332,16 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("refuses an existing definition unless adopt is set, then converges it", async () => {
-    await bed.admin.definitions.create(ws.id, flag, prod.id, { treatments: [{ name: "on" }, { name: "off" }], defaultTreatment: "off", defaultRule: [{ treatment: "off", size: 100 }], title: "t", comment: "c" });
-    await expect(p.create(await check({}, program))).rejects.toThrow(`a definition of flag "${flag}" in environment "Production" already exists. Set \`adopt: true\``);
+    await bed.admin.definitions.create(ws.id, flag, prod.id, {
+      treatments: [{ name: "on" }, { name: "off" }],
+      defaultTreatment: "off",
+      defaultRule: [{ treatment: "off", size: 100 }],
+      title: "t",
+      comment: "c",
+    });
+    await expect(p.create(await check({}, program))).rejects.toThrow(
+      `a definition of flag "${flag}" in environment "Production" already exists. Set \`adopt: true\``,
+    );
     bed.proxy.reset();
     const adopted = await p.create(await check({}, { ...program, adopt: true }));
     expect(adopted.id).toBe(id);
@@ -269,7 +354,13 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     bed.proxy.reset();
     await p.delete(id, outs);
     expect(bed.proxy.writes()).toEqual([
-      { method: "DELETE", path: defPath(), query: { title: TITLE, comment: comment("delete", flag) }, body: undefined, status: 200 },
+      {
+        method: "DELETE",
+        path: defPath(),
+        query: { title: TITLE, comment: comment("delete", flag) },
+        body: undefined,
+        status: 200,
+      },
     ]);
     await expect(bed.admin.definitions.get(ws.id, flag, prod.id)).rejects.toMatchObject({ status: 404 });
     await expect(p.delete(id, outs)).resolves.toBeUndefined();
@@ -278,7 +369,10 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   it("creates killed: POST then kill", async () => {
     bed.proxy.reset();
     const created = await p.create(await check({}, { ...program, killed: true }));
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${defPath()}`, `PUT ${defPath()}/kill`]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
+      `POST ${defPath()}`,
+      `PUT ${defPath()}/kill`,
+    ]);
     expect(created.outs.killed).toBe(true);
     await p.delete(created.id, created.outs);
   });

@@ -27,7 +27,13 @@ afterAll(async () => {
 describe.each(MODES)("Flag (%s)", (mode) => {
   let p: Driver;
   const name = mode === "direct" ? "checkout-d" : "checkout-g";
-  const program = { workspace: "Default", name, description: "One-page checkout", tags: ["payments", "web", "payments"], rolloutStatus: "Ramping" };
+  const program = {
+    workspace: "Default",
+    name,
+    description: "One-page checkout",
+    tags: ["payments", "web", "payments"],
+    rolloutStatus: "Ramping",
+  };
   let id: string;
   let outs: Record<string, unknown>;
   const flagPath = () => `/internal/api/v2/splits/ws/${ws.id}/${name}`;
@@ -38,7 +44,15 @@ describe.each(MODES)("Flag (%s)", (mode) => {
 
   it("checks: defaults applied, tags a sorted set", async () => {
     expect(await p.check({}, program)).toEqual({
-      inputs: { workspace: "Default", trafficType: "user", name, description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false },
+      inputs: {
+        workspace: "Default",
+        trafficType: "user",
+        name,
+        description: "One-page checkout",
+        tags: ["payments", "web"],
+        rolloutStatus: "Ramping",
+        adopt: false,
+      },
       failures: [],
     });
   });
@@ -60,7 +74,11 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       trafficTypeId: expect.any(String),
     });
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
-      { method: "POST", path: expect.stringMatching(new RegExp(`^/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user/?$`)), body: { name, description: "One-page checkout" } },
+      {
+        method: "POST",
+        path: expect.stringMatching(new RegExp(`^/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user/?$`)),
+        body: { name, description: "One-page checkout" },
+      },
       {
         method: "PATCH",
         path: flagPath(),
@@ -76,15 +94,31 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     const read = await p.read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
-    expect(read.inputs).toEqual({ workspace: "Default", trafficType: "user", name, description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false });
+    expect(read.inputs).toEqual({
+      workspace: "Default",
+      trafficType: "user",
+      name,
+      description: "One-page checkout",
+      tags: ["payments", "web"],
+      rolloutStatus: "Ramping",
+      adopt: false,
+    });
   });
 
   it("reports no change for the same meaning (workspace by id, tags reordered), with no request", async () => {
     bed.emu.resetRequests();
     const news = (await p.check(outs, { ...program, workspace: ws.id, tags: ["web", "payments"] })).inputs;
-    expect(await p.diff(id, outs, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const withoutStatus = (await p.check(outs, { ...program, rolloutStatus: undefined })).inputs;
-    expect(await p.diff(id, outs, withoutStatus)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await p.diff(id, outs, withoutStatus)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     expect(bed.emu.requests()).toEqual([]);
   });
 
@@ -94,14 +128,25 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     bed.proxy.reset();
     const updated = await p.update(id, outs, news);
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
-      { method: "PATCH", path: flagPath(), body: [{ op: "replace", path: "/description", value: "Faster checkout" }] },
+      {
+        method: "PATCH",
+        path: flagPath(),
+        body: [{ op: "replace", path: "/description", value: "Faster checkout" }],
+      },
     ]);
     expect(updated.outs).toEqual({ ...outs, description: "Faster checkout" });
     outs = updated.outs;
   });
 
   it("moves the rollout status and tags in one PATCH; the timestamp follows", async () => {
-    const news = (await p.check(outs, { ...program, description: "Faster checkout", rolloutStatus: "Ramped", tags: ["web"] })).inputs;
+    const news = (
+      await p.check(outs, {
+        ...program,
+        description: "Faster checkout",
+        rolloutStatus: "Ramped",
+        tags: ["web"],
+      })
+    ).inputs;
     bed.proxy.reset();
     const updated = await p.update(id, outs, news);
     expect(bed.proxy.writes().map(({ method, body }) => ({ method, body }))).toEqual([
@@ -113,7 +158,11 @@ describe.each(MODES)("Flag (%s)", (mode) => {
         ],
       },
     ]);
-    expect(updated.outs).toMatchObject({ rolloutStatus: "Ramped", rolloutStatusId: statusId("Ramped"), tags: ["web"] });
+    expect(updated.outs).toMatchObject({
+      rolloutStatus: "Ramped",
+      rolloutStatusId: statusId("Ramped"),
+      tags: ["web"],
+    });
     expect(updated.outs.rolloutStatusTimestamp).toBeGreaterThanOrEqual(outs.rolloutStatusTimestamp as number);
     outs = updated.outs;
   });
@@ -124,7 +173,11 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     ["workspace", { workspace: "Elsewhere" }],
   ])("replaces on a %s change, deleting first", async (field, change) => {
     const news = (await p.check(outs, { ...program, rolloutStatus: "Ramped", ...change })).inputs;
-    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: true,
+      replaces: [field],
+      deleteBeforeReplace: true,
+    });
   });
 
   it("carries out a replacement the way the engine does: delete, then create", async () => {
@@ -138,11 +191,16 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("refresh picks up an out-of-band change; the next diff shows it", async () => {
-    await bed.admin.flags.patch(ws.id, name, [{ op: "replace", path: "/description", value: "edited in the UI" }]);
+    await bed.admin.flags.patch(ws.id, name, [
+      { op: "replace", path: "/description", value: "edited in the UI" },
+    ]);
     const read = await p.read(id, outs);
     expect(read.props).toEqual({ ...outs, description: "edited in the UI" });
     const news = (await p.check(outs, { ...program, trafficType: "account" })).inputs;
-    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({ changes: true, replaces: [] });
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
     outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
     expect(outs.description).toBe("One-page checkout");
   });
@@ -165,7 +223,12 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     bed.proxy.once({ method: "POST", path: /\/trafficTypes\/user\/?$/ }, { lose: true });
     const created = await p.create((await p.check({}, program)).inputs);
     expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST", "PATCH"]);
-    expect(created.outs).toMatchObject({ name, tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: false });
+    expect(created.outs).toMatchObject({
+      name,
+      tags: ["payments", "web"],
+      rolloutStatus: "Ramping",
+      adopt: false,
+    });
     const same: string[] = [];
     for await (const f of bed.admin.flags.list(ws.id, { name })) same.push(f.id);
     expect(same).toEqual([created.id]);
@@ -175,7 +238,9 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   it("fails on an unknown rollout status at create without writing, listing the valid ones", async () => {
     const inputs = { ...(await p.check({}, program)).inputs, rolloutStatus: "Shipped" };
     bed.proxy.reset();
-    await expect(p.create(inputs)).rejects.toThrow('rollout status "Shipped" not found in workspace "Default"; valid rollout statuses: "Pre-Production", "Ramping"');
+    await expect(p.create(inputs)).rejects.toThrow(
+      'rollout status "Shipped" not found in workspace "Default"; valid rollout statuses: "Pre-Production", "Ramping"',
+    );
     expect(bed.proxy.writes()).toEqual([]);
   });
 
@@ -186,7 +251,12 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     );
     bed.proxy.reset();
     const adopted = await p.create((await p.check({}, { ...program, adopt: true })).inputs);
-    expect(adopted.outs).toMatchObject({ description: "One-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping", adopt: true });
+    expect(adopted.outs).toMatchObject({
+      description: "One-page checkout",
+      tags: ["payments", "web"],
+      rolloutStatus: "Ramping",
+      adopt: true,
+    });
     expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${flagPath()}`]);
     await p.delete(adopted.id, adopted.outs);
   });

@@ -28,28 +28,45 @@ describe.each(MODES)("Group (%s)", (mode) => {
 
   it("checks and creates", async () => {
     const checked = await p.check({}, { name, description: "Approve rollouts" });
-    expect(checked).toEqual({ inputs: { name, description: "Approve rollouts", adopt: false }, failures: [] });
+    expect(checked).toEqual({
+      inputs: { name, description: "Approve rollouts", adopt: false },
+      failures: [],
+    });
     bed.proxy.reset();
     const created = await p.create(checked.inputs);
     id = created.id;
     outs = created.outs;
     expect(outs).toEqual({ name, description: "Approve rollouts", adopt: false, groupId: id });
     expect(bed.proxy.writes()).toEqual([
-      { method: "POST", path: "/internal/api/v2/groups", query: {}, body: { name, description: "Approve rollouts" }, status: 200 },
+      {
+        method: "POST",
+        path: "/internal/api/v2/groups",
+        query: {},
+        body: { name, description: "Approve rollouts" },
+        status: 200,
+      },
     ]);
     expect((await bed.admin.groups.get(id)).name).toBe(name);
   });
 
   it("reads what it created", async () => {
     const read = await p.read(id, outs);
-    expect(read).toEqual({ id, props: outs, inputs: { name, description: "Approve rollouts", adopt: false } });
+    expect(read).toEqual({
+      id,
+      props: outs,
+      inputs: { name, description: "Approve rollouts", adopt: false },
+    });
   });
 
   it("reports no change for the same inputs, with no request", async () => {
     bed.proxy.reset();
     bed.emu.resetRequests();
     const checked = await p.check(outs, { name, description: "Approve rollouts" });
-    expect(await p.diff(id, outs, checked.inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await p.diff(id, outs, checked.inputs)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     expect(bed.emu.requests()).toEqual([]);
   });
 
@@ -76,7 +93,8 @@ describe.each(MODES)("Group (%s)", (mode) => {
     expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     outs = (await p.update(id, outs, news)).outs;
     expect(outs).toMatchObject({ name: `${name}-2`, groupId: id });
-    outs = (await p.update(id, outs, (await p.check(outs, { name, description: "Approve and ramp" })).inputs)).outs;
+    outs = (await p.update(id, outs, (await p.check(outs, { name, description: "Approve and ramp" })).inputs))
+      .outs;
   });
 
   it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
@@ -85,7 +103,10 @@ describe.each(MODES)("Group (%s)", (mode) => {
     expect(read.props).toEqual({ ...outs, description: "changed in the UI" });
     expect(read.inputs).toEqual({ name, description: "changed in the UI", adopt: false });
     const news = (await p.check(outs, { name, description: "Approve and ramp" })).inputs;
-    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({ changes: true, replaces: [] });
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
     outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
   });
 
@@ -105,20 +126,34 @@ describe.each(MODES)("Group (%s)", (mode) => {
   it("reports a group deleted out of band as gone", async () => {
     const created = await p.create((await p.check({}, { name })).inputs);
     await bed.admin.groups.delete(created.id);
-    expect(await p.read(created.id, created.outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+    expect(await p.read(created.id, created.outs)).toEqual({
+      id: undefined,
+      props: undefined,
+      inputs: undefined,
+    });
     await expect(p.delete(created.id, created.outs)).resolves.toBeUndefined();
   });
 
   it("refuses a duplicate name unless adopt is set, then takes the group over", async () => {
     const existing = await bed.admin.groups.create({ name: `${name}-existing`, description: "made by hand" });
     const plainInputs = (await p.check({}, { name: existing.name, description: "managed" })).inputs;
-    await expect(p.create(plainInputs)).rejects.toThrow(`a group named "${existing.name}" already exists. Set \`adopt: true\``);
-    const adoptInputs = (await p.check({}, { name: existing.name, description: "managed", adopt: true })).inputs;
+    await expect(p.create(plainInputs)).rejects.toThrow(
+      `a group named "${existing.name}" already exists. Set \`adopt: true\``,
+    );
+    const adoptInputs = (await p.check({}, { name: existing.name, description: "managed", adopt: true }))
+      .inputs;
     bed.proxy.reset();
     const adopted = await p.create(adoptInputs);
     expect(adopted.id).toBe(existing.id);
-    expect(adopted.outs).toEqual({ name: existing.name, description: "managed", adopt: true, groupId: existing.id });
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT /internal/api/v2/groups/${existing.id}`]);
+    expect(adopted.outs).toEqual({
+      name: existing.name,
+      description: "managed",
+      adopt: true,
+      groupId: existing.id,
+    });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
+      `PUT /internal/api/v2/groups/${existing.id}`,
+    ]);
     await p.delete(adopted.id, adopted.outs);
   });
 });

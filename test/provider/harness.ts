@@ -9,8 +9,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import requireFromString from "require-from-string";
@@ -29,14 +29,20 @@ const provrpc = pulumiRequire("./proto/provider_grpc_pb");
 type Props = Record<string, unknown>;
 
 /** The serialized text of a provider object, as stored in `__provider`. */
-export async function serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
+export async function serializeProvider(
+  provider: object,
+): Promise<{ text: string; containsSecrets: boolean }> {
   const sf = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
   return { text: sf.text, containsSecrets: sf.containsSecrets };
 }
 
 /** Loads a serialized provider the way the host does (`requireFromString(text).handler()`). */
 export function loadSerializedProvider(text: string): pulumi.dynamic.ResourceProvider {
-  return (requireFromString(text, join(REPO, "provider-from-state.js")) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
+  return (
+    requireFromString(text, join(REPO, "provider-from-state.js")) as {
+      handler: () => pulumi.dynamic.ResourceProvider;
+    }
+  ).handler();
 }
 
 /** A gRPC error from the host, with the `ErrorResourceInitFailed` details when there were any. */
@@ -58,14 +64,22 @@ function fromStruct(s: { toJavaScript(): Props } | undefined): Props | undefined
   return s ? s.toJavaScript() : undefined;
 }
 
-function hostError(err: { message?: string; details?: string; metadata?: { get(k: string): unknown[] } }): HostError {
+function hostError(err: {
+  message?: string;
+  details?: string;
+  metadata?: { get(k: string): unknown[] };
+}): HostError {
   const raw = err.metadata?.get("grpc-status-details-bin")?.[0] as Buffer | undefined;
   let initFailed: HostError["initFailed"];
   if (raw) {
     const status = statusproto.Status.deserializeBinary(new Uint8Array(raw));
     for (const any of status.getDetailsList()) {
       const detail = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
-      initFailed = { id: detail.getId(), properties: fromStruct(detail.getProperties()) ?? {}, reasons: detail.getReasonsList() };
+      initFailed = {
+        id: detail.getId(),
+        properties: fromStruct(detail.getProperties()) ?? {},
+        reasons: detail.getReasonsList(),
+      };
     }
   }
   return new HostError(err.details ?? err.message ?? String(err), initFailed);
@@ -75,10 +89,21 @@ function hostError(err: { message?: string; details?: string; metadata?: { get(k
 export interface ProviderHost {
   /** Sends the gRPC `Configure` with the whole stack config (`flagstack:adminApiUrl`, ...). */
   configure(config: Record<string, string>): Promise<void>;
-  check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
-  diff(id: string, olds: Props, news: Props): Promise<{ changes: number; replaces: string[]; deleteBeforeReplace: boolean }>;
+  check(
+    olds: Props,
+    news: Props,
+  ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
+  diff(
+    id: string,
+    olds: Props,
+    news: Props,
+  ): Promise<{ changes: number; replaces: string[]; deleteBeforeReplace: boolean }>;
   create(props: Props): Promise<{ id: string; properties: Props }>;
-  read(id: string, props: Props, inputs?: Props): Promise<{ id: string; properties: Props; inputs: Props | undefined }>;
+  read(
+    id: string,
+    props: Props,
+    inputs?: Props,
+  ): Promise<{ id: string; properties: Props; inputs: Props | undefined }>;
   update(id: string, olds: Props, news: Props): Promise<{ properties: Props }>;
   delete(id: string, props: Props): Promise<void>;
   /** Everything the host wrote to stderr so far. */
@@ -116,7 +141,9 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
   const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const call = <Res>(method: string, req: unknown): Promise<Res> =>
     new Promise((resolve, reject) => {
-      client[method](req, (err: Parameters<typeof hostError>[0] | null, res: Res) => (err ? reject(hostError(err)) : resolve(res)));
+      client[method](req, (err: Parameters<typeof hostError>[0] | null, res: Res) =>
+        err ? reject(hostError(err)) : resolve(res),
+      );
     });
   const urn = "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/flagstack:Test::t";
 
@@ -132,10 +159,10 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
       req.setUrn(urn);
       req.setOlds(toStruct(olds));
       req.setNews(toStruct(news));
-      const res = await call<{ getInputs(): { toJavaScript(): Props }; getFailuresList(): { getProperty(): string; getReason(): string }[] }>(
-        "check",
-        req,
-      );
+      const res = await call<{
+        getInputs(): { toJavaScript(): Props };
+        getFailuresList(): { getProperty(): string; getReason(): string }[];
+      }>("check", req);
       return {
         inputs: fromStruct(res.getInputs()) ?? {},
         failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
@@ -147,8 +174,16 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
       req.setUrn(urn);
       req.setOlds(toStruct(olds));
       req.setNews(toStruct(news));
-      const res = await call<{ getChanges(): number; getReplacesList(): string[]; getDeletebeforereplace(): boolean }>("diff", req);
-      return { changes: res.getChanges(), replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
+      const res = await call<{
+        getChanges(): number;
+        getReplacesList(): string[];
+        getDeletebeforereplace(): boolean;
+      }>("diff", req);
+      return {
+        changes: res.getChanges(),
+        replaces: res.getReplacesList(),
+        deleteBeforeReplace: res.getDeletebeforereplace(),
+      };
     },
     async create(props) {
       const req = new provproto.CreateRequest();
@@ -163,11 +198,16 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
       req.setUrn(urn);
       req.setProperties(toStruct(props));
       if (inputs) req.setInputs(toStruct(inputs));
-      const res = await call<{ getId(): string; getProperties(): { toJavaScript(): Props }; getInputs(): { toJavaScript(): Props } | undefined }>(
-        "read",
-        req,
-      );
-      return { id: res.getId(), properties: fromStruct(res.getProperties()) ?? {}, inputs: fromStruct(res.getInputs()) };
+      const res = await call<{
+        getId(): string;
+        getProperties(): { toJavaScript(): Props };
+        getInputs(): { toJavaScript(): Props } | undefined;
+      }>("read", req);
+      return {
+        id: res.getId(),
+        properties: fromStruct(res.getProperties()) ?? {},
+        inputs: fromStruct(res.getInputs()),
+      };
     },
     async update(id, olds, news) {
       const req = new provproto.UpdateRequest();
@@ -203,10 +243,20 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
  * implementation directly, so one lifecycle test body runs both ways.
  */
 export interface Driver {
-  check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
-  diff(id: string, olds: Props, news: Props): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }>;
+  check(
+    olds: Props,
+    news: Props,
+  ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
+  diff(
+    id: string,
+    olds: Props,
+    news: Props,
+  ): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }>;
   create(inputs: Props): Promise<{ id: string; outs: Props }>;
-  read(id: string, props: Props): Promise<{ id: string | undefined; props: Props | undefined; inputs: Props | undefined }>;
+  read(
+    id: string,
+    props: Props,
+  ): Promise<{ id: string | undefined; props: Props | undefined; inputs: Props | undefined }>;
   update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
   delete(id: string, props: Props): Promise<void>;
 }
@@ -233,7 +283,11 @@ export function directDriver(impl: {
     },
     async diff(id, olds, news) {
       const r = await impl.diff(id, olds as never, news as never);
-      return { changes: r.changes === true, replaces: [...(r.replaces ?? [])], deleteBeforeReplace: r.deleteBeforeReplace === true };
+      return {
+        changes: r.changes === true,
+        replaces: [...(r.replaces ?? [])],
+        deleteBeforeReplace: r.deleteBeforeReplace === true,
+      };
     },
     async create(inputs) {
       const r = await impl.create(inputs as never);
@@ -241,7 +295,11 @@ export function directDriver(impl: {
     },
     async read(id, props) {
       const r = await impl.read(id, props as never);
-      return { id: r.id || undefined, props: r.props as Props | undefined, inputs: r.inputs as Props | undefined };
+      return {
+        id: r.id || undefined,
+        props: r.props as Props | undefined,
+        inputs: r.inputs as Props | undefined,
+      };
     },
     async update(id, olds, news) {
       const r = await impl.update(id, olds as never, news as never);
@@ -261,7 +319,11 @@ export function hostDriver(host: ProviderHost, providerText: string): Driver {
     },
     async diff(id, olds, news) {
       const r = await host.diff(id, withProvider(olds), withProvider(news));
-      return { changes: r.changes === DIFF.SOME, replaces: r.replaces, deleteBeforeReplace: r.deleteBeforeReplace };
+      return {
+        changes: r.changes === DIFF.SOME,
+        replaces: r.replaces,
+        deleteBeforeReplace: r.deleteBeforeReplace,
+      };
     },
     async create(inputs) {
       const r = await host.create(withProvider(inputs));
@@ -269,7 +331,11 @@ export function hostDriver(host: ProviderHost, providerText: string): Driver {
     },
     async read(id, props) {
       const r = await host.read(id, withProvider(props));
-      return { id: r.id || undefined, props: r.id ? strip(r.properties) : undefined, inputs: strip(r.inputs) };
+      return {
+        id: r.id || undefined,
+        props: r.id ? strip(r.properties) : undefined,
+        inputs: strip(r.inputs),
+      };
     },
     async update(id, olds, news) {
       const r = await host.update(id, withProvider(olds), withProvider(news));
@@ -302,7 +368,10 @@ export interface RecordingProxy {
    * write); `lose` drops the connection instead of answering (a response lost after the service
    * acted on the request).
    */
-  once(match: { method: string; path: RegExp }, action: { after?: () => Promise<void>; lose?: boolean }): void;
+  once(
+    match: { method: string; path: RegExp },
+    action: { after?: () => Promise<void>; lose?: boolean },
+  ): void;
   stop(): Promise<void>;
 }
 
@@ -312,14 +381,18 @@ export interface RecordingProxy {
  */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   let log: ProxiedRequest[] = [];
-  const hooks: { match: { method: string; path: RegExp }; action: { after?: () => Promise<void>; lose?: boolean } }[] = [];
+  const hooks: {
+    match: { method: string; path: RegExp };
+    action: { after?: () => Promise<void>; lose?: boolean };
+  }[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
       const raw = Buffer.concat(chunks).toString();
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
       try {
         const upstream = await fetch(new URL(req.url ?? "/", target), {
           method: req.method ?? "GET",
@@ -333,10 +406,17 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           path: u.pathname,
           query: Object.fromEntries(u.searchParams),
           // JSON bodies parsed; others (the platform API's YAML pipelines) kept as text.
-          body: raw.length === 0 ? undefined : /json/.test(req.headers["content-type"] ?? "") ? JSON.parse(raw) : raw,
+          body:
+            raw.length === 0
+              ? undefined
+              : /json/.test(req.headers["content-type"] ?? "")
+                ? JSON.parse(raw)
+                : raw,
           status: upstream.status,
         });
-        const hookAt = hooks.findIndex((h) => h.match.method === (req.method ?? "GET") && h.match.path.test(u.pathname));
+        const hookAt = hooks.findIndex(
+          (h) => h.match.method === (req.method ?? "GET") && h.match.path.test(u.pathname),
+        );
         if (hookAt >= 0) {
           const [hook] = hooks.splice(hookAt, 1);
           if (hook?.action.after) await hook.action.after();
@@ -347,7 +427,13 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         }
         const out: Record<string, string> = {};
         upstream.headers.forEach((v, k) => {
-          if (k !== "content-length" && k !== "transfer-encoding" && k !== "connection" && k !== "content-encoding") out[k] = v;
+          if (
+            k !== "content-length" &&
+            k !== "transfer-encoding" &&
+            k !== "connection" &&
+            k !== "content-encoding"
+          )
+            out[k] = v;
         });
         res.writeHead(upstream.status, out);
         res.end(text);

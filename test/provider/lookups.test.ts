@@ -18,7 +18,11 @@ let ws: Workspace;
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
-  admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: Number.POSITIVE_INFINITY });
+  admin = new AdminClient({
+    baseUrl: emu.url,
+    apiKey: emu.adminKey,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
   opts = { adminApiUrl: emu.url, adminApiKey: emu.adminKey };
   ws = (await admin.workspaces.getByName("Default")) as Workspace;
 });
@@ -33,21 +37,34 @@ describe("lookups", () => {
   });
 
   it("getEnvironment, getTrafficType, getRolloutStatus by name", async () => {
-    expect(await getEnvironment({ workspace: "Default", name: "Production" }, opts)).toMatchObject({ name: "Production", production: true });
-    expect(await getTrafficType({ workspace: "Default", name: "account" }, opts)).toMatchObject({ name: "account", id: expect.any(String) });
-    expect(await getRolloutStatus({ workspace: "Default", name: "Ramping" }, opts)).toMatchObject({ name: "Ramping", description: expect.any(String) });
+    expect(await getEnvironment({ workspace: "Default", name: "Production" }, opts)).toMatchObject({
+      name: "Production",
+      production: true,
+    });
+    expect(await getTrafficType({ workspace: "Default", name: "account" }, opts)).toMatchObject({
+      name: "account",
+      id: expect.any(String),
+    });
+    expect(await getRolloutStatus({ workspace: "Default", name: "Ramping" }, opts)).toMatchObject({
+      name: "Ramping",
+      description: expect.any(String),
+    });
   });
 
   it("lists the valid names when a name is unknown", async () => {
     await expect(getEnvironment({ workspace: "Default", name: "Prod" }, opts)).rejects.toThrow(
       'environment "Prod" not found in workspace "Default"; valid environments: "Production", "Staging"',
     );
-    await expect(getWorkspace({ name: "Nope" }, opts)).rejects.toThrow('workspace "Nope" not found; valid workspaces: "Default"');
+    await expect(getWorkspace({ name: "Nope" }, opts)).rejects.toThrow(
+      'workspace "Nope" not found; valid workspaces: "Default"',
+    );
     await expect(getGroup({ name: "nobody" }, opts)).rejects.toThrow('group "nobody" not found;');
   });
 
   it("names a bad argument", async () => {
-    await expect(getEnvironment({ workspace: "", name: "Production" }, opts)).rejects.toThrow("getEnvironment: workspace: must not be empty");
+    await expect(getEnvironment({ workspace: "", name: "Production" }, opts)).rejects.toThrow(
+      "getEnvironment: workspace: must not be empty",
+    );
     await expect(getUsers({ status: "GONE" as "ACTIVE" }, opts)).rejects.toThrow("getUsers: status: ");
   });
 
@@ -57,15 +74,30 @@ describe("lookups", () => {
     const invited = [];
     // More than the largest page (200), so the lookups must follow the markers.
     for (let i = 0; i < 205; i++) {
-      invited.push(await admin.users.invite({ email: `u${i}@example.com`, groups: i % 3 === 0 ? [{ id: group.id, type: "group" }] : [] }));
+      invited.push(
+        await admin.users.invite({
+          email: `u${i}@example.com`,
+          groups: i % 3 === 0 ? [{ id: group.id, type: "group" }] : [],
+        }),
+      );
     }
     await emu.acceptInvitation(invited[0]?.id as string);
     emu.resetRequests();
     const pending = await getUsers({ status: "PENDING" }, opts);
     expect(emu.requests().filter((r) => r.path === "/internal/api/v2/users").length).toBe(2);
-    expect(pending.map((u) => u.email).sort()).toEqual(invited.slice(1).map((u) => u.email).sort());
+    expect(pending.map((u) => u.email).sort()).toEqual(
+      invited
+        .slice(1)
+        .map((u) => u.email)
+        .sort(),
+    );
     const inGroup = await getUsers({ group: "lookup-team" }, opts);
-    expect(inGroup.map((u) => u.id).sort()).toEqual(invited.filter((_, i) => i % 3 === 0).map((u) => u.id).sort());
+    expect(inGroup.map((u) => u.id).sort()).toEqual(
+      invited
+        .filter((_, i) => i % 3 === 0)
+        .map((u) => u.id)
+        .sort(),
+    );
   });
 
   it("reads credentials from the environment when no options are given", async () => {

@@ -5,7 +5,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { Flag, type FlagArgs, FlagDefinition, type FlagDefinitionArgs, Group, UserInvite } from "../../provider";
+import {
+  Flag,
+  type FlagArgs,
+  FlagDefinition,
+  type FlagDefinitionArgs,
+  Group,
+  UserInvite,
+} from "../../provider";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE, GROUP_TYPE, USER_INVITE_TYPE } from "../../provider/types";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
@@ -16,7 +23,10 @@ beforeAll(async () => {
       newResource: (args) => {
         registered.push(args);
         const { __provider: _, ...inputs } = args.inputs as Record<string, unknown>;
-        return { id: `${args.name}-id`, state: { ...inputs, flagId: "f-1", groupId: "g-1", userId: "u-1", status: "PENDING" } };
+        return {
+          id: `${args.name}-id`,
+          state: { ...inputs, flagId: "f-1", groupId: "g-1", userId: "u-1", status: "PENDING" },
+        };
       },
       call: () => ({}),
     },
@@ -43,7 +53,9 @@ describe("resource classes", () => {
     expect(await output(def.flag)).toBe("checkout");
     expect(await output(group.groupId)).toBe("g-1");
     expect(await output(user.status)).toBe("PENDING");
-    expect(registered.map((r) => r.type).sort()).toEqual([FLAG_TYPE, FLAG_DEFINITION_TYPE, GROUP_TYPE, USER_INVITE_TYPE].sort());
+    expect(registered.map((r) => r.type).sort()).toEqual(
+      [FLAG_TYPE, FLAG_DEFINITION_TYPE, GROUP_TYPE, USER_INVITE_TYPE].sort(),
+    );
     for (const r of registered) {
       const text = (r.inputs as { __provider: string }).__provider;
       expect(text).toContain('require("flagstack/provider/');
@@ -56,7 +68,11 @@ describe("resource classes", () => {
   it("accept pulumi.Input values at every level of the args", () => {
     expectTypeOf<pulumi.Output<string>>().toExtend<FlagArgs["name"]>();
     expectTypeOf<Promise<string[]>>().toExtend<FlagArgs["tags"]>();
-    expectTypeOf<{ name: pulumi.Output<string>; keys: pulumi.Output<string>[] }[]>().toExtend<FlagDefinitionArgs["treatments"]>();
-    expectTypeOf<{ treatment: string; size: pulumi.Output<number> }[]>().toExtend<NonNullable<FlagDefinitionArgs["defaultRule"]>>();
+    expectTypeOf<{ name: pulumi.Output<string>; keys: pulumi.Output<string>[] }[]>().toExtend<
+      FlagDefinitionArgs["treatments"]
+    >();
+    expectTypeOf<{ treatment: string; size: pulumi.Output<number> }[]>().toExtend<
+      NonNullable<FlagDefinitionArgs["defaultRule"]>
+    >();
   });
 });

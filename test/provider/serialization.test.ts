@@ -21,12 +21,20 @@ const built = {
   group: require("flagstack/provider/group").groupProvider,
   "user-invite": require("flagstack/provider/user-invite").userInviteProvider,
 } as Record<string, object>;
-const source = { flag: flagProvider, "flag-definition": flagDefinitionProvider, group: groupProvider, "user-invite": userInviteProvider } as Record<string, object>;
+const source = {
+  flag: flagProvider,
+  "flag-definition": flagDefinitionProvider,
+  group: groupProvider,
+  "user-invite": userInviteProvider,
+} as Record<string, object>;
 
 beforeAll(() => {
   // Credentials present everywhere they could leak from: process settings of both copies and env.
   process.env.FLAGSTACK_ADMIN_API_KEY = SECRET;
-  const config = { get: (k: string) => ({ "flagstack:adminApiKey": SECRET, "flagstack:adminApiUrl": "http://127.0.0.1:9" })[k] };
+  const config = {
+    get: (k: string) =>
+      ({ "flagstack:adminApiKey": SECRET, "flagstack:adminApiUrl": "http://127.0.0.1:9" })[k],
+  };
   configureProvider(config);
   require("flagstack/provider/core/config").configureProvider(config);
 });
@@ -45,7 +53,9 @@ describe.each(Object.keys(built))("%s provider", (file) => {
     expect(containsSecrets).toBe(false);
     expect(text).not.toContain(SECRET);
     expect(text.length).toBeLessThan(2048);
-    expect(text.match(/require\("[^"]+"\)/g)?.every((r) => r === `require("flagstack/provider/${file}")`)).toBe(true);
+    expect(
+      text.match(/require\("[^"]+"\)/g)?.every((r) => r === `require("flagstack/provider/${file}")`),
+    ).toBe(true);
   });
 
   it("loads back with require-from-string and delegates to the package", async () => {

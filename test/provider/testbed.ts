@@ -55,7 +55,11 @@ export async function startTestbed(): Promise<Testbed> {
   await host.configure(config);
   resetProvider();
   configureProvider({ get: (k) => config[k as keyof typeof config] });
-  const admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: Number.POSITIVE_INFINITY });
+  const admin = new AdminClient({
+    baseUrl: emu.url,
+    apiKey: emu.adminKey,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
   return {
     emu,
     proxy,

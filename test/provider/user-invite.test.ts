@@ -27,7 +27,8 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   let p: Driver;
   const tag = mode === "direct" ? "d" : "g";
   const email = `ana.${tag}@example.com`;
-  const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) => (await p.check(olds, news)).inputs;
+  const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) =>
+    (await p.check(olds, news)).inputs;
   let id: string;
   let outs: Record<string, unknown>;
 
@@ -43,7 +44,11 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
     id = created.id;
     outs = created.outs;
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
-      { method: "POST", path: "/internal/api/v2/users", body: { email, groups: [{ id: qa.id, type: "group" }] } },
+      {
+        method: "POST",
+        path: "/internal/api/v2/users",
+        body: { email, groups: [{ id: qa.id, type: "group" }] },
+      },
     ]);
     expect(outs).toEqual({
       ...inputs,
@@ -57,12 +62,18 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("reads it back", async () => {
-    expect(await p.read(id, outs)).toEqual({ id, props: outs, inputs: { email, groups: ["qa"], onDelete: "deactivate", adopt: false } });
+    expect(await p.read(id, outs)).toEqual({
+      id,
+      props: outs,
+      inputs: { email, groups: ["qa"], onDelete: "deactivate", adopt: false },
+    });
   });
 
   it("reports no change for the same groups by id, with no request", async () => {
     bed.emu.resetRequests();
-    expect(await p.diff(id, outs, await check(outs, { email: email.toUpperCase(), groups: [qa.id] }))).toEqual({
+    expect(
+      await p.diff(id, outs, await check(outs, { email: email.toUpperCase(), groups: [qa.id] })),
+    ).toEqual({
       changes: false,
       replaces: [],
       deleteBeforeReplace: false,
@@ -91,12 +102,18 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
 
   it("changes onDelete without any write, and replaces on a new e-mail", async () => {
     const retain = await check(outs, { email, groups: ["ops"], onDelete: "retain" });
-    expect(await p.diff(id, outs, retain)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(await p.diff(id, outs, retain)).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     bed.proxy.reset();
     const updated = (await p.update(id, outs, retain)).outs;
     expect(bed.proxy.writes()).toEqual([]);
     expect(updated.onDelete).toBe("retain");
-    expect(await p.diff(id, outs, await check(outs, { email: `bo.${tag}@example.com`, groups: ["ops"] }))).toEqual({
+    expect(
+      await p.diff(id, outs, await check(outs, { email: `bo.${tag}@example.com`, groups: ["ops"] })),
+    ).toEqual({
       changes: true,
       replaces: ["email"],
       deleteBeforeReplace: false,
@@ -107,13 +124,21 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
     await bed.emu.acceptInvitation(id);
     await bed.admin.users.patch(id, [{ op: "add", path: "/groups/0", value: { id: qa.id, type: "group" } }]);
     const read = await p.read(id, outs);
-    expect(read.props).toMatchObject({ status: "ACTIVE", groupIds: [ops.id, qa.id].sort(), groups: expect.arrayContaining(["ops", "qa"]) });
-    expect(await p.diff(id, read.props as Record<string, unknown>, await check(outs, { email, groups: ["ops"] }))).toMatchObject({ changes: true, replaces: [] });
+    expect(read.props).toMatchObject({
+      status: "ACTIVE",
+      groupIds: [ops.id, qa.id].sort(),
+      groups: expect.arrayContaining(["ops", "qa"]),
+    });
+    expect(
+      await p.diff(id, read.props as Record<string, unknown>, await check(outs, { email, groups: ["ops"] })),
+    ).toMatchObject({ changes: true, replaces: [] });
     outs = read.props as Record<string, unknown>;
   });
 
   it("refuses to delete an ACTIVE user with onDelete fail, retains with retain", async () => {
-    await expect(p.delete(id, { ...outs, onDelete: "fail" })).rejects.toThrow(`user ${email} (${id}) has accepted the invitation and onDelete is "fail"`);
+    await expect(p.delete(id, { ...outs, onDelete: "fail" })).rejects.toThrow(
+      `user ${email} (${id}) has accepted the invitation and onDelete is "fail"`,
+    );
     bed.proxy.reset();
     await p.delete(id, { ...outs, onDelete: "retain" });
     expect(bed.proxy.writes()).toEqual([]);
@@ -124,7 +149,11 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
     bed.proxy.reset();
     await p.delete(id, outs);
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
-      { method: "PUT", path: `/internal/api/v2/users/${id}`, body: { email, name: `ana.${tag}`, status: "DEACTIVATED", "2fa": false, type: "user" } },
+      {
+        method: "PUT",
+        path: `/internal/api/v2/users/${id}`,
+        body: { email, name: `ana.${tag}`, status: "DEACTIVATED", "2fa": false, type: "user" },
+      },
     ]);
     bed.proxy.reset();
     await p.delete(id, outs);
@@ -135,18 +164,28 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
     const pending = await p.create(await check({}, { email: `cy.${tag}@example.com` }));
     bed.proxy.reset();
     await p.delete(pending.id, pending.outs);
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`DELETE /internal/api/v2/users/${pending.id}`]);
-    expect(await p.read(pending.id, pending.outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
+      `DELETE /internal/api/v2/users/${pending.id}`,
+    ]);
+    expect(await p.read(pending.id, pending.outs)).toEqual({
+      id: undefined,
+      props: undefined,
+      inputs: undefined,
+    });
     await expect(p.delete(pending.id, pending.outs)).resolves.toBeUndefined();
   });
 
   it("refuses an invited e-mail unless adopt is set, then takes the user over and syncs groups", async () => {
     const existing = await bed.admin.users.invite({ email: `di.${tag}@example.com`, groups: [] });
-    await expect(p.create(await check({}, { email: existing.email }))).rejects.toThrow(`a user with e-mail ${existing.email} already exists. Set \`adopt: true\``);
+    await expect(p.create(await check({}, { email: existing.email }))).rejects.toThrow(
+      `a user with e-mail ${existing.email} already exists. Set \`adopt: true\``,
+    );
     bed.proxy.reset();
     const adopted = await p.create(await check({}, { email: existing.email, groups: ["qa"], adopt: true }));
     expect(adopted.id).toBe(existing.id);
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH /internal/api/v2/users/${existing.id}`]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
+      `PATCH /internal/api/v2/users/${existing.id}`,
+    ]);
     expect(adopted.outs).toMatchObject({ groupIds: [qa.id], adopt: true });
     await p.delete(adopted.id, adopted.outs);
   });

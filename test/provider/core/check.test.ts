@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkInputs, containsUnknown, dotPath, PROVIDER_KEY, UNKNOWN, unknownPaths } from "../../../provider/core/check";
+import {
+  checkInputs,
+  containsUnknown,
+  dotPath,
+  PROVIDER_KEY,
+  UNKNOWN,
+  unknownPaths,
+} from "../../../provider/core/check";
 
 const Inputs = z.strictObject({
   name: z.string().min(1, "name must not be empty"),
@@ -13,7 +20,9 @@ const spec = {
   validate: (i: z.output<typeof Inputs>) =>
     i.rules.flatMap((r, n) => {
       const sum = r.buckets.reduce((s, b) => s + b.size, 0);
-      return sum === 100 ? [] : [{ path: ["rules", n, "buckets"], message: `bucket sizes must sum to 100, got ${sum}` }];
+      return sum === 100
+        ? []
+        : [{ path: ["rules", n, "buckets"], message: `bucket sizes must sum to 100, got ${sum}` }];
     }),
 };
 
@@ -56,12 +65,20 @@ describe("checkInputs", () => {
 
   it("runs whole-document rules once the fields parse", () => {
     const result = checkInputs(spec, { name: "a", rules: [{ buckets: [{ size: 50 }] }] });
-    expect(result.failures).toEqual([{ property: "rules[0].buckets", reason: "bucket sizes must sum to 100, got 50" }]);
+    expect(result.failures).toEqual([
+      { property: "rules[0].buckets", reason: "bucket sizes must sum to 100, got 50" },
+    ]);
   });
 
   it("tolerates unknown values: parses the known fields, keeps the unknown ones, skips document rules", () => {
-    const result = checkInputs(spec, { name: UNKNOWN, rules: [{ buckets: [{ size: UNKNOWN }] }], [PROVIDER_KEY]: UNKNOWN });
-    expect(result).toEqual({ inputs: { name: UNKNOWN, size: 100, tags: [], rules: [{ buckets: [{ size: UNKNOWN }] }] } });
+    const result = checkInputs(spec, {
+      name: UNKNOWN,
+      rules: [{ buckets: [{ size: UNKNOWN }] }],
+      [PROVIDER_KEY]: UNKNOWN,
+    });
+    expect(result).toEqual({
+      inputs: { name: UNKNOWN, size: 100, tags: [], rules: [{ buckets: [{ size: UNKNOWN }] }] },
+    });
   });
 
   it("still reports bad known fields when others are unknown", () => {

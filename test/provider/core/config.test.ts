@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { adminClient, changeNote, configureProvider, providerSettings, resetProvider, stackLabel } from "../../../provider/core/config";
+import {
+  adminClient,
+  changeNote,
+  configureProvider,
+  providerSettings,
+  resetProvider,
+  stackLabel,
+} from "../../../provider/core/config";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 
@@ -7,7 +14,13 @@ afterEach(() => resetProvider());
 
 describe("provider settings", () => {
   it("reads flagstack:* stack config, which wins over the environment", () => {
-    configureProvider(config({ "flagstack:adminApiUrl": "http://127.0.0.1:1", "flagstack:adminApiKey": "k1", "flagstack:requestsPerSecond": "4" }));
+    configureProvider(
+      config({
+        "flagstack:adminApiUrl": "http://127.0.0.1:1",
+        "flagstack:adminApiKey": "k1",
+        "flagstack:requestsPerSecond": "4",
+      }),
+    );
     expect(providerSettings({ FLAGSTACK_ADMIN_API_KEY: "env-key", FLAGSTACK_ACCOUNT_ID: "acc" })).toEqual({
       adminApiUrl: "http://127.0.0.1:1",
       adminApiKey: "k1",
@@ -24,7 +37,11 @@ describe("provider settings", () => {
   });
 
   it("names the config key of a malformed value", () => {
-    expect(() => configureProvider(config({ "flagstack:adminApiUrl": "not a url", "flagstack:requestsPerSecond": "-1" }))).toThrow(
+    expect(() =>
+      configureProvider(
+        config({ "flagstack:adminApiUrl": "not a url", "flagstack:requestsPerSecond": "-1" }),
+      ),
+    ).toThrow(
       "flagstack: invalid provider configuration: flagstack:adminApiUrl: must be an http(s) URL; flagstack:requestsPerSecond: must be a positive number",
     );
     expect(() => providerSettings({ FLAGSTACK_MAX_RETRIES: "x" })).toThrow("FLAGSTACK_MAX_RETRIES: ");
@@ -46,7 +63,10 @@ describe("provider settings", () => {
         title: "pulumi up: shop/prod",
         comment: "update of flag checkout in Production by flagstack (Pulumi stack shop/prod)",
       });
-      expect(changeNote("update", "x", { changeTitle: "T", changeComment: "C" })).toEqual({ title: "T", comment: "C" });
+      expect(changeNote("update", "x", { changeTitle: "T", changeComment: "C" })).toEqual({
+        title: "T",
+        comment: "C",
+      });
     } finally {
       process.env = saved;
     }

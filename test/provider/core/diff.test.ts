@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../../provider/core/check";
-import { canonicalJson, diffInputs, type DiffSpec } from "../../../provider/core/diff";
+import { canonicalJson, type DiffSpec, diffInputs } from "../../../provider/core/diff";
 
 const spec: DiffSpec<"name" | "description" | "tags" | "workspace"> = {
   fields: ["name", "description", "tags", "workspace"],
@@ -11,11 +11,26 @@ const spec: DiffSpec<"name" | "description" | "tags" | "workspace"> = {
     workspace: { equals: (o, n, olds) => n === o || n === olds.workspaceId },
   },
 };
-const olds = { name: "f", description: "d", tags: ["b", "a"], workspace: "Default", workspaceId: "ws-1", __provider: "old code" };
+const olds = {
+  name: "f",
+  description: "d",
+  tags: ["b", "a"],
+  workspace: "Default",
+  workspaceId: "ws-1",
+  __provider: "old code",
+};
 
 describe("diffInputs", () => {
   it("reports no change for the same semantic values, ignoring __provider and outputs", () => {
-    expect(diffInputs(spec, olds, { name: "f", description: "d", tags: ["a", "b", "a"], workspace: "ws-1", __provider: "new code" })).toEqual({
+    expect(
+      diffInputs(spec, olds, {
+        name: "f",
+        description: "d",
+        tags: ["a", "b", "a"],
+        workspace: "ws-1",
+        __provider: "new code",
+      }),
+    ).toEqual({
       changes: false,
       replaces: [],
       stables: ["name", "description", "tags", "workspace"],
@@ -24,11 +39,19 @@ describe("diffInputs", () => {
   });
 
   it("names in-place changes", () => {
-    expect(diffInputs(spec, olds, { ...olds, description: "e" })).toMatchObject({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(diffInputs(spec, olds, { ...olds, description: "e" })).toMatchObject({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
   });
 
   it("names replacements and asks for delete-before-replace", () => {
-    expect(diffInputs(spec, olds, { ...olds, name: "g" })).toMatchObject({ changes: true, replaces: ["name"], deleteBeforeReplace: true });
+    expect(diffInputs(spec, olds, { ...olds, name: "g" })).toMatchObject({
+      changes: true,
+      replaces: ["name"],
+      deleteBeforeReplace: true,
+    });
   });
 
   it("treats an unknown value as a change (a replacement for a replace field)", () => {

@@ -1,9 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrAdopt, deleteIdempotent, GONE, outcomeUnknown, PartialFailure, readOrGone } from "../../../provider/core/lifecycle";
+import {
+  createOrAdopt,
+  deleteIdempotent,
+  GONE,
+  outcomeUnknown,
+  PartialFailure,
+  readOrGone,
+} from "../../../provider/core/lifecycle";
 import { ApiError, ConflictError, NetworkError, NotFoundError } from "../../../sdk/core/errors";
 import { HostError, type ProviderHost, serializeProvider, startProviderHost } from "../harness";
 
-const init = (status: number) => ({ status, method: "POST", url: "http://127.0.0.1:1/internal/api/v2/groups", message: "m" });
+const init = (status: number) => ({
+  status,
+  method: "POST",
+  url: "http://127.0.0.1:1/internal/api/v2/groups",
+  message: "m",
+});
 const notFound = () => new NotFoundError(init(404));
 const conflict = () => new ConflictError(init(409));
 const lost = () => new NetworkError({ ...init(0), outcomeUnknown: true });
@@ -16,7 +28,9 @@ describe("readOrGone / deleteIdempotent", () => {
 
   it("passes other errors through", async () => {
     await expect(readOrGone(() => Promise.reject(conflict()))).rejects.toMatchObject({ kind: "conflict" });
-    await expect(deleteIdempotent(() => Promise.reject(new ApiError(init(500))))).rejects.toMatchObject({ status: 500 });
+    await expect(deleteIdempotent(() => Promise.reject(new ApiError(init(500))))).rejects.toMatchObject({
+      status: 500,
+    });
   });
 });
 
@@ -34,7 +48,12 @@ describe("outcomeUnknown", () => {
 
 describe("createOrAdopt", () => {
   const calls: string[] = [];
-  const spec = (opts: { exists?: boolean; createFails?: () => Error; adopt?: boolean; appearsAfterCreate?: boolean }) => {
+  const spec = (opts: {
+    exists?: boolean;
+    createFails?: () => Error;
+    adopt?: boolean;
+    appearsAfterCreate?: boolean;
+  }) => {
     calls.length = 0;
     let created = false;
     return {
@@ -61,12 +80,18 @@ describe("createOrAdopt", () => {
   });
 
   it("adopts an existing object with one lookup and no create", async () => {
-    expect(await createOrAdopt(spec({ exists: true, adopt: true }))).toEqual({ value: "existing", how: "adopted" });
+    expect(await createOrAdopt(spec({ exists: true, adopt: true }))).toEqual({
+      value: "existing",
+      how: "adopted",
+    });
     expect(calls).toEqual(["lookup"]);
   });
 
   it("recovers a create whose response was lost by looking it up, never creating twice", async () => {
-    expect(await createOrAdopt(spec({ createFails: lost, appearsAfterCreate: true }))).toEqual({ value: "existing", how: "recovered" });
+    expect(await createOrAdopt(spec({ createFails: lost, appearsAfterCreate: true }))).toEqual({
+      value: "existing",
+      how: "recovered",
+    });
     expect(calls).toEqual(["create", "lookup"]);
   });
 
@@ -93,7 +118,12 @@ describe("through the real dynamic-provider host", () => {
   let text: string;
   const provider = {
     async create() {
-      throw new (require("flagstack/provider/core/lifecycle").PartialFailure)("id-1", { a: 1 }, new Error("kill failed"), "killing the flag");
+      throw new (require("flagstack/provider/core/lifecycle").PartialFailure)(
+        "id-1",
+        { a: 1 },
+        new Error("kill failed"),
+        "killing the flag",
+      );
     },
     async read() {
       return require("flagstack/provider/core/lifecycle").GONE;

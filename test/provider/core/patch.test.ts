@@ -35,11 +35,27 @@ describe("guardedPatch", () => {
   });
 
   it("is refused as a whole when a guarded value changed concurrently", () => {
-    const ops = guardedPatch({ defaultRule: [{ treatment: "on", size: 50 }, { treatment: "off", size: 50 }] }, {
-      defaultRule: [{ treatment: "on", size: 60 }, { treatment: "off", size: 40 }],
-    });
+    const ops = guardedPatch(
+      {
+        defaultRule: [
+          { treatment: "on", size: 50 },
+          { treatment: "off", size: 50 },
+        ],
+      },
+      {
+        defaultRule: [
+          { treatment: "on", size: 60 },
+          { treatment: "off", size: 40 },
+        ],
+      },
+    );
     expect(patchStats(ops)).toEqual({ ops: 4, writes: 2, tests: 2 });
-    const concurrent = { defaultRule: [{ treatment: "on", size: 10 }, { treatment: "off", size: 90 }] };
+    const concurrent = {
+      defaultRule: [
+        { treatment: "on", size: 10 },
+        { treatment: "off", size: 90 },
+      ],
+    };
     expect(applyPatch(structuredClone(concurrent), ops)[0]).not.toBeNull();
   });
 
@@ -55,7 +71,12 @@ describe("guardedPatch", () => {
       { op: "remove", path: "/treatments/1" },
     ]);
     // The service holds empty target lists the response left out: the patch still applies.
-    const held = { treatments: [{ name: "on", keys: [] }, { name: "off", description: "old", keys: [] }] };
+    const held = {
+      treatments: [
+        { name: "on", keys: [] },
+        { name: "off", description: "old", keys: [] },
+      ],
+    };
     expect(applyPatch(held, ops).every((r) => r === null)).toBe(true);
     expect(held).toEqual({ treatments: [{ name: "on", keys: [], configurations: "{}" }] });
   });
