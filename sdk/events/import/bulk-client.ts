@@ -1,16 +1,18 @@
 /**
  * The client the importer sends batches with when the caller does not pass one: the SDK's HTTP
- * core bound to the events URL and the SDK key (spec §5.2: `Authorization: Bearer <SDK key>`).
- * Records reach it already validated by the importer, so it sends them as they are.
+ * core bound to the events URL and the SDK key (spec §5.2: `Authorization: Bearer <SDK key>`),
+ * on the events client's own route.
+ *
+ * Not `EventsClient.bulk`: it validates every record again before sending, and the importer has
+ * just validated them with the same schema; at a million events that second pass costs a large
+ * share of the import's CPU. (Wanted from the SDK: `bulk(records, { validated: true })` or a
+ * pre-serialized body; then this file becomes `new EventsClient(...)`.)
  * @module
  */
-import { z } from "zod";
 import { resolveCommonOptions } from "../../core/options";
-import { HttpCore, route } from "../../core/request";
+import { HttpCore } from "../../core/request";
+import { eventsEndpoints } from "../client";
 import type { EventsBulkClient } from "./sender";
-
-/** `POST {events_url}/api/events/bulk` → 202; the response body is not shown (spec §4). */
-const bulkRoute = route("POST /api/events/bulk", z.unknown(), { emptyBody: null });
 
 /** Settings of {@link createBulkClient}. */
 export interface BulkClientOptions {
@@ -36,7 +38,7 @@ export function createBulkClient(o: BulkClientOptions): EventsBulkClient {
     },
     o.sdkKey,
     {
-      client: "events import",
+      client: "EventsClient",
       urlEnv: "FLAGSTACK_EVENTS_URL",
       keyOption: "sdkKey",
       keyEnv: "FLAGSTACK_SDK_KEY",
@@ -46,11 +48,12 @@ export function createBulkClient(o: BulkClientOptions): EventsBulkClient {
   const core = new HttpCore({
     options,
     auth: ["authorization", `Bearer ${options.key}`],
-    authHint: "the events import takes a server-side or client-side SDK key (--sdk-key or FLAGSTACK_SDK_KEY), not an admin key",
+    authHint:
+      "the events API takes a server-side or client-side SDK key, not an admin key: option sdkKey (--sdk-key) or FLAGSTACK_SDK_KEY",
   });
   return {
     async bulk(records) {
-      await core.request(bulkRoute, {}, { body: records });
+      await core.request(eventsEndpoints.bulk, {}, { body: records });
     },
   };
 }
