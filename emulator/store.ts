@@ -280,6 +280,8 @@ export class Store {
   readonly keys = new Map<string, KeyRecord>();
   platform!: PlatformState;
 
+  /** How many times the state file was written (group commit makes this far fewer than commits). */
+  writeCount = 0;
   private changeNumber = 0;
   private nextFlush: Promise<void> | undefined;
   private running: Promise<void> = Promise.resolve();
@@ -494,6 +496,7 @@ export class Store {
     }
     try {
       await rename(tmp, path);
+      this.writeCount++;
     } catch (e) {
       await unlink(tmp).catch(() => undefined);
       throw e;
