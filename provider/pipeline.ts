@@ -22,7 +22,7 @@ import YAML from "yaml";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
-import { checkInputs, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
+import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
@@ -125,6 +125,23 @@ function pipelineProblems(inputs: PipelineInputs): InputProblem[] {
     });
   }
   return problems;
+}
+
+/** The model's check failures that do not concern a value still unknown in a preview. */
+function knownModelFailures(model: unknown): pulumi.dynamic.CheckFailure[] {
+  const parsed = PipelineModel.safeParse(model);
+  if (parsed.success) return [];
+  const isUnknownAt = (path: readonly PropertyKey[]): boolean => {
+    let value: unknown = model;
+    for (const key of path) {
+      if (value === UNKNOWN) return true;
+      if (value === null || typeof value !== "object") return false;
+      value = (value as Record<PropertyKey, unknown>)[key];
+    }
+    return containsUnknown(value);
+  };
+  const issues = parsed.error.issues.filter((i) => !isUnknownAt(i.path));
+  return issuesToFailures(issues, ["pipeline"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +248,14 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   configure,
 
   async check(_olds, news) {
-    return checkInputs({ schema: PipelineInputs, validate: pipelineProblems }, news);
+    const result = checkInputs({ schema: PipelineInputs, validate: pipelineProblems }, news);
+    // During a preview a model may hold values not known yet (another resource's outputs); the
+    // shared check then passes it through unvalidated. Validate it anyway and keep the failures
+    // that are not about an unknown value, so a preview still reports every other bad field.
+    const model = (news as Record<string, unknown> | undefined)?.pipeline;
+    if (!containsUnknown(model)) return result;
+    const failures = [...(result.failures ?? []), ...knownModelFailures(model)];
+    return failures.length === 0 ? { inputs: result.inputs } : { inputs: result.inputs, failures };
   },
 
   async diff(_id, olds, news) {

@@ -286,6 +286,23 @@ describe("Pipeline check", () => {
     },
   );
 
+  it("still reports the other bad fields of a model holding unknown values during a preview", async () => {
+    const preview = wire(deployCheckout) as unknown as {
+      stages: { infrastructure: Props; execution: { steps: Props[] } }[];
+    };
+    preview.stages[0]!.infrastructure.connectorRef = UNKNOWN;
+    preview.stages[0]!.execution.steps[1]!.timeout = "soon";
+    bed.emu.resetRequests();
+    const result = await impl.check({}, { project: "payments", pipeline: preview });
+    expect(result.failures).toEqual([
+      {
+        property: "pipeline.stages[0].execution.steps[1].timeout",
+        reason: expect.stringContaining('"soon" must be a duration'),
+      },
+    ]);
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
   it("passes a model holding values unknown during preview without failing", async () => {
     const preview = wire(deployCheckout) as unknown as { stages: { infrastructure: Props }[] };
     preview.stages[0]!.infrastructure.connectorRef = UNKNOWN;
