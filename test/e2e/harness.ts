@@ -21,10 +21,11 @@
  * Used by the tests in this directory and by `bench/up.bench.ts`; it has no vitest dependency.
  * @module
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
 import {
   type ConfigMap,
   type DestroyResult,
@@ -36,6 +37,8 @@ import {
   type UpResult,
 } from "@pulumi/pulumi/automation";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
+
+const execFileAsync = promisify(execFile);
 
 /** The repository root. */
 export const REPO_ROOT = resolve(__dirname, "..", "..");
@@ -157,6 +160,9 @@ export class EngineStack {
     readonly emu: Emulator,
     private readonly ownsEmulator: boolean,
     private readonly keep: boolean,
+    private readonly cliCommand: PulumiCommand,
+    /** The engine environment of every command of this stack. */
+    readonly env: Record<string, string>,
   ) {}
 
   /**
@@ -174,12 +180,13 @@ export class EngineStack {
       for (const d of [home, backend]) mkdirSync(d, { recursive: true });
       emu ??= await startEmulator({ port: 0, statePath: join(dir, "emulator-state.json"), ...options.emulator });
       const cli = await pulumiCli();
+      const env = { ...engineEnv(home, backend), ...options.env };
       const stack = await LocalWorkspace.createOrSelectStack(
         { stackName: options.stackName ?? "e2e", workDir: programDir },
-        { pulumiCommand: cli, pulumiHome: home, envVars: { ...engineEnv(home, backend), ...options.env } },
+        { pulumiCommand: cli, pulumiHome: home, envVars: env },
       );
       await stack.setAllConfig({ ...emulatorConfig(emu), ...options.config });
-      return new EngineStack(dir, programDir, stack, emu, !options.sharedEmulator, options.keep ?? false);
+      return new EngineStack(dir, programDir, stack, emu, !options.sharedEmulator, options.keep ?? false, cli, env);
     } catch (e) {
       if (emu && !options.sharedEmulator) await emu.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -225,9 +232,25 @@ export class EngineStack {
     return Object.fromEntries(Object.entries(outs).map(([k, v]) => [k, v.value]));
   }
 
-  /** The text of `pulumi stack export` (secrets stay encrypted). */
+  /**
+   * Runs the CLI in the program directory on this stack (`--stack` is added); throws with the
+   * output when it fails.
+   */
+  async cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
+    const { stdout, stderr } = await execFileAsync(this.cliCommand.command, [...args, "--stack", this.stack.name], {
+      cwd: this.programDir,
+      env: { ...process.env, ...this.env, PATH: `${dirname(this.cliCommand.command)}${delimiter}${this.env.PATH}` },
+      maxBuffer: 1 << 30,
+    });
+    return { stdout, stderr };
+  }
+
+  /**
+   * The text of `pulumi stack export`, as a user runs it: secrets stay encrypted. (The Automation
+   * API's `exportStack()` passes `--show-secrets`, so it is not used here.)
+   */
   async exportText(): Promise<string> {
-    return JSON.stringify(await this.stack.exportStack());
+    return (await this.cli(["stack", "export"])).stdout;
   }
 
   /** Every file of the file backend concatenated (checkpoints, history, backups). */
@@ -237,7 +260,7 @@ export class EngineStack {
 
   /** The resources of the last deployment (type, name and outputs) from the exported state. */
   async resources(): Promise<{ type: string; urn: string; id?: string; outputs: Record<string, unknown> }[]> {
-    const state = (await this.stack.exportStack()).deployment as {
+    const state = (JSON.parse(await this.exportText()) as { deployment: unknown }).deployment as {
       resources?: { type: string; urn: string; id?: string; outputs?: Record<string, unknown> }[];
     };
     return (state.resources ?? []).map((r) => ({ type: r.type, urn: r.urn, id: r.id, outputs: r.outputs ?? {} }));
