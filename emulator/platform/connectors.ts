@@ -7,7 +7,7 @@
  * every route; creating the identifier again replaces it.
  * @module
  */
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { ConnectorBody, DockerRegistrySpec } from "../../sdk/platform/schemas.js";
 import { authorize, type Scope } from "./auth.js";
 import {
@@ -46,7 +46,8 @@ function parseConnectorRequest(raw: unknown): ConnectorRequest {
     throw validationFailure([{ path: "connector", message: "must not be null" }]);
   }
   const inner = (raw as { connector?: unknown }).connector;
-  if (inner === null || inner === undefined) throw validationFailure([{ path: "connector", message: "must not be null" }]);
+  if (inner === null || inner === undefined)
+    throw validationFailure([{ path: "connector", message: "must not be null" }]);
   if (typeof inner !== "object" || Array.isArray(inner)) {
     throw validationFailure([{ path: "connector", message: "must be an object" }]);
   }
@@ -58,7 +59,12 @@ function parseConnectorRequest(raw: unknown): ConnectorRequest {
   }
   const parsed = ConnectorBody.safeParse(copy);
   const violations = parsed.success ? [] : zodViolations("connector", parsed.error.issues);
-  if (copy.type === "DockerRegistry" && copy.spec !== null && typeof copy.spec === "object" && !Array.isArray(copy.spec)) {
+  if (
+    copy.type === "DockerRegistry" &&
+    copy.spec !== null &&
+    typeof copy.spec === "object" &&
+    !Array.isArray(copy.spec)
+  ) {
     const spec = DockerRegistrySpec.safeParse(copy.spec);
     if (!spec.success) violations.push(...zodViolations("connector.spec", spec.error.issues));
   }
@@ -108,7 +114,10 @@ function findConnector(state: PlatformState, scope: Scope, identifier: string): 
 
 function liveInScope(state: PlatformState, scope: Scope): StoredConnector[] {
   return Object.values(state.connectors).filter(
-    (s) => !s.deleted && s.connector.orgIdentifier === scope.org && s.connector.projectIdentifier === scope.project,
+    (s) =>
+      !s.deleted &&
+      s.connector.orgIdentifier === scope.org &&
+      s.connector.projectIdentifier === scope.project,
   );
 }
 
@@ -120,7 +129,11 @@ function assureScopeExists(state: PlatformState, scope: Scope): void {
   if (scope.org !== null && state.organizations[scope.org] === undefined) {
     throw resourceNotFound(`org [${scope.org}] not found.`);
   }
-  if (scope.org !== null && scope.project !== null && findProject(state, scope.org, scope.project) === undefined) {
+  if (
+    scope.org !== null &&
+    scope.project !== null &&
+    findProject(state, scope.org, scope.project) === undefined
+  ) {
     throw resourceNotFound(`project [${scope.project}] not found.`);
   }
 }
@@ -138,7 +151,11 @@ function bodyScope(body: ConnectorRequest): Scope {
  * (inferred: the reference does not show this case).
  */
 function checkBodyAccount(body: ConnectorRequest, accountId: string): void {
-  if (body.accountIdentifier !== undefined && body.accountIdentifier !== "" && body.accountIdentifier !== accountId) {
+  if (
+    body.accountIdentifier !== undefined &&
+    body.accountIdentifier !== "" &&
+    body.accountIdentifier !== accountId
+  ) {
     throw invalidRequest(`Value mismatch, previous: ${accountId} current: ${body.accountIdentifier}`);
   }
 }
@@ -148,7 +165,8 @@ function isReferenced(state: PlatformState, scope: Scope, identifier: string): b
   return Object.values(state.pipelines).some((p) =>
     connectorRefs(p.yaml).some((ref) => {
       if (ref.startsWith("account.")) return scope.org === null && ref.slice(8) === identifier;
-      if (ref.startsWith("org.")) return scope.org === p.orgIdentifier && scope.project === null && ref.slice(4) === identifier;
+      if (ref.startsWith("org."))
+        return scope.org === p.orgIdentifier && scope.project === null && ref.slice(4) === identifier;
       return (
         scope.org === p.orgIdentifier &&
         scope.project?.toLowerCase() === p.projectIdentifier.toLowerCase() &&
@@ -172,7 +190,10 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
     const state = deps.state();
     assureScopeExists(state, scope);
     // ref §5: the identifier check runs first and answers INVALID_REQUEST, not DUPLICATE_FIELD.
-    if (findConnector(state, scope, body.identifier) !== undefined || body.identifier === HARNESS_SECRET_MANAGER) {
+    if (
+      findConnector(state, scope, body.identifier) !== undefined ||
+      body.identifier === HARNESS_SECRET_MANAGER
+    ) {
       throw invalidRequest(
         `The connector with identifier ${body.identifier} already exists in the account ${deps.accountId}, org ${fmt(scope.org)}, project ${fmt(scope.project)}`,
       );
@@ -213,7 +234,8 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
     assureScopeExists(state, scope);
     const existing = findConnector(state, scope, body.identifier);
     // The double space is the service's own text (ref §5).
-    if (existing === undefined) throw invalidRequest(`No connector exists with the  Identifier ${body.identifier}`);
+    if (existing === undefined)
+      throw invalidRequest(`No connector exists with the  Identifier ${body.identifier}`);
     // A renamed connector must keep its name unique in the scope (inferred from the create rule).
     if (liveInScope(state, scope).some((s) => s !== existing && s.connector.name === body.name)) {
       throw invalidRequest(`Connector with name [${body.name}] already exists`);
@@ -256,7 +278,10 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
           s.connector.name.toLowerCase().includes(search) ||
           s.connector.identifier.toLowerCase().includes(search),
       )
-      .sort((a, b) => b.lastModifiedAt - a.lastModifiedAt || a.connector.identifier.localeCompare(b.connector.identifier));
+      .sort(
+        (a, b) =>
+          b.lastModifiedAt - a.lastModifiedAt || a.connector.identifier.localeCompare(b.connector.identifier),
+      );
     return success(c, deps.correlationId(), ngPage(items.map(connectorData), pageIndex, pageSize));
   });
 

@@ -72,7 +72,12 @@ export class PlatformError extends Error {
 }
 
 /** ErrorDTO body (ref §2); `message` is `responseMessages[0].message`. */
-export function errorDto(code: PlatformErrorCode, message: string, correlationId: string, metadata: unknown = null) {
+export function errorDto(
+  code: PlatformErrorCode,
+  message: string,
+  correlationId: string,
+  metadata: unknown = null,
+) {
   return {
     status: "ERROR" as const,
     code,
@@ -85,7 +90,12 @@ export function errorDto(code: PlatformErrorCode, message: string, correlationId
 }
 
 /** FailureDTO body (ref §2). */
-export function failureDto(code: PlatformErrorCode, message: string, correlationId: string, errors: FieldError[] = []) {
+export function failureDto(
+  code: PlatformErrorCode,
+  message: string,
+  correlationId: string,
+  errors: FieldError[] = [],
+) {
   return { status: "FAILURE" as const, code, message, correlationId, errors };
 }
 
@@ -114,13 +124,15 @@ export const invalidToken = () => new PlatformError("ERROR", "INVALID_TOKEN", "T
 /** `InvalidYamlException` → 400 INVALID_YAML_ERROR. */
 export const invalidYaml = (message: string) => new PlatformError("ERROR", "INVALID_YAML_ERROR", message);
 /** `ReferencedEntityException` → 400 ENTITY_REFERENCE_EXCEPTION (code inferred from the class name). */
-export const referencedEntity = (message: string) => new PlatformError("ERROR", "ENTITY_REFERENCE_EXCEPTION", message);
+export const referencedEntity = (message: string) =>
+  new PlatformError("ERROR", "ENTITY_REFERENCE_EXCEPTION", message);
 
 /** javax `NotFoundException` → **400** FailureDTO RESOURCE_NOT_FOUND_EXCEPTION (ref §2, `NotFoundExceptionMapper`). */
 export const resourceNotFound = (message: string) =>
   new PlatformError("FAILURE", "RESOURCE_NOT_FOUND_EXCEPTION", message);
 /** `NotSupportedExceptionMapper` → 415 MEDIA_NOT_SUPPORTED (ref §2). */
-export const mediaNotSupported = () => new PlatformError("FAILURE", "MEDIA_NOT_SUPPORTED", "HTTP 415 Unsupported Media Type");
+export const mediaNotSupported = () =>
+  new PlatformError("FAILURE", "MEDIA_NOT_SUPPORTED", "HTTP 415 Unsupported Media Type");
 /** `OptimisticLockingFailureExceptionMapper` → 400 OPTIMISTIC_LOCKING_EXCEPTION (ref §2). */
 export const optimisticLocking = () =>
   new PlatformError(
@@ -141,11 +153,16 @@ export function validationFailure(violations: { path: string; message: string }[
 }
 
 /** Turns zod issues into violations whose paths start at `root` (e.g. `project.name`). */
-export function zodViolations(root: string, issues: readonly z.core.$ZodIssue[]): { path: string; message: string }[] {
+export function zodViolations(
+  root: string,
+  issues: readonly z.core.$ZodIssue[],
+): { path: string; message: string }[] {
   return issues.map((issue) => ({
     path: [root, ...issue.path.map(String)].filter((p) => p !== "").join("."),
     // A missing required field reads as `@NotNull` does in the real service.
     message:
-      issue.code === "invalid_type" && /received (undefined|null)$/.test(issue.message) ? "must not be null" : issue.message,
+      issue.code === "invalid_type" && /received (undefined|null)$/.test(issue.message)
+        ? "must not be null"
+        : issue.message,
   }));
 }

@@ -4,12 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import {
-  invalidRequest,
-  mediaNotSupported,
-  optimisticLocking,
-  validationFailure,
-} from "./errors.js";
+import { invalidRequest, mediaNotSupported, optimisticLocking, validationFailure } from "./errors.js";
 
 /** The media type of a request, lower-cased and without parameters (`""` when absent). */
 export function mediaType(c: Context): string {
@@ -78,7 +73,7 @@ export function checkIfMatch(c: Context, version: number): void {
 /** `If-None-Match` equal to the current ETag gives 304 (ref §1: `EtagFilter`). */
 export function notModified(c: Context, version: number): Response | null {
   const raw = c.req.header("if-none-match");
-  if (raw !== undefined && raw.split(",").some((t) => t.trim() === etag(version))) {
+  if (raw?.split(",").some((t) => t.trim() === etag(version))) {
     return c.body(null, 304, { ETag: etag(version) });
   }
   return null;
@@ -94,7 +89,8 @@ export function success(c: Context, correlationId: string, data: unknown, versio
 export function intQuery(c: Context, name: string, fallback: number): number {
   const raw = c.req.query(name);
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw)) throw validationFailure([{ path: name, message: "must be a non-negative integer" }]);
+  if (!/^\d+$/.test(raw))
+    throw validationFailure([{ path: name, message: "must be a non-negative integer" }]);
   return Number(raw);
 }
 

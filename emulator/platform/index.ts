@@ -78,7 +78,10 @@ export function platformRoutes(deps: PlatformDeps): Hono {
     if (err instanceof PlatformError) {
       return c.json(renderError(err, correlationId), err.status as ContentfulStatusCode);
     }
-    return c.json(errorDto("UNKNOWN_ERROR", `Oops, something went wrong on our end: ${err.message}`, correlationId), 500);
+    return c.json(
+      errorDto("UNKNOWN_ERROR", `Oops, something went wrong on our end: ${err.message}`, correlationId),
+      500,
+    );
   });
 
   for (const prefix of ["/ng/api/*", "/pipeline/api/*"]) {

@@ -38,7 +38,9 @@ function typeName(v: unknown): string {
 
 /** A networknt-style type message: missing, or `<found> found, <expected> expected`. */
 const expect = (what: string) => (iss: { input?: unknown }) =>
-  iss.input === undefined ? "is missing but it is required" : `${typeName(iss.input)} found, ${what} expected`;
+  iss.input === undefined
+    ? "is missing but it is required"
+    : `${typeName(iss.input)} found, ${what} expected`;
 
 const str = () => z.string({ error: expect("string") });
 const obj = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape, { error: expect("object") });
@@ -49,12 +51,16 @@ const orInput = (schema: z.ZodType) =>
   z.unknown().superRefine((v, ctx) => {
     if (isRuntimeInput(v)) return;
     const r = schema.safeParse(v);
-    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    if (!r.success)
+      for (const issue of r.error.issues)
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 const enumOf = (values: [string, ...string[]]) =>
   z.enum(values, {
     error: (iss) =>
-      iss.input === undefined ? "is missing but it is required" : `does not have a value in the enumeration [${values.join(", ")}]`,
+      iss.input === undefined
+        ? "is missing but it is required"
+        : `does not have a value in the enumeration [${values.join(", ")}]`,
   });
 const bool = () => z.boolean({ error: expect("boolean") });
 
@@ -64,14 +70,18 @@ const identifier = () =>
     .refine((id) => !(RESERVED_IDENTIFIERS as readonly string[]).includes(id), {
       error: (iss) => `${String(iss.input)} is a keyword, so cannot be used`,
     });
-const name = () => str().regex(YAML_NAME_PATTERN, `does not match the regex pattern ${YAML_NAME_PATTERN.source}`);
+const name = () =>
+  str().regex(YAML_NAME_PATTERN, `does not match the regex pattern ${YAML_NAME_PATTERN.source}`);
 const duration = () =>
   str().refine((v) => DURATION.test(v.trim()) || EXPRESSION.test(v), {
     error: (iss) => `${JSON.stringify(iss.input)} is not a duration such as 10m, 1h30m or 30s`,
   });
 const tags = () =>
-  z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: expect("object") }).optional();
-const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: expect("object") })
+    .optional();
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 /** Run a refinement whenever the value is a map, even when its fields failed: every problem is reported at once. */
 const onMaps = { when: (payload: { value: unknown }) => isMap(payload.value) };
 const exactlyOne = (keys: string[]) => (v: Record<string, unknown>, ctx: z.RefinementCtx) => {
@@ -124,7 +134,8 @@ const step = obj({
   if (s.type === "ShellScript" && isMap(s.spec)) {
     const r = shellScriptSpec.safeParse(s.spec);
     if (!r.success) {
-      for (const issue of r.error.issues) ctx.addIssue({ code: "custom", path: ["spec", ...issue.path], message: issue.message });
+      for (const issue of r.error.issues)
+        ctx.addIssue({ code: "custom", path: ["spec", ...issue.path], message: issue.message });
     }
   }
 }, onMaps);
@@ -151,7 +162,10 @@ const execution = obj({
 /** Deployment stage parts shown in spec §2; validated when present (newer stages use `service`/`environment`). */
 const serviceConfig = obj({
   serviceRef: str(),
-  serviceDefinition: obj({ type: str(), spec: obj({ variables: orInput(arr(obj({}))).optional() }) }).optional(),
+  serviceDefinition: obj({
+    type: str(),
+    spec: obj({ variables: orInput(arr(obj({}))).optional() }),
+  }).optional(),
 });
 const infrastructure = obj({
   environmentRef: str(),
@@ -170,7 +184,10 @@ const infrastructure = obj({
 const stage = obj({
   identifier: identifier(),
   name: name(),
-  description: z.string({ error: expect("string") }).nullable().optional(),
+  description: z
+    .string({ error: expect("string") })
+    .nullable()
+    .optional(),
   type: str().optional(),
   spec: obj({
     execution: execution.optional(),
@@ -182,10 +199,16 @@ const stage = obj({
   failureStrategies: arr(failureStrategy).optional(),
 }).superRefine((s, ctx) => {
   if (s.template !== undefined) return;
-  if (s.type === undefined) ctx.addIssue({ code: "custom", path: ["type"], message: "is missing but it is required" });
+  if (s.type === undefined)
+    ctx.addIssue({ code: "custom", path: ["type"], message: "is missing but it is required" });
   if (s.spec === undefined) {
     ctx.addIssue({ code: "custom", path: ["spec"], message: "is missing but it is required" });
-  } else if (typeof s.type === "string" && EXECUTION_STAGE_TYPES.has(s.type) && isMap(s.spec) && s.spec.execution === undefined) {
+  } else if (
+    typeof s.type === "string" &&
+    EXECUTION_STAGE_TYPES.has(s.type) &&
+    isMap(s.spec) &&
+    s.spec.execution === undefined
+  ) {
     ctx.addIssue({ code: "custom", path: ["spec", "execution"], message: "is missing but it is required" });
   }
 }, onMaps);
@@ -205,7 +228,10 @@ export function pipelineYamlSchema(scope: { org: string; project: string }) {
       identifier: identifier(),
       orgIdentifier: constant(scope.org),
       projectIdentifier: constant(scope.project),
-      description: z.string({ error: expect("string") }).nullable().optional(),
+      description: z
+        .string({ error: expect("string") })
+        .nullable()
+        .optional(),
       tags: tags(),
       allowStageExecutions: orInput(bool()).optional(),
       timeout: duration().optional(),
@@ -225,13 +251,17 @@ export function parsePipelineYaml(text: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const first = doc.errors[0];
   if (first !== undefined) {
-    const where = first.linePos?.[0] ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : "";
+    const where = first.linePos?.[0]
+      ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}`
+      : "";
     if (first.code === "DUPLICATE_KEY") {
       const line = text.split(/\r?\n/)[(first.linePos?.[0]?.line ?? 1) - 1] ?? "";
       const key = line.trim().replace(/^-\s*/, "").split(":")[0]?.trim() ?? "";
       throw invalidYaml(`Invalid yaml: duplicate key [${key}]${where}`);
     }
-    throw invalidYaml(`Invalid yaml: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}${where}`);
+    throw invalidYaml(
+      `Invalid yaml: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}${where}`,
+    );
   }
   return doc.toJS({ maxAliasCount: 100 });
 }
@@ -254,7 +284,10 @@ function infoAt(doc: unknown, path: readonly PropertyKey[], key: "stage" | "step
   return { identifier: s(f.identifier), name: s(f.name), type: s(f.type) };
 }
 
-function schemaFailure(doc: unknown, issues: { path: readonly PropertyKey[]; message: string }[]): PlatformError {
+function schemaFailure(
+  doc: unknown,
+  issues: { path: readonly PropertyKey[]; message: string }[],
+): PlatformError {
   const schemaErrors: SchemaError[] = issues.map((issue) => {
     const fqn = fqnOf(issue.path);
     return {
@@ -274,7 +307,8 @@ function schemaFailure(doc: unknown, issues: { path: readonly PropertyKey[]; mes
 function uniquenessIssues(pipeline: Record<string, unknown>): { path: PropertyKey[]; message: string }[] {
   const issues: { path: PropertyKey[]; message: string }[] = [];
   const stageIds = new Map<string, true>();
-  const asList = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
+  const asList = (v: unknown): Record<string, unknown>[] =>
+    Array.isArray(v) ? (v as Record<string, unknown>[]) : [];
 
   const visitSteps = (elements: unknown, path: PropertyKey[], seen: Map<string, true>) => {
     asList(elements).forEach((el, i) => {
@@ -292,20 +326,28 @@ function uniquenessIssues(pipeline: Record<string, unknown>): { path: PropertyKe
   };
   const check = (id: unknown, path: PropertyKey[], seen: Map<string, true>, what: string, where: string) => {
     if (typeof id !== "string") return;
-    if (seen.has(id)) issues.push({ path, message: `duplicate ${what} identifier [${id}]; ${what} identifiers must be unique within the ${where}` });
+    if (seen.has(id))
+      issues.push({
+        path,
+        message: `duplicate ${what} identifier [${id}]; ${what} identifiers must be unique within the ${where}`,
+      });
     seen.set(id, true);
   };
   const visitStage = (st: Record<string, unknown>, path: PropertyKey[]) => {
     check(st.identifier, [...path, "identifier"], stageIds, "stage", "pipeline");
-    const exec = (st.spec as Record<string, unknown> | undefined)?.execution as Record<string, unknown> | undefined;
+    const exec = (st.spec as Record<string, unknown> | undefined)?.execution as
+      | Record<string, unknown>
+      | undefined;
     const seen = new Map<string, true>();
     visitSteps(exec?.steps, [...path, "spec", "execution", "steps"], seen);
     visitSteps(exec?.rollbackSteps, [...path, "spec", "execution", "rollbackSteps"], seen);
   };
   asList(pipeline.stages).forEach((el, i) => {
-    if (el.stage !== undefined) visitStage(el.stage as Record<string, unknown>, ["pipeline", "stages", i, "stage"]);
+    if (el.stage !== undefined)
+      visitStage(el.stage as Record<string, unknown>, ["pipeline", "stages", i, "stage"]);
     asList(el.parallel).forEach((p, j) => {
-      if (p.stage !== undefined) visitStage(p.stage as Record<string, unknown>, ["pipeline", "stages", i, "parallel", j, "stage"]);
+      if (p.stage !== undefined)
+        visitStage(p.stage as Record<string, unknown>, ["pipeline", "stages", i, "parallel", j, "stage"]);
     });
   });
   return issues;

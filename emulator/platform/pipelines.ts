@@ -6,12 +6,12 @@
  * tags are read out of it (ref §6.2). Delete is a hard delete, so an identifier can be used again.
  * @module
  */
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { authorize } from "./auth.js";
 import { duplicateField, entityNotFound, invalidRequest, mediaNotSupported } from "./errors.js";
 import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http.js";
 import type { PlatformDeps } from "./index.js";
-import { parsePipelineYaml, pipelineModules, validatePipeline, type PipelineFacts } from "./pipeline-yaml.js";
+import { type PipelineFacts, parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml.js";
 import { findProject } from "./projects.js";
 import { type PlatformState, pipelineKey, type StoredPipeline } from "./state.js";
 
@@ -75,7 +75,12 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
     };
     state.pipelines[key] = stored;
     await deps.commit();
-    return success(c, deps.correlationId(), { identifier: stored.identifier, governanceMetadata: { deny: false } }, stored.version);
+    return success(
+      c,
+      deps.correlationId(),
+      { identifier: stored.identifier, governanceMetadata: { deny: false } },
+      stored.version,
+    );
   });
 
   app.put("/v2/:identifier", async (c) => {
@@ -87,7 +92,9 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
     const facts = parseAndValidate(text, org, project);
     // ref §6.2: toPipelineEntityWithVersion.
     if (facts.identifier !== id) {
-      throw invalidRequest(`Expected Pipeline identifier in YAML to be [${id}], but was [${facts.identifier}]`);
+      throw invalidRequest(
+        `Expected Pipeline identifier in YAML to be [${id}], but was [${facts.identifier}]`,
+      );
     }
     const key = pipelineKey(org, project, id);
     const existing = state.pipelines[key];
@@ -105,7 +112,12 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
     };
     state.pipelines[key] = updated;
     await deps.commit();
-    return success(c, deps.correlationId(), { identifier: id, governanceMetadata: { deny: false } }, updated.version);
+    return success(
+      c,
+      deps.correlationId(),
+      { identifier: id, governanceMetadata: { deny: false } },
+      updated.version,
+    );
   });
 
   app.get("/:identifier", (c) => {

@@ -29,7 +29,20 @@ import { type PlatformState, projectKey, type StoredProject } from "./state.js";
  * (inferred list; the reference names the call, not its values).
  */
 export const PROJECT_MODULES = [
-  "CD", "CI", "CV", "CF", "CE", "STO", "CHAOS", "SRM", "IACM", "CET", "IDP", "CODE", "SSCA", "SEI",
+  "CD",
+  "CI",
+  "CV",
+  "CF",
+  "CE",
+  "STO",
+  "CHAOS",
+  "SRM",
+  "IACM",
+  "CET",
+  "IDP",
+  "CODE",
+  "SSCA",
+  "SEI",
 ] as const;
 
 /** Default page size of the NG project list (inferred; the connector list's is 100, ref §8). */
@@ -47,7 +60,8 @@ function parseProjectRequest(raw: unknown): ParsedProjectRequest {
     throw validationFailure([{ path: "project", message: "must not be null" }]);
   }
   const inner = (raw as { project?: unknown }).project;
-  if (inner === null || inner === undefined) throw validationFailure([{ path: "project", message: "must not be null" }]);
+  if (inner === null || inner === undefined)
+    throw validationFailure([{ path: "project", message: "must not be null" }]);
   if (typeof inner !== "object" || Array.isArray(inner)) {
     throw validationFailure([{ path: "project", message: "must be an object" }]);
   }
@@ -56,7 +70,10 @@ function parseProjectRequest(raw: unknown): ParsedProjectRequest {
   if (rawOrg === "" || rawOrg === null) delete copy.orgIdentifier;
   const parsed = ProjectBody.safeParse(copy);
   if (!parsed.success) throw validationFailure(zodViolations("project", parsed.error.issues));
-  return { project: parsed.data, bodyOrg: copy.orgIdentifier === undefined ? null : parsed.data.orgIdentifier };
+  return {
+    project: parsed.data,
+    bodyOrg: copy.orgIdentifier === undefined ? null : parsed.data.orgIdentifier,
+  };
 }
 
 /** `data` of a project response (ref §4). */
@@ -75,7 +92,11 @@ function orgOf(query: string | null): string {
 }
 
 /** A project by identifier, case-insensitively (ref §3). */
-export function findProject(state: PlatformState, org: string, identifier: string): StoredProject | undefined {
+export function findProject(
+  state: PlatformState,
+  org: string,
+  identifier: string,
+): StoredProject | undefined {
   return state.projects[projectKey(org, identifier)];
 }
 
@@ -86,7 +107,8 @@ function deleteProjectCascade(state: PlatformState, stored: StoredProject): void
   delete state.projects[projectKey(org, id)];
   for (const [key, connector] of Object.entries(state.connectors)) {
     const c = connector.connector;
-    if (c.orgIdentifier === org && c.projectIdentifier?.toLowerCase() === id.toLowerCase()) delete state.connectors[key];
+    if (c.orgIdentifier === org && c.projectIdentifier?.toLowerCase() === id.toLowerCase())
+      delete state.connectors[key];
   }
   for (const [key, pipeline] of Object.entries(state.pipelines)) {
     if (pipeline.orgIdentifier === org && pipeline.projectIdentifier.toLowerCase() === id.toLowerCase()) {
@@ -111,13 +133,16 @@ export function projectRoutes(deps: PlatformDeps): Hono {
     const { project, bodyOrg } = parseProjectRequest(await readJson(c));
     authorize(c, { org, project: project.identifier }, "core_project_create", "project");
     // ref §4: NGUtils.verifyValuesNotChanged(query org, body org).
-    if (bodyOrg !== null && bodyOrg !== org) throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
+    if (bodyOrg !== null && bodyOrg !== org)
+      throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
     const state = deps.state();
     if (state.organizations[org] === undefined) {
       throw invalidArgument(`Organization [${org}] in Account [${deps.accountId}] does not exist`);
     }
     if (findProject(state, org, project.identifier) !== undefined) {
-      throw duplicateField(`A project with identifier [${project.identifier}] and orgIdentifier [${org}] is already present`);
+      throw duplicateField(
+        `A project with identifier [${project.identifier}] and orgIdentifier [${org}] is already present`,
+      );
     }
     const now = Date.now();
     const stored: StoredProject = {
@@ -144,13 +169,23 @@ export function projectRoutes(deps: PlatformDeps): Hono {
     const pageIndex = intQuery(c, "pageIndex", 0);
     const pageSize = Math.max(1, intQuery(c, "pageSize", PROJECT_PAGE_SIZE));
     const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
-    const identifiers = (c.req.queries("identifiers") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
+    const identifiers = (c.req.queries("identifiers") ?? [])
+      .flatMap((s) => s.split(","))
+      .filter((s) => s !== "");
     const key = c.get("platformApiKey");
     let items = Object.values(deps.state().projects).filter((p) => {
       const proj = p.project;
       if (org !== null && proj.orgIdentifier !== org) return false;
-      if (identifiers.length > 0 && !identifiers.some((i) => i.toLowerCase() === proj.identifier.toLowerCase())) return false;
-      if (search !== null && !proj.name.toLowerCase().includes(search) && !proj.identifier.toLowerCase().includes(search)) {
+      if (
+        identifiers.length > 0 &&
+        !identifiers.some((i) => i.toLowerCase() === proj.identifier.toLowerCase())
+      )
+        return false;
+      if (
+        search !== null &&
+        !proj.name.toLowerCase().includes(search) &&
+        !proj.identifier.toLowerCase().includes(search)
+      ) {
         return false;
       }
       // A restricted key lists only what it may see, rather than failing the whole list.
@@ -174,8 +209,11 @@ export function projectRoutes(deps: PlatformDeps): Hono {
     authorize(c, { org, project: id }, "core_project_view", "project", id);
     const stored = findProject(deps.state(), org, id);
     // ref §4: current service answers 404 ENTITY_NOT_FOUND (harness-core PR #55609).
-    if (stored === undefined) throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${id}] not found`);
-    return notModified(c, stored.version) ?? success(c, deps.correlationId(), projectData(stored), stored.version);
+    if (stored === undefined)
+      throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${id}] not found`);
+    return (
+      notModified(c, stored.version) ?? success(c, deps.correlationId(), projectData(stored), stored.version)
+    );
   });
 
   app.put("/:identifier", async (c) => {
@@ -183,8 +221,10 @@ export function projectRoutes(deps: PlatformDeps): Hono {
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
     const { project, bodyOrg } = parseProjectRequest(await readJson(c));
     authorize(c, { org, project: id }, "core_project_edit", "project", id);
-    if (bodyOrg !== null && bodyOrg !== org) throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
-    if (project.identifier !== id) throw invalidRequest(`Value mismatch, previous: ${id} current: ${project.identifier}`);
+    if (bodyOrg !== null && bodyOrg !== org)
+      throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
+    if (project.identifier !== id)
+      throw invalidRequest(`Value mismatch, previous: ${id} current: ${project.identifier}`);
     const state = deps.state();
     const existing = findProject(state, org, id);
     // ref §4: update of a missing project is INVALID_REQUEST (400), unlike GET and DELETE.
@@ -218,7 +258,8 @@ export function projectRoutes(deps: PlatformDeps): Hono {
     authorize(c, { org, project: id }, "core_project_delete", "project", id);
     const state = deps.state();
     const existing = findProject(state, org, id);
-    if (existing === undefined) throw entityNotFound(`Project with identifier [${id}] does not exist in the specified scope`);
+    if (existing === undefined)
+      throw entityNotFound(`Project with identifier [${id}] does not exist in the specified scope`);
     checkIfMatch(c, existing.version);
     // ref §4: a hard delete.
     deleteProjectCascade(state, existing);

@@ -92,7 +92,9 @@ export type PlatformState = z.infer<typeof PlatformState>;
 export function emptyPlatformState(accountId: string, now: number = Date.now()): PlatformState {
   return {
     accountId,
-    organizations: { [DEFAULT_ORG]: { identifier: DEFAULT_ORG, name: "Default Organization", createdAt: now } },
+    organizations: {
+      [DEFAULT_ORG]: { identifier: DEFAULT_ORG, name: "Default Organization", createdAt: now },
+    },
     projects: {},
     connectors: {},
     pipelines: {},

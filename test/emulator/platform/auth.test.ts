@@ -31,7 +31,10 @@ beforeAll(async () => {
   });
   call = platform.call;
   for (const identifier of ["alpha", "beta"]) {
-    expect((await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } })).status).toBe(200);
+    expect(
+      (await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } }))
+        .status,
+    ).toBe(200);
     const pipe = await call("POST", "/pipeline/api/pipelines/v2", {
       yaml: simplePipeline("pipe", identifier),
       query: { orgIdentifier: "default", projectIdentifier: identifier },
@@ -63,7 +66,10 @@ const ENDPOINTS: [string, string][] = [
 
 describe("x-api-key", () => {
   it.each(ENDPOINTS)("%s %s without a key answers 401 INVALID_TOKEN", async (method, path) => {
-    const res = await call(method, path, { key: null, ...(method === "GET" || method === "DELETE" ? {} : { json: {} }) });
+    const res = await call(method, path, {
+      key: null,
+      ...(method === "GET" || method === "DELETE" ? {} : { json: {} }),
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(errorBody("INVALID_TOKEN", "Token is not valid."));
   });
@@ -92,7 +98,9 @@ describe("accountIdentifier", () => {
   it("must name the emulator's account: another one answers 403 NG_ACCESS_DENIED", async () => {
     const res = await call("GET", "/ng/api/projects/alpha", { account: "someone_else" });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission to access account [someone_else]"));
+    expect(res.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission to access account [someone_else]"),
+    );
   });
 
   it("is checked after the key: no key and a wrong account still answers 401", async () => {
@@ -106,14 +114,28 @@ describe("keys restricted to projects and organizations", () => {
     expect((await call("GET", "/ng/api/projects/alpha", { key: PROJECT_KEY })).status).toBe(200);
     const beta = await call("GET", "/ng/api/projects/beta", { key: PROJECT_KEY });
     expect(beta.status).toBe(403);
-    expect(beta.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_project_view on project with identifier beta"));
-    const put = await call("PUT", "/ng/api/projects/beta", { key: PROJECT_KEY, json: { project: { identifier: "beta", name: "b" } } });
-    expect(put.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_project_edit on project with identifier beta"));
+    expect(beta.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_project_view on project with identifier beta"),
+    );
+    const put = await call("PUT", "/ng/api/projects/beta", {
+      key: PROJECT_KEY,
+      json: { project: { identifier: "beta", name: "b" } },
+    });
+    expect(put.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_project_edit on project with identifier beta"),
+    );
     const del = await call("DELETE", "/ng/api/projects/beta", { key: PROJECT_KEY });
-    expect(del.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_project_delete on project with identifier beta"));
-    const created = await call("POST", "/ng/api/projects", { key: PROJECT_KEY, json: { project: { identifier: "gamma", name: "g" } } });
+    expect(del.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_project_delete on project with identifier beta"),
+    );
+    const created = await call("POST", "/ng/api/projects", {
+      key: PROJECT_KEY,
+      json: { project: { identifier: "gamma", name: "g" } },
+    });
     expect(created.status).toBe(403);
-    expect(created.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_project_create on project"));
+    expect(created.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_project_create on project"),
+    );
   });
 
   it("checks access before existence, so a restricted key learns nothing about other projects", async () => {
@@ -124,7 +146,9 @@ describe("keys restricted to projects and organizations", () => {
   it("lists only the projects a restricted key may see", async () => {
     const res = await call("GET", "/ng/api/projects", { key: PROJECT_KEY });
     expect(res.status).toBe(200);
-    expect(res.body.data.content.map((p: { project: { identifier: string } }) => p.project.identifier)).toEqual(["alpha"]);
+    expect(
+      res.body.data.content.map((p: { project: { identifier: string } }) => p.project.identifier),
+    ).toEqual(["alpha"]);
     expect(res.body.data.totalItems).toBe(1);
   });
 
@@ -134,11 +158,21 @@ describe("keys restricted to projects and organizations", () => {
   });
 
   it("keeps a project key out of account- and organization-level connectors", async () => {
-    const account = await call("POST", "/ng/api/connectors", { key: PROJECT_KEY, json: dockerConnector("acct") });
+    const account = await call("POST", "/ng/api/connectors", {
+      key: PROJECT_KEY,
+      json: dockerConnector("acct"),
+    });
     expect(account.status).toBe(403);
-    expect(account.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_connector_edit on connector"));
-    const org = await call("GET", "/ng/api/connectors/x", { key: PROJECT_KEY, query: { orgIdentifier: "default" } });
-    expect(org.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_connector_view on connector with identifier x"));
+    expect(account.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_connector_edit on connector"),
+    );
+    const org = await call("GET", "/ng/api/connectors/x", {
+      key: PROJECT_KEY,
+      query: { orgIdentifier: "default" },
+    });
+    expect(org.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_connector_view on connector with identifier x"),
+    );
     const inProject = await call("POST", "/ng/api/connectors", {
       key: PROJECT_KEY,
       json: dockerConnector("mine", { org: "default", project: "alpha" }),
@@ -148,16 +182,29 @@ describe("keys restricted to projects and organizations", () => {
       key: PROJECT_KEY,
       query: { orgIdentifier: "default", projectIdentifier: "beta" },
     });
-    expect(del.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_connector_delete on connector with identifier mine"));
+    expect(del.body).toEqual(
+      errorBody(
+        "NG_ACCESS_DENIED",
+        "Missing permission core_connector_delete on connector with identifier mine",
+      ),
+    );
   });
 
   it("keeps a project key out of another project's pipelines", async () => {
     const beta = { orgIdentifier: "default", projectIdentifier: "beta" };
     const read = await call("GET", "/pipeline/api/pipelines/pipe", { key: PROJECT_KEY, query: beta });
     expect(read.status).toBe(403);
-    expect(read.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_pipeline_view on pipeline with identifier pipe"));
-    const write = await call("POST", "/pipeline/api/pipelines/v2", { key: PROJECT_KEY, query: beta, yaml: simplePipeline("p2", "beta") });
-    expect(write.body).toEqual(errorBody("NG_ACCESS_DENIED", "Missing permission core_pipeline_edit on pipeline"));
+    expect(read.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_pipeline_view on pipeline with identifier pipe"),
+    );
+    const write = await call("POST", "/pipeline/api/pipelines/v2", {
+      key: PROJECT_KEY,
+      query: beta,
+      yaml: simplePipeline("p2", "beta"),
+    });
+    expect(write.body).toEqual(
+      errorBody("NG_ACCESS_DENIED", "Missing permission core_pipeline_edit on pipeline"),
+    );
     const ok = await call("GET", "/pipeline/api/pipelines/pipe", {
       key: PROJECT_KEY,
       query: { orgIdentifier: "default", projectIdentifier: "alpha" },
@@ -167,8 +214,18 @@ describe("keys restricted to projects and organizations", () => {
 
   it("lets an organization key work anywhere in its organization but not at account level", async () => {
     expect((await call("GET", "/ng/api/projects/beta", { key: ORG_KEY })).status).toBe(200);
-    expect((await call("POST", "/ng/api/connectors", { key: ORG_KEY, json: dockerConnector("org_level", { org: "default" }) })).status).toBe(200);
-    expect((await call("POST", "/ng/api/connectors", { key: ORG_KEY, json: dockerConnector("acct_level") })).status).toBe(403);
+    expect(
+      (
+        await call("POST", "/ng/api/connectors", {
+          key: ORG_KEY,
+          json: dockerConnector("org_level", { org: "default" }),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call("POST", "/ng/api/connectors", { key: ORG_KEY, json: dockerConnector("acct_level") }))
+        .status,
+    ).toBe(403);
   });
 
   it("refuses a key of another organization everywhere in default", async () => {
@@ -181,14 +238,26 @@ describe("keys restricted to projects and organizations", () => {
 
 describe("cross-origin requests (spec §5.5)", () => {
   it("answers a preflight without a key, and still requires the key on the request itself", async () => {
-    const res = await fetch(`${platform.emu.url}/ng/api/projects/alpha?accountIdentifier=${platform.emu.accountId}`, {
-      method: "OPTIONS",
-      headers: { origin: "https://ui.example.test", "access-control-request-method": "GET", "access-control-request-headers": "x-api-key" },
-    });
+    const res = await fetch(
+      `${platform.emu.url}/ng/api/projects/alpha?accountIdentifier=${platform.emu.accountId}`,
+      {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://ui.example.test",
+          "access-control-request-method": "GET",
+          "access-control-request-headers": "x-api-key",
+        },
+      },
+    );
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("access-control-allow-headers")).toBe("x-api-key,content-type,if-match,if-none-match");
-    const real = await call("GET", "/ng/api/projects/alpha", { key: null, headers: { origin: "https://ui.example.test" } });
+    expect(res.headers.get("access-control-allow-headers")).toBe(
+      "x-api-key,content-type,if-match,if-none-match",
+    );
+    const real = await call("GET", "/ng/api/projects/alpha", {
+      key: null,
+      headers: { origin: "https://ui.example.test" },
+    });
     expect(real.status).toBe(401);
     expect(real.headers.get("access-control-allow-origin")).toBe("*");
   });

@@ -105,9 +105,9 @@ export interface InProcessPlatform {
 
 /** Builds the platform sub-app in-process with counting deps. */
 export function inProcessPlatform(
-  accountId = "acc_test",
-  platformKey = "pat.acc_test.key",
+  opts: { accountId?: string; platformKey?: string; commit?: () => Promise<void> } = {},
 ): InProcessPlatform {
+  const { accountId = "acc_test", platformKey = "pat.acc_test.key" } = opts;
   let n = 0;
   const harness: InProcessPlatform = {
     app: new Hono(),
@@ -127,6 +127,7 @@ export function inProcessPlatform(
       state: () => harness.state,
       commit: async () => {
         harness.commits += 1;
+        await opts.commit?.();
       },
       accountId,
       keys: () => harness.keys,

@@ -23,7 +23,10 @@ beforeAll(async () => {
   platform = await startPlatform();
   call = platform.call;
   for (const identifier of ["delivery", "other"]) {
-    expect((await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } })).status).toBe(200);
+    expect(
+      (await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } }))
+        .status,
+    ).toBe(200);
   }
 });
 afterAll(async () => {
@@ -120,7 +123,14 @@ describe("POST /pipeline/api/pipelines/v2", () => {
   it.each<[string, Record<string, string | undefined>, [string, string][]]>([
     ["orgIdentifier", { projectIdentifier: "delivery" }, [["orgIdentifier", "must not be null"]]],
     ["projectIdentifier", { orgIdentifier: "default" }, [["projectIdentifier", "must not be null"]]],
-    ["both scope parameters", {}, [["orgIdentifier", "must not be null"], ["projectIdentifier", "must not be null"]]],
+    [
+      "both scope parameters",
+      {},
+      [
+        ["orgIdentifier", "must not be null"],
+        ["projectIdentifier", "must not be null"],
+      ],
+    ],
   ])("requires %s in the query", async (_label, query, violations) => {
     const res = await create(simplePipeline("q", "delivery"), query);
     expect(res.status).toBe(400);
@@ -128,9 +138,14 @@ describe("POST /pipeline/api/pipelines/v2", () => {
   });
 
   it("answers 404 when the project does not exist", async () => {
-    const res = await create(simplePipeline("p", "ghost"), { orgIdentifier: "default", projectIdentifier: "ghost" });
+    const res = await create(simplePipeline("p", "ghost"), {
+      orgIdentifier: "default",
+      projectIdentifier: "ghost",
+    });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual(errorBody("ENTITY_NOT_FOUND", "Project with orgIdentifier [default] and identifier [ghost] not found"));
+    expect(res.body).toEqual(
+      errorBody("ENTITY_NOT_FOUND", "Project with orgIdentifier [default] and identifier [ghost] not found"),
+    );
   });
 
   it("refuses a duplicate with DUPLICATE_FIELD", async () => {
@@ -138,25 +153,39 @@ describe("POST /pipeline/api/pipelines/v2", () => {
     const res = await create(simplePipeline("twice", "delivery"));
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
-      errorBody("DUPLICATE_FIELD", "Pipeline [twice] under Project[delivery], Organization [default] already exists or has been deleted."),
+      errorBody(
+        "DUPLICATE_FIELD",
+        "Pipeline [twice] under Project[delivery], Organization [default] already exists or has been deleted.",
+      ),
     );
   });
 
   it("allows the same identifier in another project", async () => {
     expect((await create(simplePipeline("everywhere", "delivery"))).status).toBe(200);
-    const res = await create(simplePipeline("everywhere", "other"), { orgIdentifier: "default", projectIdentifier: "other" });
+    const res = await create(simplePipeline("everywhere", "other"), {
+      orgIdentifier: "default",
+      projectIdentifier: "other",
+    });
     expect(res.status).toBe(200);
   });
 
   it.each<[string, string, string]>([
     ["an empty body", "", "Invalid yaml: the request body is empty"],
-    ["duplicate keys", "pipeline:\n  name: a\n  name: b\n", "Invalid yaml: duplicate key [name] at line 3, column 3"],
+    [
+      "duplicate keys",
+      "pipeline:\n  name: a\n  name: b\n",
+      "Invalid yaml: duplicate key [name] at line 3, column 3",
+    ],
     [
       "an unclosed flow sequence",
       "pipeline:\n  stages: [a\n",
       "Invalid yaml: Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1",
     ],
-    ["several documents", "pipeline: {}\n---\npipeline: {}\n", "Invalid yaml: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1"],
+    [
+      "several documents",
+      "pipeline: {}\n---\npipeline: {}\n",
+      "Invalid yaml: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1",
+    ],
   ])("answers 400 INVALID_YAML_ERROR for %s", async (_label, yaml, message) => {
     const res = await create(yaml);
     expect(res.status).toBe(400);
@@ -185,7 +214,8 @@ describe("POST /pipeline/api/pipelines/v2", () => {
       },
       {
         // YAML reads a bare 10 as an integer.
-        message: "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: integer found, string expected",
+        message:
+          "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout: integer found, string expected",
         stageInfo,
         stepInfo,
         fqn: "$.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout",
@@ -193,7 +223,11 @@ describe("POST /pipeline/api/pipelines/v2", () => {
       },
     ];
     expect(res.body).toEqual(
-      errorBody("SCHEMA_VALIDATION_FAILED", `Invalid yaml: ${schemaErrors.map((e) => e.message).join("; ")}`, { schemaErrors }),
+      errorBody(
+        "SCHEMA_VALIDATION_FAILED",
+        `Invalid yaml: ${schemaErrors.map((e) => e.message).join("; ")}`,
+        { schemaErrors },
+      ),
     );
   });
 
@@ -236,26 +270,58 @@ describe("POST /pipeline/api/pipelines/v2", () => {
   // biome-ignore lint/suspicious/noExplicitAny: free-form YAML tree.
   it.each<[string, (p: any) => void, string[]]>([
     ["a missing pipeline key", (p) => delete p.pipeline, ["$.pipeline: is missing but it is required"]],
-    ["a pipeline that is not a map", (p) => (p.pipeline = "x"), ["$.pipeline: string found, object expected"]],
-    ["a missing identifier", (p) => delete p.pipeline.identifier, ["$.pipeline.identifier: is missing but it is required"]],
+    [
+      "a pipeline that is not a map",
+      (p) => (p.pipeline = "x"),
+      ["$.pipeline: string found, object expected"],
+    ],
+    [
+      "a missing identifier",
+      (p) => delete p.pipeline.identifier,
+      ["$.pipeline.identifier: is missing but it is required"],
+    ],
     ["a missing name", (p) => delete p.pipeline.name, ["$.pipeline.name: is missing but it is required"]],
-    ["a numeric identifier", (p) => (p.pipeline.identifier = 42), ["$.pipeline.identifier: integer found, string expected"]],
+    [
+      "a numeric identifier",
+      (p) => (p.pipeline.identifier = 42),
+      ["$.pipeline.identifier: integer found, string expected"],
+    ],
     [
       "an identifier with a hyphen",
       (p) => (p.pipeline.identifier = "my-pipe"),
       ["$.pipeline.identifier: does not match the regex pattern ^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$"],
     ],
-    ["a reserved identifier", (p) => (p.pipeline.identifier = "stepGroup"), ["$.pipeline.identifier: stepGroup is a keyword, so cannot be used"]],
+    [
+      "a reserved identifier",
+      (p) => (p.pipeline.identifier = "stepGroup"),
+      ["$.pipeline.identifier: stepGroup is a keyword, so cannot be used"],
+    ],
     [
       "a name of 129 characters",
       (p) => (p.pipeline.name = "n".repeat(129)),
       ["$.pipeline.name: does not match the regex pattern ^[a-zA-Z_0-9-.][-0-9a-zA-Z_\\s.]{0,127}$"],
     ],
-    ["a missing orgIdentifier", (p) => delete p.pipeline.orgIdentifier, ["$.pipeline.orgIdentifier: is missing but it is required"]],
-    ["another orgIdentifier", (p) => (p.pipeline.orgIdentifier = "acme"), ["$.pipeline.orgIdentifier: must be a constant value default"]],
-    ["a missing projectIdentifier", (p) => delete p.pipeline.projectIdentifier, ["$.pipeline.projectIdentifier: is missing but it is required"]],
+    [
+      "a missing orgIdentifier",
+      (p) => delete p.pipeline.orgIdentifier,
+      ["$.pipeline.orgIdentifier: is missing but it is required"],
+    ],
+    [
+      "another orgIdentifier",
+      (p) => (p.pipeline.orgIdentifier = "acme"),
+      ["$.pipeline.orgIdentifier: must be a constant value default"],
+    ],
+    [
+      "a missing projectIdentifier",
+      (p) => delete p.pipeline.projectIdentifier,
+      ["$.pipeline.projectIdentifier: is missing but it is required"],
+    ],
     ["missing stages", (p) => delete p.pipeline.stages, ["$.pipeline.stages: is missing but it is required"]],
-    ["empty stages", (p) => (p.pipeline.stages = []), ["$.pipeline.stages: there must be a minimum of 1 items in the array"]],
+    [
+      "empty stages",
+      (p) => (p.pipeline.stages = []),
+      ["$.pipeline.stages: there must be a minimum of 1 items in the array"],
+    ],
     [
       "a stage without identifier, name, type and spec",
       (p) => (p.pipeline.stages[0].stage = {}),
@@ -284,13 +350,19 @@ describe("POST /pipeline/api/pipelines/v2", () => {
     [
       "two stages with one identifier",
       (p) => p.pipeline.stages.push({ parallel: [structuredClone(p.pipeline.stages[0])] }),
-      ["$.pipeline.stages[1].parallel[0].stage.identifier: duplicate stage identifier [one]; stage identifiers must be unique within the pipeline"],
+      [
+        "$.pipeline.stages[1].parallel[0].stage.identifier: duplicate stage identifier [one]; stage identifiers must be unique within the pipeline",
+      ],
     ],
     [
       "two steps with one identifier in a stage, across a step group",
       (p) =>
         p.pipeline.stages[0].stage.spec.execution.steps.push({
-          stepGroup: { name: "G", identifier: "g", steps: [structuredClone(p.pipeline.stages[0].stage.spec.execution.steps[0])] },
+          stepGroup: {
+            name: "G",
+            identifier: "g",
+            steps: [structuredClone(p.pipeline.stages[0].stage.spec.execution.steps[0])],
+          },
         }),
       [
         `${S0}.spec.execution.steps[1].stepGroup.steps[0].step.identifier: duplicate step identifier [run]; step identifiers must be unique within the stage`,
@@ -304,7 +376,10 @@ describe("POST /pipeline/api/pipelines/v2", () => {
     [
       "a ShellScript step without shell and source",
       (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec = {}),
-      [`${STEP0}.spec.shell: is missing but it is required`, `${STEP0}.spec.source: is missing but it is required`],
+      [
+        `${STEP0}.spec.shell: is missing but it is required`,
+        `${STEP0}.spec.source: is missing but it is required`,
+      ],
     ],
     [
       "an unknown shell",
@@ -340,22 +415,65 @@ describe("POST /pipeline/api/pipelines/v2", () => {
   it.each<[string, (p: any) => void]>([
     ["timeout 30s", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "30s")],
     ["timeout 1h 30m", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "1h 30m")],
-    ["a runtime-input timeout", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+input>")],
-    ["an expression timeout", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+pipeline.variables.t>")],
-    ["a runtime-input shell with a default", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.shell = "<+input>.default(Bash)")],
-    ["a runtime-input onDelegate", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.onDelegate = "<+input>")],
+    [
+      "a runtime-input timeout",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+input>"),
+    ],
+    [
+      "an expression timeout",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+pipeline.variables.t>"),
+    ],
+    [
+      "a runtime-input shell with a default",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.shell = "<+input>.default(Bash)"),
+    ],
+    [
+      "a runtime-input onDelegate",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.onDelegate = "<+input>"),
+    ],
     ["a runtime-input allowStageExecutions", (p) => (p.pipeline.allowStageExecutions = "<+input>")],
-    ["a runtime-input script", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.source.spec.script = "<+input>")],
-    ["a stage template instead of type and spec", (p) => (p.pipeline.stages[0].stage = { name: "T", identifier: "t", template: { templateRef: "account.tpl", versionLabel: "1" } })],
-    ["a stage type the emulator does not know", (p) => (p.pipeline.stages[0].stage = { name: "C", identifier: "c", type: "Pipeline", spec: { org: "default" } })],
+    [
+      "a runtime-input script",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.spec.source.spec.script = "<+input>"),
+    ],
+    [
+      "a stage template instead of type and spec",
+      (p) =>
+        (p.pipeline.stages[0].stage = {
+          name: "T",
+          identifier: "t",
+          template: { templateRef: "account.tpl", versionLabel: "1" },
+        }),
+    ],
+    [
+      "a stage type the emulator does not know",
+      (p) =>
+        (p.pipeline.stages[0].stage = {
+          name: "C",
+          identifier: "c",
+          type: "Pipeline",
+          spec: { org: "default" },
+        }),
+    ],
     ["parallel stages", (p) => (p.pipeline.stages = [{ parallel: [p.pipeline.stages[0]] }])],
-    ["a step type other than ShellScript", (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step = { name: "Wait", identifier: "wait", type: "Wait", spec: { duration: "1m" } })],
+    [
+      "a step type other than ShellScript",
+      (p) =>
+        (p.pipeline.stages[0].stage.spec.execution.steps[0].step = {
+          name: "Wait",
+          identifier: "wait",
+          type: "Wait",
+          spec: { duration: "1m" },
+        }),
+    ],
   ])("accepts %s", async (label, mutate) => {
     const doc = base();
     mutate(doc);
     doc.pipeline.identifier = `ok_${label.replace(/[^a-z0-9]/gi, "_")}`;
     const res = await create(stringify(doc));
-    expect(res.body).toEqual(successBody({ identifier: doc.pipeline.identifier, governanceMetadata: { deny: false } }));
+    expect(res.body).toEqual(
+      successBody({ identifier: doc.pipeline.identifier, governanceMetadata: { deny: false } }),
+    );
   });
 });
 
@@ -375,7 +493,10 @@ describe("GET /pipeline/api/pipelines/{identifier}", () => {
   });
 
   it("answers 304 to a matching If-None-Match", async () => {
-    const res = await call("GET", "/pipeline/api/pipelines/deploy_web", { query: SCOPE, headers: { "if-none-match": "W/0" } });
+    const res = await call("GET", "/pipeline/api/pipelines/deploy_web", {
+      query: SCOPE,
+      headers: { "if-none-match": "W/0" },
+    });
     expect(res.status).toBe(304);
   });
 
@@ -383,7 +504,10 @@ describe("GET /pipeline/api/pipelines/{identifier}", () => {
     const res = await get("nope");
     expect(res.status).toBe(404);
     expect(res.body).toEqual(
-      errorBody("ENTITY_NOT_FOUND", "Pipeline [nope] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+      errorBody(
+        "ENTITY_NOT_FOUND",
+        "Pipeline [nope] under Project[delivery], Organization [default] doesn't exist or has been deleted.",
+      ),
     );
     const elsewhere = await get("deploy_web", { orgIdentifier: "default", projectIdentifier: "other" });
     expect(elsewhere.status).toBe(404);
@@ -404,9 +528,17 @@ describe("PUT /pipeline/api/pipelines/v2/{identifier}", () => {
   });
 
   it("refuses a YAML identifier other than the path's", async () => {
-    const res = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml: simplePipeline("renamed", "delivery"), query: SCOPE });
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/evolving", {
+      yaml: simplePipeline("renamed", "delivery"),
+      query: SCOPE,
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("INVALID_REQUEST", "Expected Pipeline identifier in YAML to be [evolving], but was [renamed]"));
+    expect(res.body).toEqual(
+      errorBody(
+        "INVALID_REQUEST",
+        "Expected Pipeline identifier in YAML to be [evolving], but was [renamed]",
+      ),
+    );
   });
 
   it("validates the YAML like create", async () => {
@@ -419,21 +551,38 @@ describe("PUT /pipeline/api/pipelines/v2/{identifier}", () => {
   });
 
   it("answers 404 for a missing pipeline", async () => {
-    const res = await call("PUT", "/pipeline/api/pipelines/v2/absent", { yaml: simplePipeline("absent", "delivery"), query: SCOPE });
+    const res = await call("PUT", "/pipeline/api/pipelines/v2/absent", {
+      yaml: simplePipeline("absent", "delivery"),
+      query: SCOPE,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(
-      errorBody("ENTITY_NOT_FOUND", "Pipeline [absent] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+      errorBody(
+        "ENTITY_NOT_FOUND",
+        "Pipeline [absent] under Project[delivery], Organization [default] doesn't exist or has been deleted.",
+      ),
     );
   });
 
   it("honours If-Match", async () => {
     const yaml = simplePipeline("evolving", "delivery");
-    const stale = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml, query: SCOPE, headers: { "if-match": "0" } });
+    const stale = await call("PUT", "/pipeline/api/pipelines/v2/evolving", {
+      yaml,
+      query: SCOPE,
+      headers: { "if-match": "0" },
+    });
     expect(stale.status).toBe(400);
     expect(stale.body).toEqual(
-      failureBody("OPTIMISTIC_LOCKING_EXCEPTION", "Request failed as you have an older version of entity, please reload the page and try again."),
+      failureBody(
+        "OPTIMISTIC_LOCKING_EXCEPTION",
+        "Request failed as you have an older version of entity, please reload the page and try again.",
+      ),
     );
-    const fresh = await call("PUT", "/pipeline/api/pipelines/v2/evolving", { yaml, query: SCOPE, headers: { "if-match": "1" } });
+    const fresh = await call("PUT", "/pipeline/api/pipelines/v2/evolving", {
+      yaml,
+      query: SCOPE,
+      headers: { "if-match": "1" },
+    });
     expect(fresh.status).toBe(200);
   });
 });
@@ -448,7 +597,10 @@ describe("DELETE /pipeline/api/pipelines/{identifier}", () => {
     const again = await call("DELETE", "/pipeline/api/pipelines/short_lived", { query: SCOPE });
     expect(again.status).toBe(404);
     expect(again.body).toEqual(
-      errorBody("ENTITY_NOT_FOUND", "Pipeline [short_lived] under Project[delivery], Organization [default] doesn't exist or has been deleted."),
+      errorBody(
+        "ENTITY_NOT_FOUND",
+        "Pipeline [short_lived] under Project[delivery], Organization [default] doesn't exist or has been deleted.",
+      ),
     );
     expect((await create(simplePipeline("short_lived", "delivery"))).status).toBe(200);
   });

@@ -1,0 +1,134 @@
+/**
+ * The platform sub-app's contract with the emulator core (`emulator/platform/index.ts`): the
+ * state it keeps, when it commits, and what it reads from its deps. In-process (`app.request()`).
+ */
+import { describe, expect, it } from "vitest";
+import { ApiKey, emptyPlatformState, PlatformState } from "../../../emulator/platform";
+import { dockerConnector, inProcessPlatform, simplePipeline, successBody } from "./harness";
+
+describe("emptyPlatformState", () => {
+  it("seeds the account with the organization default and nothing else", () => {
+    expect(emptyPlatformState("acc1", 1000)).toEqual({
+      accountId: "acc1",
+      organizations: { default: { identifier: "default", name: "Default Organization", createdAt: 1000 } },
+      projects: {},
+      connectors: {},
+      pipelines: {},
+    });
+  });
+});
+
+describe("platformRoutes", () => {
+  it("commits once per change and never for reads or refused requests", async () => {
+    const p = inProcessPlatform();
+    expect(
+      (await p.call("POST", "/ng/api/projects", { json: { project: { identifier: "a", name: "a" } } }))
+        .status,
+    ).toBe(200);
+    expect(p.commits).toBe(1);
+    expect(
+      (await p.call("POST", "/ng/api/projects", { json: { project: { identifier: "a", name: "a" } } }))
+        .status,
+    ).toBe(400);
+    expect((await p.call("GET", "/ng/api/projects/a")).status).toBe(200);
+    expect((await p.call("GET", "/ng/api/projects")).status).toBe(200);
+    expect(p.commits).toBe(1);
+    expect(
+      (await p.call("PUT", "/ng/api/projects/a", { json: { project: { identifier: "a", name: "b" } } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await p.call("POST", "/ng/api/connectors", {
+          json: dockerConnector("c", { org: "default", project: "a" }),
+        })
+      ).status,
+    ).toBe(200);
+    const scope = { orgIdentifier: "default", projectIdentifier: "a" };
+    expect(
+      (await p.call("POST", "/pipeline/api/pipelines/v2", { yaml: simplePipeline("p", "a"), query: scope }))
+        .status,
+    ).toBe(200);
+    expect((await p.call("DELETE", "/pipeline/api/pipelines/p", { query: scope })).status).toBe(200);
+    expect((await p.call("DELETE", "/ng/api/connectors/c", { query: scope })).status).toBe(200);
+    expect((await p.call("DELETE", "/ng/api/projects/a")).status).toBe(200);
+    expect(p.commits).toBe(7);
+  });
+
+  it("puts the deps' correlation id in every body", async () => {
+    const p = inProcessPlatform();
+    const ok = await p.call("POST", "/ng/api/projects", {
+      json: { project: { identifier: "a", name: "a" } },
+    });
+    const err = await p.call("GET", "/ng/api/projects/zzz");
+    const denied = await p.call("GET", "/ng/api/projects/a", { key: null });
+    expect([ok.body.correlationId, err.body.correlationId, denied.body.correlationId]).toEqual(
+      p.correlationIds,
+    );
+    expect(p.correlationIds).toEqual(["corr-1", "corr-2", "corr-3"]);
+  });
+
+  it("keeps plain JSON state that survives a round trip and matches the PlatformState schema", async () => {
+    const p = inProcessPlatform();
+    await p.call("POST", "/ng/api/projects", {
+      json: { project: { identifier: "Web", name: "Web", tags: { t: "" } } },
+    });
+    await p.call("POST", "/ng/api/connectors", {
+      json: dockerConnector("reg", { org: "default", project: "Web" }),
+    });
+    await p.call("POST", "/ng/api/connectors", { json: dockerConnector("acct") });
+    const scope = { orgIdentifier: "default", projectIdentifier: "Web" };
+    await p.call("POST", "/pipeline/api/pipelines/v2", { yaml: simplePipeline("pipe", "Web"), query: scope });
+    await p.call("DELETE", "/ng/api/connectors/acct");
+
+    const copy = JSON.parse(JSON.stringify(p.state));
+    expect(PlatformState.parse(copy)).toEqual(p.state);
+    expect(Object.keys(p.state.projects)).toEqual(["default/web"]);
+    expect(Object.keys(p.state.connectors).sort()).toEqual(["-/-/acct", "default/Web/reg"]);
+    expect(Object.keys(p.state.pipelines)).toEqual(["default/Web/pipe"]);
+    // Connector delete is a soft delete (ref §5).
+    expect(p.state.connectors["-/-/acct"]?.deleted).toBe(true);
+    expect(p.state.pipelines["default/Web/pipe"]?.yaml).toBe(simplePipeline("pipe", "Web"));
+
+    // A restarted emulator serves the same objects from the persisted copy.
+    const restarted = inProcessPlatform();
+    restarted.state = PlatformState.parse(copy);
+    const read = await restarted.call("GET", "/pipeline/api/pipelines/pipe", { query: scope });
+    expect(read.body.data.yamlPipeline).toBe(simplePipeline("pipe", "Web"));
+    const project = await restarted.call("GET", "/ng/api/projects/web");
+    expect(project.body).toEqual(
+      successBody({
+        project: p.state.projects["default/web"]?.project,
+        createdAt: p.state.projects["default/web"]?.createdAt,
+        lastModifiedAt: p.state.projects["default/web"]?.lastModifiedAt,
+        isFavorite: false,
+      }),
+    );
+  });
+
+  it("reads the keys on every request, so keys added later work", async () => {
+    const p = inProcessPlatform();
+    expect((await p.call("GET", "/ng/api/projects", { key: "pat.new.key" })).status).toBe(401);
+    p.keys.push({ key: "pat.new.key", type: "platform" });
+    expect((await p.call("GET", "/ng/api/projects", { key: "pat.new.key" })).status).toBe(200);
+  });
+
+  it("serves only its own prefixes", async () => {
+    const p = inProcessPlatform();
+    expect((await p.app.request("/internal/api/v2/workspaces")).status).toBe(404);
+  });
+});
+
+describe("ApiKey", () => {
+  it("accepts platform keys with organization and project restrictions", () => {
+    expect(
+      ApiKey.parse({ key: "k", type: "platform", organizations: ["default"], projects: ["default/a", "b"] }),
+    ).toEqual({
+      key: "k",
+      type: "platform",
+      organizations: ["default"],
+      projects: ["default/a", "b"],
+    });
+    expect(ApiKey.safeParse({ key: "k", type: "owner" }).success).toBe(false);
+  });
+});
