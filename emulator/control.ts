@@ -18,7 +18,7 @@ import { z } from "zod";
 import { userJson } from "./admin/common";
 import { acceptInvitation } from "./admin/users";
 import { APIS, type AppEnv } from "./context";
-import { badRequest, notFound } from "./errors";
+import { badRequest, notFound, zodBadRequest } from "./errors";
 import type { EventStore } from "./events/event-store";
 import { FaultConfig, type FaultController } from "./middleware/faults";
 import { RateLimitConfig, type RateLimiter } from "./middleware/rate-limit";
@@ -47,10 +47,7 @@ async function jsonOf(text: string): Promise<unknown> {
 
 function parsed<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const r = schema.safeParse(value);
-  if (!r.success) {
-    const lines = r.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
-    throw badRequest(lines[0] ?? "invalid body", lines.join("; "));
-  }
+  if (!r.success) throw zodBadRequest(r.error, "", value);
   return r.data;
 }
 
