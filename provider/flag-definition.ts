@@ -305,13 +305,26 @@ function testFailed(e: unknown): boolean {
 
 async function setKilled(
   admin: AdminClient,
-  wsId: string,
+  place: Place,
   flagName: string,
-  envId: string,
-  killed: boolean,
+  inputs: FlagDefinitionInputs,
 ): Promise<void> {
-  if (killed) await admin.definitions.kill(wsId, flagName, envId);
-  else await admin.definitions.restore(wsId, flagName, envId);
+  const about = subject(flagName, place.environment.name);
+  if (inputs.killed) {
+    await admin.definitions.kill(
+      place.workspace.id,
+      flagName,
+      place.environment.id,
+      note(inputs, "kill", about),
+    );
+  } else {
+    await admin.definitions.restore(
+      place.workspace.id,
+      flagName,
+      place.environment.id,
+      note(inputs, "restore", about),
+    );
+  }
 }
 
 /**
@@ -356,7 +369,7 @@ async function converge(
     }
   }
   if (current.killed !== inputs.killed) {
-    await setKilled(admin, place.workspace.id, current.name, place.environment.id, inputs.killed);
+    await setKilled(admin, place, current.name, inputs);
     current = { ...current, killed: inputs.killed };
   }
   return current;

@@ -377,3 +377,63 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     await p.delete(created.id, created.outs);
   });
 });
+
+describe.each(MODES)("FlagDefinition in a workspace that requires title and comment (%s)", (mode) => {
+  const flag = mode === "direct" ? "audited-d" : "audited-g";
+  const setRequired = async (value: boolean) => {
+    const res = await fetch(`${bed.emu.url}/internal/api/v2/workspaces/${ws.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${bed.emu.adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify([{ op: "replace", path: "/requiresTitleAndComments", value }]),
+    });
+    expect(res.status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    await setRequired(true);
+  });
+  afterAll(async () => {
+    await setRequired(false);
+  });
+
+  it("creates, patches, kills and deletes: every change carries a title and comment", async () => {
+    const p = await bed.driver(mode, impl, flagDefinitionProvider);
+    const program = {
+      workspace: "Default",
+      flag,
+      environment: "Production",
+      treatments: [{ name: "on" }, { name: "off" }],
+      defaultTreatment: "off",
+    };
+    await expect(
+      bed.admin.definitions.create(ws.id, flag, prod.id, {
+        treatments: [{ name: "on" }],
+        defaultTreatment: "on",
+        defaultRule: [{ treatment: "on", size: 100 }],
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    bed.proxy.reset();
+    const created = await p.create((await p.check({}, program)).inputs);
+    const updated = await p.update(
+      created.id,
+      created.outs,
+      (await p.check(created.outs, { ...program, trafficAllocation: 50, killed: true })).inputs,
+    );
+    expect(updated.outs).toMatchObject({ trafficAllocation: 50, killed: true });
+    await p.delete(created.id, updated.outs);
+    const writes = bed.proxy.writes();
+    expect(writes.map((w) => `${w.method} ${w.status}`)).toEqual([
+      "POST 200",
+      "PATCH 200",
+      "PUT 200",
+      "DELETE 200",
+    ]);
+    expect(writes[0]?.body).toMatchObject({ title: TITLE, comment: comment("create", flag) });
+    for (const w of writes.slice(1))
+      expect(w.query).toEqual({
+        title: TITLE,
+        comment: expect.stringContaining(`flag "${flag}" in environment "Production"`),
+      });
+  });
+});
