@@ -193,19 +193,18 @@ type DiffView = { org: unknown; project: unknown; identifier: unknown; content: 
 const pipelineDiff: DiffSpec<keyof DiffView> = {
   fields: ["org", "project", "identifier", "content"],
   replaceOnChange: [...pipelineReplaceOnChange, "identifier"],
-  rules: {
-    content: {
-      equals: (oldYaml, newYaml) => {
-        if (typeof oldYaml !== "string" || typeof newYaml !== "string") return false;
-        try {
-          return pipelinesEqual(oldYaml, newYaml);
-        } catch {
-          return false;
-        }
-      },
-    },
-  },
+  rules: { content: { equals: (oldYaml, newYaml) => sameMeaning(oldYaml, newYaml) } },
 };
+
+/** Whether two YAML texts mean the same pipeline; text that does not parse never equals anything. */
+function sameMeaning(a: unknown, b: unknown): boolean {
+  if (typeof a !== "string" || typeof b !== "string") return false;
+  try {
+    return pipelinesEqual(a, b);
+  } catch {
+    return false;
+  }
+}
 
 function newView(news: PipelineInputs): DiffView {
   const unknown =
@@ -284,7 +283,7 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
     });
     // An adopted (or recovered) pipeline that differs from the program is converged with one PUT.
     const live =
-      how !== "created" && !pipelinesEqual(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
+      how !== "created" && !sameMeaning(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
     return { id: pipelineId(inputs.org, inputs.project, identifier), outs: plain(outputs(inputs, live)) };
   },
 
