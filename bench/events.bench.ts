@@ -52,10 +52,13 @@ async function bundleImporter(dir: string): Promise<string> {
         const { Command } = require("commander");
         const { register } = require("./cli/events-command");
         const { writeSync } = require("node:fs");
-        process.on("exit", () => writeSync(2, "\\nmaxrss_kb " + process.resourceUsage().maxRSS + "\\n"));
-        const program = new Command("flagstack");
-        register(program);
-        program.parseAsync(process.argv).catch((e) => { console.error("flagstack: " + e.message); process.exitCode = 1; });
+        // The import worker loads this same file: only the main thread runs the command.
+        if (require("node:worker_threads").isMainThread) {
+          process.on("exit", () => writeSync(2, "\\nmaxrss_kb " + process.resourceUsage().maxRSS + "\\n"));
+          const program = new Command("flagstack");
+          register(program);
+          program.parseAsync(process.argv).catch((e) => { console.error("flagstack: " + e.message); process.exitCode = 1; });
+        }
       `,
       resolveDir: root,
       loader: "ts",

@@ -1,6 +1,7 @@
 /**
  * `flagstack events import FILE|-`: the exact, resumable bulk import of tracking events (spec §4
- * "Event import"), a thin shell over {@link importEvents}.
+ * "Event import"), a thin shell over `importEvents` (run in a worker thread, see
+ * `sdk/events/import/worker.ts`).
  *
  * Exit codes: 0 every valid record is accepted (invalid ones are in the rejects file); 1 the
  * import could not run or stopped on an error; 2 it ran to the end but batches are left whose
@@ -14,7 +15,7 @@ import {
   ImportError,
   type ImportProgress,
   type ImportSummary,
-  importEvents,
+  importEventsInWorker,
   INPUT_FORMATS,
   MAX_BATCH_SIZE,
   MAX_CONCURRENCY,
@@ -137,7 +138,9 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
   let last: ImportProgress | undefined;
   let summary: ImportSummary;
   try {
-    summary = await importEvents({
+    // In a worker with a capped young generation: flat memory, and this thread stays free for
+    // the progress bar and signals.
+    summary = await importEventsInWorker({
       input: file,
       format: opts.format,
       eventsUrl,

@@ -29,4 +29,5 @@ export { INPUT_FORMATS, type InputFormat, InputFormatError, type SourceItem } fr
 export { readCsv } from "./csv-reader";
 export { readJsonArray } from "./json-array-reader";
 export { readNdjson } from "./ndjson-reader";
+export { DEFAULT_YOUNG_GENERATION_MB, importEventsInWorker, type WorkerImportOptions } from "./worker";
 export { type RejectedRecord, type ValidRecord, validateItem } from "./validate";
