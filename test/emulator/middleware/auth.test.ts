@@ -1,0 +1,198 @@
+/**
+ * Keys and scopes (spec §5; issue 3 "Keys and scopes"): admin keys (optionally restricted to
+ * workspaces or environments: 403 elsewhere, and they only see their own users), SDK keys only for
+ * the event import and SDK endpoints, platform keys only for the platform API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Emulator } from "../../../emulator";
+import { adminError, type Call, definitionBody, start } from "../helpers";
+
+let emu: Emulator;
+let call: Call;
+let ws: { id: string; name: string };
+let other: { id: string; name: string };
+const WS_KEY = "ws-restricted-admin-key";
+const ENV_KEY = "env-restricted-admin-key";
+
+beforeAll(async () => {
+  ({ emu, call, ws } = await start({
+    keys: [{ key: ENV_KEY, type: "admin", environments: ["Staging"], workspaces: ["Default"] }],
+  }));
+  other = (await call("POST", "/internal/api/v2/workspaces", { body: { name: "Other" } })).body;
+  await call("POST", `/internal/api/v2/environments/ws/${other.id}`, { body: { name: "Prod" } });
+  await emu.addKey({ key: WS_KEY, type: "admin", workspaces: [other.id] });
+});
+afterAll(() => emu.stop());
+
+describe("authentication", () => {
+  it.each([
+    ["no key", {}, 'Missing API key: send "Authorization: Bearer <ADMIN_API_KEY>"'],
+    ["an unknown key", { authorization: "Bearer wrong-key-123" }, "Invalid API key"],
+    [
+      "a malformed header",
+      { authorization: "Basic abc" },
+      'Missing API key: send "Authorization: Bearer <ADMIN_API_KEY>"',
+    ],
+    ["the SDK key", "SDK", "This endpoint takes an Admin API key; the key given is an SDK key"],
+    ["the platform key", "PLATFORM", "This endpoint takes an Admin API key; the key given is a platform key"],
+  ])("refuses %s on the admin API with 401 and the error body", async (_what, headers, message) => {
+    const h =
+      headers === "SDK"
+        ? { authorization: `Bearer ${emu.sdkKey}` }
+        : headers === "PLATFORM"
+          ? { authorization: `Bearer ${emu.platformKey}` }
+          : headers;
+    const r = await call("GET", "/internal/api/v2/workspaces", {
+      key: null,
+      headers: h as Record<string, string>,
+    });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual(adminError(401, message));
+  });
+
+  it("accepts the admin key as a lowercase bearer or in x-api-key", async () => {
+    expect(
+      (
+        await call("GET", "/internal/api/v2/workspaces", {
+          key: null,
+          headers: { authorization: `bearer ${emu.adminKey}` },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call("GET", "/internal/api/v2/workspaces", {
+          key: null,
+          headers: { "x-api-key": emu.adminKey },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it("refuses the admin key on the platform API", async () => {
+    const r = await call("GET", `/ng/api/projects?accountIdentifier=${emu.accountId}`, {
+      key: null,
+      headers: { "x-api-key": emu.adminKey },
+    });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe("a key restricted to a workspace", () => {
+  it("lists only its workspace and gets 403 elsewhere", async () => {
+    const list = await call("GET", "/internal/api/v2/workspaces", { key: WS_KEY });
+    expect(list.body.objects.map((w: { name: string }) => w.name)).toEqual(["Other"]);
+    for (const path of [
+      `/internal/api/v2/environments/ws/${ws.id}`,
+      `/internal/api/v2/splits/ws/${ws.id}`,
+      `/internal/api/v2/rolloutStatuses?wsId=${ws.id}`,
+    ]) {
+      const r = await call("GET", path, { key: WS_KEY });
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual(adminError(403, `The API key is not allowed to access workspace ${ws.id}`));
+    }
+    expect(
+      (
+        await call("POST", `/internal/api/v2/splits/ws/${other.id}/trafficTypes/user`, {
+          key: WS_KEY,
+          body: { name: "mine" },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it("cannot make account-wide changes but reads groups", async () => {
+    const ws2 = await call("POST", "/internal/api/v2/workspaces", { key: WS_KEY, body: { name: "Nope" } });
+    expect(ws2.body).toEqual(
+      adminError(
+        403,
+        "The API key is restricted to some workspaces or environments and cannot create workspaces",
+      ),
+    );
+    const g = await call("POST", "/internal/api/v2/groups", { key: WS_KEY, body: { name: "Nope" } });
+    expect(g.body).toEqual(
+      adminError(
+        403,
+        "The API key is restricted to some workspaces or environments and cannot create groups",
+      ),
+    );
+    expect((await call("GET", "/internal/api/v2/groups", { key: WS_KEY })).status).toBe(200);
+  });
+
+  it("sees only the users it invited (users invited by keys sharing its workspaces)", async () => {
+    const mine = (
+      await call("POST", "/internal/api/v2/users", {
+        key: WS_KEY,
+        body: { email: "mine@example.com", groups: [] },
+      })
+    ).body;
+    const theirs = (
+      await call("POST", "/internal/api/v2/users", { body: { email: "theirs@example.com", groups: [] } })
+    ).body;
+    const list = await call("GET", "/internal/api/v2/users", { key: WS_KEY });
+    expect(list.body.data.map((u: { email: string }) => u.email)).toEqual(["mine@example.com"]);
+    expect((await call("GET", `/internal/api/v2/users/${theirs.id}`, { key: WS_KEY })).body).toEqual(
+      adminError(404, `Could not find user ${theirs.id}`),
+    );
+    expect((await call("DELETE", `/internal/api/v2/users/${theirs.id}`, { key: WS_KEY })).status).toBe(404);
+    expect((await call("GET", `/internal/api/v2/users/${mine.id}`, { key: WS_KEY })).status).toBe(200);
+    // The unrestricted key sees both.
+    const all = await call("GET", "/internal/api/v2/users");
+    expect(all.body.data.map((u: { email: string }) => u.email)).toEqual([
+      "mine@example.com",
+      "theirs@example.com",
+    ]);
+  });
+});
+
+describe("a key restricted to an environment", () => {
+  it("lists and changes only that environment", async () => {
+    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, { body: { name: "scoped" } });
+    const envs = await call("GET", `/internal/api/v2/environments/ws/${ws.id}`, { key: ENV_KEY });
+    expect(envs.body.map((e: { name: string }) => e.name)).toEqual(["Staging"]);
+    const prod = await call("POST", `/internal/api/v2/splits/ws/${ws.id}/scoped/environments/Production`, {
+      key: ENV_KEY,
+      body: definitionBody(),
+    });
+    expect(prod.status).toBe(403);
+    expect(prod.body.message).toMatch(/^The API key is not allowed to access environment [0-9a-f-]{36}$/);
+    const staging = await call("POST", `/internal/api/v2/splits/ws/${ws.id}/scoped/environments/Staging`, {
+      key: ENV_KEY,
+      body: definitionBody(),
+    });
+    expect(staging.status).toBe(200);
+  });
+
+  it("cannot delete a flag that is defined in an environment outside its scope", async () => {
+    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/scoped/environments/Production`, {
+      body: definitionBody(),
+    });
+    const r = await call("DELETE", `/internal/api/v2/splits/ws/${ws.id}/scoped`, { key: ENV_KEY });
+    expect(r.status).toBe(403);
+    expect(r.body.message).toMatch(/where scoped is defined$/);
+    expect((await call("GET", `/internal/api/v2/splits/ws/${ws.id}/scoped`)).status).toBe(200);
+  });
+});
+
+describe("SDK keys", () => {
+  it("each belong to one environment and open only the SDK endpoints and the event import", async () => {
+    expect(Object.keys(emu.sdkKeys)).toEqual(["Production", "Staging"]);
+    expect(emu.sdkKey).toBe(emu.sdkKeys.Production);
+    expect((await call("GET", "/api/splitChanges?s=1.3&since=-1", { key: emu.sdkKeys.Staging })).status).toBe(
+      200,
+    );
+    expect((await call("GET", "/internal/api/v2/workspaces", { key: emu.sdkKeys.Staging })).status).toBe(401);
+  });
+
+  it("can be given by option and added at run time", async () => {
+    await emu.addKey({ key: "sdk-extra-staging-key", type: "sdk", environments: ["Staging"] });
+    const ev = [{ eventTypeId: "e", trafficTypeName: "user", key: "k", timestamp: 1 }];
+    expect((await call("POST", "/api/events/bulk", { key: "sdk-extra-staging-key", body: ev })).status).toBe(
+      202,
+    );
+    expect(emu.events().at(-1)?.environmentName).toBe("Staging");
+    await expect(emu.addKey({ key: "short", type: "sdk" })).rejects.toThrow(
+      "key must be at least 8 characters",
+    );
+  });
+});
