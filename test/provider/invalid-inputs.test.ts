@@ -283,6 +283,50 @@ const rows: Row[] = [
     "treatments[0].config",
     'unknown property "config"',
   ],
+  [
+    "FlagDefinition",
+    "segment matcher without a segment",
+    { ...definition, rules: [rule([{ treatment: "on", size: 100 }], [{ type: "IN_SEGMENT" }])] },
+    "rules[0].condition.matchers[0].string",
+    "string is required for a IN_SEGMENT matcher",
+  ],
+  [
+    "FlagDefinition",
+    "set matcher without an attribute",
+    {
+      ...definition,
+      rules: [rule([{ treatment: "on", size: 100 }], [{ type: "ANY_OF_SET", strings: ["a"] }])],
+    },
+    "rules[0].condition.matchers[0].attribute",
+    "attribute is required for a ANY_OF_SET matcher",
+  ],
+  [
+    "FlagDefinition",
+    "bad regular expression",
+    {
+      ...definition,
+      rules: [
+        rule(
+          [{ treatment: "on", size: 100 }],
+          [{ type: "MATCHES_STRING", attribute: "email", string: "([a-z" }],
+        ),
+      ],
+    },
+    "rules[0].condition.matchers[0].string",
+    "string is not a valid regular expression",
+  ],
+  [
+    "FlagDefinition",
+    "empty value list",
+    {
+      ...definition,
+      rules: [
+        rule([{ treatment: "on", size: 100 }], [{ type: "IN_LIST_STRING", attribute: "plan", strings: [] }]),
+      ],
+    },
+    "rules[0].condition.matchers[0].strings",
+    "strings must not be empty",
+  ],
   ["Group", "empty name", { ...group, name: "" }, "name", "name must not be empty"],
   [
     "Group",
