@@ -216,6 +216,9 @@ interface BarPayload {
   elapsed: string;
 }
 
+/** Batches listed one by one in the summary; the rest are counted. */
+const MAX_LISTED = 20;
+
 /**
  * The final summary: one figure per line (read, rejected, sent, accepted, accepted earlier,
  * unknown, failed, elapsed), then what is left to do: each batch whose outcome is unknown or that
@@ -244,20 +247,22 @@ export function formatSummary(s: ImportSummary): string {
   if (s.interrupted) {
     lines.push(`Interrupted: run the same command again to resume${s.journal ? ` (journal ${s.journal})` : ""}.`);
   }
-  for (const b of s.unknownBatches) {
+  for (const b of s.unknownBatches.slice(0, MAX_LISTED)) {
     lines.push(
       `unknown outcome: batch ${b.batch} (lines ${b.firstLine}-${b.lastLine}, ${b.count} records)${b.error ? `: ${b.error}` : ""}`,
     );
   }
+  if (s.unknownBatches.length > MAX_LISTED) lines.push(`... and ${s.unknownBatches.length - MAX_LISTED} more unknown (see the journal)`);
   if (s.unknownBatches.length > 0) {
     lines.push(
       "The service may or may not have recorded these batches, and the import is not idempotent: check the events " +
         "in the service, then re-run with --resend-unknown to send them again, or leave them.",
     );
   }
-  for (const b of s.failedBatches) {
+  for (const b of s.failedBatches.slice(0, MAX_LISTED)) {
     lines.push(`failed: batch ${b.batch} (lines ${b.firstLine}-${b.lastLine}, ${b.count} records): ${b.error}`);
   }
+  if (s.failedBatches.length > MAX_LISTED) lines.push(`... and ${s.failedBatches.length - MAX_LISTED} more failed (see the journal)`);
   if (s.failedBatches.length > 0) lines.push("Failed batches were refused by the service; a re-run sends them again.");
   return `${lines.join("\n")}\n`;
 }
