@@ -1,7 +1,9 @@
 /**
- * The emulated platform API (`../shared/spec/platform-api.md`): projects, connectors and YAML
- * pipelines under `/ng/api/**` and `/pipeline/api/**`, as one hono sub-app that the emulator's
- * server mounts at `/`.
+ * The emulated platform API (`../shared/spec/platform-api.md`): organizations, projects,
+ * connectors and YAML pipelines under `/ng/api/**` and `/pipeline/api/**`, as one hono sub-app
+ * that the emulator's server mounts at `/`. One file per section: `organizations.ts`,
+ * `projects.ts`, `connectors.ts`, `pipelines.ts` (YAML checks in `pipeline-yaml.ts`); `auth.ts`,
+ * `errors.ts` and `http.ts` are shared.
  *
  * Where the spec says "not shown", behaviour follows `../shared/reference/platform-api-behaviour.md`
  * (cited as `ref §N`).
@@ -14,6 +16,7 @@ import { z } from "zod";
 import { platformAuth } from "./auth.js";
 import { connectorRoutes } from "./connectors.js";
 import { errorDto, PlatformError, renderError, resourceNotFound } from "./errors.js";
+import { organizationRoutes } from "./organizations.js";
 import { pipelineRoutes } from "./pipelines.js";
 import { projectRoutes } from "./projects.js";
 import type { PlatformState } from "./state.js";
@@ -54,6 +57,8 @@ export interface PlatformDeps {
 const KNOWN_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/ng\/api\/projects$/, methods: ["GET", "POST"] },
   { pattern: /^\/ng\/api\/projects\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
+  { pattern: /^\/ng\/api\/organizations$/, methods: ["GET", "POST"] },
+  { pattern: /^\/ng\/api\/organizations\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
   { pattern: /^\/ng\/api\/connectors$/, methods: ["GET", "POST", "PUT"] },
   { pattern: /^\/ng\/api\/connectors\/[^/]+$/, methods: ["GET", "DELETE"] },
   { pattern: /^\/pipeline\/api\/pipelines\/v2$/, methods: ["POST"] },
@@ -98,6 +103,7 @@ export function platformRoutes(deps: PlatformDeps): Hono {
     app.use(prefix, platformAuth(deps));
   }
 
+  app.route("/ng/api/organizations", organizationRoutes(deps));
   app.route("/ng/api/projects", projectRoutes(deps));
   app.route("/ng/api/connectors", connectorRoutes(deps));
   app.route("/pipeline/api/pipelines", pipelineRoutes(deps));

@@ -101,7 +101,7 @@ export function findProject(
 }
 
 /** Removes a project and what lives in it (the service cascades through entity-delete events; inferred). */
-function deleteProjectCascade(state: PlatformState, stored: StoredProject): void {
+export function deleteProjectCascade(state: PlatformState, stored: StoredProject): void {
   const org = stored.project.orgIdentifier;
   const id = stored.project.identifier;
   delete state.projects[projectKey(org, id)];

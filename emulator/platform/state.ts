@@ -8,11 +8,19 @@
 import { z } from "zod";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas.js";
 
-/** An organization; only `default` is seeded, the platform API here has no organization endpoints. */
+/**
+ * An organization as the API returns it under `data.organization`, plus bookkeeping. The fields
+ * after `createdAt` came with the organization routes; their defaults keep older state files
+ * loadable.
+ */
 export const StoredOrganization = z.object({
   identifier: z.string(),
   name: z.string(),
   createdAt: z.number().int(),
+  description: z.string().default(""),
+  tags: Tags.default({}),
+  lastModifiedAt: z.number().int().optional(),
+  version: z.number().int().nonnegative().default(0),
 });
 export type StoredOrganization = z.infer<typeof StoredOrganization>;
 
@@ -93,7 +101,15 @@ export function emptyPlatformState(accountId: string, now: number = Date.now()):
   return {
     accountId,
     organizations: {
-      [DEFAULT_ORG]: { identifier: DEFAULT_ORG, name: "Default Organization", createdAt: now },
+      [DEFAULT_ORG]: {
+        identifier: DEFAULT_ORG,
+        name: DEFAULT_ORG,
+        createdAt: now,
+        description: "Default Organization",
+        tags: {},
+        lastModifiedAt: now,
+        version: 0,
+      },
     },
     projects: {},
     connectors: {},

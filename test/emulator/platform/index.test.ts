@@ -10,7 +10,17 @@ describe("emptyPlatformState", () => {
   it("seeds the account with the organization default and nothing else", () => {
     expect(emptyPlatformState("acc1", 1000)).toEqual({
       accountId: "acc1",
-      organizations: { default: { identifier: "default", name: "Default Organization", createdAt: 1000 } },
+      organizations: {
+        default: {
+          identifier: "default",
+          name: "default",
+          createdAt: 1000,
+          description: "Default Organization",
+          tags: {},
+          lastModifiedAt: 1000,
+          version: 0,
+        },
+      },
       projects: {},
       connectors: {},
       pipelines: {},
@@ -130,5 +140,25 @@ describe("ApiKey", () => {
       projects: ["default/a", "b"],
     });
     expect(ApiKey.safeParse({ key: "k", type: "owner" }).success).toBe(false);
+  });
+});
+
+describe("PlatformState", () => {
+  it("loads a state file written before organizations had descriptions, tags and versions", () => {
+    const old = {
+      accountId: "a",
+      organizations: { default: { identifier: "default", name: "Default Organization", createdAt: 5 } },
+      projects: {},
+      connectors: {},
+      pipelines: {},
+    };
+    expect(PlatformState.parse(old).organizations.default).toEqual({
+      identifier: "default",
+      name: "Default Organization",
+      createdAt: 5,
+      description: "",
+      tags: {},
+      version: 0,
+    });
   });
 });

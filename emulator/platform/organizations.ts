@@ -1,0 +1,175 @@
+/**
+ * Organizations: `POST|GET /ng/api/organizations`, `GET|PUT|DELETE /ng/api/organizations/{id}`.
+ *
+ * The spec shows none of these (it names the organization `default` and says another one may be
+ * given, spec §4 rule 1); the emulator has them so that projects, connectors and pipelines can be
+ * tried in another organization. They follow the project routes' conventions (envelope, ETag,
+ * full-replace PUT, 404 ENTITY_NOT_FOUND on GET and DELETE); the messages are inferred.
+ * @module
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { DEFAULT_ORG, entityName, Identifier, Tags } from "../../sdk/platform/schemas.js";
+import { authorize } from "./auth.js";
+import {
+  duplicateField,
+  entityNotFound,
+  invalidRequest,
+  validationFailure,
+  zodViolations,
+} from "./errors.js";
+import { checkIfMatch, intQuery, ngPage, notModified, optionalQuery, readJson, success } from "./http.js";
+import type { PlatformDeps } from "./index.js";
+import { deleteProjectCascade } from "./projects.js";
+import type { PlatformState, StoredOrganization } from "./state.js";
+
+/** Request body of organization create and update: `{organization: {...}}`. */
+export const OrganizationBody = z.object({
+  identifier: Identifier,
+  name: entityName(),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+  tags: Tags.default({}),
+});
+
+/** Default page size of the organization list (as the project list). */
+export const ORGANIZATION_PAGE_SIZE = 50;
+
+function parseOrganizationRequest(raw: unknown): z.output<typeof OrganizationBody> {
+  const inner =
+    raw !== null && typeof raw === "object" ? (raw as { organization?: unknown }).organization : undefined;
+  if (inner === null || inner === undefined) {
+    throw validationFailure([{ path: "organization", message: "must not be null" }]);
+  }
+  const parsed = OrganizationBody.safeParse(inner);
+  if (!parsed.success) throw validationFailure(zodViolations("organization", parsed.error.issues));
+  return parsed.data;
+}
+
+/** `data` of an organization response. */
+export function organizationData(org: StoredOrganization) {
+  return {
+    organization: {
+      identifier: org.identifier,
+      name: org.name,
+      description: org.description,
+      tags: org.tags,
+    },
+    createdAt: org.createdAt,
+    lastModifiedAt: org.lastModifiedAt ?? org.createdAt,
+    harnessManaged: org.identifier === DEFAULT_ORG,
+  };
+}
+
+function deleteOrganizationCascade(state: PlatformState, identifier: string): void {
+  for (const project of Object.values(state.projects)) {
+    if (project.project.orgIdentifier === identifier) deleteProjectCascade(state, project);
+  }
+  for (const [key, connector] of Object.entries(state.connectors)) {
+    if (connector.connector.orgIdentifier === identifier) delete state.connectors[key];
+  }
+  delete state.organizations[identifier];
+}
+
+/** The organization routes, mounted at `/ng/api/organizations`. */
+export function organizationRoutes(deps: PlatformDeps): Hono {
+  const app = new Hono();
+
+  app.post("/", async (c) => {
+    const body = parseOrganizationRequest(await readJson(c));
+    authorize(c, { org: body.identifier, project: null }, "core_organization_create", "organization");
+    const state = deps.state();
+    if (state.organizations[body.identifier] !== undefined) {
+      throw duplicateField(`An organization with identifier [${body.identifier}] is already present`);
+    }
+    const now = Date.now();
+    const stored: StoredOrganization = { ...body, createdAt: now, lastModifiedAt: now, version: 0 };
+    state.organizations[body.identifier] = stored;
+    await deps.commit();
+    return success(c, deps.correlationId(), organizationData(stored), stored.version);
+  });
+
+  app.get("/", (c) => {
+    const pageIndex = intQuery(c, "pageIndex", 0);
+    const pageSize = Math.max(1, intQuery(c, "pageSize", ORGANIZATION_PAGE_SIZE));
+    const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
+    const key = c.get("platformApiKey");
+    const items = Object.values(deps.state().organizations)
+      .filter(
+        (o) =>
+          search === null ||
+          o.identifier.toLowerCase().includes(search) ||
+          o.name.toLowerCase().includes(search),
+      )
+      .filter((o) => key.organizations === undefined || key.organizations.includes(o.identifier))
+      .filter((o) => key.projects === undefined || keyAllowsSomeProject(key.projects, o.identifier))
+      .sort(
+        (a, b) =>
+          (b.lastModifiedAt ?? b.createdAt) - (a.lastModifiedAt ?? a.createdAt) ||
+          a.identifier.localeCompare(b.identifier),
+      );
+    return success(c, deps.correlationId(), ngPage(items.map(organizationData), pageIndex, pageSize));
+  });
+
+  app.get("/:identifier", (c) => {
+    const id = c.req.param("identifier");
+    authorizeOrg(c, id, "core_organization_view");
+    const stored = deps.state().organizations[id];
+    if (stored === undefined) throw entityNotFound(`Organization with identifier [${id}] not found`);
+    return (
+      notModified(c, stored.version) ??
+      success(c, deps.correlationId(), organizationData(stored), stored.version)
+    );
+  });
+
+  app.put("/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    const body = parseOrganizationRequest(await readJson(c));
+    authorizeOrg(c, id, "core_organization_edit");
+    if (body.identifier !== id)
+      throw invalidRequest(`Value mismatch, previous: ${id} current: ${body.identifier}`);
+    const state = deps.state();
+    const existing = state.organizations[id];
+    if (existing === undefined) throw invalidRequest(`Organization with identifier [${id}] not found`);
+    checkIfMatch(c, existing.version);
+    const updated: StoredOrganization = {
+      ...body,
+      createdAt: existing.createdAt,
+      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt ?? existing.createdAt),
+      version: existing.version + 1,
+    };
+    state.organizations[id] = updated;
+    await deps.commit();
+    return success(c, deps.correlationId(), organizationData(updated), updated.version);
+  });
+
+  app.delete("/:identifier", async (c) => {
+    const id = c.req.param("identifier");
+    authorizeOrg(c, id, "core_organization_delete");
+    if (id === DEFAULT_ORG) throw invalidRequest("Delete operation not supported for Default Organization");
+    const state = deps.state();
+    const existing = state.organizations[id];
+    if (existing === undefined) {
+      throw entityNotFound(`Organization with identifier [${id}] does not exist in the specified scope`);
+    }
+    checkIfMatch(c, existing.version);
+    deleteOrganizationCascade(state, id);
+    await deps.commit();
+    return success(c, deps.correlationId(), true);
+  });
+
+  return app;
+}
+
+/** An organization-level check: a key restricted to projects may still read their organization. */
+function authorizeOrg(c: Parameters<typeof authorize>[0], id: string, permission: string): void {
+  const key = c.get("platformApiKey");
+  if (permission === "core_organization_view" && key.projects !== undefined) {
+    const orgOk = key.organizations === undefined || key.organizations.includes(id);
+    if (orgOk && keyAllowsSomeProject(key.projects, id)) return;
+  }
+  authorize(c, { org: id, project: null }, permission, "organization", id);
+}
+
+function keyAllowsSomeProject(projects: string[], org: string): boolean {
+  return projects.some((entry) => !entry.includes("/") || entry.startsWith(`${org}/`));
+}
