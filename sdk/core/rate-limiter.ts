@@ -5,23 +5,25 @@
  * of that origin for the advised time, not only the request that got it.
  *
  * Scheduling: a request is admitted when the "theoretical arrival time" (TAT) minus the burst
- * tolerance has passed, then TAT = max(TAT, now) + interval. With the default burst of 1,
- * admissions are about one interval apart: a timer that fires up to {@link MAX_CATCH_UP_MS} late
- * does not push the schedule back (Node timers fire a millisecond or two late, which would
- * otherwise cost 10% of throughput at 100 requests per second), and anything later is not caught
- * up, so a stall never turns into a burst.
+ * tolerance has passed, then TAT = max(TAT, now - catchUp) + interval. With the default burst of
+ * 1, admissions are about one interval apart. `catchUp` (at most {@link MAX_CATCH_UP_MS}, at most
+ * one interval) is timer lateness that does not push the schedule back: Node timers fire late by
+ * a millisecond or more (several on a loaded machine), which would otherwise cost 10% or more of
+ * throughput at 100 requests per second. Anything later is not caught up, so a stall never turns
+ * into a burst.
  *
  * The interval is `1000 / rate * (1 + RATE_HEADROOM)`, i.e. 5% slower than the configured rate.
  * Why: a server that counts requests in fixed one-second windows (the emulator does; the real
  * services do not document theirs) starts a window at the arrival of its first request, and
- * requests do not arrive exactly as spaced when sent. With the headroom, `rate + 1` admissions span
- * at least 1.05 s minus the catch-up, so up to about 45 ms of arrival jitter never shows the
- * server `rate + 1` requests in one window. The measured cost is in `bench/sdk.bench.ts` (`sdk_limit_utilization`).
+ * requests do not arrive exactly as spaced when sent. With the headroom, `rate + 1` admissions
+ * span at least 1050 ms minus the catch-up, so 40 ms of arrival jitter never shows the server
+ * `rate + 1` requests in one window. The measured cost is `sdk_limit_utilization` in
+ * `bench/sdk.bench.ts` (0.95 at best).
  * @module
  */
 
-/** Timer lateness absorbed without pushing the schedule back (at most a quarter interval). */
-export const MAX_CATCH_UP_MS = 4;
+/** Timer lateness absorbed without pushing the schedule back (and at most one interval). */
+export const MAX_CATCH_UP_MS = 10;
 
 /** Fraction by which admissions are spaced wider than the configured rate; see the module comment. */
 export const RATE_HEADROOM = 0.05;
@@ -77,7 +79,7 @@ export class RateLimiter {
       ? (1000 / settings.requestsPerSecond) * (1 + RATE_HEADROOM)
       : 0;
     this.#tolerance = (settings.burst - 1) * this.#interval;
-    this.#catchUp = Math.min(MAX_CATCH_UP_MS, this.#interval / 4);
+    this.#catchUp = Math.min(MAX_CATCH_UP_MS, this.#interval);
     this.#pause = pause ?? { until: 0, members: new Set() };
     this.#pause.members.add(this);
   }
@@ -164,6 +166,7 @@ export class RateLimiter {
     if (t < this.#pause.until) return false;
     if (this.#interval > 0) {
       if (t < this.#tat - this.#tolerance) return false;
+      // Lateness up to catchUp keeps the schedule; beyond it only the excess is lost.
       this.#tat = Math.max(this.#tat, t - this.#catchUp) + this.#interval;
     }
     this.#inflight++;

@@ -117,8 +117,12 @@ export function errorFromResponse(r: FailedResponse): ApiError {
       else if (typeof b.detailedMessage === "string") init.details = b.detailedMessage;
       if (typeof b.transactionId === "string" && b.transactionId) init.transactionId = b.transactionId;
       if (typeof b.correlationId === "string" && b.correlationId) init.correlationId = b.correlationId;
-      if ((b.status === "ERROR" || b.status === "FAILURE") && typeof b.code === "string")
+      if ((b.status === "ERROR" || b.status === "FAILURE") && typeof b.code === "string") {
         platformCode = b.code;
+        // the platform identifies a request by its correlationId; a transaction header is not its own
+        if (typeof b.transactionId !== "string" && typeof b.correlationId === "string")
+          init.transactionId = undefined;
+      }
       if (Array.isArray(b.errors)) {
         const fields = b.errors
           .filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null)
