@@ -2,9 +2,12 @@
  * The platform sub-app's contract with the emulator core (`emulator/platform/index.ts`): the
  * state it keeps, when it commits, and what it reads from its deps. In-process (`app.request()`).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ApiKey, emptyPlatformState, PlatformState } from "../../../emulator/platform";
-import { dockerConnector, inProcessPlatform, simplePipeline, successBody } from "./harness";
+import { dockerConnector, inProcessPlatform, simplePipeline, startPlatform, successBody } from "./harness";
 
 describe("emptyPlatformState", () => {
   it("seeds the account with the organization default and nothing else", () => {
@@ -160,5 +163,65 @@ describe("PlatformState", () => {
       tags: {},
       version: 0,
     });
+  });
+});
+
+describe("mounted in the emulator", () => {
+  it("returns every platform object unchanged after a restart on the same state file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-platform-"));
+    const statePath = join(dir, "state.json");
+    try {
+      const first = await startPlatform({
+        statePath,
+        accountId: "acc_restart",
+        platformKey: "pat.acc_restart.key",
+      });
+      const scope = { orgIdentifier: "labs", projectIdentifier: "web" };
+      await first.call("POST", "/ng/api/organizations", {
+        json: { organization: { identifier: "labs", name: "Labs" } },
+      });
+      await first.call("POST", "/ng/api/projects", {
+        query: { orgIdentifier: "labs" },
+        json: { project: { identifier: "web", name: "Web", color: "#123456", tags: { a: "" } } },
+      });
+      await first.call("PUT", "/ng/api/projects/web", {
+        query: { orgIdentifier: "labs" },
+        json: { project: { identifier: "web", name: "Web 2" } },
+      });
+      await first.call("POST", "/ng/api/connectors", {
+        json: dockerConnector("reg", { org: "labs", project: "web" }),
+      });
+      await first.call("POST", "/pipeline/api/pipelines/v2", {
+        yaml: simplePipeline("pipe", "web", "labs"),
+        query: scope,
+      });
+      const reads = async (call: typeof first.call) =>
+        Promise.all([
+          call("GET", "/ng/api/organizations/labs"),
+          call("GET", "/ng/api/projects/web", { query: { orgIdentifier: "labs" } }),
+          call("GET", "/ng/api/connectors/reg", { query: scope }),
+          call("GET", "/pipeline/api/pipelines/pipe", { query: scope }),
+        ]).then((rs) =>
+          rs.map((r) => ({ status: r.status, etag: r.headers.get("etag"), data: r.body.data })),
+        );
+      const before = await reads(first.call);
+      await first.emu.stop();
+
+      const second = await startPlatform({
+        statePath,
+        accountId: "acc_restart",
+        platformKey: "pat.acc_restart.key",
+      });
+      try {
+        const after = await reads(second.call);
+        expect(after).toEqual(before);
+        expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+        expect(after[1]?.etag).toBe("W/1");
+      } finally {
+        await second.emu.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
