@@ -87,7 +87,12 @@ async function runImporter(importer: string, file: string, url: string, sdkKey: 
     process.execPath,
     [importer, "events", "import", file, "--json", "--progress", "none", "--requests-per-second", "Infinity"],
     {
-      env: { ...process.env, NODE_PATH: join(__dirname, "..", "node_modules"), FLAGSTACK_EVENTS_URL: url, FLAGSTACK_SDK_KEY: sdkKey },
+      env: {
+        ...process.env,
+        NODE_PATH: join(__dirname, "..", "node_modules"),
+        FLAGSTACK_EVENTS_URL: url,
+        FLAGSTACK_SDK_KEY: sdkKey,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -124,7 +129,9 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       const before = emu.eventCount();
       const r = await runImporter(importer, file, emu.url, emu.sdkKey);
       if (r.accepted !== n || emu.eventCount() - before !== n) {
-        throw new Error(`expected ${n} events accepted and stored, got ${r.accepted} / ${emu.eventCount() - before}`);
+        throw new Error(
+          `expected ${n} events accepted and stored, got ${r.accepted} / ${emu.eventCount() - before}`,
+        );
       }
       results[n] = r;
       log(

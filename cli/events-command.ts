@@ -15,8 +15,8 @@ import {
   ImportError,
   type ImportProgress,
   type ImportSummary,
-  importEventsInWorker,
   INPUT_FORMATS,
+  importEventsInWorker,
   MAX_BATCH_SIZE,
   MAX_CONCURRENCY,
   PROGRESS_MODES,
@@ -48,7 +48,9 @@ export function register(program: Command): void {
     .addOption(new Option("--events-url <url>", "base URL of the events API").env("FLAGSTACK_EVENTS_URL"))
     .addOption(new Option("--sdk-key <key>", "server- or client-side SDK key").env("FLAGSTACK_SDK_KEY"))
     .addOption(
-      new Option("--format <format>", "input format (default: by extension, else sniffed)").choices(INPUT_FORMATS),
+      new Option("--format <format>", "input format (default: by extension, else sniffed)").choices(
+        INPUT_FORMATS,
+      ),
     )
     .option(
       "--batch-size <n>",
@@ -65,21 +67,32 @@ export function register(program: Command): void {
       `requests in flight at once, 1-${MAX_CONCURRENCY} (default 4)`,
       wholeNumber("--concurrency", 1, MAX_CONCURRENCY),
     )
-    .option("--requests-per-second <n>", "client-side request rate limit (default: FLAGSTACK_REQUESTS_PER_SECOND, else 10)", (v) => {
-      const n = Number(v);
-      if (!(n > 0)) throw new InvalidArgumentError("--requests-per-second must be a number greater than 0");
-      return n;
-    })
+    .option(
+      "--requests-per-second <n>",
+      "client-side request rate limit (default: FLAGSTACK_REQUESTS_PER_SECOND, else 10)",
+      (v) => {
+        const n = Number(v);
+        if (!(n > 0)) throw new InvalidArgumentError("--requests-per-second must be a number greater than 0");
+        return n;
+      },
+    )
     .option("--rejects <file>", "where invalid records go (default <file>.rejects.ndjson)")
     .option("--journal <file>", "the import journal (default <file>.import-journal; none for stdin)")
-    .option("--resend-unknown", "send again the batches whose outcome is unknown (they may then be recorded twice)", false)
+    .option(
+      "--resend-unknown",
+      "send again the batches whose outcome is unknown (they may then be recorded twice)",
+      false,
+    )
     .option("--dry-run", "validate and count without sending", false)
     .addOption(
-      new Option("--progress <mode>", "progress display: bar on a terminal, else lines (auto)").choices(PROGRESS_MODES).default("auto"),
+      new Option("--progress <mode>", "progress display: bar on a terminal, else lines (auto)")
+        .choices(PROGRESS_MODES)
+        .default("auto"),
     )
     .option("--progress-interval <seconds>", "time between two progress lines (default 5)", (v) => {
       const n = Number(v);
-      if (!(n > 0)) throw new InvalidArgumentError("--progress-interval must be a number of seconds greater than 0");
+      if (!(n > 0))
+        throw new InvalidArgumentError("--progress-interval must be a number of seconds greater than 0");
       return n;
     })
     .option("--json", "print the summary as JSON on standard output", false)
@@ -110,7 +123,8 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
   // Empty values (an exported but empty variable) count as absent.
   const eventsUrl = opts.eventsUrl?.trim() || undefined;
   const sdkKey = opts.sdkKey?.trim() || undefined;
-  if (!opts.dryRun && !eventsUrl) throw new Error("missing events URL: pass --events-url or set FLAGSTACK_EVENTS_URL");
+  if (!opts.dryRun && !eventsUrl)
+    throw new Error("missing events URL: pass --events-url or set FLAGSTACK_EVENTS_URL");
   if (!opts.dryRun && !sdkKey) throw new Error("missing SDK key: pass --sdk-key or set FLAGSTACK_SDK_KEY");
   const ac = new AbortController();
   let interrupts = 0;

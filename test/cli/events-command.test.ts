@@ -33,17 +33,21 @@ beforeEach(() => {
 });
 
 function cli(args: string[], opts: { url?: string; stdin?: string; env?: Record<string, string> } = {}): Run {
-  const child = spawn(process.execPath, ["--import", TSX, "-e", RUNNER, "flagstack", "events", "import", ...args], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      FLAGSTACK_EVENTS_URL: opts.url ?? emu.url,
-      FLAGSTACK_SDK_KEY: emu.sdkKey,
-      FLAGSTACK_REQUESTS_PER_SECOND: "1000",
-      ...opts.env,
+  const child = spawn(
+    process.execPath,
+    ["--import", TSX, "-e", RUNNER, "flagstack", "events", "import", ...args],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        FLAGSTACK_EVENTS_URL: opts.url ?? emu.url,
+        FLAGSTACK_SDK_KEY: emu.sdkKey,
+        FLAGSTACK_REQUESTS_PER_SECOND: "1000",
+        ...opts.env,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
     },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  );
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c) => {
@@ -54,23 +58,30 @@ function cli(args: string[], opts: { url?: string; stdin?: string; env?: Record<
   });
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   else child.stdin!.end();
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((res) =>
-    child.on("close", (code, signal) => res({ code, signal, stdout, stderr })),
-  );
+  const done = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>((res) => child.on("close", (code, signal) => res({ code, signal, stdout, stderr })));
   return { child, done };
 }
 
 let n = 0;
 const newPrefix = () => `c${++n}-${Date.now().toString(36)}`;
-const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.key).localeCompare(String(b.key));
+const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  String(a.key).localeCompare(String(b.key));
 function eventsOf(prefix: string): Record<string, unknown>[] {
   return emu
     .events()
     .filter((e) => e.key.startsWith(`${prefix}-`))
-    .map(({ environmentId: _i, environmentName: _n, ...r }) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)))
+    .map(({ environmentId: _i, environmentName: _n, ...r }) =>
+      Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)),
+    )
     .sort(byKey);
 }
-const validOf = (lines: FixtureLine[]) => lines.flatMap((l) => (l.kind === "valid" ? [stored(l.record)] : [])).sort(byKey);
+const validOf = (lines: FixtureLine[]) =>
+  lines.flatMap((l) => (l.kind === "valid" ? [stored(l.record)] : [])).sort(byKey);
 function writeFixture(prefix: string, count: number): { file: string; lines: FixtureLine[] } {
   const lines = fixture(prefix, count);
   const file = join(dir, "events.ndjson");
@@ -84,9 +95,14 @@ describe("flagstack events import", () => {
     const { file, lines } = writeFixture(prefix, 400);
     const r = await cli([file, "--batch-size", "100", "--progress", "none"]).done;
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^read {6}399 records\nrejected {2}9 invalid \(see .*events\.ndjson\.rejects\.ndjson\)\nsent {6}390 in 4 requests\naccepted {2}390 \([\d,]+\/s\)\nunknown {3}0\nelapsed {3}\S+\nDone: all 390 valid records are accepted\.\n$/);
+    expect(r.stdout).toMatch(
+      /^read {6}399 records\nrejected {2}9 invalid \(see .*events\.ndjson\.rejects\.ndjson\)\nsent {6}390 in 4 requests\naccepted {2}390 \([\d,]+\/s\)\nunknown {3}0\nelapsed {3}\S+\nDone: all 390 valid records are accepted\.\n$/,
+    );
     expect(eventsOf(prefix)).toEqual(validOf(lines));
-    const rejects = readFileSync(`${file}.rejects.ndjson`, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const rejects = readFileSync(`${file}.rejects.ndjson`, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rejects.map((x) => x.line)).toEqual(expectedRejects(lines).map((x) => x.line));
   });
 
@@ -96,7 +112,13 @@ describe("flagstack events import", () => {
     const json = `[${lines.map((l) => l.text).join(",")}]`;
     const r = await cli(["-", "--json", "--rejects", join(dir, "r.ndjson")], { stdin: json }).done;
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ input: "-", format: "json", read: lines.length, accepted: lines.length, complete: true });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      input: "-",
+      format: "json",
+      read: lines.length,
+      accepted: lines.length,
+      complete: true,
+    });
     expect(JSON.parse(r.stdout).journal).toBeUndefined();
     expect(eventsOf(prefix)).toEqual(validOf(lines));
   });
@@ -106,14 +128,25 @@ describe("flagstack events import", () => {
     const { file } = writeFixture(prefix, 200);
     const r = await cli([file, "--dry-run", "--batch-size", "50"]).done;
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^read {6}200 records\nrejected {2}5 invalid .*\nvalid {5}195 records in 4 batches \(dry run: nothing sent\)\nelapsed {3}\S+\n$/);
+    expect(r.stdout).toMatch(
+      /^read {6}200 records\nrejected {2}5 invalid .*\nvalid {5}195 records in 4 batches \(dry run: nothing sent\)\nelapsed {3}\S+\n$/,
+    );
     expect(eventsOf(prefix)).toEqual([]);
   });
 
   it.each([
-    [["--batch-size", "0"], "error: option '--batch-size <n>' argument '0' is invalid. --batch-size must be a whole number from 1 to 5000"],
-    [["--concurrency", "x"], "error: option '--concurrency <n>' argument 'x' is invalid. --concurrency must be a whole number from 1 to 16"],
-    [["--format", "xml"], "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, json, csv."],
+    [
+      ["--batch-size", "0"],
+      "error: option '--batch-size <n>' argument '0' is invalid. --batch-size must be a whole number from 1 to 5000",
+    ],
+    [
+      ["--concurrency", "x"],
+      "error: option '--concurrency <n>' argument 'x' is invalid. --concurrency must be a whole number from 1 to 16",
+    ],
+    [
+      ["--format", "xml"],
+      "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are ndjson, json, csv.",
+    ],
   ])("refuses %j with a message naming the option", async (args, message) => {
     const r = await cli(["x.ndjson", ...args]).done;
     expect(r.code).toBe(1);
@@ -133,19 +166,28 @@ describe("flagstack events import", () => {
     // The fourth request is held: it never reaches the emulator before the importer dies.
     const proxy = await startGateProxy(emu.url, (i) => (i === 3 ? "hold" : "forward"));
     try {
-      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "lines"], { url: proxy.url });
+      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "lines"], {
+        url: proxy.url,
+      });
       await proxy.waitHeld(1);
       first.child.kill("SIGKILL");
       expect((await first.done).signal).toBe("SIGKILL");
       proxy.cutHeld();
       const journal = await readJournal(`${file}.import-journal`);
-      expect([...journal!.batches.values()].map((e) => `${e.batch}:${e.status}`)).toEqual(["0:acked", "1:acked", "2:acked", "3:sent"]);
+      expect([...journal!.batches.values()].map((e) => `${e.batch}:${e.status}`)).toEqual([
+        "0:acked",
+        "1:acked",
+        "2:acked",
+        "3:sent",
+      ]);
       expect(eventsOf(prefix)).toHaveLength(300);
 
       const second = await cli([file, "--progress", "none"], { url: proxy.url }).done;
       expect(second.code).toBe(2);
       expect(second.stdout).toMatch(/accepted earlier {2}300 \(by an earlier run, not sent again\)/);
-      expect(second.stdout).toMatch(/unknown outcome: batch 3 \(lines \d+-\d+, 100 records\): the earlier run stopped while this batch was in flight/);
+      expect(second.stdout).toMatch(
+        /unknown outcome: batch 3 \(lines \d+-\d+, 100 records\): the earlier run stopped while this batch was in flight/,
+      );
       expect(second.stdout).toContain("re-run with --resend-unknown");
       expect(eventsOf(prefix)).toHaveLength(validOf(lines).length - 100);
 
@@ -163,7 +205,9 @@ describe("flagstack events import", () => {
     const { file, lines } = writeFixture(prefix, 500);
     const proxy = await startGateProxy(emu.url, (i) => (i === 2 ? "hold-after" : "forward"));
     try {
-      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "none"], { url: proxy.url });
+      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "none"], {
+        url: proxy.url,
+      });
       await proxy.waitHeld(1);
       first.child.kill("SIGKILL");
       await first.done;
@@ -185,7 +229,9 @@ describe("flagstack events import", () => {
     let hold = true;
     const proxy = await startGateProxy(emu.url, (i) => (i === 2 && hold ? "hold" : "forward"));
     try {
-      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "none"], { url: proxy.url });
+      const first = cli([file, "--batch-size", "100", "--concurrency", "1", "--progress", "none"], {
+        url: proxy.url,
+      });
       await proxy.waitHeld(1);
       first.child.kill("SIGINT");
       // Give the importer time to see the signal, then let the batch in flight complete.
@@ -213,7 +259,9 @@ describe("flagstack events import", () => {
     expect((await cli([file, "--batch-size", "100", "--progress", "none"]).done).code).toBe(0);
     const r = await cli([file, "--batch-size", "50"]).done;
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("was written with --batch-size 100 (this run: 50). Batches depend on these settings: re-run with --batch-size 100 to resume.");
+    expect(r.stderr).toContain(
+      "was written with --batch-size 100 (this run: 50). Batches depend on these settings: re-run with --batch-size 100 to resume.",
+    );
   });
 
   it("prints progress lines when not on a terminal", async () => {
@@ -221,12 +269,27 @@ describe("flagstack events import", () => {
     const { file } = writeFixture(prefix, 300);
     const proxy = await startGateProxy(emu.url, () => "forward");
     try {
-      const r = await cli([file, "--batch-size", "10", "--concurrency", "1", "--progress", "lines", "--progress-interval", "0.01"], {
-        url: proxy.url,
-        env: { FLAGSTACK_REQUESTS_PER_SECOND: "200" },
-      }).done;
+      const r = await cli(
+        [
+          file,
+          "--batch-size",
+          "10",
+          "--concurrency",
+          "1",
+          "--progress",
+          "lines",
+          "--progress-interval",
+          "0.01",
+        ],
+        {
+          url: proxy.url,
+          env: { FLAGSTACK_REQUESTS_PER_SECOND: "200" },
+        },
+      ).done;
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/^events: \d+% \| [\d,]+ read \| [\d,]+ accepted \| \d+ rejected \| [\d,]+\/s( \| ETA \S+)?$/m);
+      expect(r.stderr).toMatch(
+        /^events: \d+% \| [\d,]+ read \| [\d,]+ accepted \| \d+ rejected \| [\d,]+\/s( \| ETA \S+)?$/m,
+      );
     } finally {
       await proxy.close();
     }

@@ -9,8 +9,9 @@
  *   rejects the row with a reason naming `properties`.
  * @module
  */
-import { parse } from "csv-parse";
+
 import { Readable } from "node:stream";
+import { parse } from "csv-parse";
 import { InputFormatError, type SourceChunk, type SourceItem } from "./source";
 
 /** Columns the header must have. */
@@ -38,10 +39,16 @@ export async function* readCsv(input: AsyncIterable<Buffer>): AsyncGenerator<Sou
   let header: string[] | undefined;
   let items: SourceItem[] = [];
   try {
-    for await (const entry of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
+    for await (const entry of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; bytes: number };
+    }>) {
       const { record: row, info } = entry;
       if (!header) {
-        header = checkHeader(row.map((h) => h.trim()), info.lines);
+        header = checkHeader(
+          row.map((h) => h.trim()),
+          info.lines,
+        );
         continue;
       }
       items.push(toItem(header, row, info.lines));
@@ -75,7 +82,10 @@ function checkHeader(header: string[], line: number): string[] {
   }
   const missing = CSV_REQUIRED_COLUMNS.filter((c) => !header.includes(c));
   if (missing.length > 0) {
-    throw new InputFormatError(`the CSV header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`, line);
+    throw new InputFormatError(
+      `the CSV header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
+      line,
+    );
   }
   const dup = header.find((h, i) => header.indexOf(h) !== i);
   if (dup) throw new InputFormatError(`the CSV header names the column ${dup} twice`, line);

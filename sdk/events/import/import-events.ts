@@ -13,15 +13,37 @@ import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { ConfigurationError } from "../../core/options";
-import { Batcher, type Batch, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BATCH_BYTES, MAX_BATCH_SIZE, MIN_MAX_BATCH_BYTES } from "./batcher";
+import {
+  type Batch,
+  Batcher,
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_MAX_BATCH_BYTES,
+  MAX_BATCH_SIZE,
+  MIN_MAX_BATCH_BYTES,
+} from "./batcher";
 import { createBulkClient } from "./bulk-client";
 import { readCsv } from "./csv-reader";
-import { fingerprintFile, Journal, type JournalEntry, JournalError, type JournalHeader, readJournal, JOURNAL_KIND, checkCompatible } from "./journal";
+import {
+  checkCompatible,
+  fingerprintFile,
+  JOURNAL_KIND,
+  Journal,
+  type JournalEntry,
+  JournalError,
+  type JournalHeader,
+  readJournal,
+} from "./journal";
 import { readJsonArray } from "./json-array-reader";
 import { readNdjson } from "./ndjson-reader";
 import type { ImportProgress } from "./progress";
 import { RejectsWriter } from "./rejects";
-import { classifyFailure, type EventsBulkClient, SEND_RETRY_DEFAULTS, type SendRetryEvent, sendBatch } from "./sender";
+import {
+  classifyFailure,
+  type EventsBulkClient,
+  SEND_RETRY_DEFAULTS,
+  type SendRetryEvent,
+  sendBatch,
+} from "./sender";
 import {
   formatFromExtension,
   INPUT_FORMATS,
@@ -41,17 +63,21 @@ export const DEFAULT_CONCURRENCY = 4;
 /** Largest byte cap on one request body. */
 export const MAX_MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
-const fn = <T>(name: string) =>
-  z.custom<T>((v) => typeof v === "function", `${name} must be a function`);
+const fn = <T>(name: string) => z.custom<T>((v) => typeof v === "function", `${name} must be a function`);
 const int = (name: string, min: number, max: number) =>
   z
     .number({ error: `${name} must be a number` })
-    .refine((n) => Number.isInteger(n) && n >= min && n <= max, `${name} must be a whole number from ${min} to ${max}`);
+    .refine(
+      (n) => Number.isInteger(n) && n >= min && n <= max,
+      `${name} must be a whole number from ${min} to ${max}`,
+    );
 
 /** Options of {@link importEvents}. */
 export const ImportOptions = z.object({
   /** Path of the events file, or `-` for standard input. */
-  input: z.string({ error: "input must be a file path or '-' for standard input" }).min(1, "input must not be empty"),
+  input: z
+    .string({ error: "input must be a file path or '-' for standard input" })
+    .min(1, "input must not be empty"),
   /** Input format; default from the extension (`.ndjson`/`.jsonl`, `.csv`), else sniffed (`[` → json, `{` → ndjson, else csv). */
   format: z.enum(INPUT_FORMATS, { error: `format must be one of ${INPUT_FORMATS.join(", ")}` }).optional(),
   /** Base URL of the events API (default `FLAGSTACK_EVENTS_URL`). */
@@ -73,7 +99,10 @@ export const ImportOptions = z.object({
   concurrency: int("concurrency", 1, MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   /** Client-side request rate limit (default: the SDK's; `Infinity` for none). */
   requestsPerSecond: z
-    .custom<number>((v) => typeof v === "number" && v > 0, "requestsPerSecond must be a number greater than 0")
+    .custom<number>(
+      (v) => typeof v === "number" && v > 0,
+      "requestsPerSecond must be a number greater than 0",
+    )
     .optional(),
   /**
    * Journal path; default `<input>.import-journal` for a file, none for standard input. `false`
@@ -99,7 +128,9 @@ export const ImportOptions = z.object({
   /** Called before an importer-level retry of a batch. */
   onRetry: fn<(e: SendRetryEvent) => void>("onRetry").optional(),
   /** What `-` reads (default `process.stdin`). */
-  stdin: z.custom<Readable>((v) => typeof v === "object" && v !== null, "stdin must be a readable stream").optional(),
+  stdin: z
+    .custom<Readable>((v) => typeof v === "object" && v !== null, "stdin must be a readable stream")
+    .optional(),
   /** Environment for the URL and key fallbacks (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
 });
@@ -153,7 +184,14 @@ export interface ImportSummary {
   unknown: number;
   /** Records in batches the service refused (a re-run sends them again). */
   failed: number;
-  batches: { total: number; sent: number; accepted: number; alreadyAccepted: number; unknown: number; failed: number };
+  batches: {
+    total: number;
+    sent: number;
+    accepted: number;
+    alreadyAccepted: number;
+    unknown: number;
+    failed: number;
+  };
   unknownBatches: BatchRef[];
   failedBatches: BatchRef[];
   dryRun: boolean;
@@ -192,7 +230,11 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const option = issue.path.map(String).join(".") || "options";
-    throw new ConfigurationError(option, undefined, `importEvents: invalid option ${option}: ${issue.message}`);
+    throw new ConfigurationError(
+      option,
+      undefined,
+      `importEvents: invalid option ${option}: ${issue.message}`,
+    );
   }
   const o = parsed.data;
   const started = performance.now();
@@ -222,11 +264,15 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
     };
     const format = o.format ?? (isStdin ? undefined : formatFromExtension(opened.name)) ?? sniffFormat(head);
 
-    const journalPath = o.journal === false ? undefined : (o.journal ?? (isStdin ? undefined : `${opened.name}.import-journal`));
+    const journalPath =
+      o.journal === false
+        ? undefined
+        : (o.journal ?? (isStdin ? undefined : `${opened.name}.import-journal`));
     const previous = journalPath ? await readJournal(journalPath) : undefined;
     const resuming = previous !== undefined && previous.batches.size > 0;
     const batchSize = o.batchSize ?? (resuming ? previous.header.batchSize : DEFAULT_BATCH_SIZE);
-    const maxBatchBytes = o.maxBatchBytes ?? (resuming ? previous.header.maxBatchBytes : DEFAULT_MAX_BATCH_BYTES);
+    const maxBatchBytes =
+      o.maxBatchBytes ?? (resuming ? previous.header.maxBatchBytes : DEFAULT_MAX_BATCH_BYTES);
     const header: JournalHeader = {
       journal: JOURNAL_KIND,
       version: 1,
@@ -242,7 +288,10 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
     const before = resuming ? new Map(previous.batches) : new Map<number, JournalEntry>();
     if (journalPath && !o.dryRun) journal = await Journal.open(journalPath, header, { sync: o.syncJournal });
 
-    const rejectsPath = o.rejects === false ? undefined : (o.rejects ?? (isStdin ? "stdin.rejects.ndjson" : `${opened.name}.rejects.ndjson`));
+    const rejectsPath =
+      o.rejects === false
+        ? undefined
+        : (o.rejects ?? (isStdin ? "stdin.rejects.ndjson" : `${opened.name}.rejects.ndjson`));
     if (rejectsPath) {
       rejects = new RejectsWriter(rejectsPath);
       await rejects.reset();
@@ -276,7 +325,16 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
 
 /** The state of one import run. */
 class Run {
-  readonly counts = { read: 0, valid: 0, rejected: 0, sent: 0, accepted: 0, alreadyAccepted: 0, unknown: 0, failed: 0 };
+  readonly counts = {
+    read: 0,
+    valid: 0,
+    rejected: 0,
+    sent: 0,
+    accepted: 0,
+    alreadyAccepted: 0,
+    unknown: 0,
+    failed: 0,
+  };
   readonly batches = { total: 0, sent: 0, accepted: 0, alreadyAccepted: 0, unknown: 0, failed: 0 };
   readonly unknownBatches: BatchRef[] = [];
   readonly failedBatches: BatchRef[] = [];
@@ -384,14 +442,26 @@ class Run {
 
   private async send(b: Batch, ref: BatchRef): Promise<void> {
     const at = () => new Date().toISOString();
-    const entry = { batch: b.index, firstLine: b.firstLine, lastLine: b.lastLine, count: b.count, hash: b.hash };
+    const entry = {
+      batch: b.index,
+      firstLine: b.firstLine,
+      lastLine: b.lastLine,
+      count: b.count,
+      hash: b.hash,
+    };
     // The intent is on disk before the request leaves: a crash from here on leaves "sent" without
     // an outcome, which the next run reports as unknown instead of sending again.
     await this.journal?.append({ ...entry, status: "sent", at: at() });
     this.counts.sent += b.count;
     this.batches.sent++;
     try {
-      await sendBatch(this.client!, b, { ...SEND_RETRY_DEFAULTS, maxRetries: this.o.maxRetries }, this.o.signal, this.o.onRetry);
+      await sendBatch(
+        this.client!,
+        b,
+        { ...SEND_RETRY_DEFAULTS, maxRetries: this.o.maxRetries },
+        this.o.signal,
+        this.o.onRetry,
+      );
     } catch (e) {
       const kind = classifyFailure(e);
       const error = errorText(e);
@@ -453,7 +523,11 @@ class Run {
     this.progress();
     const c = this.counts;
     const complete =
-      !this.interrupted && this.fatal === undefined && c.unknown === 0 && c.failed === 0 && c.accepted + c.alreadyAccepted === c.valid;
+      !this.interrupted &&
+      this.fatal === undefined &&
+      c.unknown === 0 &&
+      c.failed === 0 &&
+      c.accepted + c.alreadyAccepted === c.valid;
     return {
       ...base,
       rejectsFile: rejects && rejects.count > 0 ? rejects.path : undefined,

@@ -2,6 +2,9 @@
  * The exact, resumable event import (`flagstack events import`): see {@link importEvents}.
  * @module
  */
+
+export { type Batch, Batcher, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BATCH_BYTES, MAX_BATCH_SIZE } from "./batcher";
+export { readCsv } from "./csv-reader";
 export {
   type BatchEvent,
   type BatchOutcome,
@@ -14,8 +17,9 @@ export {
   importEvents,
   MAX_CONCURRENCY,
 } from "./import-events";
-export { type Batch, Batcher, DEFAULT_BATCH_SIZE, DEFAULT_MAX_BATCH_BYTES, MAX_BATCH_SIZE } from "./batcher";
 export { BatchStatus, JournalEntry, JournalError, JournalHeader, readJournal } from "./journal";
+export { readJsonArray } from "./json-array-reader";
+export { readNdjson } from "./ndjson-reader";
 export {
   createProgressReporter,
   formatSummary,
@@ -26,8 +30,5 @@ export {
 } from "./progress";
 export { classifyFailure, type EventsBulkClient, type FailureKind } from "./sender";
 export { INPUT_FORMATS, type InputFormat, InputFormatError, type SourceItem } from "./source";
-export { readCsv } from "./csv-reader";
-export { readJsonArray } from "./json-array-reader";
-export { readNdjson } from "./ndjson-reader";
-export { DEFAULT_YOUNG_GENERATION_MB, importEventsInWorker, type WorkerImportOptions } from "./worker";
 export { type RejectedRecord, type ValidRecord, validateItem } from "./validate";
+export { DEFAULT_YOUNG_GENERATION_MB, importEventsInWorker, type WorkerImportOptions } from "./worker";

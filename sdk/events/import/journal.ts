@@ -153,13 +153,17 @@ export async function readJournal(path: string): Promise<JournalContents | undef
           tornTail = true;
           break;
         }
-        throw new JournalError(`${path} is not an event import journal (its first line is not a journal header)`, path);
+        throw new JournalError(
+          `${path} is not an event import journal (its first line is not a journal header)`,
+          path,
+        );
       }
       header = h.data;
       continue;
     }
     const e = JournalEntry.safeParse(parsed);
-    if (!e.success) throw new JournalError(`${path}: line ${i + 1} is not a journal entry; the journal is corrupt`, path);
+    if (!e.success)
+      throw new JournalError(`${path}: line ${i + 1} is not a journal entry; the journal is corrupt`, path);
     batches.set(e.data.batch, e.data);
   }
   if (!header) {
@@ -262,11 +266,15 @@ export function checkCompatible(path: string, was: JournalHeader, now: JournalHe
     "Resuming could skip records that were never sent or send acknowledged ones again, so nothing was sent. " +
     `To start over, move ${path} away (batches it lists as acknowledged would then be sent again).`;
   if (was.input !== now.input) {
-    throw new JournalError(`The journal ${path} belongs to the input ${was.input}, not ${now.input}. ${restart}`, path);
+    throw new JournalError(
+      `The journal ${path} belongs to the input ${was.input}, not ${now.input}. ${restart}`,
+      path,
+    );
   }
   const settings: string[] = [];
   if (was.format !== now.format) settings.push(`--format ${was.format} (this run: ${now.format})`);
-  if (was.batchSize !== now.batchSize) settings.push(`--batch-size ${was.batchSize} (this run: ${now.batchSize})`);
+  if (was.batchSize !== now.batchSize)
+    settings.push(`--batch-size ${was.batchSize} (this run: ${now.batchSize})`);
   if (was.maxBatchBytes !== now.maxBatchBytes) {
     settings.push(`--max-batch-bytes ${was.maxBatchBytes} (this run: ${now.maxBatchBytes})`);
   }
@@ -280,7 +288,8 @@ export function checkCompatible(path: string, was: JournalHeader, now: JournalHe
   const a = was.fingerprint;
   const b = now.fingerprint;
   if (a && b && (a.size !== b.size || a.sha256 !== b.sha256)) {
-    const what = a.size !== b.size ? `its size went from ${a.size} to ${b.size} bytes` : "its content differs";
+    const what =
+      a.size !== b.size ? `its size went from ${a.size} to ${b.size} bytes` : "its content differs";
     throw new JournalError(
       `The input ${now.input} changed since the journal ${path} was written (${what}). ${restart} ` +
         "To import new or corrected records, put them in a new file.",
@@ -316,7 +325,10 @@ async function acquireLock(lockPath: string, journalPath: string): Promise<void>
     // The process that held it is gone (crash, kill -9): the lock is stale.
     await rm(lockPath, { force: true });
   }
-  throw new JournalError(`Could not lock the journal ${journalPath} (${lockPath} keeps reappearing)`, journalPath);
+  throw new JournalError(
+    `Could not lock the journal ${journalPath} (${lockPath} keeps reappearing)`,
+    journalPath,
+  );
 }
 
 async function releaseLock(lockPath: string): Promise<void> {

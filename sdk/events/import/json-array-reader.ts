@@ -15,14 +15,14 @@
  */
 import { InputFormatError, MAX_RECORD_TEXT_BYTES, type SourceChunk, type SourceItem } from "./source";
 
-const enum State {
+enum State {
   BeforeArray,
   BeforeValue,
   InValue,
   AfterValue,
   Done,
 }
-const enum Kind {
+enum Kind {
   Container,
   String,
   Scalar,
@@ -35,7 +35,9 @@ const NL = 0x0a;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Reads a JSON array of records; see the module comment. */
-export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerator<SourceChunk, void, undefined> {
+export async function* readJsonArray(
+  input: AsyncIterable<Buffer>,
+): AsyncGenerator<SourceChunk, void, undefined> {
   let state = State.BeforeArray;
   let line = 1;
   let bytesRead = 0;
@@ -47,7 +49,7 @@ export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerat
   let kind = Kind.Scalar;
   let depth = 0;
   let inString = false;
-  let escape = false;
+  let escaped = false;
   let valueLine = 0;
   let parts: Buffer[] = [];
   let partsBytes = 0;
@@ -113,8 +115,8 @@ export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerat
         }
         if (c === NL) line++;
         if (inString) {
-          if (escape) escape = false;
-          else if (c === BACKSLASH) escape = true;
+          if (escaped) escaped = false;
+          else if (c === BACKSLASH) escaped = true;
           else if (c === QUOTE) {
             inString = false;
             if (kind === Kind.String) {
@@ -144,7 +146,11 @@ export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerat
       if (isSpace(c)) continue;
       switch (state) {
         case State.BeforeArray:
-          if (c !== 0x5b) throw new InputFormatError(`expected a JSON array ('['), found '${String.fromCharCode(c)}'`, line);
+          if (c !== 0x5b)
+            throw new InputFormatError(
+              `expected a JSON array ('['), found '${String.fromCharCode(c)}'`,
+              line,
+            );
           state = State.BeforeValue;
           afterComma = false;
           break;
@@ -159,7 +165,7 @@ export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerat
           valueLine = line;
           valueStart = i;
           inString = false;
-          escape = false;
+          escaped = false;
           depth = 0;
           if (c === 0x7b || c === 0x5b) {
             kind = Kind.Container;
@@ -178,7 +184,10 @@ export async function* readJsonArray(input: AsyncIterable<Buffer>): AsyncGenerat
           } else if (c === 0x5d) {
             state = State.Done;
           } else {
-            throw new InputFormatError(`expected ',' or ']' after a record, found '${String.fromCharCode(c)}'`, line);
+            throw new InputFormatError(
+              `expected ',' or ']' after a record, found '${String.fromCharCode(c)}'`,
+              line,
+            );
           }
           break;
         case State.Done:

@@ -8,7 +8,9 @@ import { MAX_RECORD_TEXT_BYTES, type SourceChunk, type SourceItem } from "./sour
 const NL = 0x0a;
 
 /** Reads newline-delimited JSON; see the module comment. */
-export async function* readNdjson(input: AsyncIterable<Buffer>): AsyncGenerator<SourceChunk, void, undefined> {
+export async function* readNdjson(
+  input: AsyncIterable<Buffer>,
+): AsyncGenerator<SourceChunk, void, undefined> {
   let line = 0;
   let bytesRead = 0;
   // The start of a line that continues in the next chunk (never more than MAX_RECORD_TEXT_BYTES).

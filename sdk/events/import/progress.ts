@@ -52,7 +52,10 @@ export interface ProgressReporterOptions {
 }
 
 /** Creates the reporter for `mode` (see {@link ProgressMode}). */
-export function createProgressReporter(mode: ProgressMode, opts: ProgressReporterOptions = {}): ProgressReporter {
+export function createProgressReporter(
+  mode: ProgressMode,
+  opts: ProgressReporterOptions = {},
+): ProgressReporter {
   const stream = opts.stream ?? process.stderr;
   const resolved = mode === "auto" ? (stream.isTTY ? "bar" : "lines") : mode;
   if (resolved === "none") return { update() {}, stop() {} };
@@ -164,7 +167,9 @@ class BarReporter implements ProgressReporter {
         if (known) {
           const complete = Math.round(params.progress * (options.barsize ?? 24));
           const size = options.barsize ?? 24;
-          parts.push(`events ${"█".repeat(complete)}${"░".repeat(Math.max(0, size - complete))} ${Math.floor(params.progress * 100)}%`);
+          parts.push(
+            `events ${"█".repeat(complete)}${"░".repeat(Math.max(0, size - complete))} ${Math.floor(params.progress * 100)}%`,
+          );
         } else {
           parts.push("events");
         }
@@ -228,15 +233,29 @@ export function formatSummary(s: ImportSummary): string {
   const rate = s.elapsedMs > 0 ? (s.accepted * 1000) / s.elapsedMs : 0;
   const rows: [string, string][] = [
     ["read", `${formatCount(s.read)} records`],
-    ["rejected", `${formatCount(s.rejected)} invalid${s.rejected > 0 && s.rejectsFile ? ` (see ${s.rejectsFile})` : ""}`],
+    [
+      "rejected",
+      `${formatCount(s.rejected)} invalid${s.rejected > 0 && s.rejectsFile ? ` (see ${s.rejectsFile})` : ""}`,
+    ],
   ];
   if (s.dryRun) {
-    rows.push(["valid", `${formatCount(s.valid)} records in ${plural(s.batches.total, "batch")} (dry run: nothing sent)`]);
-    if (s.alreadyAccepted > 0) rows.push(["accepted earlier", `${formatCount(s.alreadyAccepted)} (by an earlier run)`]);
+    rows.push([
+      "valid",
+      `${formatCount(s.valid)} records in ${plural(s.batches.total, "batch")} (dry run: nothing sent)`,
+    ]);
+    if (s.alreadyAccepted > 0)
+      rows.push(["accepted earlier", `${formatCount(s.alreadyAccepted)} (by an earlier run)`]);
   } else {
     rows.push(["sent", `${formatCount(s.sent)} in ${plural(s.batches.sent, "request")}`]);
-    rows.push(["accepted", `${formatCount(s.accepted)}${s.elapsedMs > 0 ? ` (${formatCount(rate)}/s)` : ""}`]);
-    if (s.alreadyAccepted > 0) rows.push(["accepted earlier", `${formatCount(s.alreadyAccepted)} (by an earlier run, not sent again)`]);
+    rows.push([
+      "accepted",
+      `${formatCount(s.accepted)}${s.elapsedMs > 0 ? ` (${formatCount(rate)}/s)` : ""}`,
+    ]);
+    if (s.alreadyAccepted > 0)
+      rows.push([
+        "accepted earlier",
+        `${formatCount(s.alreadyAccepted)} (by an earlier run, not sent again)`,
+      ]);
     rows.push(["unknown", formatCount(s.unknown)]);
     if (s.failed > 0) rows.push(["failed", formatCount(s.failed)]);
   }
@@ -245,14 +264,17 @@ export function formatSummary(s: ImportSummary): string {
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   if (s.complete) lines.push(`Done: all ${formatCount(s.valid)} valid records are accepted.`);
   if (s.interrupted) {
-    lines.push(`Interrupted: run the same command again to resume${s.journal ? ` (journal ${s.journal})` : ""}.`);
+    lines.push(
+      `Interrupted: run the same command again to resume${s.journal ? ` (journal ${s.journal})` : ""}.`,
+    );
   }
   for (const b of s.unknownBatches.slice(0, MAX_LISTED)) {
     lines.push(
       `unknown outcome: batch ${b.batch} (lines ${b.firstLine}-${b.lastLine}, ${b.count} records)${b.error ? `: ${b.error}` : ""}`,
     );
   }
-  if (s.unknownBatches.length > MAX_LISTED) lines.push(`... and ${s.unknownBatches.length - MAX_LISTED} more unknown (see the journal)`);
+  if (s.unknownBatches.length > MAX_LISTED)
+    lines.push(`... and ${s.unknownBatches.length - MAX_LISTED} more unknown (see the journal)`);
   if (s.unknownBatches.length > 0) {
     lines.push(
       "The service may or may not have recorded these batches, and the import is not idempotent: check the events " +
@@ -260,9 +282,13 @@ export function formatSummary(s: ImportSummary): string {
     );
   }
   for (const b of s.failedBatches.slice(0, MAX_LISTED)) {
-    lines.push(`failed: batch ${b.batch} (lines ${b.firstLine}-${b.lastLine}, ${b.count} records): ${b.error}`);
+    lines.push(
+      `failed: batch ${b.batch} (lines ${b.firstLine}-${b.lastLine}, ${b.count} records): ${b.error}`,
+    );
   }
-  if (s.failedBatches.length > MAX_LISTED) lines.push(`... and ${s.failedBatches.length - MAX_LISTED} more failed (see the journal)`);
-  if (s.failedBatches.length > 0) lines.push("Failed batches were refused by the service; a re-run sends them again.");
+  if (s.failedBatches.length > MAX_LISTED)
+    lines.push(`... and ${s.failedBatches.length - MAX_LISTED} more failed (see the journal)`);
+  if (s.failedBatches.length > 0)
+    lines.push("Failed batches were refused by the service; a re-run sends them again.");
   return `${lines.join("\n")}\n`;
 }

@@ -4,8 +4,9 @@
  * always lists every invalid record of the input exactly once, resumed or not.
  * @module
  */
-import { createWriteStream, type WriteStream } from "node:fs";
+
 import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import type { RejectedRecord } from "./validate";
 
@@ -34,7 +35,9 @@ export class RejectsWriter {
       });
     }
     this.count++;
-    const ok = this.out.write(`${JSON.stringify({ line: r.line, reason: r.reason, record: r.record ?? null })}\n`);
+    const ok = this.out.write(
+      `${JSON.stringify({ line: r.line, reason: r.reason, record: r.record ?? null })}\n`,
+    );
     if (!ok) await once(this.out, "drain");
   }
 

@@ -57,7 +57,8 @@ function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKey[]): s
     const matched = (i: z.core.$ZodIssue) => i.code !== "invalid_type" || i.expected === "int";
     const branch = issue.errors.find((issues) => issues.length > 0 && issues.every(matched));
     if (branch) return branch.map((i) => describeIssue(i, [...path, ...i.path])).join("; ");
-    if (field === "timestamp") message = "timestamp must be epoch milliseconds, as a number or a string of digits";
+    if (field === "timestamp")
+      message = "timestamp must be epoch milliseconds, as a number or a string of digits";
   }
   if (!field || message.startsWith(`${field} `)) return message;
   return `${field}: ${message}`;

@@ -18,7 +18,13 @@ import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { ConfigurationError } from "../../core/options";
-import { type BatchEvent, ImportError, type ImportOptionsInput, type ImportSummary, importEvents } from "./import-events";
+import {
+  type BatchEvent,
+  ImportError,
+  type ImportOptionsInput,
+  type ImportSummary,
+  importEvents,
+} from "./import-events";
 import { JournalError } from "./journal";
 import type { ImportProgress } from "./progress";
 import type { SendRetryEvent } from "./sender";
@@ -57,11 +63,19 @@ interface SerializedError {
 export async function importEventsInWorker(options: WorkerImportOptions): Promise<ImportSummary> {
   const { signal, onProgress, onBatch, onRetry, stdin, youngGenerationMb, ...rest } = options;
   if ((options as { client?: unknown }).client !== undefined) {
-    throw new ConfigurationError("client", undefined, "importEventsInWorker: a client object cannot cross threads; pass eventsUrl and sdkKey");
+    throw new ConfigurationError(
+      "client",
+      undefined,
+      "importEventsInWorker: a client object cannot cross threads; pass eventsUrl and sdkKey",
+    );
   }
   const readsStdin = rest.input === "-";
   const worker = new Worker(__filename, {
-    workerData: { kind: KIND, options: rest, hooks: { progress: !!onProgress, batch: !!onBatch, retry: !!onRetry } },
+    workerData: {
+      kind: KIND,
+      options: rest,
+      hooks: { progress: !!onProgress, batch: !!onBatch, retry: !!onRetry },
+    },
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb ?? DEFAULT_YOUNG_GENERATION_MB },
     stdin: readsStdin,
     // Running from the TypeScript sources (tests, tsx): the worker needs the same loader.
@@ -95,7 +109,9 @@ export async function importEventsInWorker(options: WorkerImportOptions): Promis
         }
       });
       worker.on("error", reject);
-      worker.on("exit", (code) => reject(new Error(`the import worker stopped (exit code ${code}) before it finished`)));
+      worker.on("exit", (code) =>
+        reject(new Error(`the import worker stopped (exit code ${code}) before it finished`)),
+      );
     });
   } finally {
     signal?.removeEventListener("abort", abort);
@@ -158,7 +174,10 @@ async function runInWorker(): Promise<void> {
       ...(hooks.retry
         ? {
             onRetry: (e: SendRetryEvent) =>
-              post({ type: "retry", e: { ...e, error: e.error instanceof Error ? e.error.message : String(e.error) } }),
+              post({
+                type: "retry",
+                e: { ...e, error: e.error instanceof Error ? e.error.message : String(e.error) },
+              }),
           }
         : {}),
     });

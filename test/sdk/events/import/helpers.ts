@@ -32,7 +32,7 @@ export type FixtureLine =
   | { kind: "blank"; text: string };
 
 const INVALID: ((i: number, prefix: string) => FixtureLine)[] = [
-  (i, p) => {
+  (i) => {
     const r = { eventTypeId: "checkout", trafficTypeName: "user", timestamp: 1_700_000_000_000 + i };
     return { kind: "invalid", text: JSON.stringify(r), reason: "key is required", record: r };
   },

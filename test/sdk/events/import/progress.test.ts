@@ -81,7 +81,9 @@ describe("progress", () => {
     expect(formatProgressLine(progress(), 11_800)).toBe(
       "events: 50% | 120,000 read | 118,000 accepted | 12 rejected | 11,800/s | ETA 10s",
     );
-    expect(formatProgressLine(progress({ totalBytes: undefined, unknown: 100, failed: 5, alreadyAccepted: 7 }), 3)).toBe(
+    expect(
+      formatProgressLine(progress({ totalBytes: undefined, unknown: 100, failed: 5, alreadyAccepted: 7 }), 3),
+    ).toBe(
       "events: 120,000 read | 7 accepted earlier | 118,000 accepted | 12 rejected | 100 unknown | 5 failed | 3/s",
     );
   });
@@ -132,7 +134,9 @@ describe("progress", () => {
     const r = createProgressReporter("bar", { stream: out });
     r.update(progress());
     r.stop(progress({ bytesRead: 1000 }));
-    expect(text).toMatch(/events █+░* 100% \| 120,000 records \| 118,000 accepted \| 12 rejected \| [\d,]+\/s \| ETA 0ms/);
+    expect(text).toMatch(
+      /events █+░* 100% \| 120,000 records \| 118,000 accepted \| 12 rejected \| [\d,]+\/s \| ETA 0ms/,
+    );
   });
 
   it("summarises a complete import", () => {
@@ -159,13 +163,17 @@ describe("progress", () => {
         failed: 1000,
         complete: false,
         interrupted: true,
-        unknownBatches: [{ batch: 7, firstLine: 7001, lastLine: 8000, count: 1000, error: "connection reset" }],
+        unknownBatches: [
+          { batch: 7, firstLine: 7001, lastLine: 8000, count: 1000, error: "connection reset" },
+        ],
         failedBatches: [{ batch: 9, firstLine: 9001, lastLine: 10000, count: 1000, error: "400 bad" }],
       }),
     );
     expect(text).toContain("accepted earlier  1,000 (by an earlier run, not sent again)\n");
     expect(text).toContain("failed            1,000\n");
-    expect(text).toContain("Interrupted: run the same command again to resume (journal events.ndjson.import-journal).\n");
+    expect(text).toContain(
+      "Interrupted: run the same command again to resume (journal events.ndjson.import-journal).\n",
+    );
     expect(text).toContain("unknown outcome: batch 7 (lines 7001-8000, 1000 records): connection reset\n");
     expect(text).toContain("re-run with --resend-unknown to send them again, or leave them.\n");
     expect(text).toContain("failed: batch 9 (lines 9001-10000, 1000 records): 400 bad\n");
@@ -173,7 +181,13 @@ describe("progress", () => {
   });
 
   it("lists at most 20 batches of each kind", () => {
-    const many = Array.from({ length: 25 }, (_, i) => ({ batch: i, firstLine: i * 10 + 1, lastLine: i * 10 + 10, count: 10, error: "x" }));
+    const many = Array.from({ length: 25 }, (_, i) => ({
+      batch: i,
+      firstLine: i * 10 + 1,
+      lastLine: i * 10 + 10,
+      count: 10,
+      error: "x",
+    }));
     const text = formatSummary(summary({ unknownBatches: many, failedBatches: many, complete: false }));
     expect(text.match(/^unknown outcome: /gm)).toHaveLength(20);
     expect(text.match(/^failed: /gm)).toHaveLength(20);

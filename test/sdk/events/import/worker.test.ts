@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../../emulator";
-import { type BatchEvent, ImportError, type ImportProgress, importEventsInWorker } from "../../../../sdk/events/import";
+import {
+  type BatchEvent,
+  ImportError,
+  type ImportProgress,
+  importEventsInWorker,
+} from "../../../../sdk/events/import";
 import { fixture, ndjsonOf } from "./helpers";
 
 let emu: Emulator;
@@ -19,7 +24,12 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "import-worker-"));
   return () => rmSync(dir, { recursive: true, force: true });
 });
-const base = () => ({ eventsUrl: emu.url, sdkKey: emu.sdkKey, requestsPerSecond: Number.POSITIVE_INFINITY, syncJournal: false });
+const base = () => ({
+  eventsUrl: emu.url,
+  sdkKey: emu.sdkKey,
+  requestsPerSecond: Number.POSITIVE_INFINITY,
+  syncJournal: false,
+});
 const count = (prefix: string) => emu.events().filter((e) => e.key.startsWith(`${prefix}-`)).length;
 
 describe("importEventsInWorker", () => {
@@ -43,7 +53,12 @@ describe("importEventsInWorker", () => {
 
   it("reads standard input piped into the worker", async () => {
     const lines = fixture("w2", 150).filter((l) => l.kind === "valid");
-    const summary = await importEventsInWorker({ ...base(), input: "-", rejects: false, stdin: Readable.from([ndjsonOf(lines)]) });
+    const summary = await importEventsInWorker({
+      ...base(),
+      input: "-",
+      rejects: false,
+      stdin: Readable.from([ndjsonOf(lines)]),
+    });
     expect(summary).toMatchObject({ input: "-", accepted: lines.length, complete: true });
     expect(count("w2")).toBe(lines.length);
   });
