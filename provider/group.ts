@@ -22,6 +22,7 @@ import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { forgetGroups } from "./core/resolve";
 import {
   configure as configureProcess,
   plain,
@@ -107,6 +108,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
         type: "group",
       });
     }
+    forgetGroups(admin);
     return { id: current.id, outs: outputs(current, inputs) };
   },
 
@@ -130,6 +132,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
         description: news.description,
         type: "group",
       });
+      forgetGroups(admin);
       return { outs: outputs(group, news) };
     } catch (e) {
       if (isConflict(e)) throw renameConflict(news.name, e);
@@ -144,7 +147,9 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
   },
 
   async delete(id) {
-    await deleteIdempotent(() => adminClient().groups.delete(id));
+    const admin = adminClient();
+    await deleteIdempotent(() => admin.groups.delete(id));
+    forgetGroups(admin);
   },
 };
 

@@ -184,22 +184,41 @@ export function platformClient(settings: ProviderSettings = providerSettings()):
   return client;
 }
 
+/** How long a memoised lookup is trusted: a deployment, not a long-lived program. */
+export const MEMO_TTL_MS = 5 * 60_000;
+
+interface MemoEntry {
+  at: number;
+  value: Promise<unknown>;
+}
+
+const memoTables = new WeakMap<object, Map<string, MemoEntry>>();
+
 /**
- * Memoises a read-mostly lookup (workspaces, environments, traffic types, rollout statuses) for
- * the life of the provider process, per client: a deployment of many resources in one workspace
- * resolves the workspace once. A rejected promise is not kept.
+ * Memoises a read-mostly lookup (workspaces, environments, traffic types, rollout statuses,
+ * groups) per client for {@link MEMO_TTL_MS}: a deployment of many resources in one workspace
+ * resolves the workspace once, and concurrent callers share one request. A rejected promise is
+ * not kept; callers that miss a name {@link forget} the entry and load it once more.
  */
-export function memo<T>(client: object, key: string, load: () => Promise<T>): Promise<T> {
+export function memo<T>(
+  client: object,
+  key: string,
+  load: () => Promise<T>,
+  now: number = Date.now(),
+): Promise<T> {
   let perClient = memoTables.get(client);
   if (!perClient) {
     perClient = new Map();
     memoTables.set(client, perClient);
   }
-  const hit = perClient.get(key) as Promise<T> | undefined;
-  if (hit) return hit;
+  const hit = perClient.get(key);
+  if (hit && now - hit.at < MEMO_TTL_MS) return hit.value as Promise<T>;
   const pending = load();
-  perClient.set(key, pending);
-  pending.catch(() => perClient.delete(key));
+  const entry = { at: now, value: pending };
+  perClient.set(key, entry);
+  pending.catch(() => {
+    if (perClient.get(key) === entry) perClient.delete(key);
+  });
   return pending;
 }
 
@@ -207,8 +226,6 @@ export function memo<T>(client: object, key: string, load: () => Promise<T>): Pr
 export function forget(client: object, key: string): void {
   memoTables.get(client)?.delete(key);
 }
-
-const memoTables = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 /** The stack the provider runs for, as `project/stack` (set by the engine; ref pulumi-notes §4). */
 export function stackLabel(env: NodeJS.ProcessEnv = process.env): string {

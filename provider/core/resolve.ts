@@ -114,14 +114,22 @@ export function resolveRolloutStatus(
 }
 
 /**
- * Groups by name or id, in the order given. Groups are created by the same deployments that use
- * them, so the list is read fresh (one paged read for all of them), never memoised.
+ * Groups by name or id, in the order given: one paged read of the group list, shared by the
+ * resources of a deployment; a name missing from it (a group created earlier in the same
+ * deployment) reloads the list once before failing.
  */
 export async function resolveGroups(admin: AdminClient, namesOrIds: readonly string[]): Promise<Group[]> {
   if (namesOrIds.length === 0) return [];
-  const all = await collect(admin.groups.list());
+  const load = () => collect(admin.groups.list());
+  const match = (all: Group[], wanted: string) =>
+    all.find((g) => g.id === wanted) ?? all.find((g) => g.name === wanted);
+  let all = await memo(admin, "groups", load);
+  if (namesOrIds.some((w) => !match(all, w))) {
+    forget(admin, "groups");
+    all = await memo(admin, "groups", load);
+  }
   return namesOrIds.map((wanted) => {
-    const found = all.find((g) => g.id === wanted) ?? all.find((g) => g.name === wanted);
+    const found = match(all, wanted);
     if (!found)
       throw new NotFoundByName(
         "group",
@@ -130,4 +138,9 @@ export async function resolveGroups(admin: AdminClient, namesOrIds: readonly str
       );
     return found;
   });
+}
+
+/** Forgets the memoised group list (after a group is created, renamed or deleted). */
+export function forgetGroups(admin: AdminClient): void {
+  forget(admin, "groups");
 }

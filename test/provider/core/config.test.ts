@@ -3,6 +3,9 @@ import {
   adminClient,
   changeNote,
   configureProvider,
+  forget,
+  MEMO_TTL_MS,
+  memo,
   providerSettings,
   resetProvider,
   stackLabel,
@@ -70,5 +73,21 @@ describe("provider settings", () => {
     } finally {
       process.env = saved;
     }
+  });
+});
+
+describe("memo", () => {
+  it("shares one load between callers, keeps it for the TTL, forgets on demand and on failure", async () => {
+    const client = {};
+    let loads = 0;
+    const load = async () => ++loads;
+    const t0 = 1_000_000;
+    expect(await Promise.all([memo(client, "k", load, t0), memo(client, "k", load, t0)])).toEqual([1, 1]);
+    expect(await memo(client, "k", load, t0 + MEMO_TTL_MS - 1)).toBe(1);
+    expect(await memo(client, "k", load, t0 + MEMO_TTL_MS)).toBe(2);
+    forget(client, "k");
+    expect(await memo(client, "k", load, t0 + MEMO_TTL_MS)).toBe(3);
+    await expect(memo(client, "bad", () => Promise.reject(new Error("down")), t0)).rejects.toThrow("down");
+    expect(await memo(client, "bad", load, t0)).toBe(4);
   });
 });
