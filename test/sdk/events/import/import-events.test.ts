@@ -397,6 +397,72 @@ describe("importEvents against the emulator", () => {
     expect(eventsOf(prefix)).toHaveLength(count);
   });
 
+  it("verifies each journaled batch when re-read: a changed standard input is refused at the first batch that differs", async () => {
+    const prefix = newPrefix();
+    const journal = join(dir, "stdin.import-journal");
+    const lines = fixture(prefix, 300).filter((l) => l.kind === "valid");
+    const stdin = (text: string) => Readable.from([Buffer.from(text)]);
+    const first = await importEvents({
+      ...base(),
+      input: "-",
+      journal,
+      rejects: false,
+      batchSize: 100,
+      stdin: stdin(ndjsonOf(lines)),
+    });
+    expect(first).toMatchObject({ accepted: lines.length, complete: true, journal });
+    // Same input again: all skipped.
+    const again = await importEvents({
+      ...base(),
+      input: "-",
+      journal,
+      rejects: false,
+      stdin: stdin(ndjsonOf(lines)),
+    });
+    expect(again).toMatchObject({ sent: 0, alreadyAccepted: lines.length });
+    // One record of the second batch edited: batch 0 still matches, batch 1 does not.
+    const edited = lines.map((l, i) => (i === 150 ? l.text.replace(`"${prefix}-`, `"${prefix}-x`) : l.text));
+    const p = importEvents({
+      ...base(),
+      input: "-",
+      journal,
+      rejects: false,
+      stdin: stdin(`${edited.join("\n")}\n`),
+    });
+    await expect(p).rejects.toMatchObject({
+      name: "JournalError",
+      message: expect.stringMatching(
+        /^Batch 1 \(lines 101-200\) is not the batch 1 the journal .* recorded \(lines 101-200, 100 records, status acked\): the input changed/,
+      ),
+      summary: { sent: 0, alreadyAccepted: 100 },
+    });
+    expect(eventsOf(prefix)).toHaveLength(lines.length);
+  });
+
+  it("refuses a second import on the same journal while the first runs", async () => {
+    const file = join(dir, "events.ndjson");
+    writeFileSync(file, ndjsonOf(fixture(newPrefix(), 300)));
+    const proxy = await startGateProxy(emu.url, (i) => (i === 0 ? "hold" : "forward"));
+    try {
+      const first = importEvents({
+        ...base(),
+        eventsUrl: proxy.url,
+        input: file,
+        batchSize: 100,
+        concurrency: 1,
+      });
+      await proxy.waitHeld(1);
+      await expect(importEvents({ ...base(), input: file })).rejects.toMatchObject({
+        name: "JournalError",
+        message: `Another import (pid ${process.pid}) is using the journal ${file}.import-journal. Wait for it to finish, or if no such import is running, remove ${file}.import-journal.lock.`,
+      });
+      proxy.releaseHeld();
+      expect(await first).toMatchObject({ complete: true });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it.each([
     [
       { batchSize: 0 },
