@@ -56,3 +56,25 @@ export {
   userInviteProvider,
   userInviteReplaceOnChange,
 } from "./user-invite";
+export { Project, type ProjectArgs, ProjectInputs, ProjectOutputs, projectProvider, projectReplaceOnChange } from "./project";
+export { Connector, type ConnectorArgs, ConnectorInputs, ConnectorOutputs, connectorProvider, connectorReplaceOnChange } from "./connector";
+export { Pipeline, type PipelineArgs, PipelineInputs, PipelineOutputs, pipelineProvider, pipelineReplaceOnChange } from "./pipeline";
+export {
+  runtimeInput,
+  RuntimeInput,
+  renderPipelineYaml,
+  parsePipelineYaml,
+  pipelinesEqual,
+  PipelineModel,
+  type PipelineModelInput,
+  PipelineModelError,
+} from "./pipeline-model";
+export {
+  getProject,
+  getProjectOutput,
+  getConnector,
+  getConnectorOutput,
+  getPipeline,
+  getPipelineOutput,
+  type PlatformLookupOptions,
+} from "./platform-lookups";
