@@ -92,7 +92,7 @@ export interface Emulator {
   events(filter?: { environment?: string }): StoredEvent[];
   /** How many events are stored (cheap, unlike `events().length`). */
   eventCount(): number;
-  /** Adds (or replaces, by key string) an API key. */
+  /** Adds (or replaces, by key string) an API key; throws at once on a bad key, resolves once persisted. */
   addKey(key: ApiKeyInput): Promise<void>;
   /** Stops the server, waits for pending writes and releases the state file. */
   stop(): Promise<void>;
@@ -102,6 +102,14 @@ const adminKeyString = () => `adm-${randomBytes(16).toString("hex")}`;
 const sdkKeyString = () => `sdk-${randomBytes(16).toString("hex")}`;
 const platformKeyString = (account: string) =>
   `pat.${account}.${randomBytes(12).toString("hex")}.${randomBytes(10).toString("hex")}`;
+
+/** Validates an argument of an {@link Emulator} method; throws an Error naming the field. */
+function checked<S extends z.ZodType>(method: string, schema: S, value: unknown): z.input<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return value as z.input<S>;
+  const i = r.error.issues[0];
+  throw new Error(`${method}: ${i ? `${i.path.join(".") || "argument"}: ${i.message}` : "invalid argument"}`);
+}
 
 /** Sets the key the options name (or keeps the stored one, or makes one); returns its string. */
 function ensurePrimary(
@@ -233,9 +241,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       statePath: opts.statePath,
       requests: () => requestLog.list(),
       resetRequests: () => requestLog.reset(),
-      setFaults: (f) => faults.set(f),
+      setFaults: (f) => faults.set(checked("setFaults", FaultConfig, f)),
       setRateLimit: (limit) => {
-        rateLimiter.set(limit);
+        rateLimiter.set(limit === null ? null : checked("setRateLimit", RateLimitConfig, limit));
       },
       acceptInvitation: async (userId) => {
         const u = acceptInvitation(store, userId);
@@ -249,10 +257,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         return env ? events.list({ environmentId: env.id }) : [];
       },
       eventCount: () => events.count,
-      addKey: async (key) => {
-        const k = ApiKeySpec.parse(key);
+      addKey: (key) => {
+        const k = checked("addKey", ApiKeySpec, key);
         store.putKey({ ...k, id: k.id ?? randomUUID(), name: k.name ?? `${k.type} key`, primary: false });
-        await store.commit();
+        return store.commit();
       },
       stop: () => {
         stopped ??= (async () => {

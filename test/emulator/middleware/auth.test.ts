@@ -191,8 +191,14 @@ describe("SDK keys", () => {
       202,
     );
     expect(emu.events().at(-1)?.environmentName).toBe("Staging");
-    await expect(emu.addKey({ key: "short", type: "sdk" })).rejects.toThrow(
-      "key must be at least 8 characters",
+    expect(() => emu.addKey({ key: "short", type: "sdk" })).toThrow(
+      "addKey: key: key must be at least 8 characters",
+    );
+    expect(() => emu.setFaults({ rate500: 3 })).toThrow(
+      "setFaults: rate500: rate500 must be between 0 and 1",
+    );
+    expect(() => emu.setRateLimit({ requestsPerSecond: 0.5 })).toThrow(
+      "setRateLimit: requestsPerSecond: requestsPerSecond must be a whole number",
     );
   });
 });
