@@ -98,6 +98,9 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
+/** An ETA in whole seconds (sub-second precision would only flicker). */
+export const formatEta = (ms: number): string => formatDuration(Math.round(ms / 1000) * 1000).replace(/^0ms$/, "0s");
+
 /** The estimated time left from the share of the input read so far. */
 export function estimateRemainingMs(p: ImportProgress): number | undefined {
   if (!p.totalBytes || p.bytesRead <= 0 || p.elapsedMs <= 0) return undefined;
@@ -117,7 +120,7 @@ export function formatProgressLine(p: ImportProgress, rate: number): string {
   if (p.failed > 0) parts.push(`${formatCount(p.failed)} failed`);
   parts.push(`${formatCount(rate)}/s`);
   const eta = estimateRemainingMs(p);
-  if (eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
+  if (eta !== undefined) parts.push(`ETA ${formatEta(eta)}`);
   return `events: ${parts.join(" | ")}`;
 }
 
@@ -191,7 +194,7 @@ class BarReporter implements ProgressReporter {
       rejected: formatCount(p.rejected),
       unknown: formatCount(p.unknown),
       rate: formatCount(rate),
-      eta: eta === undefined ? "?" : formatDuration(eta),
+      eta: eta === undefined ? "?" : formatEta(eta),
       elapsed: formatDuration(p.elapsedMs),
     };
   }

@@ -107,7 +107,7 @@ describe("progress", () => {
     r.stop(progress());
     expect(text.split("\n").filter(Boolean)).toEqual([
       expect.stringMatching(/^events: 50% \| 120,000 read/),
-      expect.stringMatching(/^events: 100% \| 120,000 read .* ETA 0ms$/),
+      expect.stringMatching(/^events: 100% \| 120,000 read .* ETA 0s$/),
     ]);
     const silent = new PassThrough();
     const none = createProgressReporter("none", { stream: silent });
@@ -135,7 +135,7 @@ describe("progress", () => {
     r.update(progress());
     r.stop(progress({ bytesRead: 1000 }));
     expect(text).toMatch(
-      /events █+░* 100% \| 120,000 records \| 118,000 accepted \| 12 rejected \| [\d,]+\/s \| ETA 0ms/,
+      /events █+░* 100% \| 120,000 records \| 118,000 accepted \| 12 rejected \| [\d,]+\/s \| ETA 0s/,
     );
   });
 
