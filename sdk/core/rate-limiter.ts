@@ -4,26 +4,27 @@
  * the server's limit. When a 429 arrives anyway, {@link RateLimiter.pause} holds back every limiter
  * of that origin for the advised time, not only the request that got it.
  *
- * Scheduling: a request is admitted when the "theoretical arrival time" (TAT) minus the burst
- * tolerance has passed, then TAT = max(TAT, now - catchUp) + interval. With the default burst of
- * 1, admissions are about one interval apart. `catchUp` (at most {@link MAX_CATCH_UP_MS}, at most
- * one interval) is timer lateness that does not push the schedule back: Node timers fire late by
- * a millisecond or more (several on a loaded machine), which would otherwise cost 10% or more of
- * throughput at 100 requests per second. Anything later is not caught up, so a stall never turns
- * into a burst.
- *
- * The interval is `1000 / rate * (1 + RATE_HEADROOM)`, i.e. 5% slower than the configured rate.
- * Why: a server that counts requests in fixed one-second windows (the emulator does; the real
- * services do not document theirs) starts a window at the arrival of its first request, and
- * requests do not arrive exactly as spaced when sent. With the headroom, `rate + 1` admissions
- * span at least 1050 ms minus the catch-up, so 40 ms of arrival jitter never shows the server
- * `rate + 1` requests in one window. The measured cost is `sdk_limit_utilization` in
- * `bench/sdk.bench.ts` (0.95 at best).
+ * Scheduling, with `interval = 1000 / rate * (1 + RATE_HEADROOM)`:
+ * - Spacing: admissions follow an ideal schedule one interval apart (GCRA "theoretical arrival
+ *   time"; `burst` lets that many through back to back). An idle limiter restarts the schedule at
+ *   the next request. When the schedule falls behind while requests are waiting (Node timers fire
+ *   late, by many milliseconds on a loaded machine), it is caught up at up to twice the rate
+ *   instead of being lost, so the configured rate is actually reached.
+ * - Window cap: never more than `K = ceil(rate)` admissions in any `K * interval` window (about
+ *   1.05 s). This is what makes catching up safe: whatever the timers do, a server that counts
+ *   `rate` requests per one-second window never sees `rate + 1` of them in a window, with about
+ *   50 ms of slack for requests that arrive less evenly than they were sent.
+ * - The 5% headroom is that slack: a server counting in fixed windows (the emulator does; the real
+ *   services do not document theirs) starts a window at the arrival of its first request. Its cost
+ *   is `sdk_limit_utilization` in `bench/sdk.bench.ts` (0.95 at best).
  * @module
  */
 
-/** Timer lateness absorbed without pushing the schedule back (and at most one interval). */
-export const MAX_CATCH_UP_MS = 10;
+/** How much faster than the rate a schedule that fell behind is caught up. */
+export const CATCH_UP_SPEED = 2;
+
+/** Largest window ring kept (rates above this many per second use a proportionally shorter window). */
+const MAX_WINDOW_COUNT = 4096;
 
 /** Fraction by which admissions are spaced wider than the configured rate; see the module comment. */
 export const RATE_HEADROOM = 0.05;
@@ -60,8 +61,12 @@ export class RateLimiter {
   readonly settings: Readonly<RateLimiterSettings>;
   readonly #interval: number;
   readonly #tolerance: number;
-  readonly #catchUp: number;
   readonly #pause: OriginPause;
+  /** Admission times of the last `K` admissions (a ring), for the window cap. */
+  readonly #ring: Float64Array;
+  readonly #window: number;
+  #ringAt = 0;
+  #last = Number.NEGATIVE_INFINITY;
   #tat = 0;
   #inflight = 0;
   #queue: Waiter[] = [];
@@ -79,7 +84,10 @@ export class RateLimiter {
       ? (1000 / settings.requestsPerSecond) * (1 + RATE_HEADROOM)
       : 0;
     this.#tolerance = (settings.burst - 1) * this.#interval;
-    this.#catchUp = Math.min(MAX_CATCH_UP_MS, this.#interval);
+    const k =
+      this.#interval > 0 ? Math.min(MAX_WINDOW_COUNT, Math.max(1, Math.ceil(settings.requestsPerSecond))) : 0;
+    this.#ring = new Float64Array(k).fill(Number.NEGATIVE_INFINITY);
+    this.#window = k * this.#interval;
     this.#pause = pause ?? { until: 0, members: new Set() };
     this.#pause.members.add(this);
   }
@@ -107,7 +115,7 @@ export class RateLimiter {
    * @param signal Aborts the wait; the promise then rejects with the signal's reason.
    */
   acquire(priority = false, signal?: AbortSignal): Promise<void> | undefined {
-    if (this.#head === this.#queue.length && this.#tryAdmit()) return undefined;
+    if (this.#head === this.#queue.length && this.#tryAdmit(false)) return undefined;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const w: Waiter = { resolve, reject, signal, onAbort: undefined, done: false };
@@ -156,18 +164,36 @@ export class RateLimiter {
   }
 
   #onPause(): void {
-    // Nothing to do for an idle limiter; a queued one re-plans its timer.
+    // The schedule restarts after the pause: no catching up on time the server asked us to wait.
+    if (this.#tat < this.#pause.until) this.#tat = this.#pause.until;
     if (this.#head !== this.#queue.length) this.#schedule(this.#pause.until);
   }
 
-  #tryAdmit(): boolean {
+  /** When the next admission may happen (ignoring concurrency). */
+  #earliest(): number {
+    let at = this.#pause.until;
+    if (this.#interval > 0) {
+      const t = now();
+      // behind schedule (catching up): at most CATCH_UP_SPEED times the rate; else the schedule
+      const spacing =
+        this.#tat < t ? this.#last + this.#interval / CATCH_UP_SPEED : this.#tat - this.#tolerance;
+      const windowed = this.#ring[this.#ringAt]! + this.#window;
+      at = Math.max(at, spacing, windowed);
+    }
+    return at;
+  }
+
+  /** Admits one request now if the rules allow it. `queued`: it has been waiting (may catch up). */
+  #tryAdmit(queued: boolean): boolean {
     if (this.#inflight >= this.settings.maxConcurrent) return false;
     const t = now();
-    if (t < this.#pause.until) return false;
+    if (t < this.#earliest()) return false;
     if (this.#interval > 0) {
-      if (t < this.#tat - this.#tolerance) return false;
-      // Lateness up to catchUp keeps the schedule; beyond it only the excess is lost.
-      this.#tat = Math.max(this.#tat, t - this.#catchUp) + this.#interval;
+      // An idle limiter restarts the schedule; a waiting request keeps it (up to one window behind).
+      this.#tat = (queued ? Math.max(this.#tat, t - this.#window) : Math.max(this.#tat, t)) + this.#interval;
+      this.#ring[this.#ringAt] = t;
+      this.#ringAt = (this.#ringAt + 1) % this.#ring.length;
+      this.#last = t;
     }
     this.#inflight++;
     return true;
@@ -180,10 +206,8 @@ export class RateLimiter {
         this.#shift();
         continue;
       }
-      if (!this.#tryAdmit()) {
-        if (this.#inflight < this.settings.maxConcurrent) {
-          this.#schedule(Math.max(this.#pause.until, this.#tat - this.#tolerance));
-        }
+      if (!this.#tryAdmit(true)) {
+        if (this.#inflight < this.settings.maxConcurrent) this.#schedule(this.#earliest());
         return; // else release() pumps again
       }
       this.#shift();

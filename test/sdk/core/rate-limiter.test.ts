@@ -31,24 +31,43 @@ describe("RateLimiter", () => {
     const l = new RateLimiter({ requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
     const times = await admissionTimes(l, 10);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(26.25 - 10 - 0.5); // 25 ms * 1.05, minus the catch-up of a late timer
-    expect(times[9]!).toBeGreaterThanOrEqual(9 * 26.25 - 10 - 1);
+    // 25 ms * 1.05; a late timer may be caught up at twice the rate, never faster
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(26.25 / 2 - 0.5);
+    expect(times[9]!).toBeGreaterThanOrEqual(9 * 26.25 - 1);
     expect(times[9]!).toBeLessThan(9 * 26.25 + 150);
   });
 
-  it("never admits more than `rate` in any one-second window", async () => {
+  it("never admits more than `rate` in any 1.05 s window, even catching up after a stall", async () => {
     const l = new RateLimiter({ requestsPerSecond: 50, burst: 1, maxConcurrent: 1000 });
-    const times = await admissionTimes(l, 70);
-    for (const start of times) {
-      expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(50);
+    const t0 = performance.now();
+    const times: number[] = [];
+    const all = Array.from({ length: 90 }, async () => {
+      const w = l.acquire();
+      if (w) await w;
+      times.push(performance.now() - t0);
+      l.release();
+    });
+    // block the event loop for 300 ms a little after the start: the schedule falls behind
+    await settle(100);
+    const stallEnd = performance.now() + 300;
+    while (performance.now() < stallEnd) {
+      // busy
     }
+    await Promise.all(all);
+    for (const start of times) {
+      expect(times.filter((t) => t >= start && t < start + 1050).length).toBeLessThanOrEqual(50);
+    }
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(21 / 2 - 0.5);
+    // the stall was caught up: 90 admissions at 50/s (minus headroom) take about 1.9 s, not 2.2 s
+    expect(times.at(-1)!).toBeLessThan(89 * 21 + 150);
   });
 
   it("lets `burst` requests through back to back, then spaces them", async () => {
     const l = new RateLimiter({ requestsPerSecond: 20, burst: 3, maxConcurrent: 100 });
     const times = await admissionTimes(l, 5);
     expect(times.slice(0, 3).every((t) => t < 10)).toBe(true);
-    expect(times[3]!).toBeGreaterThanOrEqual(52.5 - 10 - 1);
+    expect(times[3]!).toBeGreaterThanOrEqual(52.5 - 1);
   });
 
   it("caps requests in flight; a release lets the next one in", async () => {
@@ -138,7 +157,7 @@ describe("RateLimiter", () => {
     const times = await admissionTimes(l, 101);
     const rate = 100 / ((times[100]! - times[0]!) / 1000);
     // 95.2 at best (the headroom); a loaded machine's late timers cost a little more
-    expect(rate).toBeGreaterThan(80);
+    expect(rate).toBeGreaterThan(75);
     expect(rate).toBeLessThanOrEqual(100 / (1 + RATE_HEADROOM) + 0.5);
   });
 });
