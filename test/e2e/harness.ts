@@ -237,12 +237,17 @@ export class EngineStack {
    * output when it fails.
    */
   async cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
-    const { stdout, stderr } = await execFileAsync(this.cliCommand.command, [...args, "--stack", this.stack.name], {
-      cwd: this.programDir,
-      env: { ...process.env, ...this.env, PATH: `${dirname(this.cliCommand.command)}${delimiter}${this.env.PATH}` },
-      maxBuffer: 1 << 30,
-    });
-    return { stdout, stderr };
+    try {
+      const { stdout, stderr } = await execFileAsync(this.cliCommand.command, [...args, "--stack", this.stack.name], {
+        cwd: this.programDir,
+        env: { ...process.env, ...this.env, PATH: `${dirname(this.cliCommand.command)}${delimiter}${this.env.PATH}` },
+        maxBuffer: 1 << 30,
+      });
+      return { stdout, stderr };
+    } catch (e) {
+      const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
+      throw new Error(`pulumi ${args.join(" ")} failed:\n${stdout}\n${stderr}`);
+    }
   }
 
   /**
