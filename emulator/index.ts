@@ -98,6 +98,11 @@ export interface Emulator {
   stop(): Promise<void>;
 }
 
+/** A 22-character alphanumeric account id, shaped like the platform's (ref platform §1). */
+const newAccountId = (): string => {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return [...randomBytes(22)].map((b) => alphabet[b % alphabet.length]).join("");
+};
 const adminKeyString = () => `adm-${randomBytes(16).toString("hex")}`;
 const sdkKeyString = () => `sdk-${randomBytes(16).toString("hex")}`;
 const platformKeyString = (account: string) =>
@@ -139,7 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
   const opts = parsedOpts.data;
   const store = await Store.open({
-    accountId: opts.accountId ?? randomBytes(16).toString("base64url").slice(0, 22),
+    accountId: opts.accountId ?? newAccountId(),
     statePath: opts.statePath,
     emptyPlatformState,
   });
