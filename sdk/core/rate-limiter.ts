@@ -9,7 +9,8 @@
  *   time"; `burst` lets that many through back to back). An idle limiter restarts the schedule at
  *   the next request. When the schedule falls behind while requests are waiting (Node timers fire
  *   late, by many milliseconds on a loaded machine), it is caught up at up to twice the rate
- *   instead of being lost, so the configured rate is actually reached.
+ *   (bunching within {@link CATCH_UP_SLACK_MS}) instead of being lost, so the configured rate is
+ *   actually reached.
  * - Window cap: never more than `K = ceil(rate)` admissions in any `K * interval` window (about
  *   1.05 s). This is what makes catching up safe: whatever the timers do, a server that counts
  *   `rate` requests per one-second window never sees `rate + 1` of them in a window, with about
@@ -22,6 +23,12 @@
 
 /** How much faster than the rate a schedule that fell behind is caught up. */
 export const CATCH_UP_SPEED = 2;
+
+/**
+ * While catching up, admissions may bunch within this many milliseconds (a timer that fires
+ * late admits everything due, instead of one request per timer).
+ */
+export const CATCH_UP_SLACK_MS = 10;
 
 /** Largest window ring kept (rates above this many per second use a proportionally shorter window). */
 const MAX_WINDOW_COUNT = 4096;
@@ -66,7 +73,8 @@ export class RateLimiter {
   readonly #ring: Float64Array;
   readonly #window: number;
   #ringAt = 0;
-  #last = Number.NEGATIVE_INFINITY;
+  /** Schedule of the catch-up pace (twice the rate), with {@link CATCH_UP_SLACK_MS} of slack. */
+  #cat = 0;
   #tat = 0;
   #inflight = 0;
   #queue: Waiter[] = [];
@@ -175,8 +183,7 @@ export class RateLimiter {
     if (this.#interval > 0) {
       const t = now();
       // behind schedule (catching up): at most CATCH_UP_SPEED times the rate; else the schedule
-      const spacing =
-        this.#tat < t ? this.#last + this.#interval / CATCH_UP_SPEED : this.#tat - this.#tolerance;
+      const spacing = this.#tat < t ? this.#cat - CATCH_UP_SLACK_MS : this.#tat - this.#tolerance;
       const windowed = this.#ring[this.#ringAt]! + this.#window;
       at = Math.max(at, spacing, windowed);
     }
@@ -193,7 +200,7 @@ export class RateLimiter {
       this.#tat = (queued ? Math.max(this.#tat, t - this.#window) : Math.max(this.#tat, t)) + this.#interval;
       this.#ring[this.#ringAt] = t;
       this.#ringAt = (this.#ringAt + 1) % this.#ring.length;
-      this.#last = t;
+      this.#cat = Math.max(this.#cat, t) + this.#interval / CATCH_UP_SPEED;
     }
     this.#inflight++;
     return true;

@@ -31,8 +31,8 @@ describe("RateLimiter", () => {
     const l = new RateLimiter({ requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
     const times = await admissionTimes(l, 10);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // 25 ms * 1.05; a late timer may be caught up at twice the rate, never faster
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(26.25 / 2 - 0.5);
+    // 25 ms * 1.05; a late timer is caught up at twice the rate (bunched within 10 ms at most)
+    expect(gaps.filter((g) => g < 26.25 / 2 - 0.5).length).toBeLessThanOrEqual(2);
     expect(times[9]!).toBeGreaterThanOrEqual(9 * 26.25 - 1);
     expect(times[9]!).toBeLessThan(9 * 26.25 + 150);
   });
@@ -57,8 +57,9 @@ describe("RateLimiter", () => {
     for (const start of times) {
       expect(times.filter((t) => t >= start && t < start + 1050).length).toBeLessThanOrEqual(50);
     }
-    const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(21 / 2 - 0.5);
+    // catching up runs at twice the rate: any 10 admissions span at least 9 * 10.5 ms - 10 ms of slack
+    for (let i = 0; i + 9 < times.length; i++)
+      expect(times[i + 9]! - times[i]!).toBeGreaterThanOrEqual(9 * 10.5 - 10 - 1);
     // the stall was caught up: 90 admissions at 50/s (minus headroom) take about 1.9 s, not 2.2 s
     expect(times.at(-1)!).toBeLessThan(89 * 21 + 150);
   });
