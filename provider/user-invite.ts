@@ -6,10 +6,10 @@
  * | verb | API call |
  * |---|---|
  * | check | none: the zod schema below |
- * | diff | none: `email` replaces; `groups` updates in place; `onDelete` changes only the state |
+ * | diff | none: `email` replaces; `groups` updates in place; `onDelete` changes only the state; a user DEACTIVATED outside Pulumi (seen by refresh) is a change |
  * | create | the group list (when groups are named); `POST /users {email, groups}`; with `adopt`, first the user list to find the e-mail |
  * | read | `GET /users/{id}`; a 404 reports the user gone; the status output follows PENDING → ACTIVE |
- * | update | the group list; `GET /users/{id}`; one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
+ * | update | the group list; `GET /users/{id}`; a DEACTIVATED user is made ACTIVE again with `PUT /users/{id}` (every property, spec §4); one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
  * | delete | `GET /users/{id}`; PENDING: `DELETE /users/{id}`; ACTIVE: per `onDelete`, `deactivate` (default) sends `PUT /users/{id}` with every property and status DEACTIVATED (spec §4: PUT is not partial), `retain` leaves the user, `fail` refuses; DEACTIVATED or gone: nothing |
  * @module
  */
@@ -190,7 +190,9 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
   },
 
   async diff(_id, olds, news) {
-    return diffInputs(userDiff, olds, news);
+    const result = diffInputs(userDiff, olds, news);
+    // Deactivated outside Pulumi: drift that the update reverses, as for any other field.
+    return olds.status === "DEACTIVATED" ? { ...result, changes: true } : result;
   },
 
   async create(inputs) {
@@ -249,6 +251,16 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
     let user = await readOrGone(() => admin.users.get(id));
     if (!user)
       throw new Error(`user ${id} (${olds.email}) no longer exists; run \`pulumi refresh\` to invite again`);
+    if (user.status === "DEACTIVATED") {
+      // PUT is a full replace (spec §4): every property, only the status changed.
+      user = await admin.users.put(id, {
+        email: user.email,
+        name: user.name,
+        status: "ACTIVE",
+        "2fa": user["2fa"],
+        type: "user",
+      });
+    }
     const ops = membershipPatch(user, [...new Set(ids)]);
     if (ops.length > 0) user = await admin.users.patch(id, ops);
     return { outs: outputs(user, await groupNames(admin, user, names), news) };
