@@ -207,20 +207,11 @@ const definitionDiff: DiffSpec<DefinitionField> = {
   },
 };
 
-/** Set matchers compare an attribute's values (ref admin §3: `strings` + `attribute`). */
-const NEEDS_ATTRIBUTE: ReadonlySet<string> = new Set([
-  "EQUAL_SET",
-  "ANY_OF_SET",
-  "ALL_OF_SET",
-  "PART_OF_SET",
-]);
-
 /**
  * Whole-document rules, so that `check` refuses what the service would: `validateDefinition`
  * (bucket sums, known treatments; shared with the emulator and the policy pack), the field each
- * matcher type needs (`conversionProblems`, shared with the SDK conversion), the emulator's matcher
- * rules (an attribute on set matchers, non-empty value lists, valid regular expressions), and one
- * treatment per target key.
+ * matcher type needs (`conversionProblems`, shared with the SDK conversion), and one treatment per
+ * target key.
  */
 export function definitionProblems(
   inputs: Pick<
@@ -232,27 +223,6 @@ export function definitionProblems(
     ...validateDefinition({ ...inputs, defaultRule: inputs.defaultRule ?? [] }),
     ...conversionProblems(inputs),
   ];
-  inputs.rules.forEach((rule, r) => {
-    rule.condition.matchers.forEach((m, i) => {
-      const at = (field: string) => ["rules", r, "condition", "matchers", i, field];
-      if (NEEDS_ATTRIBUTE.has(m.type) && !m.attribute) {
-        problems.push({ path: at("attribute"), message: `attribute is required for a ${m.type} matcher` });
-      }
-      if (m.strings !== undefined && m.strings.length === 0) {
-        problems.push({ path: at("strings"), message: "strings must not be empty" });
-      }
-      if (m.type === "MATCHES_STRING" && m.string !== undefined) {
-        try {
-          new RegExp(m.string);
-        } catch {
-          problems.push({
-            path: at("string"),
-            message: `string is not a valid regular expression: ${m.string}`,
-          });
-        }
-      }
-    });
-  });
   const owner = new Map<string, string>();
   inputs.treatments.forEach((t, i) => {
     (t.keys ?? []).forEach((key, j) => {

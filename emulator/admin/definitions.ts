@@ -22,7 +22,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { DefinitionBody, LIMITS, type Matcher, validateDefinition } from "../../sdk/admin/schemas";
+import { DefinitionBody, LIMITS, validateDefinition } from "../../sdk/admin/schemas";
 import { conversionProblems } from "../../sdk/split/convert";
 import type { AppEnv } from "../context";
 import { badRequest, conflict, fieldPath, notFound } from "../errors";
@@ -50,35 +50,15 @@ import {
   workspaceOr404,
 } from "./common";
 
-/** Set matchers compare an attribute's values (ref §3: `strings` + `attribute`). */
-const NEEDS_ATTRIBUTE = new Set<Matcher["type"]>(["EQUAL_SET", "ANY_OF_SET", "ALL_OF_SET", "PART_OF_SET"]);
-
 /**
- * Validates a whole definition document: `validateDefinition` (shared with the provider and the
- * policy pack), the field each matcher type needs (`conversionProblems`, shared with the SDK
- * conversion, ref §3), an attribute on set matchers, non-empty lists and valid regular
- * expressions. Throws a 400 naming the first field.
+ * Validates a whole definition document with the rules shared by the provider and the policy
+ * pack: `validateDefinition` (sums, treatments, matcher fields) and `conversionProblems` (the
+ * field each matcher type needs, ref §3). Throws a 400 naming the first field.
  */
 export function assertValidDefinition(doc: DefinitionDocument): void {
   const problems = [...validateDefinition(doc), ...conversionProblems(doc)].map(
     (p) => `${fieldPath(p.path)}: ${p.message}`,
   );
-  for (const [r, rule] of doc.rules.entries()) {
-    for (const [i, m] of rule.condition.matchers.entries()) {
-      const at = (field: string) => fieldPath(["rules", r, "condition", "matchers", i, field]);
-      if (NEEDS_ATTRIBUTE.has(m.type) && !m.attribute)
-        problems.push(`${at("attribute")}: required for a ${m.type} matcher`);
-      if (m.strings !== undefined && m.strings.length === 0)
-        problems.push(`${at("strings")}: must not be empty`);
-      if (m.type === "MATCHES_STRING" && m.string !== undefined) {
-        try {
-          new RegExp(m.string);
-        } catch {
-          problems.push(`${at("string")}: not a valid regular expression`);
-        }
-      }
-    }
-  }
   if (problems.length)
     throw badRequest(problems[0] ?? "invalid definition", problems.length > 1 ? problems.join("; ") : "");
 }

@@ -265,16 +265,20 @@ export interface DefinitionProblem {
 }
 
 /**
- * Whole-document rules of a definition that no single field can check (ref §2 and §7): bucket
+ * Whole-document rules of a definition that no single field can check (ref §2, §3 and §7): bucket
  * sizes sum to 100 in each rule and in the default rule, every named treatment exists, treatment
- * names are unique, at most 20 treatments. Used by the emulator (after a POST or a JSON Patch), by
+ * names are unique, at most 20 treatments, set matchers name an attribute, value lists are not
+ * empty, `MATCHES_STRING` holds a valid regular expression. Used by the emulator (after a POST or a JSON Patch), by
  * the provider's `check` and by the policy pack, so all three agree to the letter.
  */
 export function validateDefinition(def: {
   treatments: { name: string }[];
   defaultTreatment: string;
   baselineTreatment?: string | undefined;
-  rules?: { buckets: { treatment: string; size: number }[] }[];
+  rules?: {
+    buckets: { treatment: string; size: number }[];
+    condition?: { matchers: Pick<Matcher, "type" | "attribute" | "string" | "strings">[] };
+  }[];
   defaultRule: { treatment: string; size: number }[];
 }): DefinitionProblem[] {
   const problems: DefinitionProblem[] = [];
@@ -304,8 +308,29 @@ export function validateDefinition(def: {
   };
   (def.rules ?? []).forEach((r, i) => checkBuckets(r.buckets, ["rules", i, "buckets"]));
   checkBuckets(def.defaultRule, ["defaultRule"]);
+  (def.rules ?? []).forEach((rule, r) => {
+    (rule.condition?.matchers ?? []).forEach((m, i) => {
+      const at = (field: string) => ["rules", r, "condition", "matchers", i, field];
+      // ref §3: set matchers compare an attribute's values (`strings` + `attribute`).
+      if (SET_MATCHERS.has(m.type) && !m.attribute) {
+        problems.push({ path: at("attribute"), message: `attribute is required for a ${m.type} matcher` });
+      }
+      if (m.strings !== undefined && m.strings.length === 0) {
+        problems.push({ path: at("strings"), message: "strings must not be empty" });
+      }
+      if (m.type === "MATCHES_STRING" && m.string !== undefined) {
+        try {
+          new RegExp(m.string);
+        } catch {
+          problems.push({ path: at("string"), message: `string is not a valid regular expression: ${m.string}` });
+        }
+      }
+    });
+  });
   return problems;
 }
+
+const SET_MATCHERS = new Set<string>(["EQUAL_SET", "ANY_OF_SET", "ALL_OF_SET", "PART_OF_SET"]);
 
 /** A definition as the service returns it (spec §2; ref §2 adds flagSets and friends). */
 export const Definition = z.looseObject({

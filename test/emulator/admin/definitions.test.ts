@@ -195,12 +195,12 @@ describe("POST", () => {
     [
       "a set matcher without an attribute",
       matcherRule({ type: "ANY_OF_SET", strings: ["a"] }),
-      "rules[0].condition.matchers[0].attribute: required for a ANY_OF_SET matcher",
+      "rules[0].condition.matchers[0].attribute: attribute is required for a ANY_OF_SET matcher",
     ],
     [
       "an invalid regular expression",
       matcherRule({ type: "MATCHES_STRING", string: "([" }),
-      "rules[0].condition.matchers[0].string: not a valid regular expression",
+      "rules[0].condition.matchers[0].string: string is not a valid regular expression: ([",
     ],
     [
       "an SDK matcher name",
