@@ -20,7 +20,7 @@ import { randomInt, randomUUID } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { z } from "zod";
-import { DefinitionBody, Tag, UserStatus } from "../sdk/admin/schemas";
+import { DefinitionBody, ROLLOUT_STATUSES, Tag, UserStatus } from "../sdk/admin/schemas";
 import { ApiKey as PlatformApiKey, PlatformState } from "./platform";
 
 // ---------------------------------------------------------------------------------------------
@@ -227,19 +227,8 @@ export class StateFileError extends Error {
   }
 }
 
-/**
- * Rollout statuses of a new account. The spec shows the first three and says the list is longer;
- * the rest follow the product's documented lifecycle (inferred).
- */
-export const SEED_ROLLOUT_STATUSES: readonly { name: string; description: string }[] = [
-  { name: "Pre-Production", description: "Feature flag is in development and not yet released" },
-  { name: "Ramping", description: "Feature flag is being gradually released to customers" },
-  { name: "Experimenting", description: "Feature flag is in an experiment measuring its impact" },
-  { name: "Ramped", description: "Feature flag is released to 100% of customers" },
-  { name: "Killed", description: "Feature flag was killed and is serving the default treatment" },
-  { name: "Ready to Remove", description: "Feature flag is no longer needed and can be removed from code" },
-  { name: "Removed", description: "Feature flag has been removed from code" },
-];
+/** Rollout statuses of a new account: the fixed list in the shared schemas. */
+export const SEED_ROLLOUT_STATUSES: readonly { name: string; description: string }[] = ROLLOUT_STATUSES;
 
 /** Name of the rollout status a new flag starts in (spec §3). */
 export const INITIAL_ROLLOUT_STATUS = "Pre-Production";

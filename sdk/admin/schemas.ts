@@ -103,15 +103,16 @@ export type RolloutStatus = z.infer<typeof RolloutStatus>;
  * product's documented lifecycle, inferred), so the provider's `check` can refuse an unknown name
  * without an API call; create and update still resolve the name through the listed statuses.
  */
-export const ROLLOUT_STATUS_NAMES = [
-  "Pre-Production",
-  "Ramping",
-  "Experimenting",
-  "Ramped",
-  "Killed",
-  "Ready to Remove",
-  "Removed",
+export const ROLLOUT_STATUSES = [
+  { name: "Pre-Production", description: "Feature flag is in development and not yet released" },
+  { name: "Ramping", description: "Feature flag is being gradually released to customers" },
+  { name: "Experimenting", description: "Feature flag is in an experiment measuring its impact" },
+  { name: "Ramped", description: "Feature flag is released to 100% of customers" },
+  { name: "Killed", description: "Feature flag was killed and is serving the default treatment" },
+  { name: "Ready to Remove", description: "Feature flag is no longer needed and can be removed from code" },
+  { name: "Removed", description: "Feature flag has been removed from code" },
 ] as const;
+export const ROLLOUT_STATUS_NAMES = ROLLOUT_STATUSES.map((s) => s.name);
 
 // ---------------------------------------------------------------------------------------------
 // Flags, project level (spec §2 "Feature flag", ref §1.1)
