@@ -23,6 +23,7 @@ export { RETRY_DEFAULTS, type RetryPolicy } from "./core/retry";
 export { type Query, type Route, type RouteParams, route } from "./core/route";
 export { EventsClient, type EventsClientOptions, eventsEndpoints } from "./events/client";
 export * from "./events/schemas";
+export * from "./events/import";
 export {
   type ConnectorScope,
   type PipelineScope,
