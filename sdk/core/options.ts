@@ -201,14 +201,14 @@ export function resolveCommonOptions(
     throw new ConfigurationError(
       "baseUrl",
       who.urlEnv,
-      `${who.client}: baseUrl must be an absolute http(s) URL, got "${rawUrl}"`,
+      `${who.client}: baseUrl must be an absolute http(s) URL, got ${shownUrl(rawUrl)}`,
     );
   }
   if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") {
     throw new ConfigurationError(
       "baseUrl",
       who.urlEnv,
-      `${who.client}: baseUrl must be an absolute http(s) URL, got "${rawUrl}"`,
+      `${who.client}: baseUrl must be an absolute http(s) URL, got ${shownUrl(rawUrl)}`,
     );
   }
   if (baseUrl.username || baseUrl.password) {
@@ -275,6 +275,18 @@ export function resolveCommonOptions(
     userAgent: o.userAgent ?? USER_AGENT,
     env,
   };
+}
+
+/**
+ * A rejected base URL as a message shows it: quoted, unless it holds credentials or a key-like
+ * token (16 or more letters and digits in a row), as when a key was pasted where the URL belongs
+ * or the two variables were swapped; the message would then leak the key.
+ */
+function shownUrl(raw: string): string {
+  if (/[A-Za-z0-9]{16,}/.test(raw) || /\/\/[^/?#]*@/.test(raw)) {
+    return "a value that is not shown because it looks like it holds a key";
+  }
+  return `"${raw}"`;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
