@@ -6,7 +6,9 @@
  *   is pinned by `test/provider/core/lifecycle.test.ts` through the real gRPC host).
  * - `delete` of an object that is already gone succeeds (style-anchors §8 item 6).
  * - A create whose response was lost is recovered by looking the object up by its natural key,
- *   never by creating a duplicate (DESIGN.md "Retries and lost responses").
+ *   never by creating a duplicate (DESIGN.md "Retries and lost responses"). That look-up is retried
+ *   through transient failures: giving up would leave an object the state does not know, and every
+ *   later create of it would fail as a duplicate.
  * - `adopt: true` takes over an existing object with the same natural key, since `pulumi import`
  *   does not work for dynamic resources (ref pulumi-notes §5.4, pulumi/pulumi#7534).
  * @module
@@ -84,7 +86,7 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
     return { value: await spec.create(), how: "created" };
   } catch (e) {
     if (outcomeUnknown(e)) {
-      const found = await spec.lookup();
+      const found = await lookupAfterUnknown(spec, e);
       if (found !== undefined) return { value: found, how: "recovered" };
       return { value: await spec.create(), how: "created" };
     }
@@ -100,6 +102,38 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
       );
     }
     throw e;
+  }
+}
+
+/** Attempts of the look-up after a create whose outcome is unknown, and the first wait between them. */
+export const LOOKUP_AFTER_UNKNOWN = { attempts: 4, firstDelayMs: 250 } as const;
+
+/** A failure worth another try: no answer, a 429 or a 5xx. */
+function transient(e: unknown): boolean {
+  return ApiError.isInstance(e) && (e.status === 0 || e.status === 429 || e.status >= 500);
+}
+
+/**
+ * Looks the object of a create with an unknown outcome up, through transient failures (waits of
+ * 250, 500, 1000 ms). When it still cannot tell, the error says that the object may exist and how
+ * to take it over.
+ */
+async function lookupAfterUnknown<T>(spec: CreateSpec<T>, createError: unknown): Promise<T | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spec.lookup();
+    } catch (e) {
+      if (attempt >= LOOKUP_AFTER_UNKNOWN.attempts || !transient(e)) {
+        throw new Error(
+          `${spec.describe} may have been created (${(createError as Error).message}), and looking it up failed ` +
+            `(${(e as Error).message}). If the next run reports that it already exists, set \`adopt: true\` on the resource to take it over.`,
+          { cause: e },
+        );
+      }
+      await new Promise((resolve) =>
+        setTimeout(resolve, LOOKUP_AFTER_UNKNOWN.firstDelayMs * 2 ** (attempt - 1)),
+      );
+    }
   }
 }
 
