@@ -18,10 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, type FaultConfigInput, startEmulator } from "../../emulator";
 import type { Mode, ProviderHost } from "../provider/harness";
 import { startProviderHost } from "../provider/harness";
-import { MiniEngine } from "./engine";
+import { type Declared, MiniEngine } from "./engine";
 import { expectedSnapshot, liveSnapshot } from "./inventory";
 import { configureDirect, drivers, stackConfig } from "./kinds";
-import { declare, programSpec } from "./program";
+import { declare, pipelineModel, programSpec } from "./program";
+import { type ScriptedProxy, startScriptedProxy } from "./scripted-proxy";
 
 /** Runs of `up` allowed before a phase counts as not converging. */
 const MAX_RUNS = 25;
@@ -134,4 +135,127 @@ describe.each(cases)("faults, seed $seed ($mode)", ({ seed, mode }) => {
     expect(await engine.up(program)).toEqual({ steps: [], errors: [] });
     expect(emu.requests().filter((r) => r.method !== "GET")).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * The worst moment for a fault: a create whose answer is lost (the service made the object), and
+ * whose look-up by natural key then fails too. The object exists, the state does not know it: the
+ * next `up` must still converge (find and take the object), never fail on "already exists" forever.
+ */
+describe("a create whose answer is lost, and whose look-up fails once too", () => {
+  let emu: Emulator;
+  let proxy: ScriptedProxy;
+  let engine: MiniEngine;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ port: 0 });
+    proxy = await startScriptedProxy(emu.url);
+    configureDirect(
+      stackConfig(emu, { "flagstack:adminApiUrl": proxy.url, "flagstack:platformApiUrl": proxy.url }),
+    );
+    engine = new MiniEngine(await drivers("direct"));
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await emu?.stop();
+  });
+
+  const project = {
+    urn: "project",
+    kind: "Project",
+    inputs: { identifier: "lost_proj", name: "Lost" },
+    deps: [],
+  };
+  const flag = { urn: "flag", kind: "Flag", inputs: { workspace: "Default", name: "lost-flag" }, deps: [] };
+  /** [kind, the program (the last resource is the one whose create is lost), create path, look-up path]. */
+  const cases: [string, Declared[], RegExp, RegExp][] = [
+    [
+      "Group",
+      [{ urn: "group", kind: "Group", inputs: { name: "lost-group" }, deps: [] }],
+      /\/groups$/,
+      /\/groups$/,
+    ],
+    [
+      "UserInvite",
+      [{ urn: "user", kind: "UserInvite", inputs: { email: "lost@example.test" }, deps: [] }],
+      /\/users$/,
+      /\/users$/,
+    ],
+    ["Flag", [flag], /\/trafficTypes\/user\/?$/, /\/splits\/ws\/[^/]+\/lost-flag$/],
+    [
+      "FlagDefinition",
+      [
+        flag,
+        {
+          urn: "definition",
+          kind: "FlagDefinition",
+          inputs: {
+            workspace: "Default",
+            flag: "lost-flag",
+            environment: "Staging",
+            treatments: [{ name: "on" }],
+            defaultTreatment: "on",
+          },
+          deps: ["flag"],
+        },
+      ],
+      /\/lost-flag\/environments\/[^/]+$/,
+      /\/environments\/[^/]+$/,
+    ],
+    ["Project", [project], /\/ng\/api\/projects$/, /\/ng\/api\/projects\/lost_proj$/],
+    [
+      "Connector",
+      [
+        project,
+        {
+          urn: "connector",
+          kind: "Connector",
+          inputs: {
+            org: "default",
+            project: "lost_proj",
+            identifier: "lost_registry",
+            name: "Lost registry",
+            dockerRegistry: { url: "https://r.example.test", providerType: "Quay" },
+          },
+          deps: ["project"],
+        },
+      ],
+      /\/ng\/api\/connectors$/,
+      /\/ng\/api\/connectors\/lost_registry$/,
+    ],
+    [
+      "Pipeline",
+      [
+        project,
+        {
+          urn: "pipeline",
+          kind: "Pipeline",
+          inputs: { project: "lost_proj", pipeline: pipelineModel("lost_pipe", "echo") },
+          deps: ["project"],
+        },
+      ],
+      /\/pipelines\/v2$/,
+      /\/pipelines\/lost_pipe$/,
+    ],
+  ];
+
+  it.each(cases)(
+    "%s: the next up takes the object it made, once",
+    async (_kind, program, createPath, lookupPath) => {
+      // Everything before the last resource exists already.
+      expect((await engine.up(program.slice(0, -1))).errors).toEqual([]);
+      proxy.script(
+        { method: "POST", path: createPath, action: { lose: true } },
+        { method: "GET", path: lookupPath, action: { status: 500 } },
+      );
+      // The first up may report the create as failed (it could not tell), or find the object itself.
+      await engine.up(program);
+      expect(proxy.pending()).toEqual([]);
+      const second = await engine.up(program);
+      expect(second.errors).toEqual([]);
+      expect(await engine.up(program)).toEqual({ steps: [], errors: [] });
+      // Clean up for the next case: delete everything through the engine.
+      expect((await engine.up([])).errors).toEqual([]);
+    },
+  );
 });
