@@ -8,7 +8,11 @@ flagstack_use_node
 stamp=node_modules/.flagstack-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   echo "flagstack: installing dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # npm ci installs exactly the lock file. The lock omits the other platforms' optional binaries
+  # (biome's, esbuild's), which some npm versions then call out of sync: fall back to an install
+  # from the same lock.
+  npm ci --no-audit --no-fund --loglevel=error >&2 2>/dev/null ||
+    npm install --no-audit --no-fund --no-save --loglevel=error >&2
   touch "$stamp"
 fi
 npm run --silent build >&2
