@@ -72,8 +72,9 @@ export interface Created<T> {
  * Creates an object, or takes over an existing one.
  *
  * - `adopt`: looks the object up first and takes it over when it exists (one read, no write).
- * - The create's outcome is unknown (lost response): looks it up; if it exists, it is ours
- *   (`recovered`); if not, the create did not happen and is sent once more.
+ * - The create's outcome is unknown (lost response): looks it up (through transient failures);
+ *   if it exists, it is ours (`recovered`); if not, the create did not happen and is sent again,
+ *   its answer handled the same way ({@link CREATE_ATTEMPTS} creates at most).
  * - The service reports a duplicate: with `adopt`, looks it up and takes it over (a race with
  *   another writer); without, fails with a message that names the object and the `adopt` input.
  */
@@ -82,28 +83,35 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
     const existing = await spec.lookup();
     if (existing !== undefined) return { value: existing, how: "adopted" };
   }
-  try {
-    return { value: await spec.create(), how: "created" };
-  } catch (e) {
-    if (outcomeUnknown(e)) {
-      const found = await lookupAfterUnknown(spec, e);
-      if (found !== undefined) return { value: found, how: "recovered" };
+  for (let attempt = 1; ; attempt++) {
+    try {
       return { value: await spec.create(), how: "created" };
-    }
-    if (isConflict(e)) {
-      if (spec.adopt) {
-        const found = await spec.lookup();
-        if (found !== undefined) return { value: found, how: "adopted" };
+    } catch (e) {
+      if (outcomeUnknown(e)) {
+        const found = await lookupAfterUnknown(spec, e);
+        if (found !== undefined) return { value: found, how: "recovered" };
+        // Not made: send it again, and treat that answer the same way (it may be lost too).
+        if (attempt < CREATE_ATTEMPTS) continue;
+        throw e;
       }
-      throw new Error(
-        `${spec.describe} already exists. Set \`adopt: true\` on the resource to manage the existing one, ` +
-          `or choose another name. (${(e as Error).message})`,
-        { cause: e },
-      );
+      if (isConflict(e)) {
+        if (spec.adopt) {
+          const found = await spec.lookup();
+          if (found !== undefined) return { value: found, how: "adopted" };
+        }
+        throw new Error(
+          `${spec.describe} already exists. Set \`adopt: true\` on the resource to manage the existing one, ` +
+            `or choose another name. (${(e as Error).message})`,
+          { cause: e },
+        );
+      }
+      throw e;
     }
-    throw e;
   }
 }
+
+/** Creates sent at most by one {@link createOrAdopt} when their outcome stays unknown and the object is not there. */
+export const CREATE_ATTEMPTS = 3;
 
 /** Attempts of the look-up after a create whose outcome is unknown, and the first wait between them. */
 export const LOOKUP_AFTER_UNKNOWN = { attempts: 4, firstDelayMs: 250 } as const;
