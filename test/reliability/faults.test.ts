@@ -22,7 +22,7 @@ import { type Declared, MiniEngine } from "./engine";
 import { expectedSnapshot, liveSnapshot } from "./inventory";
 import { configureDirect, drivers, stackConfig } from "./kinds";
 import { declare, pipelineModel, programSpec } from "./program";
-import { type ScriptedProxy, startScriptedProxy } from "./scripted-proxy";
+import { type Rule, type ScriptedProxy, startScriptedProxy } from "./scripted-proxy";
 
 /** Runs of `up` allowed before a phase counts as not converging. */
 const MAX_RUNS = 25;
@@ -142,7 +142,7 @@ describe.each(cases)("faults, seed $seed ($mode)", ({ seed, mode }) => {
  * whose look-up by natural key then fails too. The object exists, the state does not know it: the
  * next `up` must still converge (find and take the object), never fail on "already exists" forever.
  */
-describe("a create whose answer is lost, and whose look-up fails once too", () => {
+describe("a create whose answer is lost at the worst moment", () => {
   let emu: Emulator;
   let proxy: ScriptedProxy;
   let engine: MiniEngine;
@@ -239,23 +239,37 @@ describe("a create whose answer is lost, and whose look-up fails once too", () =
     ],
   ];
 
+  /** Applies the program with `rules` on its last create; the next up must converge, then nothing is left to do. */
+  async function convergesAfter(program: Declared[], rules: Rule[]): Promise<void> {
+    // Everything before the last resource exists already.
+    expect((await engine.up(program.slice(0, -1))).errors).toEqual([]);
+    proxy.script(...rules);
+    // The first up may report the create as failed (it could not tell), or find the object itself.
+    await engine.up(program);
+    expect(proxy.pending()).toEqual([]);
+    expect((await engine.up(program)).errors).toEqual([]);
+    expect(await engine.up(program)).toEqual({ steps: [], errors: [] });
+    // Clean up for the next case: delete everything through the engine.
+    expect((await engine.up([])).errors).toEqual([]);
+  }
+
   it.each(cases)(
-    "%s: the next up takes the object it made, once",
+    "%s: answer lost, then the look-up fails with 500",
     async (_kind, program, createPath, lookupPath) => {
-      // Everything before the last resource exists already.
-      expect((await engine.up(program.slice(0, -1))).errors).toEqual([]);
-      proxy.script(
+      await convergesAfter(program, [
         { method: "POST", path: createPath, action: { lose: true } },
         { method: "GET", path: lookupPath, action: { status: 500 } },
-      );
-      // The first up may report the create as failed (it could not tell), or find the object itself.
-      await engine.up(program);
-      expect(proxy.pending()).toEqual([]);
-      const second = await engine.up(program);
-      expect(second.errors).toEqual([]);
-      expect(await engine.up(program)).toEqual({ steps: [], errors: [] });
-      // Clean up for the next case: delete everything through the engine.
-      expect((await engine.up([])).errors).toEqual([]);
+      ]);
+    },
+  );
+
+  it.each(cases)(
+    "%s: a 500 before acting, then the answer of the second create lost",
+    async (_kind, program, createPath) => {
+      await convergesAfter(program, [
+        { method: "POST", path: createPath, action: { status: 500 } },
+        { method: "POST", path: createPath, action: { lose: true } },
+      ]);
     },
   );
 });
