@@ -7,6 +7,14 @@
  * @module
  */
 
+export {
+  Connector,
+  type ConnectorArgs,
+  ConnectorInputs,
+  ConnectorOutputs,
+  connectorProvider,
+  connectorReplaceOnChange,
+} from "./connector";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProvider, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -38,6 +46,41 @@ export {
   NotFoundByName,
 } from "./lookups";
 export {
+  Pipeline,
+  type PipelineArgs,
+  PipelineInputs,
+  PipelineOutputs,
+  pipelineProvider,
+  pipelineReplaceOnChange,
+} from "./pipeline";
+export {
+  PipelineModel,
+  PipelineModelError,
+  type PipelineModelInput,
+  parsePipelineYaml,
+  pipelinesEqual,
+  RuntimeInput,
+  renderPipelineYaml,
+  runtimeInput,
+} from "./pipeline-model";
+export {
+  getConnector,
+  getConnectorOutput,
+  getPipeline,
+  getPipelineOutput,
+  getProject,
+  getProjectOutput,
+  type PlatformLookupOptions,
+} from "./platform-lookups";
+export {
+  Project,
+  type ProjectArgs,
+  ProjectInputs,
+  ProjectOutputs,
+  projectProvider,
+  projectReplaceOnChange,
+} from "./project";
+export {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
@@ -56,25 +99,3 @@ export {
   userInviteProvider,
   userInviteReplaceOnChange,
 } from "./user-invite";
-export { Project, type ProjectArgs, ProjectInputs, ProjectOutputs, projectProvider, projectReplaceOnChange } from "./project";
-export { Connector, type ConnectorArgs, ConnectorInputs, ConnectorOutputs, connectorProvider, connectorReplaceOnChange } from "./connector";
-export { Pipeline, type PipelineArgs, PipelineInputs, PipelineOutputs, pipelineProvider, pipelineReplaceOnChange } from "./pipeline";
-export {
-  runtimeInput,
-  RuntimeInput,
-  renderPipelineYaml,
-  parsePipelineYaml,
-  pipelinesEqual,
-  PipelineModel,
-  type PipelineModelInput,
-  PipelineModelError,
-} from "./pipeline-model";
-export {
-  getProject,
-  getProjectOutput,
-  getConnector,
-  getConnectorOutput,
-  getPipeline,
-  getPipelineOutput,
-  type PlatformLookupOptions,
-} from "./platform-lookups";

@@ -22,8 +22,8 @@ export { type CallInit, type CoreConfig, HttpCore, type RetryEvent } from "./cor
 export { RETRY_DEFAULTS, type RetryPolicy } from "./core/retry";
 export { type Query, type Route, type RouteParams, route } from "./core/route";
 export { EventsClient, type EventsClientOptions, eventsEndpoints } from "./events/client";
-export * from "./events/schemas";
 export * from "./events/import";
+export * from "./events/schemas";
 export {
   type ConnectorScope,
   type PipelineScope,

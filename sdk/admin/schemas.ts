@@ -14,9 +14,35 @@ import { z } from "zod";
 
 /** Treatment names the service refuses (ref §2, "Creating a rollout plan"). */
 export const RESERVED_TREATMENT_NAMES = [
-  "all", "and", "between", "contain", "contains", "control", "datetime", "does", "end", "ends",
-  "false", "has", "have", "if", "in", "is", "match", "matches", "not", "number", "set", "split",
-  "start", "starts", "string", "then", "treatment", "true", "with",
+  "all",
+  "and",
+  "between",
+  "contain",
+  "contains",
+  "control",
+  "datetime",
+  "does",
+  "end",
+  "ends",
+  "false",
+  "has",
+  "have",
+  "if",
+  "in",
+  "is",
+  "match",
+  "matches",
+  "not",
+  "number",
+  "set",
+  "split",
+  "start",
+  "starts",
+  "string",
+  "then",
+  "treatment",
+  "true",
+  "with",
 ] as const;
 
 /** At most 20 treatments per flag per environment (ref §2). */
@@ -123,7 +149,10 @@ export const Tag = z.looseObject({ name: z.string() });
 export const Flag = z.looseObject({
   id: z.string(),
   name: z.string(),
-  description: z.string().nullable().transform((d) => d ?? ""),
+  description: z
+    .string()
+    .nullable()
+    .transform((d) => d ?? ""),
   trafficType: IdRef,
   creationTime: z.number().int(),
   rolloutStatus: IdRef,
@@ -204,7 +233,11 @@ export type Matcher = z.infer<typeof Matcher>;
 
 export const Bucket = z.object({
   treatment: z.string().min(1, "treatment must not be empty"),
-  size: z.number().int("size must be a whole number").min(0, "size must be 0..100").max(100, "size must be 0..100"),
+  size: z
+    .number()
+    .int("size must be a whole number")
+    .min(0, "size must be 0..100")
+    .max(100, "size must be 0..100"),
 });
 export type Bucket = z.infer<typeof Bucket>;
 
@@ -222,7 +255,10 @@ export const Treatment = z.object({
     .string()
     .min(1, "treatment name must not be empty")
     .max(100, "treatment name must be at most 100 characters")
-    .regex(/^[a-zA-Z][-_a-zA-Z0-9]*$/, "treatment name must start with a letter and use only letters, digits, '-' and '_'")
+    .regex(
+      /^[a-zA-Z][-_a-zA-Z0-9]*$/,
+      "treatment name must start with a letter and use only letters, digits, '-' and '_'",
+    )
     .refine((n) => !(RESERVED_TREATMENT_NAMES as readonly string[]).includes(n.toLowerCase()), {
       message: "treatment name is a reserved word",
     }),
@@ -285,29 +321,44 @@ export function validateDefinition(def: {
   const problems: DefinitionProblem[] = [];
   const names = new Set<string>();
   def.treatments.forEach((t, i) => {
-    if (names.has(t.name)) problems.push({ path: ["treatments", i, "name"], message: `treatment "${t.name}" is defined twice` });
+    if (names.has(t.name))
+      problems.push({ path: ["treatments", i, "name"], message: `treatment "${t.name}" is defined twice` });
     names.add(t.name);
   });
   if (def.treatments.length > MAX_TREATMENTS) {
-    problems.push({ path: ["treatments"], message: `at most ${MAX_TREATMENTS} treatments are allowed, got ${def.treatments.length}` });
+    problems.push({
+      path: ["treatments"],
+      message: `at most ${MAX_TREATMENTS} treatments are allowed, got ${def.treatments.length}`,
+    });
   }
   const known = [...names].map((n) => `"${n}"`).join(", ");
   if (!names.has(def.defaultTreatment)) {
-    problems.push({ path: ["defaultTreatment"], message: `defaultTreatment "${def.defaultTreatment}" is not one of the treatments (${known})` });
+    problems.push({
+      path: ["defaultTreatment"],
+      message: `defaultTreatment "${def.defaultTreatment}" is not one of the treatments (${known})`,
+    });
   }
   if (def.baselineTreatment !== undefined && !names.has(def.baselineTreatment)) {
-    problems.push({ path: ["baselineTreatment"], message: `baselineTreatment "${def.baselineTreatment}" is not one of the treatments (${known})` });
+    problems.push({
+      path: ["baselineTreatment"],
+      message: `baselineTreatment "${def.baselineTreatment}" is not one of the treatments (${known})`,
+    });
   }
   const checkBuckets = (buckets: { treatment: string; size: number }[], at: (string | number)[]) => {
     const sum = buckets.reduce((s, b) => s + b.size, 0);
     if (sum !== 100) problems.push({ path: at, message: `bucket sizes must sum to 100, got ${sum}` });
     buckets.forEach((b, i) => {
       if (!names.has(b.treatment)) {
-        problems.push({ path: [...at, i, "treatment"], message: `treatment "${b.treatment}" is not one of the treatments (${known})` });
+        problems.push({
+          path: [...at, i, "treatment"],
+          message: `treatment "${b.treatment}" is not one of the treatments (${known})`,
+        });
       }
     });
   };
-  (def.rules ?? []).forEach((r, i) => checkBuckets(r.buckets, ["rules", i, "buckets"]));
+  (def.rules ?? []).forEach((r, i) => {
+    checkBuckets(r.buckets, ["rules", i, "buckets"]);
+  });
   checkBuckets(def.defaultRule, ["defaultRule"]);
   (def.rules ?? []).forEach((rule, r) => {
     (rule.condition?.matchers ?? []).forEach((m, i) => {
@@ -323,7 +374,10 @@ export function validateDefinition(def: {
         try {
           new RegExp(m.string);
         } catch {
-          problems.push({ path: at("string"), message: `string is not a valid regular expression: ${m.string}` });
+          problems.push({
+            path: at("string"),
+            message: `string is not a valid regular expression: ${m.string}`,
+          });
         }
       }
     });
@@ -344,7 +398,12 @@ export const Definition = z.looseObject({
   defaultTreatment: z.string(),
   baselineTreatment: z.string().optional(),
   trafficAllocation: z.number().int(),
-  rules: z.array(z.looseObject({ buckets: z.array(Bucket), condition: z.looseObject({ combiner: z.string(), matchers: z.array(Matcher.loose()) }) })),
+  rules: z.array(
+    z.looseObject({
+      buckets: z.array(Bucket),
+      condition: z.looseObject({ combiner: z.string(), matchers: z.array(Matcher.loose()) }),
+    }),
+  ),
   defaultRule: z.array(Bucket),
   creationTime: z.number().int(),
   lastUpdateTime: z.number().int(),
@@ -401,7 +460,10 @@ export type UserPage = z.infer<typeof UserPage>;
 export const Group = z.looseObject({
   id: z.string(),
   name: z.string(),
-  description: z.string().nullable().transform((d) => d ?? ""),
+  description: z
+    .string()
+    .nullable()
+    .transform((d) => d ?? ""),
   type: z.literal("group"),
 });
 export type Group = z.infer<typeof Group>;
@@ -412,7 +474,10 @@ export const GroupCreate = z.object({
 });
 export type GroupCreate = z.input<typeof GroupCreate>;
 
-export const GroupPut = GroupCreate.extend({ id: z.string().optional(), type: z.literal("group").optional() });
+export const GroupPut = GroupCreate.extend({
+  id: z.string().optional(),
+  type: z.literal("group").optional(),
+});
 export type GroupPut = z.input<typeof GroupPut>;
 
 /** Page size limits (spec §8). */

@@ -16,21 +16,33 @@ export const MAX_KEY_LENGTH = 250;
 /** Epoch milliseconds, accepted as a number or as a string of digits (the spec's sample shape). */
 export const EpochMillis = z.union([
   z.number().int("timestamp must be whole epoch milliseconds").nonnegative("timestamp must not be negative"),
-  z.string().regex(/^\d{1,16}$/, "timestamp must be epoch milliseconds (digits only)").transform(Number),
+  z
+    .string()
+    .regex(/^\d{1,16}$/, "timestamp must be epoch milliseconds (digits only)")
+    .transform(Number),
 ]);
 
 export const EventRecord = z
   .object({
     eventTypeId: z
       .string({ error: "eventTypeId is required" })
-      .regex(EVENT_TYPE_ID_PATTERN, "eventTypeId must start with a letter or digit, use only letters, digits, '-', '_', '.', ':' and be at most 80 characters"),
-    trafficTypeName: z.string({ error: "trafficTypeName is required" }).min(1, "trafficTypeName must not be empty"),
+      .regex(
+        EVENT_TYPE_ID_PATTERN,
+        "eventTypeId must start with a letter or digit, use only letters, digits, '-', '_', '.', ':' and be at most 80 characters",
+      ),
+    trafficTypeName: z
+      .string({ error: "trafficTypeName is required" })
+      .min(1, "trafficTypeName must not be empty"),
     key: z
       .string({ error: "key is required" })
       .min(1, "key must not be empty")
       .max(MAX_KEY_LENGTH, `key must be at most ${MAX_KEY_LENGTH} characters`),
     timestamp: EpochMillis,
-    value: z.number({ error: "value must be a number" }).finite("value must be a finite number").nullable().optional(),
+    value: z
+      .number({ error: "value must be a number" })
+      .finite("value must be a finite number")
+      .nullable()
+      .optional(),
     properties: z
       .record(z.string(), z.unknown(), { error: "properties must be an object" })
       .refine((p) => Object.keys(p).length <= MAX_EVENT_PROPERTIES, {

@@ -11,9 +11,32 @@ import { z } from "zod";
 /** Entity identifiers (ref §3): `^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$`, minus reserved words. */
 export const IDENTIFIER_PATTERN = /^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$/;
 export const RESERVED_IDENTIFIERS = [
-  "or", "and", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "not", "null", "true", "false",
-  "new", "var", "return", "step", "parallel", "stepGroup", "org", "account", "class",
-  "shellScriptProvisioner", "status", "liteEngineTask",
+  "or",
+  "and",
+  "eq",
+  "ne",
+  "lt",
+  "gt",
+  "le",
+  "ge",
+  "div",
+  "mod",
+  "not",
+  "null",
+  "true",
+  "false",
+  "new",
+  "var",
+  "return",
+  "step",
+  "parallel",
+  "stepGroup",
+  "org",
+  "account",
+  "class",
+  "shellScriptProvisioner",
+  "status",
+  "liteEngineTask",
 ] as const;
 
 export const Identifier = z
@@ -34,7 +57,10 @@ export const entityName = (max = 64) =>
     .trim()
     .min(1, "name cannot be empty.")
     .max(max, `name cannot be more than ${max} characters long.`)
-    .regex(/^[A-Za-z0-9 _./-]+$/, "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters.");
+    .regex(
+      /^[A-Za-z0-9 _./-]+$/,
+      "name can only contain alphanumeric, space, hyphen, underscore, dot and slash characters.",
+    );
 
 export const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 /** Default project colour when none is given (ref §4: HARNESS_BLUE). */
@@ -69,7 +95,9 @@ export const ErrorBody = z.looseObject({
   message: z.string(),
   correlationId: z.string(),
   detailedMessage: z.string().nullable().optional(),
-  responseMessages: z.array(z.looseObject({ code: z.string(), level: z.string(), message: z.string() })).default([]),
+  responseMessages: z
+    .array(z.looseObject({ code: z.string(), level: z.string(), message: z.string() }))
+    .default([]),
   metadata: z.unknown().optional(),
 });
 export const PlatformErrorBody = z.union([FailureBody, ErrorBody]);
@@ -95,7 +123,10 @@ export const Project = z.looseObject({
   name: z.string(),
   color: z.string(),
   modules: z.array(z.string()).default([]),
-  description: z.string().nullable().transform((d) => d ?? ""),
+  description: z
+    .string()
+    .nullable()
+    .transform((d) => d ?? ""),
   tags: Tags.nullable().transform((t) => t ?? {}),
 });
 export type Project = z.infer<typeof Project>;
@@ -157,11 +188,17 @@ export type ConnectorBody = z.input<typeof ConnectorBody>;
 export const Connector = z.looseObject({
   name: z.string(),
   identifier: z.string(),
-  description: z.string().nullable().optional().transform((d) => d ?? ""),
+  description: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((d) => d ?? ""),
   accountIdentifier: z.string().optional(),
   orgIdentifier: z.string().nullable().optional(),
   projectIdentifier: z.string().nullable().optional(),
-  tags: Tags.nullable().optional().transform((t) => t ?? {}),
+  tags: Tags.nullable()
+    .optional()
+    .transform((t) => t ?? {}),
   type: z.string(),
   spec: z.record(z.string(), z.unknown()),
 });
@@ -193,7 +230,9 @@ export type PipelineSaveData = z.infer<typeof PipelineSaveData>;
 /** GET pipeline data (ref §6.2): the stored YAML verbatim plus validity details. */
 export const PipelineGetData = z.looseObject({
   yamlPipeline: z.string(),
-  entityValidityDetails: z.looseObject({ valid: z.boolean(), invalidYaml: z.string().nullable().optional() }).optional(),
+  entityValidityDetails: z
+    .looseObject({ valid: z.boolean(), invalidYaml: z.string().nullable().optional() })
+    .optional(),
   modules: z.array(z.string()).optional(),
   storeType: z.string().optional(),
 });

@@ -141,7 +141,7 @@ describe.each(["gRPC host", "direct"] as const)(
       );
       expect(failures).toEqual([]);
       // "No or few": a timer that fires late on a loaded machine may let one request land a hair early.
-    expect(refused.length).toBeLessThanOrEqual(Math.ceil(records.length / 100));
+      expect(refused.length).toBeLessThanOrEqual(Math.ceil(records.length / 100));
       // Every request went through the one limiter: the run takes as long as the rate allows.
       expect(records.length).toBeGreaterThanOrEqual(1125);
       expect(seconds).toBeGreaterThan((records.length - SERVER_LIMIT) / SERVER_LIMIT);

@@ -99,7 +99,8 @@ export function formatDuration(ms: number): string {
 }
 
 /** An ETA in whole seconds (sub-second precision would only flicker). */
-export const formatEta = (ms: number): string => formatDuration(Math.round(ms / 1000) * 1000).replace(/^0ms$/, "0s");
+export const formatEta = (ms: number): string =>
+  formatDuration(Math.round(ms / 1000) * 1000).replace(/^0ms$/, "0s");
 
 /** The estimated time left from the share of the input read so far. */
 export function estimateRemainingMs(p: ImportProgress): number | undefined {

@@ -351,7 +351,7 @@ describe("PUT (full replace), kill and restore, DELETE", () => {
         ],
       }),
     });
-    await call("PUT", path(f.name, "Production") + "/kill");
+    await call("PUT", `${path(f.name, "Production")}/kill`);
     const r = await call("PUT", path(f.name, "Production"), {
       body: definitionBody({ defaultTreatment: "on" }),
     });
@@ -364,10 +364,10 @@ describe("PUT (full replace), kill and restore, DELETE", () => {
   it("kill and restore set and clear killed", async () => {
     const f = await newFlag("kill_me");
     await call("POST", path(f.name, "Production"), { body: definitionBody() });
-    const killed = await call("PUT", path(f.name, "Production") + "/kill");
+    const killed = await call("PUT", `${path(f.name, "Production")}/kill`);
     expect(killed.status).toBe(200);
     expect(killed.body.killed).toBe(true);
-    const restored = await call("PUT", path(f.name, "Production") + "/restore");
+    const restored = await call("PUT", `${path(f.name, "Production")}/restore`);
     expect(restored.body.killed).toBe(false);
   });
 
