@@ -5,7 +5,7 @@
 import { AdminClient, PlatformClient } from "../../sdk";
 import type { Emulator } from "../../emulator";
 
-/** The shape of `e2e:spec` (mirrors test/e2e/programs/stack/index.ts). */
+/** The shape of the program's spec.json (mirrors test/e2e/programs/stack/index.ts). */
 export interface StackSpec {
   flags?: Record<string, Record<string, unknown>>;
   definitions?: Record<string, Record<string, unknown> & { flag: string }>;

@@ -201,9 +201,9 @@ export class EngineStack {
     await this.stack.setAllConfig(map);
   }
 
-  /** Sets the program's `e2e:spec` config to the JSON of `spec` (the test programs read it). */
+  /** Writes `spec.json` into the program directory (test/e2e/programs/stack reads it at each run). */
   async setSpec(spec: unknown): Promise<void> {
-    await this.stack.setConfig("e2e:spec", { value: JSON.stringify(spec) });
+    writeFileSync(join(this.programDir, "spec.json"), `${JSON.stringify(spec, null, 2)}\n`);
   }
 
   /** `pulumi up --yes --skip-preview`; returns the result and the emulator requests it made. */

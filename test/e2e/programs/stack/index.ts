@@ -1,27 +1,32 @@
 /**
- * The end-to-end tests' program. The stack config `e2e:spec` (JSON) lists the resources by logical
- * name with their arguments exactly as a program would pass them; references between resources
- * are by logical name:
+ * The end-to-end tests' program. `spec.json` beside it lists the resources by logical name with
+ * their arguments exactly as a program would pass them; references between resources are by
+ * logical name:
  * - a definition names its flag by the flag's logical name and takes the flag's `name` output, so
  *   it depends on the flag (and follows a rename);
  * - a user invite names its groups by logical name and takes their `name` outputs;
  * - a connector or pipeline names its project by logical name and takes its `identifier` output.
  * Stack outputs: every resource's id by logical name, under `ids`.
  */
-import * as pulumi from "@pulumi/pulumi";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
 import {
+  Connector,
+  type ConnectorArgs,
   Flag,
   type FlagArgs,
   FlagDefinition,
   type FlagDefinitionArgs,
   Group,
   type GroupArgs,
+  Pipeline,
+  type PipelineArgs,
+  Project,
+  type ProjectArgs,
   UserInvite,
   type UserInviteArgs,
 } from "flagstack/provider";
-import { Connector, type ConnectorArgs } from "flagstack/provider/connector";
-import { Pipeline, type PipelineArgs } from "flagstack/provider/pipeline";
-import { Project, type ProjectArgs } from "flagstack/provider/project";
 
 interface Spec {
   flags?: Record<string, FlagArgs>;
@@ -34,7 +39,9 @@ interface Spec {
   pipelines?: Record<string, Omit<PipelineArgs, "project"> & { project: string }>;
 }
 
-const spec = new pulumi.Config("e2e").requireObject<Spec>("spec");
+// The spec is a file beside the program (written by the harness): a spec of hundreds of
+// resources is too large for a `pulumi config set` argument.
+const spec = JSON.parse(readFileSync(join(__dirname, "spec.json"), "utf8")) as Spec;
 const ids: Record<string, pulumi.Output<string>> = {};
 
 const flags: Record<string, Flag> = {};
