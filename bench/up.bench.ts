@@ -26,10 +26,11 @@
  *   create runs, and the SDK's limiter keeps a 5% margin below the configured rate (so that a
  *   fixed-window server is never tripped); both count in the wall time.
  */
-import type { BenchContext } from "./run";
+
+import { startEmulator } from "../emulator";
 import { clients, defaultWorkspaceId, type StackSpec } from "../test/e2e/fixtures";
 import { EngineStack, type RequestRecord } from "../test/e2e/harness";
-import { startEmulator } from "../emulator";
+import type { BenchContext } from "./run";
 
 const ENVIRONMENTS = ["Production", "Staging", "Development"] as const;
 const LIMIT = 20;
@@ -41,7 +42,12 @@ function spec(flags: number, run: string): StackSpec {
   const s: StackSpec = { flags: {}, definitions: {} };
   for (let i = 0; i < flags; i++) {
     const key = `f${String(i).padStart(3, "0")}`;
-    s.flags![key] = { workspace: "Default", name: `bench-${run}-${key}`, description: `bench flag ${i}`, tags: ["owner:bench"] };
+    s.flags![key] = {
+      workspace: "Default",
+      name: `bench-${run}-${key}`,
+      description: `bench flag ${i}`,
+      tags: ["owner:bench"],
+    };
     for (const env of ENVIRONMENTS) {
       s.definitions![`${key}-${env}`] = {
         workspace: "Default",
@@ -69,7 +75,10 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
   const stacks: EngineStack[] = [];
   try {
     const { admin } = clients(emu);
-    await admin.environments.create(await defaultWorkspaceId(admin), { name: "Development", production: false });
+    await admin.environments.create(await defaultWorkspaceId(admin), {
+      name: "Development",
+      production: false,
+    });
     // Each run declares its own flags (by name), so no run has to destroy the previous one's.
     const open = async (run: string, env: Record<string, string>, requestsPerSecond: string) => {
       const s = await EngineStack.open({
@@ -92,7 +101,8 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     figures.up_seconds = seconds(performance.now() - t);
     figures.up_requests = api(up.requests).length;
     const created = up.result.summary.resourceChanges?.create ?? 0;
-    if (created !== resources + 1) throw new Error(`up created ${created} resources, expected ${resources + 1}`);
+    if (created !== resources + 1)
+      throw new Error(`up created ${created} resources, expected ${resources + 1}`);
     log(`up: ${figures.up_seconds} s, ${figures.up_requests} requests`);
 
     t = performance.now();
@@ -122,17 +132,20 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     const first = Math.min(...requests.map((r) => r.at));
     const last = Math.max(...requests.map((r) => r.at));
     figures.up_rate_limited_first_request_seconds = seconds(first - startedAt);
-    figures.up_rate_limited_achieved_rps = Math.round(((requests.length - 1) / ((last - first) / 1000)) * 100) / 100;
+    figures.up_rate_limited_achieved_rps =
+      Math.round(((requests.length - 1) / ((last - first) / 1000)) * 100) / 100;
     // The same ratio over the span of the requests only: how close the provider's pacing comes to
     // the limit, without the engine's start.
-    figures.up_rate_limited_pacing_ratio = Math.round(((last - first) / 1000 / ((requests.length - 1) / LIMIT)) * 1000) / 1000;
+    figures.up_rate_limited_pacing_ratio =
+      Math.round(((last - first) / 1000 / ((requests.length - 1) / LIMIT)) * 1000) / 1000;
     const refused = requests.filter((r) => r.status === 429).length;
     const accepted = requests.length - refused;
     figures.up_rate_limited_seconds = Math.round(wall * 1000) / 1000;
     figures.up_rate_limited_requests = accepted;
     figures.up_rate_limited_429s = refused;
     figures.up_rate_limited_ratio = Math.round((wall / (accepted / LIMIT)) * 1000) / 1000;
-    figures.up_rate_limited_failed_resources = resources + 1 - (slow.result.summary.resourceChanges?.create ?? 0);
+    figures.up_rate_limited_failed_resources =
+      resources + 1 - (slow.result.summary.resourceChanges?.create ?? 0);
     log(
       `rate-limited up: ${figures.up_rate_limited_seconds} s for ${accepted} requests (floor ${accepted / LIMIT} s), ratio ${figures.up_rate_limited_ratio}, ${refused} refused; first request after ${figures.up_rate_limited_first_request_seconds} s, then ${figures.up_rate_limited_achieved_rps} requests/s`,
     );

@@ -13,10 +13,7 @@
  * which scripts/demo.sh sets for the local emulator.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Flag, FlagDefinition, Group, UserInvite } from "flagstack/provider";
-import { Connector } from "flagstack/provider/connector";
-import { Pipeline } from "flagstack/provider/pipeline";
-import { Project } from "flagstack/provider/project";
+import { Connector, Flag, FlagDefinition, Group, Pipeline, Project, UserInvite } from "flagstack/provider";
 
 const workspace = "Default";
 
@@ -51,7 +48,12 @@ new FlagDefinition("new-checkout-production", {
   flag: checkout.name,
   environment: "Production",
   treatments: [
-    { name: "on", description: "New checkout", keys: ["qa-bot", "alice"], configurations: { theme: "light", steps: 2 } },
+    {
+      name: "on",
+      description: "New checkout",
+      keys: ["qa-bot", "alice"],
+      configurations: { theme: "light", steps: 2 },
+    },
     { name: "off", description: "Current checkout" },
   ],
   defaultTreatment: "off",
@@ -98,7 +100,10 @@ new FlagDefinition("search-v2-production", {
 
 // --- The team ----------------------------------------------------------------------------------
 
-const team = new Group("payments-team", { name: "payments-team", description: "Owns checkout and its flags" });
+const team = new Group("payments-team", {
+  name: "payments-team",
+  description: "Owns checkout and its flags",
+});
 const ann = new UserInvite("ann", { email: "ann@example.com", groups: [team.name] });
 
 // --- Delivery ----------------------------------------------------------------------------------
@@ -160,7 +165,9 @@ curl -fsS -H "x-flag-override: ${checkout.name}=on" "$BASE_URL/checkout/health"`
               timeout: "5m",
             },
           ],
-          rollbackSteps: [{ type: "K8sRollingRollback", name: "Roll back", identifier: "rollback", timeout: "10m" }],
+          rollbackSteps: [
+            { type: "K8sRollingRollback", name: "Roll back", identifier: "rollback", timeout: "10m" },
+          ],
         },
         failureStrategies: [{ onFailure: { errors: ["AllErrors"], action: { type: "StageRollback" } } }],
       },

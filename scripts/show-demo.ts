@@ -64,11 +64,14 @@ function parseSdkKeys(text: string): Record<string, string> {
   return keys;
 }
 
-const buckets = (bs: { treatment: string; size: number }[]) => bs.map((b) => `${b.treatment} ${b.size}%`).join(" / ");
+const buckets = (bs: { treatment: string; size: number }[]) =>
+  bs.map((b) => `${b.treatment} ${b.size}%`).join(" / ");
 
 function describeDefinition(def: Definition): string[] {
   const lines: string[] = [];
-  const treatments = def.treatments.map((t) => (t.keys?.length ? `${t.name} (targets: ${t.keys.join(", ")})` : t.name));
+  const treatments = def.treatments.map((t) =>
+    t.keys?.length ? `${t.name} (targets: ${t.keys.join(", ")})` : t.name,
+  );
   lines.push(`treatments      ${treatments.join(", ")}`);
   for (const [i, rule] of def.rules.entries()) {
     const cond = rule.condition.matchers
@@ -77,7 +80,9 @@ function describeDefinition(def: Definition): string[] {
     lines.push(`rule ${i + 1}          if ${cond} then ${buckets(rule.buckets)}`);
   }
   lines.push(`default rule    ${buckets(def.defaultRule)}  (traffic allocation ${def.trafficAllocation}%)`);
-  lines.push(`default         ${def.defaultTreatment}${def.killed ? "   ** KILLED: everyone gets the default treatment **" : ""}`);
+  lines.push(
+    `default         ${def.defaultTreatment}${def.killed ? "   ** KILLED: everyone gets the default treatment **" : ""}`,
+  );
   return lines;
 }
 
@@ -88,7 +93,13 @@ interface StoredStep {
 interface StoredPipeline {
   pipeline: {
     name: string;
-    stages: { stage: { name: string; type: string; spec: { execution: { steps: StoredStep[]; rollbackSteps?: StoredStep[] } } } }[];
+    stages: {
+      stage: {
+        name: string;
+        type: string;
+        spec: { execution: { steps: StoredStep[]; rollbackSteps?: StoredStep[] } };
+      };
+    }[];
   };
 }
 
@@ -99,7 +110,9 @@ function pipelineSummary(yaml: string): string[] {
   const steps = (list: StoredStep[] | undefined, label: string) => {
     for (const entry of (list ?? []).flatMap((e) => (e.parallel ? e.parallel : [e]))) {
       if (!entry.step) continue;
-      lines.push(`    ${label} ${entry.step.name} (${entry.step.type}, timeout ${entry.step.timeout ?? "none"})`);
+      lines.push(
+        `    ${label} ${entry.step.name} (${entry.step.type}, timeout ${entry.step.timeout ?? "none"})`,
+      );
       const script = entry.step.spec?.source?.spec?.script;
       if (script) for (const line of script.split("\n")) lines.push(`        $ ${line}`);
     }
@@ -116,7 +129,13 @@ function pipelineSummary(yaml: string): string[] {
 async function treatments(url: string, sdkKey: string, flags: string[]): Promise<Map<string, string[]>> {
   const factory = SplitFactory({
     core: { authorizationKey: sdkKey },
-    urls: { sdk: `${url}/api`, events: `${url}/api`, auth: `${url}/api`, telemetry: `${url}/api`, streaming: url },
+    urls: {
+      sdk: `${url}/api`,
+      events: `${url}/api`,
+      auth: `${url}/api`,
+      telemetry: `${url}/api`,
+      streaming: url,
+    },
     streamingEnabled: false,
     startup: { readyTimeout: 10 },
     debug: false,
@@ -145,7 +164,11 @@ async function main(): Promise<void> {
   const outputs = JSON.parse(readFileSync(required("outputs"), "utf8")) as DemoOutputs;
   const sdkKeys = parseSdkKeys(required("sdk-keys"));
   const admin = new AdminClient({ baseUrl: url, apiKey: required("admin-key") });
-  const platform = new PlatformClient({ baseUrl: url, apiKey: required("platform-key"), accountId: required("account") });
+  const platform = new PlatformClient({
+    baseUrl: url,
+    apiKey: required("platform-key"),
+    accountId: required("account"),
+  });
   const out: string[] = [];
   const say = (line = "") => out.push(line);
 
@@ -155,7 +178,9 @@ async function main(): Promise<void> {
   for (const name of outputs.flags) {
     const flag = await admin.flags.get(ws.id, name);
     const tags = (flag.tags ?? []).map((t) => t.name).join(", ");
-    say(`  ${flag.name}: ${flag.description}  [rollout status ${flag.rolloutStatus.name}; tags ${tags || "none"}]`);
+    say(
+      `  ${flag.name}: ${flag.description}  [rollout status ${flag.rolloutStatus.name}; tags ${tags || "none"}]`,
+    );
     for (const env of outputs.environments) {
       say(`    ${env}`);
       const def = await admin.definitions.get(ws.id, flag.name, env);
@@ -167,19 +192,30 @@ async function main(): Promise<void> {
   say("Team");
   const group = await admin.groups.getByName(outputs.group);
   const members: string[] = [];
-  for await (const u of admin.users.list({ groupId: group?.id ?? "" })) members.push(`${u.email} (${u.status})`);
+  for await (const u of admin.users.list({ groupId: group?.id ?? "" }))
+    members.push(`${u.email} (${u.status})`);
   say(`  group ${outputs.group}: ${group?.description ?? ""}`);
   say(`    members: ${members.join(", ") || "none"}`);
 
   say();
   say("Delivery");
   const project = (await platform.projects.get(outputs.projectIdentifier)).project;
-  say(`  project ${project.identifier} "${project.name}" ${project.color ?? ""}: ${project.description ?? ""}`);
+  say(
+    `  project ${project.identifier} "${project.name}" ${project.color ?? ""}: ${project.description ?? ""}`,
+  );
   const connector = (
-    await platform.connectors.get(outputs.connector.identifier, { org: "default", project: outputs.connector.project })
+    await platform.connectors.get(outputs.connector.identifier, {
+      org: "default",
+      project: outputs.connector.project,
+    })
   ).connector;
-  say(`  connector ${connector.identifier} "${connector.name}" (${connector.type}) ${JSON.stringify(connector.spec)}`);
-  const pipeline = await platform.pipelines.get(outputs.pipelineIdentifier, { org: "default", project: project.identifier });
+  say(
+    `  connector ${connector.identifier} "${connector.name}" (${connector.type}) ${JSON.stringify(connector.spec)}`,
+  );
+  const pipeline = await platform.pipelines.get(outputs.pipelineIdentifier, {
+    org: "default",
+    project: project.identifier,
+  });
   say(`  pipeline ${outputs.pipelineIdentifier} (YAML rendered from the typed model, as stored):`);
   for (const line of pipelineSummary(pipeline.yamlPipeline)) say(`    ${line}`);
 
@@ -197,7 +233,8 @@ async function main(): Promise<void> {
     const row = (first: string, cells: string[]) =>
       `    ${first.padEnd(width)}  ${cells.map((c, i) => c.padEnd(columns[i] ?? 0)).join("  ")}`.trimEnd();
     say(row("key (attributes)", outputs.flags));
-    for (const { key: k, attributes } of SAMPLE_KEYS) say(row(`${k} ${JSON.stringify(attributes)}`, rows.get(k) ?? []));
+    for (const { key: k, attributes } of SAMPLE_KEYS)
+      say(row(`${k} ${JSON.stringify(attributes)}`, rows.get(k) ?? []));
   }
   console.log(out.join("\n"));
   await closeSharedPools();

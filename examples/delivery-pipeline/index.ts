@@ -29,12 +29,15 @@ function deploymentStage(env: string, replicas: number): Stage {
           type: "ShellScript",
           name: "Smoke test",
           identifier: "smoke_test",
-          script: 'curl -fsS "https://orders.$ENV.example.com/health" | grep -q "<+pipeline.variables.version>"',
+          script:
+            'curl -fsS "https://orders.$ENV.example.com/health" | grep -q "<+pipeline.variables.version>"',
           environmentVariables: [{ name: "ENV", type: "String", value: env }],
           timeout: "5m",
         },
       ],
-      rollbackSteps: [{ type: "K8sRollingRollback", name: "Roll back", identifier: "rollback", timeout: "10m" }],
+      rollbackSteps: [
+        { type: "K8sRollingRollback", name: "Roll back", identifier: "rollback", timeout: "10m" },
+      ],
     },
     failureStrategies: [
       {
@@ -42,7 +45,11 @@ function deploymentStage(env: string, replicas: number): Stage {
           errors: ["Connectivity", "Timeout"],
           action: {
             type: "Retry",
-            spec: { retryCount: 2, retryIntervals: ["10s", "30s"], onRetryFailure: { action: { type: "StageRollback" } } },
+            spec: {
+              retryCount: 2,
+              retryIntervals: ["10s", "30s"],
+              onRetryFailure: { action: { type: "StageRollback" } },
+            },
           },
         },
       },
@@ -69,7 +76,11 @@ const registry = new Connector("registry", {
     url: "https://harbor.example.com/v2/",
     providerType: "Harbor",
     // The password is a reference to a stored secret, never its value.
-    auth: { type: "UsernamePassword", usernameRef: "account.harbor_user", passwordRef: "account.harbor_password" },
+    auth: {
+      type: "UsernamePassword",
+      usernameRef: "account.harbor_user",
+      passwordRef: "account.harbor_password",
+    },
   },
 });
 
@@ -82,7 +93,13 @@ const pipeline = new Pipeline("deploy-orders", {
     tags: { team: "orders" },
     variables: [
       // `<+input>` at run time: the release to deploy must match v1.2.3.
-      { name: "version", type: "String", description: "Release to deploy", required: true, value: runtimeInput().regex("^v[0-9]+\\.[0-9]+\\.[0-9]+$") },
+      {
+        name: "version",
+        type: "String",
+        description: "Release to deploy",
+        required: true,
+        value: runtimeInput().regex("^v[0-9]+\\.[0-9]+\\.[0-9]+$"),
+      },
       { name: "registry_token", type: "Secret", value: "account.harbor_password" },
     ],
     stages: [deploymentStage("staging", 2), deploymentStage("production", 6)],

@@ -66,7 +66,8 @@ test "$(curl -fsS "$FLAGS_URL/flags/${flag.name}/treatment?key=release-bot")" = 
               type: "ShellScript",
               name: "Deploy",
               identifier: "deploy",
-              script: 'echo "deploying search <+pipeline.sequenceId> (flag <+execution.steps.check_flag.output.outputVariables.FLAG>)"',
+              script:
+                'echo "deploying search <+pipeline.sequenceId> (flag <+execution.steps.check_flag.output.outputVariables.FLAG>)"',
               timeout: "10m",
             },
           ],

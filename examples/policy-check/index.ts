@@ -41,7 +41,9 @@ new FlagDefinition("production", {
   rules: [
     {
       // Not in the EU until the privacy review is done.
-      condition: { matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["DE", "FR", "NL"] }] },
+      condition: {
+        matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["DE", "FR", "NL"] }],
+      },
       buckets: [{ treatment: "off", size: 100 }],
     },
   ],

@@ -46,7 +46,9 @@ describe("scripts/demo.sh", () => {
   it("creates the stack and shows what it made, including the real SDK's treatments", async () => {
     const out = await demo();
     expect(out).toContain("+ 12 created");
-    expect(out).toContain("  new-checkout: The redesigned checkout flow  [rollout status Ramping; tags area:checkout, owner:payments]");
+    expect(out).toContain(
+      "  new-checkout: The redesigned checkout flow  [rollout status Ramping; tags area:checkout, owner:payments]",
+    );
     expect(out).toContain("      rule 1          if country IN_LIST_STRING [NL] then on 100%");
     expect(out).toContain("      default         v1   ** KILLED: everyone gets the default treatment **");
     expect(out).toContain("    members: ann@example.com (PENDING)");

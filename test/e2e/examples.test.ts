@@ -31,7 +31,9 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     const ramp = await s.up();
     expect(ramp.result.summary.resourceChanges).toEqual({ update: 1, same: 3 });
     expect(writes(ramp.requests).map((r) => `${r.method} ${r.path}`)).toEqual([
-      expect.stringMatching(/^PATCH \/internal\/api\/v2\/splits\/ws\/[^/]+\/one-click-pay\/environments\/[^/]+$/),
+      expect.stringMatching(
+        /^PATCH \/internal\/api\/v2\/splits\/ws\/[^/]+\/one-click-pay\/environments\/[^/]+$/,
+      ),
     ]);
     expect((await admin.definitions.get(ws, "one-click-pay", "Production")).defaultRule).toEqual([
       { treatment: "on", size: 50 },
@@ -42,7 +44,9 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     const kill = await s.up();
     expect(kill.result.summary.resourceChanges).toEqual({ update: 1, same: 3 });
     expect(writes(kill.requests).map((r) => `${r.method} ${r.path}`)).toContainEqual(
-      expect.stringMatching(/^PUT \/internal\/api\/v2\/splits\/ws\/[^/]+\/one-click-pay\/environments\/[^/]+\/kill$/),
+      expect.stringMatching(
+        /^PUT \/internal\/api\/v2\/splits\/ws\/[^/]+\/one-click-pay\/environments\/[^/]+\/kill$/,
+      ),
     );
     expect((await admin.definitions.get(ws, "one-click-pay", "Production")).killed).toBe(true);
     expect((await admin.definitions.get(ws, "one-click-pay", "Staging")).killed).toBe(false);
@@ -70,7 +74,10 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     expect(stored.yamlPipeline).toBe((await s.outputs()).pipelineYaml);
     expect(stored.yamlPipeline).toContain("value: <+input>.regex(^v[0-9]+\\.[0-9]+\\.[0-9]+$)");
     const connector = await platform.connectors.get("orders_registry", { org: "default", project: "orders" });
-    expect(connector.connector.spec).toMatchObject({ dockerRegistryUrl: "https://harbor.example.com/v2/", providerType: "Harbor" });
+    expect(connector.connector.spec).toMatchObject({
+      dockerRegistryUrl: "https://harbor.example.com/v2/",
+      providerType: "Harbor",
+    });
   },
 
   async "flag-and-pipeline"(s) {
@@ -102,7 +109,9 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     expect(blocked).toContain(
       'flag "new-onboarding" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 25%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped',
     );
-    expect(blocked).toMatch(/in environment "Production", \d+(\.\d+)?% of 2000 sampled keys get treatment "on" for flag "new-onboarding", expected at most 25%/);
+    expect(blocked).toMatch(
+      /in environment "Production", \d+(\.\d+)?% of 2000 sampled keys get treatment "on" for flag "new-onboarding", expected at most 25%/,
+    );
     // The individual target and the EU rule hold, so they are not reported.
     expect(blocked).not.toContain('key "qa-bot"');
     expect(blocked).not.toContain('key "berlin-user"');
@@ -121,12 +130,22 @@ describe("the examples", () => {
   });
 
   it("are the five documented ones, each with a story checked here", () => {
-    expect(examples).toEqual(["delivery-pipeline", "flag-and-pipeline", "policy-check", "progressive-rollout", "team-access"]);
+    expect(examples).toEqual([
+      "delivery-pipeline",
+      "flag-and-pipeline",
+      "policy-check",
+      "progressive-rollout",
+      "team-access",
+    ]);
     expect(Object.keys(stories).sort()).toEqual(examples);
   });
 
   it.each(examples)("%s: up, a clean preview, its story, destroy", async (name) => {
-    const s = await EngineStack.open({ program: join(EXAMPLES, name), stackName: "dev", sharedEmulator: emu });
+    const s = await EngineStack.open({
+      program: join(EXAMPLES, name),
+      stackName: "dev",
+      sharedEmulator: emu,
+    });
     let destroyed = false;
     try {
       const up = await s.up();

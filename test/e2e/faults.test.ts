@@ -44,8 +44,13 @@ async function converge<T>(
       return { result: r.result, requests: [...requests, ...r.requests], attempts: attempt };
     } catch (e) {
       const text = String(e);
-      const reasons = [...text.matchAll(/error: (?!update failed|preview failed|refresh failed|destroy failed)(.*)/g)].map((m) => m[1]);
-      for (const reason of reasons) expect(reason).toMatch(/injected fault|socket|connection|ECONNRESET|other side closed|fetch failed|terminated|\d+ errored/i);
+      const reasons = [
+        ...text.matchAll(/error: (?!update failed|preview failed|refresh failed|destroy failed)(.*)/g),
+      ].map((m) => m[1]);
+      for (const reason of reasons)
+        expect(reason).toMatch(
+          /injected fault|socket|connection|ECONNRESET|other side closed|fetch failed|terminated|\d+ errored/i,
+        );
       if (attempt >= ATTEMPTS) throw e;
     }
   }
@@ -53,9 +58,22 @@ async function converge<T>(
 
 /** Twelve flags with a definition in Staging and Production each, three groups, three users, two projects. */
 function faultSpec(): StackSpec {
-  const spec: StackSpec = { flags: {}, definitions: {}, groups: {}, users: {}, projects: {}, connectors: {}, pipelines: {} };
+  const spec: StackSpec = {
+    flags: {},
+    definitions: {},
+    groups: {},
+    users: {},
+    projects: {},
+    connectors: {},
+    pipelines: {},
+  };
   for (let i = 0; i < FLAGS; i++) {
-    spec.flags![`f${i}`] = { workspace: "Default", name: `faulty-${i}`, description: `flag ${i}`, tags: ["owner:e2e"] };
+    spec.flags![`f${i}`] = {
+      workspace: "Default",
+      name: `faulty-${i}`,
+      description: `flag ${i}`,
+      tags: ["owner:e2e"],
+    };
     for (const env of ["Staging", "Production"]) {
       spec.definitions![`f${i}-${env}`] = {
         workspace: "Default",

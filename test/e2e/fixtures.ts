@@ -2,8 +2,9 @@
  * Specs for the e2e program (`test/e2e/programs/stack`) and helpers that read the emulator back
  * through the SDK clients. A spec is plain JSON: the arguments each resource gets, by logical name.
  */
-import { AdminClient, PlatformClient } from "../../sdk";
+
 import type { Emulator } from "../../emulator";
+import { AdminClient, PlatformClient } from "../../sdk";
 
 /** The shape of the program's spec.json (mirrors test/e2e/programs/stack/index.ts). */
 export interface StackSpec {
@@ -25,7 +26,10 @@ export function resourceCount(spec: StackSpec): number {
 export const clone = <T>(v: T): T => structuredClone(v);
 
 /** A small pipeline built from the typed model: one Custom stage, one script reading a variable. */
-export function helloPipeline(identifier: string, script = "echo hello <+pipeline.name>"): Record<string, unknown> {
+export function helloPipeline(
+  identifier: string,
+  script = "echo hello <+pipeline.name>",
+): Record<string, unknown> {
   return {
     name: `Pipeline ${identifier}`,
     identifier,
@@ -34,7 +38,9 @@ export function helloPipeline(identifier: string, script = "echo hello <+pipelin
         type: "Custom",
         name: "Say hello",
         identifier: "say_hello",
-        execution: { steps: [{ type: "ShellScript", name: "Echo", identifier: "echo", script, timeout: "5m" }] },
+        execution: {
+          steps: [{ type: "ShellScript", name: "Echo", identifier: "echo", script, timeout: "5m" }],
+        },
       },
     ],
   };
@@ -57,7 +63,12 @@ export function fullSpec(prefix = "e2e"): StackSpec {
         tags: ["owner:payments"],
         rolloutStatus: "Ramping",
       },
-      search: { workspace: "Default", name: `${prefix}-search`, description: "Search v2", tags: ["owner:search"] },
+      search: {
+        workspace: "Default",
+        name: `${prefix}-search`,
+        description: "Search v2",
+        tags: ["owner:search"],
+      },
     },
     definitions: {
       "checkout-staging": {
@@ -99,7 +110,12 @@ export function fullSpec(prefix = "e2e"): StackSpec {
     groups: { team: { name: `${prefix}-payments`, description: "Payments team" } },
     users: { ann: { email: `ann.${prefix}@example.test`, groups: ["team"] } },
     projects: {
-      payments: { identifier: `${id}_payments`, name: `Payments ${prefix}`, color: "#00aa55", tags: { team: "payments" } },
+      payments: {
+        identifier: `${id}_payments`,
+        name: `Payments ${prefix}`,
+        color: "#00aa55",
+        tags: { team: "payments" },
+      },
     },
     connectors: {
       registry: {

@@ -22,7 +22,17 @@
  * @module
  */
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -63,14 +73,20 @@ export function pulumiCli(): Promise<PulumiCommand> {
       try {
         bin = execFileSync(
           "bash",
-          ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_pulumi >&2 && command -v pulumi`],
+          [
+            "-c",
+            `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_pulumi >&2 && command -v pulumi`,
+          ],
           { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
         ).trim();
       } catch {
         bin = undefined;
       }
     }
-    if (!bin) throw new Error("e2e: no Pulumi CLI: run `bash scripts/setup.sh --pulumi` or put pulumi v3.259.0+ on PATH");
+    if (!bin)
+      throw new Error(
+        "e2e: no Pulumi CLI: run `bash scripts/setup.sh --pulumi` or put pulumi v3.259.0+ on PATH",
+      );
     // PulumiCommand.get looks for `{root}/bin/pulumi`.
     return PulumiCommand.get({ root: dirname(dirname(bin)) });
   })();
@@ -178,7 +194,11 @@ export class EngineStack {
       const home = join(dir, "home");
       const backend = join(dir, "backend");
       for (const d of [home, backend]) mkdirSync(d, { recursive: true });
-      emu ??= await startEmulator({ port: 0, statePath: join(dir, "emulator-state.json"), ...options.emulator });
+      emu ??= await startEmulator({
+        port: 0,
+        statePath: join(dir, "emulator-state.json"),
+        ...options.emulator,
+      });
       const cli = await pulumiCli();
       const env = { ...engineEnv(home, backend), ...options.env };
       const stack = await LocalWorkspace.createOrSelectStack(
@@ -186,7 +206,16 @@ export class EngineStack {
         { pulumiCommand: cli, pulumiHome: home, envVars: env },
       );
       await stack.setAllConfig({ ...emulatorConfig(emu), ...options.config });
-      return new EngineStack(dir, programDir, stack, emu, !options.sharedEmulator, options.keep ?? false, cli, env);
+      return new EngineStack(
+        dir,
+        programDir,
+        stack,
+        emu,
+        !options.sharedEmulator,
+        options.keep ?? false,
+        cli,
+        env,
+      );
     } catch (e) {
       if (emu && !options.sharedEmulator) await emu.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -212,17 +241,23 @@ export class EngineStack {
   }
 
   /** `pulumi preview`; returns the result and the emulator requests it made. */
-  async preview(opts: Parameters<Stack["preview"]>[0] = {}): Promise<{ result: PreviewResult; requests: RequestRecord[] }> {
+  async preview(
+    opts: Parameters<Stack["preview"]>[0] = {},
+  ): Promise<{ result: PreviewResult; requests: RequestRecord[] }> {
     return this.counted(() => this.stack.preview({ color: "never", ...opts }));
   }
 
   /** `pulumi refresh --yes`; returns the result and the emulator requests it made. */
-  async refresh(opts: Parameters<Stack["refresh"]>[0] = {}): Promise<{ result: RefreshResult; requests: RequestRecord[] }> {
+  async refresh(
+    opts: Parameters<Stack["refresh"]>[0] = {},
+  ): Promise<{ result: RefreshResult; requests: RequestRecord[] }> {
     return this.counted(() => this.stack.refresh({ color: "never", ...opts }));
   }
 
   /** `pulumi destroy --yes`; returns the result and the emulator requests it made. */
-  async destroy(opts: Parameters<Stack["destroy"]>[0] = {}): Promise<{ result: DestroyResult; requests: RequestRecord[] }> {
+  async destroy(
+    opts: Parameters<Stack["destroy"]>[0] = {},
+  ): Promise<{ result: DestroyResult; requests: RequestRecord[] }> {
     return this.counted(() => this.stack.destroy({ color: "never", ...opts }));
   }
 
@@ -238,11 +273,19 @@ export class EngineStack {
    */
   async cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
     try {
-      const { stdout, stderr } = await execFileAsync(this.cliCommand.command, [...args, "--stack", this.stack.name], {
-        cwd: this.programDir,
-        env: { ...process.env, ...this.env, PATH: `${dirname(this.cliCommand.command)}${delimiter}${this.env.PATH}` },
-        maxBuffer: 1 << 30,
-      });
+      const { stdout, stderr } = await execFileAsync(
+        this.cliCommand.command,
+        [...args, "--stack", this.stack.name],
+        {
+          cwd: this.programDir,
+          env: {
+            ...process.env,
+            ...this.env,
+            PATH: `${dirname(this.cliCommand.command)}${delimiter}${this.env.PATH}`,
+          },
+          maxBuffer: 1 << 30,
+        },
+      );
       return { stdout, stderr };
     } catch (e) {
       const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
@@ -268,7 +311,12 @@ export class EngineStack {
     const state = (JSON.parse(await this.exportText()) as { deployment: unknown }).deployment as {
       resources?: { type: string; urn: string; id?: string; outputs?: Record<string, unknown> }[];
     };
-    return (state.resources ?? []).map((r) => ({ type: r.type, urn: r.urn, id: r.id, outputs: r.outputs ?? {} }));
+    return (state.resources ?? []).map((r) => ({
+      type: r.type,
+      urn: r.urn,
+      id: r.id,
+      outputs: r.outputs ?? {},
+    }));
   }
 
   /** Destroys nothing; removes the stack's sandbox and stops the emulator if this stack owns it. */

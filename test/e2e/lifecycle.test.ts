@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdminClient, PlatformClient } from "../../sdk";
 import {
   clients,
-  clone,
   defaultWorkspaceId,
   flagNames,
   fullSpec,
@@ -77,7 +76,9 @@ describe("a stack of every resource type, end to end", () => {
     const { result, requests } = await s.up();
     expect(result.summary.resourceChanges).toEqual({ update: 1, same: n });
     expect(writes(requests)).toEqual([
-      expect.stringMatching(/^PATCH \/internal\/api\/v2\/splits\/ws\/[^/]+\/e2e-checkout\/environments\/[^/]+ 200$/),
+      expect.stringMatching(
+        /^PATCH \/internal\/api\/v2\/splits\/ws\/[^/]+\/e2e-checkout\/environments\/[^/]+ 200$/,
+      ),
     ]);
     expect((await admin.definitions.get(ws, "e2e-checkout", "Staging")).trafficAllocation).toBe(80);
   });

@@ -14,7 +14,12 @@ const POLICY_PACK = join(REPO_ROOT, "policy");
 /** A compliant stack apart from one advisory finding: the flag name is not kebab-case. */
 const advisoryOnly: StackSpec = {
   flags: {
-    checkout: { workspace: "Default", name: "Checkout_V2", description: "New checkout", tags: ["owner:payments"] },
+    checkout: {
+      workspace: "Default",
+      name: "Checkout_V2",
+      description: "New checkout",
+      tags: ["owner:payments"],
+    },
   },
   definitions: {
     production: {
@@ -63,8 +68,12 @@ describe("the policy pack with the real engine", () => {
     await s.setSpec(advisoryOnly);
     const { result, requests } = await s.preview({ policyPacks: [POLICY_PACK] });
     expect(result.changeSummary).toEqual({ create: 3 });
-    expect(result.stdout).toContain("[advisory] [severity: low]  flag-naming  (pulumi-nodejs:dynamic/flagstack:Flag: checkout)");
-    expect(result.stdout).toContain('flag name "Checkout_V2" does not match the pattern ^[a-z][a-z0-9]*(-[a-z0-9]+)*$');
+    expect(result.stdout).toContain(
+      "[advisory] [severity: low]  flag-naming  (pulumi-nodejs:dynamic/flagstack:Flag: checkout)",
+    );
+    expect(result.stdout).toContain(
+      'flag name "Checkout_V2" does not match the pattern ^[a-z][a-z0-9]*(-[a-z0-9]+)*$',
+    );
     expect(result.stdout).not.toContain("[mandatory]");
     expect(requests).toEqual([]);
   });
@@ -111,7 +120,9 @@ describe("the policy pack with the real engine", () => {
         ],
       },
     });
-    const text = await failureText(s.preview({ policyPacks: [POLICY_PACK], policyPackConfigs: [expectations] }));
+    const text = await failureText(
+      s.preview({ policyPacks: [POLICY_PACK], policyPackConfigs: [expectations] }),
+    );
     expect(text).toContain("[mandatory]");
     expect(text).toContain("targeting-assertions");
     expect(text).toContain('in environment "Production", 100% of');

@@ -78,7 +78,10 @@ const projectRef = (owner: string, key: string): pulumi.Output<string> => {
   return project.identifier;
 };
 for (const [key, { project, ...args }] of Object.entries(spec.connectors ?? {})) {
-  ids[key] = new Connector(key, { ...args, ...(project ? { project: projectRef(`connector ${key}`, project) } : {}) }).id;
+  ids[key] = new Connector(key, {
+    ...args,
+    ...(project ? { project: projectRef(`connector ${key}`, project) } : {}),
+  }).id;
 }
 for (const [key, { project, ...args }] of Object.entries(spec.pipelines ?? {})) {
   ids[key] = new Pipeline(key, { ...args, project: projectRef(`pipeline ${key}`, project) }).id;
