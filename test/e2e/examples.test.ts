@@ -65,6 +65,17 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
       { email: "eli@example.com", status: "PENDING" },
       { email: "fran@example.com", status: "PENDING" },
     ]);
+
+    // Dana registers: refresh sees PENDING -> ACTIVE, and the program still matches.
+    let dana: string | undefined;
+    for await (const u of admin.users.list()) if (u.email === "dana@example.com") dana = u.id;
+    await s.emu.acceptInvitation(dana!);
+    await s.refresh();
+    const state = (await s.resources()).find((r) => r.urn.endsWith("::dana"));
+    expect(state?.outputs.status).toBe("ACTIVE");
+    expect((await s.preview()).result.changeSummary).toEqual({ same: 6 });
+    await s.up(); // the stack outputs follow the refreshed state
+    expect((await s.outputs()).invitations).toContainEqual({ email: "dana@example.com", status: "ACTIVE" });
   },
 
   async "delivery-pipeline"(s) {
@@ -165,7 +176,10 @@ describe("the examples", () => {
       const { admin, platform } = clients(emu);
       expect(await flagNames(admin)).toEqual([]);
       expect(await groupNames(admin)).toEqual([]);
-      expect(await users(admin)).toEqual([]);
+      // An ACTIVE user is deactivated, not deleted (team-access: onDelete "deactivate").
+      expect(await users(admin)).toEqual(
+        name === "team-access" ? [{ email: "dana@example.com", status: "DEACTIVATED" }] : [],
+      );
       expect(await projectIds(platform)).toEqual([]);
     } finally {
       // A failed story must not leave objects behind for the next example on this emulator.

@@ -52,6 +52,9 @@ async function converge<T>(
           /injected fault|socket|connection|ECONNRESET|other side closed|fetch failed|terminated|\d+ errored/i,
         );
       if (attempt >= ATTEMPTS) throw e;
+      console.info(
+        `attempt ${attempt} stopped on an injected fault: ${reasons[0] ?? "(no reason printed)"}; running it again`,
+      );
     }
   }
 }
