@@ -47,7 +47,13 @@ export const ProviderSettings = z.object({
   platformApiUrl: optionalUrl,
   platformApiKey: optionalText,
   accountId: optionalText,
-  requestsPerSecond: z.coerce.number().positive("must be a positive number").optional(),
+  // "Infinity" (or "unlimited") turns the client-side limit off, as the SDK option does.
+  requestsPerSecond: z
+    .union([
+      z.enum(["Infinity", "unlimited"]).transform(() => Number.POSITIVE_INFINITY),
+      z.coerce.number().positive("must be a positive number, or Infinity for no limit"),
+    ])
+    .optional(),
   maxRetries: z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").optional(),
   changeTitle: optionalText,
   changeComment: optionalText,

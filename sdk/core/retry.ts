@@ -7,7 +7,8 @@
  * after a 429, and cannot tell a caller whether a failed POST may have been applied.
  *
  * Rules:
- * - GET, PUT and DELETE are idempotent: retried on 429, 502, 503, 504 and on connection failures.
+ * - GET, PUT and DELETE are idempotent: retried on 429, 500, 502, 503, 504 and on connection
+ *   failures (a 500 is often a passing fault, and repeating an idempotent call cannot harm).
  * - POST and PATCH are retried only when the server certainly did nothing: a 429 (the API refused
  *   the request before acting on it; ref admin §4, platform §9) or a connection that failed before
  *   anything was sent (refused, DNS retry, connect timeout). A connection lost after sending, or a
@@ -45,7 +46,7 @@ export const RETRY_DEFAULTS = {
   budgetMs: 120_000,
   baseDelayMs: 250,
   maxDelayMs: 20_000,
-  retryStatuses: [429, 502, 503, 504],
+  retryStatuses: [429, 500, 502, 503, 504],
   refusedStatuses: [429],
   idempotentMethods: ["GET", "PUT", "DELETE"],
 } as const satisfies RetryPolicy;

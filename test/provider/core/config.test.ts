@@ -39,13 +39,18 @@ describe("provider settings", () => {
     });
   });
 
+  it("takes Infinity as no client-side limit, as the SDK option does", () => {
+    configureProvider(config({ "flagstack:requestsPerSecond": "Infinity" }));
+    expect(providerSettings({})).toEqual({ requestsPerSecond: Number.POSITIVE_INFINITY });
+  });
+
   it("names the config key of a malformed value", () => {
     expect(() =>
       configureProvider(
         config({ "flagstack:adminApiUrl": "not a url", "flagstack:requestsPerSecond": "-1" }),
       ),
     ).toThrow(
-      "flagstack: invalid provider configuration: flagstack:adminApiUrl: must be an http(s) URL; flagstack:requestsPerSecond: must be a positive number",
+      "flagstack: invalid provider configuration: flagstack:adminApiUrl: must be an http(s) URL; flagstack:requestsPerSecond: must be a positive number, or Infinity for no limit",
     );
     expect(() => providerSettings({ FLAGSTACK_MAX_RETRIES: "x" })).toThrow("FLAGSTACK_MAX_RETRIES: ");
   });

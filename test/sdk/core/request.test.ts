@@ -431,7 +431,7 @@ describe("retries", () => {
     events.length = 0;
   });
 
-  it.each([429, 502, 503, 504])("retries a GET after %i and succeeds", async (status) => {
+  it.each([429, 500, 502, 503, 504])("retries a GET after %i and succeeds", async (status) => {
     srv.script((_req, res, _b, n) =>
       n < 2 ? json(res, status, { code: status, message: "busy" }) : json(res, 200, { id: "a", n }),
     );

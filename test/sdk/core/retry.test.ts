@@ -84,13 +84,13 @@ describe("classifyNetworkError", () => {
 });
 
 describe("RETRY_DEFAULTS", () => {
-  it("retries 429/502/503/504, only GET/PUT/DELETE are idempotent, 429 is safe for every method", () => {
+  it("retries 429/500/502/503/504, only GET/PUT/DELETE are idempotent, 429 is safe for every method", () => {
     expect(RETRY_DEFAULTS).toEqual({
       maxRetries: 5,
       budgetMs: 120_000,
       baseDelayMs: 250,
       maxDelayMs: 20_000,
-      retryStatuses: [429, 502, 503, 504],
+      retryStatuses: [429, 500, 502, 503, 504],
       refusedStatuses: [429],
       idempotentMethods: ["GET", "PUT", "DELETE"],
     });
