@@ -285,21 +285,9 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
 // The lifecycle verbs as module exports: what the serialized provider calls. Spelled out seven
 // times in every resource's state, so `require(...).check` rather than `require(...).impl.check`
 // keeps the serialized provider under 2 KB.
-/** {@link impl}'s `configure`. */
-export const configure = impl.configure;
-/** {@link impl}'s `check`. */
-export const check = impl.check;
-/** {@link impl}'s `diff`. */
-export const diff = impl.diff;
-/** {@link impl}'s `create`. */
-export const create = impl.create;
-/** {@link impl}'s `read`. */
-export const read = impl.read;
-/** {@link impl}'s `update`. */
-export const update = impl.update;
+/** {@link impl}'s verbs as module exports. */
+export const { configure, check, diff, create, read, update } = impl;
 const remove = impl.delete;
-
-/** {@link impl}'s `delete`. */
 export { remove as delete };
 
 /**
