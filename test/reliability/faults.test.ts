@@ -38,12 +38,15 @@ const faults = (seed: number): FaultConfigInput => ({
   seed,
 });
 
+/** The seed every run of the suite replays, besides two fresh ones. */
+const FIXED_SEED = 20261122;
+
 function seeds(): number[] {
   const given = process.env.FLAGSTACK_FAULT_SEEDS;
   if (given) return given.split(",").map((s) => Number.parseInt(s.trim(), 10));
   // One fixed seed (the same faults on every run of the suite) and two new ones each time.
   const fresh = () => Math.floor(Math.random() * 2 ** 31);
-  return [20261122, fresh(), fresh()];
+  return [FIXED_SEED, fresh(), fresh()];
 }
 
 const cases = seeds().map((seed, i) => ({ seed, mode: (i % 3 === 1 ? "gRPC host" : "direct") as Mode }));
@@ -120,9 +123,12 @@ describe.each(cases)("faults, seed $seed ($mode)", ({ seed, mode }) => {
     expect(await liveSnapshot(emu, statePath)).toEqual(expectedSnapshot(v2));
   }, 120_000);
 
-  it("injected every kind of fault", () => {
+  it("injected faults (every kind, for the fixed seed)", () => {
     console.log(`faults: seed ${seed}: requests answered with a fault: ${JSON.stringify(injected)}`);
-    for (const kind of ["429", "500", "503", "drop", "drop-after"]) {
+    // A random seed may by chance skip a rare kind over a few hundred requests (2% drops: about
+    // 1 run in 500); the fixed seed replays the same faults every time and must hit them all.
+    const kinds = seed === FIXED_SEED ? ["429", "500", "503", "drop", "drop-after"] : ["500", "503"];
+    for (const kind of kinds) {
       expect(injected[kind] ?? 0, `requests answered with fault ${kind}`).toBeGreaterThan(0);
     }
   });
