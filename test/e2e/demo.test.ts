@@ -58,7 +58,10 @@ describe("scripts/demo.sh", () => {
     // Production: individual targets, the NL rule, the kill switch.
     expect(out).toMatch(/ {4}qa-bot \{\} +on \{"steps":2,"theme":"light"\} +v1\n/);
     expect(out).toMatch(/ {4}bob \{"country":"NL"\} +on \{"steps":2,"theme":"light"\} +v1\n/);
-    expect(out).toMatch(/ {4}search-team \{\} +off +v1\n/);
+    // search-team is an individual target of search-v2 only, which is killed in Production (v1);
+    // for new-checkout it falls in the 10% default rule, whose bucket depends on the definition's
+    // random seed (chosen by the service, ref sdk-wire-format §2), so either treatment is right.
+    expect(out).toMatch(/ {4}search-team \{\} +(on \{"steps":2,"theme":"light"\}|off) +v1\n/);
   });
 
   it("changes nothing when run again", async () => {

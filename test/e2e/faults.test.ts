@@ -46,7 +46,10 @@ async function converge<T>(
       const text = String(e);
       const reasons = [
         ...text.matchAll(/error: (?!update failed|preview failed|refresh failed|destroy failed)(.*)/g),
-      ].map((m) => m[1]);
+      ]
+        .map((m) => m[1] ?? "")
+        // The engine may head a list of step errors with "N error(s) occurred:"; the list follows.
+        .filter((reason) => !/^\d+ errors? occurred:?$/.test(reason.trim()));
       for (const reason of reasons)
         expect(reason).toMatch(
           /injected fault|socket|connection|ECONNRESET|other side closed|fetch failed|terminated|\d+ errored/i,
