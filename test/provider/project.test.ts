@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, projectProvider, projectReplaceOnChange } from "../../provider/project";
 import { PROJECT_TYPE } from "../../provider/types";
-import { PlatformClient } from "../../sdk";
+import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode, serializeProvider } from "./harness";
-import { startTestbed, type Testbed } from "./testbed";
+import { slug, startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -19,28 +19,15 @@ let bed: Testbed;
 let platform: PlatformClient;
 let drivers: Record<Mode, Driver>;
 
-/** A short identifier-safe tag per mode. */
-const slug = (mode: Mode) => (mode === "direct" ? "d" : "g");
 /** `METHOD path` of each request the provider sent since the last reset. */
-const sent = () => bed.proxy.requests().map((r) => `${r.method} ${r.path}`);
+const sent = () => bed.sent();
 /** Forgets every request seen so far, by the emulator and by the proxy. */
-const reset = () => {
-  bed.emu.resetRequests();
-  bed.proxy.reset();
-};
+const reset = () => bed.reset();
 
 beforeAll(async () => {
   bed = await startTestbed();
-  platform = new PlatformClient({
-    baseUrl: bed.emu.url,
-    apiKey: bed.emu.platformKey,
-    accountId: bed.emu.accountId,
-    requestsPerSecond: Number.POSITIVE_INFINITY,
-  });
-  drivers = {
-    direct: await bed.driver("direct", impl, projectProvider),
-    "gRPC host": await bed.driver("gRPC host", impl, projectProvider),
-  };
+  platform = bed.platform;
+  drivers = await bed.drivers(impl, projectProvider);
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
  */
 import { type Emulator, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
-import { AdminClient } from "../../sdk";
+import { AdminClient, PlatformClient } from "../../sdk";
 import {
   type Driver,
   directDriver,
@@ -28,12 +28,23 @@ export interface Testbed {
   host: ProviderHost;
   /** Talks to the emulator directly: the "someone else" of out-of-band changes. */
   admin: AdminClient;
+  /** The same, for the platform API. */
+  platform: PlatformClient;
   /** The stack config given to the host (and to the direct settings). */
   config: Record<string, string>;
   /** A driver for `mode`: the implementation object, or the host with the serialized provider. */
   driver(mode: Mode, impl: Impl, provider: object): Promise<Driver>;
+  /** A driver for every mode. */
+  drivers(impl: Impl, provider: object): Promise<Record<Mode, Driver>>;
+  /** `METHOD path` of each request the provider sent since the last {@link reset}. */
+  sent(): string[];
+  /** Forgets every request seen so far, by the emulator and by the proxy. */
+  reset(): void;
   stop(): Promise<void>;
 }
+
+/** A short identifier-safe tag per mode, for names that must differ between the two runs. */
+export const slug = (mode: Mode): string => (mode === "direct" ? "d" : "g");
 
 /** Starts a {@link Testbed}. */
 export async function startTestbed(): Promise<Testbed> {
@@ -60,15 +71,32 @@ export async function startTestbed(): Promise<Testbed> {
     apiKey: emu.adminKey,
     requestsPerSecond: Number.POSITIVE_INFINITY,
   });
+  const platform = new PlatformClient({
+    baseUrl: emu.url,
+    apiKey: emu.platformKey,
+    accountId: emu.accountId,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
+  const driver = async (mode: Mode, impl: Impl, provider: object): Promise<Driver> =>
+    mode === "direct" ? directDriver(impl) : hostDriver(host, (await serializeProvider(provider)).text);
   return {
     emu,
     proxy,
     host,
     admin,
+    platform,
     config,
-    async driver(mode, impl, provider) {
-      if (mode === "direct") return directDriver(impl);
-      return hostDriver(host, (await serializeProvider(provider)).text);
+    driver,
+    async drivers(impl, provider) {
+      return {
+        direct: await driver("direct", impl, provider),
+        "gRPC host": await driver("gRPC host", impl, provider),
+      };
+    },
+    sent: () => proxy.requests().map((r) => `${r.method} ${r.path}`),
+    reset() {
+      emu.resetRequests();
+      proxy.reset();
     },
     async stop() {
       await host.stop();
