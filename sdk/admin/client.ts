@@ -351,17 +351,13 @@ export class DefinitionsApi {
     return this.#core.request(
       E.definitions.patch,
       { wsId, flag: flagName, env: envIdOrName },
-      { body: parsed, query: { title: note.title, comment: note.comment } },
+      { body: parsed, ...noted(note) },
     );
   }
 
   /** Removes the definition from the environment (`title`/`comment` as query parameters, ref §2). */
   async delete(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<true> {
-    return this.#core.request(
-      E.definitions.delete,
-      { wsId, flag: flagName, env: envIdOrName },
-      { query: { title: note.title, comment: note.comment } },
-    );
+    return this.#core.request(E.definitions.delete, { wsId, flag: flagName, env: envIdOrName }, noted(note));
   }
 
   /** Kills the flag in the environment: everyone gets the default treatment (ref §1.1). */
@@ -371,11 +367,7 @@ export class DefinitionsApi {
     envIdOrName: string,
     note: ChangeNote = {},
   ): Promise<Definition> {
-    return this.#core.request(
-      E.definitions.kill,
-      { wsId, flag: flagName, env: envIdOrName },
-      { query: { title: note.title, comment: note.comment } },
-    );
+    return this.#core.request(E.definitions.kill, { wsId, flag: flagName, env: envIdOrName }, noted(note));
   }
 
   /** Undoes {@link kill} (ref §1.1). */
@@ -385,11 +377,7 @@ export class DefinitionsApi {
     envIdOrName: string,
     note: ChangeNote = {},
   ): Promise<Definition> {
-    return this.#core.request(
-      E.definitions.restore,
-      { wsId, flag: flagName, env: envIdOrName },
-      { query: { title: note.title, comment: note.comment } },
-    );
+    return this.#core.request(E.definitions.restore, { wsId, flag: flagName, env: envIdOrName }, noted(note));
   }
 }
 
@@ -630,4 +618,9 @@ export class AdminClient {
     this.users = new UsersApi(this.core);
     this.groups = new GroupsApi(this.core);
   }
+}
+
+/** `title` and `comment` of a definition change, as query parameters (ref admin §2). */
+function noted(note: ChangeNote): { query: { title: string | undefined; comment: string | undefined } } {
+  return { query: { title: note.title, comment: note.comment } };
 }
