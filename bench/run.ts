@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [-- --only name]`: runs every `bench/*.bench.ts` module and writes
  * `bench/results/latest.json` (one flat object of named numbers, plus the Node version, CPU and
- * commit it ran on) and a readable table.
+ * commit it ran on) and a readable table. A quick run, or one limited to the modules whose file
+ * names start with `name`, writes `bench/results/partial.json` instead.
  *
  * A bench module exports `run(ctx: BenchContext): Promise<Record<string, number>>`. Each figure that
  * has a baseline is measured in the same run and reported as a ratio.
@@ -53,8 +54,12 @@ async function main(): Promise<void> {
     commit,
     date: new Date().toISOString(),
   };
+  // Only a full run of every module replaces the committed figures; a quick or partial run goes
+  // to a file git ignores.
+  const name = quick || only ? "partial.json" : "latest.json";
   mkdirSync(join(dir, "results"), { recursive: true });
-  writeFileSync(join(dir, "results", "latest.json"), `${JSON.stringify(out, null, 2)}\n`);
+  writeFileSync(join(dir, "results", name), `${JSON.stringify(out, null, 2)}\n`);
+  log(`figures written to bench/results/${name}`);
   const width = Math.max(...Object.keys(out).map((k) => k.length));
   console.log(`${"figure".padEnd(width)}  value`);
   for (const [k, v] of Object.entries(out)) {

@@ -15,7 +15,7 @@
  * shows) or generic (`generic: { type, spec }`, sent as given, for every other connector type).
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import {
@@ -28,9 +28,15 @@ import {
 import { checkInputs, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  configure,
+  FlagstackResource,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+} from "./core/resource";
 import { AdoptInput, deleteConfirmingGone, platformApi } from "./platform-common";
-import { CONNECTOR_TYPE, MODULE, typeName } from "./types";
+import { CONNECTOR_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -437,7 +443,7 @@ const CONNECTOR_OUTPUT_NAMES = [
  * });
  * ```
  */
-export class Connector extends pulumi.dynamic.Resource {
+export class Connector extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = CONNECTOR_TYPE;
   declare readonly org: pulumi.Output<string | undefined>;
@@ -457,13 +463,6 @@ export class Connector extends pulumi.dynamic.Resource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ConnectorArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      connectorProvider,
-      name,
-      seedOutputs(CONNECTOR_OUTPUT_NAMES, args),
-      opts,
-      MODULE,
-      typeName(CONNECTOR_TYPE),
-    );
+    super(connectorProvider, CONNECTOR_TYPE, CONNECTOR_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -17,7 +17,7 @@
  * default naming the stack and the operation.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
@@ -48,12 +48,12 @@ import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import {
   configure as configureProcess,
+  FlagstackResource,
   plain,
   type ResourceArgs,
   type ResourceHandlers,
-  seedOutputs,
 } from "./core/resource";
-import { FLAG_DEFINITION_TYPE, MODULE, typeName } from "./types";
+import { FLAG_DEFINITION_TYPE } from "./types";
 
 const Configurations = z
   .union([z.string(), z.record(z.string(), z.unknown())], {
@@ -521,6 +521,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
 /** {@link impl}'s verbs as module exports. */
 export const { configure, check, diff, create, read, update } = impl;
 const remove = impl.delete;
+
 export { remove as delete };
 
 /**
@@ -595,7 +596,7 @@ export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
  * });
  * ```
  */
-export class FlagDefinition extends pulumi.dynamic.Resource {
+export class FlagDefinition extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = FLAG_DEFINITION_TYPE;
   /** The workspace as given (name or id). */
@@ -644,13 +645,6 @@ export class FlagDefinition extends pulumi.dynamic.Resource {
   declare readonly lastUpdateTime: pulumi.Output<number>;
 
   constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      flagDefinitionProvider,
-      name,
-      seedOutputs(FLAG_DEFINITION_OUTPUT_NAMES, args),
-      opts,
-      MODULE,
-      typeName(FLAG_DEFINITION_TYPE),
-    );
+    super(flagDefinitionProvider, FLAG_DEFINITION_TYPE, FLAG_DEFINITION_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -12,7 +12,7 @@
  * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done |
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
   FlagCreate,
@@ -28,12 +28,12 @@ import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } fro
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import {
   configure as configureProcess,
+  FlagstackResource,
   plain,
   type ResourceArgs,
   type ResourceHandlers,
-  seedOutputs,
 } from "./core/resource";
-import { FLAG_TYPE, MODULE, typeName } from "./types";
+import { FLAG_TYPE } from "./types";
 
 const tagList = z
   .array(z.string().min(1, "a tag must not be empty").max(256, "a tag must be at most 256 characters"))
@@ -288,6 +288,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
 /** {@link impl}'s verbs as module exports. */
 export const { configure, check, diff, create, read, update } = impl;
 const remove = impl.delete;
+
 export { remove as delete };
 
 /**
@@ -335,7 +336,7 @@ const FLAG_OUTPUT_NAMES = [
  * });
  * ```
  */
-export class Flag extends pulumi.dynamic.Resource {
+export class Flag extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = FLAG_TYPE;
   /** The workspace as given (name or id). */
@@ -368,6 +369,6 @@ export class Flag extends pulumi.dynamic.Resource {
   declare readonly trafficTypeId: pulumi.Output<string>;
 
   constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagProvider, name, seedOutputs(FLAG_OUTPUT_NAMES, args), opts, MODULE, typeName(FLAG_TYPE));
+    super(flagProvider, FLAG_TYPE, FLAG_OUTPUT_NAMES, name, args, opts);
   }
 }

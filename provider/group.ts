@@ -14,7 +14,7 @@
  * a message that points at `adopt: true`, and a rename onto a taken name fails the same way.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
 import { isConflict, isNotFound } from "../sdk/core/errors";
@@ -25,12 +25,12 @@ import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecy
 import { forgetGroups } from "./core/resolve";
 import {
   configure as configureProcess,
+  FlagstackResource,
   plain,
   type ResourceArgs,
   type ResourceHandlers,
-  seedOutputs,
 } from "./core/resource";
-import { GROUP_TYPE, MODULE, typeName } from "./types";
+import { GROUP_TYPE } from "./types";
 
 /** The inputs of a {@link Group}. */
 export const GroupInputs = z.strictObject({
@@ -159,6 +159,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
 /** {@link impl}'s verbs as module exports. */
 export const { configure, check, diff, create, read, update } = impl;
 const remove = impl.delete;
+
 export { remove as delete };
 
 /**
@@ -185,7 +186,7 @@ const GROUP_OUTPUT_NAMES = ["name", "description", "adopt", "groupId"] as const;
  * const reviewers = new Group("reviewers", { name: "flag-reviewers", description: "Approve rollouts" });
  * ```
  */
-export class Group extends pulumi.dynamic.Resource {
+export class Group extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = GROUP_TYPE;
   /** The group's name. */
@@ -198,6 +199,6 @@ export class Group extends pulumi.dynamic.Resource {
   declare readonly groupId: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(groupProvider, name, seedOutputs(GROUP_OUTPUT_NAMES, args), opts, MODULE, typeName(GROUP_TYPE));
+    super(groupProvider, GROUP_TYPE, GROUP_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -17,7 +17,7 @@
  * service requires both and refuses a mismatch, ref §6.2).
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
@@ -25,7 +25,13 @@ import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sd
 import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  configure,
+  FlagstackResource,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+} from "./core/resource";
 import {
   isExpression,
   PipelineModel,
@@ -37,7 +43,7 @@ import {
   renderPipelineYaml,
 } from "./pipeline-model";
 import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
-import { MODULE, PIPELINE_TYPE, typeName } from "./types";
+import { PIPELINE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -375,7 +381,7 @@ const PIPELINE_OUTPUT_NAMES = ["org", "project", "pipeline", "yaml", "identifier
  * new Pipeline("deploy", { project: "payments", pipeline: { name: "Deploy", identifier: "deploy", stages: [...] } });
  * ```
  */
-export class Pipeline extends pulumi.dynamic.Resource {
+export class Pipeline extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = PIPELINE_TYPE;
   declare readonly org: pulumi.Output<string>;
@@ -388,13 +394,6 @@ export class Pipeline extends pulumi.dynamic.Resource {
   declare readonly adopt: pulumi.Output<boolean>;
 
   constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      pipelineProvider,
-      name,
-      seedOutputs(PIPELINE_OUTPUT_NAMES, args),
-      opts,
-      MODULE,
-      typeName(PIPELINE_TYPE),
-    );
+    super(pipelineProvider, PIPELINE_TYPE, PIPELINE_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -15,7 +15,7 @@
  * an update never removes a module.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import {
@@ -30,9 +30,15 @@ import {
 import { checkInputs } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, seedOutputs } from "./core/resource";
+import {
+  configure,
+  FlagstackResource,
+  plain,
+  type ResourceArgs,
+  type ResourceHandlers,
+} from "./core/resource";
 import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
-import { MODULE, PROJECT_TYPE, typeName } from "./types";
+import { PROJECT_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -256,7 +262,7 @@ const PROJECT_OUTPUT_NAMES = [
  * const payments = new Project("payments", { identifier: "payments", name: "Payments", color: "#1F8A70", tags: { team: "payments" } });
  * ```
  */
-export class Project extends pulumi.dynamic.Resource {
+export class Project extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = PROJECT_TYPE;
   declare readonly org: pulumi.Output<string>;
@@ -271,13 +277,6 @@ export class Project extends pulumi.dynamic.Resource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      projectProvider,
-      name,
-      seedOutputs(PROJECT_OUTPUT_NAMES, args),
-      opts,
-      MODULE,
-      typeName(PROJECT_TYPE),
-    );
+    super(projectProvider, PROJECT_TYPE, PROJECT_OUTPUT_NAMES, name, args, opts);
   }
 }

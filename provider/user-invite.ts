@@ -13,7 +13,7 @@
  * | delete | `GET /users/{id}`; PENDING: `DELETE /users/{id}`; ACTIVE: per `onDelete`, `deactivate` (default) sends `PUT /users/{id}` with every property and status DEACTIVATED (spec §4: PUT is not partial), `retain` leaves the user, `fail` refuses; DEACTIVATED or gone: nothing |
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import { type JsonPatch, type User, UserInviteBody } from "../sdk/admin/schemas";
@@ -25,12 +25,12 @@ import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecy
 import { resolveGroups } from "./core/resolve";
 import {
   configure as configureProcess,
+  FlagstackResource,
   plain,
   type ResourceArgs,
   type ResourceHandlers,
-  seedOutputs,
 } from "./core/resource";
-import { MODULE, typeName, USER_INVITE_TYPE } from "./types";
+import { USER_INVITE_TYPE } from "./types";
 
 /** What deleting the resource does to a user who has accepted the invitation. */
 export const ON_DELETE = ["deactivate", "retain", "fail"] as const;
@@ -311,6 +311,7 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
 /** {@link impl}'s verbs as module exports. */
 export const { configure, check, diff, create, read, update } = impl;
 const remove = impl.delete;
+
 export { remove as delete };
 
 /**
@@ -349,7 +350,7 @@ const USER_INVITE_OUTPUT_NAMES = [
  * new UserInvite("ana", { email: "ana@example.com", groups: [reviewers.name], onDelete: "deactivate" });
  * ```
  */
-export class UserInvite extends pulumi.dynamic.Resource {
+export class UserInvite extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = USER_INVITE_TYPE;
   /** The e-mail address. */
@@ -374,13 +375,6 @@ export class UserInvite extends pulumi.dynamic.Resource {
   declare readonly groupNames: pulumi.Output<string[]>;
 
   constructor(name: string, args: UserInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      userInviteProvider,
-      name,
-      seedOutputs(USER_INVITE_OUTPUT_NAMES, args),
-      opts,
-      MODULE,
-      typeName(USER_INVITE_TYPE),
-    );
+    super(userInviteProvider, USER_INVITE_TYPE, USER_INVITE_OUTPUT_NAMES, name, args, opts);
   }
 }
