@@ -1,6 +1,6 @@
 /**
  * Provider figures, measured as the engine drives the provider: through the real
- * `@pulumi/pulumi/cmd/dynamic-provider` gRPC host with the serialized providers, against the
+ * `@pulumi/pulumi/cmd/dynamic-provider` gRPC host with the `__provider` texts, against the
  * emulator, with a recording proxy in between for request bodies.
  *
  * - `preview_requests`: requests recorded while `check` + `diff` run over an unchanged stack of
@@ -10,23 +10,23 @@
  *   `update_one_field_requests` all requests (the live read plus the write);
  *   `update_one_field_patch_ops` the operations in that PATCH (guards included) and
  *   `update_one_field_patch_changes` the changing ones among them.
- * - `provider_state_bytes`: the largest serialized provider text (what each resource stores in
- *   `__provider`; goal under 2048), with one figure per resource; `provider_state_secret` is 1 if
+ * - `provider_state_bytes`: the largest `__provider` text (what each resource stores in its inputs
+ *   and its outputs; goal under 2048), with one figure per resource; `provider_state_secret` is 1 if
  *   the admin key appears in any of them (goal 0).
  * - `preview_ms_per_resource`: wall time of check + diff per resource through the host.
  *
- * Needs the build (`dist/`): the serialized providers `require("flagstack/provider/<file>")`.
+ * Needs the build (`dist/`): the `__provider` texts `require("flagstack/provider/<file>")`.
  * @module
  */
 import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startEmulator } from "../emulator";
-import { flagProvider } from "../provider/flag";
-import { flagDefinitionProvider } from "../provider/flag-definition";
-import { groupProvider } from "../provider/group";
-import { userInviteProvider } from "../provider/user-invite";
-import { DIFF, serializeProvider, startProviderHost, startRecordingProxy } from "../test/provider/harness";
+import { flagProviderText } from "../provider/flag";
+import { flagDefinitionProviderText } from "../provider/flag-definition";
+import { groupProviderText } from "../provider/group";
+import { userInviteProviderText } from "../provider/user-invite";
+import { DIFF, startProviderHost, startRecordingProxy } from "../test/provider/harness";
 import type { BenchContext } from "./run";
 
 type Props = Record<string, unknown>;
@@ -35,7 +35,7 @@ type Props = Record<string, unknown>;
 export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
   const repo = join(__dirname, "..");
   if (!existsSync(join(repo, "dist", "provider", "flag-definition.js"))) {
-    log("provider: building dist/ (the serialized providers require the built package)");
+    log("provider: building dist/ (the __provider texts require the built package)");
     execSync("npx tsc -p tsconfig.build.json", { cwd: repo, stdio: "ignore" });
   }
 
@@ -50,18 +50,16 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       "flagstack:requestsPerSecond": "1000",
     });
     const providers = {
-      Flag: flagProvider,
-      FlagDefinition: flagDefinitionProvider,
-      Group: groupProvider,
-      UserInvite: userInviteProvider,
+      Flag: flagProviderText,
+      FlagDefinition: flagDefinitionProviderText,
+      Group: groupProviderText,
+      UserInvite: userInviteProviderText,
     };
     const texts: Record<string, string> = {};
     let largest = 0;
     let leaked = 0;
-    for (const [name, provider] of Object.entries(providers)) {
-      const { text } = await serializeProvider(provider);
+    for (const [name, text] of Object.entries(providers)) {
       texts[name] = text;
-      // serializeProvider captures `() => provider`, exactly as dynamic.Resource does.
       const stored = text.length;
       figures[`provider_state_bytes_${name}`] = stored;
       largest = Math.max(largest, stored);

@@ -32,6 +32,7 @@ import {
   configure,
   FlagstackResource,
   plain,
+  providerText,
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
@@ -322,7 +323,7 @@ function connectorDiffResult(olds: ConnectorOutputs, news: ConnectorInputs): pul
 }
 
 /**
- * The implementation of every lifecycle method; the serialized {@link connectorProvider} delegates
+ * The implementation of every lifecycle method; the serialized {@link connectorProviderText} delegates
  * here, and the tests call it directly.
  */
 export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
@@ -400,18 +401,11 @@ async function put(api: PlatformClient, inputs: ConnectorInputs): Promise<Connec
 // Provider and resource
 
 /**
- * The dynamic provider of {@link Connector}. Each method requires the package at call time, so the
- * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
+ * What the engine stores in each connector's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
+ * own and no secret (see {@link providerText}).
  */
-export const connectorProvider: pulumi.dynamic.ResourceProvider<ConnectorInputs, ConnectorOutputs> = {
-  configure: (...a) => require("flagstack/provider/connector").impl.configure(...a),
-  check: (...a) => require("flagstack/provider/connector").impl.check(...a),
-  diff: (...a) => require("flagstack/provider/connector").impl.diff(...a),
-  create: (...a) => require("flagstack/provider/connector").impl.create(...a),
-  read: (...a) => require("flagstack/provider/connector").impl.read(...a),
-  update: (...a) => require("flagstack/provider/connector").impl.update(...a),
-  delete: (...a) => require("flagstack/provider/connector").impl.delete(...a),
-};
+export const connectorProviderText = providerText("connector");
 
 /** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
 export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
@@ -463,6 +457,6 @@ export class Connector extends FlagstackResource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ConnectorArgs, opts?: pulumi.CustomResourceOptions) {
-    super(connectorProvider, CONNECTOR_TYPE, CONNECTOR_OUTPUT_NAMES, name, args, opts);
+    super(connectorProviderText, CONNECTOR_TYPE, CONNECTOR_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -50,6 +50,7 @@ import {
   configure as configureProcess,
   FlagstackResource,
   plain,
+  providerText,
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
@@ -384,7 +385,7 @@ async function converge(
   return current;
 }
 
-/** The implementation of every lifecycle method; the serialized {@link flagDefinitionProvider} delegates here. */
+/** The implementation of every lifecycle method; the serialized {@link flagDefinitionProviderText} delegates here. */
 export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
   configure: configureProcess,
 
@@ -515,32 +516,12 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
   },
 };
 
-// The lifecycle verbs as module exports: what the serialized provider calls. Spelled out seven
-// times in every resource's state, so `require(...).check` rather than `require(...).impl.check`
-// keeps the serialized provider under 2 KB.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
- * The provider object stored in each definition's state. Its methods capture nothing: each
- * `require`s this module when called (ref pulumi-notes §2), so the serialized text is small and
- * secret-free.
+ * What the engine stores in each definition's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
+ * own and no secret (see {@link providerText}).
  */
-export const flagDefinitionProvider: pulumi.dynamic.ResourceProvider<
-  FlagDefinitionInputs,
-  FlagDefinitionOutputs
-> = {
-  configure: (...a) => require("flagstack/provider/flag-definition").configure(...a),
-  check: (...a) => require("flagstack/provider/flag-definition").check(...a),
-  diff: (...a) => require("flagstack/provider/flag-definition").diff(...a),
-  create: (...a) => require("flagstack/provider/flag-definition").create(...a),
-  read: (...a) => require("flagstack/provider/flag-definition").read(...a),
-  update: (...a) => require("flagstack/provider/flag-definition").update(...a),
-  delete: (...a) => require("flagstack/provider/flag-definition").delete(...a),
-};
+export const flagDefinitionProviderText = providerText("flag-definition");
 
 const FLAG_DEFINITION_OUTPUT_NAMES = [
   "workspace",
@@ -645,6 +626,6 @@ export class FlagDefinition extends FlagstackResource {
   declare readonly lastUpdateTime: pulumi.Output<number>;
 
   constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagDefinitionProvider, FLAG_DEFINITION_TYPE, FLAG_DEFINITION_OUTPUT_NAMES, name, args, opts);
+    super(flagDefinitionProviderText, FLAG_DEFINITION_TYPE, FLAG_DEFINITION_OUTPUT_NAMES, name, args, opts);
   }
 }

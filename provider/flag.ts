@@ -30,6 +30,7 @@ import {
   configure as configureProcess,
   FlagstackResource,
   plain,
+  providerText,
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
@@ -169,7 +170,7 @@ export function flagPatch(
   return ops;
 }
 
-/** The implementation of every lifecycle method; the serialized {@link flagProvider} delegates here. */
+/** The implementation of every lifecycle method; the serialized {@link flagProviderText} delegates here. */
 export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   configure: configureProcess,
 
@@ -282,28 +283,12 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   },
 };
 
-// The lifecycle verbs as module exports: what the serialized provider calls. Spelled out seven
-// times in every resource's state, so `require(...).check` rather than `require(...).impl.check`
-// keeps the serialized provider under 2 KB.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
- * The provider object stored in each flag's state. Its methods capture nothing: each `require`s
- * this module when called (ref pulumi-notes §2), so the serialized text is small and secret-free.
+ * What the engine stores in each flag's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
+ * own and no secret (see {@link providerText}).
  */
-export const flagProvider: pulumi.dynamic.ResourceProvider<FlagInputs, FlagOutputs> = {
-  configure: (...a) => require("flagstack/provider/flag").configure(...a),
-  check: (...a) => require("flagstack/provider/flag").check(...a),
-  diff: (...a) => require("flagstack/provider/flag").diff(...a),
-  create: (...a) => require("flagstack/provider/flag").create(...a),
-  read: (...a) => require("flagstack/provider/flag").read(...a),
-  update: (...a) => require("flagstack/provider/flag").update(...a),
-  delete: (...a) => require("flagstack/provider/flag").delete(...a),
-};
+export const flagProviderText = providerText("flag");
 
 const FLAG_OUTPUT_NAMES = [
   "workspace",
@@ -369,6 +354,6 @@ export class Flag extends FlagstackResource {
   declare readonly trafficTypeId: pulumi.Output<string>;
 
   constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagProvider, FLAG_TYPE, FLAG_OUTPUT_NAMES, name, args, opts);
+    super(flagProviderText, FLAG_TYPE, FLAG_OUTPUT_NAMES, name, args, opts);
   }
 }

@@ -12,17 +12,17 @@ export {
   type ConnectorArgs,
   ConnectorInputs,
   ConnectorOutputs,
-  connectorProvider,
+  connectorProviderText,
   connectorReplaceOnChange,
 } from "./connector";
-export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProvider, flagReplaceOnChange } from "./flag";
+export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
   FlagDefinition,
   type FlagDefinitionArgs,
   FlagDefinitionInputs,
   FlagDefinitionOutputs,
-  flagDefinitionProvider,
+  flagDefinitionProviderText,
   flagDefinitionReplaceOnChange,
   type RuleOutput,
   type TreatmentOutput,
@@ -32,7 +32,7 @@ export {
   type GroupArgs,
   GroupInputs,
   GroupOutputs,
-  groupProvider,
+  groupProviderText,
   groupReplaceOnChange,
 } from "./group";
 export {
@@ -50,7 +50,7 @@ export {
   type PipelineArgs,
   PipelineInputs,
   PipelineOutputs,
-  pipelineProvider,
+  pipelineProviderText,
   pipelineReplaceOnChange,
 } from "./pipeline";
 export {
@@ -77,7 +77,7 @@ export {
   type ProjectArgs,
   ProjectInputs,
   ProjectOutputs,
-  projectProvider,
+  projectProviderText,
   projectReplaceOnChange,
 } from "./project";
 export {
@@ -96,6 +96,6 @@ export {
   type UserInviteArgs,
   UserInviteInputs,
   UserInviteOutputs,
-  userInviteProvider,
+  userInviteProviderText,
   userInviteReplaceOnChange,
 } from "./user-invite";

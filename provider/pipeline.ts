@@ -29,6 +29,7 @@ import {
   configure,
   FlagstackResource,
   plain,
+  providerText,
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
@@ -246,7 +247,7 @@ function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
 }
 
 /**
- * The implementation of every lifecycle method; the serialized {@link pipelineProvider} delegates
+ * The implementation of every lifecycle method; the serialized {@link pipelineProviderText} delegates
  * here, and the tests call it directly.
  */
 export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
@@ -353,18 +354,11 @@ async function put(
 // Provider and resource
 
 /**
- * The dynamic provider of {@link Pipeline}. Each method requires the package at call time, so the
- * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
+ * What the engine stores in each pipeline's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
+ * own and no secret (see {@link providerText}).
  */
-export const pipelineProvider: pulumi.dynamic.ResourceProvider<PipelineInputs, PipelineOutputs> = {
-  configure: (...a) => require("flagstack/provider/pipeline").impl.configure(...a),
-  check: (...a) => require("flagstack/provider/pipeline").impl.check(...a),
-  diff: (...a) => require("flagstack/provider/pipeline").impl.diff(...a),
-  create: (...a) => require("flagstack/provider/pipeline").impl.create(...a),
-  read: (...a) => require("flagstack/provider/pipeline").impl.read(...a),
-  update: (...a) => require("flagstack/provider/pipeline").impl.update(...a),
-  delete: (...a) => require("flagstack/provider/pipeline").impl.delete(...a),
-};
+export const pipelineProviderText = providerText("pipeline");
 
 /**
  * The arguments of a {@link Pipeline}: each input may be a `pulumi.Input`, at any depth, so a model
@@ -394,6 +388,6 @@ export class Pipeline extends FlagstackResource {
   declare readonly adopt: pulumi.Output<boolean>;
 
   constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
-    super(pipelineProvider, PIPELINE_TYPE, PIPELINE_OUTPUT_NAMES, name, args, opts);
+    super(pipelineProviderText, PIPELINE_TYPE, PIPELINE_OUTPUT_NAMES, name, args, opts);
   }
 }

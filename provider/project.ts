@@ -34,6 +34,7 @@ import {
   configure,
   FlagstackResource,
   plain,
+  providerText,
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
@@ -151,7 +152,7 @@ const desiredDiffers = (inputs: ProjectInputs, live: ProjectOutputs): boolean =>
   diffInputs(projectDiff, live, inputs).changes === true;
 
 /**
- * The implementation of every lifecycle method; the serialized {@link projectProvider} delegates
+ * The implementation of every lifecycle method; the serialized {@link projectProviderText} delegates
  * here, and the tests call it directly.
  */
 export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
@@ -226,18 +227,11 @@ async function put(
 // Provider and resource
 
 /**
- * The dynamic provider of {@link Project}. Each method requires the package at call time, so the
- * serialized provider holds no code of its own and no secret (ref pulumi-notes §2).
+ * What the engine stores in each project's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
+ * own and no secret (see {@link providerText}).
  */
-export const projectProvider: pulumi.dynamic.ResourceProvider<ProjectInputs, ProjectOutputs> = {
-  configure: (...a) => require("flagstack/provider/project").impl.configure(...a),
-  check: (...a) => require("flagstack/provider/project").impl.check(...a),
-  diff: (...a) => require("flagstack/provider/project").impl.diff(...a),
-  create: (...a) => require("flagstack/provider/project").impl.create(...a),
-  read: (...a) => require("flagstack/provider/project").impl.read(...a),
-  update: (...a) => require("flagstack/provider/project").impl.update(...a),
-  delete: (...a) => require("flagstack/provider/project").impl.delete(...a),
-};
+export const projectProviderText = providerText("project");
 
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
 export type ProjectArgs = ResourceArgs<ProjectInputValues>;
@@ -277,6 +271,6 @@ export class Project extends FlagstackResource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(projectProvider, PROJECT_TYPE, PROJECT_OUTPUT_NAMES, name, args, opts);
+    super(projectProviderText, PROJECT_TYPE, PROJECT_OUTPUT_NAMES, name, args, opts);
   }
 }

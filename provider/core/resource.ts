@@ -4,7 +4,6 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import { MODULE, typeName } from "../types";
 import { configureProvider } from "./config";
 
 /**
@@ -55,9 +54,29 @@ export function seedOutputs(outputNames: readonly string[], args: object): Recor
 }
 
 /**
- * The base class of every flagstack resource: a `dynamic.Resource` whose URN type is the given
- * token (`pulumi-nodejs:dynamic/flagstack:<Type>`) and whose props are the output names seeded by
- * {@link seedOutputs}, then the program's inputs.
+ * The `__provider` text of the resources defined in `flagstack/provider/<file>`: a module whose
+ * `handler()` returns that module's `impl`, the object of lifecycle verbs (`configure`, `check`,
+ * `diff`, `create`, `read`, `update`, `delete`) that is the provider. The dynamic-provider host loads the text
+ * with `requireFromString(text).handler()` once per distinct text (ref pulumi-notes §1), so the
+ * `require` runs in the provider process and resolves the installed package from the program's
+ * directory. About 70 bytes, stored in every resource's inputs and outputs. No secret can reach
+ * it: it is a constant.
+ */
+export function providerText(file: string): string {
+  return `exports.handler = () => require("flagstack/provider/${file}").impl;\n`;
+}
+
+/**
+ * The base class of every flagstack resource: a custom resource of the `pulumi-nodejs` provider
+ * (the dynamic-provider host) whose URN type is the given token
+ * (`pulumi-nodejs:dynamic/flagstack:<Type>`), whose props are the output names seeded by
+ * {@link seedOutputs}, then the program's inputs, then `__provider` = {@link providerText}.
+ *
+ * This is what `pulumi.dynamic.Resource` registers, with the provider given as text instead of a
+ * provider object that the SDK serializes with its closure serializer. That serializer's text
+ * wraps each of the seven methods (about 1.9 KB per resource, in inputs and outputs, which the
+ * file backend rewrites after every step), and loading and running it delays a program's first
+ * registration by about 0.35 s.
  *
  * The constructor also removes the largest cost of declaring many resources. For every property
  * of a resource, the Pulumi SDK makes four promises and records a formatted stack trace on each
@@ -65,29 +84,29 @@ export function seedOutputs(outputNames: readonly string[], args: object): Recor
  * source maps). Those traces are printed only when `PULUMI_DEBUG_PROMISE_LEAKS` is set. So while
  * the SDK's constructor runs, and only then, `Error.stackTraceLimit` is 0, unless that variable is
  * set. The limit is restored before the constructor returns or throws. This took a program of 800
- * resources from 9.6 s to about 4 s on 2 cores (`up_rate_limited_first_request_seconds` in
+ * resources from 9.6 s to about 3.4 s on 2 cores (`up_rate_limited_first_request_seconds` in
  * `bench/up.bench.ts`). What stays the same:
  * - the source position and the stack trace that the SDK sends to the engine, which it captures
  *   with its own unlimited `stackTraceLimit`;
  * - an error thrown while the SDK's constructor runs, which gets this constructor's stack (the
  *   program's line).
- * The one thing lost is the stack of a registration that the engine rejects later (for example a
- * duplicate name). Its message still names the resource and its type.
+ * The one thing lost is the JavaScript stack of a registration that the engine rejects later (for
+ * example a duplicate name). The engine's message names the resource and its type.
  */
-export abstract class FlagstackResource extends pulumi.dynamic.Resource {
+export abstract class FlagstackResource extends pulumi.CustomResource {
   protected constructor(
-    provider: pulumi.dynamic.ResourceProvider,
+    provider: string,
     type: string,
     outputNames: readonly string[],
     name: string,
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
-    const props = seedOutputs(outputNames, args);
+    const props = { ...seedOutputs(outputNames, args), __provider: provider };
     const limit = Error.stackTraceLimit;
     if (!process.env.PULUMI_DEBUG_PROMISE_LEAKS) Error.stackTraceLimit = 0;
     try {
-      super(provider, name, props, opts, MODULE, typeName(type));
+      super(type, name, props, opts);
     } catch (e) {
       Error.stackTraceLimit = limit;
       if (e instanceof Error) Error.captureStackTrace(e, new.target);

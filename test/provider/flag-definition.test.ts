@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/core/check";
-import { flagDefinitionProvider, impl } from "../../provider/flag-definition";
+import { flagDefinitionProviderText, impl } from "../../provider/flag-definition";
 import type { Environment, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
@@ -77,7 +77,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   let outs: Record<string, unknown>;
 
   beforeAll(async () => {
-    p = await bed.driver(mode, impl, flagDefinitionProvider);
+    p = await bed.driver(mode, impl, flagDefinitionProviderText);
     await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
   });
 
@@ -398,7 +398,7 @@ describe.each(MODES)("FlagDefinition in a workspace that requires title and comm
   });
 
   it("creates, patches, kills and deletes: every change carries a title and comment", async () => {
-    const p = await bed.driver(mode, impl, flagDefinitionProvider);
+    const p = await bed.driver(mode, impl, flagDefinitionProviderText);
     const program = {
       workspace: "Default",
       flag,

@@ -5,7 +5,7 @@
  * delete again, adopt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { flagProvider, impl } from "../../provider/flag";
+import { flagProviderText, impl } from "../../provider/flag";
 import type { RolloutStatus, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
@@ -39,7 +39,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   const flagPath = () => `/internal/api/v2/splits/ws/${ws.id}/${name}`;
 
   beforeAll(async () => {
-    p = await bed.driver(mode, impl, flagProvider);
+    p = await bed.driver(mode, impl, flagProviderText);
   });
 
   it("checks: defaults applied, tags a sorted set", async () => {

@@ -4,7 +4,7 @@
  * out-of-band change and delete, delete, delete again, adopt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groupProvider, impl } from "../../provider/group";
+import { groupProviderText, impl } from "../../provider/group";
 import { type Driver, MODES } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
 
@@ -23,7 +23,7 @@ describe.each(MODES)("Group (%s)", (mode) => {
   let outs: Record<string, unknown>;
 
   beforeAll(async () => {
-    p = await bed.driver(mode, impl, groupProvider);
+    p = await bed.driver(mode, impl, groupProviderText);
   });
 
   it("checks and creates", async () => {

@@ -1,9 +1,9 @@
 /**
  * Test harness: drives a flagstack provider the way the Pulumi engine does, through the real
- * `@pulumi/pulumi/cmd/dynamic-provider` gRPC host (ref pulumi-notes §6.3), with the provider object
- * serialized by `pulumi.runtime.serializeFunction` exactly as `dynamic.Resource` does.
+ * `@pulumi/pulumi/cmd/dynamic-provider` gRPC host (ref pulumi-notes §6.3), with each resource's
+ * `__provider` text as the engine stores it.
  *
- * The host runs in its own process with cwd = the repo, so the serialized provider's
+ * The host runs in its own process with cwd = the repo, so the text's
  * `require("flagstack/provider/<file>")` loads the build in `dist/` (run `npm run build` first).
  * @module
  */
@@ -28,7 +28,7 @@ const provrpc = pulumiRequire("./proto/provider_grpc_pb");
 
 type Props = Record<string, unknown>;
 
-/** The serialized text of a provider object, as stored in `__provider`. */
+/** The text `pulumi.runtime.serializeFunction` makes of a provider object (as `dynamic.Resource` does). */
 export async function serializeProvider(
   provider: object,
 ): Promise<{ text: string; containsSecrets: boolean }> {

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
-import { impl as flagImpl, flagProvider } from "../../provider/flag";
-import { impl as flagDefinitionImpl, flagDefinitionProvider } from "../../provider/flag-definition";
-import { impl as groupImpl, groupProvider } from "../../provider/group";
-import { impl as userInviteImpl, userInviteProvider } from "../../provider/user-invite";
-import { type ProviderHost, serializeProvider, startProviderHost } from "./harness";
+import { impl as flagImpl, flagProviderText } from "../../provider/flag";
+import { impl as flagDefinitionImpl, flagDefinitionProviderText } from "../../provider/flag-definition";
+import { impl as groupImpl, groupProviderText } from "../../provider/group";
+import { impl as userInviteImpl, userInviteProviderText } from "../../provider/user-invite";
+import { type ProviderHost, startProviderHost } from "./harness";
 
 type Row = [
   resource: "Flag" | "FlagDefinition" | "Group" | "UserInvite",
@@ -370,10 +370,10 @@ const impls = {
   UserInvite: userInviteImpl,
 };
 const providers = {
-  Flag: flagProvider,
-  FlagDefinition: flagDefinitionProvider,
-  Group: groupProvider,
-  UserInvite: userInviteProvider,
+  Flag: flagProviderText,
+  FlagDefinition: flagDefinitionProviderText,
+  Group: groupProviderText,
+  UserInvite: userInviteProviderText,
 };
 
 let emu: Emulator;
@@ -384,8 +384,7 @@ beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
   host = await startProviderHost();
   await host.configure({ "flagstack:adminApiUrl": emu.url, "flagstack:adminApiKey": emu.adminKey });
-  for (const [name, provider] of Object.entries(providers))
-    texts[name] = (await serializeProvider(provider)).text;
+  for (const [name, provider] of Object.entries(providers)) texts[name] = provider;
 });
 
 afterAll(async () => {

@@ -1,12 +1,13 @@
 /**
  * The platform resource classes wired through `pulumi.runtime.setMocks` (ref pulumi-notes §6.4):
- * distinct type tokens, `__provider` set to the small serialized provider, every output seeded and
+ * distinct type tokens, `__provider` set to the resource module's provider text, every output seeded and
  * resolved, and a pipeline model holding outputs of other resources and runtime inputs arriving as
  * plain data the provider's `check` accepts.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Connector } from "../../provider/connector";
+import { providerText } from "../../provider/core/resource";
 import { Pipeline, impl as pipelineImpl } from "../../provider/pipeline";
 import { renderPipelineYaml, runtimeInput } from "../../provider/pipeline-model";
 import { Project } from "../../provider/project";
@@ -66,10 +67,13 @@ describe("platform resource classes", () => {
     expect(await output(connector.type)).toBe("DockerRegistry");
     expect(await output(pipeline.yaml)).toBe("pipeline: {}");
     expect(registered.map((r) => r.type)).toEqual([PROJECT_TYPE, CONNECTOR_TYPE, PIPELINE_TYPE]);
+    const files: Record<string, string> = {
+      [PROJECT_TYPE]: "project",
+      [CONNECTOR_TYPE]: "connector",
+      [PIPELINE_TYPE]: "pipeline",
+    };
     for (const r of registered) {
-      const text = (r.inputs as { __provider: string }).__provider;
-      expect(text).toContain('require("flagstack/provider/');
-      expect(text.length).toBeLessThan(2048);
+      expect((r.inputs as { __provider: string }).__provider).toBe(providerText(files[r.type]!));
     }
     expect([Project.__pulumiType, Connector.__pulumiType, Pipeline.__pulumiType]).toEqual([
       PROJECT_TYPE,

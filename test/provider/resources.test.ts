@@ -1,6 +1,6 @@
 /**
  * The resource classes, wired through `pulumi.runtime.setMocks` (ref pulumi-notes §6.4): distinct
- * type tokens, `__provider` set to the small serialized provider, every output seeded and
+ * type tokens, `__provider` set to the resource module's provider text, every output seeded and
  * resolved, `pulumi.Input` accepted at every level of the typed args.
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -13,6 +13,7 @@ import {
   Group,
   UserInvite,
 } from "../../provider";
+import { providerText } from "../../provider/core/resource";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE, GROUP_TYPE, USER_INVITE_TYPE } from "../../provider/types";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
@@ -56,10 +57,14 @@ describe("resource classes", () => {
     expect(registered.map((r) => r.type).sort()).toEqual(
       [FLAG_TYPE, FLAG_DEFINITION_TYPE, GROUP_TYPE, USER_INVITE_TYPE].sort(),
     );
+    const files: Record<string, string> = {
+      [FLAG_TYPE]: "flag",
+      [FLAG_DEFINITION_TYPE]: "flag-definition",
+      [GROUP_TYPE]: "group",
+      [USER_INVITE_TYPE]: "user-invite",
+    };
     for (const r of registered) {
-      const text = (r.inputs as { __provider: string }).__provider;
-      expect(text).toContain('require("flagstack/provider/');
-      expect(text.length).toBeLessThan(2048);
+      expect((r.inputs as { __provider: string }).__provider).toBe(providerText(files[r.type]!));
     }
     expect(Flag.__pulumiType).toBe(FLAG_TYPE);
     expect(UserInvite.__pulumiType).toBe(USER_INVITE_TYPE);

@@ -16,7 +16,6 @@ import {
   type Mode,
   type ProviderHost,
   type RecordingProxy,
-  serializeProvider,
   startProviderHost,
   startRecordingProxy,
 } from "./harness";
@@ -32,10 +31,10 @@ export interface Testbed {
   platform: PlatformClient;
   /** The stack config given to the host (and to the direct settings). */
   config: Record<string, string>;
-  /** A driver for `mode`: the implementation object, or the host with the serialized provider. */
-  driver(mode: Mode, impl: Impl, provider: object): Promise<Driver>;
+  /** A driver for `mode`: the implementation object, or the host with the `__provider` text. */
+  driver(mode: Mode, impl: Impl, provider: string): Promise<Driver>;
   /** A driver for every mode. */
-  drivers(impl: Impl, provider: object): Promise<Record<Mode, Driver>>;
+  drivers(impl: Impl, provider: string): Promise<Record<Mode, Driver>>;
   /** `METHOD path` of each request the provider sent since the last {@link reset}. */
   sent(): string[];
   /** Forgets every request seen so far, by the emulator and by the proxy. */
@@ -77,8 +76,8 @@ export async function startTestbed(): Promise<Testbed> {
     accountId: emu.accountId,
     requestsPerSecond: Number.POSITIVE_INFINITY,
   });
-  const driver = async (mode: Mode, impl: Impl, provider: object): Promise<Driver> =>
-    mode === "direct" ? directDriver(impl) : hostDriver(host, (await serializeProvider(provider)).text);
+  const driver = async (mode: Mode, impl: Impl, provider: string): Promise<Driver> =>
+    mode === "direct" ? directDriver(impl) : hostDriver(host, provider);
   return {
     emu,
     proxy,

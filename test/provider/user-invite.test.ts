@@ -5,7 +5,7 @@
  * again, adopt, and an invitation whose response was lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, userInviteProvider } from "../../provider/user-invite";
+import { impl, userInviteProviderText } from "../../provider/user-invite";
 import type { Group } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { startTestbed, type Testbed } from "./testbed";
@@ -33,7 +33,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   let outs: Record<string, unknown>;
 
   beforeAll(async () => {
-    p = await bed.driver(mode, impl, userInviteProvider);
+    p = await bed.driver(mode, impl, userInviteProviderText);
   });
 
   it("invites with one POST naming the groups by id", async () => {

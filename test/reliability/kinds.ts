@@ -4,14 +4,14 @@
  * test can drive any resource the way the engine does.
  */
 import type { Emulator } from "../../emulator";
-import { impl as connectorImpl, connectorProvider } from "../../provider/connector";
+import { impl as connectorImpl, connectorProviderText } from "../../provider/connector";
 import { configureProvider, resetProvider } from "../../provider/core/config";
-import { impl as flagImpl, flagProvider } from "../../provider/flag";
-import { impl as flagDefinitionImpl, flagDefinitionProvider } from "../../provider/flag-definition";
-import { impl as groupImpl, groupProvider } from "../../provider/group";
-import { impl as pipelineImpl, pipelineProvider } from "../../provider/pipeline";
-import { impl as projectImpl, projectProvider } from "../../provider/project";
-import { impl as userInviteImpl, userInviteProvider } from "../../provider/user-invite";
+import { impl as flagImpl, flagProviderText } from "../../provider/flag";
+import { impl as flagDefinitionImpl, flagDefinitionProviderText } from "../../provider/flag-definition";
+import { impl as groupImpl, groupProviderText } from "../../provider/group";
+import { impl as pipelineImpl, pipelineProviderText } from "../../provider/pipeline";
+import { impl as projectImpl, projectProviderText } from "../../provider/project";
+import { impl as userInviteImpl, userInviteProviderText } from "../../provider/user-invite";
 import {
   type Driver,
   directDriver,
@@ -19,18 +19,17 @@ import {
   type Impl,
   type Mode,
   type ProviderHost,
-  serializeProvider,
 } from "../provider/harness";
 
-/** The seven resource kinds: implementation and provider object. */
+/** The seven resource kinds: implementation and `__provider` text. */
 export const KINDS = {
-  Flag: { impl: flagImpl as unknown as Impl, provider: flagProvider as object },
-  FlagDefinition: { impl: flagDefinitionImpl as unknown as Impl, provider: flagDefinitionProvider as object },
-  Group: { impl: groupImpl as unknown as Impl, provider: groupProvider as object },
-  UserInvite: { impl: userInviteImpl as unknown as Impl, provider: userInviteProvider as object },
-  Project: { impl: projectImpl as unknown as Impl, provider: projectProvider as object },
-  Connector: { impl: connectorImpl as unknown as Impl, provider: connectorProvider as object },
-  Pipeline: { impl: pipelineImpl as unknown as Impl, provider: pipelineProvider as object },
+  Flag: { impl: flagImpl as unknown as Impl, provider: flagProviderText },
+  FlagDefinition: { impl: flagDefinitionImpl as unknown as Impl, provider: flagDefinitionProviderText },
+  Group: { impl: groupImpl as unknown as Impl, provider: groupProviderText },
+  UserInvite: { impl: userInviteImpl as unknown as Impl, provider: userInviteProviderText },
+  Project: { impl: projectImpl as unknown as Impl, provider: projectProviderText },
+  Connector: { impl: connectorImpl as unknown as Impl, provider: connectorProviderText },
+  Pipeline: { impl: pipelineImpl as unknown as Impl, provider: pipelineProviderText },
 } as const;
 
 /** One of {@link KINDS}. */
@@ -60,7 +59,7 @@ export function configureDirect(config: Record<string, string>): void {
   configureProvider({ get: (k) => config[k] });
 }
 
-/** A driver per kind: direct calls of the implementations, or the host with each serialized provider. */
+/** A driver per kind: direct calls of the implementations, or the host with each `__provider` text. */
 export async function drivers(mode: Mode, host?: ProviderHost): Promise<Record<Kind, Driver>> {
   const out = {} as Record<Kind, Driver>;
   for (const kind of KIND_NAMES) {
@@ -68,7 +67,7 @@ export async function drivers(mode: Mode, host?: ProviderHost): Promise<Record<K
     if (mode === "direct") out[kind] = directDriver(impl);
     else {
       if (!host) throw new Error("the gRPC host mode needs a host");
-      out[kind] = hostDriver(host, (await serializeProvider(provider)).text);
+      out[kind] = hostDriver(host, provider);
     }
   }
   return out;

@@ -49,7 +49,7 @@ describe("FlagstackResource", () => {
     new Group("g", { name: "reviewers" }, { transformations: [probe(seen)] });
     expect(seen).toEqual([0, 0]);
     expect(Error.stackTraceLimit).toBe(17);
-    expect(flag).toBeInstanceOf(pulumi.dynamic.Resource);
+    expect(flag).toBeInstanceOf(pulumi.CustomResource);
     expect(Flag.__pulumiType).toBe(FLAG_TYPE);
   });
 
