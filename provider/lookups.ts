@@ -10,7 +10,7 @@
  * provider's, so nothing of them is serialized.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import { Config } from "@pulumi/pulumi/config";
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
@@ -45,7 +45,7 @@ export interface LookupOptions {
 
 function configValue(key: string): string | undefined {
   try {
-    return new pulumi.Config("flagstack").get(key);
+    return new Config("flagstack").get(key);
   } catch {
     // outside a Pulumi program there is no config to read
     return undefined;

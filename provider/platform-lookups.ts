@@ -10,7 +10,9 @@
  * `options` overrides both. Nothing of them is serialized.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { Config } from "@pulumi/pulumi/config";
+import { output } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
@@ -36,7 +38,7 @@ export interface PlatformLookupOptions {
 
 function configValue(key: string): string | undefined {
   try {
-    return new pulumi.Config("flagstack").get(key);
+    return new Config("flagstack").get(key);
   } catch {
     // outside a Pulumi program there is no config to read
     return undefined;
@@ -102,7 +104,7 @@ export function getProjectOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<ProjectInfo> {
-  return pulumi.output(args).apply((a) => getProject(a, options));
+  return output(args).apply((a) => getProject(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,7 +153,7 @@ export function getConnectorOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project?: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<ConnectorInfo> {
-  return pulumi.output(args).apply((a) => getConnector(a, options));
+  return output(args).apply((a) => getConnector(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,5 +204,5 @@ export function getPipelineOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<PipelineInfo> {
-  return pulumi.output(args).apply((a) => getPipeline(a, options));
+  return output(args).apply((a) => getPipeline(a, options));
 }

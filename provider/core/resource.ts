@@ -3,7 +3,10 @@
  * each resource implements, and {@link FlagstackResource}, the base class of every resource.
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+// A deep import: the package root also loads the Automation API (0.25 s of a program's start),
+// which neither the program nor the provider process needs.
+import { CustomResource } from "@pulumi/pulumi/resource";
 import { configureProvider } from "./config";
 
 /**
@@ -93,7 +96,7 @@ export function providerText(file: string): string {
  * The one thing lost is the JavaScript stack of a registration that the engine rejects later (for
  * example a duplicate name). The engine's message names the resource and its type.
  */
-export abstract class FlagstackResource extends pulumi.CustomResource {
+export abstract class FlagstackResource extends CustomResource {
   protected constructor(
     provider: string,
     type: string,
