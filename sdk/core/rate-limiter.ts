@@ -22,7 +22,9 @@
  *   in whole seconds), so the narrower margin wins unless it trips more than twice per thousand
  *   requests. `up_rate_limited_closest_window_ms` in `bench/up.bench.ts` reports how close, at the
  *   server, 21 requests came to fitting in one second during a `pulumi up` of 800 resources on
- *   2 cores (1,014 ms, against 1,020 sent: 6 ms of jitter, within the 20 ms). The margin's price is
+ *   2 cores (1,014 ms, against 1,020 sent: 6 ms of jitter, within the 20 ms). Where the network
+ *   jitters more, each 429 that is not part of a burst refused together widens the margin by
+ *   another 2%, up to 10% ({@link RateLimiter.pause}). The margin's price is
  *   `sdk_limit_utilization` in `bench/sdk.bench.ts` (0.98 at best).
  * @module
  */
@@ -41,6 +43,9 @@ const MAX_WINDOW_COUNT = 4096;
 
 /** Fraction by which admissions are spaced wider than the configured rate; see the module comment. */
 export const RATE_HEADROOM = 0.02;
+
+/** The widest the margin grows, by {@link RATE_HEADROOM} per 429, when the server still refuses. */
+export const MAX_RATE_HEADROOM = 0.1;
 
 /** Settings of one limiter. */
 export interface RateLimiterSettings {
@@ -72,12 +77,13 @@ const now = () => performance.now();
 /** Token bucket + concurrency cap; see the module comment. */
 export class RateLimiter {
   readonly settings: Readonly<RateLimiterSettings>;
-  readonly #interval: number;
-  readonly #tolerance: number;
+  #headroom = RATE_HEADROOM;
+  #interval = 0;
+  #tolerance = 0;
   readonly #pause: OriginPause;
   /** Admission times of the last `K` admissions (a ring), for the window cap. */
   readonly #ring: Float64Array;
-  readonly #window: number;
+  #window = 0;
   #ringAt = 0;
   /** Schedule of the catch-up pace (twice the rate), with {@link CATCH_UP_SLACK_MS} of slack. */
   #cat = 0;
@@ -94,16 +100,26 @@ export class RateLimiter {
    */
   constructor(settings: RateLimiterSettings, pause?: OriginPause) {
     this.settings = Object.freeze({ ...settings });
-    this.#interval = Number.isFinite(settings.requestsPerSecond)
-      ? (1000 / settings.requestsPerSecond) * (1 + RATE_HEADROOM)
+    const k = Number.isFinite(settings.requestsPerSecond)
+      ? Math.min(MAX_WINDOW_COUNT, Math.max(1, Math.ceil(settings.requestsPerSecond)))
       : 0;
-    this.#tolerance = (settings.burst - 1) * this.#interval;
-    const k =
-      this.#interval > 0 ? Math.min(MAX_WINDOW_COUNT, Math.max(1, Math.ceil(settings.requestsPerSecond))) : 0;
     this.#ring = new Float64Array(k).fill(Number.NEGATIVE_INFINITY);
-    this.#window = k * this.#interval;
+    this.#space();
     this.#pause = pause ?? { until: 0, members: new Set() };
     this.#pause.members.add(this);
+  }
+
+  /** The current margin below the configured rate: {@link RATE_HEADROOM}, wider after 429s. */
+  get headroom(): number {
+    return this.#headroom;
+  }
+
+  /** Spacing, burst tolerance and window from the rate and the current margin. */
+  #space(): void {
+    const rate = this.settings.requestsPerSecond;
+    this.#interval = Number.isFinite(rate) ? (1000 / rate) * (1 + this.#headroom) : 0;
+    this.#tolerance = (this.settings.burst - 1) * this.#interval;
+    this.#window = this.#ring.length * this.#interval;
   }
 
   /** Requests admitted and not yet released. */
@@ -162,12 +178,23 @@ export class RateLimiter {
   /**
    * Holds back every limiter of this origin for `ms` (a server's 429 said so). Requests already
    * admitted are not affected; queued and new ones wait, then resume at the configured spacing.
+   * A 429 that arrives while no pause is running (not one of a burst refused together) also
+   * widens every such limiter's margin by {@link RATE_HEADROOM}, up to {@link MAX_RATE_HEADROOM}:
+   * the server's window or the network's jitter needs more room than the margin gave.
    */
   pause(ms: number): void {
-    const until = now() + ms;
+    const t = now();
+    const until = t + ms;
     if (until <= this.#pause.until) return;
+    const fresh = this.#pause.until <= t;
     this.#pause.until = until;
-    for (const l of this.#pause.members) l.#onPause();
+    for (const l of this.#pause.members) {
+      if (fresh && l.#interval > 0 && l.#headroom < MAX_RATE_HEADROOM) {
+        l.#headroom = Math.min(MAX_RATE_HEADROOM, l.#headroom + RATE_HEADROOM);
+        l.#space();
+      }
+      l.#onPause();
+    }
   }
 
   /** Detaches from the origin's pause state; for limiters that are thrown away. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RATE_HEADROOM, RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
+import { MAX_RATE_HEADROOM, RATE_HEADROOM, RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -137,6 +137,31 @@ describe("RateLimiter", () => {
     await l.acquire();
     expect(performance.now() - t0).toBeGreaterThanOrEqual(110);
     l.release();
+  });
+
+  it("a 429 outside a running pause widens the margin of every limiter of the origin, up to 10%", async () => {
+    const origin = `http://widen.test:${Math.floor(Math.random() * 60000)}`;
+    const a = sharedLimiter(origin, { requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
+    const b = sharedLimiter(origin, { requestsPerSecond: 40, burst: 1, maxConcurrent: 5 });
+    expect([a.headroom, b.headroom]).toEqual([RATE_HEADROOM, RATE_HEADROOM]);
+    a.pause(30);
+    expect([a.headroom, b.headroom]).toEqual([0.04, 0.04]);
+    // more 429s of the same burst, while the pause runs: no further widening
+    a.pause(40);
+    b.pause(50);
+    expect(a.headroom).toBe(0.04);
+    await settle(60);
+    // spacing follows the wider margin: 25 ms * 1.04
+    const times = await admissionTimes(a, 6);
+    expect(times[5]!).toBeGreaterThanOrEqual(5 * 26 - 1);
+    for (let i = 0; i < 4; i++) {
+      a.pause(1);
+      await settle(3);
+    }
+    expect(a.headroom).toBe(MAX_RATE_HEADROOM);
+    expect(MAX_RATE_HEADROOM).toBe(0.1);
+    a.dispose();
+    b.dispose();
   });
 
   it("an aborted wait rejects with the signal's reason and frees its place", async () => {
