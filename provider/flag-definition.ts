@@ -516,6 +516,14 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
   },
 };
 
+// State written by flagstack 0.1 stores a serialized provider whose methods call these module
+// exports; they stay so that such state can still be refreshed, updated and destroyed.
+/** {@link impl}'s verbs as module exports. */
+export const { configure, check, diff, create, read, update } = impl;
+const remove = impl.delete;
+
+export { remove as delete };
+
 /**
  * What the engine stores in each definition's `__provider`: a module whose `handler()` returns
  * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
