@@ -323,8 +323,8 @@ function connectorDiffResult(olds: ConnectorOutputs, news: ConnectorInputs): pul
 }
 
 /**
- * The implementation of every lifecycle method; the serialized {@link connectorProviderText} delegates
- * here, and the tests call it directly.
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link connectorProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
   configure,

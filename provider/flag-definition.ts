@@ -385,7 +385,10 @@ async function converge(
   return current;
 }
 
-/** The implementation of every lifecycle method; the serialized {@link flagDefinitionProviderText} delegates here. */
+/**
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link flagDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
+ */
 export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
   configure: configureProcess,
 

@@ -170,7 +170,10 @@ export function flagPatch(
   return ops;
 }
 
-/** The implementation of every lifecycle method; the serialized {@link flagProviderText} delegates here. */
+/**
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link flagProviderText}) loads this object in the provider process; the tests call it directly.
+ */
 export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   configure: configureProcess,
 

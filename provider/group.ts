@@ -78,8 +78,8 @@ function renameConflict(name: string, cause: unknown): Error {
 }
 
 /**
- * The implementation of every lifecycle method; the serialized {@link groupProviderText} delegates
- * here through the module exports below.
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link groupProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
   configure: configureProcess,

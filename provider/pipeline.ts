@@ -247,8 +247,8 @@ function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
 }
 
 /**
- * The implementation of every lifecycle method; the serialized {@link pipelineProviderText} delegates
- * here, and the tests call it directly.
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link pipelineProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   configure,

@@ -152,8 +152,8 @@ const desiredDiffers = (inputs: ProjectInputs, live: ProjectOutputs): boolean =>
   diffInputs(projectDiff, live, inputs).changes === true;
 
 /**
- * The implementation of every lifecycle method; the serialized {@link projectProviderText} delegates
- * here, and the tests call it directly.
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link projectProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
   configure,

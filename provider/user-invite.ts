@@ -182,7 +182,10 @@ async function groupNames(
   return names;
 }
 
-/** The implementation of every lifecycle method; the serialized {@link userInviteProviderText} delegates here. */
+/**
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link userInviteProviderText}) loads this object in the provider process; the tests call it directly.
+ */
 export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
   configure: configureProcess,
 

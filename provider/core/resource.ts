@@ -59,10 +59,10 @@ export function seedOutputs(outputNames: readonly string[], args: object): Recor
 /**
  * The `__provider` text of the resources defined in `flagstack/provider/<file>`: a module whose
  * `handler()` returns that module's `impl`, the object of lifecycle verbs (`configure`, `check`,
- * `diff`, `create`, `read`, `update`, `delete`) that is the provider. The dynamic-provider host loads the text
- * with `requireFromString(text).handler()` once per distinct text (ref pulumi-notes §1), so the
- * `require` runs in the provider process and resolves the installed package from the program's
- * directory. About 70 bytes, stored in every resource's inputs and outputs. No secret can reach
+ * `diff`, `create`, `read`, `update`, `delete`) that is the provider. The dynamic-provider host
+ * loads the text with `requireFromString(text).handler()` once per distinct text (ref
+ * pulumi-notes §1), so the `require` runs in the provider process and resolves the installed
+ * package from the program's directory. About 70 bytes, stored in every resource's inputs and outputs. No secret can reach
  * it: it is a constant.
  */
 export function providerText(file: string): string {
