@@ -15,7 +15,7 @@ import {
 } from "../../provider/connector";
 import type { PlatformClient } from "../../sdk";
 import { type Driver, MODES, type Mode } from "./harness";
-import { slug, startTestbed, type Testbed } from "./testbed";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -35,18 +35,7 @@ beforeAll(async () => {
   bed = await startTestbed();
   platform = bed.platform;
   drivers = await bed.drivers(impl, connectorProviderText);
-  await platform.projects.create(
-    {
-      orgIdentifier: "default",
-      identifier: "payments",
-      name: "Payments",
-      color: "#0063F7",
-      modules: [],
-      description: "",
-      tags: {},
-    },
-    { org: "default" },
-  );
+  await createProject(platform, "payments", "Payments");
 });
 
 afterAll(async () => {
@@ -208,25 +197,7 @@ describe("Connector check", () => {
     ["misspelt input", { ...valid, scope: "account" }, "scope", 'unknown property "scope"'],
   ];
 
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (direct)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await impl.check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
-
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (gRPC host)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await drivers["gRPC host"].check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
+  itRefusesWithNoRequest(rows, () => ({ bed, drivers }));
 });
 
 describe("Connector wire mapping", () => {

@@ -24,7 +24,7 @@ import {
 import type { PlatformClient } from "../../sdk";
 import { deployCheckout, hello } from "./fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "./harness";
-import { slug, startTestbed, type Testbed } from "./testbed";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -46,18 +46,7 @@ beforeAll(async () => {
   bed = await startTestbed();
   platform = bed.platform;
   drivers = await bed.drivers(impl, pipelineProviderText);
-  await platform.projects.create(
-    {
-      orgIdentifier: "default",
-      identifier: "payments",
-      name: "Payments",
-      color: "#0063F7",
-      modules: [],
-      description: "",
-      tags: {},
-    },
-    { org: "default" },
-  );
+  await createProject(platform, "payments", "Payments");
 });
 
 afterAll(async () => {
@@ -253,25 +242,7 @@ describe("Pipeline check", () => {
     ],
   ];
 
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (direct)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await impl.check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
-
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (gRPC host)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await drivers["gRPC host"].check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
+  itRefusesWithNoRequest(rows, () => ({ bed, drivers }));
 
   it("still reports the other bad fields of a model holding unknown values during a preview", async () => {
     const preview = wire(deployCheckout) as unknown as {

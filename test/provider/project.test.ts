@@ -9,7 +9,7 @@ import { PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode } from "./harness";
-import { slug, startTestbed, type Testbed } from "./testbed";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -104,25 +104,7 @@ describe("Project check", () => {
     ["misspelt input", { ...valid, colour: "#FFFFFF" }, "colour", 'unknown property "colour"'],
   ];
 
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (direct)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await impl.check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
-
-  it.each(rows)(
-    "refuses %s, naming %s, with no request (gRPC host)",
-    async (_label, inputs, property, reason) => {
-      reset();
-      const result = await drivers["gRPC host"].check({}, inputs);
-      expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
-      expect(bed.emu.requests()).toEqual([]);
-    },
-  );
+  itRefusesWithNoRequest(rows, () => ({ bed, drivers }));
 });
 
 describe("Project diff", () => {

@@ -5,6 +5,7 @@
  * and an SDK client straight to the emulator for out-of-band changes.
  * @module
  */
+import { expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
 import { AdminClient, PlatformClient } from "../../sdk";
@@ -13,6 +14,7 @@ import {
   directDriver,
   hostDriver,
   type Impl,
+  MODES,
   type Mode,
   type ProviderHost,
   type RecordingProxy,
@@ -104,4 +106,55 @@ export async function startTestbed(): Promise<Testbed> {
       resetProvider();
     },
   };
+}
+
+/** A `check` refusal case: label, inputs, the property named, and a part of the reason. */
+export type RefusalRow = readonly [
+  label: string,
+  inputs: Record<string, unknown>,
+  property: string,
+  reason: string,
+];
+
+/**
+ * Registers, for every row and both modes, a test that `check` refuses the inputs with a failure
+ * naming the property, and that no request reached the emulator. `state` is read when the tests
+ * run (after `beforeAll` has started the testbed).
+ */
+export function itRefusesWithNoRequest(
+  rows: readonly RefusalRow[],
+  state: () => { bed: Testbed; drivers: Record<Mode, Driver> },
+): void {
+  for (const mode of MODES) {
+    it.each(rows)(
+      `refuses %s, naming %s, with no request (${mode})`,
+      async (_label, inputs, property, reason) => {
+        const { bed, drivers } = state();
+        bed.reset();
+        const result = await drivers[mode].check({}, inputs);
+        expect(result.failures).toContainEqual({ property, reason: expect.stringContaining(reason) });
+        expect(bed.emu.requests()).toEqual([]);
+      },
+    );
+  }
+}
+
+/** Creates the platform project `identifier` in the default org, as the platform tests' fixture. */
+export async function createProject(
+  platform: PlatformClient,
+  identifier: string,
+  name: string,
+): Promise<void> {
+  await platform.projects.create(
+    {
+      orgIdentifier: "default",
+      identifier,
+      name,
+      color: "#0063F7",
+      modules: [],
+      description: "",
+      tags: {},
+    },
+    { org: "default" },
+  );
 }
