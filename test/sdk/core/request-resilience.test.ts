@@ -31,11 +31,16 @@ afterAll(async () => {
 });
 
 describe("a burst through the server's rate limit", () => {
-  it("500 concurrent calls at the server's limit: no error, no 429 surfaced, none even received", async () => {
+  it("500 concurrent calls at the server's limit: every call succeeds, at most a few 429s, each retried unseen", async () => {
     emu.setRateLimit({ requestsPerSecond: 100 });
     emu.resetRequests();
-    const admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: 100 });
-    const started = performance.now();
+    const retries: RetryEvent[] = [];
+    const admin = new AdminClient({
+      baseUrl: emu.url,
+      apiKey: emu.adminKey,
+      requestsPerSecond: 100,
+      onRetry: (e) => retries.push(e),
+    });
     const calls = Array.from({ length: 500 }, (_, i) =>
       i % 5 === 4
         ? admin.groups.create({ name: `burst-group-${i}`, description: "" })
@@ -44,13 +49,19 @@ describe("a burst through the server's rate limit", () => {
           : admin.environments.list(ws.id),
     );
     const results = await Promise.allSettled(calls);
-    const elapsed = performance.now() - started;
+    // What a user sees: every call succeeded.
     expect(results.filter((r) => r.status === "rejected")).toEqual([]);
     const log = emu.requests();
-    expect(log).toHaveLength(500);
-    expect(log.filter((r) => r.status === 429)).toHaveLength(0);
-    // the limiter spaced them: 500 calls at 100/s (minus the 5% headroom) take about 5.2 s
-    expect(elapsed).toBeGreaterThan(4900);
+    const refused = log.filter((r) => r.status === 429);
+    expect(log.filter((r) => r.status >= 200 && r.status < 300)).toHaveLength(500);
+    // The limiter keeps the client 2% under the server's rate, so a 429 is rare; but on a loaded
+    // machine a timer that fires late, then a catch-up, can put one request into a server window
+    // that is already full (issue 15: 501 requests, one 429). Such a 429 is retried and never
+    // surfaces; a handful at most, each told to onRetry, never a storm. How long the burst takes is
+    // measured by the benchmarks, not asserted here.
+    expect(refused.length).toBeLessThanOrEqual(5);
+    expect(log).toHaveLength(500 + refused.length);
+    expect(retries.map((r) => r.reason)).toEqual(refused.map(() => "429"));
   }, 30_000);
 
   it("a client set faster than the server: 429s are retried after the advised wait, none surfaces", async () => {
