@@ -27,6 +27,7 @@ import {
 } from "../sdk/platform/schemas";
 import { checkInputs, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
@@ -380,8 +381,24 @@ export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
     return { id, props: plain(outs), inputs: plain(inputs) as ConnectorInputs as ConnectorOutputs };
   },
 
-  async update(_id, _olds, news) {
-    return { outs: plain(await put(platformApi(), news)) };
+  async update(id, olds, news) {
+    return guardedUpdate({
+      describe: `connector "${olds.identifier}" (${connectorId(olds)})`,
+      spec: connectorDiff,
+      recorded: olds,
+      desired: news,
+      read: () => impl.read(id, olds),
+      write: async (fields, live) => {
+        if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
+        const merged = { ...inputsOf(live), ...pickFields(news, fields), adopt: news.adopt };
+        // The typed and the generic spec are two spellings of one field: the one written wins.
+        if (fields.includes("dockerRegistry") || fields.includes("generic")) {
+          if (news.dockerRegistry === undefined) delete merged.dockerRegistry;
+          if (news.generic === undefined) delete merged.generic;
+        }
+        return plain(await put(platformApi(), merged));
+      },
+    });
   },
 
   async delete(_id, props) {

@@ -34,8 +34,15 @@ import { ApiError, isNotFound } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
 import { checkInputs, type InputProblem } from "./core/check";
 import { adminClient, changeNote } from "./core/config";
-import { alignToLive, canonicalField, configurationText, liveDoc } from "./core/definition-doc";
+import {
+  alignToLive,
+  canonicalField,
+  configurationText,
+  liveDoc,
+  WRITABLE_FIELDS,
+} from "./core/definition-doc";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { fieldsToWrite, guardedUpdate } from "./core/guard";
 import {
   createOrAdopt,
   deleteIdempotent,
@@ -338,20 +345,28 @@ async function setKilled(
 }
 
 /**
- * Takes the live definition to the desired one: one guarded PATCH for the document (if anything
- * differs), then kill / restore (if `killed` differs). A PATCH whose response was lost is
- * re-read and re-diffed (the guards make a re-send safe). Returns the final definition.
+ * Takes the live definition towards the desired one in the writable `fields` only (every other
+ * field keeps its live value): one guarded PATCH (if anything differs), then kill / restore (if
+ * `killed` is among the fields and differs). A PATCH whose response was lost is re-read and
+ * `recheck`ed (the update's guard against the recorded state), then re-diffed: the `test` guards
+ * make a re-send safe. Returns the final definition.
  */
 async function converge(
   admin: AdminClient,
   place: Place,
   live: Definition,
   inputs: FlagDefinitionInputs,
+  fields: readonly string[],
+  recheck: (reread: Definition) => readonly string[] = () => fields,
 ): Promise<Definition> {
   let current = live;
+  let touched = fields;
   for (let attempt = 0; ; attempt++) {
     const from = liveDoc(current);
-    const ops = guardedPatch(from, alignToLive(desiredDoc(inputs), from)) as JsonPatch;
+    const aligned = alignToLive(desiredDoc(inputs), from);
+    const to: Record<string, unknown> = { ...from };
+    for (const field of WRITABLE_FIELDS) if (touched.includes(field)) to[field] = aligned[field];
+    const ops = guardedPatch(from, plain(to)) as JsonPatch;
     if (ops.length === 0) break;
     try {
       current = await admin.definitions.patch(
@@ -376,14 +391,18 @@ async function converge(
       );
       if (!reread) throw e;
       current = reread;
+      touched = recheck(reread);
     }
   }
-  if (current.killed !== inputs.killed) {
+  if (touched.includes("killed") && current.killed !== inputs.killed) {
     await setKilled(admin, place, current.name, inputs);
     current = { ...current, killed: inputs.killed };
   }
   return current;
 }
+
+/** Every field a create converges: the whole document and `killed`. */
+const ALL_FIELDS: readonly string[] = [...WRITABLE_FIELDS, "killed"];
 
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
@@ -442,7 +461,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     });
     const id = `${created.id}:${env.id}`;
     try {
-      const final = await converge(admin, place, created, inputs);
+      const final = await converge(admin, place, created, inputs, ALL_FIELDS);
       return { id, outs: outputs(final, place, inputs) };
     } catch (e) {
       if (how === "adopted") throw e;
@@ -484,26 +503,32 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
   },
 
-  async update(_id, olds, news) {
+  async update(id, olds, news) {
     const admin = adminClient();
     const place: Place = {
       workspace: { id: olds.workspaceId, name: olds.workspaceName },
       environment: { id: olds.environmentId, name: olds.environmentName },
     };
-    const live = await readOrGone(() =>
-      admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
-    );
-    if (!live) {
-      // Deleted outside Pulumi since the last refresh: create it again in the same place.
-      const created = await admin.definitions.create(olds.workspaceId, olds.flagName, olds.environmentId, {
-        ...(desiredDoc(news) as DefinitionBody),
-        ...note(news, "create", subject(olds.flagName, olds.environmentName)),
-      });
-      const final = await converge(admin, place, created, news);
-      return { outs: outputs(final, place, news) };
-    }
-    const final = await converge(admin, place, live, news);
-    return { outs: outputs(final, place, news) };
+    const describe = `the definition of ${subject(olds.flagName, olds.environmentName)}`;
+    const fieldsFor = (def: Definition) =>
+      fieldsToWrite(describe, definitionDiff, olds, news, outputs(def, place, olds));
+    let def: Definition | undefined;
+    return guardedUpdate({
+      describe,
+      spec: definitionDiff,
+      recorded: olds,
+      desired: news,
+      read: async () => {
+        def = await readOrGone(() =>
+          admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
+        );
+        return def ? { id, props: outputs(def, place, olds) } : GONE;
+      },
+      write: async (fields) => {
+        const final = await converge(admin, place, def as Definition, news, fields, fieldsFor);
+        return outputs(final, place, news);
+      },
+    });
   },
 
   async delete(_id, props) {

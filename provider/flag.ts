@@ -20,10 +20,10 @@ import {
   type JsonPatch,
   ROLLOUT_STATUS_NAMES,
 } from "../sdk/admin/schemas";
-import { isNotFound } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
-import { changedFields, type DiffSpec, diffInputs } from "./core/diff";
+import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import {
@@ -247,38 +247,31 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   async update(id, olds, news) {
     const admin = adminClient();
     const workspace = { id: olds.workspaceId, name: olds.workspaceName };
-    const changed = changedFields(flagDiff, olds, news);
-    let status: { id: string } | undefined;
-    if (changed.includes("rolloutStatus") && news.rolloutStatus !== undefined) {
-      const ws = await resolveWorkspace(admin, olds.workspaceId);
-      status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
-    }
-    const ops = flagPatch(
-      { description: olds.description, tags: olds.tags, rolloutStatusId: olds.rolloutStatusId },
-      {
-        description: changed.includes("description") ? news.description : olds.description,
-        tags: changed.includes("tags") ? news.tags : olds.tags,
-        rolloutStatusId: status?.id,
-      },
-    );
-    if (ops.length === 0)
-      return {
-        outs: { ...olds, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType },
-      };
-    try {
-      const flag = await admin.flags.patch(workspace.id, olds.name, ops);
-      return { outs: outputs(flag, workspace, news) };
-    } catch (e) {
-      if (isNotFound(e)) {
-        throw new Error(
-          `flag "${olds.name}" (${id}) no longer exists in workspace "${workspace.name}"; run \`pulumi refresh\` to recreate it`,
+    return guardedUpdate({
+      describe: `flag "${olds.name}" in workspace "${workspace.name}"`,
+      spec: flagDiff,
+      recorded: olds,
+      desired: news,
+      read: () => impl.read(id, olds),
+      write: async (fields, live) => {
+        let status: { id: string } | undefined;
+        if (fields.includes("rolloutStatus") && news.rolloutStatus !== undefined) {
+          const ws = await resolveWorkspace(admin, olds.workspaceId);
+          status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
+        }
+        const ops = flagPatch(
+          { description: live.description, tags: live.tags, rolloutStatusId: live.rolloutStatusId },
           {
-            cause: e,
+            description: fields.includes("description") ? news.description : live.description,
+            tags: fields.includes("tags") ? news.tags : live.tags,
+            rolloutStatusId: status?.id,
           },
         );
-      }
-      throw e;
-    }
+        if (ops.length === 0)
+          return { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
+        return outputs(await admin.flags.patch(workspace.id, olds.name, ops), workspace, news);
+      },
+    });
   },
 
   async delete(_id, props) {

@@ -7,7 +7,7 @@
  * | diff | none: compares `name` and `description`; nothing replaces the group |
  * | create | `POST /groups`; with `adopt`, first the group list to find the name |
  * | read | `GET /groups/{id}`; a 404 reports the group gone |
- * | update | `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5) |
+ * | update | `GET /groups/{id}`, compared with the recorded state (`./core/guard.ts`), then `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5): the changed fields desired, the rest live |
  * | delete | `DELETE /groups/{id}`; a 404 counts as done |
  *
  * Group names are unique in the account (spec §8): creating a group whose name is taken fails with
@@ -17,10 +17,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
-import { isConflict, isNotFound } from "../sdk/core/errors";
+import { isConflict } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { forgetGroups } from "./core/resolve";
 import {
@@ -124,27 +125,31 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
     };
   },
 
-  async update(id, _olds, news) {
+  async update(id, olds, news) {
     const admin = adminClient();
-    try {
-      const group = await admin.groups.put(id, {
-        id,
-        name: news.name,
-        description: news.description,
-        type: "group",
-      });
-      forgetGroups(admin);
-      return { outs: outputs(group, news) };
-    } catch (e) {
-      if (isConflict(e)) throw renameConflict(news.name, e);
-      if (isNotFound(e)) {
-        throw new Error(
-          `group ${id} ("${news.name}") no longer exists; run \`pulumi refresh\` to recreate it`,
-          { cause: e },
-        );
-      }
-      throw e;
-    }
+    return guardedUpdate({
+      describe: `group "${olds.name}" (${id})`,
+      spec: groupDiff,
+      recorded: olds,
+      desired: news,
+      read: () => impl.read(id, olds),
+      write: async (fields, live) => {
+        if (fields.length === 0) return { ...live, adopt: news.adopt };
+        try {
+          const group = await admin.groups.put(id, {
+            id,
+            name: fields.includes("name") ? news.name : live.name,
+            description: fields.includes("description") ? news.description : live.description,
+            type: "group",
+          });
+          forgetGroups(admin);
+          return outputs(group, news);
+        } catch (e) {
+          if (isConflict(e)) throw renameConflict(news.name, e);
+          throw e;
+        }
+      },
+    });
   },
 
   async delete(id) {

@@ -24,6 +24,7 @@ import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
 import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
@@ -213,6 +214,10 @@ function sameMeaning(a: unknown, b: unknown): boolean {
   }
 }
 
+function oldView(olds: PipelineOutputs): DiffView {
+  return { org: olds.org, project: olds.project, identifier: olds.identifier, content: olds.yaml };
+}
+
 function newView(news: PipelineInputs): DiffView {
   const unknown =
     containsUnknown(news.pipeline) ||
@@ -265,13 +270,7 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   },
 
   async diff(_id, olds, news) {
-    const oldView: DiffView = {
-      org: olds.org,
-      project: olds.project,
-      identifier: olds.identifier,
-      content: olds.yaml,
-    };
-    return diffInputs(pipelineDiff, oldView, newView(news));
+    return diffInputs(pipelineDiff, oldView(olds), newView(news));
   },
 
   async create(inputs) {
@@ -325,9 +324,22 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
     return { id, props: plain(outputs(inputs, live)), inputs: plain(inputs) as PipelineOutputs };
   },
 
-  async update(_id, olds, news) {
-    const yaml = effectiveYaml(news);
-    return { outs: plain(outputs(news, await put(platformApi(), news, olds.identifier, yaml))) };
+  async update(id, olds, news) {
+    return guardedUpdate({
+      describe: `pipeline "${olds.identifier}" in project ${olds.org}/${olds.project}`,
+      spec: pipelineDiff,
+      recorded: olds,
+      desired: newView(news),
+      view: oldView,
+      read: () => impl.read(id, olds),
+      // The YAML is one field: written whole when it changed, else the live pipeline stays.
+      write: async (fields, live) =>
+        plain(
+          fields.includes("content")
+            ? outputs(news, await put(platformApi(), news, olds.identifier, effectiveYaml(news)))
+            : { ...live, adopt: news.adopt },
+        ),
+    });
   },
 
   async delete(_id, props) {

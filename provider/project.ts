@@ -29,6 +29,7 @@ import {
 } from "../sdk/platform/schemas";
 import { checkInputs } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
@@ -201,8 +202,24 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
     return { id, props: plain(outs), inputs: plain(inputs) as ProjectInputs as ProjectOutputs };
   },
 
-  async update(_id, olds, news) {
-    return { outs: plain(await put(platformApi(), news, olds)) };
+  async update(id, olds, news) {
+    return guardedUpdate({
+      describe: `project "${olds.identifier}" in organization ${olds.org}`,
+      spec: projectDiff,
+      recorded: olds,
+      desired: news,
+      read: () => impl.read(id, olds),
+      write: async (fields, live) =>
+        plain(
+          fields.length === 0
+            ? { ...live, adopt: news.adopt }
+            : await put(
+                platformApi(),
+                { ...inputsOf(live), ...pickFields(news, fields), adopt: news.adopt },
+                live,
+              ),
+        ),
+    });
   },
 
   async delete(_id, props) {

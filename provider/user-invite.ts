@@ -9,7 +9,7 @@
  * | diff | none: `email` replaces; `groups` updates in place; `onDelete` changes only the state; a user DEACTIVATED outside Pulumi (seen by refresh) is a change |
  * | create | the group list (when groups are named); `POST /users {email, groups}`; with `adopt`, first the user list to find the e-mail |
  * | read | `GET /users/{id}`; a 404 reports the user gone; the status output follows PENDING → ACTIVE |
- * | update | the group list; `GET /users/{id}`; a DEACTIVATED user is made ACTIVE again with `PUT /users/{id}` (every property, spec §4); one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
+ * | update | `GET /users/{id}`, compared with the recorded state (`./core/guard.ts`); the group list when a new group is named; a user recorded DEACTIVATED is made ACTIVE again with `PUT /users/{id}` (every property, spec §4); one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
  * | delete | `GET /users/{id}`; PENDING: `DELETE /users/{id}`; ACTIVE: per `onDelete`, `deactivate` (default) sends `PUT /users/{id}` with every property and status DEACTIVATED (spec §4: PUT is not partial), `retain` leaves the user, `fail` refuses; DEACTIVATED or gone: nothing |
  * @module
  */
@@ -21,6 +21,7 @@ import { ApiError, isNotFound } from "../sdk/core/errors";
 import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveGroups } from "./core/resolve";
 import {
@@ -182,6 +183,28 @@ async function groupNames(
   return names;
 }
 
+/** The read result for a live user: outputs, and inputs that show drift in the program's terms. */
+async function liveState(
+  admin: AdminClient,
+  user: User,
+  props: Partial<UserInviteOutputs>,
+): Promise<pulumi.dynamic.ReadResult<UserInviteOutputs>> {
+  const known = new Map((props.groupIds ?? []).map((gid, i) => [gid, props.groupNames?.[i] ?? gid]));
+  const names = await groupNames(admin, user, known);
+  const sameGroups = sameSet(liveGroupIds(user), props.groupIds ?? []);
+  const groups = sameGroups ? (props.groups ?? []) : liveGroupIds(user).map((gid) => names.get(gid) ?? gid);
+  const outs = outputs(user, names, {
+    groups,
+    onDelete: props.onDelete ?? "deactivate",
+    adopt: props.adopt ?? false,
+  });
+  return {
+    id: user.id,
+    props: outs,
+    inputs: { email: outs.email, groups, onDelete: outs.onDelete, adopt: outs.adopt } as UserInviteOutputs,
+  };
+}
+
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link userInviteProviderText}) loads this object in the provider process; the tests call it directly.
@@ -225,49 +248,49 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
   async read(id, props) {
     const admin = adminClient();
     const user = await readOrGone(() => admin.users.get(id));
-    if (!user) return GONE;
-    const known = new Map((props.groupIds ?? []).map((gid, i) => [gid, props.groupNames?.[i] ?? gid]));
-    const names = await groupNames(admin, user, known);
-    const sameGroups = sameSet(liveGroupIds(user), props.groupIds ?? []);
-    const groups = sameGroups ? props.groups : liveGroupIds(user).map((gid) => names.get(gid) ?? gid);
-    const outs = outputs(user, names, {
-      groups,
-      onDelete: props.onDelete ?? "deactivate",
-      adopt: props.adopt ?? false,
-    });
-    return {
-      id: user.id,
-      props: outs,
-      inputs: { email: outs.email, groups, onDelete: outs.onDelete, adopt: outs.adopt },
-    };
+    return user ? liveState(admin, user, props) : GONE;
   },
 
   async update(id, olds, news) {
     const admin = adminClient();
-    const known = knownIds(news.groups, olds);
     const names = new Map(olds.groupIds.map((gid, i) => [gid, olds.groupNames[i] ?? gid]));
-    let ids = known;
-    if (ids === undefined) {
-      const groups = await resolveGroups(admin, news.groups);
-      for (const g of groups) names.set(g.id, g.name);
-      ids = groups.map((g) => g.id);
-    }
-    let user = await readOrGone(() => admin.users.get(id));
-    if (!user)
-      throw new Error(`user ${id} (${olds.email}) no longer exists; run \`pulumi refresh\` to invite again`);
-    if (user.status === "DEACTIVATED") {
-      // PUT is a full replace (spec §4): every property, only the status changed.
-      user = await admin.users.put(id, {
-        email: user.email,
-        name: user.name,
-        status: "ACTIVE",
-        "2fa": user["2fa"],
-        type: "user",
-      });
-    }
-    const ops = membershipPatch(user, [...new Set(ids)]);
-    if (ops.length > 0) user = await admin.users.patch(id, ops);
-    return { outs: outputs(user, await groupNames(admin, user, names), news) };
+    let user: User | undefined;
+    return guardedUpdate({
+      describe: `user ${olds.email} (${id})`,
+      spec: userDiff,
+      recorded: olds,
+      desired: news,
+      read: async () => {
+        user = await readOrGone(() => admin.users.get(id));
+        return user ? liveState(admin, user, olds) : GONE;
+      },
+      write: async (fields) => {
+        let current = user as User;
+        // Reactivated only when the recorded state (what the preview showed) was DEACTIVATED; a
+        // deactivation made since is a colleague's change that a refresh records first.
+        if (olds.status === "DEACTIVATED" && current.status === "DEACTIVATED") {
+          // PUT is a full replace (spec §4): every property, only the status changed.
+          current = await admin.users.put(id, {
+            email: current.email,
+            name: current.name,
+            status: "ACTIVE",
+            "2fa": current["2fa"],
+            type: "user",
+          });
+        }
+        if (fields.includes("groups")) {
+          let ids = knownIds(news.groups, olds);
+          if (ids === undefined) {
+            const groups = await resolveGroups(admin, news.groups);
+            for (const g of groups) names.set(g.id, g.name);
+            ids = groups.map((g) => g.id);
+          }
+          const ops = membershipPatch(current, [...new Set(ids)]);
+          if (ops.length > 0) current = await admin.users.patch(id, ops);
+        }
+        return outputs(current, await groupNames(admin, current, names), news);
+      },
+    });
   },
 
   async delete(id, props) {

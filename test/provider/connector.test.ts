@@ -395,7 +395,7 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
       expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false });
     });
 
-    it("updates the spec in place with one PUT (a full replace)", async () => {
+    it("updates the spec in place with one read and one PUT (a full replace)", async () => {
       const next = (
         await d.check(
           {},
@@ -409,7 +409,7 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
       reset();
       outs = (await d.update(id, outs, next)).outs;
       inputs = next;
-      expect(sent()).toEqual(["PUT /ng/api/connectors"]);
+      expect(sent()).toEqual([`GET /ng/api/connectors/${identifier}`, "PUT /ng/api/connectors"]);
       expect((await platform.connectors.get(identifier, query)).connector.spec).toMatchObject({
         dockerRegistryUrl: "https://registry.example.test/v2/",
         providerType: "Other",

@@ -318,16 +318,16 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     });
   });
 
-  it("re-creates a definition deleted out of band when updated without a refresh", async () => {
+  it("refuses to update a definition deleted out of band, writes nothing, and says to refresh; read reports it gone", async () => {
     await bed.admin.definitions.delete(ws.id, flag, prod.id, { title: "t", comment: "c" });
     bed.proxy.reset();
-    outs = (await p.update(id, outs, await check(outs, program))).outs;
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${defPath()}`]);
-    expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).defaultRule).toEqual(doc.defaultRule);
-  });
-
-  it("reports a definition deleted out of band as gone", async () => {
-    await bed.admin.definitions.delete(ws.id, flag, prod.id, { title: "t", comment: "c" });
+    await expect(
+      p.update(id, outs, await check(outs, { ...program, trafficAllocation: 40 })),
+    ).rejects.toThrow(
+      `the definition of flag "${flag}" in environment "Production" was deleted outside Pulumi since its state was recorded; nothing was written. ` +
+        "Run `pulumi refresh` (it removes the object from the state) and `pulumi up` to create it again, or `pulumi up --refresh`.",
+    );
+    expect(bed.proxy.writes()).toEqual([]);
     expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
   });
 

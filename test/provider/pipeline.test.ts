@@ -403,7 +403,7 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
     expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false });
   });
 
-  it("updates in place with one PUT", async () => {
+  it("updates in place with one read and one PUT", async () => {
     const next = (
       await d.check(
         {},
@@ -417,7 +417,10 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
     reset();
     outs = (await d.update(id, outs, next)).outs;
     inputs = next;
-    expect(sent()).toEqual([`PUT /pipeline/api/pipelines/v2/${identifier}`]);
+    expect(sent()).toEqual([
+      `GET /pipeline/api/pipelines/${identifier}`,
+      `PUT /pipeline/api/pipelines/v2/${identifier}`,
+    ]);
     expect(outs).toMatchObject({ name: "Deploy checkout v2" });
     expect(parsePipelineYaml((await platform.pipelines.get(identifier, scope)).yamlPipeline)).toEqual(
       inputs.pipeline,

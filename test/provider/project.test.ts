@@ -227,7 +227,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false, replaces: [] });
   });
 
-  it("updates name, colour, description and tags in place with one PUT", async () => {
+  it("updates name, colour, description and tags in place with one read and one PUT", async () => {
     const next = (
       await d.check(
         {},
@@ -250,7 +250,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
       description: "",
       tags: { team: "payments", tier: "1" },
     });
-    expect(sent()).toEqual([`PUT /ng/api/projects/${identifier}`]);
+    expect(sent()).toEqual([`GET /ng/api/projects/${identifier}`, `PUT /ng/api/projects/${identifier}`]);
     expect((await platform.projects.get(identifier, { org: "default" })).project).toMatchObject({
       name: "Payments Team",
       color: "#FF8800",
