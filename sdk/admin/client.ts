@@ -278,7 +278,7 @@ export class DefinitionsApi {
    * const def = await admin.definitions.get(ws.id, flag.id, "Production");
    */
   async get(wsId: string, flagNameOrId: string, envIdOrName: string): Promise<Definition> {
-    return this.#core.request(E.definitions.get, { wsId, flag: flagNameOrId, env: envIdOrName });
+    return this.#core.request(E.definitions.get, { wsId, flag: flagNameOrId, environment: envIdOrName });
   }
 
   /** Every definition in one environment (ref §1.1). */
@@ -292,7 +292,11 @@ export class DefinitionsApi {
     );
     return walkOffsetPages(
       (offset, l) =>
-        this.#core.request(E.definitions.list, { wsId, env: envIdOrName }, { query: { offset, limit: l } }),
+        this.#core.request(
+          E.definitions.list,
+          { wsId, environment: envIdOrName },
+          { query: { offset, limit: l } },
+        ),
       limit,
     );
   }
@@ -316,7 +320,7 @@ export class DefinitionsApi {
     const parsed = checkDefinition(body, E.definitions.create);
     return this.#core.request(
       E.definitions.create,
-      { wsId, flag: flagName, env: envIdOrName },
+      { wsId, flag: flagName, environment: envIdOrName },
       { body: parsed },
     );
   }
@@ -326,7 +330,7 @@ export class DefinitionsApi {
     const parsed = checkDefinition(body, E.definitions.put);
     return this.#core.request(
       E.definitions.put,
-      { wsId, flag: flagName, env: envIdOrName },
+      { wsId, flag: flagName, environment: envIdOrName },
       { body: parsed },
     );
   }
@@ -350,14 +354,18 @@ export class DefinitionsApi {
     const parsed = parseInput(JsonPatch, ops, E.definitions.patch, "JSON Patch");
     return this.#core.request(
       E.definitions.patch,
-      { wsId, flag: flagName, env: envIdOrName },
+      { wsId, flag: flagName, environment: envIdOrName },
       { body: parsed, ...noted(note) },
     );
   }
 
   /** Removes the definition from the environment (`title`/`comment` as query parameters, ref §2). */
   async delete(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<true> {
-    return this.#core.request(E.definitions.delete, { wsId, flag: flagName, env: envIdOrName }, noted(note));
+    return this.#core.request(
+      E.definitions.delete,
+      { wsId, flag: flagName, environment: envIdOrName },
+      noted(note),
+    );
   }
 
   /** Kills the flag in the environment: everyone gets the default treatment (ref §1.1). */
@@ -367,7 +375,11 @@ export class DefinitionsApi {
     envIdOrName: string,
     note: ChangeNote = {},
   ): Promise<Definition> {
-    return this.#core.request(E.definitions.kill, { wsId, flag: flagName, env: envIdOrName }, noted(note));
+    return this.#core.request(
+      E.definitions.kill,
+      { wsId, flag: flagName, environment: envIdOrName },
+      noted(note),
+    );
   }
 
   /** Undoes {@link kill} (ref §1.1). */
@@ -377,7 +389,11 @@ export class DefinitionsApi {
     envIdOrName: string,
     note: ChangeNote = {},
   ): Promise<Definition> {
-    return this.#core.request(E.definitions.restore, { wsId, flag: flagName, env: envIdOrName }, noted(note));
+    return this.#core.request(
+      E.definitions.restore,
+      { wsId, flag: flagName, environment: envIdOrName },
+      noted(note),
+    );
   }
 }
 

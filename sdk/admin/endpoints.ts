@@ -69,37 +69,37 @@ export const adminEndpoints = {
   },
   definitions: {
     /** All definitions of one environment (ref §1.1). */
-    list: route("GET /internal/api/v2/splits/ws/{wsId}/environments/{env}", DefinitionPage),
-    get: route("GET /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}", Definition),
+    list: route("GET /internal/api/v2/splits/ws/{wsId}/environments/{environment}", DefinitionPage),
+    get: route("GET /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}", Definition),
     create: route(
-      "POST /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}",
+      "POST /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}",
       Definition,
       definitionChange,
     ),
     /** Full replace (ref §2). */
     put: route(
-      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}",
+      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}",
       Definition,
       definitionChange,
     ),
     /** The spec does not show the response body; the service returns the definition. */
     patch: route(
-      "PATCH /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}",
+      "PATCH /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}",
       Definition,
       definitionChange,
     ),
-    delete: route("DELETE /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}", TrueBody, {
+    delete: route("DELETE /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}", TrueBody, {
       ...definitionChange,
       ...gone,
     }),
     /** No body either way (ref §1.1); the response is the definition. */
     kill: route(
-      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}/kill",
+      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}/kill",
       Definition,
       definitionChange,
     ),
     restore: route(
-      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{env}/restore",
+      "PUT /internal/api/v2/splits/ws/{wsId}/{flag}/environments/{environment}/restore",
       Definition,
       definitionChange,
     ),

@@ -170,7 +170,7 @@ export class HttpCore {
         method,
         url: this.origin + this.#basePath + r.template,
         message: "invalid path parameter",
-        fieldErrors: [{ field: expanded.missing, message: `${expanded.missing} must be a non-empty string` }],
+        fieldErrors: [{ field: expanded.param, message: expanded.message }],
       });
     }
     const path = this.#basePath + expanded + buildQuery(init?.query);

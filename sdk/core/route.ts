@@ -117,16 +117,70 @@ export type QueryValue =
 /** Query parameters of one call. */
 export type Query = Readonly<Record<string, QueryValue>>;
 
+/** A path parameter that cannot be sent: its name and why. */
+export interface PathProblem {
+  /** The route's parameter name (`environment`, `identifier`, ...). */
+  param: string;
+  message: string;
+}
+
 /**
- * Expands a route's path with URL-encoded parameters. Returns the missing parameter's name instead
- * of a path when one is absent or empty (the caller turns that into a ValidationError).
+ * Why a path value cannot be sent, or `undefined` when it can.
+ *
+ * A value that is, or decodes to, a dot segment would make the request name another object: URL
+ * normalisation (WHATWG URL parsing, undici, proxies, the server's router) resolves `.` and `..`,
+ * and WHATWG treats `%2e` as `.` in a segment (any case: `.%2E`, `%2e.`, `%2E%2e` are `..`). So
+ * `DELETE .../{flag}/environments/..` would delete the whole flag. Refused:
+ * - `.` and `..` themselves (encodeURIComponent leaves dots as they are);
+ * - values that decode to them once or more (`%2E`, `%2e%2E`, `%252e`): a server or proxy that
+ *   decodes before routing (some decode twice) would see the dot segment;
+ * - values holding a dot segment between `/` or `\` once decoded (`../x`, `a%2F..`): the slash is
+ *   sent encoded, but a server that decodes `%2F` before routing would split there.
+ * Decoding is lenient (bytes below 0x80 only, malformed escapes left as they are), as a lenient
+ * server's would be.
  */
-export function expandPath(r: Route, params: Readonly<Record<string, string>>): string | { missing: string } {
+export function pathValueProblem(value: string): string | undefined {
+  const shown = JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}...` : value);
+  let s = value;
+  for (let round = 0; ; round++) {
+    const segment = s.split(/[/\\]/).find((p) => p === "." || p === "..");
+    if (segment !== undefined) {
+      const why =
+        s === value && segment === value
+          ? "a dot segment"
+          : s === segment
+            ? `it decodes to ${JSON.stringify(segment)}, a dot segment`
+            : `it holds the dot segment ${JSON.stringify(segment)}${s === value ? "" : " once decoded"}`;
+      return `${shown} is not a valid path value (${why}: URL normalisation would make the request name another object)`;
+    }
+    const decoded = s.replace(/%([0-7][0-9a-f])/gi, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    // each round that changes the text makes it shorter, so this ends
+    if (decoded === s || round > 16) return undefined;
+    s = decoded;
+  }
+}
+
+/**
+ * Expands a route's path with URL-encoded parameters. Returns the problem instead of a path when a
+ * parameter is absent, empty, or a dot segment in disguise ({@link pathValueProblem}); the caller
+ * turns that into a ValidationError before anything is sent.
+ */
+export function expandPath(r: Route, params: Readonly<Record<string, string>>): string | PathProblem {
   const { literals, params: names } = r;
   let path = literals[0]!;
   for (let i = 0; i < names.length; i++) {
-    const v = params[names[i]!];
-    if (typeof v !== "string" || v.length === 0) return { missing: names[i]! };
+    const name = names[i]!;
+    const v = params[name];
+    if (typeof v !== "string" || v.length === 0) {
+      return { param: name, message: `${name} must be a non-empty string` };
+    }
+    // Dots and "%" are the only way into a dot segment; most values (ids, names) have neither.
+    if (v.includes(".") || v.includes("%")) {
+      const problem = pathValueProblem(v);
+      if (problem !== undefined) return { param: name, message: problem };
+    }
     path += encodeURIComponent(v) + literals[i + 1]!;
   }
   return path;
