@@ -7,6 +7,8 @@
  * @module
  */
 
+import { redactCause, redactText, redactValue, usableSecrets } from "./redact";
+
 const BRAND: unique symbol = Symbol.for("flagstack.ApiError");
 const KIND: unique symbol = Symbol.for("flagstack.ApiError.kind");
 
@@ -41,6 +43,11 @@ export interface ApiErrorInit {
   outcomeUnknown?: boolean | undefined;
   /** How many attempts were made (retries included); shown in the message when more than one. */
   attempts?: number | undefined;
+  /**
+   * The credentials of the call (the client's key): removed, whole or in fragments, from every
+   * field of the error, with credential-shaped text and fields (`sdk/core/redact.ts`). Never stored.
+   */
+  secrets?: readonly (string | undefined)[] | undefined;
 }
 
 const SECRET_QUERY = /([?&](?:api[_-]?key|token|key|apiKey)=)[^&#]*/gi;
@@ -59,6 +66,28 @@ export function redactUrl(url: string): string {
     // not an absolute URL: keep it as is
   }
   return out.replace(SECRET_QUERY, "$1***");
+}
+
+/** A copy of `init` with every credential removed (see `sdk/core/redact.ts`), and no `secrets`. */
+function redactInit(init: ApiErrorInit): ApiErrorInit {
+  const secrets = usableSecrets(init.secrets ?? []);
+  const text = (s: string | undefined) => (s === undefined ? undefined : redactText(s, secrets));
+  const { secrets: _dropped, ...rest } = init;
+  return {
+    ...rest,
+    url: redactText(redactUrl(init.url), secrets),
+    message: redactText(init.message, secrets),
+    code: typeof init.code === "string" ? redactText(init.code, secrets) : init.code,
+    details: text(init.details),
+    transactionId: text(init.transactionId),
+    correlationId: text(init.correlationId),
+    fieldErrors: init.fieldErrors?.map((f) => ({
+      field: redactText(f.field, secrets),
+      message: redactText(f.message, secrets),
+    })),
+    body: init.body === undefined ? undefined : redactValue(init.body, secrets),
+    cause: init.cause === undefined ? undefined : redactCause(init.cause, secrets),
+  };
 }
 
 /** Base class of every error the SDK throws for an HTTP call. */
@@ -81,9 +110,12 @@ export class ApiError extends Error {
   /** Attempts made, retries included (1 when the call was not retried). */
   readonly attempts: number;
 
-  constructor(init: ApiErrorInit) {
-    const url = redactUrl(init.url);
-    super(ApiError.format({ ...init, url }), init.cause === undefined ? undefined : { cause: init.cause });
+  constructor(raw: ApiErrorInit) {
+    // Everything kept (message, stack, body, field errors, cause chain) is built from the redacted
+    // copy only: `util.inspect(err)` shows every own field, and servers echo credentials.
+    const init = redactInit(raw);
+    const url = init.url;
+    super(ApiError.format(init), init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "ApiError";
     this.status = init.status;
     this.method = init.method;

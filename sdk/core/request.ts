@@ -20,6 +20,7 @@ import { dotPath, flattenIssues } from "./issues";
 import type { ResolvedOptions } from "./options";
 import { sharedPool } from "./pool";
 import { type RateLimiter, sharedLimiter } from "./rate-limiter";
+import { redactText, usableSecrets } from "./redact";
 import { errorFromResponse } from "./response-error";
 import {
   backoffMs,
@@ -103,7 +104,8 @@ export class HttpCore {
   readonly #limiter: RateLimiter;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
-  readonly #secret: string;
+  /** The credential, for redaction: every error the core builds is given it (`sdk/core/redact.ts`). */
+  readonly #secrets: readonly string[];
   readonly #authHint: string;
   readonly #onRetry: ((e: RetryEvent) => void) | undefined;
   readonly #plainHeaders: Record<string, string>;
@@ -132,7 +134,7 @@ export class HttpCore {
       maxDelayMs: o.retryMaxDelayMs,
     };
     this.#timeoutMs = o.timeoutMs;
-    this.#secret = o.key;
+    this.#secrets = usableSecrets([o.key]);
     this.#authHint = config.authHint;
     this.#onRetry = config.onRetry ?? o.onRetry;
     const base = { [config.auth[0]]: config.auth[1], accept: JSON_TYPE, "user-agent": o.userAgent };
@@ -171,6 +173,7 @@ export class HttpCore {
         url: this.origin + this.#basePath + r.template,
         message: "invalid path parameter",
         fieldErrors: [{ field: expanded.param, message: expanded.message }],
+        secrets: this.#secrets,
       });
     }
     const path = this.#basePath + expanded + buildQuery(init?.query);
@@ -254,8 +257,9 @@ export class HttpCore {
       else text = await res.body.text();
       return this.#parseSuccess(r, status, res.headers, text, method, path, attempt);
     }
-    let text = await res.body.text();
-    if (this.#secret && text.includes(this.#secret)) text = text.replaceAll(this.#secret, "***");
+    // Redacted before anything is taken from it: a message cut at 200 characters could keep a
+    // fragment of a key too short to be recognised afterwards.
+    const text = redactText(await res.body.text(), this.#secrets);
     const idempotent = r.idempotent;
     const advised = status === 429 ? rateLimitWaitMs(res.headers) : retryAfterMs(res.headers);
     const retryable = status === 429 || (idempotent && this.#policy.retryStatuses.includes(status));
@@ -270,6 +274,7 @@ export class HttpCore {
       attempts: attempt,
       outcomeUnknown: !idempotent && WRITE_MAYBE_APPLIED.has(status),
       retryAfterMs: advised,
+      secrets: this.#secrets,
     });
     return {
       ok: false,
@@ -317,7 +322,7 @@ export class HttpCore {
           attempt,
           "the response body is not JSON",
           [],
-          text.slice(0, 500),
+          redactText(text, this.#secrets).slice(0, 500),
         );
       }
     }
@@ -365,6 +370,7 @@ export class HttpCore {
         body,
         attempts: attempt,
         transactionId: Array.isArray(tx) ? tx[0] : tx,
+        secrets: this.#secrets,
       }),
     };
   }
@@ -408,8 +414,9 @@ export class HttpCore {
       status: 0,
       method,
       url: this.origin + path,
-      message: this.#redact(message),
+      message,
       cause: err,
+      secrets: this.#secrets,
       attempts,
       outcomeUnknown: failure.outcomeUnknown,
       errorCode: failure.code,
@@ -446,10 +453,6 @@ export class HttpCore {
       }
     }
     return true;
-  }
-
-  #redact(s: string): string {
-    return this.#secret && s.includes(this.#secret) ? s.replaceAll(this.#secret, "***") : s;
   }
 
   /** Keeps the credential out of `JSON.stringify(client)`. */

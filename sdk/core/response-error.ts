@@ -51,6 +51,8 @@ export interface FailedResponse {
   /** Hint appended to 401/403 messages (which key, which option, which variable). */
   authHint?: string | undefined;
   attempts: number;
+  /** The call's credentials, removed from every field of the error (never stored). */
+  secrets?: readonly string[] | undefined;
   /** Whether the request may have been applied anyway (a 5xx to a POST or PATCH). */
   outcomeUnknown: boolean;
   /** For 429: how long the server asked to wait. */
@@ -99,6 +101,7 @@ export function errorFromResponse(r: FailedResponse): ApiError {
     correlationId: firstHeader(r.headers, CORRELATION_HEADERS),
     attempts: r.attempts,
     outcomeUnknown: r.outcomeUnknown,
+    secrets: r.secrets,
   };
   let platformCode: string | undefined;
 

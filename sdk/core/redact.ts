@@ -1,0 +1,209 @@
+/**
+ * Credential redaction for everything an error keeps: message, details, field errors, the response
+ * body (parsed or raw) and the `cause` chain. {@link ApiError} runs it on every value it is built
+ * from, so no error of the SDK can carry a key, whichever code path built it and whatever a server
+ * echoed back.
+ *
+ * Three layers, because a server may echo more than the key it was sent:
+ * 1. the client's own credentials (the secrets the core knows), whole or any fragment of at least
+ *    {@link MIN_FRAGMENT} characters of them (a server may echo a cut key, and a long fragment is
+ *    most of a key);
+ * 2. credential-shaped text: `Bearer <token>` (and `Basic`), `x-api-key: <value>`,
+ *    `apiKey=<value>`, `"token": "<value>"` and the like, and platform tokens
+ *    (`pat.<account>.<id>.<secret>`, `sat.…`);
+ * 3. in a parsed body, the value of any field named like a credential (`apiKey`, `token`,
+ *    `password`, `authorization`, ...) and the environment's `apiTokens` (the admin API returns the
+ *    new SDK keys there, ref admin §1.1).
+ * @module
+ */
+import { inspect } from "node:util";
+
+/** What replaces a credential. */
+export const REDACTED = "***";
+
+/** The shortest fragment of a known secret that is removed wherever it appears. */
+export const MIN_FRAGMENT = 12;
+/** Known secrets shorter than this are not searched for (no real key is; `"k"` in tests would garble text). */
+const MIN_SECRET = 6;
+
+// Field names whose values are credentials, compared lower-cased without "-" and "_".
+const CREDENTIAL_FIELDS = new Set([
+  "authorization",
+  "proxyauthorization",
+  "xapikey",
+  "apikey",
+  "apitoken",
+  "apitokens",
+  "accesstoken",
+  "refreshtoken",
+  "idtoken",
+  "token",
+  "secret",
+  "clientsecret",
+  "password",
+  "passwd",
+  "sdkkey",
+  "adminkey",
+  "adminapikey",
+  "platformkey",
+  "platformapikey",
+  "cookie",
+  "setcookie",
+]);
+
+const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?!\*\*\*)[A-Za-z0-9._~+/=-]+/gi;
+// `name: value`, `name=value`, `"name": "value"` for credential-like names, in free text.
+const NAMED_VALUE =
+  /\b((?:x-api-key|api[-_]?key|api[-_]?token|access[-_]?token|refresh[-_]?token|sdk[-_]?key|admin[-_]?api[-_]?key|platform[-_]?api[-_]?key|authorization|token|secret|password)["']?\s*[:=]\s*["']?)(?!\*\*\*|Bearer\b|Basic\b)[^\s"',;&}<>]+/gi;
+const PLATFORM_TOKEN = /\b(?:pat|sat)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
+
+/** The secrets worth searching for: non-empty, long enough, longest first. */
+export function usableSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return [
+    ...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET)),
+  ].sort((a, b) => b.length - a.length);
+}
+
+/** Removes credentials (see the module comment) from a piece of text. */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) out = removeSecret(out, secret);
+  return out
+    .replace(AUTH_SCHEME, `$1$2${REDACTED}`)
+    .replace(NAMED_VALUE, `$1${REDACTED}`)
+    .replace(PLATFORM_TOKEN, REDACTED);
+}
+
+/** Replaces every occurrence of `secret`, and of any fragment of it of {@link MIN_FRAGMENT}+ characters. */
+function removeSecret(text: string, secret: string): string {
+  if (text.length < Math.min(secret.length, MIN_FRAGMENT)) return text;
+  if (secret.length < MIN_FRAGMENT) return text.includes(secret) ? text.replaceAll(secret, REDACTED) : text;
+  // Ranges of the text covered by some fragment; overlapping fragments merge into the whole echo.
+  const ranges: [number, number][] = [];
+  for (let i = 0; i + MIN_FRAGMENT <= secret.length; i++) {
+    const fragment = secret.slice(i, i + MIN_FRAGMENT);
+    for (let at = text.indexOf(fragment); at >= 0; at = text.indexOf(fragment, at + 1)) {
+      ranges.push([at, at + MIN_FRAGMENT]);
+    }
+  }
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let last = 0;
+  let [start, end] = ranges[0]!;
+  for (const [s, e] of ranges) {
+    if (s <= end) end = Math.max(end, e);
+    else {
+      out += text.slice(last, start) + REDACTED;
+      last = end;
+      start = s;
+      end = e;
+    }
+  }
+  return out + text.slice(last, start) + REDACTED + text.slice(end);
+}
+
+/** True when `text` holds something {@link redactText} would remove. */
+export function holdsCredential(text: string, secrets: readonly string[] = []): boolean {
+  return redactText(text, secrets) !== text;
+}
+
+function isCredentialField(name: string): boolean {
+  return CREDENTIAL_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ""));
+}
+
+const MAX_DEPTH = 32;
+
+/**
+ * A copy of a value (a parsed JSON body, a raw text, field errors) with every credential removed:
+ * strings through {@link redactText}, credential-named fields replaced by {@link REDACTED}, at every
+ * level. Cycles and depth beyond 32 levels become `"[...]"`. The value itself is never changed.
+ */
+export function redactValue(value: unknown, secrets: readonly string[] = []): unknown {
+  return copy(value, secrets, 0, new WeakSet());
+}
+
+function copy(value: unknown, secrets: readonly string[], depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === "string") return redactText(value, secrets);
+  if (typeof value !== "object" || value === null) return value;
+  if (value instanceof Error) return redactError(value, secrets, depth, seen);
+  if (seen.has(value) || depth >= MAX_DEPTH) return "[...]";
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => copy(v, secrets, depth + 1, seen));
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      // Not plain data (a Buffer, a socket's details, a class instance): kept as it is when its
+      // inspection shows no credential, else replaced whole, since it cannot be copied faithfully.
+      return holdsCredential(inspect(value, { depth: 6, showHidden: true }), secrets)
+        ? `[${proto?.constructor?.name ?? "object"} removed: it held a credential]`
+        : value;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] =
+        isCredentialField(k) && v !== null && v !== undefined && v !== ""
+          ? REDACTED
+          : copy(v, secrets, depth + 1, seen);
+    }
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/**
+ * An error of the `cause` chain: the original when nothing in it (message, stack, own properties,
+ * its own cause) holds a credential, so `cause` stays the transport's error for whoever inspects
+ * it; else a copy with the same prototype (so `instanceof` and `name` still work) whose every own
+ * property is redacted.
+ */
+export function redactCause(cause: unknown, secrets: readonly string[] = []): unknown {
+  return copy(cause, secrets, 0, new WeakSet());
+}
+
+function redactError(e: Error, secrets: readonly string[], depth: number, seen: WeakSet<object>): unknown {
+  if (seen.has(e) || depth >= MAX_DEPTH) return "[...]";
+  if (!errorHoldsCredential(e, secrets, 0, new WeakSet())) return e;
+  seen.add(e);
+  try {
+    const clean = Object.create(Object.getPrototypeOf(e)) as Error;
+    for (const key of Reflect.ownKeys(e)) {
+      const d = Object.getOwnPropertyDescriptor(e, key)!;
+      // accessors (V8's `stack` may be one) are read once and kept as plain values
+      const v = "value" in d ? d.value : (e as unknown as Record<PropertyKey, unknown>)[key];
+      Object.defineProperty(clean, key, {
+        value: copy(v, secrets, depth + 1, seen),
+        enumerable: d.enumerable ?? false,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return clean;
+  } finally {
+    seen.delete(e);
+  }
+}
+
+function errorHoldsCredential(
+  e: Error,
+  secrets: readonly string[],
+  depth: number,
+  seen: WeakSet<object>,
+): boolean {
+  if (seen.has(e) || depth > 8) return false;
+  seen.add(e);
+  if (holdsCredential(`${e.message}\n${e.stack ?? ""}`, secrets)) return true;
+  for (const key of Reflect.ownKeys(e)) {
+    const v = (e as unknown as Record<PropertyKey, unknown>)[key];
+    if (v instanceof Error) {
+      if (errorHoldsCredential(v, secrets, depth + 1, seen)) return true;
+    } else if (typeof v === "string") {
+      if (holdsCredential(v, secrets) || (typeof key === "string" && isCredentialField(key) && v !== ""))
+        return true;
+    } else if (typeof v === "object" && v !== null) {
+      if (holdsCredential(inspect(v, { depth: 6, showHidden: true }), secrets)) return true;
+    }
+  }
+  return false;
+}
