@@ -5,7 +5,9 @@
  * a few 400s have no body at all (ref admin §2: missing title/comment → content-length 0).
  * @module
  */
+import type { Context } from "hono";
 import type { z } from "zod";
+import type { AppEnv } from "./context";
 
 /** An HTTP error with the admin API's error body (or no body when `empty`). */
 export class EmulatorHttpError extends Error {
@@ -139,4 +141,46 @@ export function renderAdminError(err: EmulatorHttpError, transactionId: string):
     err.status,
     err.headers,
   );
+}
+
+/**
+ * An error response in the shape of the API the request belongs to: the admin API's body for the
+ * admin, events, SDK and control routes, and `platformBody` (an ErrorDTO or FailureDTO, ref
+ * platform §2) for the platform API.
+ */
+export function errorForApi(
+  c: Context<AppEnv>,
+  status: number,
+  message: string,
+  platformBody: (correlationId: string) => unknown,
+): Response {
+  const txId = c.get("transactionId") ?? "";
+  return c.get("api") === "platform"
+    ? jsonResponse(platformBody(txId), status)
+    : jsonResponse(adminErrorBody(status, message, txId), status);
+}
+
+/**
+ * Replaces the response a handler produced (hono's `c.res` setter would otherwise copy the old
+ * response's headers, `content-length` and `ETag` included, onto the new one).
+ */
+export function replaceResponse(c: Context<AppEnv>, res: Response): void {
+  c.res = undefined as unknown as Response;
+  c.res = res;
+}
+
+/**
+ * The state file could not be written (a full disk, say): the changes waiting for that write were
+ * rolled back in memory and the commits waiting for it reject with this error. The routes answer
+ * it with 503 and the API's error body: the request certainly did nothing.
+ */
+export class StateWriteError extends Error {
+  /** The errno code of the failed write (`ENOSPC`, `EIO`, ...), when it had one. */
+  readonly code: string | undefined;
+
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "StateWriteError";
+    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  }
 }

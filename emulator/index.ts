@@ -23,6 +23,7 @@ import { createApp, listen } from "./server";
 import { type ApiKeyInput, ApiKeySpec, type KeyRecord, StateFileError, Store } from "./store";
 
 export type { Api } from "./context";
+export { StateWriteError } from "./errors";
 export type { StoredEvent } from "./events/event-store";
 export type { FaultConfigInput, FaultSettings } from "./middleware/faults";
 export type { RateLimitConfig } from "./middleware/rate-limit";
@@ -36,7 +37,10 @@ export const EmulatorOptions = z
     port: z.number().int().min(0).max(65535).default(0),
     /** Address to bind; loopback by default so nothing outside the machine reaches it. */
     host: z.string().min(1).default("127.0.0.1"),
-    /** JSON state file; without it everything stays in memory. Events go to `<statePath>.events.ndjson`. */
+    /**
+     * JSON state file; without it everything stays in memory. A symlink is followed: the lock,
+     * the writes and the event log (`<real file>.events.ndjson`) belong to the file it names.
+     */
     statePath: z.string().min(1).optional(),
     /** Admin API key (all workspaces); generated (or kept from the state file) when absent. */
     adminKey: ApiKeySpec.shape.key.optional(),
@@ -154,9 +158,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         `emulator state file ${opts.statePath} belongs to account ${store.accountId}, not ${opts.accountId}; it was left unchanged`,
       );
     }
-    const events = new EventStore(opts.statePath ? `${opts.statePath}.events.ndjson` : undefined);
+    // Beside the real state file, so the log follows it through a symlink as the lock does.
+    const events = new EventStore(store.filePath ? `${store.filePath}.events.ndjson` : undefined);
     await events.load();
-    store.beforeWrite = () => events.flush();
+    store.log = events;
 
     const defaultWs = [...store.workspaces.values()].find((w) => w.name === "Default");
     const envByName = (name: string) =>

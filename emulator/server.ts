@@ -1,10 +1,13 @@
 /**
  * The emulator's HTTP server: one hono app on one port, on Node's `http` server.
  *
- * Middleware order (outermost first): request log → transaction id → faults → rate limit, then
- * the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/api/events` (event import),
- * `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, ...) from `emulator/platform`.
- * One `onError` renders the admin error body; the platform routes render their own.
+ * Middleware order (outermost first): request log → transaction id → path guard (`.`/`..`
+ * segments, read from the raw target before routing) → faults → rate limit → body limit (reads
+ * the body, counting bytes) → commit gate (holds a response until what it shows is on disk),
+ * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/api/events` (event
+ * import), `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, ...) from
+ * `emulator/platform`. One `onError` renders the admin error body; the platform routes render
+ * their own.
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -15,9 +18,18 @@ import { Hono } from "hono";
 import { ADMIN_BASE, adminRoutes } from "./admin";
 import type { AppEnv } from "./context";
 import { type ControlDeps, controlRoutes } from "./control";
-import { EmulatorHttpError, jsonResponse, platformErrorBody, renderAdminError } from "./errors";
+import {
+  EmulatorHttpError,
+  jsonResponse,
+  platformErrorBody,
+  renderAdminError,
+  StateWriteError,
+} from "./errors";
 import { eventRoutes } from "./events/bulk";
+import { bodyLimit } from "./middleware/body-limit";
+import { commitGate, stateFailureResponse } from "./middleware/commit-gate";
 import { faults } from "./middleware/faults";
+import { pathGuard } from "./middleware/path-guard";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestLog } from "./middleware/request-log";
 import { transactionId } from "./middleware/transaction-id";
@@ -35,8 +47,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use("*", requestLog(deps.requestLog));
   app.use("*", transactionId());
+  app.use(
+    "*",
+    pathGuard(() => app.routes),
+  );
   app.use("*", faults(deps.faults));
   app.use("*", rateLimit(deps.rateLimiter));
+  app.use("*", bodyLimit());
+  app.use("*", commitGate(store));
 
   app.route("/_emulator", controlRoutes(deps));
   app.route(ADMIN_BASE, adminRoutes(store));
@@ -77,6 +95,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.onError((err, c) => {
     const txId = c.get("transactionId") ?? "";
+    if (err instanceof StateWriteError) return stateFailureResponse(c, err);
     if (err instanceof EmulatorHttpError) {
       if (c.get("api") === "platform" && !err.empty) {
         return jsonResponse(platformErrorBody(err.status, err.message, txId), err.status, err.headers);

@@ -5,22 +5,33 @@
  *
  * State lives in memory, in maps with name indexes so that lookups stay O(1) with 10,000 flags.
  * With a `statePath` it is also persisted:
- * - every change is written atomically (temporary file, fsync, rename), so a crash leaves either
- *   the old or the new file, never a torn one;
+ * - every change is written atomically (temporary file, fsync, rename; `disk.ts`), so a crash
+ *   leaves either the old or the new file, never a torn one, and a failed write leaves no
+ *   temporary file behind;
  * - writes use group commit: a handler mutates the maps, then awaits {@link Store.commit}, which
  *   resolves after the next flush; one flush writes once for all changes made since the last
  *   one, so 50 concurrent writers cost one file write, not 50;
+ * - the emulator acknowledges only what it stored: when a flush fails (a full disk), every change
+ *   not yet on disk is rolled back in memory (the state is reloaded from the text of the last
+ *   successful write) and every commit waiting for it rejects with {@link StateWriteError}; the
+ *   server holds each response until the changes it could show are on disk (see
+ *   `middleware/commit-gate.ts`), so nothing of a refused write is ever served;
  * - a file that does not parse or does not match {@link StateFile} is refused with a clear
  *   message and never overwritten;
- * - a `<statePath>.lock` file holding our pid stops a second emulator from sharing the file.
- * Events are not part of this file: see `events/event-store.ts` (an append-only NDJSON file).
+ * - the path is resolved to the real file first (symlinks followed), and a `<real file>.lock`
+ *   holding our pid stops a second emulator from sharing the file, whichever path names it;
+ *   writes go to the real file's directory, so a symlinked state file stays a symlink.
+ * Events are not part of this file: see `events/event-store.ts` (an append-only NDJSON file, a
+ * {@link CommitLog} written in the same flush).
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomInt, randomUUID } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
 import { z } from "zod";
 import { DefinitionBody, ROLLOUT_STATUSES, Tag, UserStatus } from "../sdk/admin/schemas";
+import { realFilePath, replaceFile } from "./disk";
+import { StateWriteError } from "./errors";
 import { ApiKey as PlatformApiKey, PlatformState } from "./platform";
 
 // ---------------------------------------------------------------------------------------------
@@ -227,6 +238,57 @@ export class StateFileError extends Error {
   }
 }
 
+/**
+ * A second file written by the same flush as the state file (the event log). Its changes become
+ * visible only when both writes succeeded, and are forgotten when either failed.
+ */
+export interface CommitLog {
+  /** Takes the changes made so far, synchronously with the state snapshot; none: undefined. */
+  prepare(): CommitLogBatch | undefined;
+  /** The flush failed: forgets every change not yet visible (synchronously, with the rollback). */
+  discard(): void;
+  /** After {@link CommitLog.discard}: cuts the file back to its visible part. */
+  repair(): Promise<void>;
+}
+
+/** The changes of a {@link CommitLog} taken for one flush. */
+export interface CommitLogBatch {
+  /** Writes them; on failure the file is left as before and the error is thrown. */
+  write(): Promise<void>;
+  /** The state file was written too: the changes become visible. */
+  publish(): void;
+}
+
+/** The commits that one flush writes (group commit). */
+interface CommitGroup {
+  /** The last commit sequence number in the group. */
+  upTo: number;
+  /**
+   * Set when a request that began before a rollback commits into this group: its change may rest
+   * on state that was rolled back, so the group is refused instead of written.
+   */
+  stale: boolean;
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+function newGroup(upTo: number): CommitGroup {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Every committer awaits `done`; this only keeps a group nobody waits on from being reported
+  // as an unhandled rejection.
+  done.catch(() => undefined);
+  return { upTo, stale: false, done, resolve, reject };
+}
+
+/** The request being handled and the rollback epoch its handling began in (see `Store.runRequest`). */
+const requestScope = new AsyncLocalStorage<{ store: Store; epoch: number }>();
+
 /** Rollout statuses of a new account: the fixed list in the shared schemas. */
 export const SEED_ROLLOUT_STATUSES: readonly { name: string; description: string }[] = ROLLOUT_STATUSES;
 
@@ -247,7 +309,10 @@ export const randomInt32 = (): number => randomInt(-(2 ** 31), 2 ** 31);
 /** The emulator's state with indexes and persistence. */
 export class Store {
   accountId: string;
+  /** The state path as given. */
   readonly statePath: string | undefined;
+  /** The file it names, symlinks resolved: what is locked, written and renamed over. */
+  readonly filePath: string | undefined;
 
   readonly workspaces = new Map<string, WorkspaceRecord>();
   readonly environments = new Map<string, EnvironmentRecord>();
@@ -271,16 +336,29 @@ export class Store {
 
   /** How many times the state file was written (group commit makes this far fewer than commits). */
   writeCount = 0;
+  /** How many times a failed write rolled the state back; a request compares it across its life. */
+  epoch = 0;
+  /** The error of the last failed write. */
+  lastFailure: StateWriteError | undefined;
+  /** Written by every flush together with the state file (the event log). */
+  log: CommitLog | undefined;
   private changeNumber = 0;
-  private nextFlush: Promise<void> | undefined;
-  private running: Promise<void> = Promise.resolve();
   private lockPath: string | undefined;
-  /** Called inside every flush before the state file is written (the event log appends here). */
-  beforeWrite: (() => Promise<void>) | undefined;
+  /** The text of the last successful write: what a rollback returns to. */
+  private durable: string | undefined;
+  /** Commits requested so far (each gets the next number). */
+  private requested = 0;
+  /** Every commit up to this number is on disk, or was rolled back. */
+  private settledUpTo = 0;
+  /** The group being written, and the one gathering commits for the write after it. */
+  private flushing: CommitGroup | undefined;
+  private next: CommitGroup | undefined;
+  private pumping: Promise<void> | undefined;
 
   private constructor(accountId: string, statePath: string | undefined) {
     this.accountId = accountId;
     this.statePath = statePath;
+    this.filePath = statePath === undefined ? undefined : realFilePath(statePath);
   }
 
   /**
@@ -289,13 +367,20 @@ export class Store {
    */
   static async open(opts: StoreOptions): Promise<Store> {
     const store = new Store(opts.accountId, opts.statePath);
-    if (opts.statePath) store.lock(opts.statePath);
+    const file = store.filePath;
+    if (file) store.lock(file);
     try {
-      if (opts.statePath && existsSync(opts.statePath)) {
-        store.load(Store.readStateFile(opts.statePath));
+      if (file && existsSync(file)) {
+        store.load(Store.readStateFile(file));
+        store.durable = JSON.stringify(store.toFile());
       } else {
         store.seed(opts.emptyPlatformState(opts.accountId));
-        if (opts.statePath) await store.flush();
+        if (file) {
+          const text = JSON.stringify(store.toFile());
+          await replaceFile(file, text);
+          store.durable = text;
+          store.writeCount++;
+        }
       }
     } catch (e) {
       store.unlock();
@@ -331,8 +416,10 @@ export class Store {
     return parsed.data;
   }
 
+  /** Locks the real file (`path` is {@link Store.filePath}), so every path to it shares the lock. */
   private lock(path: string): void {
     const lockPath = `${path}.lock`;
+    const named = this.statePath === path ? path : `${this.statePath} (${path})`;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(lockPath, "wx");
@@ -345,12 +432,12 @@ export class Store {
         const pid = Number(readFileSync(lockPath, "utf8").trim());
         if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
           throw new StateFileError(
-            `emulator state file ${path} is in use by process ${pid} (lock file ${lockPath})`,
+            `emulator state file ${named} is in use by process ${pid} (lock file ${lockPath})`,
           );
         }
         if (pid === process.pid) {
           throw new StateFileError(
-            `emulator state file ${path} is already open in this process; stop the other emulator first`,
+            `emulator state file ${named} is already open in this process (lock file ${lockPath}); stop the other emulator first`,
           );
         }
         // A stale lock from a process that is gone.
@@ -371,8 +458,7 @@ export class Store {
 
   /** Waits for pending writes, then releases the lock. */
   async close(): Promise<void> {
-    await this.nextFlush;
-    await this.running;
+    while (this.pumping) await this.pumping;
     this.unlock();
   }
 
@@ -386,6 +472,27 @@ export class Store {
     }
     this.rolloutStatuses = SEED_ROLLOUT_STATUSES.map((s) => ({ id: randomUUID(), ...s }));
     this.platform = platform;
+  }
+
+  /** Empties every map (before a rollback reloads them). */
+  private clear(): void {
+    for (const m of [
+      this.workspaces,
+      this.environments,
+      this.trafficTypes,
+      this.flags,
+      this.flagsByName,
+      this.definitions,
+      this.tombstones,
+      this.segments,
+      this.segmentEnvironments,
+      this.users,
+      this.groups,
+      this.keys,
+    ]) {
+      m.clear();
+    }
+    this.rolloutStatuses = [];
   }
 
   private load(file: StateFile): void {
@@ -448,48 +555,143 @@ export class Store {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Persistence: group commit
+  // Persistence: group commit, rollback
 
-  /**
-   * Call after a change. Resolves once the change is on disk (immediately without `statePath`).
-   * Changes made while a write is running are written together by the next one.
-   */
-  commit(): Promise<void> {
-    if (!this.statePath) return Promise.resolve();
-    if (!this.nextFlush) {
-      const flush = this.running
-        .then(() => new Promise<void>((r) => setImmediate(r)))
-        .then(() => {
-          // From here on, new commits wait for the flush after this one.
-          this.nextFlush = undefined;
-          return this.flush();
-        });
-      this.running = flush.catch(() => undefined);
-      this.nextFlush = flush;
-    }
-    return this.nextFlush;
+  /** True when changes are written to a state file (and so can be refused by it). */
+  get persistent(): boolean {
+    return this.filePath !== undefined;
   }
 
-  private async flush(): Promise<void> {
-    const path = this.statePath;
-    if (!path) return;
-    if (this.beforeWrite) await this.beforeWrite();
-    const text = JSON.stringify(this.toFile());
-    const tmp = `${path}.tmp-${process.pid}`;
-    const fh = await open(tmp, "w");
+  /**
+   * Call after a change. Resolves once the change is on disk (immediately without `statePath`);
+   * rejects with {@link StateWriteError} when the write failed, after the change (and every other
+   * change not yet on disk) was rolled back. Changes made while a write is running are written
+   * together by the next one.
+   *
+   * A handler must call it in the same synchronous run as its change (mutate, then commit), so
+   * that no rollback can come between the two.
+   */
+  commit(): Promise<void> {
+    if (!this.filePath) return Promise.resolve();
+    this.requested++;
+    let group = this.next;
+    if (!group) {
+      group = newGroup(this.requested);
+      this.next = group;
+    }
+    group.upTo = this.requested;
+    // A request that read the state before a rollback may have changed it on the strength of a
+    // change that no longer exists (a group name it saw taken, a flag it found): refuse its group.
+    const scope = requestScope.getStore();
+    if (scope?.store === this && scope.epoch !== this.epoch) group.stale = true;
+    this.pumping ??= this.pump();
+    return group.done;
+  }
+
+  /**
+   * Runs the handling of one request; {@link Store.commit} then knows which rollback epoch the
+   * request began in.
+   */
+  runRequest<T>(fn: () => T): T {
+    return requestScope.run({ store: this, epoch: this.epoch }, fn);
+  }
+
+  /** True when every change made so far is on disk and no rollback happened since `epoch`. */
+  isSettled(epoch: number): boolean {
+    return epoch === this.epoch && this.settledUpTo >= this.requested;
+  }
+
+  /**
+   * Waits until every change made so far is on disk. Resolves with the write error when a
+   * rollback happened since `epoch` (what the caller computed may show a refused change), else
+   * with undefined.
+   */
+  async settle(epoch: number): Promise<StateWriteError | undefined> {
+    const target = this.requested;
+    for (;;) {
+      if (epoch !== this.epoch) return this.lastFailure ?? new StateWriteError("the state was rolled back");
+      if (this.settledUpTo >= target) return undefined;
+      const group = this.flushing && this.flushing.upTo >= target ? this.flushing : this.next;
+      if (!group) return undefined;
+      await group.done.catch(() => undefined);
+    }
+  }
+
+  /** Writes the gathered groups one after another until none is left. */
+  private async pump(): Promise<void> {
     try {
-      await fh.writeFile(text);
-      await fh.sync();
+      while (this.next) {
+        // Let the handlers of this turn commit too, so one write carries all of them.
+        await new Promise<void>((r) => setImmediate(r));
+        const group = this.next;
+        this.next = undefined;
+        this.flushing = group;
+        let failure: StateWriteError | undefined;
+        if (group.stale) {
+          failure = new StateWriteError(
+            `${this.lastFailure?.message ?? "an earlier change could not be saved"}; this request began before that change was rolled back, so it was refused too`,
+            this.lastFailure?.cause,
+          );
+        } else {
+          try {
+            await this.write();
+            this.settledUpTo = group.upTo;
+          } catch (e) {
+            failure = new StateWriteError(
+              `the emulator could not save its state file (${(e as Error).message}); nothing of this request was stored`,
+              e,
+            );
+          }
+        }
+        this.flushing = undefined;
+        if (failure) {
+          this.rollBack(failure, group);
+          await this.log?.repair().catch((e: unknown) => {
+            console.error(`flagstack emulator: could not cut the event log back after a failed write:`, e);
+          });
+        } else {
+          group.resolve();
+        }
+      }
     } finally {
-      await fh.close();
+      this.pumping = undefined;
     }
-    try {
-      await rename(tmp, path);
-      this.writeCount++;
-    } catch (e) {
-      await unlink(tmp).catch(() => undefined);
-      throw e;
+  }
+
+  /** One flush: the event log's batch, then the state file; both snapshots taken at once. */
+  private async write(): Promise<void> {
+    const path = this.filePath;
+    if (!path) return;
+    const batch = this.log?.prepare();
+    const text = JSON.stringify(this.toFile());
+    if (batch) await batch.write();
+    await replaceFile(path, text);
+    this.durable = text;
+    this.writeCount++;
+    batch?.publish();
+  }
+
+  /**
+   * A write failed: returns the state to the last successful write and rejects the group that
+   * failed and the one gathering after it (its changes were made on top of the refused ones and
+   * are gone with them).
+   */
+  private rollBack(failure: StateWriteError, group: CommitGroup): void {
+    const refused = [group, ...(this.next ? [this.next] : [])];
+    this.next = undefined;
+    this.epoch++;
+    this.lastFailure = failure;
+    this.settledUpTo = this.requested;
+    if (this.durable !== undefined) {
+      this.clear();
+      this.load(StateFile.parse(JSON.parse(this.durable)));
     }
+    this.log?.discard();
+    const cause = failure.cause instanceof Error ? failure.cause.message : failure.message;
+    console.error(
+      `flagstack emulator: could not write ${this.filePath} (${cause}); the changes not yet on disk were rolled back and refused`,
+    );
+    for (const g of refused) g.reject(failure);
   }
 
   // -------------------------------------------------------------------------------------------

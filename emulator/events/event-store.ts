@@ -8,15 +8,21 @@
  * read.
  *
  * With a path it also appends each accepted batch to an NDJSON file (one compact line per event)
- * during the store's group-commit flush, so an event is on disk before its 202 is sent, and reads
- * the file back on start. A torn last line (a crash mid-append, never acknowledged) is cut off;
- * any other bad line refuses the start.
+ * during the store's group-commit flush (it is the store's {@link CommitLog}), so an event is on
+ * disk before its 202 is sent, and reads the file back on start. A torn last line (a crash
+ * mid-append, never acknowledged) is cut off; any other bad line refuses the start.
+ *
+ * Appended events stay invisible (to {@link EventStore.count}, reads and lists) until the flush
+ * that writes them has also written the state file; when either write fails they are discarded
+ * and the file is cut back to its visible part, so a refused batch is never counted, listed or
+ * read back after a restart.
  * @module
  */
 import { existsSync } from "node:fs";
-import { appendFile, readFile, truncate, writeFile } from "node:fs/promises";
+import { readFile, truncate, writeFile } from "node:fs/promises";
 import type { EventRecord } from "../../sdk/events/schemas";
-import { StateFileError } from "../store";
+import { appendToFile } from "../disk";
+import { type CommitLog, type CommitLogBatch, StateFileError } from "../store";
 
 /** An event as stored: the record plus the environment of the SDK key that sent it. */
 export type StoredEvent = EventRecord & { environmentId: string; environmentName: string };
@@ -39,8 +45,14 @@ interface EventLine {
 }
 
 /** Columnar, append-only storage of events. */
-export class EventStore {
+export class EventStore implements CommitLog {
+  /** Events stored, visible or not. */
   private n = 0;
+  /** Events readers see: those on disk (every event, without a path). */
+  private visible = 0;
+  /** Length of the file's visible part, and of the whole file (larger while a flush runs). */
+  private visibleBytes = 0;
+  private fileBytes = 0;
   private cap = 0;
   private timestamps = new Float64Array(0);
   private values = new Float64Array(0);
@@ -58,9 +70,9 @@ export class EventStore {
   /** @param path - NDJSON file to append to (none: memory only) */
   constructor(readonly path?: string) {}
 
-  /** Number of stored events. */
+  /** Number of stored (visible) events. */
   get count(): number {
-    return this.n;
+    return this.visible;
   }
 
   private intern(s: string): number {
@@ -149,11 +161,12 @@ export class EventStore {
         this.pending.push(JSON.stringify(line));
       }
     }
+    if (!this.path) this.visible = this.n;
   }
 
   /** The event at index `i` (0 = oldest). */
   at(i: number): StoredEvent | undefined {
-    if (i < 0 || i >= this.n) return undefined;
+    if (i < 0 || i >= this.visible) return undefined;
     const flags = this.flags[i] ?? 0;
     const env = this.envTable[this.envs[i] ?? 0] ?? { id: "", name: "" };
     const e: StoredEvent = {
@@ -187,7 +200,7 @@ export class EventStore {
     const envIdx = environmentId === undefined ? -1 : this.envTable.findIndex((e) => e.id === environmentId);
     if (environmentId !== undefined && envIdx < 0) return out;
     let skipped = 0;
-    for (let i = 0; i < this.n && out.length < limit; i++) {
+    for (let i = 0; i < this.visible && out.length < limit; i++) {
       if (envIdx >= 0 && this.envs[i] !== envIdx) continue;
       if (skipped++ < offset) continue;
       const e = this.at(i);
@@ -198,28 +211,71 @@ export class EventStore {
 
   /** Number of events of one environment (all when omitted). */
   countOf(environmentId?: string): number {
-    if (environmentId === undefined) return this.n;
+    if (environmentId === undefined) return this.visible;
     const envIdx = this.envTable.findIndex((e) => e.id === environmentId);
     let c = 0;
-    for (let i = 0; i < this.n; i++) if (this.envs[i] === envIdx) c++;
+    for (let i = 0; i < this.visible; i++) if (this.envs[i] === envIdx) c++;
     return c;
   }
 
-  /** Removes every event (and empties the file). */
+  /** Removes every event (and empties the file, first: when that fails nothing changes). */
   async clear(): Promise<void> {
+    if (this.path) await writeFile(this.path, "");
     this.n = 0;
+    this.visible = 0;
+    this.visibleBytes = 0;
+    this.fileBytes = 0;
     this.keys = [];
     this.props.clear();
     this.pending = [];
-    if (this.path) await writeFile(this.path, "");
   }
 
-  /** Appends the queued lines to the file; called by the store's flush before the state write. */
-  async flush(): Promise<void> {
-    if (!this.path || this.pending.length === 0) return;
-    const lines = this.pending;
+  /** Takes the queued lines for the store's flush (with the state snapshot). */
+  prepare(): CommitLogBatch | undefined {
+    const path = this.path;
+    if (!path || this.pending.length === 0) return undefined;
+    const text = `${this.pending.join("\n")}\n`;
     this.pending = [];
-    await appendFile(this.path, `${lines.join("\n")}\n`);
+    const upTo = this.n;
+    let bytes = this.fileBytes;
+    return {
+      write: async () => {
+        bytes = await appendToFile(path, text, this.fileBytes);
+        this.fileBytes = bytes;
+      },
+      publish: () => {
+        this.visible = upTo;
+        this.visibleBytes = bytes;
+      },
+    };
+  }
+
+  /** Forgets the events that are not visible yet (a flush failed). */
+  discard(): void {
+    for (let i = this.visible; i < this.n; i++) this.props.delete(i);
+    this.n = this.visible;
+    this.keys.length = this.visible;
+    this.pending = [];
+  }
+
+  /** Cuts the file back to its visible part (a batch was appended, then the state write failed). */
+  async repair(): Promise<void> {
+    if (!this.path || this.fileBytes === this.visibleBytes) return;
+    await truncate(this.path, this.visibleBytes);
+    this.fileBytes = this.visibleBytes;
+  }
+
+  /** Writes and publishes the queued lines on their own (the store does this in its flush). */
+  async flush(): Promise<void> {
+    const batch = this.prepare();
+    if (!batch) return;
+    try {
+      await batch.write();
+    } catch (e) {
+      this.discard();
+      throw e;
+    }
+    batch.publish();
   }
 
   /** Reads the NDJSON file back (when it exists). */
@@ -229,6 +285,7 @@ export class EventStore {
     const buf = await readFile(path);
     const endsWithNewline = buf.length === 0 || buf[buf.length - 1] === 0x0a;
     let start = 0;
+    let length = buf.length;
     let lineNo = 0;
     while (start < buf.length) {
       let nl = buf.indexOf(0x0a, start);
@@ -252,6 +309,7 @@ export class EventStore {
           if (last && !endsWithNewline) {
             // A torn append from a crash: never acknowledged, so it is dropped.
             await truncate(path, start);
+            length = start;
             break;
           }
           throw new StateFileError(
@@ -271,5 +329,8 @@ export class EventStore {
       }
       start = nl + 1;
     }
+    this.visible = this.n;
+    this.visibleBytes = length;
+    this.fileBytes = length;
   }
 }

@@ -13,6 +13,7 @@ import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
+import { platformErrorBody, StateWriteError } from "../errors.js";
 import { platformAuth } from "./auth.js";
 import { connectorRoutes } from "./connectors.js";
 import { errorDto, PlatformError, renderError, resourceNotFound } from "./errors.js";
@@ -80,6 +81,10 @@ export function platformRoutes(deps: PlatformDeps): Hono {
 
   app.onError((err, c) => {
     const correlationId = deps.correlationId();
+    // The state file refused the change, which was rolled back: a 503 refusal in the ErrorDTO
+    // shape (as the server's injected 503s), never the 500 of an unknown error.
+    if (err instanceof StateWriteError)
+      return c.json(platformErrorBody(503, err.message, correlationId), 503);
     if (err instanceof PlatformError) {
       return c.json(renderError(err, correlationId), err.status as ContentfulStatusCode);
     }

@@ -1,0 +1,45 @@
+/**
+ * The commit gate: a response leaves the emulator only once every change it could show is on
+ * disk. With a state file, a handler changes the maps and then waits for the group commit; until
+ * that write succeeds, the change is in memory but not yet stored. A read handled meanwhile (a
+ * GET, `/api/splitChanges`, a 409 that saw a name taken) is held here until the write is done;
+ * when the write fails, the store rolls the change back and the held response is replaced by
+ * 503 with the API's error body, so nothing of a refused write is ever served, not even
+ * indirectly.
+ *
+ * A request began in some rollback epoch; when a rollback happens before its response is
+ * released, the response is withheld the same way (what it computed may rest on the refused
+ * change). Without a state file nothing is ever pending and the gate costs one comparison.
+ *
+ * The gate must run inside the body limit (`body-limit.ts`), which has already read the body:
+ * the handler then runs from its first read of the state to its commit without waiting on the
+ * network, so the epoch the request is tagged with is the one its reads saw.
+ * @module
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context";
+import { errorForApi, platformErrorBody, replaceResponse, type StateWriteError } from "../errors";
+import type { Store } from "../store";
+
+/**
+ * 503 for a response withheld because a change it depended on could not be saved: the request
+ * certainly changed nothing (the SDK treats 503 as a refusal) and may be retried once the disk
+ * has room. The platform gets the ErrorDTO the injected 503 faults use (ref platform §2).
+ */
+export function stateFailureResponse(c: Context<AppEnv>, failure: StateWriteError): Response {
+  return errorForApi(c, 503, failure.message, (correlationId) =>
+    platformErrorBody(503, failure.message, correlationId),
+  );
+}
+
+/** Holds each response until the changes it could show are on disk (see the module comment). */
+export function commitGate(store: Store): MiddlewareHandler<AppEnv> {
+  return async function commitGateMiddleware(c, next) {
+    if (!store.persistent) return next();
+    const epoch = store.epoch;
+    await store.runRequest(next);
+    if (store.isSettled(epoch)) return;
+    const failure = await store.settle(epoch);
+    if (failure) replaceResponse(c, stateFailureResponse(c, failure));
+  };
+}
