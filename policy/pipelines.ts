@@ -6,6 +6,12 @@
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
+import {
+  containsExpression,
+  EXPRESSION_TOKENS,
+  durationMs as grammarDurationMs,
+  isDuration,
+} from "../sdk/platform/pipeline";
 import { configSchemaOf, readConfig } from "./common";
 import { type PipelineView, readPipeline, type StageView, type StepView, TYPES } from "./resources";
 
@@ -122,11 +128,9 @@ export const SECRET_PATTERNS: readonly { what: string; pattern: RegExp }[] = [
   },
 ];
 
-const EXPRESSION = /<\+[^>]*>/g;
-
 /** The kind of secret a text seems to hold (first pattern that matches), or undefined. */
 export function literalSecret(text: string, extra: readonly RegExp[] = []): string | undefined {
-  const clean = text.replace(EXPRESSION, "<+>");
+  const clean = text.replace(EXPRESSION_TOKENS, "<+>");
   for (const { what, pattern } of SECRET_PATTERNS) if (pattern.test(clean)) return what;
   for (const pattern of extra) if (pattern.test(clean)) return `text matching ${pattern.source}`;
   return undefined;
@@ -192,23 +196,12 @@ export const pipelineNoLiteralSecrets: ResourceValidationPolicy = {
 
 // ---------------------------------------------------------------------------------------------
 
-const UNITS: Record<string, number> = {
-  w: 604_800_000,
-  d: 86_400_000,
-  h: 3_600_000,
-  m: 60_000,
-  s: 1000,
-  ms: 1,
-};
-
-/** Milliseconds of a duration such as `10m`, `1h30m`, `1h 30m` or `500ms`; undefined if it is not one. */
-export function durationMs(text: string): number | undefined {
-  const compact = text.replace(/\s+/g, "");
-  if (!/^(\d+(ms|w|d|h|m|s))+$/.test(compact)) return undefined;
-  let total = 0;
-  for (const [, n, unit] of compact.matchAll(/(\d+)(ms|w|d|h|m|s)/g)) total += Number(n) * UNITS[unit!]!;
-  return total;
-}
+/**
+ * Milliseconds of a duration such as `10m`, `1h30m`, `1h 30m` or `500ms`; undefined if it is not
+ * one. The pipeline grammar's own (`sdk/platform/pipeline/grammar.ts`), so a timeout the provider
+ * accepts is one this policy can measure.
+ */
+export const durationMs = grammarDurationMs;
 
 export const TimeoutConfig = z.object({
   maxTimeout: z
@@ -243,9 +236,9 @@ export const pipelineStepTimeouts: ResourceValidationPolicy = {
           report(`${label} has no timeout: set timeout (for example 10m)`);
           continue;
         }
-        if (step.timeout.includes("<+")) continue;
+        if (containsExpression(step.timeout)) continue;
         const ms = durationMs(step.timeout);
-        if (ms === undefined)
+        if (ms === undefined || !isDuration(step.timeout))
           report(`${label} has timeout "${step.timeout}", which is not a duration such as 10m or 1h30m`);
         else if (max !== undefined && ms > max)
           report(`${label} has timeout ${step.timeout}, longer than the maximum ${maxTimeout}`);

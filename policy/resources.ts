@@ -9,7 +9,6 @@
  * `check` and to the definition-well-formed policy, not to the readers.
  * @module
  */
-import YAML from "yaml";
 import { z } from "zod";
 import {
   CONNECTOR_TYPE,
@@ -18,6 +17,7 @@ import {
   PIPELINE_TYPE,
   PROJECT_TYPE,
 } from "../provider/types";
+import { type PipelineView, pipelineViewOfModel, pipelineViewOfYaml } from "../sdk/platform/pipeline";
 
 /** Input names read for each view, first present wins. */
 export const PROPS = {
@@ -240,48 +240,15 @@ export function readDefinition(props: Props): DefinitionView {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pipelines
+// Pipelines: read by the pipeline package's tolerant walker (`sdk/platform/pipeline/walk.ts`), the
+// views and the model's default step timeout included, so no pipeline grammar is copied here.
 
-/** A step of a pipeline, whatever form the pipeline was given in. */
-export const StepView = z.object({
-  identifier: z.string(),
-  name: z.string(),
-  type: z.string(),
-  timeout: z.string().optional(),
-  script: z.string().optional(),
-  /** Environment variables of a ShellScript step. */
-  environmentVariables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
-  /** Where it sits: `stages[0].execution.rollbackSteps[1]`. */
-  path: z.string(),
-  rollback: z.boolean(),
-});
-export type StepView = z.infer<typeof StepView>;
-
-export const StageView = z.object({
-  identifier: z.string(),
-  name: z.string(),
-  type: z.string(),
-  failureStrategies: z.array(z.unknown()),
-  steps: z.array(StepView),
-  rollbackSteps: z.array(StepView),
-  variables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
-});
-export type StageView = z.infer<typeof StageView>;
-
-export const PipelineView = z.object({
-  identifier: z.string(),
-  name: z.string(),
-  form: z.enum(["model", "yaml"]),
-  stages: z.array(StageView),
-  variables: z.array(z.object({ name: z.string(), type: z.string(), value: z.unknown() })),
-});
-export type PipelineView = z.infer<typeof PipelineView>;
-
-/**
- * Step timeout the pipeline model renders when a step has none (`provider/pipeline-model.ts`
- * `stepBase.timeout`): a model-form step always deploys with a timeout.
- */
-export const MODEL_DEFAULT_STEP_TIMEOUT = "10m";
+export {
+  DEFAULT_STEP_TIMEOUT as MODEL_DEFAULT_STEP_TIMEOUT,
+  PipelineView,
+  StageView,
+  StepView,
+} from "../sdk/platform/pipeline";
 
 /**
  * Reads a Pipeline resource's inputs: the typed model (`pipeline`) or the YAML text (`yaml`).
@@ -290,139 +257,9 @@ export const MODEL_DEFAULT_STEP_TIMEOUT = "10m";
 export function readPipeline(props: Props): PipelineView | undefined {
   const p = PROPS.pipeline;
   const model = first(props, p.model);
+  if (isRecord(model)) return pipelineViewOfModel(model);
   const yaml = first(props, p.yaml);
-  if (isRecord(model)) return fromModel(model);
-  if (typeof yaml === "string") {
-    const doc: unknown = YAML.parse(yaml);
-    if (!isRecord(doc) || !isRecord(doc.pipeline))
-      throw new Error("the pipeline YAML has no top-level pipeline key");
-    return fromYaml(doc.pipeline);
-  }
-  return undefined;
-}
-
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const variables = (v: unknown) =>
-  list(v)
-    .filter(isRecord)
-    .map((x) => ({ name: String(x.name ?? ""), type: String(x.type ?? "String"), value: x.value }));
-
-function fromModel(m: Props): PipelineView {
-  const steps = (elements: unknown, at: string, rollback: boolean): StepView[] =>
-    list(elements).flatMap((e, i) => {
-      if (!isRecord(e)) return [];
-      if (e.type === "Parallel") {
-        return list(e.steps).flatMap((s, j) =>
-          isRecord(s) ? [modelStep(s, `${at}[${i}].steps[${j}]`, rollback)] : [],
-        );
-      }
-      return [modelStep(e, `${at}[${i}]`, rollback)];
-    });
-  return {
-    identifier: String(m.identifier ?? ""),
-    name: String(m.name ?? m.identifier ?? ""),
-    form: "model",
-    variables: variables(m.variables),
-    stages: list(m.stages)
-      .filter(isRecord)
-      .map((s, i) => {
-        const execution = isRecord(s.execution) ? s.execution : {};
-        return {
-          identifier: String(s.identifier ?? ""),
-          name: String(s.name ?? s.identifier ?? ""),
-          type: String(s.type ?? ""),
-          failureStrategies: list(s.failureStrategies),
-          steps: steps(execution.steps, `stages[${i}].execution.steps`, false),
-          rollbackSteps: steps(execution.rollbackSteps, `stages[${i}].execution.rollbackSteps`, true),
-          variables: [
-            ...variables(s.variables),
-            ...variables(isRecord(s.service) ? s.service.variables : undefined),
-          ],
-        };
-      }),
-  };
-}
-
-function modelStep(s: Props, path: string, rollback: boolean): StepView {
-  return {
-    identifier: String(s.identifier ?? ""),
-    name: String(s.name ?? s.identifier ?? ""),
-    type: String(s.type ?? ""),
-    timeout: timeoutText(s.timeout) ?? MODEL_DEFAULT_STEP_TIMEOUT,
-    script: scriptText(s.script),
-    environmentVariables: variables(s.environmentVariables),
-    path,
-    rollback,
-  };
-}
-
-// A runtime input in a model is `{ $input: {...} }` once serialized; it is set, so it counts.
-const timeoutText = (v: unknown): string | undefined =>
-  typeof v === "string" ? v : isRecord(v) && "$input" in v ? "<+input>" : undefined;
-const scriptText = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
-function fromYaml(p: Props): PipelineView {
-  const steps = (elements: unknown, at: string, rollback: boolean): StepView[] =>
-    list(elements).flatMap((e, i): StepView[] => {
-      if (!isRecord(e)) return [];
-      if (isRecord(e.step)) return [yamlStep(e.step, `${at}[${i}].step`, rollback)];
-      if (Array.isArray(e.parallel)) return steps(e.parallel, `${at}[${i}].parallel`, rollback);
-      if (isRecord(e.stepGroup)) {
-        return [
-          ...steps(e.stepGroup.steps, `${at}[${i}].stepGroup.steps`, rollback),
-          ...steps(e.stepGroup.rollbackSteps, `${at}[${i}].stepGroup.rollbackSteps`, true),
-        ];
-      }
-      return [];
-    });
-  return {
-    identifier: String(p.identifier ?? ""),
-    name: String(p.name ?? p.identifier ?? ""),
-    form: "yaml",
-    variables: variables(p.variables),
-    stages: list(p.stages)
-      .filter(isRecord)
-      .map((wrapper, i) => {
-        const s = isRecord(wrapper.stage) ? wrapper.stage : {};
-        const spec = isRecord(s.spec) ? s.spec : {};
-        const execution = isRecord(spec.execution) ? spec.execution : {};
-        const serviceConfig = isRecord(spec.serviceConfig) ? spec.serviceConfig : {};
-        const serviceDefinition = isRecord(serviceConfig.serviceDefinition)
-          ? serviceConfig.serviceDefinition
-          : {};
-        const serviceSpec = isRecord(serviceDefinition.spec) ? serviceDefinition.spec : {};
-        return {
-          identifier: String(s.identifier ?? ""),
-          name: String(s.name ?? s.identifier ?? ""),
-          type: String(s.type ?? ""),
-          failureStrategies: list(s.failureStrategies),
-          steps: steps(execution.steps, `pipeline.stages[${i}].stage.spec.execution.steps`, false),
-          rollbackSteps: steps(
-            execution.rollbackSteps,
-            `pipeline.stages[${i}].stage.spec.execution.rollbackSteps`,
-            true,
-          ),
-          variables: [...variables(s.variables), ...variables(serviceSpec.variables)],
-        };
-      }),
-  };
-}
-
-function yamlStep(s: Props, path: string, rollback: boolean): StepView {
-  const spec = isRecord(s.spec) ? s.spec : {};
-  const source = isRecord(spec.source) ? spec.source : {};
-  const sourceSpec = isRecord(source.spec) ? source.spec : {};
-  return {
-    identifier: String(s.identifier ?? ""),
-    name: String(s.name ?? s.identifier ?? ""),
-    type: String(s.type ?? ""),
-    // The spec shows the timeout under the step's spec; real pipelines put it on the step (ref §7.1).
-    timeout: timeoutText(s.timeout) ?? timeoutText(spec.timeout),
-    script: scriptText(sourceSpec.script),
-    environmentVariables: variables(spec.environmentVariables),
-    path,
-    rollback,
-  };
+  return typeof yaml === "string" ? pipelineViewOfYaml(yaml) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,46 +7,18 @@
  * @module
  */
 import { z } from "zod";
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE, isReservedIdentifier } from "./pipeline/grammar";
+
+// The identifier grammar is the pipeline package's (`./pipeline/grammar.ts`): one pattern and one
+// list of reserved words for every platform identifier, pipelines' included (ref §3).
+export { IDENTIFIER_PATTERN, RESERVED_IDENTIFIERS } from "./pipeline/grammar";
 
 /** Entity identifiers (ref §3): `^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$`, minus reserved words. */
-export const IDENTIFIER_PATTERN = /^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$/;
-export const RESERVED_IDENTIFIERS = [
-  "or",
-  "and",
-  "eq",
-  "ne",
-  "lt",
-  "gt",
-  "le",
-  "ge",
-  "div",
-  "mod",
-  "not",
-  "null",
-  "true",
-  "false",
-  "new",
-  "var",
-  "return",
-  "step",
-  "parallel",
-  "stepGroup",
-  "org",
-  "account",
-  "class",
-  "shellScriptProvisioner",
-  "status",
-  "liteEngineTask",
-] as const;
-
 export const Identifier = z
   .string({ error: "identifier is required" })
   .min(1, "identifier cannot be empty")
-  .regex(
-    IDENTIFIER_PATTERN,
-    "identifier can be 128 characters long and can only contain alphanumeric, underscore and $ characters, and not start with a number or $",
-  )
-  .refine((id) => !(RESERVED_IDENTIFIERS as readonly string[]).includes(id), {
+  .regex(IDENTIFIER_PATTERN, `identifier ${IDENTIFIER_RULE}`)
+  .refine((id) => !isReservedIdentifier(id), {
     error: (iss) => `${String(iss.input)} is a keyword, so cannot be used`,
   });
 

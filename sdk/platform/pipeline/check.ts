@@ -1,0 +1,92 @@
+/**
+ * The client-side check of raw pipeline YAML (the `Pipeline` resource's `check`): the size bound,
+ * the strict parse and the service's own rules ({@link checkServicePipeline}), so that YAML which
+ * passes here is accepted by the service, and every problem names its field.
+ * @module
+ */
+import { durationMessage, nameMessage } from "./fields";
+import { IDENTIFIER_RULE, PIPELINE_YAML_MAX_BYTES } from "./grammar";
+import { loadYaml } from "./parse";
+import {
+  checkServicePipeline,
+  identifierIsRuntimeInput,
+  type ServiceMessages,
+  type YamlPath,
+} from "./service";
+
+/** A problem of raw pipeline YAML: the path of the field in the document (`[]` for the text itself). */
+export interface YamlProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** `errors[0]` for `["onFailure", "errors", 0]`: the field a path ends in, as a program names it. */
+function fieldOf(path: YamlPath): string {
+  let end = path.length;
+  let index = "";
+  while (end > 0 && typeof path[end - 1] === "number") index = `[${String(path[--end])}]${index}`;
+  return end > 0 ? `${String(path[end - 1])}${index}` : "value";
+}
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+
+/** The service's rules worded for a program's author: each message names the field. */
+export const CHECK_MESSAGES: ServiceMessages = {
+  missing: (path) => `${fieldOf(path)} is required`,
+  type: (found, expected, path) => `${fieldOf(path)} must be ${article(expected)}, not ${article(found)}`,
+  identifier: () => `identifier ${IDENTIFIER_RULE}`,
+  keyword: (value) => `${value} is a keyword, so cannot be used`,
+  name: (value) => nameMessage(value) ?? "name is not valid",
+  duration: (value) => durationMessage(value),
+  enumeration: (values, path) => `${fieldOf(path)} must be one of ${values.join(", ")}`,
+  minItems: (min, path) => `${fieldOf(path)} needs at least ${min} ${min === 1 ? "entry" : "entries"}`,
+  exactlyOne: (keys) => `each entry needs exactly one of ${keys.join(", ")}`,
+  constant: (expected, path) => `${fieldOf(path)} must be ${expected}`,
+  duplicate: (what, id) =>
+    `${what} identifier ${id} is used more than once in the ${what === "stage" ? "pipeline" : "stage"}`,
+};
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The problems of raw pipeline YAML, none when the service would accept it (for the scope it
+ * names, or any scope when it names none). Cost is bounded: text over
+ * {@link PIPELINE_YAML_MAX_BYTES} is refused before it is parsed.
+ */
+export function pipelineYamlProblems(text: string): YamlProblem[] {
+  // `length` counts UTF-16 units, never more than the UTF-8 bytes: a text longer than the limit is
+  // refused without reading it.
+  const bytes = text.length > PIPELINE_YAML_MAX_BYTES ? undefined : Buffer.byteLength(text, "utf8");
+  if (bytes === undefined || bytes > PIPELINE_YAML_MAX_BYTES) {
+    const size = bytes === undefined ? `at least ${text.length} bytes` : `${bytes} bytes`;
+    return [
+      {
+        path: [],
+        message: `yaml is ${size}; pipeline YAML is limited to ${PIPELINE_YAML_MAX_BYTES} bytes (1 MiB) of UTF-8`,
+      },
+    ];
+  }
+  const read = loadYaml(text);
+  if (!read.ok) {
+    return read.errors.map((e) => ({ path: [], message: `invalid YAML: ${e.message.split("\n")[0]}` }));
+  }
+  const doc = read.value;
+  if (!isMap(doc) || !isMap(doc.pipeline)) {
+    return [{ path: ["pipeline"], message: "the YAML needs a top-level pipeline mapping" }];
+  }
+  const problems: YamlProblem[] = [];
+  if (identifierIsRuntimeInput(doc)) {
+    problems.push({
+      path: ["pipeline", "identifier"],
+      message: "the pipeline identifier cannot be a runtime input (ref §6.2)",
+    });
+  }
+  for (const issue of checkServicePipeline(doc, undefined, CHECK_MESSAGES).issues) {
+    problems.push({
+      path: issue.path.map((p) => (typeof p === "number" ? p : String(p))),
+      message: issue.message,
+    });
+  }
+  return problems;
+}

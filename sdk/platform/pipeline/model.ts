@@ -1,0 +1,395 @@
+/**
+ * The typed model of a platform pipeline (spec §2 "Pipeline"; real-world shape from ref §6-§7):
+ * Deployment and Custom stages, ShellScript / K8sRollingDeploy / K8sRollingRollback steps,
+ * parallel step groups, failure strategies, variables and tags. {@link PipelineModel} (zod) is the
+ * single source of the model's types; what a program writes is its input type.
+ * @module
+ */
+import { z } from "zod";
+import { Identifier, Tags } from "../schemas";
+import { PipelineModelError, pipelineIssues } from "./errors";
+import {
+  Duration,
+  entityRef,
+  Flag,
+  inputable,
+  PipelineName,
+  ShellVariableName,
+  text,
+  VariableName,
+} from "./fields";
+import { DEFAULT_STEP_TIMEOUT, SHELLS } from "./grammar";
+
+// ---------------------------------------------------------------------------------------------
+// Variables, failure strategies
+
+/** Types of pipeline, stage and service variables. */
+export const VARIABLE_TYPES = ["String", "Number", "Secret"] as const;
+
+/** A pipeline, stage or service variable. `Secret` values name a secret (`account.x`). */
+export const Variable = z.strictObject({
+  name: VariableName,
+  type: z.enum(VARIABLE_TYPES, { error: `type must be one of ${VARIABLE_TYPES.join(", ")}` }),
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  value: inputable(z.union([z.string(), z.number()], { error: "value must be a string or a number" })),
+});
+export type Variable = z.output<typeof Variable>;
+
+/** An environment variable of a ShellScript step. */
+export const EnvironmentVariable = z.strictObject({
+  name: ShellVariableName,
+  type: z
+    .enum(VARIABLE_TYPES, { error: `type must be one of ${VARIABLE_TYPES.join(", ")}` })
+    .default("String"),
+  value: inputable(z.union([z.string(), z.number()], { error: "value must be a string or a number" })),
+});
+export type EnvironmentVariable = z.output<typeof EnvironmentVariable>;
+
+/** An output variable of a ShellScript step: `value` names the shell variable exported. */
+export const OutputVariable = z.strictObject({
+  name: ShellVariableName,
+  type: z.enum(["String", "Secret"], { error: "type must be String or Secret" }).default("String"),
+  value: ShellVariableName,
+});
+export type OutputVariable = z.output<typeof OutputVariable>;
+
+/** Error kinds a failure strategy matches. */
+export const FAILURE_ERRORS = [
+  "AllErrors",
+  "Unknown",
+  "Authentication",
+  "Authorization",
+  "Connectivity",
+  "Timeout",
+  "Verification",
+  "DelegateProvisioning",
+  "DelegateRestart",
+  "PolicyEvaluationFailure",
+  "InputTimeoutError",
+  "ApprovalRejection",
+  "UserMarkedFailure",
+] as const;
+
+/** Failure actions without options. */
+export const SIMPLE_FAILURE_ACTIONS = [
+  "StageRollback",
+  "PipelineRollback",
+  "Abort",
+  "MarkAsSuccess",
+  "MarkAsFailure",
+  "Ignore",
+] as const;
+
+const SimpleAction = z.strictObject({
+  type: z.enum(SIMPLE_FAILURE_ACTIONS, {
+    error: (iss) =>
+      `unknown action type ${JSON.stringify(iss.input)}; expected one of ${SIMPLE_FAILURE_ACTIONS.join(", ")}`,
+  }),
+});
+/** The shell of a ShellScript step. */
+export const Shell = z.enum(SHELLS, { error: `shell must be one of ${SHELLS.join(", ")}` });
+
+const ACTION_TYPES = [...SIMPLE_FAILURE_ACTIONS, "Retry", "ManualIntervention"] as const;
+
+/** What to do on a failure: a simple action, Retry (with intervals) or ManualIntervention. */
+export const FailureAction = z.discriminatedUnion(
+  "type",
+  [
+    SimpleAction,
+    z.strictObject({
+      type: z.literal("Retry"),
+      spec: z.strictObject({
+        retryCount: z.number().int().min(1, "retryCount must be at least 1").max(10000),
+        retryIntervals: z.array(Duration).min(1, "retryIntervals needs at least one duration"),
+        onRetryFailure: z.strictObject({ action: SimpleAction }),
+      }),
+    }),
+    z.strictObject({
+      type: z.literal("ManualIntervention"),
+      spec: z.strictObject({
+        timeout: Duration,
+        onTimeout: z.strictObject({ action: SimpleAction }),
+      }),
+    }),
+  ],
+  {
+    error: (iss) =>
+      `unknown action type ${JSON.stringify((iss.input as { type?: unknown })?.type)}; expected one of ${ACTION_TYPES.join(", ")}`,
+  },
+);
+export type FailureAction = z.output<typeof FailureAction>;
+
+/** A failure strategy: `onFailure: { errors: [...], action: {...} }`. */
+export const FailureStrategy = z.strictObject({
+  onFailure: z.strictObject({
+    errors: z
+      .array(
+        z.enum(FAILURE_ERRORS, {
+          error: (iss) =>
+            `unknown error type ${JSON.stringify(iss.input)}; expected one of ${FAILURE_ERRORS.join(", ")}`,
+        }),
+      )
+      .min(1, "errors needs at least one error type"),
+    action: FailureAction,
+  }),
+});
+export type FailureStrategy = z.output<typeof FailureStrategy>;
+
+// ---------------------------------------------------------------------------------------------
+// Steps
+
+const stepBase = {
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+  /** Step timeout ({@link DEFAULT_STEP_TIMEOUT} when absent). */
+  timeout: Duration.default(DEFAULT_STEP_TIMEOUT),
+  failureStrategies: z.array(FailureStrategy).optional(),
+};
+
+/** Where a ShellScript step runs when not on the delegate. */
+export const ExecutionTarget = z.strictObject({
+  host: text("host").optional(),
+  connectorRef: entityRef("connectorRef").optional(),
+  workingDirectory: text("workingDirectory").optional(),
+});
+export type ExecutionTarget = z.output<typeof ExecutionTarget>;
+
+/**
+ * A ShellScript step running an inline script. It runs on the delegate unless `executionTarget`
+ * names a host (then `onDelegate` is false).
+ */
+export const ShellScriptStep = z
+  .strictObject({
+    type: z.literal("ShellScript"),
+    ...stepBase,
+    shell: Shell.default("Bash"),
+    script: text("script"),
+    environmentVariables: z.array(EnvironmentVariable).default([]),
+    outputVariables: z.array(OutputVariable).default([]),
+    onDelegate: z.boolean().optional(),
+    executionTarget: ExecutionTarget.optional(),
+  })
+  .superRefine((s, ctx) => {
+    if (s.onDelegate === true && s.executionTarget !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["executionTarget"],
+        message: "executionTarget cannot be set when onDelegate is true",
+      });
+    }
+    if (
+      s.onDelegate === false &&
+      (s.executionTarget?.host === undefined || s.executionTarget.connectorRef === undefined)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["executionTarget"],
+        message: "executionTarget needs host and connectorRef when onDelegate is false",
+      });
+    }
+    if (
+      s.onDelegate === undefined &&
+      s.executionTarget !== undefined &&
+      (s.executionTarget.host === undefined || s.executionTarget.connectorRef === undefined)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["executionTarget"],
+        message: "executionTarget needs host and connectorRef",
+      });
+    }
+  })
+  .transform((s) => ({ ...s, onDelegate: s.onDelegate ?? s.executionTarget === undefined }));
+export type ShellScriptStep = z.output<typeof ShellScriptStep>;
+
+/** A Kubernetes rolling deployment of the stage's service. */
+export const K8sRollingDeployStep = z.strictObject({
+  type: z.literal("K8sRollingDeploy"),
+  ...stepBase,
+  skipDryRun: Flag.default(false),
+  pruningEnabled: Flag.default(false),
+});
+export type K8sRollingDeployStep = z.output<typeof K8sRollingDeployStep>;
+
+/** Rolls back the stage's last Kubernetes rolling deployment. */
+export const K8sRollingRollbackStep = z.strictObject({
+  type: z.literal("K8sRollingRollback"),
+  ...stepBase,
+  pruningEnabled: Flag.default(false),
+});
+export type K8sRollingRollbackStep = z.output<typeof K8sRollingRollbackStep>;
+
+/** Step types of the model (the `type` of a step). */
+export const STEP_TYPES = ["ShellScript", "K8sRollingDeploy", "K8sRollingRollback"] as const;
+
+/** The message for a step of a type the model does not have. */
+export const unknownStepType = (iss: { input?: unknown }, extra: readonly string[] = []) =>
+  `unknown step type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${[...STEP_TYPES, ...extra].join(", ")}`;
+
+/** One step. */
+export const Step = z.discriminatedUnion(
+  "type",
+  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep],
+  {
+    error: (iss) => unknownStepType(iss),
+  },
+);
+export type Step = z.output<typeof Step>;
+
+/** Steps that run at the same time (`- parallel: [...]` in YAML). */
+export const ParallelSteps = z.strictObject({
+  type: z.literal("Parallel"),
+  steps: z.array(Step).min(1, "a parallel group needs at least one step"),
+});
+export type ParallelSteps = z.output<typeof ParallelSteps>;
+
+/** An entry of `steps`/`rollbackSteps`: a step or a parallel group. */
+export const StepElement = z.discriminatedUnion(
+  "type",
+  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep, ParallelSteps],
+  {
+    error: (iss) => unknownStepType(iss, ["Parallel"]),
+  },
+);
+export type StepElement = z.output<typeof StepElement>;
+
+/** Steps of a stage and the steps run to roll it back. */
+export const Execution = z.strictObject({
+  steps: z
+    .array(StepElement, { error: "steps must be a list of steps" })
+    .min(1, "a stage needs at least one step"),
+  rollbackSteps: z.array(StepElement).default([]),
+});
+export type Execution = z.output<typeof Execution>;
+
+// ---------------------------------------------------------------------------------------------
+// Stages
+
+const stageBase = {
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+  execution: Execution,
+  failureStrategies: z.array(FailureStrategy).default([]),
+  tags: Tags.default({}),
+  variables: z.array(Variable).optional(),
+};
+
+/** The service a Deployment stage deploys (`serviceConfig` in YAML; a Kubernetes service). */
+export const StageService = z.strictObject({
+  serviceRef: entityRef("serviceRef"),
+  variables: z.array(Variable).default([]),
+});
+
+/** Kubernetes infrastructure reached directly through a cluster connector. */
+export const KubernetesDirectInfrastructure = z.strictObject({
+  type: z.literal("KubernetesDirect").default("KubernetesDirect"),
+  connectorRef: entityRef("connectorRef"),
+  namespace: text("namespace"),
+  releaseName: text("releaseName").default("release-<+INFRA_KEY>"),
+  allowSimultaneousDeployments: z.boolean().default(false),
+});
+
+/** A Deployment stage: a service deployed to an environment's Kubernetes infrastructure. */
+export const DeploymentStage = z.strictObject({
+  type: z.literal("Deployment"),
+  ...stageBase,
+  service: StageService,
+  environment: z.strictObject({ environmentRef: entityRef("environmentRef") }),
+  infrastructure: KubernetesDirectInfrastructure,
+});
+export type DeploymentStage = z.output<typeof DeploymentStage>;
+
+/** A Custom stage: steps only, no service or infrastructure. */
+export const CustomStage = z.strictObject({
+  type: z.literal("Custom"),
+  ...stageBase,
+});
+export type CustomStage = z.output<typeof CustomStage>;
+
+/** Stage types of the model. */
+export const STAGE_TYPES = ["Deployment", "Custom"] as const;
+
+/** One stage. */
+export const Stage = z.discriminatedUnion("type", [DeploymentStage, CustomStage], {
+  error: (iss) =>
+    `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+});
+export type Stage = z.output<typeof Stage>;
+
+// ---------------------------------------------------------------------------------------------
+// Pipeline
+
+function stepIdentifiers(elements: StepElement[]): { id: string; path: (string | number)[] }[] {
+  return elements.flatMap((e, i) =>
+    e.type === "Parallel"
+      ? e.steps.map((s, j) => ({ id: s.identifier, path: [i, "steps", j, "identifier"] }))
+      : [{ id: e.identifier, path: [i, "identifier"] }],
+  );
+}
+
+/**
+ * A pipeline (spec §2 "Pipeline"). Its organization and project are not part of the model: they
+ * come from the resource's scope when it is rendered.
+ */
+export const PipelineModel = z
+  .strictObject({
+    name: PipelineName,
+    identifier: Identifier,
+    description: z.string().optional(),
+    tags: Tags.default({}),
+    allowStageExecutions: z.boolean().default(false),
+    variables: z.array(Variable).optional(),
+    stages: z
+      .array(Stage, { error: "stages must be a list of stages" })
+      .min(1, "a pipeline needs at least one stage"),
+  })
+  .superRefine((p, ctx) => {
+    // ref §7.1: stage identifiers are unique in the pipeline, step identifiers in their stage.
+    const stages = new Map<string, number>();
+    p.stages.forEach((stage, i) => {
+      const first = stages.get(stage.identifier);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["stages", i, "identifier"],
+          message: `stage identifier ${stage.identifier} is already used by stages[${first}]`,
+        });
+      } else stages.set(stage.identifier, i);
+      const steps = new Set<string>();
+      for (const list of ["steps", "rollbackSteps"] as const) {
+        for (const { id, path } of stepIdentifiers(stage.execution[list])) {
+          if (steps.has(id)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["stages", i, "execution", list, ...path],
+              message: `step identifier ${id} is used more than once in stage ${stage.identifier}`,
+            });
+          } else steps.add(id);
+        }
+      }
+    });
+  });
+/** A validated pipeline model (defaults applied, runtime inputs as their `<+input>` text). */
+export type PipelineModel = z.output<typeof PipelineModel>;
+/** What a user writes: {@link PipelineModel} before defaults, with {@link RuntimeInput} values. */
+export type PipelineModelInput = z.input<typeof PipelineModel>;
+
+/** Organization and project a pipeline is rendered into (they are not part of the model). */
+export const PipelineScope = z.strictObject({
+  /** Organization identifier (`orgIdentifier`). */
+  org: Identifier,
+  /** Project identifier (`projectIdentifier`). */
+  project: Identifier,
+});
+/** See {@link PipelineScope}. */
+export type PipelineScope = z.input<typeof PipelineScope>;
+
+/** Validates a model; throws {@link PipelineModelError} naming each bad field. */
+export function validatePipelineModel(model: PipelineModelInput | PipelineModel): PipelineModel {
+  const parsed = PipelineModel.safeParse(model);
+  if (!parsed.success) throw new PipelineModelError("invalid pipeline", pipelineIssues(parsed.error));
+  return parsed.data;
+}

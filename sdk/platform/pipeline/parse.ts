@@ -1,0 +1,211 @@
+/**
+ * Parsing: YAML → model. Strict: duplicate keys are refused (as by the service, ref §6.2), and a
+ * field the model cannot represent is refused, never dropped, naming its YAML path.
+ * @module
+ */
+import YAML, { type YAMLError } from "yaml";
+import { z } from "zod";
+import { PipelineModelError, pipelineIssues } from "./errors";
+import {
+  type PipelineModel,
+  type PipelineModelInput,
+  type Stage,
+  type Step,
+  type StepElement,
+  type Variable,
+  validatePipelineModel,
+} from "./model";
+import {
+  PipelineDocument,
+  type WireStage,
+  type WireStep,
+  type WireStepElement,
+  type WireVariable,
+} from "./wire";
+
+/** YAML text read strictly: its value, or the parser's errors (the first is the earliest). */
+export type YamlRead = { ok: true; value: unknown } | { ok: false; errors: readonly YAMLError[] };
+
+/**
+ * Reads YAML text as the service does: one document, duplicate keys refused (ref §6.2), at most
+ * 100 aliases (a guard against alias bombs). The provider, the emulator and the readers all read
+ * pipeline YAML through this one function.
+ */
+export function loadYaml(text: string): YamlRead {
+  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) return { ok: false, errors: doc.errors };
+  return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+}
+
+/** Reads YAML strictly ({@link loadYaml}); throws {@link PipelineModelError} with the parser's messages. */
+export function readYaml(text: string): unknown {
+  const read = loadYaml(text);
+  if (!read.ok) {
+    throw new PipelineModelError(
+      "invalid pipeline YAML",
+      read.errors.map((e) => ({ path: "", message: e.message.split("\n")[0] ?? e.message })),
+    );
+  }
+  return read.value;
+}
+
+function parseVariable(v: z.output<typeof WireVariable>): z.input<typeof Variable> {
+  const out: z.input<typeof Variable> = { name: v.name, type: v.type, value: v.value };
+  if (v.description !== undefined) out.description = v.description;
+  if (v.required !== undefined) out.required = v.required;
+  return out;
+}
+
+function parseStep(s: WireStep, path: string): z.input<typeof Step> {
+  const base = {
+    name: s.name,
+    identifier: s.identifier,
+    ...(s.description === undefined ? {} : { description: s.description }),
+    ...(s.failureStrategies === undefined ? {} : { failureStrategies: s.failureStrategies }),
+  };
+  switch (s.type) {
+    case "ShellScript": {
+      const timeout = s.timeout ?? s.spec.timeout;
+      if (s.timeout !== undefined && s.spec.timeout !== undefined && s.timeout !== s.spec.timeout) {
+        throw new PipelineModelError("invalid pipeline YAML", [
+          { path: `${path}.spec.timeout`, message: `conflicts with ${path}.timeout (${s.timeout})` },
+        ]);
+      }
+      const target = s.spec.executionTarget;
+      const hasTarget = target !== undefined && Object.keys(target).length > 0;
+      return {
+        type: "ShellScript",
+        ...base,
+        ...(timeout === undefined ? {} : { timeout }),
+        shell: s.spec.shell,
+        script: s.spec.source.spec.script,
+        environmentVariables: s.spec.environmentVariables ?? [],
+        outputVariables: s.spec.outputVariables ?? [],
+        ...(s.spec.onDelegate === undefined ? {} : { onDelegate: s.spec.onDelegate }),
+        ...(hasTarget ? { executionTarget: target } : {}),
+      };
+    }
+    case "K8sRollingDeploy":
+      return {
+        type: "K8sRollingDeploy",
+        ...base,
+        ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
+        skipDryRun: s.spec.skipDryRun ?? false,
+        pruningEnabled: s.spec.pruningEnabled ?? false,
+      };
+    case "K8sRollingRollback":
+      return {
+        type: "K8sRollingRollback",
+        ...base,
+        ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
+        pruningEnabled: s.spec?.pruningEnabled ?? false,
+      };
+  }
+}
+
+function parseSteps(list: z.output<typeof WireStepElement>[], path: string): z.input<typeof StepElement>[] {
+  return list.map((e, i) => {
+    if (e.parallel !== undefined) {
+      return {
+        type: "Parallel" as const,
+        steps: e.parallel.map((p, j) => parseStep(p.step, `${path}[${i}].parallel[${j}].step`)) as z.input<
+          typeof Step
+        >[],
+      };
+    }
+    return parseStep(e.step!, `${path}[${i}].step`);
+  });
+}
+
+function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof Stage> {
+  const execPath = `${path}.spec.execution`;
+  const base = {
+    name: s.name,
+    identifier: s.identifier,
+    ...(s.description === undefined ? {} : { description: s.description }),
+    execution: {
+      steps: parseSteps(s.spec.execution.steps, `${execPath}.steps`),
+      rollbackSteps: parseSteps(s.spec.execution.rollbackSteps ?? [], `${execPath}.rollbackSteps`),
+    },
+    failureStrategies: s.failureStrategies ?? [],
+    tags: s.tags ?? {},
+    ...(s.variables === undefined ? {} : { variables: s.variables.map(parseVariable) }),
+  };
+  if (s.type === "Custom") return { type: "Custom", ...base };
+  const infra = s.spec.infrastructure;
+  const inner = infra.infrastructureDefinition.spec.allowSimultaneousDeployments;
+  if (
+    inner !== undefined &&
+    infra.allowSimultaneousDeployments !== undefined &&
+    inner !== infra.allowSimultaneousDeployments
+  ) {
+    throw new PipelineModelError("invalid pipeline YAML", [
+      {
+        path: `${path}.spec.infrastructure.infrastructureDefinition.spec.allowSimultaneousDeployments`,
+        message: `conflicts with ${path}.spec.infrastructure.allowSimultaneousDeployments`,
+      },
+    ]);
+  }
+  return {
+    type: "Deployment",
+    ...base,
+    service: {
+      serviceRef: s.spec.serviceConfig.serviceRef,
+      variables: (s.spec.serviceConfig.serviceDefinition.spec?.variables ?? []).map(parseVariable),
+    },
+    environment: { environmentRef: infra.environmentRef },
+    infrastructure: {
+      type: "KubernetesDirect",
+      connectorRef: infra.infrastructureDefinition.spec.connectorRef,
+      namespace: infra.infrastructureDefinition.spec.namespace,
+      releaseName: infra.infrastructureDefinition.spec.releaseName,
+      allowSimultaneousDeployments: infra.allowSimultaneousDeployments ?? inner ?? false,
+    },
+  };
+}
+
+/** Validates parsed YAML against the document shape; throws {@link PipelineModelError} with YAML paths. */
+export function validatePipelineDocument(value: unknown): PipelineDocument {
+  const wire = PipelineDocument.safeParse(value);
+  if (!wire.success) throw new PipelineModelError("invalid pipeline YAML", pipelineIssues(wire.error));
+  return wire.data;
+}
+
+/** The scope named in a pipeline YAML document, as far as it names one. */
+export const PipelineYamlScope = z.object({
+  orgIdentifier: z.string().optional(),
+  projectIdentifier: z.string().optional(),
+});
+/** See {@link PipelineYamlScope}. */
+export type PipelineYamlScope = z.output<typeof PipelineYamlScope>;
+
+/**
+ * Parses pipeline YAML into the model: `parsePipelineYaml(renderPipelineYaml(m, scope))` equals the
+ * validated `m`. Fields the model cannot represent are refused (never dropped), naming their YAML
+ * path. `orgIdentifier`/`projectIdentifier` are not part of the model: see {@link pipelineYamlScope}.
+ */
+export function parsePipelineYaml(yaml: string): PipelineModel {
+  const wire = validatePipelineDocument(readYaml(yaml)).pipeline;
+  const model: PipelineModelInput = {
+    name: wire.name,
+    identifier: wire.identifier,
+    ...(wire.description === undefined ? {} : { description: wire.description }),
+    tags: wire.tags ?? {},
+    allowStageExecutions: wire.allowStageExecutions ?? false,
+    ...(wire.variables === undefined ? {} : { variables: wire.variables.map(parseVariable) }),
+    stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)),
+  };
+  return validatePipelineModel(model);
+}
+
+/** `orgIdentifier` and `projectIdentifier` of a pipeline YAML document (`undefined` when absent). */
+export function pipelineYamlScope(yaml: string): PipelineYamlScope {
+  const doc = readYaml(yaml) as {
+    pipeline?: { orgIdentifier?: unknown; projectIdentifier?: unknown };
+  } | null;
+  const p = doc?.pipeline;
+  return {
+    orgIdentifier: typeof p?.orgIdentifier === "string" ? p.orgIdentifier : undefined,
+    projectIdentifier: typeof p?.projectIdentifier === "string" ? p.projectIdentifier : undefined,
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * Rendering: model → YAML, deterministically (same model, same bytes; keys in the spec's field
+ * order), with `orgIdentifier`/`projectIdentifier` always taken from the scope (spec §4
+ * `POST /pipeline/api/pipelines/v2`; ref §6.2: the service requires both to match the query).
+ * @module
+ */
+import YAML from "yaml";
+import { PipelineModelError, pipelineIssues } from "./errors";
+import {
+  type Execution,
+  type ExecutionTarget,
+  type FailureAction,
+  type FailureStrategy,
+  type PipelineModel,
+  type PipelineModelInput,
+  PipelineScope,
+  type Stage,
+  type Step,
+  type StepElement,
+  type Variable,
+  validatePipelineModel,
+} from "./model";
+
+// Objects are built key by key in the spec's field order, and optional fields the model does not
+// have are left out, so the same model always gives the same bytes.
+
+/** A YAML mapping as plain data, keys in render order. */
+export type Plain = Record<string, unknown>;
+
+/** Tags are a map: written with sorted keys so that their insertion order never matters. */
+const sortedTags = (tags: Record<string, string>): Plain =>
+  Object.fromEntries(
+    Object.keys(tags)
+      .sort()
+      .map((k) => [k, tags[k]]),
+  );
+
+/** Adds `key: value` only when value is defined. */
+function put(obj: Plain, key: string, value: unknown): Plain {
+  if (value !== undefined) obj[key] = value;
+  return obj;
+}
+
+function renderVariable(v: Variable): Plain {
+  const out: Plain = { name: v.name, type: v.type };
+  put(out, "description", v.description);
+  put(out, "required", v.required);
+  out.value = v.value;
+  return out;
+}
+
+function renderFailureAction(a: FailureAction): Plain {
+  if (a.type === "Retry") {
+    return {
+      type: a.type,
+      spec: {
+        retryCount: a.spec.retryCount,
+        retryIntervals: [...a.spec.retryIntervals],
+        onRetryFailure: { action: { type: a.spec.onRetryFailure.action.type } },
+      },
+    };
+  }
+  if (a.type === "ManualIntervention") {
+    return {
+      type: a.type,
+      spec: { timeout: a.spec.timeout, onTimeout: { action: { type: a.spec.onTimeout.action.type } } },
+    };
+  }
+  return { type: a.type };
+}
+
+function renderFailureStrategies(list: FailureStrategy[]): Plain[] {
+  return list.map((f) => ({
+    onFailure: { errors: [...f.onFailure.errors], action: renderFailureAction(f.onFailure.action) },
+  }));
+}
+
+function renderStep(s: Step): Plain {
+  const out: Plain = { name: s.name, identifier: s.identifier, type: s.type };
+  put(out, "description", s.description);
+  switch (s.type) {
+    case "ShellScript":
+      out.spec = {
+        shell: s.shell,
+        onDelegate: s.onDelegate,
+        source: { type: "Inline", spec: { script: s.script } },
+        environmentVariables: s.environmentVariables.map((v) => ({
+          name: v.name,
+          type: v.type,
+          value: v.value,
+        })),
+        outputVariables: s.outputVariables.map((v) => ({ name: v.name, type: v.type, value: v.value })),
+        executionTarget: s.executionTarget === undefined ? {} : renderExecutionTarget(s.executionTarget),
+      };
+      break;
+    case "K8sRollingDeploy":
+      out.spec = { skipDryRun: s.skipDryRun, pruningEnabled: s.pruningEnabled };
+      break;
+    case "K8sRollingRollback":
+      out.spec = { pruningEnabled: s.pruningEnabled };
+      break;
+  }
+  out.timeout = s.timeout;
+  if (s.failureStrategies !== undefined) out.failureStrategies = renderFailureStrategies(s.failureStrategies);
+  return out;
+}
+
+function renderExecutionTarget(t: ExecutionTarget): Plain {
+  const out: Plain = {};
+  put(out, "host", t.host);
+  put(out, "connectorRef", t.connectorRef);
+  put(out, "workingDirectory", t.workingDirectory);
+  return out;
+}
+
+function renderSteps(list: StepElement[]): Plain[] {
+  return list.map((e) =>
+    e.type === "Parallel"
+      ? { parallel: e.steps.map((s) => ({ step: renderStep(s) })) }
+      : { step: renderStep(e) },
+  );
+}
+
+function renderExecution(e: Execution): Plain {
+  return { steps: renderSteps(e.steps), rollbackSteps: renderSteps(e.rollbackSteps) };
+}
+
+function renderStage(s: Stage): Plain {
+  const out: Plain = { name: s.name, identifier: s.identifier };
+  put(out, "description", s.description);
+  out.type = s.type;
+  if (s.type === "Deployment") {
+    out.spec = {
+      serviceConfig: {
+        serviceRef: s.service.serviceRef,
+        serviceDefinition: {
+          spec: { variables: s.service.variables.map(renderVariable) },
+          type: "Kubernetes",
+        },
+      },
+      infrastructure: {
+        environmentRef: s.environment.environmentRef,
+        infrastructureDefinition: {
+          type: s.infrastructure.type,
+          spec: {
+            connectorRef: s.infrastructure.connectorRef,
+            namespace: s.infrastructure.namespace,
+            releaseName: s.infrastructure.releaseName,
+          },
+        },
+        allowSimultaneousDeployments: s.infrastructure.allowSimultaneousDeployments,
+      },
+      execution: renderExecution(s.execution),
+    };
+  } else {
+    out.spec = { execution: renderExecution(s.execution) };
+  }
+  out.tags = sortedTags(s.tags);
+  out.failureStrategies = renderFailureStrategies(s.failureStrategies);
+  if (s.variables !== undefined) out.variables = s.variables.map(renderVariable);
+  return out;
+}
+
+/**
+ * The pipeline document as plain data, keys in render order; `orgIdentifier` and
+ * `projectIdentifier` always come from `scope`.
+ */
+export function renderPipelineDocument(
+  model: PipelineModelInput | PipelineModel,
+  scope: PipelineScope,
+): { pipeline: Plain } {
+  const m = validatePipelineModel(model);
+  const scopeCheck = PipelineScope.safeParse(scope);
+  if (!scopeCheck.success)
+    throw new PipelineModelError("invalid pipeline scope", pipelineIssues(scopeCheck.error));
+  const pipeline: Plain = { name: m.name, identifier: m.identifier };
+  put(pipeline, "description", m.description);
+  pipeline.allowStageExecutions = m.allowStageExecutions;
+  pipeline.projectIdentifier = scope.project;
+  pipeline.orgIdentifier = scope.org;
+  pipeline.tags = sortedTags(m.tags);
+  if (m.variables !== undefined) pipeline.variables = m.variables.map(renderVariable);
+  pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
+  return { pipeline };
+}
+
+// Strings that a YAML 1.1 reader (the server side is YAML 1.1) would read as something else, such as
+// `yes`, `on` or `0o10`, are double-quoted even though YAML 1.2 would keep them strings.
+function ambiguousIn11(value: string): boolean {
+  if (value.includes("\n") || value === "") return false;
+  try {
+    const asPlain = YAML.parse(value, { version: "1.1" });
+    return typeof asPlain !== "string" || asPlain !== value;
+  } catch {
+    return false;
+  }
+}
+
+/** Stringifies plain data with the fixed options used for every rendered pipeline. */
+export function stringifyPipelineDocument(doc: unknown): string {
+  const d = new YAML.Document(doc, { version: "1.2", aliasDuplicateObjects: false });
+  YAML.visit(d, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && ambiguousIn11(node.value)) node.type = "QUOTE_DOUBLE";
+    },
+  });
+  return d.toString({ indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0, blockQuote: "literal" });
+}
+
+/**
+ * Renders a pipeline model as the YAML the platform API takes (spec §4 `POST /pipeline/api/pipelines/v2`).
+ * Deterministic: the same model gives the same bytes whatever the key order of the input objects.
+ * Throws {@link PipelineModelError} when the model is invalid.
+ * @example
+ * ```ts
+ * const yaml = renderPipelineYaml(model, { org: "default", project: "payments" });
+ * ```
+ */
+export function renderPipelineYaml(model: PipelineModelInput | PipelineModel, scope: PipelineScope): string {
+  return stringifyPipelineDocument(renderPipelineDocument(model, scope));
+}

@@ -1,0 +1,152 @@
+/**
+ * The wire form of a pipeline: the YAML document the model renders to and parses from, as the API
+ * stores it (spec §2 "Pipeline", ref §7.1). Every object is strict so that parsing never drops a
+ * field the model cannot represent. Fields the spec and real pipelines place differently are read
+ * in both places (ref §7.1); the renderer writes the real-world place.
+ * @module
+ */
+import { z } from "zod";
+import { Identifier, Tags } from "../schemas";
+import { Duration, entityRef, Flag, PipelineName, ShellVariableName, text, VariableName } from "./fields";
+import { ExecutionTarget, FailureStrategy, Shell, STAGE_TYPES, unknownStepType, Variable } from "./model";
+
+export const WireVariable = z.strictObject({
+  name: VariableName,
+  type: Variable.shape.type,
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  value: z.union([z.string(), z.number()], { error: "value must be a string or a number" }),
+});
+const WireEnvVariable = z.strictObject({
+  name: ShellVariableName,
+  type: Variable.shape.type,
+  value: z.union([z.string(), z.number()], { error: "value must be a string or a number" }),
+});
+const WireOutputVariable = z.strictObject({
+  name: ShellVariableName,
+  type: z.enum(["String", "Secret"], { error: "type must be String or Secret" }),
+  value: ShellVariableName,
+});
+const wireStepBase = {
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+  timeout: Duration.optional(),
+  failureStrategies: z.array(FailureStrategy).optional(),
+};
+const WireShellScript = z.strictObject({
+  type: z.literal("ShellScript"),
+  ...wireStepBase,
+  spec: z.strictObject({
+    shell: Shell,
+    onDelegate: z.boolean().optional(),
+    source: z.strictObject({
+      type: z.literal("Inline", { error: "only Inline scripts are supported" }),
+      spec: z.strictObject({ script: z.string().min(1, "script cannot be empty") }),
+    }),
+    environmentVariables: z.array(WireEnvVariable).optional(),
+    outputVariables: z.array(WireOutputVariable).optional(),
+    executionTarget: ExecutionTarget.optional(),
+    // The spec lists `timeout` among the step spec's fields; real pipelines put it next to `spec`
+    // (ref §7.1). Both are read; the renderer writes the real-world place.
+    timeout: Duration.optional(),
+  }),
+});
+const WireK8sRollingDeploy = z.strictObject({
+  type: z.literal("K8sRollingDeploy"),
+  ...wireStepBase,
+  spec: z.strictObject({ skipDryRun: Flag.optional(), pruningEnabled: Flag.optional() }),
+});
+const WireK8sRollingRollback = z.strictObject({
+  type: z.literal("K8sRollingRollback"),
+  ...wireStepBase,
+  spec: z.strictObject({ pruningEnabled: Flag.optional() }).optional(),
+});
+export const WireStep = z.discriminatedUnion(
+  "type",
+  [WireShellScript, WireK8sRollingDeploy, WireK8sRollingRollback],
+  {
+    error: (iss) => unknownStepType(iss),
+  },
+);
+export type WireStep = z.output<typeof WireStep>;
+export const WireStepElement = z
+  .strictObject({
+    step: WireStep.optional(),
+    parallel: z
+      .array(z.strictObject({ step: WireStep }))
+      .min(1, "a parallel group needs at least one step")
+      .optional(),
+  })
+  .refine((e) => (e.step === undefined) !== (e.parallel === undefined), {
+    error: "each entry needs exactly one of step or parallel",
+  });
+const WireExecution = z.strictObject({
+  steps: z
+    .array(WireStepElement, { error: "steps must be a list of steps" })
+    .min(1, "a stage needs at least one step"),
+  rollbackSteps: z.array(WireStepElement).optional(),
+});
+const wireStageBase = {
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+  tags: Tags.optional(),
+  failureStrategies: z.array(FailureStrategy).optional(),
+  variables: z.array(WireVariable).optional(),
+};
+const WireDeploymentStage = z.strictObject({
+  type: z.literal("Deployment"),
+  ...wireStageBase,
+  spec: z.strictObject({
+    serviceConfig: z.strictObject({
+      serviceRef: entityRef("serviceRef"),
+      serviceDefinition: z.strictObject({
+        type: z.literal("Kubernetes", { error: "only Kubernetes services are supported" }),
+        spec: z.strictObject({ variables: z.array(WireVariable).optional() }).optional(),
+      }),
+    }),
+    infrastructure: z.strictObject({
+      environmentRef: entityRef("environmentRef"),
+      infrastructureDefinition: z.strictObject({
+        type: z.literal("KubernetesDirect", { error: "only KubernetesDirect infrastructure is supported" }),
+        spec: z.strictObject({
+          connectorRef: entityRef("connectorRef"),
+          namespace: text("namespace"),
+          releaseName: text("releaseName"),
+          // Listed in the infrastructure definition's spec by the spec, next to it in real
+          // pipelines (ref §7.1); both are read.
+          allowSimultaneousDeployments: z.boolean().optional(),
+        }),
+      }),
+      allowSimultaneousDeployments: z.boolean().optional(),
+    }),
+    execution: WireExecution,
+  }),
+});
+const WireCustomStage = z.strictObject({
+  type: z.literal("Custom"),
+  ...wireStageBase,
+  spec: z.strictObject({ execution: WireExecution }),
+});
+export const WireStage = z.discriminatedUnion("type", [WireDeploymentStage, WireCustomStage], {
+  error: (iss) =>
+    `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+});
+const WirePipeline = z.strictObject({
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+  allowStageExecutions: z.boolean().optional(),
+  projectIdentifier: z.string().optional(),
+  orgIdentifier: z.string().optional(),
+  tags: Tags.optional(),
+  variables: z.array(WireVariable).optional(),
+  stages: z
+    .array(z.strictObject({ stage: WireStage }), { error: "stages must be a list of stages" })
+    .min(1, "a pipeline needs at least one stage"),
+});
+/** The pipeline YAML document the model renders to and parses from. */
+export const PipelineDocument = z.strictObject({ pipeline: WirePipeline });
+/** A parsed pipeline YAML document (see {@link PipelineDocument}). */
+export type PipelineDocument = z.output<typeof PipelineDocument>;
