@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from "zod";
+import { regexProblem } from "../split/regex-safety";
 
 /** Treatment names the service refuses (ref §2, "Creating a rollout plan"). */
 export const RESERVED_TREATMENT_NAMES = [
@@ -305,7 +306,8 @@ export interface DefinitionProblem {
  * Whole-document rules of a definition that no single field can check (ref §2, §3 and §7): bucket
  * sizes sum to 100 in each rule and in the default rule, every named treatment exists, treatment
  * names are unique, at most 20 treatments, set matchers name an attribute, value lists are not
- * empty, `MATCHES_STRING` holds a valid regular expression. Used by the emulator (after a POST or a JSON Patch), by
+ * empty, `MATCHES_STRING` holds a valid regular expression that cannot backtrack catastrophically
+ * (`sdk/split/regex-safety.ts`), `BETWEEN_NUMBER` / `BETWEEN_DATE` ranges are not inverted. Used by the emulator (after a POST or a JSON Patch), by
  * the provider's `check` and by the policy pack, so all three agree to the letter.
  */
 export function validateDefinition(def: {
@@ -314,7 +316,7 @@ export function validateDefinition(def: {
   baselineTreatment?: string | undefined;
   rules?: {
     buckets: { treatment: string; size: number }[];
-    condition?: { matchers: Pick<Matcher, "type" | "attribute" | "string" | "strings">[] };
+    condition?: { matchers: Pick<Matcher, "type" | "attribute" | "string" | "strings" | "between">[] };
   }[];
   defaultRule: { treatment: string; size: number }[];
 }): DefinitionProblem[] {
@@ -371,14 +373,24 @@ export function validateDefinition(def: {
         problems.push({ path: at("strings"), message: "strings must not be empty" });
       }
       if (m.type === "MATCHES_STRING" && m.string !== undefined) {
-        try {
-          new RegExp(m.string);
-        } catch {
-          problems.push({
-            path: at("string"),
-            message: `string is not a valid regular expression: ${m.string}`,
-          });
-        }
+        const problem = regexProblem(m.string);
+        if (problem !== undefined) problems.push({ path: at("string"), message: problem });
+      }
+      // An inverted range matches nothing: surely a mistake, and the service does not say so.
+      if (
+        (m.type === "BETWEEN_NUMBER" || m.type === "BETWEEN_DATE") &&
+        m.between &&
+        m.between.from > m.between.to
+      ) {
+        const [from, to] =
+          m.type === "BETWEEN_DATE"
+            ? [date(m.between.from), date(m.between.to)]
+            : [m.between.from, m.between.to];
+        const bigger = m.type === "BETWEEN_DATE" ? "after" : "greater than";
+        problems.push({
+          path: at("between"),
+          message: `between.from (${from}) is ${bigger} between.to (${to}): an inverted range matches nothing`,
+        });
       }
     });
   });
@@ -386,6 +398,9 @@ export function validateDefinition(def: {
 }
 
 const SET_MATCHERS = new Set<string>(["EQUAL_SET", "ANY_OF_SET", "ALL_OF_SET", "PART_OF_SET"]);
+
+/** Epoch milliseconds as an ISO time, or the number when it is no valid time. */
+const date = (ms: number) => (Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms));
 
 /** A definition as the service returns it (spec §2; ref §2 adds flagSets and friends). */
 export const Definition = z.looseObject({
