@@ -123,7 +123,10 @@ export function register(program: Command): void {
     )
     .option("--port <port>", "TCP port (0 picks a free one)", "8787")
     .option("--host <address>", "address to bind", "127.0.0.1")
-    .option("--state <file>", "persist the state to this JSON file (events go to <file>.events.ndjson)")
+    .option(
+      "--state <file>",
+      "persist the state to this JSON file (events go to <file>.events.ndjson; a symlink is followed to its target)",
+    )
     .option("--admin-key <key>", "admin API key (generated when absent, kept in the state file)")
     .option("--sdk-key <key>", "server-side SDK key of the Production environment")
     .option("--platform-key <key>", "platform API key (x-api-key)")

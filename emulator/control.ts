@@ -114,6 +114,8 @@ export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
     return c.json({ count, offset, events });
   });
   app.delete("/events", async (c) => {
+    // Not while a flush is appending to the log: the truncation and the append would interleave.
+    await deps.store.idle();
     await deps.events.clear();
     return c.json(true);
   });

@@ -458,7 +458,7 @@ export class Store {
 
   /** Waits for pending writes, then releases the lock. */
   async close(): Promise<void> {
-    while (this.pumping) await this.pumping;
+    await this.idle();
     this.unlock();
   }
 
@@ -617,7 +617,7 @@ export class Store {
     }
   }
 
-  /** Writes the gathered groups one after another until none is left. */
+  /** Writes the gathered groups one after another until none is left; never rejects. */
   private async pump(): Promise<void> {
     try {
       while (this.next) {
@@ -628,9 +628,10 @@ export class Store {
         this.flushing = group;
         let failure: StateWriteError | undefined;
         if (group.stale) {
+          const earlier = this.lastFailure?.cause;
           failure = new StateWriteError(
-            `${this.lastFailure?.message ?? "an earlier change could not be saved"}; this request began before that change was rolled back, so it was refused too`,
-            this.lastFailure?.cause,
+            `the emulator could not save its state file earlier (${earlier instanceof Error ? earlier.message : "a write failed"}) and rolled back; this request began before that and may rest on the rolled-back state, so nothing of it was stored`,
+            earlier,
           );
         } else {
           try {
@@ -647,15 +648,30 @@ export class Store {
         if (failure) {
           this.rollBack(failure, group);
           await this.log?.repair().catch((e: unknown) => {
-            console.error(`flagstack emulator: could not cut the event log back after a failed write:`, e);
+            console.error("flagstack emulator: could not cut the event log back after a failed write:", e);
           });
         } else {
           group.resolve();
         }
       }
+    } catch (e) {
+      // Unreachable unless the rollback itself fails; no committer may be left waiting.
+      const failure = new StateWriteError(
+        `the emulator's state could not be saved (${(e as Error).message})`,
+        e,
+      );
+      for (const g of [this.flushing, this.next]) g?.reject(failure);
+      this.flushing = undefined;
+      this.next = undefined;
+      console.error("flagstack emulator: the state writer failed:", e);
     } finally {
       this.pumping = undefined;
     }
+  }
+
+  /** Resolves once no write is running or waiting. */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
   }
 
   /** One flush: the event log's batch, then the state file; both snapshots taken at once. */
@@ -689,7 +705,9 @@ export class Store {
     this.log?.discard();
     const cause = failure.cause instanceof Error ? failure.cause.message : failure.message;
     console.error(
-      `flagstack emulator: could not write ${this.filePath} (${cause}); the changes not yet on disk were rolled back and refused`,
+      group.stale
+        ? "flagstack emulator: refused the changes of requests that began before the last rollback; rolled back to the last write"
+        : `flagstack emulator: could not write ${this.filePath} (${cause}); the changes not yet on disk were rolled back and refused`,
     );
     for (const g of refused) g.reject(failure);
   }

@@ -120,17 +120,23 @@ export function bodyLimit(limits: Record<Api, number> = BODY_LIMITS): Middleware
     const limit = limits[c.get("api")];
     const declared = c.req.header("content-length");
     const chunked = c.req.header("transfer-encoding") !== undefined;
-    if (!chunked) {
-      if (declared === undefined || declared === "0") return next();
+    if (!chunked && declared !== undefined) {
       const length = Number(declared);
+      if (length === 0) return next();
       if (length > limit) return tooLarge(c, `body: at most ${limit} bytes per request, got ${length}`);
     }
     const incoming = c.env?.incoming;
     const raw = c.req.raw;
     let body: Buffer | typeof TOO_LARGE;
-    if (incoming) body = await readIncoming(incoming, limit);
-    else if (raw.body) body = await readWeb(raw.body, limit);
-    else return next();
+    if (incoming) {
+      // HTTP/1.1: without Content-Length or Transfer-Encoding there is no body.
+      if (!chunked && declared === undefined) return next();
+      body = await readIncoming(incoming, limit);
+    } else if (raw.body) {
+      body = await readWeb(raw.body, limit);
+    } else {
+      return next();
+    }
     if (body === TOO_LARGE) {
       return tooLarge(
         c,

@@ -1,13 +1,15 @@
 /**
  * State persistence (issue 3 "Start"): with a state file every change is written atomically,
  * restarting on the same file returns every object unchanged, a corrupt file is refused and never
- * overwritten, and group commit writes once for many concurrent changes.
+ * overwritten, and group commit writes once for many concurrent changes. Issue 14: a read waits
+ * for the write of what it shows, and a rollback refuses the changes made on top of it.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { startEmulator } from "../../emulator";
+import { diskIo } from "../../emulator/disk";
 import { emptyPlatformState } from "../../emulator/platform";
 import { StateFileError, Store } from "../../emulator/store";
 import { type Call, caller, definitionBody } from "./helpers";
@@ -300,5 +302,89 @@ describe("the event log", () => {
       `event log ${log} is corrupt at line 2`,
     );
     expect(readFileSync(log, "utf8")).toBe(corrupt);
+  });
+});
+
+describe("commit and rollback", () => {
+  it("holds a read made while a write is pending until the write is done, then shows the change", async () => {
+    const path = statePath();
+    const emu = await startEmulator({ port: 0, statePath: path });
+    const call = caller(emu);
+    const original = diskIo.write;
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let written = false;
+    const spy = vi.spyOn(diskIo, "write").mockImplementation(async (file, data) => {
+      await held;
+      await original(file, data);
+      written = true;
+    });
+    try {
+      const create = call("POST", "/internal/api/v2/groups", { body: { name: "slow", description: "" } });
+      await vi.waitFor(() => expect(spy).toHaveBeenCalled(), { interval: 5 });
+      const list = call("GET", "/internal/api/v2/groups").then((r) => ({ ...r, afterWrite: written }));
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      const g = await create;
+      expect(g.status).toBe(200);
+      const r = await list;
+      expect(r.afterWrite).toBe(true);
+      expect(r.body.objects).toEqual([{ id: g.body.id, name: "slow", description: "", type: "group" }]);
+    } finally {
+      spy.mockRestore();
+      await emu.stop();
+    }
+  });
+
+  it("refuses the change of a request that began before a rollback, with its whole group, and never writes it", async () => {
+    const path = statePath();
+    const store = await Store.open({ accountId: "acct", statePath: path, emptyPlatformState });
+    const before = readFileSync(path, "utf8");
+    let resume!: () => void;
+    const paused = new Promise<void>((r) => {
+      resume = r;
+    });
+    // A request that read the state, then waits (as if on the network) across the rollback.
+    const stale = store.runRequest(async () => {
+      await paused;
+      store.groups.set("g-stale", { id: "g-stale", name: "stale", description: "" });
+      return store.commit();
+    });
+    const spy = vi
+      .spyOn(diskIo, "write")
+      .mockRejectedValueOnce(
+        Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }),
+      );
+    store.groups.set("g-refused", { id: "g-refused", name: "refused", description: "" });
+    await expect(store.commit()).rejects.toMatchObject({
+      name: "StateWriteError",
+      code: "ENOSPC",
+      message:
+        "the emulator could not save its state file (ENOSPC: no space left on device, write); nothing of this request was stored",
+    });
+    spy.mockRestore();
+    expect(store.epoch).toBe(1);
+    expect([...store.groups.keys()]).toEqual([]);
+    // A change of this epoch in the same group as the stale one is refused with it.
+    const fresh = store.runRequest(() => {
+      store.groups.set("g-fresh", { id: "g-fresh", name: "fresh", description: "" });
+      return store.commit();
+    });
+    resume();
+    const refusal =
+      "the emulator could not save its state file earlier (ENOSPC: no space left on device, write) and rolled back; this request began before that and may rest on the rolled-back state, so nothing of it was stored";
+    await expect(stale).rejects.toThrow(refusal);
+    await expect(fresh).rejects.toThrow(refusal);
+    expect([...store.groups.keys()]).toEqual([]);
+    expect(readFileSync(path, "utf8")).toBe(before);
+    // The next change of this epoch is written as usual.
+    store.groups.set("g-next", { id: "g-next", name: "next", description: "" });
+    await store.commit();
+    expect(JSON.parse(readFileSync(path, "utf8")).groups).toEqual([
+      { id: "g-next", name: "next", description: "" },
+    ]);
+    await store.close();
   });
 });
