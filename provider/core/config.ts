@@ -10,6 +10,9 @@
  * One OS process serves every dynamic resource of a deployment and calls arrive concurrently (ref
  * pulumi-notes §1), so clients are kept per base URL and key for the whole process: one rate
  * limiter and one keep-alive pool are shared by every resource.
+ *
+ * A credential set in the stack config without `--secret` is warned about from the program's
+ * process, the only one that can tell ({@link warnPlaintextCredentials}).
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
@@ -232,6 +235,133 @@ export function memo<T>(
 export function forget(client: object, key: string): void {
   memoTables.get(client)?.delete(key);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Credentials set in plain text
+
+/** The config keys that hold credentials: each belongs in the stack config as a secret. */
+export const CREDENTIAL_CONFIG_KEYS = [
+  "flagstack:adminApiKey",
+  "flagstack:sdkKey",
+  "flagstack:platformApiKey",
+] as const;
+
+/** Config key that accepts plain-text credentials without a warning (`true`), e.g. a local emulator's keys. */
+export const ALLOW_PLAINTEXT_KEYS = "flagstack:allowPlaintextKeys";
+
+// Where a Pulumi program finds its config: the Node.js language host sets both variables for the
+// program process (pulumi-language-nodejs main.go: `PULUMI_CONFIG` from constructConfig, with keys
+// as `<ns>:config:<name>`; `PULUMI_CONFIG_SECRET_KEYS` from constructConfigSecretKeys, the keys
+// set with --secret), and @pulumi/pulumi's runtime/config.js reads the same two (`configEnvKey`,
+// `configSecretKeysEnvKey`, `isConfigSecret`).
+const CONFIG_ENV = "PULUMI_CONFIG";
+const SECRET_KEYS_ENV = "PULUMI_CONFIG_SECRET_KEYS";
+
+/** `flagstack:config:adminApiKey` (the language host's form) → `flagstack:adminApiKey`. */
+const cleanKey = (key: string) => key.replace(/^([^:]+):config:/, "$1:");
+
+function parseJson(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The credential keys ({@link CREDENTIAL_CONFIG_KEYS}) that the program's stack config sets
+ * without `--secret`, in that order; `[]` outside a Pulumi program, when every credential is a
+ * secret, or when `flagstack:allowPlaintextKeys` is `true`.
+ *
+ * Such a value sits unencrypted in `Pulumi.<stack>.yaml` and in the stack's state: the engine
+ * passes the whole stack config to the dynamic provider, and stores it as the inputs of the
+ * default `pulumi-nodejs` provider, encrypted only where the config value is a secret (pkg
+ * resource/deploy/target.go `GetPackageConfig`: `property.New(v).WithSecret(c.Secure())`).
+ *
+ * Only the program's process can tell: the provider's `configure` receives every value already
+ * unwrapped (the dynamic-provider host's `configure` RPC, @pulumi/pulumi 3.259.0
+ * cmd/dynamic-provider/index.js: `config[k] = rpc.unwrapRpcSecret(v)`, before `Config` is built),
+ * and the provider process's `PULUMI_CONFIG` holds the `pulumi-nodejs` namespace only (pkg
+ * host/host.go `Provider`), with no `PULUMI_CONFIG_SECRET_KEYS`.
+ */
+export function plaintextCredentialKeys(env: NodeJS.ProcessEnv = process.env): string[] {
+  const config = parseJson(env[CONFIG_ENV]);
+  if (typeof config !== "object" || config === null) return [];
+  const values = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(config)) values.set(cleanKey(k), v);
+  if (
+    String(values.get(ALLOW_PLAINTEXT_KEYS) ?? "")
+      .trim()
+      .toLowerCase() === "true"
+  )
+    return [];
+  const secretList = parseJson(env[SECRET_KEYS_ENV]);
+  const secret = new Set(Array.isArray(secretList) ? secretList.map((k) => cleanKey(String(k))) : []);
+  return CREDENTIAL_CONFIG_KEYS.filter((key) => {
+    const v = values.get(key);
+    return v !== undefined && v !== "" && !secret.has(key);
+  });
+}
+
+/** The warning for {@link plaintextCredentialKeys}, naming the keys (never their values), or `undefined`. */
+export function plaintextCredentialWarning(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const keys = plaintextCredentialKeys(env);
+  if (keys.length === 0) return undefined;
+  const listed = keys.join(", ");
+  const fix = keys.map((k) => `\`pulumi config set --secret ${k} <value>\``).join(", ");
+  return (
+    `flagstack: ${listed} ${keys.length === 1 ? "is" : "are"} set in the stack config in plain text ` +
+    `(without --secret), so ${keys.length === 1 ? "it is" : "they are"} stored unencrypted in Pulumi.<stack>.yaml ` +
+    `and in the stack's state; run ${fix} (the next update encrypts the state's copy), or set ` +
+    `${ALLOW_PLAINTEXT_KEYS} to true to accept plain-text keys`
+  );
+}
+
+const WARNED = Symbol.for("flagstack.provider.plaintextKeysWarned");
+
+/**
+ * Warns, once per process, when the program's stack config holds a credential in plain text
+ * ({@link plaintextCredentialWarning}): through the Pulumi engine's log (`@pulumi/pulumi/log`
+ * `warn`: a `warning:` diagnostic of the update, as `pulumi up` and `preview` print them), or on
+ * stderr when `@pulumi/pulumi` is not installed. Returns the warning, or `undefined`.
+ *
+ * A warning, not a refusal: by the time a program runs, the value is already in
+ * `Pulumi.<stack>.yaml` (and, after an earlier update, in the state), so refusing would undo
+ * nothing; it would only break stacks that work today (stacks of a local emulator with throwaway
+ * keys, CI stacks) on upgrade. Encrypting the value with `pulumi config set --secret` and running
+ * an update does fix both copies, and the warning says so. `flagstack:allowPlaintextKeys: true`
+ * silences it.
+ *
+ * Called when this module loads in a program's process (every resource class imports it), see below.
+ */
+export function warnPlaintextCredentials(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => unknown = engineWarn,
+): string | undefined {
+  const g = globalThis as unknown as Record<symbol, boolean | undefined>;
+  if (g[WARNED]) return undefined;
+  const message = plaintextCredentialWarning(env);
+  if (message === undefined) return undefined;
+  g[WARNED] = true;
+  warn(message);
+  return message;
+}
+
+function engineWarn(message: string): void {
+  try {
+    // a deep import, like resource.ts: the package root would also load the Automation API
+    const log = require("@pulumi/pulumi/log") as { warn(msg: string): Promise<void> };
+    void log.warn(message);
+  } catch {
+    process.stderr.write(`warning: ${message}\n`);
+  }
+}
+
+// In a Pulumi program (the only process that knows which config values are secrets, see
+// plaintextCredentialKeys) this module is loaded while the program declares its resources; in the
+// provider process and in tests PULUMI_CONFIG holds no flagstack credential, so nothing happens.
+if (process.env[CONFIG_ENV]) warnPlaintextCredentials();
 
 /** The stack the provider runs for, as `project/stack` (set by the engine; ref pulumi-notes §4). */
 export function stackLabel(env: NodeJS.ProcessEnv = process.env): string {
