@@ -401,6 +401,11 @@ export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
     });
   },
 
+  async lookup(inputs) {
+    const data = await readOrGone(() => platformApi().connectors.get(inputs.identifier, scopeOf(inputs)));
+    return data && { createdAt: data.createdAt };
+  },
+
   async delete(_id, props) {
     const api = platformApi();
     await deleteConfirmingGone(

@@ -531,6 +531,14 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     });
   },
 
+  async lookup(inputs) {
+    const admin = adminClient();
+    const ws = await resolveWorkspace(admin, inputs.workspace);
+    const env = await resolveEnvironment(admin, ws, inputs.environment);
+    const def = await readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id));
+    return def && { createdAt: def.creationTime };
+  },
+
   async delete(_id, props) {
     const admin = adminClient();
     await deleteIdempotent(() =>

@@ -277,6 +277,13 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   async delete(_id, props) {
     await deleteIdempotent(() => adminClient().flags.delete(props.workspaceId, props.name));
   },
+
+  async lookup(inputs) {
+    const admin = adminClient();
+    const workspace = await resolveWorkspace(admin, inputs.workspace);
+    const flag = await readOrGone(() => admin.flags.get(workspace.id, inputs.name));
+    return flag && { createdAt: flag.creationTime };
+  },
 };
 
 // State written by flagstack 0.1 stores a serialized provider whose methods call these module

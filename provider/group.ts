@@ -152,6 +152,10 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
     });
   },
 
+  async lookup(inputs) {
+    return (await adminClient().groups.getByName(inputs.name)) && {};
+  },
+
   async delete(id) {
     const admin = adminClient();
     await deleteIdempotent(() => admin.groups.delete(id));

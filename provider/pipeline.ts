@@ -342,6 +342,13 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
     });
   },
 
+  async lookup(inputs) {
+    const scope = { org: inputs.org, project: inputs.project };
+    const { identifier } = header(effectiveYaml(inputs));
+    // The GET answer has no creation time (ref §6.2).
+    return (await readOrGone(() => platformApi().pipelines.get(identifier, scope))) && {};
+  },
+
   async delete(_id, props) {
     const api = platformApi();
     const scope = { org: props.org, project: props.project };

@@ -222,6 +222,11 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
     });
   },
 
+  async lookup(inputs) {
+    const data = await readOrGone(() => platformApi().projects.get(inputs.identifier, { org: inputs.org }));
+    return data && { createdAt: data.createdAt };
+  },
+
   async delete(_id, props) {
     const api = platformApi();
     await deleteConfirmingGone(

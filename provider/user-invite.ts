@@ -293,6 +293,10 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
     });
   },
 
+  async lookup(inputs) {
+    return (await findByEmail(adminClient(), inputs.email)) && {};
+  },
+
   async delete(id, props) {
     const admin = adminClient();
     const onDelete = props.onDelete ?? "deactivate";

@@ -8,6 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 // which neither the program nor the provider process needs.
 import { CustomResource } from "@pulumi/pulumi/resource";
 import { configureProvider } from "./config";
+import { watchEngine } from "./host";
 
 /**
  * A value a program may pass for an input of type `T`: the value, a promise or an `Output`, at
@@ -39,11 +40,28 @@ export interface ResourceHandlers<Inputs, Outputs> {
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;
   update(id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
   delete(id: string, props: Outputs): Promise<void>;
+  /**
+   * Finds the object the checked inputs name by its natural key and changes nothing: `undefined`
+   * when there is none. Used by `flagstack recover` to settle the creates of a killed
+   * `pulumi up` (see `./recover.ts`).
+   */
+  lookup(inputs: Inputs): Promise<Found | undefined>;
 }
 
-/** The shared `configure`: reads the `flagstack:*` stack config into the process settings. */
+/** What {@link ResourceHandlers.lookup} found. */
+export interface Found {
+  /** When the service created the object, epoch milliseconds, where the API reports it. */
+  createdAt?: number | undefined;
+}
+
+/**
+ * The shared `configure`: reads the `flagstack:*` stack config into the process settings, and in
+ * the dynamic-provider host starts watching the engine, so that the process ends with it
+ * (`./host.ts`). The host calls it before the first verb of any resource, a `check` included.
+ */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   configureProvider(req.config);
+  watchEngine();
 }
 
 /**

@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import requireFromString from "require-from-string";
@@ -108,6 +109,10 @@ export interface ProviderHost {
   delete(id: string, props: Props): Promise<void>;
   /** Everything the host wrote to stderr so far. */
   stderr(): string;
+  /** Closes the stand-in engine endpoint, as a killed engine would leave it. */
+  closeEngine(): Promise<void>;
+  /** Resolves with the host's exit code when its process ends. */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -115,16 +120,23 @@ export interface ProviderHost {
 export const DIFF = { UNKNOWN: 0, NONE: 1, SOME: 2 } as const;
 
 /**
- * Starts `node node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js 127.0.0.1:1` (the host
- * never dials the engine address, but needs one), reads its port from stdout and connects.
+ * Starts `node node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`, reads its port
+ * from stdout and connects. The host itself never calls the engine, but flagstack's provider
+ * dials the address to notice the engine's death (provider/core/host.ts): the stand-in engine is
+ * a TCP listener on 127.0.0.1 that the test may close (`closeEngine`).
  */
 export async function startProviderHost(env: Record<string, string> = {}): Promise<ProviderHost> {
   const script = join(REPO, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js");
-  const child: ChildProcess = spawn(process.execPath, [script, "127.0.0.1:1"], {
+  const engine = createNetServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  const enginePort = (engine.address() as AddressInfo).port;
+  const closeEngine = () => new Promise<void>((resolve) => engine.close(() => resolve()));
+  const child: ChildProcess = spawn(process.execPath, [script, `127.0.0.1:${enginePort}`], {
     cwd: REPO,
     env: { ...process.env, PULUMI_NODEJS_PROJECT: "shop", PULUMI_NODEJS_STACK: "dev", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
@@ -226,13 +238,15 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
       await call("delete", req);
     },
     stderr: () => stderr,
+    closeEngine,
+    exited,
     async stop() {
       client.close();
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
         await exited;
       }
+      if (engine.listening) await closeEngine();
     },
   };
 }

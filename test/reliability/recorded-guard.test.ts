@@ -124,6 +124,13 @@ const pipeline = (s: string, script: string): Declared => ({
   deps: ["project"],
 });
 
+/** A connector as read back, as an update body (the read's null scope members left out). */
+const scoped = <T extends { orgIdentifier?: string | null; projectIdentifier?: string | null }>(c: T) => ({
+  ...c,
+  orgIdentifier: c.orgIdentifier ?? undefined,
+  projectIdentifier: c.projectIdentifier ?? undefined,
+});
+
 const groupIdOf = async (name: string) => (await admin.groups.getByName(name))?.id as string;
 
 const CASES: Record<string, Case> = {
@@ -296,13 +303,13 @@ const CASES: Record<string, Case> = {
     sameField: async (s) => {
       const scope = { org: "default", project: projectId(s) };
       const live = (await platform.connectors.get("registry", scope)).connector;
-      await platform.connectors.update({ ...live, description: "theirs" });
+      await platform.connectors.update({ ...scoped(live), description: "theirs" });
     },
     otherField: {
       change: async (s) => {
         const scope = { org: "default", project: projectId(s) };
         const live = (await platform.connectors.get("registry", scope)).connector;
-        await platform.connectors.update({ ...live, tags: { team: "theirs" } });
+        await platform.connectors.update({ ...scoped(live), tags: { team: "theirs" } });
       },
       survived: async (s) => {
         const scope = { org: "default", project: projectId(s) };

@@ -1,0 +1,38 @@
+/**
+ * Every resource kind of the package, by type token: its lifecycle implementation. The one list
+ * that tools working on a stack's state (`flagstack recover`) and, later, other ways of serving
+ * the same resources look kinds up in, so a new resource is added here once.
+ * @module
+ */
+import { impl as connector } from "./connector";
+import type { ResourceHandlers } from "./core/resource";
+import { impl as flag } from "./flag";
+import { impl as flagDefinition } from "./flag-definition";
+import { impl as group } from "./group";
+import { impl as pipeline } from "./pipeline";
+import { impl as project } from "./project";
+import {
+  CONNECTOR_TYPE,
+  FLAG_DEFINITION_TYPE,
+  FLAG_TYPE,
+  GROUP_TYPE,
+  PIPELINE_TYPE,
+  PROJECT_TYPE,
+  USER_INVITE_TYPE,
+} from "./types";
+import { impl as userInvite } from "./user-invite";
+
+/** A resource's implementation with its inputs and outputs erased to plain records. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds implementations of every input and output type.
+export type AnyHandlers = ResourceHandlers<any, any>;
+
+/** Each kind's implementation, by type token. */
+export const KINDS: Readonly<Record<string, AnyHandlers>> = {
+  [FLAG_TYPE]: flag,
+  [FLAG_DEFINITION_TYPE]: flagDefinition,
+  [GROUP_TYPE]: group,
+  [USER_INVITE_TYPE]: userInvite,
+  [PROJECT_TYPE]: project,
+  [CONNECTOR_TYPE]: connector,
+  [PIPELINE_TYPE]: pipeline,
+};
