@@ -41,6 +41,12 @@ export function inputable<T extends z.ZodType>(base: T) {
   });
 }
 
+/** `"/"`, or `"é" (U+00E9)` for a character outside printable ASCII, which may not show in a terminal. */
+const characterLabel = (c: string): string =>
+  /^[ -~]$/.test(c)
+    ? JSON.stringify(c)
+    : `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")})`;
+
 /** Why a name is refused, in a program's terms (the decision is {@link nameProblem}'s). */
 export function nameMessage(value: string): string | undefined {
   const problem = nameProblem(value);
@@ -54,7 +60,7 @@ export function nameMessage(value: string): string | undefined {
     case "leading-space":
       return "name cannot start with a space.";
     case "character":
-      return `name can only contain alphanumeric, space, hyphen, underscore and dot characters; ${JSON.stringify(problem.character)} is not allowed.`;
+      return `name can only contain alphanumeric, space, hyphen, underscore and dot characters; ${characterLabel(problem.character)} is not allowed.`;
   }
 }
 

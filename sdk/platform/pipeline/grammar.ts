@@ -130,7 +130,7 @@ export const isRuntimeInputText = (value: unknown): value is string =>
 export const EXPRESSION_TOKENS = /<\+[^>]*>/g;
 
 /** True when a value is one whole `<+...>` expression (`<+pipeline.name>`, `<+input>`). */
-export const isExpression = (value: string): boolean => /^<\+[\s\S]*>$/.test(value);
+export const isExpression = (value: string): boolean => /^<\+[\s\S]+>$/.test(value);
 
 /**
  * True when a value holds an expression anywhere (`release-<+INFRA_KEY>`, `<+input>.default(10m)`):

@@ -52,6 +52,13 @@ export interface ServiceMessages {
   duplicate(what: "stage" | "step", id: string, path: YamlPath): string;
 }
 
+/** An entry of a steps list as the schema reads it (the annotation its recursive schema needs). */
+export type ServiceStepElement = {
+  step?: unknown;
+  parallel?: ServiceStepElement[];
+  stepGroup?: { steps: ServiceStepElement[] };
+};
+
 /** One refusal: the path of the field in the YAML document and the message. */
 export interface ServiceIssue {
   path: YamlPath;
@@ -82,15 +89,20 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     arr(item).min(1, { error: (iss) => m.minItems(1, iss.path ?? []) });
   const missingAt = (ctx: z.RefinementCtx, path: PropertyKey[]) =>
     ctx.addIssue({ code: "custom", path, message: m.missing(path) });
-  /** A value that may also be given at run time with `<+input>` (spec §2); otherwise it must match `schema`. */
-  const orInput = (schema: z.ZodType) =>
-    z.unknown().superRefine((v, ctx) => {
+  /**
+   * The field `key`, which may also be given at run time with `<+input>` (spec §2); otherwise it
+   * must match `schema`. The value is checked under its key, so messages can name the field.
+   */
+  const orInput = (key: string, schema: z.ZodType) => {
+    const keyed = z.object({ [key]: schema });
+    return z.unknown().superRefine((v, ctx) => {
       if (isRuntimeInputText(v)) return;
-      const r = schema.safeParse(v);
+      const r = keyed.safeParse({ [key]: v });
       if (!r.success)
         for (const issue of r.error.issues)
-          ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+          ctx.addIssue({ code: "custom", path: issue.path.slice(1), message: issue.message });
     });
+  };
   const enumOf = (values: readonly [string, ...string[]]) =>
     z.enum(values, {
       error: (iss) =>
@@ -127,8 +139,8 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
 
   /** ShellScript step spec (spec §2 "Step fields", ref §7.1). */
   const shellScriptSpec = obj({
-    shell: orInput(enumOf(SHELLS)),
-    onDelegate: orInput(bool()).optional(),
+    shell: orInput("shell", enumOf(SHELLS)),
+    onDelegate: orInput("onDelegate", bool()).optional(),
     source: obj({
       type: enumOf(SCRIPT_SOURCE_TYPES),
       spec: obj({ script: str().optional(), file: str().optional() }),
@@ -137,10 +149,10 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
       if (s.type === "Inline" && s.spec.script === undefined) missingAt(ctx, ["spec", "script"]);
       if (s.type === "Harness" && s.spec.file === undefined) missingAt(ctx, ["spec", "file"]);
     }, onMaps),
-    environmentVariables: orInput(arr(obj({ name: str(), type: str() }))).optional(),
-    outputVariables: orInput(arr(obj({ name: str() }))).optional(),
-    executionTarget: orInput(obj({})).optional(),
-    delegateSelectors: orInput(arr(str())).optional(),
+    environmentVariables: orInput("environmentVariables", arr(obj({ name: str(), type: str() }))).optional(),
+    outputVariables: orInput("outputVariables", arr(obj({ name: str() }))).optional(),
+    executionTarget: orInput("executionTarget", obj({})).optional(),
+    delegateSelectors: orInput("delegateSelectors", arr(str())).optional(),
   });
 
   const step = obj({
@@ -163,8 +175,7 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     }
   }, onMaps);
 
-  type StepElement = { step?: unknown; parallel?: StepElement[]; stepGroup?: { steps: StepElement[] } };
-  const stepElement: z.ZodType<StepElement> = z.lazy(() =>
+  const stepElement: z.ZodType<ServiceStepElement> = z.lazy(() =>
     obj({
       step: step.optional(),
       parallel: atLeastOne(stepElement).optional(),
@@ -175,7 +186,7 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
         rollbackSteps: arr(stepElement).optional(),
       }).optional(),
     }).superRefine(exactlyOne(["step", "parallel", "stepGroup"]), onMaps),
-  ) as z.ZodType<StepElement>;
+  ) as z.ZodType<ServiceStepElement>;
 
   const execution = obj({ steps: atLeastOne(stepElement), rollbackSteps: arr(stepElement).optional() });
 
@@ -184,7 +195,7 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     serviceRef: str(),
     serviceDefinition: obj({
       type: str(),
-      spec: obj({ variables: orInput(arr(obj({}))).optional() }),
+      spec: obj({ variables: orInput("variables", arr(obj({}))).optional() }),
     }).optional(),
   });
   const infrastructure = obj({
@@ -195,10 +206,10 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
         connectorRef: str().optional(),
         namespace: str().optional(),
         releaseName: str().optional(),
-        allowSimultaneousDeployments: orInput(bool()).optional(),
+        allowSimultaneousDeployments: orInput("allowSimultaneousDeployments", bool()).optional(),
       }),
     }).optional(),
-    allowSimultaneousDeployments: orInput(bool()).optional(),
+    allowSimultaneousDeployments: orInput("allowSimultaneousDeployments", bool()).optional(),
   });
 
   const stage = obj({
@@ -247,7 +258,7 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
       projectIdentifier: scoped(scope?.project),
       description: description(),
       tags: tags(),
-      allowStageExecutions: orInput(bool()).optional(),
+      allowStageExecutions: orInput("allowStageExecutions", bool()).optional(),
       timeout: duration().optional(),
       stages: atLeastOne(stageElement),
     }),
@@ -257,11 +268,32 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
 /** Stage types whose spec must carry an `execution` with at least one step. */
 const EXECUTION_STAGE_TYPES = new Set(["Deployment", "CI", "Custom", "Approval", "FeatureFlag"]);
 
-/** The service's schema of a pipeline YAML document, worded by `messages` (see {@link checkServicePipeline}). */
-export const servicePipelineSchema = schemaOf;
+type ServiceSchema = ReturnType<typeof schemaOf>;
+// Building the schema costs milliseconds, checking a pipeline with it a fraction of one: schemas
+// are kept per wording and scope (a few scopes in practice; the cache is emptied past 100).
+const schemas = new WeakMap<ServiceMessages, Map<string, ServiceSchema>>();
+
+/**
+ * The service's schema of a pipeline YAML document for a pipeline saved under `scope`, worded by
+ * `messages` (see {@link checkServicePipeline}).
+ */
+export function servicePipelineSchema(
+  scope: { org: string; project: string } | undefined,
+  messages: ServiceMessages,
+): ServiceSchema {
+  const byScope = schemas.get(messages) ?? new Map<string, ServiceSchema>();
+  schemas.set(messages, byScope);
+  const key = scope === undefined ? "" : JSON.stringify([scope.org, scope.project]);
+  const cached = byScope.get(key);
+  if (cached !== undefined) return cached;
+  if (byScope.size >= 100) byScope.clear();
+  const schema = schemaOf(scope, messages);
+  byScope.set(key, schema);
+  return schema;
+}
 
 /** What the service reads out of an accepted pipeline YAML document. */
-export type ServicePipeline = z.output<ReturnType<typeof schemaOf>>["pipeline"];
+export type ServicePipeline = z.output<ServiceSchema>["pipeline"];
 
 /**
  * True when the pipeline's identifier is a runtime input: the service refuses it before schema
@@ -325,7 +357,7 @@ export function checkServicePipeline(
   scope: { org: string; project: string } | undefined,
   messages: ServiceMessages,
 ): { issues: ServiceIssue[]; pipeline?: ServicePipeline } {
-  const parsed = schemaOf(scope, messages).safeParse(doc);
+  const parsed = servicePipelineSchema(scope, messages).safeParse(doc);
   const issues: ServiceIssue[] = parsed.success
     ? []
     : parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
