@@ -9,8 +9,8 @@
  *    {@link MIN_FRAGMENT} characters of them (a server may echo a cut key, and a long fragment is
  *    most of a key);
  * 2. credential-shaped text: `Bearer <token>` (and `Basic`), `x-api-key: <value>`,
- *    `apiKey=<value>`, `"token": "<value>"` and the like, and platform tokens
- *    (`pat.<account>.<id>.<secret>`, `sat.…`);
+ *    `apiKey=<value>`, `"token": "<value>"` and the like, where the value looks like a token (8 or
+ *    more characters with a digit), and platform tokens (`pat.<account>.<id>.<secret>`, `sat.…`);
  * 3. in a parsed body, the value of any field named like a credential (`apiKey`, `token`,
  *    `password`, `authorization`, ...) and the environment's `apiTokens` (the admin API returns the
  *    new SDK keys there, ref admin §1.1).
@@ -51,10 +51,15 @@ const CREDENTIAL_FIELDS = new Set([
   "setcookie",
 ]);
 
-const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?!\*\*\*)[A-Za-z0-9._~+/=-]+/gi;
+// Credential-shaped values in free text: 8 or more token characters with at least one digit, so
+// prose stays readable ("Bearer token required", "invalid token: expired").
+const TOKEN_VALUE = String.raw`(?!\*\*\*)(?=[\w.~+/=-]*\d)[\w.~+/=-]{8,}`;
+const AUTH_SCHEME = new RegExp(String.raw`\b(Bearer|Basic)(\s+)${TOKEN_VALUE}`, "gi");
 // `name: value`, `name=value`, `"name": "value"` for credential-like names, in free text.
-const NAMED_VALUE =
-  /\b((?:x-api-key|api[-_]?key|api[-_]?token|access[-_]?token|refresh[-_]?token|sdk[-_]?key|admin[-_]?api[-_]?key|platform[-_]?api[-_]?key|authorization|token|secret|password)["']?\s*[:=]\s*["']?)(?!\*\*\*|Bearer\b|Basic\b)[^\s"',;&}<>]+/gi;
+const NAMED_VALUE = new RegExp(
+  String.raw`\b((?:x-api-key|api[-_]?key|api[-_]?token|access[-_]?token|refresh[-_]?token|sdk[-_]?key|admin[-_]?api[-_]?key|platform[-_]?api[-_]?key|authorization|token|secret|password)["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b)${TOKEN_VALUE}`,
+  "gi",
+);
 const PLATFORM_TOKEN = /\b(?:pat|sat)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
 /** The secrets worth searching for: non-empty, long enough, longest first. */

@@ -1,0 +1,81 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { redactCause, redactText, redactValue, usableSecrets } from "../../../sdk/core/redact";
+
+const KEY = "adm-4f1c9e2a7b3d5068a1f2e3d4c5b6a798";
+
+describe("redactText", () => {
+  it.each([
+    [`key ${KEY} refused`, "key *** refused"],
+    // a cut key: any fragment of 12 or more characters goes, adjacent fragments as one
+    [`key ${KEY.slice(5, 30)}… refused`, "key ***… refused"],
+    [
+      `key ${KEY.slice(0, 11)} is too short a fragment to tell`,
+      `key ${KEY.slice(0, 11)} is too short a fragment to tell`,
+    ],
+    ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc123", "Authorization: Bearer ***"],
+    ["x-api-key: pat.acct.abc123def.456ghi", "x-api-key: ***"],
+    ['{"apiKey":"k-1234567890"}', '{"apiKey":"***"}'],
+    ["token=abcdef123456&x=1", "token=***&x=1"],
+    ["sat.acct.abc123def.456ghi in a sentence", "*** in a sentence"],
+    // prose is left alone
+    ["Bearer token required", "Bearer token required"],
+    ["invalid token: expired", "invalid token: expired"],
+    ["Bearer ***", "Bearer ***"],
+  ])("%s → %s", (input, output) => {
+    expect(redactText(input, usableSecrets([KEY]))).toBe(output);
+  });
+
+  it("ignores secrets too short to be keys, so text stays readable", () => {
+    expect(usableSecrets(["k", "", undefined, "short", KEY, KEY])).toEqual([KEY]);
+    expect(redactText("check the key", usableSecrets(["k"]))).toBe("check the key");
+  });
+});
+
+describe("redactValue", () => {
+  it("copies a body with credential fields and echoed keys removed, leaving the original as it was", () => {
+    const body = {
+      id: "e1",
+      apiTokens: [{ id: "t", key: "sdk-0b1c2d3e4f5a6b7c8d9e" }],
+      nested: { "x-api-key": "anything", note: `echo ${KEY}`, list: [KEY, 1, null, true] },
+      password: "",
+    };
+    const copy = redactValue(body, [KEY]);
+    expect(copy).toEqual({
+      id: "e1",
+      apiTokens: "***",
+      nested: { "x-api-key": "***", note: "echo ***", list: ["***", 1, null, true] },
+      password: "",
+    });
+    expect(body.nested.note).toBe(`echo ${KEY}`);
+  });
+
+  it("survives cycles and replaces objects it cannot copy when they hold a key", () => {
+    const cyclic: Record<string, unknown> = { a: KEY };
+    cyclic.self = cyclic;
+    expect(redactValue(cyclic, [KEY])).toEqual({ a: "***", self: "[...]" });
+    const buffer = Buffer.from(KEY);
+    expect(redactValue({ b: new Map([["k", KEY]]) }, [KEY])).toEqual({
+      b: "[Map removed: it held a credential]",
+    });
+    expect(redactValue({ b: buffer }, [KEY])).toEqual({ b: buffer });
+  });
+});
+
+describe("redactCause", () => {
+  it("keeps a clean error as it is, and copies one that holds a key, prototype, code and cause chain included", () => {
+    const clean = new TypeError("fetch failed");
+    expect(redactCause(clean, [KEY])).toBe(clean);
+    const inner = new Error(`upstream saw ${KEY}`);
+    const leaky = Object.assign(new RangeError(`refused ${KEY}`, { cause: inner }), { code: "E1" });
+    const copy = redactCause(leaky, [KEY]) as RangeError & { code: string };
+    expect(copy).toBeInstanceOf(RangeError);
+    expect([copy.message, copy.code, (copy.cause as Error).message]).toEqual([
+      "refused ***",
+      "E1",
+      "upstream saw ***",
+    ]);
+    expect(inspect(copy, { depth: 8, showHidden: true })).not.toContain(KEY.slice(4, 16));
+    expect(leaky.message).toBe(`refused ${KEY}`);
+  });
+});
