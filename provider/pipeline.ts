@@ -21,7 +21,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
-import { DEFAULT_ORG, entityName, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
+import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
 import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
@@ -37,10 +37,11 @@ import {
 import {
   isExpression,
   PipelineModel,
-  PipelineModelError,
   type PipelineModelInput,
+  PipelineName,
   parsePipelineYaml,
   pipelinesEqual,
+  pipelineYamlProblems,
   readYaml,
   renderPipelineYaml,
 } from "./pipeline-model";
@@ -57,7 +58,7 @@ const RawPipelineHeader = z.looseObject({
       identifier: Identifier.refine((v) => !isExpression(v), {
         error: "pipeline identifier cannot be a runtime input (ref platform §6.2)",
       }),
-      name: entityName(128),
+      name: PipelineName,
       orgIdentifier: z.string().optional(),
       projectIdentifier: z.string().optional(),
     },
@@ -65,20 +66,14 @@ const RawPipelineHeader = z.looseObject({
   ),
 });
 
-/** Raw pipeline YAML: parsed strictly (duplicate keys refused, as by the service: ref §6.2). */
+/**
+ * Raw pipeline YAML, checked as the service checks it (the pipeline package's
+ * `pipelineYamlProblems`): at most 1 MiB, read before parsing; parsed strictly (duplicate keys
+ * refused, ref §6.2); then the service's own rules, each problem naming its field.
+ */
 const RawYaml = z.string({ error: "yaml must be a string" }).superRefine((text, ctx) => {
-  let doc: unknown;
-  try {
-    doc = readYaml(text);
-  } catch (e) {
-    const issues = e instanceof PipelineModelError ? e.issues : [{ path: "", message: String(e) }];
-    for (const i of issues) ctx.addIssue({ code: "custom", message: `invalid YAML: ${i.message}` });
-    return;
-  }
-  const header = RawPipelineHeader.safeParse(doc);
-  if (!header.success) {
-    for (const i of header.error.issues) ctx.addIssue({ code: "custom", path: i.path, message: i.message });
-  }
+  for (const p of pipelineYamlProblems(text))
+    ctx.addIssue({ code: "custom", path: p.path, message: p.message });
 });
 
 /** The inputs of a {@link Pipeline}. */
