@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import YAML from "yaml";
 import {
   durationMs,
   literalSecret,
@@ -7,7 +8,9 @@ import {
   pipelineStepTimeouts,
   rollsBack,
 } from "../../policy/pipelines";
+import { MODEL_DEFAULT_STEP_TIMEOUT } from "../../policy/resources";
 import { PIPELINE_TYPE } from "../../provider/types";
+import { DEFAULT_STEP_TIMEOUT } from "../../sdk/platform/pipeline";
 import { runResourcePolicy } from "./util";
 
 /** A pipeline YAML with one Deployment stage; the parts under test are parameters. */
@@ -131,6 +134,15 @@ describe("pipeline-deployment-rollback", () => {
     });
     expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, props)).toEqual([
       'pipeline "deploy_app" stage "prod" (Deployment) has no failure strategy that rolls back: add failureStrategies with onFailure action StageRollback or PipelineRollback',
+      'pipeline "deploy_app" stage "prod" (Deployment) has no rollback steps, so a rollback would do nothing',
+    ]);
+  });
+
+  it("checks the Deployment stages of a parallel group in YAML", async () => {
+    const doc = YAML.parse(yamlProps({ rollbackSteps: "[]" }).yaml);
+    doc.pipeline.stages = [{ parallel: doc.pipeline.stages }];
+    const props = { org: "default", project: "payments", yaml: YAML.stringify(doc) };
+    expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, props)).toEqual([
       'pipeline "deploy_app" stage "prod" (Deployment) has no rollback steps, so a rollback would do nothing',
     ]);
   });
@@ -330,6 +342,22 @@ describe("pipeline-step-timeouts", () => {
     ).toEqual([
       'pipeline "deploy_app" stage "prod" step "smoke" has timeout "soon", which is not a duration such as 10m or 1h30m',
     ]);
+  });
+
+  it("reports a zero timeout, which the provider's check refuses too", async () => {
+    expect(
+      await runResourcePolicy(
+        pipelineStepTimeouts,
+        PIPELINE_TYPE,
+        yamlProps({ timeout: "                  timeout: 0m" }),
+      ),
+    ).toEqual([
+      'pipeline "deploy_app" stage "prod" step "smoke" has timeout "0m", which is not a duration such as 10m or 1h30m',
+    ]);
+  });
+
+  it("gives a model step without a timeout the pipeline package's default", () => {
+    expect(MODEL_DEFAULT_STEP_TIMEOUT).toBe(DEFAULT_STEP_TIMEOUT);
   });
 
   it("reports timeouts above the configured maximum, rollback steps included", async () => {

@@ -203,6 +203,25 @@ describe("renderPipelineYaml", () => {
     },
   );
 
+  it("keeps names verbatim, and reads back a runtime-input timeout with a default", () => {
+    const model: PipelineModelInput = {
+      ...hello,
+      name: "Hello again ",
+      stages: hello.stages.map((s) => ({
+        ...s,
+        name: "1st stage.v2",
+        execution: {
+          ...s.execution,
+          steps: s.execution.steps.map((t) => ({ ...t, timeout: runtimeInput().default("10m") })),
+        },
+      })) as PipelineModelInput["stages"],
+    };
+    const yaml = renderPipelineYaml(model, scope);
+    expect(yaml).toContain('  name: "Hello again "\n');
+    expect(yaml).toContain("                  timeout: <+input>.default(10m)\n");
+    expect(parsePipelineYaml(yaml)).toEqual(validatePipelineModel(model));
+  });
+
   it("renders runtime inputs and keeps expressions verbatim", () => {
     const yaml = renderPipelineYaml(deployCheckout, scope);
     expect(yaml).toContain("environmentRef: <+input>.default(staging).allowedValues(staging,qa)\n");
@@ -480,6 +499,30 @@ describe("validatePipelineModel", () => {
       "step is a keyword, so cannot be used",
     ],
     ["an empty name", { ...pipeline, name: "  " }, "name", "name cannot be empty."],
+    [
+      "a stage named build/test (the service's name pattern has no slash)",
+      { ...pipeline, stages: [{ ...stage, name: "build/test" }] },
+      "stages[0].name",
+      'name can only contain alphanumeric, space, hyphen, underscore and dot characters; "/" is not allowed.',
+    ],
+    [
+      "a step name starting with a space (names are not trimmed)",
+      withStep({ name: " Run" }),
+      "stages[0].execution.steps[0].name",
+      "name cannot start with a space.",
+    ],
+    [
+      "a pipeline name of 129 characters",
+      { ...pipeline, name: "n".repeat(129) },
+      "name",
+      "name cannot be more than 128 characters long.",
+    ],
+    [
+      "a zero timeout",
+      withStep({ timeout: "0m" }),
+      "stages[0].execution.steps[0].timeout",
+      '"0m" must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression',
+    ],
     ["no stages", { ...pipeline, stages: [] }, "stages", "a pipeline needs at least one stage"],
     [
       "a stage without steps",

@@ -401,6 +401,26 @@ describe("POST /pipeline/api/pipelines/v2", () => {
       (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "90"),
       [`${STEP0}.timeout: "90" is not a duration such as 10m, 1h30m or 30s`],
     ],
+    [
+      "a zero timeout",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "0m"),
+      [`${STEP0}.timeout: "0m" is not a duration such as 10m, 1h30m or 30s`],
+    ],
+    [
+      "a timeout naming a unit twice",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "10m10m"),
+      [`${STEP0}.timeout: "10m10m" is not a duration such as 10m, 1h30m or 30s`],
+    ],
+    [
+      "a stage named build/test",
+      (p) => (p.pipeline.stages[0].stage.name = "build/test"),
+      [`${S0}.name: does not match the regex pattern ^[a-zA-Z_0-9-.][-0-9a-zA-Z_\\s.]{0,127}$`],
+    ],
+    [
+      "a step identifier with a slash",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.identifier = "build/test"),
+      [`${STEP0}.identifier: does not match the regex pattern ^[a-zA-Z_][0-9a-zA-Z_$]{0,127}$`],
+    ],
   ])("refuses %s with SCHEMA_VALIDATION_FAILED naming the field", async (_label, mutate, messages) => {
     const doc = base();
     mutate(doc);
@@ -418,6 +438,14 @@ describe("POST /pipeline/api/pipelines/v2", () => {
     [
       "a runtime-input timeout",
       (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+input>"),
+    ],
+    [
+      "a runtime-input timeout with a default",
+      (p) => (p.pipeline.stages[0].stage.spec.execution.steps[0].step.timeout = "<+input>.default(10m)"),
+    ],
+    [
+      "a stage name with digits first, dots and a trailing space",
+      (p) => (p.pipeline.stages[0].stage.name = "1st stage.v2 "),
     ],
     [
       "an expression timeout",
