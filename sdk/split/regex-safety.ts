@@ -8,18 +8,19 @@
  * same Annex B mode as a flagless `RegExp`), and two rules, conservative by design, find the
  * shapes behind exponential backtracking. Both look only inside a part that repeats (a quantifier
  * whose maximum is above 1, fixed counts such as `{30}` included):
- * 1. **Nested quantifiers**: the repeated part contains a variable quantifier (`+`, `*`, `{n,}`,
- *    `{n,m}` with m > n and m > 1; `?` is not one) and nothing that marks where one repetition
- *    ends: `(a+)+`, `(a*)*`, `(.*)*`, `(\w+\s?)*`, `(x+x+)+`. A part is marked when each of its
- *    alternatives holds a mandatory character that none of the inner quantifiers can match, so
- *    `(\d+,)*`, `([a-z0-9-]+\.)+` and `(a+b)+` pass.
+ * 1. **Nested quantifiers**: two parts of variable length (quantifiers with a count range, `?`
+ *    included), or one such part in two consecutive repetitions, can take the same characters,
+ *    and nothing certainly consumed between them is a character neither can take, so a text can
+ *    be shared out between them in many ways: `(a+)+`, `(a*)*`, `(.*)*`, `(\w+\s?)*`,
+ *    `(x+x+)+`, `(\s*,\s*)+`. `(\d+,)*`, `([a-z0-9-]+\.)+` and `(a+b)+` pass: the `,`, `.` and
+ *    `b` mark where each repetition ends.
  * 2. **Overlapping alternatives**: inside a repeated part, two alternatives made of single
  *    characters (or fixed counts of them) can match the same text: `(a|a)*`, `(\w|\d)+`,
  *    `((a|[a-c])b)*`; or the alternatives of the repeated part itself can split one text in two
  *    ways, found with the Sardinas-Patterson test of unique decodability: `(a|aa)*`. `(a|ab)*`
  *    passes: "ab" reads one way only.
- * Alternatives with quantifiers inside are left to rule 1; lookarounds and backreferences are not
- * analysed. A pattern the regex engine accepts but the parser does not (syntax newer than the
+ * Alternatives with quantifiers inside are left to rule 1; a backreference counts as a part that
+ * may take anything; the content of lookarounds is checked like the rest. A pattern the regex engine accepts but the parser does not (syntax newer than the
  * parser) is refused as unanalysable, never passed unchecked.
  * @module
  */
