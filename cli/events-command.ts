@@ -34,6 +34,26 @@ const wholeNumber = (name: string, min: number, max: number) => (v: string) => {
   return n;
 };
 
+/**
+ * Parses a list of batch numbers: `3,7,10-12` (the numbers the summary prints for unknown
+ * batches). Throws naming the option on anything else.
+ */
+export const batchList = (name: string) => (v: string) => {
+  const out: number[] = [];
+  for (const part of v.split(",")) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    const from = m ? Number(m[1]) : Number.NaN;
+    const to = m?.[2] === undefined ? from : Number(m[2]);
+    if (!m || to < from || to - from >= 100_000) {
+      throw new InvalidArgumentError(
+        `${name} must list batch numbers separated by commas, with ranges as 10-12 (e.g. 3,7,10-12)`,
+      );
+    }
+    for (let b = from; b <= to; b++) if (!out.includes(b)) out.push(b);
+  }
+  return out;
+};
+
 /** Adds `events import` to the program. */
 export function register(program: Command): void {
   const events = program.command("events").description("Tracking events: bulk import");
@@ -79,8 +99,18 @@ export function register(program: Command): void {
     .option("--rejects <file>", "where invalid records go (default <file>.rejects.ndjson)")
     .option("--journal <file>", "the import journal (default <file>.import-journal; none for stdin)")
     .option(
+      "--resend-batches <list>",
+      "send again these batches whose outcome is unknown, after checking the service lacks their events (e.g. 3,7,10-12)",
+      batchList("--resend-batches"),
+    )
+    .option(
+      "--mark-accepted <list>",
+      "record these batches whose outcome is unknown as accepted, after checking the service holds their events",
+      batchList("--mark-accepted"),
+    )
+    .option(
       "--resend-unknown",
-      "send again the batches whose outcome is unknown (they may then be recorded twice)",
+      "send again every batch whose outcome is unknown (those the service holds are then recorded twice)",
       false,
     )
     .option("--dry-run", "validate and count without sending", false)
@@ -111,6 +141,8 @@ interface CommandOptions {
   requestsPerSecond?: number;
   rejects?: string;
   journal?: string;
+  resendBatches?: number[];
+  markAccepted?: number[];
   resendUnknown: boolean;
   dryRun: boolean;
   progress: ProgressMode;
@@ -166,6 +198,8 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
       rejects: opts.rejects,
       journal: opts.journal,
       resendUnknown: opts.resendUnknown,
+      resendBatches: opts.resendBatches,
+      markAccepted: opts.markAccepted,
       dryRun: opts.dryRun,
       signal: ac.signal,
       onProgress: (p) => {
@@ -179,6 +213,19 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
       print(e.summary, opts.json);
       process.stderr.write(`flagstack: ${e.message}\n`);
       return e.summary.interrupted ? EXIT.interrupted : EXIT.error;
+    }
+    // The library names its options; here the user typed flags.
+    if (
+      e instanceof Error &&
+      e.name === "ConfigurationError" &&
+      /resendBatches|markAccepted/.test(e.message)
+    ) {
+      throw new Error(
+        e.message
+          .replace(/^importEvents: invalid option (\w+): /, "$1: ")
+          .replaceAll("resendBatches", "--resend-batches")
+          .replaceAll("markAccepted", "--mark-accepted"),
+      );
     }
     throw e;
   } finally {

@@ -136,6 +136,10 @@ describe("flagstack events import", () => {
 
   it.each([
     [
+      ["--resend-batches", "3,x"],
+      "error: option '--resend-batches <list>' argument '3,x' is invalid. --resend-batches must list batch numbers separated by commas, with ranges as 10-12 (e.g. 3,7,10-12)",
+    ],
+    [
       ["--batch-size", "0"],
       "error: option '--batch-size <n>' argument '0' is invalid. --batch-size must be a whole number from 1 to 5000",
     ],
@@ -160,7 +164,7 @@ describe("flagstack events import", () => {
     expect(r.stderr).toBe("flagstack: missing SDK key: pass --sdk-key or set FLAGSTACK_SDK_KEY\n");
   });
 
-  it("killed (SIGKILL) with a batch in flight, re-run: reports it as unknown; --resend-unknown completes it, each event exactly once", async () => {
+  it("killed (SIGKILL) with a batch in flight, re-run: reports it as unknown; --resend-batches completes it, each event exactly once", async () => {
     const prefix = newPrefix();
     const { file, lines } = writeFixture(prefix, 700);
     // The fourth request is held: it never reaches the emulator before the importer dies.
@@ -188,10 +192,21 @@ describe("flagstack events import", () => {
       expect(second.stdout).toMatch(
         /unknown outcome: batch 3 \(lines \d+-\d+, 100 records\): the earlier run stopped while this batch was in flight/,
       );
-      expect(second.stdout).toContain("re-run with --resend-unknown");
+      expect(second.stdout).toContain(
+        "--mark-accepted for the batches it holds and --resend-batches for those it lacks (e.g. --resend-batches 3).\n",
+      );
       expect(eventsOf(prefix)).toHaveLength(validOf(lines).length - 100);
 
-      const third = await cli([file, "--resend-unknown", "--progress", "none"], { url: proxy.url }).done;
+      // Batch 1 was acknowledged: naming it would send it twice, so nothing is sent.
+      const wrong = await cli([file, "--resend-batches", "1,3", "--progress", "none"], { url: proxy.url })
+        .done;
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toBe(
+        "flagstack: --resend-batches: batch 1 is not a batch whose outcome is unknown (its last journal entry is acked); nothing was sent\n",
+      );
+      expect(eventsOf(prefix)).toHaveLength(validOf(lines).length - 100);
+
+      const third = await cli([file, "--resend-batches", "3", "--progress", "none"], { url: proxy.url }).done;
       expect(third.code).toBe(0);
       expect(third.stdout).toMatch(/sent {14}100 in 1 request\n/);
       expect(eventsOf(prefix)).toEqual(validOf(lines));
@@ -200,7 +215,7 @@ describe("flagstack events import", () => {
     }
   });
 
-  it("killed (SIGKILL) after the service recorded a batch but before the 202 arrived, re-run: nothing sent twice", async () => {
+  it("killed (SIGKILL) after the service recorded a batch but before the 202 arrived, re-run: nothing sent twice; --mark-accepted completes it", async () => {
     const prefix = newPrefix();
     const { file, lines } = writeFixture(prefix, 500);
     const proxy = await startGateProxy(emu.url, (i) => (i === 2 ? "hold-after" : "forward"));
@@ -217,6 +232,15 @@ describe("flagstack events import", () => {
       const second = await cli([file, "--progress", "none"], { url: proxy.url }).done;
       expect(second.code).toBe(2);
       expect(second.stdout).toMatch(/unknown outcome: batch 2 /);
+      expect(eventsOf(prefix)).toEqual(validOf(lines));
+
+      const third = await cli([file, "--mark-accepted", "2", "--progress", "none"], { url: proxy.url }).done;
+      expect(third.code).toBe(0);
+      expect(third.stdout).toMatch(/^read {14}498 records\n.*\nsent {14}0 in 0 requests\n/s);
+      expect(third.stdout).toMatch(/accepted earlier {2}487 \(by an earlier run, not sent again\)\n/);
+      expect(third.stdout).toContain("Done: all 487 valid records are accepted.");
+      const journal = await readJournal(`${file}.import-journal`);
+      expect(journal?.batches.get(2)).toMatchObject({ status: "acked", by: "operator" });
       expect(eventsOf(prefix)).toEqual(validOf(lines));
     } finally {
       await proxy.close();

@@ -7,12 +7,19 @@
  *   validation ("value must be a number");
  * - `properties` is a JSON object written as a string (`"{""plan"":""pro""}"`); invalid JSON
  *   rejects the row with a reason naming `properties`.
+ *
+ * csv-parse decodes the bytes itself, and like every decoder turns bytes that are not UTF-8 into
+ * U+FFFD. So the bytes are checked on their way into the parser (see `utf8.ts`; a character cut
+ * by a chunk boundary is checked with the next chunk), the offset of each bad byte is kept, and a
+ * row whose bytes (from csv-parse's byte count at the end of the previous row to the one at its
+ * own end) hold one is rejected, never imported with U+FFFD in place of the byte.
  * @module
  */
 
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { InputFormatError, type SourceChunk, type SourceItem } from "./source";
+import { completeEnd, invalidUtf8Offsets, invalidUtf8Reason } from "./utf8";
 
 /** Columns the header must have. */
 export const CSV_REQUIRED_COLUMNS = ["eventTypeId", "trafficTypeName", "key", "timestamp"] as const;
@@ -32,26 +39,52 @@ export async function* readCsv(input: AsyncIterable<Buffer>): AsyncGenerator<Sou
     skip_empty_lines: true,
     max_record_size: 1024 * 1024,
   });
-  const source = Readable.from(input, { objectMode: false });
+  const bad: BadByte[] = [];
+  let nextBad = 0;
+  const source = Readable.from(checkUtf8(input, bad), { objectMode: false });
   source.on("error", (e) => parser.destroy(e));
   source.pipe(parser);
 
   let header: string[] | undefined;
   let items: SourceItem[] = [];
+  // Where the current row's bytes start (the end of the previous row, BOM included).
+  let rowStart = 0;
   try {
     for await (const entry of parser as AsyncIterable<{
       record: string[];
       info: { lines: number; bytes: number };
     }>) {
       const { record: row, info } = entry;
-      if (!header) {
+      // The first bad byte inside this row's bytes, if any (the checker runs ahead of the parser).
+      let badByte: BadByte | undefined;
+      while (nextBad < bad.length && bad[nextBad]!.offset < info.bytes) {
+        const b = bad[nextBad++]!;
+        if (b.offset >= rowStart) badByte ??= b;
+      }
+      // Forget the offsets passed, so an input full of bad bytes does not pile them up.
+      if (nextBad > 4096) {
+        bad.splice(0, nextBad);
+        nextBad = 0;
+      }
+      const start = rowStart;
+      rowStart = info.bytes;
+      if (badByte && !header) {
+        throw new InputFormatError(
+          `the CSV header is ${invalidUtf8Reason(badByte.byte, badByte.offset - start, "header")}`,
+          info.lines,
+        );
+      }
+      if (badByte) {
+        items.push(invalidRow(header!, row, info.lines, badByte, start));
+      } else if (!header) {
         header = checkHeader(
           row.map((h) => h.trim()),
           info.lines,
         );
         continue;
+      } else {
+        items.push(toItem(header, row, info.lines));
       }
-      items.push(toItem(header, row, info.lines));
       if (items.length >= ITEMS_PER_CHUNK) {
         yield { items, bytesRead: info.bytes };
         items = [];
@@ -69,6 +102,44 @@ export async function* readCsv(input: AsyncIterable<Buffer>): AsyncGenerator<Sou
     source.destroy();
   }
   yield { items, bytesRead: parser.info.bytes };
+}
+
+/** A byte that is not UTF-8, at `offset` bytes from the start of the input. */
+interface BadByte {
+  offset: number;
+  byte: number;
+}
+
+/**
+ * Passes the input through unchanged, appending to `bad` the offset of each run of bytes that is
+ * not UTF-8 before the parser gets them. The bytes of a character cut by the end of a chunk are
+ * checked with the next chunk; an input that ends inside a character ends on a bad byte.
+ */
+async function* checkUtf8(input: AsyncIterable<Buffer>, bad: BadByte[]): AsyncGenerator<Buffer> {
+  let offset = 0;
+  let carry: Buffer | undefined;
+  for await (const raw of input) {
+    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const base = offset - (carry?.length ?? 0);
+    const end = completeEnd(buf);
+    for (const at of invalidUtf8Offsets(buf, 0, end)) bad.push({ offset: base + at, byte: buf[at]! });
+    carry = end < buf.length ? Buffer.from(buf.subarray(end)) : undefined;
+    offset += chunk.length;
+    yield chunk;
+  }
+  if (carry) bad.push({ offset: offset - carry.length, byte: carry[0]! });
+}
+
+/** The reject of a row holding bytes that are not UTF-8, naming the first column that has one. */
+function invalidRow(header: string[], row: string[], line: number, b: BadByte, rowStart: number): SourceItem {
+  const raw: Record<string, string> = {};
+  for (let i = 0; i < header.length && i < row.length; i++) raw[header[i]!] = row[i]!;
+  // The decoder put U+FFFD where the bad bytes were: that names the column (a genuine U+FFFD
+  // before it would name an earlier one; the byte offset stays exact).
+  const column = header.find((_, i) => row[i]?.includes("\uFFFD"));
+  const reason = invalidUtf8Reason(b.byte, b.offset - rowStart, "row");
+  return { line, error: column ? `${column}: ${reason}` : reason, record: raw };
 }
 
 function checkHeader(header: string[], line: number): string[] {

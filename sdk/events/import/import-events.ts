@@ -5,8 +5,10 @@
  * invalid ones written to the rejects file, and the valid ones cut into deterministic batches that
  * are sent with bounded concurrency. Reading waits while `concurrency` batches are in flight, so
  * memory stays flat whatever the input size. The journal (see `journal.ts`) makes a re-run resume:
- * batches acknowledged earlier are skipped, batches whose outcome is unknown are reported and only
- * re-sent with `resendUnknown`.
+ * batches acknowledged earlier are skipped, batches whose outcome is unknown are reported with
+ * their lines and only re-sent when named in `resendBatches` (or with `resendUnknown`), or recorded
+ * as acknowledged when named in `markAccepted`. A batch is journaled as sent only when its request
+ * is about to be written (see `bulk-client.ts`), so a crash leaves at most `concurrency` of them.
  * @module
  */
 import { resolve } from "node:path";
@@ -43,6 +45,7 @@ import {
   SEND_RETRY_DEFAULTS,
   type SendRetryEvent,
   sendBatch,
+  type WireHooks,
 } from "./sender";
 import {
   formatFromExtension,
@@ -71,6 +74,16 @@ const int = (name: string, min: number, max: number) =>
       (n) => Number.isInteger(n) && n >= min && n <= max,
       `${name} must be a whole number from ${min} to ${max}`,
     );
+
+const batchList = (name: string) =>
+  z
+    .array(
+      z
+        .number({ error: `${name} must list batch numbers` })
+        .refine((n) => Number.isInteger(n) && n >= 0, `${name} must list whole batch numbers from 0`),
+      { error: `${name} must be an array of batch numbers` },
+    )
+    .default([]);
 
 /** Options of {@link importEvents}. */
 export const ImportOptions = z.object({
@@ -113,8 +126,18 @@ export const ImportOptions = z.object({
   syncJournal: z.boolean().default(true),
   /** Rejects file; default `<input>.rejects.ndjson` (`stdin.rejects.ndjson` for standard input). `false`: none. */
   rejects: z.union([z.string().min(1, "rejects must not be empty"), z.literal(false)]).optional(),
-  /** Send again the batches whose outcome is unknown (they may then be recorded twice). */
+  /** Send again every batch whose outcome is unknown (those the service holds are then recorded twice). */
   resendUnknown: z.boolean().default(false),
+  /**
+   * Batches whose outcome is unknown to send again: the operator checked that the service lacks
+   * their events. Each must be unknown in the journal.
+   */
+  resendBatches: batchList("resendBatches"),
+  /**
+   * Batches whose outcome is unknown to record as acknowledged without sending: the operator
+   * checked that the service holds their events. Each must be unknown in the journal.
+   */
+  markAccepted: batchList("markAccepted"),
   /** Validate and count without sending (the journal is read, never written). */
   dryRun: z.boolean().default(false),
   /** Retries of a batch the service certainly did not record (429, 503, connection refused), beyond the HTTP core's. */
@@ -238,9 +261,9 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
   }
   const o = parsed.data;
   const started = performance.now();
-  const client =
+  const own =
     o.dryRun || o.client
-      ? o.client
+      ? undefined
       : createBulkClient({
           eventsUrl: o.eventsUrl,
           sdkKey: o.sdkKey,
@@ -248,6 +271,7 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
           maxConcurrent: o.concurrency,
           ...(o.env ? { env: o.env } : {}),
         });
+  const client: EventsBulkClient | undefined = o.client ?? own;
 
   const opened = await openInput(o.input, o.stdin);
   const isStdin = opened.name === "-";
@@ -286,7 +310,21 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
     if (journalPath && resuming) checkCompatible(journalPath, previous.header, header);
     // What earlier runs recorded; this run's own entries do not change the decisions below.
     const before = resuming ? new Map(previous.batches) : new Map<number, JournalEntry>();
+    checkResolutions(o, before, journalPath);
     if (journalPath && !o.dryRun) journal = await Journal.open(journalPath, header, { sync: o.syncJournal });
+    // The operator checked that the service holds these: on disk at once, so a crash later in
+    // this run cannot lose the decision.
+    for (const batch of o.markAccepted) {
+      const entry: JournalEntry = {
+        ...before.get(batch)!,
+        status: "acked",
+        at: new Date().toISOString(),
+        by: "operator",
+      };
+      delete entry.error;
+      before.set(batch, entry);
+      await journal?.append(entry);
+    }
 
     const rejectsPath =
       o.rejects === false
@@ -318,10 +356,49 @@ export async function importEvents(options: ImportOptionsInput): Promise<ImportS
   } finally {
     closeInput();
     await journal?.close();
+    await own?.close();
   }
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+const isUnknown = (e: JournalEntry | undefined): boolean => e?.status === "sent" || e?.status === "unknown";
+
+/**
+ * Refuses `resendBatches` and `markAccepted` entries that do not name a batch whose outcome the
+ * journal leaves unknown: resending anything else could duplicate events, and marking anything
+ * else could skip events the service never got.
+ */
+function checkResolutions(
+  o: z.output<typeof ImportOptions>,
+  before: Map<number, JournalEntry>,
+  journalPath: string | undefined,
+): void {
+  const both = o.resendBatches.filter((b) => o.markAccepted.includes(b));
+  if (both.length > 0) {
+    throw new ConfigurationError(
+      "resendBatches",
+      undefined,
+      `importEvents: invalid option resendBatches: batch ${both[0]} is also in markAccepted; the service either holds its events or lacks them`,
+    );
+  }
+  for (const option of ["resendBatches", "markAccepted"] as const) {
+    for (const batch of o[option]) {
+      const prev = before.get(batch);
+      if (isUnknown(prev)) continue;
+      const state = prev
+        ? `its last journal entry is ${prev.status}`
+        : journalPath
+          ? "the journal has no entry for it"
+          : "there is no journal";
+      throw new ConfigurationError(
+        option,
+        undefined,
+        `importEvents: invalid option ${option}: batch ${batch} is not a batch whose outcome is unknown (${state}); nothing was sent`,
+      );
+    }
+  }
+}
 
 /** The state of one import run. */
 class Run {
@@ -416,8 +493,8 @@ class Run {
         this.o.onBatch?.({ ...ref, outcome: "skipped-acked" });
         return;
       }
-      if (prev.status === "sent" || prev.status === "unknown") {
-        if (!this.o.resendUnknown) {
+      if (isUnknown(prev)) {
+        if (!this.o.resendUnknown && !this.o.resendBatches.includes(b.index)) {
           const error = prev.error ?? "the earlier run stopped while this batch was in flight";
           this.counts.unknown += b.count;
           this.batches.unknown++;
@@ -449,20 +526,44 @@ class Run {
       count: b.count,
       hash: b.hash,
     };
-    // The intent is on disk before the request leaves: a crash from here on leaves "sent" without
-    // an outcome, which the next run reports as unknown instead of sending again.
-    await this.journal?.append({ ...entry, status: "sent", at: at() });
-    this.counts.sent += b.count;
-    this.batches.sent++;
+    // A journal that cannot be written stops the import: the hooks below must not let a request
+    // leave without its entry, and the failure must not pass for the service's.
+    let journalFailure: { error: unknown } | undefined;
+    const note = async (e: JournalEntry): Promise<void> => {
+      try {
+        await this.journal?.append(e);
+      } catch (error) {
+        journalFailure ??= { error };
+        throw error;
+      }
+    };
+    let counted = false;
+    const hooks: WireHooks = {
+      // The intent is on disk before the request is written: a crash from here on leaves "sent"
+      // without an outcome, which the next run reports as unknown instead of sending again.
+      beforeWrite: async () => {
+        await note({ ...entry, status: "sent", at: at() });
+        if (counted) return;
+        counted = true;
+        this.counts.sent += b.count;
+        this.batches.sent++;
+      },
+      notRecorded: (error) => note({ ...entry, status: "refused", at: at(), error }),
+    };
+    const client = this.client!;
+    // A client that cannot say when it writes: the intent goes first, before any wait.
+    if (!client.callsWireHooks) await hooks.beforeWrite();
     try {
       await sendBatch(
-        this.client!,
+        client,
         b,
         { ...SEND_RETRY_DEFAULTS, maxRetries: this.o.maxRetries },
         this.o.signal,
         this.o.onRetry,
+        hooks,
       );
     } catch (e) {
+      if (journalFailure) throw journalFailure.error;
       const kind = classifyFailure(e);
       const error = errorText(e);
       if (kind === "unknown") {

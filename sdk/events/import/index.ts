@@ -28,7 +28,7 @@ export {
   type ProgressMode,
   type ProgressReporter,
 } from "./progress";
-export { classifyFailure, type EventsBulkClient, type FailureKind } from "./sender";
+export { classifyFailure, type EventsBulkClient, type FailureKind, type WireHooks } from "./sender";
 export { INPUT_FORMATS, type InputFormat, InputFormatError, type SourceItem } from "./source";
 export { type RejectedRecord, type ValidRecord, validateItem } from "./validate";
 export { DEFAULT_YOUNG_GENERATION_MB, importEventsInWorker, type WorkerImportOptions } from "./worker";

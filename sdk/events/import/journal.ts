@@ -1,13 +1,25 @@
 /**
  * The import journal: an append-only NDJSON file beside the input that records, for each batch,
- * the intent to send it (`sent`, written and fsync'd *before* the request) and its outcome
- * (`acked` after the 202, `unknown` when the connection dropped after sending, `failed` when the
- * service refused it). The bulk endpoint is not idempotent (spec §4), so this file is the only
- * memory of what the service already holds:
+ * what the service may hold. The bulk endpoint is not idempotent (spec §4), so this file is the
+ * only memory of what the service already has, and each status is written (and fsync'd) before the
+ * step it announces can happen:
+ * - `sent`: the request is about to be written to the socket. Written after the rate limiter
+ *   admitted it and after every other client-side wait (the pause a 429 asked for, a backoff),
+ *   again before each attempt, so a batch that is only waiting is never `sent`.
+ * - `refused`: the last attempt certainly left nothing behind (429, 503, a connection refused
+ *   before sending); the batch waits to be tried again.
+ * - `acked` after the 202; `unknown` when the outcome cannot be known (the connection dropped after
+ *   sending, a timeout, a 500/502/504); `failed` when the service refused the batch (another 4xx).
+ *
+ * What a later run makes of the last entry of each batch:
  * - `acked`: never sent again;
- * - `sent` with nothing after it (the process died mid-request) or `unknown`: the events may or
- *   may not be recorded; reported, and sent again only when asked (`resendUnknown`);
- * - `failed` or absent: sent.
+ * - `sent` (the process died with the request on the wire, or just about to write it) or
+ *   `unknown`: the events may or may not be recorded; reported with the batch's lines, and sent
+ *   again only when asked (`resendBatches`, `resendUnknown`), or recorded as acknowledged when the
+ *   operator says the service holds them (`markAccepted`);
+ * - `refused`, `failed` or absent: sent.
+ * As at most `concurrency` requests are admitted at once, a crash leaves at most that many batches
+ * `sent`.
  *
  * The first line is a header with the settings that determine the batches (format, batch size,
  * byte cap) and a fingerprint of the input; a later run with other settings or a changed input is
@@ -42,7 +54,7 @@ export const JournalHeader = z.object({
 export type JournalHeader = z.infer<typeof JournalHeader>;
 
 /** Status of a batch in the journal. */
-export const BatchStatus = z.enum(["sent", "acked", "unknown", "failed"]);
+export const BatchStatus = z.enum(["sent", "refused", "acked", "unknown", "failed"]);
 export type BatchStatus = z.infer<typeof BatchStatus>;
 
 /** One batch line of a journal. */
@@ -55,8 +67,10 @@ export const JournalEntry = z.object({
   /** sha256 (hex) of the batch's request body. */
   hash: z.string(),
   at: z.string().optional(),
-  /** Why a batch failed or its outcome is unknown. */
+  /** Why a batch failed, was refused, or its outcome is unknown. */
   error: z.string().optional(),
+  /** Who decided an entry the service did not answer for: `operator` for `markAccepted`. */
+  by: z.literal("operator").optional(),
 });
 export type JournalEntry = z.infer<typeof JournalEntry>;
 

@@ -6,7 +6,8 @@
  * Working on bytes is safe for UTF-8: every byte of a multi-byte character is >= 0x80, so it is
  * never mistaken for a quote, bracket, comma or newline. A malformed element is one rejected
  * record; a broken array structure (no `[`, a missing comma, an array that never closes) stops the
- * read with an {@link InputFormatError} naming the line.
+ * read with an {@link InputFormatError} naming the line. An element whose bytes are not UTF-8 is
+ * rejected (see `utf8.ts`), never decoded with U+FFFD in its place.
  *
  * No streaming JSON library is used: the ones installed (`jsonparse`, a transitive dependency)
  * build every value token by token in JavaScript, which is several times slower than finding the
@@ -14,6 +15,7 @@
  * @module
  */
 import { InputFormatError, MAX_RECORD_TEXT_BYTES, type SourceChunk, type SourceItem } from "./source";
+import { firstInvalidUtf8, invalidUtf8Reason, showBytes } from "./utf8";
 
 enum State {
   BeforeArray,
@@ -33,6 +35,13 @@ const BACKSLASH = 0x5c;
 const NL = 0x0a;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Newlines before `offset` in `bytes`: an element may span lines. */
+function lineOf(bytes: Buffer, offset: number): number {
+  let n = 0;
+  for (let i = bytes.indexOf(NL); i >= 0 && i < offset; i = bytes.indexOf(NL, i + 1)) n++;
+  return n;
+}
 
 /** Reads a JSON array of records; see the module comment. */
 export async function* readJsonArray(
@@ -64,7 +73,22 @@ export async function* readJsonArray(
         record: `${Buffer.concat(parts).toString("utf8", 0, 200)}...`,
       });
     } else {
-      const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString("utf8");
+      const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      const bad = firstInvalidUtf8(bytes);
+      if (bad >= 0) {
+        // The record's line is where it starts, as for every reject; a pretty-printed record
+        // spans lines, so the reason also names the line of the bad byte.
+        const at = valueLine + lineOf(bytes, bad);
+        items.push({
+          line: valueLine,
+          error: invalidUtf8Reason(bytes[bad]!, bad, at === valueLine ? "record" : `record (line ${at})`),
+          record: showBytes(bytes),
+        });
+        parts = [];
+        partsBytes = 0;
+        return State.AfterValue;
+      }
+      const text = bytes.toString("utf8");
       try {
         items.push({ line: valueLine, value: JSON.parse(text) });
       } catch (e) {

@@ -1,9 +1,11 @@
 /**
  * NDJSON reader: one JSON value per line. Blank lines are skipped (they still count for line
- * numbers); a `\r` before the newline and a UTF-8 byte-order mark at the start are ignored.
+ * numbers); a `\r` before the newline and a UTF-8 byte-order mark at the start are ignored. A line
+ * that is not UTF-8 is rejected (see `utf8.ts`), never decoded with U+FFFD in its place.
  * @module
  */
 import { MAX_RECORD_TEXT_BYTES, type SourceChunk, type SourceItem } from "./source";
+import { firstInvalidUtf8, invalidUtf8Reason, showBytes } from "./utf8";
 
 const NL = 0x0a;
 
@@ -85,6 +87,12 @@ function pushLine(items: SourceItem[], line: number, buf: Buffer): void {
   let s = 0;
   while (s < end && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
   if (s === end) return;
+  const bad = firstInvalidUtf8(buf, s, end);
+  if (bad >= 0) {
+    const bytes = buf.subarray(s, end);
+    items.push({ line, error: invalidUtf8Reason(bytes[bad]!, bad, "line"), record: showBytes(bytes) });
+    return;
+  }
   const text = buf.toString("utf8", s, end);
   try {
     items.push({ line, value: JSON.parse(text) });

@@ -280,9 +280,11 @@ export function formatSummary(s: ImportSummary): string {
   if (s.unknownBatches.length > MAX_LISTED)
     lines.push(`... and ${s.unknownBatches.length - MAX_LISTED} more unknown (see the journal)`);
   if (s.unknownBatches.length > 0) {
+    const listed = s.unknownBatches.slice(0, MAX_LISTED).map((b) => b.batch);
     lines.push(
-      "The service may or may not have recorded these batches, and the import is not idempotent: check the events " +
-        "in the service, then re-run with --resend-unknown to send them again, or leave them.",
+      "The service may or may not have recorded these batches (it records a batch whole or not at all, and the " +
+        "import is not idempotent): check in the service for the events of their lines, then re-run with " +
+        `--mark-accepted for the batches it holds and --resend-batches for those it lacks (e.g. --resend-batches ${listed.join(",")}).`,
     );
   }
   for (const b of s.failedBatches.slice(0, MAX_LISTED)) {

@@ -17,10 +17,38 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, RateLimitError } from "../../core/errors";
 import type { Batch } from "./batcher";
 
+/**
+ * What a client tells the importer about the attempts of one batch, so that the journal says what
+ * the service may hold (see `journal.ts`). Each returns once the entry is on disk; the client waits
+ * for it.
+ */
+export interface WireHooks {
+  /**
+   * The request is about to be written to the socket: called after every client-side wait (the
+   * rate limiter, a 429's pause, a backoff), once per attempt, and nothing may be written before it
+   * resolves.
+   */
+  beforeWrite(): Promise<void>;
+  /**
+   * This attempt certainly left nothing behind (a 429 or 503, a connection refused before
+   * sending): called before the client waits to try again, or gives up.
+   */
+  notRecorded(reason: string): Promise<void>;
+}
+
 /** What the importer needs from an events client: `EventsClient` fits. */
 export interface EventsBulkClient {
-  /** Sends records to `POST {events_url}/api/events/bulk`; resolves on 202. */
-  bulk(records: Batch["records"]): Promise<unknown>;
+  /**
+   * Sends records to `POST {events_url}/api/events/bulk`; resolves on 202. A client that sets
+   * {@link callsWireHooks} calls `hooks` around every attempt; another may ignore them.
+   */
+  bulk(records: Batch["records"], hooks?: WireHooks): Promise<unknown>;
+  /**
+   * True when `bulk` calls {@link WireHooks.beforeWrite} before each attempt it writes. Otherwise
+   * the importer journals a batch as sent before calling `bulk` (the intent must be on disk before
+   * anything can leave), so a crash while the client waits leaves the batch unknown.
+   */
+  readonly callsWireHooks?: boolean | undefined;
 }
 
 /** How a failed send is handled; see the module comment. */
@@ -66,7 +94,7 @@ export interface SendRetryEvent {
  * Sends a batch, retrying failures that certainly left nothing behind. Throws the last error
  * otherwise (classify it with {@link classifyFailure}). `signal` cuts a wait between retries short
  * (the batch was then not recorded, so it stays safe to send later); a request in flight is
- * never aborted, so that its outcome is known.
+ * never aborted, so that its outcome is known. `hooks` go to every `bulk` call.
  */
 export async function sendBatch(
   client: EventsBulkClient,
@@ -74,10 +102,11 @@ export async function sendBatch(
   policy: SendRetryPolicy = SEND_RETRY_DEFAULTS,
   signal?: AbortSignal,
   onRetry?: (e: SendRetryEvent) => void,
+  hooks?: WireHooks,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await client.bulk(batch.records);
+      await client.bulk(batch.records, hooks);
       return;
     } catch (e) {
       if (classifyFailure(e) !== "retry" || attempt >= policy.maxRetries || signal?.aborted) throw e;

@@ -86,4 +86,54 @@ describe("readCsv", () => {
       message: expect.stringMatching(/^line \d+: invalid CSV: .*quote/i),
     });
   });
+
+  it.each([1, 2, 3, 4096])(
+    "rejects a row that is not UTF-8, naming the column and the byte, never decoding it to U+FFFD (chunk size %i)",
+    async (size) => {
+      const input = Buffer.concat([
+        Buffer.from("\uFEFFeventTypeId,trafficTypeName,key,timestamp\nview,user,é,1\nview,user,a"),
+        Buffer.from([0xff]),
+        Buffer.from('b,2\nview,"us\ner",b,3\nview,"u'),
+        Buffer.from([0xe9]), // Latin-1 "é"
+        Buffer.from('\nser",c,4\nview,user,\uFFFD,5\nview,user,'),
+        Buffer.from([0xf0, 0x9f, 0x98]), // a four-byte sequence cut short by the end of the input
+      ]);
+      const reason = (byte: string, at: number) =>
+        `not valid UTF-8: byte 0x${byte} at byte ${at} of the row; the input must be UTF-8 encoded`;
+      const row = (eventTypeId: string, trafficTypeName: string, key: string, timestamp: string) => ({
+        eventTypeId,
+        trafficTypeName,
+        key,
+        timestamp,
+      });
+      expect(await collect(readCsv(chunksOf(input, size)))).toEqual([
+        { line: 2, value: row("view", "user", "é", "1") },
+        { line: 3, error: `key: ${reason("ff", 12)}`, record: row("view", "user", "a\uFFFDb", "2") },
+        { line: 5, value: row("view", "us\ner", "b", "3") },
+        {
+          line: 7,
+          error: `trafficTypeName: ${reason("e9", 8)}`,
+          record: row("view", "u\uFFFD\nser", "c", "4"),
+        },
+        { line: 8, value: row("view", "user", "\uFFFD", "5") },
+        {
+          line: 9,
+          error: `key: ${reason("f0", 11)}`,
+          record: { eventTypeId: "view", trafficTypeName: "user", key: "\uFFFD" },
+        },
+      ]);
+    },
+  );
+
+  it("refuses a header that is not UTF-8", async () => {
+    const input = Buffer.concat([
+      Buffer.from("eventTypeId,trafficTypeName,k"),
+      Buffer.from([0xff]),
+      Buffer.from("ey,timestamp\nv,u,k,1\n"),
+    ]);
+    await expect(collect(readCsv(chunksOf(input, 5)))).rejects.toMatchObject({
+      message:
+        "line 1: the CSV header is not valid UTF-8: byte 0xff at byte 30 of the header; the input must be UTF-8 encoded",
+    });
+  });
 });

@@ -342,6 +342,120 @@ describe("importEvents against the emulator", () => {
     expect(eventsOf(prefix)).toEqual(validOf(lines));
   });
 
+  it("journals a batch as sent before each attempt is written, and as refused after each 429 or 503, before the wait", async () => {
+    const prefix = newPrefix();
+    const lines = fixture(prefix, 600);
+    const file = join(dir, "events.ndjson");
+    writeFileSync(file, ndjsonOf(lines));
+    // One batch at a time, so the request log and the journal are in the same order.
+    emu.setFaults({ rate429: 0.15, rate503: 0.3, seed: 7, apis: ["events"] });
+    emu.resetRequests();
+    const summary = await importEvents({ ...base(), input: file, batchSize: 100, concurrency: 1 });
+    emu.setFaults({});
+    expect(summary).toMatchObject({ complete: true, accepted: 584, sent: 584 });
+    expect(summary.batches).toMatchObject({ total: 6, sent: 6, accepted: 6 });
+    const statuses = emu
+      .requests()
+      .filter((r) => r.path === "/api/events/bulk")
+      .map((r) => r.status);
+    expect(statuses.filter((st) => st === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((st) => st === 503).length).toBeGreaterThan(0);
+    const entries = readLines(`${file}.import-journal`).slice(1);
+    let batch = 0;
+    const expected: string[] = [];
+    for (const st of statuses) {
+      expected.push(`${batch}:sent`, `${batch}:${st === 202 ? "acked" : "refused"}`);
+      if (st === 202) batch++;
+    }
+    expect(entries.map((e) => `${e.batch}:${e.status}`)).toEqual(expected);
+    expect(entries.filter((e) => e.status === "refused").map((e) => e.error)).toEqual(
+      statuses.filter((st) => st !== 202).map((st) => `HTTP ${st}`),
+    );
+    expect(eventsOf(prefix)).toEqual(validOf(lines));
+  });
+
+  it("journals a batch as sent before calling a client that cannot say when it writes", async () => {
+    const file = join(dir, "events.ndjson");
+    writeFileSync(file, ndjsonOf(fixture(newPrefix(), 250)));
+    const seen: string[] = [];
+    const summary = await importEvents({
+      input: file,
+      batchSize: 100,
+      concurrency: 1,
+      syncJournal: false,
+      client: {
+        async bulk(records) {
+          // What the journal says while this client holds the batch.
+          const last = readLines(`${file}.import-journal`).at(-1);
+          seen.push(`${last.batch}:${last.status}:${records.length}`);
+        },
+      },
+    });
+    expect(summary).toMatchObject({ complete: true, accepted: 244 });
+    expect(seen).toEqual(["0:sent:100", "1:sent:100", "2:sent:44"]);
+  });
+
+  it("resends the unknown batches named in resendBatches and records those in markAccepted, refusing any other", async () => {
+    const prefix = newPrefix();
+    const lines = fixture(prefix, 700);
+    const file = join(dir, "events.ndjson");
+    writeFileSync(file, ndjsonOf(lines));
+    // Batch 1's answer is lost after the service recorded it; batch 3 never reaches it.
+    const proxy = await startGateProxy(emu.url, (i) =>
+      i === 1 ? "drop-after" : i === 3 ? "hold" : "forward",
+    );
+    try {
+      void proxy.waitHeld(1).then(() => proxy.cutHeld());
+      const first = await importEvents({
+        ...base(),
+        eventsUrl: proxy.url,
+        input: file,
+        batchSize: 100,
+        concurrency: 1,
+      });
+      expect(first.unknownBatches.map((b) => b.batch)).toEqual([1, 3]);
+      expect(eventsOf(prefix)).toHaveLength(validOf(lines).length - 100);
+
+      const again = (o: { resendBatches?: number[]; markAccepted?: number[] }) =>
+        importEvents({ ...base(), eventsUrl: proxy.url, input: file, ...o });
+      await expect(again({ resendBatches: [3], markAccepted: [3] })).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option: "resendBatches",
+        message:
+          "importEvents: invalid option resendBatches: batch 3 is also in markAccepted; the service either holds its events or lacks them",
+      });
+      await expect(again({ resendBatches: [2] })).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option: "resendBatches",
+        message:
+          "importEvents: invalid option resendBatches: batch 2 is not a batch whose outcome is unknown (its last journal entry is acked); nothing was sent",
+      });
+      await expect(again({ markAccepted: [40] })).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option: "markAccepted",
+        message:
+          "importEvents: invalid option markAccepted: batch 40 is not a batch whose outcome is unknown (the journal has no entry for it); nothing was sent",
+      });
+      expect(eventsOf(prefix)).toHaveLength(validOf(lines).length - 100);
+
+      const last = await again({ markAccepted: [1], resendBatches: [3] });
+      expect(last).toMatchObject({
+        sent: 100,
+        accepted: 100,
+        alreadyAccepted: validOf(lines).length - 100,
+        unknown: 0,
+        complete: true,
+      });
+      const journal = await readJournal(`${file}.import-journal`);
+      expect(journal?.batches.get(1)).toMatchObject({ status: "acked", by: "operator" });
+      expect(journal?.batches.get(3)).toMatchObject({ status: "acked" });
+      expect(journal?.batches.get(3)?.by).toBeUndefined();
+      expect(eventsOf(prefix)).toEqual(validOf(lines));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("dry run: validates and counts, writes the rejects, sends nothing and writes no journal", async () => {
     const prefix = newPrefix();
     const lines = fixture(prefix, 300);

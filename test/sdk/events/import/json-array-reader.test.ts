@@ -55,4 +55,32 @@ describe("readJsonArray", () => {
     await expect(p).rejects.toBeInstanceOf(InputFormatError);
     await expect(p).rejects.toMatchObject({ message, line: Number(message.split(/[ :]/)[1]) });
   });
+
+  it.each([1, 2, 3, 4096])(
+    "rejects a record that is not UTF-8, naming the byte and its line, never decoding it to U+FFFD (chunk size %i)",
+    async (size) => {
+      const input = Buffer.concat([
+        Buffer.from('[{"key":"é"},\n {"key":"a'),
+        Buffer.from([0xff]),
+        Buffer.from('b"},\n {\n  "key": "'),
+        Buffer.from([0xe2, 0x82]), // a three-byte sequence cut short
+        Buffer.from('"\n },\n {"key":"\uFFFD"}]'),
+      ]);
+      expect(await collect(readJsonArray(chunksOf(input, size)))).toEqual([
+        { line: 1, value: { key: "é" } },
+        {
+          line: 2,
+          error: "not valid UTF-8: byte 0xff at byte 10 of the record; the input must be UTF-8 encoded",
+          record: '{"key":"a\\xffb"}',
+        },
+        {
+          line: 3,
+          error:
+            "not valid UTF-8: byte 0xe2 at byte 13 of the record (line 4); the input must be UTF-8 encoded",
+          record: '{\n  "key": "\\xe2\\x82"\n }',
+        },
+        { line: 6, value: { key: "\uFFFD" } },
+      ]);
+    },
+  );
 });

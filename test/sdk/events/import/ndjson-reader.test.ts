@@ -41,4 +41,31 @@ describe("readNdjson", () => {
   it("reads nothing from an empty input", async () => {
     expect(await collect(readNdjson(chunksOf("", 4)))).toEqual([]);
   });
+
+  it.each([1, 2, 3, 4096])(
+    "rejects a line that is not UTF-8, naming the byte, never decoding it to U+FFFD (chunk size %i)",
+    async (size) => {
+      const input = Buffer.concat([
+        Buffer.from('{"key":"é"}\n{"key":"a'),
+        Buffer.from([0xff]),
+        Buffer.from('b"}\n{"key":"'),
+        Buffer.from([0xc3]), // a lead byte without its continuation
+        Buffer.from('"}\n{"key":"'),
+        Buffer.from([0xc0, 0xaf]), // an overlong "/"
+        Buffer.from('"}\n{"key":"'),
+        Buffer.from([0xed, 0xa0, 0x80]), // a UTF-16 surrogate
+        Buffer.from('"}\n{"key":"\uFFFD"}\n'), // a genuine U+FFFD is text like any other
+      ]);
+      const reason = (byte: string, at: number) =>
+        `not valid UTF-8: byte 0x${byte} at byte ${at} of the line; the input must be UTF-8 encoded`;
+      expect(await collect(readNdjson(chunksOf(input, size)))).toEqual([
+        { line: 1, value: { key: "é" } },
+        { line: 2, error: reason("ff", 10), record: '{"key":"a\\xffb"}' },
+        { line: 3, error: reason("c3", 9), record: '{"key":"\\xc3"}' },
+        { line: 4, error: reason("c0", 9), record: '{"key":"\\xc0\\xaf"}' },
+        { line: 5, error: reason("ed", 9), record: '{"key":"\\xed\\xa0\\x80"}' },
+        { line: 6, value: { key: "\uFFFD" } },
+      ]);
+    },
+  );
 });

@@ -175,7 +175,11 @@ describe("progress", () => {
       "Interrupted: run the same command again to resume (journal events.ndjson.import-journal).\n",
     );
     expect(text).toContain("unknown outcome: batch 7 (lines 7001-8000, 1000 records): connection reset\n");
-    expect(text).toContain("re-run with --resend-unknown to send them again, or leave them.\n");
+    expect(text).toContain(
+      "The service may or may not have recorded these batches (it records a batch whole or not at all, and the " +
+        "import is not idempotent): check in the service for the events of their lines, then re-run with " +
+        "--mark-accepted for the batches it holds and --resend-batches for those it lacks (e.g. --resend-batches 7).\n",
+    );
     expect(text).toContain("failed: batch 9 (lines 9001-10000, 1000 records): 400 bad\n");
     expect(text).not.toContain("Done:");
   });
