@@ -77,6 +77,9 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 /** Run a refinement whenever the value is a map, even when its fields failed: every problem is reported at once. */
 const onMaps = { when: (payload: { value: unknown }) => isMap(payload.value) };
 
+/** Stage types whose spec must carry an `execution` with at least one step. */
+const EXECUTION_STAGE_TYPES = new Set(["Deployment", "CI", "Custom", "Approval", "FeatureFlag"]);
+
 /** The service's schema of a pipeline YAML document, worded by `m`. */
 function schemaOf(scope: { org: string; project: string } | undefined, m: ServiceMessages) {
   const typed = (what: string) => (iss: { input?: unknown; path?: YamlPath }) =>
@@ -264,9 +267,6 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     }),
   });
 }
-
-/** Stage types whose spec must carry an `execution` with at least one step. */
-const EXECUTION_STAGE_TYPES = new Set(["Deployment", "CI", "Custom", "Approval", "FeatureFlag"]);
 
 type ServiceSchema = ReturnType<typeof schemaOf>;
 // Building the schema costs milliseconds, checking a pipeline with it a fraction of one: schemas

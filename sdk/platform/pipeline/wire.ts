@@ -10,6 +10,7 @@ import { Identifier, Tags } from "../schemas";
 import { Duration, entityRef, Flag, PipelineName, ShellVariableName, text, VariableName } from "./fields";
 import { ExecutionTarget, FailureStrategy, Shell, STAGE_TYPES, unknownStepType, Variable } from "./model";
 
+/** A variable as written in YAML: the value is plain (a runtime input is its `<+input>` text). */
 export const WireVariable = z.strictObject({
   name: VariableName,
   type: Variable.shape.type,
@@ -62,6 +63,7 @@ const WireK8sRollingRollback = z.strictObject({
   ...wireStepBase,
   spec: z.strictObject({ pruningEnabled: Flag.optional() }).optional(),
 });
+/** A step as written in YAML (`- step: {...}`), of a type the model has. */
 export const WireStep = z.discriminatedUnion(
   "type",
   [WireShellScript, WireK8sRollingDeploy, WireK8sRollingRollback],
@@ -69,7 +71,9 @@ export const WireStep = z.discriminatedUnion(
     error: (iss) => unknownStepType(iss),
   },
 );
+/** See {@link WireStep}. */
 export type WireStep = z.output<typeof WireStep>;
+/** An entry of `steps`/`rollbackSteps`: exactly one of `step` and `parallel`. */
 export const WireStepElement = z
   .strictObject({
     step: WireStep.optional(),
@@ -129,6 +133,7 @@ const WireCustomStage = z.strictObject({
   ...wireStageBase,
   spec: z.strictObject({ execution: WireExecution }),
 });
+/** A stage as written in YAML (`- stage: {...}`), Deployment or Custom. */
 export const WireStage = z.discriminatedUnion("type", [WireDeploymentStage, WireCustomStage], {
   error: (iss) =>
     `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
