@@ -432,22 +432,6 @@ export const connectorProviderText = providerText("connector");
 /** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
 export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
 
-const CONNECTOR_OUTPUT_NAMES = [
-  "org",
-  "project",
-  "identifier",
-  "name",
-  "description",
-  "tags",
-  "dockerRegistry",
-  "generic",
-  "adopt",
-  "type",
-  "spec",
-  "createdAt",
-  "lastModifiedAt",
-] as const;
-
 /**
  * A platform connector.
  * @example
@@ -479,6 +463,6 @@ export class Connector extends FlagstackResource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ConnectorArgs, opts?: pulumi.CustomResourceOptions) {
-    super(connectorProviderText, CONNECTOR_TYPE, CONNECTOR_OUTPUT_NAMES, name, args, opts);
+    super(connectorProviderText, CONNECTOR_TYPE, ConnectorOutputs, name, args, opts);
   }
 }

@@ -81,10 +81,17 @@ const Configurations = z
   )
   .transform((v) => configurationText(v) as string);
 
-/** A treatment as a program writes it: `configurations` may be an object. */
+/** A set of strings as a program writes it: repetitions dropped, order kept. */
+const StringSet = (inner: z.ZodArray<z.ZodString>) => inner.transform((v) => [...new Set(v)]).optional();
+
+/** A treatment as a program writes it: `configurations` may be an object; target keys and segments are sets. */
 export const TreatmentInput = Treatment.extend({
   /** The treatment's configuration: a JSON string, or an object that is sent as JSON. */
   configurations: Configurations.optional(),
+  /** Individual targets: keys that always get this treatment (a set). */
+  keys: StringSet(z.array(z.string().min(1, "a target key must not be empty"))),
+  /** Segments whose members always get this treatment (a set). */
+  segments: StringSet(z.array(z.string().min(1, "a segment name must not be empty"))),
 }).strict();
 
 /** The inputs of a {@link FlagDefinition}. */
@@ -164,34 +171,15 @@ export const flagDefinitionReplaceOnChange = [
   "environment",
 ] as const satisfies readonly (keyof FlagDefinitionInputs)[];
 
-type DefinitionField =
-  | "workspace"
-  | "flag"
-  | "environment"
-  | "treatments"
-  | "defaultTreatment"
-  | "baselineTreatment"
-  | "trafficAllocation"
-  | "rules"
-  | "defaultRule"
-  | "killed";
+/** The fields `diff` compares: where the definition lives, its document and `killed`. */
+const DEFINITION_DIFF_FIELDS = [...flagDefinitionReplaceOnChange, ...WRITABLE_FIELDS, "killed"] as const;
+type DefinitionField = (typeof DEFINITION_DIFF_FIELDS)[number];
 
 const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
 const documentField = (field: string) => ({ normalize: (v: unknown) => canonicalField(field, v) });
 
 const definitionDiff: DiffSpec<DefinitionField> = {
-  fields: [
-    "workspace",
-    "flag",
-    "environment",
-    "treatments",
-    "defaultTreatment",
-    "baselineTreatment",
-    "trafficAllocation",
-    "rules",
-    "defaultRule",
-    "killed",
-  ],
+  fields: DEFINITION_DIFF_FIELDS,
   replaceOnChange: flagDefinitionReplaceOnChange,
   deleteBeforeReplace: true,
   rules: {
@@ -552,45 +540,12 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
   },
 };
 
-// State written by flagstack 0.1 stores a serialized provider whose methods call these module
-// exports; they stay so that such state can still be refreshed, updated and destroyed.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
  * What the engine stores in each definition's `__provider`: a module whose `handler()` returns
  * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
  * own and no secret (see {@link providerText}).
  */
 export const flagDefinitionProviderText = providerText("flag-definition");
-
-const FLAG_DEFINITION_OUTPUT_NAMES = [
-  "workspace",
-  "flag",
-  "environment",
-  "treatments",
-  "defaultTreatment",
-  "baselineTreatment",
-  "trafficAllocation",
-  "rules",
-  "defaultRule",
-  "killed",
-  "title",
-  "comment",
-  "adopt",
-  "flagId",
-  "flagName",
-  "workspaceId",
-  "workspaceName",
-  "environmentId",
-  "environmentName",
-  "trafficType",
-  "creationTime",
-  "lastUpdateTime",
-] as const satisfies readonly (keyof FlagDefinitionOutputs)[];
 
 /** A treatment as returned in the outputs. */
 export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];
@@ -670,6 +625,6 @@ export class FlagDefinition extends FlagstackResource {
   declare readonly lastUpdateTime: pulumi.Output<number>;
 
   constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagDefinitionProviderText, FLAG_DEFINITION_TYPE, FLAG_DEFINITION_OUTPUT_NAMES, name, args, opts);
+    super(flagDefinitionProviderText, FLAG_DEFINITION_TYPE, FlagDefinitionOutputs, name, args, opts);
   }
 }

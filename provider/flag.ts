@@ -286,37 +286,12 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   },
 };
 
-// State written by flagstack 0.1 stores a serialized provider whose methods call these module
-// exports; they stay so that such state can still be refreshed, updated and destroyed.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
  * What the engine stores in each flag's `__provider`: a module whose `handler()` returns
  * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
  * own and no secret (see {@link providerText}).
  */
 export const flagProviderText = providerText("flag");
-
-const FLAG_OUTPUT_NAMES = [
-  "workspace",
-  "trafficType",
-  "name",
-  "description",
-  "tags",
-  "rolloutStatus",
-  "adopt",
-  "flagId",
-  "creationTime",
-  "rolloutStatusId",
-  "rolloutStatusTimestamp",
-  "workspaceId",
-  "workspaceName",
-  "trafficTypeId",
-] as const satisfies readonly (keyof FlagOutputs)[];
 
 /**
  * A feature flag.
@@ -365,6 +340,6 @@ export class Flag extends FlagstackResource {
   declare readonly trafficTypeId: pulumi.Output<string>;
 
   constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagProviderText, FLAG_TYPE, FLAG_OUTPUT_NAMES, name, args, opts);
+    super(flagProviderText, FLAG_TYPE, FlagOutputs, name, args, opts);
   }
 }

@@ -163,22 +163,12 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
   },
 };
 
-// State written by flagstack 0.1 stores a serialized provider whose methods call these module
-// exports; they stay so that such state can still be refreshed, updated and destroyed.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
  * What the engine stores in each group's `__provider`: a module whose `handler()` returns
  * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
  * own and no secret (see {@link providerText}).
  */
 export const groupProviderText = providerText("group");
-
-const GROUP_OUTPUT_NAMES = ["name", "description", "adopt", "groupId"] as const;
 
 /**
  * A group of users.
@@ -201,6 +191,6 @@ export class Group extends FlagstackResource {
   declare readonly groupId: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(groupProviderText, GROUP_TYPE, GROUP_OUTPUT_NAMES, name, args, opts);
+    super(groupProviderText, GROUP_TYPE, GroupOutputs, name, args, opts);
   }
 }

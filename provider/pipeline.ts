@@ -380,8 +380,6 @@ export const pipelineProviderText = providerText("pipeline");
  */
 export type PipelineArgs = ResourceArgs<PipelineInputValues>;
 
-const PIPELINE_OUTPUT_NAMES = ["org", "project", "pipeline", "yaml", "identifier", "name", "adopt"] as const;
-
 /**
  * A platform pipeline.
  * @example
@@ -402,6 +400,6 @@ export class Pipeline extends FlagstackResource {
   declare readonly adopt: pulumi.Output<boolean>;
 
   constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
-    super(pipelineProviderText, PIPELINE_TYPE, PIPELINE_OUTPUT_NAMES, name, args, opts);
+    super(pipelineProviderText, PIPELINE_TYPE, PipelineOutputs, name, args, opts);
   }
 }

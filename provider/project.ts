@@ -258,19 +258,6 @@ export const projectProviderText = providerText("project");
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
 export type ProjectArgs = ResourceArgs<ProjectInputValues>;
 
-const PROJECT_OUTPUT_NAMES = [
-  "org",
-  "identifier",
-  "name",
-  "color",
-  "modules",
-  "description",
-  "tags",
-  "adopt",
-  "createdAt",
-  "lastModifiedAt",
-] as const;
-
 /**
  * A platform project.
  * @example
@@ -293,6 +280,6 @@ export class Project extends FlagstackResource {
   declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(projectProviderText, PROJECT_TYPE, PROJECT_OUTPUT_NAMES, name, args, opts);
+    super(projectProviderText, PROJECT_TYPE, ProjectOutputs, name, args, opts);
   }
 }

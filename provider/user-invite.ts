@@ -336,33 +336,12 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
   },
 };
 
-// State written by flagstack 0.1 stores a serialized provider whose methods call these module
-// exports; they stay so that such state can still be refreshed, updated and destroyed.
-/** {@link impl}'s verbs as module exports. */
-export const { configure, check, diff, create, read, update } = impl;
-const remove = impl.delete;
-
-export { remove as delete };
-
 /**
  * What the engine stores in each invite's `__provider`: a module whose `handler()` returns
  * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
  * own and no secret (see {@link providerText}).
  */
 export const userInviteProviderText = providerText("user-invite");
-
-const USER_INVITE_OUTPUT_NAMES = [
-  "email",
-  "groups",
-  "onDelete",
-  "adopt",
-  "userId",
-  "name",
-  "status",
-  "twoFactor",
-  "groupIds",
-  "groupNames",
-] as const satisfies readonly (keyof UserInviteOutputs)[];
 
 /**
  * An invitation of a person to the account, with their group memberships.
@@ -397,6 +376,6 @@ export class UserInvite extends FlagstackResource {
   declare readonly groupNames: pulumi.Output<string[]>;
 
   constructor(name: string, args: UserInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(userInviteProviderText, USER_INVITE_TYPE, USER_INVITE_OUTPUT_NAMES, name, args, opts);
+    super(userInviteProviderText, USER_INVITE_TYPE, UserInviteOutputs, name, args, opts);
   }
 }

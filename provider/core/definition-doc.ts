@@ -7,36 +7,25 @@
  *   member the service fills with an empty value, a target-key set in another order, the same
  *   configuration JSON formatted differently) resolved in favour of the live spelling, so the
  *   patch between them holds only real changes.
- * - `canonicalDoc`: a normal form for `diff` (no API call), equal for two documents exactly when
+ * - `canonicalField`: a normal form for `diff` (no API call), equal for two documents exactly when
  *   they mean the same definition.
+ *
+ * There is one notion of "the same" here, `canonical`: `alignToLive` takes the live spelling exactly
+ * where `canonical` finds the meaning equal, so the patch and the diff can never disagree (a
+ * target-key list `["qa","qa"]` against a live `["qa"]` is no change for either). The field lists
+ * come from the SDK's zod schemas.
  * @module
  */
-import type { Definition } from "../../sdk/admin/schemas";
+import {
+  DEFINITION_DOC_FIELDS,
+  type Definition,
+  MATCHER_FIELDS,
+  TREATMENT_FIELDS,
+} from "../../sdk/admin/schemas";
 import { canonicalJson } from "./diff";
 
-/** The writable fields of a definition, in the service's shape. */
-export const WRITABLE_FIELDS = [
-  "treatments",
-  "defaultTreatment",
-  "baselineTreatment",
-  "trafficAllocation",
-  "rules",
-  "defaultRule",
-] as const;
-
-const TREATMENT_KEYS = ["name", "description", "configurations", "keys", "segments"] as const;
-const MATCHER_KEYS = [
-  "type",
-  "negate",
-  "attribute",
-  "string",
-  "strings",
-  "bool",
-  "number",
-  "date",
-  "between",
-  "depends",
-] as const;
+/** The writable fields of a definition, in the service's shape (from the SDK's `DefinitionBody`). */
+export const WRITABLE_FIELDS = DEFINITION_DOC_FIELDS;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Doc = Record<string, Json>;
@@ -50,14 +39,14 @@ function pick(obj: Record<string, unknown>, keys: readonly string[]): Record<str
 /** The writable part of a definition as the service holds it (extra response members dropped). */
 export function liveDoc(def: Definition): Doc {
   const doc: Doc = {
-    treatments: def.treatments.map((t) => pick(t, TREATMENT_KEYS)),
+    treatments: def.treatments.map((t) => pick(t, TREATMENT_FIELDS)),
     defaultTreatment: def.defaultTreatment,
     trafficAllocation: def.trafficAllocation,
     rules: def.rules.map((r) => ({
       buckets: r.buckets.map((b) => ({ treatment: b.treatment, size: b.size })),
       condition: {
         combiner: r.condition.combiner,
-        matchers: r.condition.matchers.map((m) => pick(m, MATCHER_KEYS)),
+        matchers: r.condition.matchers.map((m) => pick(m, MATCHER_FIELDS)),
       },
     })),
     defaultRule: def.defaultRule.map((b) => ({ treatment: b.treatment, size: b.size })),
@@ -69,13 +58,6 @@ export function liveDoc(def: Definition): Doc {
 const isEmptyish = (v: unknown) =>
   v === undefined || v === null || v === false || v === "" || (Array.isArray(v) && v.length === 0);
 
-const isStringArray = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((x) => typeof x === "string");
-
-function sameSet(a: string[], b: string[]): boolean {
-  return a.length === b.length && canonicalJson([...a].sort()) === canonicalJson([...b].sort());
-}
-
 function parseJson(s: string): unknown {
   try {
     return JSON.parse(s);
@@ -84,17 +66,20 @@ function parseJson(s: string): unknown {
   }
 }
 
+/** Members that hold sets of strings: order and repetition mean nothing. */
+const SET_KEYS = new Set(["keys", "segments", "strings"]);
+
+const isStringArray = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === "string");
+
+/**
+ * `desired` spelled like `live` wherever the two mean the same, by the one equality of this module
+ * ({@link canonical}): equal meaning gives the live value itself, so the patch between them holds
+ * only real changes, and exactly where `diff` sees one.
+ */
 function align(desired: unknown, live: unknown, key: string | undefined): unknown {
-  if (key === "configurations" && typeof desired === "string" && typeof live === "string") {
-    return canonicalJson(parseJson(desired)) === canonicalJson(parseJson(live)) ? live : desired;
-  }
-  if (
-    (key === "keys" || key === "segments" || key === "strings") &&
-    isStringArray(desired) &&
-    isStringArray(live)
-  ) {
-    return sameSet(desired, live) ? live : desired;
-  }
+  if (canonicalJson(canonical(desired, key)) === canonicalJson(canonical(live, key))) return live;
+  if (key !== undefined && SET_KEYS.has(key) && isStringArray(desired)) return [...new Set(desired)];
   if (Array.isArray(desired) && Array.isArray(live)) {
     return desired.map((d, i) => align(d, live[i], undefined));
   }
@@ -143,7 +128,7 @@ function canonical(value: unknown, key: string | undefined): unknown {
     const parsed = parseJson(value);
     return typeof parsed === "symbol" ? value : canonicalJson(parsed);
   }
-  if ((key === "keys" || key === "segments" || key === "strings") && isStringArray(value)) {
+  if (key !== undefined && SET_KEYS.has(key) && isStringArray(value)) {
     return value.length === 0 ? undefined : [...new Set(value)].sort();
   }
   if (Array.isArray(value)) return value.map((v) => canonical(v, undefined));

@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 // A deep import: the package root also loads the Automation API (0.25 s of a program's start),
 // which neither the program nor the provider process needs.
 import { CustomResource } from "@pulumi/pulumi/resource";
+import type { z } from "zod";
 import { configureProvider } from "./config";
 import { watchEngine } from "./host";
 
@@ -90,8 +91,8 @@ export function providerText(file: string): string {
 /**
  * The base class of every flagstack resource: a custom resource of the `pulumi-nodejs` provider
  * (the dynamic-provider host) whose URN type is the given token
- * (`pulumi-nodejs:dynamic/flagstack:<Type>`), whose props are the output names seeded by
- * {@link seedOutputs}, then the program's inputs, then `__provider` = {@link providerText}.
+ * (`pulumi-nodejs:dynamic/flagstack:<Type>`), whose props are the names of its zod outputs schema
+ * seeded by {@link seedOutputs}, then the program's inputs, then `__provider` = {@link providerText}.
  *
  * This is what `pulumi.dynamic.Resource` registers, with the provider given as text instead of a
  * provider object that the SDK serializes with its closure serializer. That serializer's text
@@ -118,12 +119,13 @@ export abstract class FlagstackResource extends CustomResource {
   protected constructor(
     provider: string,
     type: string,
-    outputNames: readonly string[],
+    outputs: z.ZodObject,
     name: string,
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
-    const props = { ...seedOutputs(outputNames, args), __provider: provider };
+    // Every output the schema names gets an `Output` on the object: the list cannot drift from it.
+    const props = { ...seedOutputs(Object.keys(outputs.shape), args), __provider: provider };
     const limit = Error.stackTraceLimit;
     if (!process.env.PULUMI_DEBUG_PROMISE_LEAKS) Error.stackTraceLimit = 0;
     try {

@@ -296,6 +296,17 @@ export const DefinitionBody = z.object({
 export type DefinitionBody = z.input<typeof DefinitionBody>;
 export type DefinitionDoc = z.output<typeof DefinitionBody>;
 
+/**
+ * The members of the definition document that a POST or PATCH sets (the kill flag changes by its
+ * own operation; title and comment are the change's note), from {@link DefinitionBody}.
+ */
+export const DEFINITION_DOC_FIELDS = DefinitionBody.omit({ killed: true, title: true, comment: true }).keyof()
+  .options;
+/** The members of a treatment, from {@link Treatment}. */
+export const TREATMENT_FIELDS = Treatment.keyof().options;
+/** The members of a matcher, from {@link Matcher}. */
+export const MATCHER_FIELDS = Matcher.keyof().options;
+
 /** One problem found in a definition as a whole, with the JSON path of the field at fault. */
 export interface DefinitionProblem {
   path: (string | number)[];

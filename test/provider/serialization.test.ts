@@ -2,8 +2,6 @@
  * The `__provider` texts, as the engine stores them in every resource's inputs and outputs: a
  * constant that holds no secret and loads back, the way the dynamic-provider host loads it
  * (`requireFromString(text).handler()`, ref pulumi-notes §1), into the resource module's `impl`.
- * State written by flagstack 0.1 holds the SDK's serialization of a provider object whose methods
- * `require` the module at call time; that text must keep working against this version.
  * Needs `npm run build`: the text `require`s `flagstack/provider/<file>`, which resolves to `dist/`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,10 +14,10 @@ import { groupProviderText } from "../../provider/group";
 import { pipelineProviderText } from "../../provider/pipeline";
 import { projectProviderText } from "../../provider/project";
 import { userInviteProviderText } from "../../provider/user-invite";
-import { loadSerializedProvider, serializeProvider } from "./harness";
+import { loadSerializedProvider } from "./harness";
 
 const SECRET = "sk-admin-SENTINEL-7f3c9a1e";
-const METHODS = ["configure", "check", "diff", "create", "read", "update", "delete"];
+const METHODS = ["configure", "check", "diff", "create", "read", "update", "delete", "lookup"];
 
 const texts: Record<string, string> = {
   connector: connectorProviderText,
@@ -62,25 +60,5 @@ describe.each(Object.keys(texts))("the %s provider text", (file) => {
     expect(Object.keys(loaded).sort()).toEqual([...METHODS].sort());
     const result = await loaded.check?.({}, { __provider: texts[file], bogus: 1 });
     expect(result?.failures).toContainEqual({ property: "bogus", reason: 'unknown property "bogus"' });
-  });
-});
-
-/** The provider object of flagstack 0.1, which the SDK serialized into each resource's state. */
-function providerOf01(file: string): Record<string, (...a: unknown[]) => unknown> {
-  // The flag-side files exported the verbs from the module, the platform files from `impl`.
-  const verbs = ["connector", "pipeline", "project"].includes(file)
-    ? () => require(`flagstack/provider/${file}`).impl
-    : () => require(`flagstack/provider/${file}`);
-  return Object.fromEntries(METHODS.map((m) => [m, (...a: unknown[]) => verbs()[m](...a)]));
-}
-
-describe.each(Object.keys(texts))("the %s provider of state written by flagstack 0.1", (file) => {
-  it("loads back and reaches this version's implementation", async () => {
-    const { text } = await serializeProvider(providerOf01(file));
-    const loaded = loadSerializedProvider(text);
-    expect(Object.keys(loaded).sort()).toEqual([...METHODS].sort());
-    const result = await loaded.check?.({}, { __provider: text, bogus: 1 });
-    expect(result?.failures).toContainEqual({ property: "bogus", reason: 'unknown property "bogus"' });
-    for (const m of METHODS) expect(typeof require(`flagstack/provider/${file}`).impl[m]).toBe("function");
   });
 });
