@@ -1,13 +1,13 @@
 /**
  * Request body limits, held as the bytes stream in, for every route of every API.
  *
- * A declared `Content-Length` above the limit is refused at once. Any other body (chunked, or
- * within its declared length) is read here, counting bytes, and the read stops at the first byte
- * past the limit: the client gets 413 with its API's error body, and the rest of the body is
- * never held in memory (the node adapter discards what still arrives, then closes the
- * connection). A body within the limit is handed to the routes from memory, so a handler never
- * waits on the network between reading the state and committing its change (which the commit
- * gate relies on, see `commit-gate.ts`).
+ * A declared `Content-Length` above the limit is refused at once; one within it is left to the
+ * routes (Node's HTTP parser never delivers more than the declared length). A body without one
+ * (`Transfer-Encoding: chunked`, or a stream handed to `app.request()`) is read here, counting
+ * bytes, and the read stops at the first byte past the limit: the client gets 413 with its API's
+ * error body, and the rest of the body is never held in memory (the node adapter discards what
+ * still arrives, then closes the connection). A chunked body within the limit is handed to the
+ * routes from memory.
  * @module
  */
 import type { IncomingMessage } from "node:http";
@@ -122,15 +122,14 @@ export function bodyLimit(limits: Record<Api, number> = BODY_LIMITS): Middleware
     const chunked = c.req.header("transfer-encoding") !== undefined;
     if (!chunked && declared !== undefined) {
       const length = Number(declared);
-      if (length === 0) return next();
-      if (length > limit) return tooLarge(c, `body: at most ${limit} bytes per request, got ${length}`);
+      return length > limit ? tooLarge(c, `body: at most ${limit} bytes per request, got ${length}`) : next();
     }
     const incoming = c.env?.incoming;
     const raw = c.req.raw;
     let body: Buffer | typeof TOO_LARGE;
     if (incoming) {
       // HTTP/1.1: without Content-Length or Transfer-Encoding there is no body.
-      if (!chunked && declared === undefined) return next();
+      if (!chunked) return next();
       body = await readIncoming(incoming, limit);
     } else if (raw.body) {
       body = await readWeb(raw.body, limit);

@@ -9,11 +9,9 @@
  *
  * A request began in some rollback epoch; when a rollback happens before its response is
  * released, the response is withheld the same way (what it computed may rest on the refused
- * change). Without a state file nothing is ever pending and the gate costs one comparison.
- *
- * The gate must run inside the body limit (`body-limit.ts`), which has already read the body:
- * the handler then runs from its first read of the state to its commit without waiting on the
- * network, so the epoch the request is tagged with is the one its reads saw.
+ * change), and a change it commits after that rollback is refused too (`Store.commit`: it may
+ * rest on state that no longer exists). Without a state file nothing is ever pending and the gate
+ * costs one comparison.
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
