@@ -568,8 +568,9 @@ export class Store {
    * change not yet on disk) was rolled back. Changes made while a write is running are written
    * together by the next one.
    *
-   * A handler must call it in the same synchronous run as its change (mutate, then commit), so
-   * that no rollback can come between the two.
+   * A handler calls it right after its change, in the same synchronous run. A request whose
+   * handling spans a rollback (it read the state before, and commits after) is refused with its
+   * group: its change may rest on state that no longer exists.
    */
   commit(): Promise<void> {
     if (!this.filePath) return Promise.resolve();

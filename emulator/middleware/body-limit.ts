@@ -111,7 +111,7 @@ function tooLarge(c: Context<AppEnv>, message: string): Response {
 
 /**
  * Enforces {@link BODY_LIMITS} (or `limits`) on every request with a body, and hands a body
- * within its limit to the routes from memory.
+ * without a declared length that stayed within its limit to the routes from memory.
  */
 export function bodyLimit(limits: Record<Api, number> = BODY_LIMITS): MiddlewareHandler<AppEnv> {
   return async function bodyLimitMiddleware(c, next) {
