@@ -10,6 +10,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { dotPath } from "../../sdk/core/issues";
 
 /** The property under which the engine stores the serialized provider (ref pulumi-notes §1). */
 export const PROVIDER_KEY = "__provider";
@@ -47,22 +48,8 @@ export function unknownPaths(value: unknown, at: (string | number)[] = []): Json
   return [];
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/**
- * Formats a path the way a user writes it in a program: `rules[0].buckets`, `treatments[2].name`,
- * `tags["my key"]`. The empty path is the empty string.
- */
-export function dotPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else if (typeof seg === "symbol") out += `[${String(seg)}]`;
-    else if (IDENTIFIER.test(seg)) out += out === "" ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
-  }
-  return out;
-}
+/** Formats a path the way a user writes it in a program: `rules[0].buckets`, `tags["my key"]`. */
+export { dotPath };
 
 /** Removes the engine's `__provider` from a property bag (a copy; the input is not changed). */
 export function withoutProvider<T extends object>(props: T | undefined): Record<string, unknown> {

@@ -3,16 +3,17 @@
  * failures. Shared by request-body and response-body validation.
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 
-/** `["treatments", 0, "name"]` → `treatments[0].name`. */
-export function dotPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
+/**
+ * A zod path as a program writes it, under an optional root: `["treatments", 0, "name"]` →
+ * `treatments[0].name`, `["tags", "my key"]` → `tags["my key"]` (zod's own `toDotPath`; the one
+ * path formatter of the project).
+ */
+export function dotPath(path: readonly PropertyKey[], root = ""): string {
+  const rest = z.core.toDotPath([...path]);
+  if (root === "" || rest === "") return root + rest;
+  return rest.startsWith("[") ? `${root}${rest}` : `${root}.${rest}`;
 }
 
 /**

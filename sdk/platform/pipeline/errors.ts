@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from "zod";
+import { dotPath } from "../../core/issues";
 
 /** One problem found in a pipeline model or YAML, with the dotted path of the field. */
 export const PipelineIssue = z.object({
@@ -13,14 +14,9 @@ export const PipelineIssue = z.object({
 /** See {@link PipelineIssue}. */
 export type PipelineIssue = z.output<typeof PipelineIssue>;
 
-/** Formats a zod path as `a.b[0].c`. */
+/** Formats a zod path as `a.b[0].c`, under `prefix` (the project's one formatter). */
 export function formatPath(path: readonly PropertyKey[], prefix = ""): string {
-  let out = prefix;
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
-  return out;
+  return dotPath(path, prefix);
 }
 
 /** Turns zod issues into {@link PipelineIssue}s; unrecognized keys are named individually. */
