@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // prints the combined `N passed, N failed` line.
 export default defineConfig({
   test: {
+    // Builds dist/ from the current source first: the gRPC-host and e2e tests load it.
+    globalSetup: ["test/global-setup.ts"],
     projects: [
       {
         test: {

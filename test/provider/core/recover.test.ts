@@ -29,7 +29,11 @@ beforeAll(async () => {
         "flagstack:requestsPerSecond": "1000",
       })[k],
   });
-  admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: Number.POSITIVE_INFINITY });
+  admin = new AdminClient({
+    baseUrl: emu.url,
+    apiKey: emu.adminKey,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
   wsId = (await admin.workspaces.getByName("Default"))?.id as string;
 });
 afterAll(async () => {
@@ -71,7 +75,10 @@ describe("settlePendingCreates", () => {
     const made = await admin.flags.create(wsId, "user", { name: "recover-made", description: "" });
     const group = await admin.groups.create({ name: "recover-group", description: "" });
     const updating = { type: "updating", resource: { urn: urn(GROUP_TYPE, "other"), type: GROUP_TYPE } };
-    const foreign = { type: "creating", resource: { urn: urn("aws:s3/bucket:Bucket", "b"), type: "aws:s3/bucket:Bucket" } };
+    const foreign = {
+      type: "creating",
+      resource: { urn: urn("aws:s3/bucket:Bucket", "b"), type: "aws:s3/bucket:Bucket" },
+    };
     const deployment: Deployment = {
       manifest: { time: "t" },
       resources: [stackResource],
@@ -96,7 +103,11 @@ describe("settlePendingCreates", () => {
     const frozen = JSON.stringify(deployment);
     const now = () => new Date("2026-11-23T12:00:00.000Z");
 
-    const { deployment: next, report } = await settlePendingCreates(deployment, { kinds: KINDS, notBefore, now });
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore,
+      now,
+    });
 
     expect(JSON.stringify(deployment)).toBe(frozen);
     expect(report).toEqual({
@@ -144,7 +155,11 @@ describe("settlePendingCreates", () => {
     const names: string[] = [];
     for await (const f of admin.flags.list(wsId)) names.push(f.name);
     expect(names.sort()).toEqual(["recover-made", "recover-older"]);
-    expect(next.resources?.map((r) => r.urn)).toEqual([STACK, urn(FLAG_TYPE, "recover-made"), urn(GROUP_TYPE, "g")]);
+    expect(next.resources?.map((r) => r.urn)).toEqual([
+      STACK,
+      urn(FLAG_TYPE, "recover-made"),
+      urn(GROUP_TYPE, "g"),
+    ]);
   });
 
   it("a state with no pending operation is returned as it was", async () => {
