@@ -28,7 +28,7 @@ import {
 import { checkInputs, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
   FlagstackResource,
@@ -37,7 +37,7 @@ import {
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
-import { AdoptInput, deleteConfirmingGone, platformApi } from "./platform-common";
+import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -408,7 +408,7 @@ export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
 
   async delete(_id, props) {
     const api = platformApi();
-    await deleteConfirmingGone(
+    await deleteIdempotent(
       () => api.connectors.delete(props.identifier, scopeOf(props)),
       () => api.connectors.get(props.identifier, scopeOf(props)),
     );

@@ -30,7 +30,7 @@ import {
   Treatment,
   validateDefinition,
 } from "../sdk/admin/schemas";
-import { ApiError, isNotFound } from "../sdk/core/errors";
+import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
 import { checkInputs, type InputProblem } from "./core/check";
 import { adminClient, changeNote } from "./core/config";
@@ -43,14 +43,7 @@ import {
 } from "./core/definition-doc";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
-import {
-  createOrAdopt,
-  deleteIdempotent,
-  GONE,
-  outcomeUnknown,
-  PartialFailure,
-  readOrGone,
-} from "./core/lifecycle";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import {
@@ -373,7 +366,7 @@ async function converge(
           { cause: e },
         );
       }
-      if (!outcomeUnknown(e) || attempt >= 2) throw e;
+      if (!isOutcomeUnknown(e) || attempt >= 2) throw e;
       const reread = await readOrGone(() =>
         admin.definitions.get(place.workspace.id, current.id, place.environment.id),
       );

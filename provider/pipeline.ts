@@ -25,7 +25,7 @@ import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../sdk/platform/s
 import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
   FlagstackResource,
@@ -45,7 +45,7 @@ import {
   readYaml,
   renderPipelineYaml,
 } from "./pipeline-model";
-import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
+import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PIPELINE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -347,7 +347,7 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   async delete(_id, props) {
     const api = platformApi();
     const scope = { org: props.org, project: props.project };
-    await deleteConfirmingGone(
+    await deleteIdempotent(
       () => api.pipelines.delete(props.identifier, scope),
       () => api.pipelines.get(props.identifier, scope),
     );

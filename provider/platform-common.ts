@@ -1,12 +1,11 @@
 /**
  * What the platform resources (Project, Connector, Pipeline) and their lookups share: the
- * process-wide platform client, scope inputs, and a delete that confirms the object is gone.
+ * process-wide platform client, scope inputs and resource ids.
  *
  * Required at call time by the resources' provider methods, like every provider module.
  * @module
  */
 import { z } from "zod";
-import { ApiError, isNotFound } from "../sdk/core/errors";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { type ProviderSettings, platformClient, providerSettings } from "./core/config";
@@ -21,30 +20,6 @@ export const OrgInput = Identifier.default(DEFAULT_ORG);
 
 /** `adopt: true` takes over an existing object with the same identifier instead of failing. */
 export const AdoptInput = z.boolean({ error: "adopt must be true or false" }).default(false);
-
-/**
- * Deletes an object and treats "already gone" as success. When the service answers a delete of a
- * missing object with something other than not-found (the status is unverified for pipelines, ref
- * §6.2 and §12; connectors answer 400 INVALID_REQUEST, ref §5), a read decides: gone is success,
- * still there re-throws the delete's error.
- */
-export async function deleteConfirmingGone(
-  remove: () => Promise<unknown>,
-  read: () => Promise<unknown>,
-): Promise<void> {
-  try {
-    await remove();
-  } catch (e) {
-    if (isNotFound(e)) return;
-    if (!ApiError.isInstance(e) || e.status >= 500 || e.status === 0) throw e;
-    try {
-      await read();
-    } catch (readError) {
-      if (isNotFound(readError)) return;
-    }
-    throw e;
-  }
-}
 
 /** Splits a resource id written `a/b/c` into exactly `parts` non-empty pieces, or fails clearly. */
 export function splitId(id: string, parts: number, shape: string): string[] {

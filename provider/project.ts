@@ -30,7 +30,7 @@ import {
 import { checkInputs } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
   FlagstackResource,
@@ -39,7 +39,7 @@ import {
   type ResourceArgs,
   type ResourceHandlers,
 } from "./core/resource";
-import { AdoptInput, deleteConfirmingGone, OrgInput, platformApi, splitId } from "./platform-common";
+import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PROJECT_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
 
   async delete(_id, props) {
     const api = platformApi();
-    await deleteConfirmingGone(
+    await deleteIdempotent(
       () => api.projects.delete(props.identifier, { org: props.org }),
       () => api.projects.get(props.identifier, { org: props.org }),
     );

@@ -14,7 +14,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ApiError, isConflict, isNotFound } from "../../sdk/core/errors";
+import { ApiError, isConflict, isNotFound, isOutcomeUnknown } from "../../sdk/core/errors";
 
 /** The `read` result that tells the engine the object no longer exists. */
 export const GONE: pulumi.dynamic.ReadResult = Object.freeze({});
@@ -29,24 +29,25 @@ export async function readOrGone<T>(read: () => Promise<T>): Promise<T | undefin
   }
 }
 
-/** Runs a delete; a `NotFoundError` (already gone) counts as success. */
-export async function deleteIdempotent(remove: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs a delete; "already gone" counts as success. A `NotFoundError` is gone. When the service
+ * answers a delete of a missing object with another refusal (the platform answers 400
+ * INVALID_REQUEST for connectors, and the status is unverified for pipelines: ref platform §5,
+ * §6.2, §12), `confirm` (a read of the object) decides: gone is success, still there re-throws the
+ * delete's error. Server errors and lost answers are never taken as gone.
+ */
+export async function deleteIdempotent(
+  remove: () => Promise<unknown>,
+  confirm?: () => Promise<unknown>,
+): Promise<void> {
   try {
     await remove();
   } catch (e) {
     if (isNotFound(e)) return;
+    if (confirm === undefined || !ApiError.isInstance(e) || e.status >= 500 || e.status === 0) throw e;
+    if ((await readOrGone(confirm)) === undefined) return;
     throw e;
   }
-}
-
-/**
- * True when a write may or may not have reached the service: the SDK's `NetworkError` with
- * `outcomeUnknown`, or a gateway error / 500 answered after the request was sent.
- */
-export function outcomeUnknown(e: unknown): boolean {
-  if (!ApiError.isInstance(e)) return false;
-  if (e.kind === "network") return (e as ApiError & { outcomeUnknown?: boolean }).outcomeUnknown === true;
-  return e.status === 500 || e.status === 502 || e.status === 504;
 }
 
 /** How to create an object and find it again by its natural key. */
@@ -87,7 +88,7 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
     try {
       return { value: await spec.create(), how: "created" };
     } catch (e) {
-      if (outcomeUnknown(e)) {
+      if (isOutcomeUnknown(e)) {
         const found = await lookupAfterUnknown(spec, e);
         if (found !== undefined) return { value: found, how: "recovered" };
         // Not made: send it again, and treat that answer the same way (it may be lost too).

@@ -3,7 +3,6 @@ import {
   createOrAdopt,
   deleteIdempotent,
   GONE,
-  outcomeUnknown,
   PartialFailure,
   readOrGone,
 } from "../../../provider/core/lifecycle";
@@ -34,15 +33,39 @@ describe("readOrGone / deleteIdempotent", () => {
   });
 });
 
-describe("outcomeUnknown", () => {
+describe("deleteIdempotent with a confirming read", () => {
+  const refused = () => new ApiError(init(400));
+  it("a refusal of a delete whose object the read finds gone is success", async () => {
+    await expect(
+      deleteIdempotent(
+        () => Promise.reject(refused()),
+        () => Promise.reject(notFound()),
+      ),
+    ).resolves.toBeUndefined();
+  });
+
+  it("a refusal of a delete whose object is still there is the delete's error", async () => {
+    await expect(
+      deleteIdempotent(
+        () => Promise.reject(refused()),
+        () => Promise.resolve({}),
+      ),
+    ).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+
   it.each([
-    ["a lost response", lost(), true],
-    ["a refused connection", new NetworkError({ ...init(0), outcomeUnknown: false }), false],
-    ["a 502", new ApiError(init(502)), true],
-    ["a 409", conflict(), false],
-    ["a plain error", new Error("x"), false],
-  ])("%s -> %s", (_label, error, expected) => {
-    expect(outcomeUnknown(error)).toBe(expected);
+    ["a 500", new ApiError(init(500))],
+    ["a lost answer", lost()],
+  ])("%s is never taken as gone, and the object is not read", async (_label, error) => {
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      throw notFound();
+    };
+    await expect(deleteIdempotent(() => Promise.reject(error), read)).rejects.toBe(error);
+    expect(reads).toBe(0);
   });
 });
 
