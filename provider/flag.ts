@@ -98,7 +98,8 @@ export const flagReplaceOnChange = [
   "trafficType",
 ] as const satisfies readonly (keyof FlagInputs)[];
 
-type FlagField = "name" | "workspace" | "trafficType" | "description" | "tags" | "rolloutStatus";
+/** The inputs with a meaning on the service (all but `adopt`). */
+type FlagField = Exclude<keyof FlagInputs, "adopt">;
 
 const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
 

@@ -60,7 +60,7 @@ export type GroupArgs = ResourceArgs<z.input<typeof GroupInputs>>;
 /** Inputs whose change replaces a group: none; a rename is a PUT. */
 export const groupReplaceOnChange = [] as const satisfies readonly (keyof GroupInputs)[];
 
-const groupDiff: DiffSpec<"name" | "description"> = {
+const groupDiff: DiffSpec<Exclude<keyof GroupInputs, "adopt">> = {
   fields: ["name", "description"],
   replaceOnChange: groupReplaceOnChange,
 };

@@ -100,7 +100,7 @@ function knownIds(wanted: readonly string[], olds: Record<string, unknown>): str
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
 
-const userDiff: DiffSpec<"email" | "groups" | "onDelete"> = {
+const userDiff: DiffSpec<Exclude<keyof UserInviteInputs, "adopt">> = {
   fields: ["email", "groups", "onDelete"],
   replaceOnChange: userInviteReplaceOnChange,
   rules: {
