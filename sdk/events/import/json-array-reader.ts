@@ -36,6 +36,10 @@ const NL = 0x0a;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
+/** A byte for a message: the character when it is ASCII, else its value (it is part of one). */
+const shown = (c: number): string =>
+  c < 0x80 ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, "0")}`;
+
 /** Newlines before `offset` in `bytes`: an element may span lines. */
 function lineOf(bytes: Buffer, offset: number): number {
   let n = 0;
@@ -170,11 +174,7 @@ export async function* readJsonArray(
       if (isSpace(c)) continue;
       switch (state) {
         case State.BeforeArray:
-          if (c !== 0x5b)
-            throw new InputFormatError(
-              `expected a JSON array ('['), found '${String.fromCharCode(c)}'`,
-              line,
-            );
+          if (c !== 0x5b) throw new InputFormatError(`expected a JSON array ('['), found ${shown(c)}`, line);
           state = State.BeforeValue;
           afterComma = false;
           break;
@@ -208,10 +208,7 @@ export async function* readJsonArray(
           } else if (c === 0x5d) {
             state = State.Done;
           } else {
-            throw new InputFormatError(
-              `expected ',' or ']' after a record, found '${String.fromCharCode(c)}'`,
-              line,
-            );
+            throw new InputFormatError(`expected ',' or ']' after a record, found ${shown(c)}`, line);
           }
           break;
         case State.Done:

@@ -48,6 +48,7 @@ describe("readJsonArray", () => {
     ["[1,]", "line 1: trailing comma before ']'"],
     ["[,1]", "line 1: missing record before ','"],
     ['[{"a":1}\n{"b":2}]', "line 2: expected ',' or ']' after a record, found '{'"],
+    ['[{"a":1}\xA0\n]', "line 1: expected ',' or ']' after a record, found byte 0xc2"],
     ["[1]\nx", "line 2: unexpected data after the end of the array"],
     ['[{"a":1},\n{"b":2}', "line 2: unexpected end of input: the JSON array is not closed with ']'"],
   ])("refuses the broken structure %j", async (input, message) => {
