@@ -15,7 +15,11 @@
  * process, the only one that can tell ({@link warnPlaintextCredentials}).
  * @module
  */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
+import YAML from "yaml";
 import { z } from "zod";
 import { AdminClient } from "../../sdk/admin/client";
 import { PlatformClient } from "../../sdk/platform/client";
@@ -143,6 +147,55 @@ export function providerSettings(env: NodeJS.ProcessEnv = process.env): Provider
   return parseSettings(raw, (name) => from[name] ?? SETTINGS[name].key);
 }
 
+/**
+ * Where a base URL setting came from, for connection errors: the stack config key or the
+ * environment variable. The engine configures the provider of `pulumi refresh` and
+ * `pulumi destroy` from the config *recorded at the last `pulumi up`* (standard Pulumi behaviour
+ * for default providers), so after `pulumi config set flagstack:adminApiUrl <new>` those commands
+ * still dial the old URL. When the stack's config file (`Pulumi.<stack>.yaml` in the working
+ * directory, which is the program's) now holds another plain value, the text says so and how to
+ * switch.
+ */
+export function urlSource(
+  name: "adminApiUrl" | "platformApiUrl",
+  value: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string {
+  const { key, env: envName } = SETTINGS[name];
+  if (processState().configured[name] === undefined) return `the environment variable ${envName}`;
+  const current = stackFileValue(key, env, cwd);
+  if (current === undefined || current === value) return `the stack config ${key}`;
+  return (
+    `the stack config ${key} as recorded at the last \`pulumi up\`; the stack's config now says ${current}: ` +
+    "run `pulumi refresh --run-program` or `pulumi destroy --run-program` to use it, or `pulumi up` first"
+  );
+}
+
+/**
+ * A plain value of the stack's config file for `key`, if the file is there and holds one. The
+ * engine starts the provider in the program's directory but does not tell it the stack's name
+ * (it sets `PULUMI_NODEJS_PROJECT` only), so the file is `Pulumi.<PULUMI_NODEJS_STACK>.yaml` when
+ * that is set, else the directory's only `Pulumi.<stack>.yaml`; with several stacks and no name,
+ * nothing is claimed.
+ */
+function stackFileValue(key: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  try {
+    const stacks = readdirSync(cwd).filter((f) => /^Pulumi\.[^.]+\.ya?ml$/.test(f));
+    const file = env.PULUMI_NODEJS_STACK
+      ? stacks.find((f) => f.startsWith(`Pulumi.${env.PULUMI_NODEJS_STACK}.`))
+      : stacks.length === 1
+        ? stacks[0]
+        : undefined;
+    if (file === undefined) return undefined;
+    const text = readFileSync(join(cwd, file), "utf8");
+    const value = (YAML.parse(text) as { config?: Record<string, unknown> } | null)?.config?.[key];
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function missing(name: SettingName, what: string): Error {
   const { key, env } = SETTINGS[name];
   return new Error(
@@ -163,6 +216,7 @@ export function adminClient(settings: ProviderSettings = providerSettings()): Ad
   if (!client) {
     client = new AdminClient({
       baseUrl: settings.adminApiUrl,
+      baseUrlSource: urlSource("adminApiUrl", settings.adminApiUrl),
       apiKey: settings.adminApiKey,
       ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
       ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
@@ -183,6 +237,7 @@ export function platformClient(settings: ProviderSettings = providerSettings()):
   if (!client) {
     client = new PlatformClient({
       baseUrl: settings.platformApiUrl,
+      baseUrlSource: urlSource("platformApiUrl", settings.platformApiUrl),
       apiKey: settings.platformApiKey,
       accountId: settings.accountId,
       ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),

@@ -98,6 +98,12 @@ export const CommonOptions = z.object({
     .optional(),
   /** `User-Agent` header (default `flagstack/<version>`). */
   userAgent: z.string().optional(),
+  /**
+   * Where the base URL came from, in words, appended to connection errors so that a stale URL can
+   * be traced (the Pulumi provider passes e.g. "stack config flagstack:adminApiUrl"). Default: the
+   * option, or the environment variable it fell back to.
+   */
+  baseUrlSource: z.string().optional(),
   /** Where the environment fallbacks are read from (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
 });
@@ -134,6 +140,8 @@ export interface ResolvedOptions {
   onRetry: ((e: RetryEvent) => void) | undefined;
   userAgent: string;
   env: Record<string, string | undefined>;
+  /** See {@link CommonOptions.baseUrlSource}. */
+  baseUrlSource: string;
 }
 
 /** Defaults of {@link CommonOptions}, in one place. */
@@ -274,6 +282,9 @@ export function resolveCommonOptions(
     onRetry: o.onRetry,
     userAgent: o.userAgent ?? USER_AGENT,
     env,
+    baseUrlSource:
+      o.baseUrlSource ??
+      (o.baseUrl !== undefined ? "the baseUrl option" : `the environment variable ${who.urlEnv}`),
   };
 }
 

@@ -107,6 +107,7 @@ export class HttpCore {
   /** The credential, for redaction: every error the core builds is given it (`sdk/core/redact.ts`). */
   readonly #secrets: readonly string[];
   readonly #authHint: string;
+  readonly #baseUrlSource: string;
   readonly #onRetry: ((e: RetryEvent) => void) | undefined;
   readonly #plainHeaders: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
@@ -136,6 +137,7 @@ export class HttpCore {
     this.#timeoutMs = o.timeoutMs;
     this.#secrets = usableSecrets([o.key]);
     this.#authHint = config.authHint;
+    this.#baseUrlSource = o.baseUrlSource;
     this.#onRetry = config.onRetry ?? o.onRetry;
     const base = { [config.auth[0]]: config.auth[1], accept: JSON_TYPE, "user-agent": o.userAgent };
     this.#plainHeaders = base;
@@ -409,6 +411,10 @@ export class HttpCore {
       message += aborted
         ? "; the request may have reached the server, so its outcome is unknown"
         : "; the request may have reached the server, so its outcome is unknown and it was not retried";
+    } else if (!failure.reachedServer) {
+      // Nothing answered at this address: say where the address came from (a stale URL is the
+      // usual cause; for the Pulumi provider, the config recorded at the last `pulumi up`).
+      message += ` (base URL ${this.origin} from ${this.#baseUrlSource})`;
     }
     return new NetworkError({
       status: 0,
