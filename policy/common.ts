@@ -31,18 +31,11 @@ export function readConfig<S extends z.ZodObject>(
 ): z.output<S> {
   const parsed = schema.safeParse(args.getConfig<object>() ?? {});
   if (parsed.success) return parsed.data;
+  // zod's own path format: `expectations[0]`, `segments["beta testers"]`.
   const issues = parsed.error.issues
-    .map((i) => `${formatPath(i.path) || "(config)"}: ${i.message}`)
+    .map((i) => `${z.core.toDotPath(i.path) || "(config)"}: ${i.message}`)
     .join("; ");
   throw new Error(`invalid config of policy ${policy}: ${issues}`);
-}
-
-/** `["rules", 0, "buckets"]` → `rules[0].buckets`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, p) => (typeof p === "number" ? `${out}[${p}]` : out === "" ? String(p) : `${out}.${String(p)}`),
-    "",
-  );
 }
 
 /** Environments treated as production when a policy's config does not say. */

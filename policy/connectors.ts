@@ -4,7 +4,6 @@
  */
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
-import { DEFAULT_ORG } from "../sdk/platform/schemas";
 import { configSchemaOf, readConfig } from "./common";
 import { type ConnectorView, type ProjectView, readConnector, readProject, TYPES } from "./resources";
 
@@ -33,16 +32,19 @@ export function productionReason(
   projects: readonly ProjectView[],
   config: ConnectorConfig,
 ): string | undefined {
-  if (connector.project === undefined) return undefined;
-  const org = connector.org ?? DEFAULT_ORG;
-  if (config.productionProjects.some((p) => p === connector.project || p === `${org}/${connector.project}`)) {
+  // A project-level connector names its organization (the provider's check requires it), and a
+  // project's organization is its checked input (the platform's default when not given).
+  const { org, project: identifier } = connector;
+  if (identifier === undefined) return undefined;
+  const names = org === undefined ? [identifier] : [identifier, `${org}/${identifier}`];
+  if (config.productionProjects.some((p) => names.includes(p))) {
     return "listed in productionProjects";
   }
   const wanted = Object.entries(config.productionProjectTags);
   if (wanted.length === 0) return undefined;
-  const project = projects.find((p) => p.identifier === connector.project && (p.org ?? DEFAULT_ORG) === org);
+  const project = projects.find((p) => p.identifier === identifier && p.org === org);
   if (!project) return undefined;
-  const tagged = wanted.every(([k, v]) => project.tags[k]?.toLowerCase() === v.toLowerCase());
+  const tagged = wanted.every(([k, v]) => project.tags?.[k]?.toLowerCase() === v.toLowerCase());
   return tagged ? `tagged ${wanted.map(([k, v]) => `${k}: ${v}`).join(", ")}` : undefined;
 }
 
@@ -58,12 +60,14 @@ export const connectorNoAnonymousProduction: StackValidationPolicy = {
   enforcementLevel: "mandatory",
   severity: "high",
   configSchema: configSchemaOf(ConnectorConfig),
-  validateStack: (args, report) => {
+  validateStack: async (args, report) => {
     const config = readConfig("connector-no-anonymous-production", ConnectorConfig, args);
-    const projects = args.resources.filter((r) => r.type === TYPES.project).map((r) => readProject(r.props));
+    const projects = await Promise.all(
+      args.resources.filter((r) => r.type === TYPES.project).map((r) => readProject(r.props)),
+    );
     for (const r of args.resources) {
       if (r.type !== TYPES.connector) continue;
-      const connector = readConnector(r.props);
+      const connector = await readConnector(r.props);
       if (connector.authType?.toLowerCase() !== "anonymous") continue;
       const reason = productionReason(connector, projects, config);
       if (!reason) continue;

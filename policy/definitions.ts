@@ -5,12 +5,10 @@
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
-import { DefinitionBody, type DefinitionDoc, validateDefinition } from "../sdk/admin/schemas";
-import { conversionProblems } from "../sdk/split/convert";
+import { type DefinitionDoc, ROLLOUT_STATUSES } from "../sdk/admin/schemas";
 import {
   configSchemaOf,
   definitionLabel,
-  formatPath,
   includesName,
   inEnvironments,
   ProductionEnvironments,
@@ -19,34 +17,13 @@ import {
 } from "./common";
 import { type DefinitionView, type FlagView, readDefinition, readFlag, TYPES } from "./resources";
 
-/** Every problem of a definition, as `path: message` lines (empty when it is well formed). */
-export function definitionProblems(body: Record<string, unknown>): string[] {
-  const parsed = DefinitionBody.safeParse(body, { reportInput: true });
-  if (!parsed.success) {
-    return parsed.error.issues.map((i) => {
-      const got =
-        typeof i.input === "string" || typeof i.input === "number" ? ` (got ${JSON.stringify(i.input)})` : "";
-      return `${formatPath(i.path) || "definition"}: ${i.message}${got}`;
-    });
-  }
-  return [...validateDefinition(parsed.data), ...conversionProblems(parsed.data)].map(
-    (p) => `${formatPath(p.path)}: ${p.message}`,
-  );
-}
-
-/** The definition document when it is well formed, else undefined. */
-export function wellFormed(body: Record<string, unknown>): DefinitionDoc | undefined {
-  const parsed = DefinitionBody.safeParse(body);
-  if (!parsed.success) return undefined;
-  return validateDefinition(parsed.data).length === 0 ? parsed.data : undefined;
-}
-
 /**
  * definition-well-formed: the rules the service enforces, checked before any request: bucket
  * sizes sum to 100 in each rule and in the default rule, every named treatment exists, treatment
  * names are unique and not reserved, at most 20 treatments, traffic allocation 0..100, and every
- * matcher carries the field its type needs. Same checks as the provider and the emulator
- * (`validateDefinition` in `sdk/admin/schemas.ts`).
+ * matcher carries the field its type needs. The problems are the provider's `check` failures
+ * (`readDefinition`), the rules the emulator enforces too (`validateDefinition` in
+ * `sdk/admin/schemas.ts`).
  */
 export const definitionWellFormed: ResourceValidationPolicy = {
   name: "definition-well-formed",
@@ -54,10 +31,10 @@ export const definitionWellFormed: ResourceValidationPolicy = {
     "Flag definitions are well formed: bucket sizes sum to 100 in every rule and in the default rule, every treatment referenced exists, treatment names are unique and not reserved, at most 20 treatments, traffic allocation 0..100.",
   enforcementLevel: "mandatory",
   severity: "high",
-  validateResource: (args, report) => {
+  validateResource: async (args, report) => {
     if (args.type !== TYPES.definition) return;
-    const view = readDefinition(args.props);
-    for (const problem of definitionProblems(view.body)) report(`${definitionLabel(view)}: ${problem}`);
+    const view = await readDefinition(args.props);
+    for (const problem of view.problems) report(`${definitionLabel(view)}: ${problem}`);
   },
 };
 
@@ -104,6 +81,12 @@ export function nonBaselineShare(def: DefinitionDoc): number {
   return (a / 100) * inside + ((100 - a) / 100) * outside;
 }
 
+/**
+ * The status of a flag whose program leaves it unset: the service's value is kept, and a new flag
+ * starts in the first status of the lifecycle (spec §3, `ROLLOUT_STATUSES` in lifecycle order).
+ */
+const INITIAL_STATUS = ROLLOUT_STATUSES[0].name;
+
 /** The Flag resource a definition belongs to: same flag name and, when both say, same workspace. */
 export function flagFor(def: DefinitionView, flags: readonly FlagView[]): FlagView | undefined {
   return flags.find(
@@ -126,14 +109,16 @@ export const productionRampGuard: StackValidationPolicy = {
   enforcementLevel: "mandatory",
   severity: "high",
   configSchema: configSchemaOf(RampGuardConfig),
-  validateStack: (args, report) => {
+  validateStack: async (args, report) => {
     const config = readConfig("production-ramp-guard", RampGuardConfig, args);
-    const flags = args.resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props));
+    const flags = await Promise.all(
+      args.resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props)),
+    );
     for (const r of args.resources) {
       if (r.type !== TYPES.definition) continue;
-      const view = readDefinition(r.props);
+      const view = await readDefinition(r.props);
       if (!inEnvironments(view, config.productionEnvironments)) continue;
-      const def = wellFormed(view.body);
+      const def = view.document;
       if (!def) continue; // definition-well-formed reports it
       const share = nonBaselineShare(def);
       if (share <= config.maxNonBaselinePercent) continue;
@@ -143,7 +128,7 @@ export const productionRampGuard: StackValidationPolicy = {
       const allowed = config.allowedRolloutStatuses.join(", ");
       const status = !flag
         ? `its rollout status is unknown: no Flag resource named "${view.flagName}" in this stack (allowed: ${allowed})`
-        : `its rollout status "${flag.rolloutStatus ?? "Pre-Production"}" is not one of: ${allowed}`;
+        : `its rollout status "${flag.rolloutStatus ?? INITIAL_STATUS}" is not one of: ${allowed}`;
       report(
         `${definitionLabel(view)} sends ${percent(share)} of untargeted traffic to treatments other than the baseline "${baseline}" (limit ${percent(config.maxNonBaselinePercent)}), and ${status}`,
         r.urn,
@@ -163,10 +148,10 @@ export const killSwitchDocumented: ResourceValidationPolicy = {
   enforcementLevel: "advisory",
   severity: "medium",
   configSchema: configSchemaOf(KillSwitchConfig),
-  validateResource: (args, report) => {
+  validateResource: async (args, report) => {
     if (args.type !== TYPES.definition) return;
     const config = readConfig("kill-switch-documented", KillSwitchConfig, args);
-    const view = readDefinition(args.props);
+    const view = await readDefinition(args.props);
     if (!view.killed || !inEnvironments(view, config.productionEnvironments)) return;
     if ((view.comment ?? "").trim() !== "") return;
     report(

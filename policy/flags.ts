@@ -33,10 +33,10 @@ export const flagNaming: ResourceValidationPolicy = {
   enforcementLevel: "advisory",
   severity: "low",
   configSchema: configSchemaOf(FlagNamingConfig),
-  validateResource: (args, report) => {
+  validateResource: async (args, report) => {
     if (args.type !== TYPES.flag) return;
     const { pattern } = readConfig("flag-naming", FlagNamingConfig, args);
-    const flag = readFlag(args.props);
+    const flag = await readFlag(args.props);
     if (flag.name === undefined || new RegExp(pattern).test(flag.name)) return;
     report(`flag name "${flag.name}" does not match the pattern ${pattern}`);
   },
@@ -67,16 +67,17 @@ export const flagRequiredTags: ResourceValidationPolicy = {
   enforcementLevel: "advisory",
   severity: "low",
   configSchema: configSchemaOf(FlagTagsConfig),
-  validateResource: (args, report) => {
+  validateResource: async (args, report) => {
     if (args.type !== TYPES.flag) return;
     const { requiredTags } = readConfig("flag-required-tags", FlagTagsConfig, args);
-    const flag = readFlag(args.props);
-    const missing = requiredTags.filter((t) => !hasTag(flag.tags, t));
+    const { name, tags } = await readFlag(args.props);
+    // Tags the provider refuses (an empty tag) are its check's to report.
+    if (tags === undefined) return;
+    const missing = requiredTags.filter((t) => !hasTag(tags, t));
     if (missing.length === 0) return;
-    const has =
-      flag.tags.length === 0 ? "it has no tags" : `it has ${flag.tags.map((t) => `"${t}"`).join(", ")}`;
+    const has = tags.length === 0 ? "it has no tags" : `it has ${tags.map((t) => `"${t}"`).join(", ")}`;
     report(
-      `flag "${flag.name ?? "?"}" lacks the required tags ${missing.map((t) => `"${t}"`).join(", ")} (${has})`,
+      `flag "${name ?? "?"}" lacks the required tags ${missing.map((t) => `"${t}"`).join(", ")} (${has})`,
     );
   },
 };

@@ -13,14 +13,23 @@ import {
   isDuration,
 } from "../sdk/platform/pipeline";
 import { configSchemaOf, readConfig } from "./common";
-import { type PipelineView, readPipeline, type StageView, type StepView, TYPES } from "./resources";
+import {
+  isUnknownValueError,
+  type PipelineView,
+  readPipeline,
+  type StageView,
+  type StepView,
+  TYPES,
+} from "./resources";
 
 /** The pipeline of a Pipeline resource, or undefined for other resources and unreadable YAML. */
-function pipelineOf(args: ResourceValidationArgs): PipelineView | undefined {
+async function pipelineOf(args: ResourceValidationArgs): Promise<PipelineView | undefined> {
   if (args.type !== TYPES.pipeline) return undefined;
   try {
-    return readPipeline(args.props);
-  } catch {
+    return await readPipeline(args.props);
+  } catch (e) {
+    // A value unknown during a preview is the engine's to report.
+    if (isUnknownValueError(e)) throw e;
     return undefined; // YAML that does not parse fails the provider's check with its position
   }
 }
@@ -76,8 +85,8 @@ export const pipelineDeploymentRollback: ResourceValidationPolicy = {
   enforcementLevel: "mandatory",
   severity: "high",
   configSchema: configSchemaOf(RollbackConfig),
-  validateResource: (args, report) => {
-    const pipeline = pipelineOf(args);
+  validateResource: async (args, report) => {
+    const pipeline = await pipelineOf(args);
     if (!pipeline) return;
     const config = readConfig("pipeline-deployment-rollback", RollbackConfig, args);
     for (const stage of pipeline.stages) {
@@ -157,8 +166,8 @@ export const pipelineNoLiteralSecrets: ResourceValidationPolicy = {
   enforcementLevel: "mandatory",
   severity: "critical",
   configSchema: configSchemaOf(SecretsConfig),
-  validateResource: (args, report) => {
-    const pipeline = pipelineOf(args);
+  validateResource: async (args, report) => {
+    const pipeline = await pipelineOf(args);
     if (!pipeline) return;
     const { additionalPatterns } = readConfig("pipeline-no-literal-secrets", SecretsConfig, args);
     const extra = additionalPatterns.map((p) => new RegExp(p));
@@ -215,8 +224,8 @@ export const TimeoutConfig = z.object({
 
 /**
  * pipeline-step-timeouts: every step, rollback steps included, has a timeout, and none exceeds
- * `maxTimeout` when set. A model-form step without one deploys with the model's default (10m);
- * expressions and runtime inputs count as set.
+ * `maxTimeout` when set. A model-form step without one deploys with the model's default, which the
+ * provider's check fills in; expressions and runtime inputs count as set.
  */
 export const pipelineStepTimeouts: ResourceValidationPolicy = {
   name: "pipeline-step-timeouts",
@@ -224,8 +233,8 @@ export const pipelineStepTimeouts: ResourceValidationPolicy = {
   enforcementLevel: "advisory",
   severity: "medium",
   configSchema: configSchemaOf(TimeoutConfig),
-  validateResource: (args, report) => {
-    const pipeline = pipelineOf(args);
+  validateResource: async (args, report) => {
+    const pipeline = await pipelineOf(args);
     if (!pipeline) return;
     const { maxTimeout } = readConfig("pipeline-step-timeouts", TimeoutConfig, args);
     const max = maxTimeout === undefined ? undefined : durationMs(maxTimeout);

@@ -1,15 +1,34 @@
 /**
- * The one place where policies read resource inputs. Each reader turns the `props` of a flagstack
- * resource into a small, typed view; the policies only see the views. When a provider input is
- * renamed, the property list here is the one-line fix.
+ * The one place where policies read resources, and they read them through the provider: the
+ * `props` of a flagstack resource go through the resource's own `check` (`provider/kinds.ts`: its
+ * zod input schema, its defaults, its normalisation and its whole-document rules), and each reader
+ * turns the checked inputs into a small view. No input name, shape or default of the provider is
+ * repeated here, so a change to a provider input changes what the policies see with it.
  *
- * Readers are lenient on purpose: an input may be a name or an `{id, name}` object, a tag list
- * may be strings or `[{name}]`, a definition may sit at the top level or under `definition`, a
- * pipeline may be a typed model object or a YAML string. Validation belongs to the provider's
- * `check` and to the definition-well-formed policy, not to the readers.
+ * What the engine hands a policy: a resource policy gets the resource's checked inputs (what the
+ * provider's `check` returned), a stack policy gets each resource's state, which is the checked
+ * inputs during a preview and the outputs after an update (the outputs schemas extend the inputs
+ * schemas, so the inputs are picked out of them). Checking the checked inputs again changes
+ * nothing: `check` is idempotent.
+ *
+ * Values unknown during a preview: the engine's `props` throw an `UnknownValueError` when an unknown
+ * value is read, and the engine reports "can't run policy ... during preview" for it. The readers
+ * copy the props first, each unknown value replaced by the provider's `UNKNOWN` sentinel, which its
+ * `check` tolerates, then read the field they need; when that field holds an unknown value they
+ * read it through the engine's `props` again, so the engine gets its own error and reports it
+ * instead of the policy guessing. A definition is only judged with every input known, since the
+ * provider's `check` decides a document's whole-document rules only then.
  * @module
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { ConnectorInputs, ConnectorOutputs, wireSpec } from "../provider/connector";
+import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
+import { FlagInputs } from "../provider/flag";
+import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
+import { KINDS } from "../provider/kinds";
+import { PipelineInputs } from "../provider/pipeline";
+import { ProjectInputs } from "../provider/project";
 import {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
@@ -17,65 +36,10 @@ import {
   PIPELINE_TYPE,
   PROJECT_TYPE,
 } from "../provider/types";
+import { DefinitionBody } from "../sdk/admin/schemas";
 import { type PipelineView, pipelineViewOfModel, pipelineViewOfYaml } from "../sdk/platform/pipeline";
 
-/** Input names read for each view, first present wins. */
-export const PROPS = {
-  flag: {
-    name: ["name", "flagName"],
-    description: ["description"],
-    tags: ["tags"],
-    rolloutStatus: ["rolloutStatus", "rolloutStatusName"],
-    workspace: ["workspace", "workspaceName", "workspaceId"],
-    trafficType: ["trafficType", "trafficTypeName"],
-  },
-  definition: {
-    flag: ["flagName", "flag", "name"],
-    environment: ["environment", "environmentName", "environmentId"],
-    workspace: ["workspace", "workspaceName", "workspaceId"],
-    trafficType: ["trafficType", "trafficTypeName"],
-    /** Where the definition document sits when it is not at the top level. */
-    nested: ["definition"],
-    comment: ["comment"],
-    title: ["title"],
-  },
-  pipeline: {
-    model: ["pipeline", "model"],
-    yaml: ["yaml", "pipelineYaml"],
-    org: ["org", "orgIdentifier"],
-    project: ["project", "projectIdentifier"],
-    scope: ["scope"],
-  },
-  connector: {
-    identifier: ["identifier"],
-    name: ["name"],
-    type: ["type"],
-    spec: ["spec"],
-    scope: ["scope"],
-    org: ["org", "orgIdentifier"],
-    project: ["project", "projectIdentifier"],
-    /** The typed container registry spec (`{url, providerType, auth}`; auth defaults to Anonymous). */
-    dockerRegistry: ["dockerRegistry"],
-    /** Any other connector type: `{type, spec}`. */
-    generic: ["generic"],
-  },
-  project: {
-    identifier: ["identifier"],
-    org: ["org", "orgIdentifier"],
-    tags: ["tags"],
-  },
-} as const;
-
-/** The definition fields, as `DefinitionBody` names them. */
-export const DEFINITION_FIELDS = [
-  "treatments",
-  "defaultTreatment",
-  "baselineTreatment",
-  "trafficAllocation",
-  "rules",
-  "defaultRule",
-  "killed",
-] as const;
+export { PipelineView, StageView, StepView } from "../sdk/platform/pipeline";
 
 /** Type tokens the views apply to (dynamic resources match on `type`, never on a class). */
 export const TYPES = {
@@ -99,222 +63,321 @@ export const isUnknownValueError = (e: unknown): e is Error =>
   e instanceof Error && "unknownTypeSentinel" in e;
 
 /**
- * The first known value of the named properties, looked up in each source in turn (never by
- * spreading: that would read every property, unknown outputs included). When no name has a known
- * value but one is unknown, its `UnknownValueError` is rethrown, so the engine reports that the
- * policy cannot run during this preview rather than the policy guessing.
+ * An input unknown during a preview, read from props that are not the engine's (a tool calling the
+ * readers with plain data holding the `UNKNOWN` sentinel). Shaped like the engine's
+ * `UnknownValueError`, so {@link isUnknownValueError} recognises it.
  */
-function first(sources: Props | readonly Props[], names: readonly string[]): unknown {
-  let unknown: unknown;
-  for (const n of names) {
-    for (const src of Array.isArray(sources) ? sources : [sources]) {
-      try {
-        const v = src[n];
-        if (v !== undefined && v !== null) return v;
-      } catch (e) {
-        if (!isUnknownValueError(e)) throw e;
-        unknown ??= e;
-      }
-    }
+export class UnknownInputError extends Error {
+  /** The sentinel found, as on the engine's error. */
+  readonly unknownTypeSentinel = UNKNOWN;
+  constructor(
+    /** The path of the unknown value. */
+    readonly props: readonly PropertyKey[],
+  ) {
+    super(`value at .${props.map(String).join(".")} can't be known during preview`);
   }
-  if (unknown !== undefined) throw unknown;
-  return undefined;
 }
 
-/** Every known value of the named properties (unknown ones skipped). */
-function known(sources: readonly Props[], names: readonly string[]): unknown[] {
-  const out: unknown[] = [];
-  for (const n of names) {
-    for (const src of sources) {
-      try {
-        out.push(src[n]);
-      } catch (e) {
-        if (!isUnknownValueError(e)) throw e;
-      }
+/**
+ * The props as plain data: every value read through the engine's props one property at a time
+ * (never by spreading them, which would read every value at once), a value unknown during a
+ * preview replaced by `UNKNOWN`, `__provider` left out.
+ */
+export function plainProps(props: Props): Props {
+  const read = (from: object, key: PropertyKey): unknown => {
+    try {
+      return copy((from as Record<PropertyKey, unknown>)[key]);
+    } catch (e) {
+      if (isUnknownValueError(e)) return UNKNOWN;
+      throw e;
     }
-  }
+  };
+  const copy = (value: unknown): unknown => {
+    if (Array.isArray(value)) return Array.from({ length: value.length }, (_, i) => read(value, i));
+    if (isRecord(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, read(value, k)]));
+    return value;
+  };
+  const out: Props = {};
+  for (const key of Object.keys(props)) if (key !== PROVIDER_KEY) out[key] = read(props, key);
   return out;
 }
 
-/** A name from a string, or from an `{name}` / `{id}` object (name preferred). */
-export function nameOf(v: unknown): string | undefined {
-  if (typeof v === "string") return v;
-  if (isRecord(v)) {
-    if (typeof v.name === "string") return v.name;
-    if (typeof v.id === "string") return v.id;
+/**
+ * Throws the engine's error for the unknown value held at `props[key]`: reads it through the
+ * engine's props, every nested value included, so the engine's proxy throws its own
+ * `UnknownValueError` (which the engine reports); plain props throw an {@link UnknownInputError}.
+ */
+function rethrowUnknown(props: Props, key: string): never {
+  const touch = (value: unknown) => {
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) touch(value[i]);
+    else if (isRecord(value)) for (const k of Object.keys(value)) touch(value[k]);
+  };
+  touch(props[key]);
+  throw new UnknownInputError([key]);
+}
+
+/** What the provider's `check` makes of a resource's props. */
+export interface Checked<T> {
+  /** The props as plain data (see {@link plainProps}): the outputs too when a stack policy reads them. */
+  props: Props;
+  /** The inputs among the props, as given to the provider's `check`. */
+  given: Props;
+  /**
+   * The checked value of each input that passed its schema: the provider's defaults applied and its
+   * normalisation done. When the provider accepts the inputs, exactly the inputs it creates the
+   * resource from.
+   */
+  inputs: Partial<T>;
+  /** Inputs the provider's schema refuses, with the value given (its `check` reports them). */
+  refused: Partial<Record<keyof T, unknown>>;
+  /** Inputs that hold a value unknown during a preview. */
+  unknown: (keyof T & string)[];
+  /** The provider's check failures: none when it accepts the inputs. */
+  failures: pulumi.dynamic.CheckFailure[];
+  /** True when the provider's check accepts the inputs, every value known. */
+  valid: boolean;
+}
+
+/**
+ * Runs a resource's props through its provider's `check` (`KINDS[type]`, whose `check` is pure:
+ * no request), with its input schema `schema` naming the inputs among the props.
+ */
+export async function checkProps<S extends z.ZodObject>(
+  type: string,
+  schema: S,
+  props: Props,
+): Promise<Checked<z.output<S>>> {
+  type T = z.output<S>;
+  const handlers = KINDS[type];
+  if (!handlers) throw new Error(`no flagstack resource has the type ${type}`);
+  const plain = plainProps(props);
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const given: Props = {};
+  for (const key of Object.keys(shape)) if (key in plain) given[key] = plain[key];
+  const result = (await handlers.check({}, given)) as pulumi.dynamic.CheckResult<T>;
+  const failures = [...(result.failures ?? [])];
+  const unknown = Object.keys(shape).filter((k) => containsUnknown(given[k])) as (keyof T & string)[];
+  if (failures.length === 0 && unknown.length === 0) {
+    const inputs: Partial<T> = result.inputs ?? {};
+    return { props: plain, given, inputs, refused: {}, unknown, failures, valid: true };
   }
-  return undefined;
+  // The provider's check hands back what it was given when a field fails, so the fields are read
+  // one by one, each with its own schema, as its check reads them when a value is unknown.
+  const inputs: Props = {};
+  const refused: Props = {};
+  for (const [key, field] of Object.entries(shape)) {
+    if (!(key in given) || containsUnknown(given[key])) continue;
+    const parsed = field.safeParse(given[key]);
+    if (parsed.success) inputs[key] = parsed.data;
+    else refused[key] = given[key];
+  }
+  return {
+    props: plain,
+    given,
+    inputs: inputs as Partial<T>,
+    refused: refused as Partial<Record<keyof T, unknown>>,
+    unknown,
+    failures,
+    valid: false,
+  };
 }
 
-/** Every name an environment or workspace reference carries (name and id). */
-function namesOf(v: unknown): string[] {
-  if (typeof v === "string") return [v];
-  if (!isRecord(v)) return [];
-  return [v.name, v.id].filter((x): x is string => typeof x === "string");
+/**
+ * The checked value of the input `key`, or undefined when it is absent or refused; throws the
+ * engine's error when it is unknown during a preview.
+ */
+function need<T, K extends keyof T & string>(props: Props, c: Checked<T>, key: K): T[K] | undefined {
+  if (c.unknown.includes(key)) rethrowUnknown(props, key);
+  return c.inputs[key];
 }
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+/** The value given for a refused input when it is text (a policy may judge it anyway). */
+const refusedText = <T>(c: Checked<T>, key: keyof T): string | undefined => {
+  const v = c.refused[key];
+  return typeof v === "string" ? v : undefined;
+};
+
+/** An output-only field of a resource's state, by its outputs schema; undefined when absent or unknown. */
+function output<S extends z.ZodObject, K extends keyof S["shape"] & string>(
+  schema: S,
+  plain: Props,
+  key: K,
+): z.output<S["shape"][K]> | undefined {
+  const value = plain[key];
+  if (value === undefined || containsUnknown(value)) return undefined;
+  const parsed = (schema.shape[key] as z.ZodType).safeParse(value);
+  return parsed.success ? (parsed.data as z.output<S["shape"][K]>) : undefined;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Flags
 
-export const FlagView = z.object({
-  name: z.string().optional(),
-  description: z.string().optional(),
-  /** Tag names, from `["a"]` or `[{name: "a"}]`. */
-  tags: z.array(z.string()),
-  rolloutStatus: z.string().optional(),
-  workspace: z.string().optional(),
-  trafficType: z.string().optional(),
-});
-export type FlagView = z.infer<typeof FlagView>;
+/** What the policies read of a Flag: its checked inputs. */
+export const FlagView = FlagInputs.pick({
+  name: true,
+  workspace: true,
+  trafficType: true,
+  tags: true,
+  rolloutStatus: true,
+}).partial();
+export type FlagView = z.output<typeof FlagView>;
 
-/** Reads a Flag resource's inputs. */
-export function readFlag(props: Props): FlagView {
-  const p = PROPS.flag;
-  const tags = first(props, p.tags);
+/**
+ * Reads a Flag. A text input the provider refuses is still read as given (its check reports it;
+ * flag-naming judges a name itself, a status is compared without regard to case); refused tags
+ * are left out.
+ */
+export async function readFlag(props: Props): Promise<FlagView> {
+  const c = await checkProps(FLAG_TYPE, FlagInputs, props);
+  const text = (key: "name" | "workspace" | "trafficType" | "rolloutStatus") =>
+    need(props, c, key) ?? refusedText(c, key);
   return {
-    name: nameOf(first(props, p.name)),
-    description: str(first(props, p.description)),
-    tags: Array.isArray(tags) ? tags.map(nameOf).filter((t): t is string => t !== undefined) : [],
-    rolloutStatus: nameOf(first(props, p.rolloutStatus)),
-    workspace: nameOf(first(props, p.workspace)),
-    trafficType: nameOf(first(props, p.trafficType)),
+    name: text("name"),
+    workspace: text("workspace"),
+    trafficType: text("trafficType"),
+    tags: need(props, c, "tags"),
+    rolloutStatus: text("rolloutStatus"),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Flag definitions
 
+/** What the policies read of a FlagDefinition: its checked inputs, and the document they make. */
 export const DefinitionView = z.object({
-  flagName: z.string().optional(),
-  /** The environment as given (name preferred). */
-  environment: z.string().optional(),
-  /** Every name the environment reference carries (name and id), to match configured lists. */
+  /** The flag's name. */
+  flagName: FlagDefinitionInputs.shape.flag.optional(),
+  /** The environment as given (name or id). */
+  environment: FlagDefinitionInputs.shape.environment.optional(),
+  /**
+   * Every name the environment goes by: as given and, in a stack's outputs, its resolved name and
+   * id, so that configured lists match any of them.
+   */
   environmentNames: z.array(z.string()),
-  workspace: z.string().optional(),
-  trafficType: z.string().optional(),
+  workspace: FlagDefinitionInputs.shape.workspace.optional(),
+  /** The flag's traffic type, known from the outputs only. */
+  trafficType: FlagDefinitionOutputs.shape.trafficType.optional(),
   killed: z.boolean(),
-  comment: z.string().optional(),
-  title: z.string().optional(),
-  /** The definition document's fields, unvalidated (see `DefinitionBody`). */
-  body: z.record(z.string(), z.unknown()),
+  comment: FlagDefinitionInputs.shape.comment,
+  /**
+   * The document the provider sends (`desiredDoc`, with `killed`) when its check accepts the
+   * inputs; undefined for a definition it refuses.
+   */
+  document: DefinitionBody.optional(),
+  /**
+   * Every problem the provider's check finds, as `property: reason` lines, the value given quoted
+   * after a field's reason when it is text or a number: empty when the definition is well formed.
+   */
+  problems: z.array(z.string()),
 });
-export type DefinitionView = z.infer<typeof DefinitionView>;
+export type DefinitionView = z.output<typeof DefinitionView>;
 
-/** Reads a FlagDefinition resource's inputs. */
-export function readDefinition(props: Props): DefinitionView {
-  const p = PROPS.definition;
-  const nested = first(props, p.nested);
-  const src: Props[] = isRecord(nested) ? [nested, props] : [props];
-  const env = first(src, p.environment);
-  const body: Props = {};
-  for (const f of DEFINITION_FIELDS) {
-    const v = first(src, [f]);
-    if (v !== undefined) body[f] = v;
-  }
-  // The provider takes configurations as an object too, and sends it as JSON text.
-  if (Array.isArray(body.treatments)) {
-    body.treatments = body.treatments.map((t) =>
-      isRecord(t) && isRecord(t.configurations)
-        ? { ...t, configurations: JSON.stringify(t.configurations) }
-        : t,
-    );
-  }
-  // The provider's default rule: 100% the default treatment (provider/flag-definition.ts).
-  if (body.defaultRule === undefined && typeof body.defaultTreatment === "string") {
-    body.defaultRule = [{ treatment: body.defaultTreatment, size: 100 }];
-  }
+/** The `property: reason` lines of a refused definition (see {@link DefinitionView}'s `problems`). */
+function definitionProblems(c: Checked<FlagDefinitionInputs>): string[] {
+  const parsed = FlagDefinitionInputs.safeParse(c.given, { reportInput: true });
+  // Every field passed its schema: the failures are the whole-document rules, which name values.
+  if (parsed.success) return c.failures.map((f) => `${f.property}: ${f.reason}`);
+  return parsed.error.issues.flatMap((issue) => {
+    const got =
+      typeof issue.input === "string" || typeof issue.input === "number"
+        ? ` (got ${JSON.stringify(issue.input)})`
+        : "";
+    return issuesToFailures([issue]).map((f) => `${f.property || "definition"}: ${f.reason}${got}`);
+  });
+}
+
+/**
+ * Reads a FlagDefinition. Its document is only judged with every input known (the provider's check
+ * skips the whole-document rules otherwise), so an input unknown during a preview throws the
+ * engine's error for it. The workspace, flag and environment the provider refuses are still read
+ * as given, to name the definition in messages.
+ */
+export async function readDefinition(props: Props): Promise<DefinitionView> {
+  const c = await checkProps(FLAG_DEFINITION_TYPE, FlagDefinitionInputs, props);
+  const [unknown] = c.unknown;
+  if (unknown !== undefined) rethrowUnknown(props, unknown);
+  const i = c.inputs;
+  const environment = i.environment ?? refusedText(c, "environment");
+  const resolved = [
+    output(FlagDefinitionOutputs, c.props, "environmentName"),
+    output(FlagDefinitionOutputs, c.props, "environmentId"),
+  ];
   return {
-    flagName: nameOf(first(src, p.flag)),
-    environment: nameOf(env),
-    // Outputs carry the resolved name and id as well: match configured lists on any of them.
-    environmentNames: [...new Set(known(src, p.environment).flatMap(namesOf))],
-    workspace: nameOf(first(src, p.workspace)),
-    trafficType: nameOf(first(src, p.trafficType)),
-    killed: body.killed === true,
-    comment: str(first(src, p.comment)),
-    title: str(first(src, p.title)),
-    body,
+    flagName: i.flag ?? refusedText(c, "flag"),
+    environment,
+    environmentNames: [...new Set([environment, ...resolved].filter((n): n is string => n !== undefined))],
+    workspace: i.workspace ?? refusedText(c, "workspace"),
+    trafficType: output(FlagDefinitionOutputs, c.props, "trafficType"),
+    killed: i.killed === true,
+    comment: i.comment,
+    document: c.valid
+      ? DefinitionBody.parse({
+          ...desiredDoc(i as FlagDefinitionInputs),
+          killed: (i as FlagDefinitionInputs).killed,
+        })
+      : undefined,
+    problems: c.valid ? [] : definitionProblems(c),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pipelines: read by the pipeline package's tolerant walker (`sdk/platform/pipeline/walk.ts`), the
-// views and the model's default step timeout included, so no pipeline grammar is copied here.
-
-export {
-  DEFAULT_STEP_TIMEOUT as MODEL_DEFAULT_STEP_TIMEOUT,
-  PipelineView,
-  StageView,
-  StepView,
-} from "../sdk/platform/pipeline";
+// Pipelines: read by the pipeline package's tolerant walker (`sdk/platform/pipeline/walk.ts`), so
+// no pipeline grammar is copied here.
 
 /**
- * Reads a Pipeline resource's inputs: the typed model (`pipeline`) or the YAML text (`yaml`).
- * @throws Error when the YAML does not parse (reported by the policies as a violation).
+ * Reads a Pipeline: its checked model (`pipeline`, every default of the model applied, a step's
+ * timeout included) or its YAML text (`yaml`). A pipeline the provider refuses is still read as
+ * given, by the tolerant walker: the policies report what they find in it too.
+ * @throws Error when the YAML does not parse (the provider's check reports it with its position).
  */
-export function readPipeline(props: Props): PipelineView | undefined {
-  const p = PROPS.pipeline;
-  const model = first(props, p.model);
+export async function readPipeline(props: Props): Promise<PipelineView | undefined> {
+  const c = await checkProps(PIPELINE_TYPE, PipelineInputs, props);
+  const model = need(props, c, "pipeline") ?? c.refused.pipeline;
   if (isRecord(model)) return pipelineViewOfModel(model);
-  const yaml = first(props, p.yaml);
+  const yaml = need(props, c, "yaml") ?? c.refused.yaml;
   return typeof yaml === "string" ? pipelineViewOfYaml(yaml) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Connectors and projects
 
-export const ConnectorView = z.object({
-  identifier: z.string().optional(),
-  name: z.string().optional(),
-  type: z.string().optional(),
-  org: z.string().optional(),
-  project: z.string().optional(),
-  /** `spec.auth.type`, e.g. Anonymous or UsernamePassword. */
-  authType: z.string().optional(),
-});
-export type ConnectorView = z.infer<typeof ConnectorView>;
+/** What the policies read of a Connector: its scope, and its type and auth as the provider sends them. */
+export const ConnectorView = ConnectorInputs.pick({ identifier: true, org: true, project: true })
+  .partial()
+  .extend({
+    /** The connector type sent (`DockerRegistry`, or `generic.type`). */
+    type: ConnectorOutputs.shape.type.optional(),
+    /** `spec.auth.type` of the spec sent: Anonymous, UsernamePassword, ... */
+    authType: z.string().optional(),
+  });
+export type ConnectorView = z.output<typeof ConnectorView>;
 
-/** Reads a Connector resource's inputs; the scope is `scope: {org, project}` or top-level fields. */
-export function readConnector(props: Props): ConnectorView {
-  const p = PROPS.connector;
-  const scope = first(props, p.scope);
-  const scoped: Props[] = isRecord(scope) ? [scope, props] : [props];
-  const docker = first(props, p.dockerRegistry);
-  const generic = first(props, p.generic);
-  const spec = first(props, p.spec) ?? (isRecord(generic) ? generic.spec : undefined);
-  const auth =
-    isRecord(spec) && spec.auth !== undefined
-      ? spec.auth
-      : isRecord(docker)
-        ? (docker.auth ?? { type: "Anonymous" })
-        : undefined;
-  const type =
-    first(props, p.type) ??
-    (isRecord(docker) ? "DockerRegistry" : isRecord(generic) ? generic.type : undefined);
+/** Reads a Connector: the type and spec are the provider's wire form of its checked inputs (`wireSpec`). */
+export async function readConnector(props: Props): Promise<ConnectorView> {
+  const c = await checkProps(CONNECTOR_TYPE, ConnectorInputs, props);
+  const dockerRegistry = need(props, c, "dockerRegistry");
+  const generic = need(props, c, "generic");
+  const wire = dockerRegistry || generic ? wireSpec({ dockerRegistry, generic }) : undefined;
+  const auth = wire?.spec.auth;
   return {
-    identifier: str(first(props, p.identifier)),
-    name: str(first(props, p.name)),
-    type: str(type),
-    org: nameOf(first(scoped, p.org)),
-    project: nameOf(first(scoped, p.project)),
-    authType: isRecord(auth) ? str(auth.type) : undefined,
+    identifier: need(props, c, "identifier"),
+    org: need(props, c, "org"),
+    project: need(props, c, "project"),
+    type: wire?.type,
+    authType: isRecord(auth) && typeof auth.type === "string" ? auth.type : undefined,
   };
 }
 
-export const ProjectView = z.object({
-  identifier: z.string().optional(),
-  org: z.string().optional(),
-  tags: z.record(z.string(), z.string()),
-});
-export type ProjectView = z.infer<typeof ProjectView>;
+/** What the policies read of a Project: its checked inputs. */
+export const ProjectView = ProjectInputs.pick({ identifier: true, org: true, tags: true }).partial();
+export type ProjectView = z.output<typeof ProjectView>;
 
-/** Reads a Project resource's inputs. */
-export function readProject(props: Props): ProjectView {
-  const p = PROPS.project;
-  const tags = first(props, p.tags);
-  const out: Record<string, string> = {};
-  if (isRecord(tags)) for (const [k, v] of Object.entries(tags)) out[k] = String(v);
-  return { identifier: str(first(props, p.identifier)), org: nameOf(first(props, p.org)), tags: out };
+/** Reads a Project. */
+export async function readProject(props: Props): Promise<ProjectView> {
+  const c = await checkProps(PROJECT_TYPE, ProjectInputs, props);
+  return {
+    identifier: need(props, c, "identifier"),
+    org: need(props, c, "org"),
+    tags: need(props, c, "tags"),
+  };
 }

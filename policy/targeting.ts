@@ -7,6 +7,7 @@
  */
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
+import { FlagInputs } from "../provider/flag";
 import {
   Attributes,
   evaluateOutcome,
@@ -15,7 +16,6 @@ import {
   sampleKeys,
 } from "../sdk/split/evaluate";
 import { configSchemaOf, inEnvironments, percent, readConfig } from "./common";
-import { wellFormed } from "./definitions";
 import { readDefinition, readFlag, TYPES } from "./resources";
 
 /** "In Production, key qa-bot gets treatment on for flag new-checkout." */
@@ -83,6 +83,13 @@ export type TargetingConfig = z.output<typeof TargetingConfig>;
 
 type Expectation = KeyExpectation | ShareExpectation;
 
+/**
+ * The traffic type of a definition whose flag is not in the stack and whose outputs do not say:
+ * the one a Flag gets when its program gives none (the provider's default). Evaluation does not
+ * depend on it; the SDK's split carries it.
+ */
+const DEFAULT_TRAFFIC_TYPE = FlagInputs.shape.trafficType.parse(undefined);
+
 const quoteList = (ts: readonly string[]) => ts.map((t) => `"${t}"`).join(" or ");
 
 /** A failing expectation: the message, and the definition resource it is about when there is one. */
@@ -99,21 +106,25 @@ export async function checkExpectations(
   resources: readonly { type: string; props: Record<string, unknown>; urn?: string }[],
   config: TargetingConfig,
 ): Promise<Failure[]> {
-  const definitions = resources
-    .filter((r) => r.type === TYPES.definition)
-    .map((r) => ({ ...readDefinition(r.props), urn: r.urn }));
-  const flags = resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props));
+  const definitions = await Promise.all(
+    resources
+      .filter((r) => r.type === TYPES.definition)
+      .map(async (r) => ({ ...(await readDefinition(r.props)), urn: r.urn })),
+  );
+  const flags = await Promise.all(
+    resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props)),
+  );
   // Every well-formed definition of an environment, so IN_SPLIT dependencies evaluate too.
   const environmentOf = (e: Expectation): FlagToEvaluate[] =>
     definitions.flatMap((d) => {
-      const doc = inEnvironments(d, [e.environment]) && d.flagName ? wellFormed(d.body) : undefined;
+      const doc = inEnvironments(d, [e.environment]) && d.flagName ? d.document : undefined;
       if (!doc || !d.flagName) return [];
       const flag = flags.find((f) => f.name === d.flagName);
       return [
         {
           flagName: d.flagName,
           definition: doc,
-          trafficTypeName: flag?.trafficType ?? d.trafficType ?? "user",
+          trafficTypeName: flag?.trafficType ?? d.trafficType ?? DEFAULT_TRAFFIC_TYPE,
           environment: d.environment,
         },
       ];

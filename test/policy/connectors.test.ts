@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { connectorNoAnonymousProduction } from "../../policy/connectors";
 import { CONNECTOR_TYPE, PROJECT_TYPE } from "../../provider/types";
-import { runStackPolicy, stackUrn } from "./util";
+import { checkedResource, runStackPolicy, stackUrn } from "./util";
 
-const project = (identifier: string, tags: Record<string, string>, org = "default") => ({
-  type: PROJECT_TYPE,
-  props: { org, identifier, name: identifier, tags },
-});
-const connector = (props: Record<string, unknown>, name = "conn") => ({ type: CONNECTOR_TYPE, name, props });
+/** A Project as a program declares it (provider/project.ts); `org` is the provider's default when left out. */
+const project = (identifier: string, tags: Record<string, string>, org?: string) =>
+  checkedResource(PROJECT_TYPE, { ...(org ? { org } : {}), identifier, name: identifier, tags });
+/** A Connector as a program declares it (provider/connector.ts). */
+const connector = (inputs: Record<string, unknown>) =>
+  checkedResource(CONNECTOR_TYPE, { name: "Registry", ...inputs }, "conn");
+/** A typed registry spec; without `auth` the provider's check makes it Anonymous. */
 const docker = (auth?: object) => ({
   url: "https://registry.hub.docker.com/v2/",
   providerType: "DockerHub",
@@ -16,16 +18,13 @@ const docker = (auth?: object) => ({
 
 describe("connector-no-anonymous-production", () => {
   it("reports an anonymous registry in a project tagged env: production (auth defaults to Anonymous)", async () => {
-    const reports = await runStackPolicy(connectorNoAnonymousProduction, [
-      project("payments", { env: "Production" }),
-      connector({
-        org: "default",
-        project: "payments",
-        identifier: "dockerhub",
-        name: "Docker Hub",
-        dockerRegistry: docker(),
-      }),
-    ]);
+    const reports = await runStackPolicy(
+      connectorNoAnonymousProduction,
+      await Promise.all([
+        project("payments", { env: "Production" }),
+        connector({ org: "default", project: "payments", identifier: "dockerhub", dockerRegistry: docker() }),
+      ]),
+    );
     expect(reports).toEqual([
       {
         message:
@@ -35,15 +34,22 @@ describe("connector-no-anonymous-production", () => {
     ]);
   });
 
-  it("reports a connector of a project listed in the config, with the wire shape (scope, spec.auth)", async () => {
+  it("reports a generic connector of a project listed in the config, by the auth of the spec it sends", async () => {
     const reports = await runStackPolicy(
       connectorNoAnonymousProduction,
       [
-        connector({
-          scope: { org: "retail", project: "shop" },
+        await connector({
+          org: "retail",
+          project: "shop",
           identifier: "quay",
-          type: "DockerRegistry",
-          spec: { auth: { type: "Anonymous" } },
+          generic: {
+            type: "DockerRegistry",
+            spec: {
+              dockerRegistryUrl: "https://quay.io",
+              providerType: "Other",
+              auth: { type: "Anonymous" },
+            },
+          },
         }),
       ],
       { productionProjects: ["retail/shop"] },
@@ -53,10 +59,10 @@ describe("connector-no-anonymous-production", () => {
     ]);
   });
 
-  it.each<[string, object[], object]>([
+  it.each<[string, () => ReturnType<typeof connector>[], object]>([
     [
       "authenticated access in production",
-      [
+      () => [
         project("payments", { env: "production" }),
         connector({
           org: "default",
@@ -69,7 +75,7 @@ describe("connector-no-anonymous-production", () => {
     ],
     [
       "anonymous access in a project not tagged production",
-      [
+      () => [
         project("sandbox", { env: "dev" }),
         connector({ org: "default", project: "sandbox", identifier: "c", dockerRegistry: docker() }),
       ],
@@ -77,12 +83,12 @@ describe("connector-no-anonymous-production", () => {
     ],
     [
       "anonymous access at account level",
-      [connector({ identifier: "c", dockerRegistry: docker() })],
+      () => [connector({ identifier: "c", dockerRegistry: docker() })],
       { productionProjects: ["payments"] },
     ],
     [
       "a project of another organization",
-      [
+      () => [
         project("payments", { env: "production" }, "other"),
         connector({ org: "default", project: "payments", identifier: "c", dockerRegistry: docker() }),
       ],
@@ -90,7 +96,7 @@ describe("connector-no-anonymous-production", () => {
     ],
     [
       "no production tags configured",
-      [
+      () => [
         project("payments", { env: "production" }),
         connector({ org: "default", project: "payments", identifier: "c", dockerRegistry: docker() }),
       ],
@@ -98,7 +104,7 @@ describe("connector-no-anonymous-production", () => {
     ],
     [
       "a generic connector with other auth",
-      [
+      () => [
         project("payments", { env: "production" }),
         connector({
           org: "default",
@@ -110,6 +116,8 @@ describe("connector-no-anonymous-production", () => {
       {},
     ],
   ])("passes %s", async (_, resources, config) => {
-    expect(await runStackPolicy(connectorNoAnonymousProduction, resources as never, config)).toEqual([]);
+    expect(
+      await runStackPolicy(connectorNoAnonymousProduction, await Promise.all(resources()), config),
+    ).toEqual([]);
   });
 });

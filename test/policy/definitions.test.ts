@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
-  definitionProblems,
   definitionWellFormed,
   killSwitchDocumented,
   nonBaselineShare,
   productionRampGuard,
 } from "../../policy/definitions";
+import { readDefinition } from "../../policy/resources";
+import { KINDS } from "../../provider/kinds";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE, GROUP_TYPE } from "../../provider/types";
-import { DefinitionBody } from "../../sdk/admin/schemas";
-import { runResourcePolicy, runStackPolicy, stackUrn } from "./util";
+import { checkedProps, checkedResource, runResourcePolicy, runStackPolicy, stackUrn } from "./util";
 
+/** A definition as a program declares it (provider/flag-definition.ts). */
 const good = {
-  flagName: "new-checkout",
+  workspace: "Default",
+  flag: "new-checkout",
   environment: "Production",
   treatments: [{ name: "on" }, { name: "off" }],
   defaultTreatment: "off",
@@ -29,10 +31,19 @@ const good = {
   ],
 };
 
+/** Runs a resource policy on a definition declared with `inputs`, as the engine hands it over. */
+const runOnDefinition = async (
+  policy: typeof definitionWellFormed,
+  inputs: Record<string, unknown>,
+  config: object = {},
+) =>
+  runResourcePolicy(policy, FLAG_DEFINITION_TYPE, await checkedProps(FLAG_DEFINITION_TYPE, inputs), config);
+
 describe("definition-well-formed", () => {
   it("passes a well-formed definition, and ignores other resources", async () => {
-    expect(await runResourcePolicy(definitionWellFormed, FLAG_DEFINITION_TYPE, good)).toEqual([]);
-    expect(await runResourcePolicy(definitionWellFormed, GROUP_TYPE, { treatments: [] })).toEqual([]);
+    expect(await runOnDefinition(definitionWellFormed, good)).toEqual([]);
+    const group = await checkedProps(GROUP_TYPE, { name: "testers" });
+    expect(await runResourcePolicy(definitionWellFormed, GROUP_TYPE, group)).toEqual([]);
   });
 
   const at = 'flag "new-checkout" in environment "Production"';
@@ -102,34 +113,42 @@ describe("definition-well-formed", () => {
       [`${at}: baselineTreatment: baselineTreatment "none" is not one of the treatments ("on", "off")`],
     ],
   ])("reports %s", async (_, change, messages) => {
-    expect(
-      await runResourcePolicy(definitionWellFormed, FLAG_DEFINITION_TYPE, { ...good, ...change }),
-    ).toEqual(messages);
+    expect(await runOnDefinition(definitionWellFormed, { ...good, ...change })).toEqual(messages);
   });
 
-  it("reads a definition nested under `definition` and an environment given as {id, name}", async () => {
-    const { flagName, environment, ...definition } = good;
-    const props = {
-      flag: { name: flagName },
-      environment: { id: "env-1", name: environment },
-      definition: { ...definition, trafficAllocation: 200 },
-    };
-    expect(await runResourcePolicy(definitionWellFormed, FLAG_DEFINITION_TYPE, props)).toEqual([
-      `${at}: trafficAllocation: trafficAllocation must be 0..100 (got 200)`,
+  it("reports the provider's check failures in its words, the value given after a field's reason", async () => {
+    const inputs = { ...good, treatments: [], defaultTreatment: "", defaultRule: [] };
+    const { failures } = await KINDS[FLAG_DEFINITION_TYPE]!.check({}, inputs);
+    expect(failures).toEqual([
+      { property: "treatments", reason: "at least one treatment is required" },
+      { property: "defaultTreatment", reason: "defaultTreatment must not be empty" },
+      { property: "defaultRule", reason: "defaultRule needs at least one bucket" },
     ]);
-  });
-
-  it("lists problems of a document with the same words as the provider and the emulator", () => {
-    expect(definitionProblems({ treatments: [], defaultTreatment: "", defaultRule: [] })).toEqual([
+    expect((await readDefinition(await checkedProps(FLAG_DEFINITION_TYPE, inputs))).problems).toEqual([
       "treatments: at least one treatment is required",
       'defaultTreatment: defaultTreatment must not be empty (got "")',
       "defaultRule: defaultRule needs at least one bucket",
     ]);
   });
+
+  it("reports a target key given to two treatments, which only the provider's check refuses", async () => {
+    const treatments = [
+      { name: "on", keys: ["qa-bot"] },
+      { name: "off", keys: ["qa-bot"] },
+    ];
+    expect(await runOnDefinition(definitionWellFormed, { ...good, treatments })).toEqual([
+      `${at}: treatments[1].keys[0]: key "qa-bot" is already a target of treatment "on"`,
+    ]);
+  });
 });
 
 describe("nonBaselineShare", () => {
-  const doc = (over: object) => DefinitionBody.parse({ ...good, ...over });
+  /** The document the provider sends for the definition `good` changed by `over`. */
+  const doc = async (over: object) => {
+    const view = await readDefinition(await checkedProps(FLAG_DEFINITION_TYPE, { ...good, ...over }));
+    if (!view.document) throw new Error(`not well formed: ${view.problems.join("; ")}`);
+    return view.document;
+  };
   it.each<[string, object, number]>([
     ["10% of the default rule", {}, 10],
     [
@@ -153,39 +172,43 @@ describe("nonBaselineShare", () => {
       0,
     ],
     ["a killed definition whose default is not the baseline", { killed: true, defaultTreatment: "on" }, 100],
-  ])("%s", (_, over, share) => {
-    expect(nonBaselineShare(doc(over))).toBe(share);
+    [
+      "no default rule: the provider's default rule sends everyone to the default treatment",
+      { baselineTreatment: "off", defaultTreatment: "on", defaultRule: undefined },
+      100,
+    ],
+  ])("%s", async (_, over, share) => {
+    expect(nonBaselineShare(await doc(over))).toBe(share);
   });
 });
 
 describe("production-ramp-guard", () => {
-  const flag = (rolloutStatus?: string) => ({
-    type: FLAG_TYPE,
-    name: "flag",
-    props: {
-      name: "new-checkout",
-      workspace: "Default",
-      trafficType: "user",
-      ...(rolloutStatus ? { rolloutStatus } : {}),
-    },
-  });
-  const definition = (over: object = {}, env = "Production") => ({
-    type: FLAG_DEFINITION_TYPE,
-    name: "def",
-    props: {
-      ...good,
-      environment: env,
-      defaultRule: [
-        { treatment: "on", size: 80 },
-        { treatment: "off", size: 20 },
-      ],
-      ...over,
-    },
-  });
+  const flag = (rolloutStatus?: string) =>
+    checkedResource(
+      FLAG_TYPE,
+      { name: "new-checkout", workspace: "Default", ...(rolloutStatus ? { rolloutStatus } : {}) },
+      "flag",
+    );
+  const definition = (over: object = {}, env = "Production") =>
+    checkedResource(
+      FLAG_DEFINITION_TYPE,
+      {
+        ...good,
+        environment: env,
+        defaultRule: [
+          { treatment: "on", size: 80 },
+          { treatment: "off", size: 20 },
+        ],
+        ...over,
+      },
+      "def",
+    );
   const urn = stackUrn(FLAG_DEFINITION_TYPE, "def");
 
   it("reports a production definition above the limit whose flag is not ramping", async () => {
-    expect(await runStackPolicy(productionRampGuard, [flag("Pre-Production"), definition()])).toEqual([
+    expect(
+      await runStackPolicy(productionRampGuard, await Promise.all([flag("Pre-Production"), definition()])),
+    ).toEqual([
       {
         message:
           'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped, Ready to Remove, Removed',
@@ -195,12 +218,22 @@ describe("production-ramp-guard", () => {
   });
 
   it("names an unknown status when the Flag is not in the stack", async () => {
-    expect(await runStackPolicy(productionRampGuard, [definition()])).toEqual([
+    expect(await runStackPolicy(productionRampGuard, [await definition()])).toEqual([
       {
         message:
           'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status is unknown: no Flag resource named "new-checkout" in this stack (allowed: Ramping, Experimenting, Ramped, Ready to Remove, Removed)',
         urn,
       },
+    ]);
+  });
+
+  it("gives a flag declared without a rollout status the status a new flag starts in", async () => {
+    expect(
+      (await runStackPolicy(productionRampGuard, await Promise.all([flag(), definition()]))).map(
+        (r) => r.message,
+      ),
+    ).toEqual([
+      'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped, Ready to Remove, Removed',
     ]);
   });
 
@@ -232,16 +265,14 @@ describe("production-ramp-guard", () => {
       {},
     ],
   ])("passes %s", async (_, flags, def, config) => {
-    expect(await runStackPolicy(productionRampGuard, [...flags, def], config)).toEqual([]);
+    expect(await runStackPolicy(productionRampGuard, await Promise.all([...flags, def]), config)).toEqual([]);
   });
 
   it("treats configured environments as production, by name or id", async () => {
     const reports = await runStackPolicy(
       productionRampGuard,
-      [flag("Pre-Production"), definition({}, "env-prod-id")],
-      {
-        productionEnvironments: ["ENV-PROD-ID"],
-      },
+      await Promise.all([flag("Pre-Production"), definition({}, "env-prod-id")]),
+      { productionEnvironments: ["ENV-PROD-ID"] },
     );
     expect(reports.map((r) => r.message)).toEqual([
       'flag "new-checkout" in environment "env-prod-id" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status "Pre-Production" is not one of: Ramping, Experimenting, Ramped, Ready to Remove, Removed',
@@ -257,13 +288,7 @@ describe("production-ramp-guard", () => {
 
 describe("kill-switch-documented", () => {
   it("reports a production kill without a comment", async () => {
-    expect(
-      await runResourcePolicy(killSwitchDocumented, FLAG_DEFINITION_TYPE, {
-        ...good,
-        killed: true,
-        comment: "  ",
-      }),
-    ).toEqual([
+    expect(await runOnDefinition(killSwitchDocumented, { ...good, killed: true, comment: "  " })).toEqual([
       'flag "new-checkout" in environment "Production" is killed without a comment: set comment to say why it was killed and what brings it back',
     ]);
   });
@@ -278,8 +303,6 @@ describe("kill-switch-documented", () => {
       { productionEnvironments: ["Prod-EU"] },
     ],
   ])("passes %s", async (_, over, config) => {
-    expect(
-      await runResourcePolicy(killSwitchDocumented, FLAG_DEFINITION_TYPE, { ...good, ...over }, config),
-    ).toEqual([]);
+    expect(await runOnDefinition(killSwitchDocumented, { ...good, ...over }, config)).toEqual([]);
   });
 });

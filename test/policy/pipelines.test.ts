@@ -8,10 +8,15 @@ import {
   pipelineStepTimeouts,
   rollsBack,
 } from "../../policy/pipelines";
-import { MODEL_DEFAULT_STEP_TIMEOUT } from "../../policy/resources";
 import { PIPELINE_TYPE } from "../../provider/types";
-import { DEFAULT_STEP_TIMEOUT } from "../../sdk/platform/pipeline";
-import { runResourcePolicy } from "./util";
+import { checkedProps, runResourcePolicy } from "./util";
+
+/** Runs a policy on a pipeline declared with `inputs`, as the engine hands it over. */
+const runOnPipeline = async (
+  policy: typeof pipelineStepTimeouts,
+  inputs: Record<string, unknown>,
+  config: object = {},
+) => runResourcePolicy(policy, PIPELINE_TYPE, await checkedProps(PIPELINE_TYPE, inputs), config);
 
 /** A pipeline YAML with one Deployment stage; the parts under test are parameters. */
 const yamlPipeline = (
@@ -122,8 +127,8 @@ const yamlProps = (o: Parameters<typeof yamlPipeline>[0] = {}) => ({
 
 describe("pipeline-deployment-rollback", () => {
   it("passes a Deployment stage that rolls back, in YAML and in the model", async () => {
-    expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, yamlProps())).toEqual([]);
-    expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, model())).toEqual([]);
+    expect(await runOnPipeline(pipelineDeploymentRollback, yamlProps())).toEqual([]);
+    expect(await runOnPipeline(pipelineDeploymentRollback, model())).toEqual([]);
   });
 
   it("reports a Deployment stage whose failure strategy aborts, and one without rollback steps (YAML)", async () => {
@@ -132,7 +137,7 @@ describe("pipeline-deployment-rollback", () => {
         "\n          - onFailure:\n              errors: [AllErrors]\n              action:\n                type: Abort",
       rollbackSteps: "[]",
     });
-    expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, props)).toEqual([
+    expect(await runOnPipeline(pipelineDeploymentRollback, props)).toEqual([
       'pipeline "deploy_app" stage "prod" (Deployment) has no failure strategy that rolls back: add failureStrategies with onFailure action StageRollback or PipelineRollback',
       'pipeline "deploy_app" stage "prod" (Deployment) has no rollback steps, so a rollback would do nothing',
     ]);
@@ -142,28 +147,24 @@ describe("pipeline-deployment-rollback", () => {
     const doc = YAML.parse(yamlProps({ rollbackSteps: "[]" }).yaml);
     doc.pipeline.stages = [{ parallel: doc.pipeline.stages }];
     const props = { org: "default", project: "payments", yaml: YAML.stringify(doc) };
-    expect(await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, props)).toEqual([
+    expect(await runOnPipeline(pipelineDeploymentRollback, props)).toEqual([
       'pipeline "deploy_app" stage "prod" (Deployment) has no rollback steps, so a rollback would do nothing',
     ]);
   });
 
   it("reports a model stage without failure strategies", async () => {
-    expect(
-      await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, model({ failureStrategies: [] })),
-    ).toEqual([
+    expect(await runOnPipeline(pipelineDeploymentRollback, model({ failureStrategies: [] }))).toEqual([
       'pipeline "deploy_app" stage "prod" (Deployment) has no failure strategy that rolls back: add failureStrategies with onFailure action StageRollback or PipelineRollback',
     ]);
   });
 
   it("can leave rollback steps optional, and skips YAML that does not parse", async () => {
     expect(
-      await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, model({ rollbackSteps: [] }), {
+      await runOnPipeline(pipelineDeploymentRollback, model({ rollbackSteps: [] }), {
         requireRollbackSteps: false,
       }),
     ).toEqual([]);
-    expect(
-      await runResourcePolicy(pipelineDeploymentRollback, PIPELINE_TYPE, { yaml: "pipeline: [" }),
-    ).toEqual([]);
+    expect(await runOnPipeline(pipelineDeploymentRollback, { yaml: "pipeline: [" })).toEqual([]);
   });
 
   it.each<[string, unknown, boolean]>([
@@ -231,9 +232,7 @@ describe("pipeline-no-literal-secrets", () => {
     ["a path", "TOKEN_FILE=/var/run/secrets/token"],
     ["a URL without credentials", "curl https://checkout.internal/health"],
   ])("passes a script with %s", async (_, script) => {
-    expect(await runResourcePolicy(pipelineNoLiteralSecrets, PIPELINE_TYPE, yamlProps({ script }))).toEqual(
-      [],
-    );
+    expect(await runOnPipeline(pipelineNoLiteralSecrets, yamlProps({ script }))).toEqual([]);
   });
 
   const step = 'pipeline "deploy_app" stage "prod" step "smoke"';
@@ -267,7 +266,7 @@ describe("pipeline-no-literal-secrets", () => {
     ],
     ["a private key", "cat > key <<EOF\n-----BEGIN RSA PRIVATE KEY-----\nMII\nEOF", 2, "a private key"],
   ])("reports %s, naming the line but not the value", async (_, script, line, what) => {
-    expect(await runResourcePolicy(pipelineNoLiteralSecrets, PIPELINE_TYPE, yamlProps({ script }))).toEqual([
+    expect(await runOnPipeline(pipelineNoLiteralSecrets, yamlProps({ script }))).toEqual([
       `${step}: script line ${line} holds what looks like ${what}; ${use}`,
     ]);
   });
@@ -275,26 +274,22 @@ describe("pipeline-no-literal-secrets", () => {
   it("reports a String environment variable holding a token, not a Secret one", async () => {
     const env =
       '\n                      - {name: API_TOKEN, type: String, value: "abcd1234efgh"}\n                      - {name: DB_PASSWORD, type: Secret, value: account.db_pw}';
-    expect(await runResourcePolicy(pipelineNoLiteralSecrets, PIPELINE_TYPE, yamlProps({ env }))).toEqual([
+    expect(await runOnPipeline(pipelineNoLiteralSecrets, yamlProps({ env }))).toEqual([
       `${step}: environment variable API_TOKEN holds what looks like a password or token assignment; ${use}`,
     ]);
   });
 
   it("checks model scripts inside parallel groups, and applies configured patterns", async () => {
     expect(
-      await runResourcePolicy(
+      await runOnPipeline(
         pipelineNoLiteralSecrets,
-        PIPELINE_TYPE,
         model({ script: "echo ok\nexport SERVICE_TOKEN=0123456789abcdef" }),
       ),
     ).toEqual([`${step}: script line 2 holds what looks like a password or token assignment; ${use}`]);
     expect(
-      await runResourcePolicy(
-        pipelineNoLiteralSecrets,
-        PIPELINE_TYPE,
-        model({ script: "use internal-key-42" }),
-        { additionalPatterns: ["internal-key-\\d+"] },
-      ),
+      await runOnPipeline(pipelineNoLiteralSecrets, model({ script: "use internal-key-42" }), {
+        additionalPatterns: ["internal-key-\\d+"],
+      }),
     ).toEqual([`${step}: script line 1 holds what looks like text matching internal-key-\\d+; ${use}`]);
   });
 
@@ -303,7 +298,7 @@ describe("pipeline-no-literal-secrets", () => {
     (props.pipeline as Record<string, unknown>).variables = [
       { name: "db_password", type: "String", value: "hunter2hunter2" },
     ];
-    expect(await runResourcePolicy(pipelineNoLiteralSecrets, PIPELINE_TYPE, props)).toEqual([
+    expect(await runOnPipeline(pipelineNoLiteralSecrets, props)).toEqual([
       `pipeline "deploy_app" variable db_password holds what looks like a password or token assignment; make it a Secret variable or ${use}`,
     ]);
   });
@@ -315,30 +310,25 @@ describe("pipeline-no-literal-secrets", () => {
 
 describe("pipeline-step-timeouts", () => {
   it("passes steps with timeouts; a model step without one deploys with the default 10m", async () => {
-    expect(await runResourcePolicy(pipelineStepTimeouts, PIPELINE_TYPE, yamlProps())).toEqual([]);
-    expect(await runResourcePolicy(pipelineStepTimeouts, PIPELINE_TYPE, model())).toEqual([]);
+    expect(await runOnPipeline(pipelineStepTimeouts, yamlProps())).toEqual([]);
+    expect(await runOnPipeline(pipelineStepTimeouts, model())).toEqual([]);
     expect(
-      await runResourcePolicy(
+      await runOnPipeline(
         pipelineStepTimeouts,
-        PIPELINE_TYPE,
         yamlProps({ timeout: "                  timeout: <+input>" }),
       ),
     ).toEqual([]);
   });
 
   it("reports a YAML step without a timeout", async () => {
-    expect(await runResourcePolicy(pipelineStepTimeouts, PIPELINE_TYPE, yamlProps({ timeout: "" }))).toEqual([
+    expect(await runOnPipeline(pipelineStepTimeouts, yamlProps({ timeout: "" }))).toEqual([
       'pipeline "deploy_app" stage "prod" step "smoke" has no timeout: set timeout (for example 10m)',
     ]);
   });
 
   it("reports a timeout that is not a duration", async () => {
     expect(
-      await runResourcePolicy(
-        pipelineStepTimeouts,
-        PIPELINE_TYPE,
-        yamlProps({ timeout: "                  timeout: soon" }),
-      ),
+      await runOnPipeline(pipelineStepTimeouts, yamlProps({ timeout: "                  timeout: soon" })),
     ).toEqual([
       'pipeline "deploy_app" stage "prod" step "smoke" has timeout "soon", which is not a duration such as 10m or 1h30m',
     ]);
@@ -346,18 +336,18 @@ describe("pipeline-step-timeouts", () => {
 
   it("reports a zero timeout, which the provider's check refuses too", async () => {
     expect(
-      await runResourcePolicy(
-        pipelineStepTimeouts,
-        PIPELINE_TYPE,
-        yamlProps({ timeout: "                  timeout: 0m" }),
-      ),
+      await runOnPipeline(pipelineStepTimeouts, yamlProps({ timeout: "                  timeout: 0m" })),
     ).toEqual([
       'pipeline "deploy_app" stage "prod" step "smoke" has timeout "0m", which is not a duration such as 10m or 1h30m',
     ]);
   });
 
-  it("gives a model step without a timeout the pipeline package's default", () => {
-    expect(MODEL_DEFAULT_STEP_TIMEOUT).toBe(DEFAULT_STEP_TIMEOUT);
+  it("reads a model step without a timeout with the timeout the provider's check gives it", async () => {
+    expect(await runOnPipeline(pipelineStepTimeouts, model(), { maxTimeout: "5m" })).toEqual([
+      'pipeline "deploy_app" stage "prod" step "deploy" has timeout 10m, longer than the maximum 5m',
+      'pipeline "deploy_app" stage "prod" step "smoke" has timeout 10m, longer than the maximum 5m',
+      'pipeline "deploy_app" stage "prod" rollback step "rollback" has timeout 10m, longer than the maximum 5m',
+    ]);
   });
 
   it("reports timeouts above the configured maximum, rollback steps included", async () => {
@@ -367,12 +357,10 @@ describe("pipeline-step-timeouts", () => {
         { type: "K8sRollingRollback", name: "rollback", identifier: "rollback", timeout: "1d" },
       ],
     });
-    expect(await runResourcePolicy(pipelineStepTimeouts, PIPELINE_TYPE, props, { maxTimeout: "1h" })).toEqual(
-      [
-        'pipeline "deploy_app" stage "prod" step "smoke" has timeout 2h, longer than the maximum 1h',
-        'pipeline "deploy_app" stage "prod" rollback step "rollback" has timeout 1d, longer than the maximum 1h',
-      ],
-    );
+    expect(await runOnPipeline(pipelineStepTimeouts, props, { maxTimeout: "1h" })).toEqual([
+      'pipeline "deploy_app" stage "prod" step "smoke" has timeout 2h, longer than the maximum 1h',
+      'pipeline "deploy_app" stage "prod" rollback step "rollback" has timeout 1d, longer than the maximum 1h',
+    ]);
   });
 
   it.each<[string, number | undefined]>([

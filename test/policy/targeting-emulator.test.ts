@@ -13,6 +13,7 @@ import { type DefinitionBody, DefinitionBody as DefinitionBodySchema } from "../
 import { toSdkSplit } from "../../sdk/split/convert";
 import { OfflineEvaluator, sampleKeys } from "../../sdk/split/evaluate";
 import { type SdkSplit, SplitChanges } from "../../sdk/split/schemas";
+import { checkedResource, type StackResource } from "./util";
 
 const checkout: DefinitionBody = {
   treatments: [
@@ -163,16 +164,24 @@ describe("what the emulator serves", () => {
 });
 
 describe("targeting-assertions against the SDK's answers", () => {
-  const resources = [
-    {
-      type: FLAG_DEFINITION_TYPE,
-      props: { workspace: "Default", flag: "new-checkout", environment: "Production", ...checkout },
-    },
-    {
-      type: FLAG_DEFINITION_TYPE,
-      props: { workspace: "Default", flag: "express-shipping", environment: "Production", ...shipping },
-    },
-  ];
+  // The same documents declared as FlagDefinitions, as the engine hands them to the policy.
+  let resources: StackResource[];
+  beforeAll(async () => {
+    resources = await Promise.all([
+      checkedResource(FLAG_DEFINITION_TYPE, {
+        workspace: "Default",
+        flag: "new-checkout",
+        environment: "Production",
+        ...checkout,
+      }),
+      checkedResource(FLAG_DEFINITION_TYPE, {
+        workspace: "Default",
+        flag: "express-shipping",
+        environment: "Production",
+        ...shipping,
+      }),
+    ]);
+  });
   const sdkSays = (key: string, attributes: Record<string, string | number> | undefined, flag: string) =>
     sdkTreatments.get(key + JSON.stringify(attributes ?? {}))?.[flag] as string;
 

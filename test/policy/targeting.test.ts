@@ -1,47 +1,48 @@
 import { describe, expect, it } from "vitest";
 import { checkExpectations, TargetingConfig, targetingAssertions } from "../../policy/targeting";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../../provider/types";
-import { runStackPolicy, stackUrn } from "./util";
+import { checkedResource, runStackPolicy, type StackResource, stackUrn } from "./util";
 
-/** Inputs of a FlagDefinition as a program writes them (provider/flag-definition.ts). */
-const checkout = (over: Record<string, unknown> = {}) => ({
-  type: FLAG_DEFINITION_TYPE,
-  name: "checkout-prod",
-  props: {
-    workspace: "Default",
-    flag: "new-checkout",
-    environment: "Production",
-    treatments: [
-      { name: "on", keys: ["qa-bot"], configurations: { color: "green" } },
-      { name: "off", segments: ["blocked"] },
-    ],
-    defaultTreatment: "off",
-    baselineTreatment: "off",
-    trafficAllocation: 100,
-    rules: [
-      {
-        buckets: [{ treatment: "on", size: 100 }],
-        condition: {
-          combiner: "AND",
-          matchers: [{ type: "ENDS_WITH_STRING", attribute: "email", strings: ["@example.com"] }],
+/** A FlagDefinition as a program declares it (provider/flag-definition.ts), checked by its provider. */
+const checkout = (over: Record<string, unknown> = {}) =>
+  checkedResource(
+    FLAG_DEFINITION_TYPE,
+    {
+      workspace: "Default",
+      flag: "new-checkout",
+      environment: "Production",
+      treatments: [
+        { name: "on", keys: ["qa-bot"], configurations: { color: "green" } },
+        { name: "off", segments: ["blocked"] },
+      ],
+      defaultTreatment: "off",
+      baselineTreatment: "off",
+      rules: [
+        {
+          buckets: [{ treatment: "on", size: 100 }],
+          condition: {
+            combiner: "AND",
+            matchers: [{ type: "ENDS_WITH_STRING", attribute: "email", strings: ["@example.com"] }],
+          },
         },
-      },
-    ],
-    defaultRule: [
-      { treatment: "on", size: 10 },
-      { treatment: "off", size: 90 },
-    ],
-    ...over,
-  },
-});
-const flag = {
-  type: FLAG_TYPE,
-  name: "checkout-flag",
-  props: { workspace: "Default", name: "new-checkout", trafficType: "user" },
-};
+      ],
+      defaultRule: [
+        { treatment: "on", size: 10 },
+        { treatment: "off", size: 90 },
+      ],
+      ...over,
+    },
+    "checkout-prod",
+  );
+/** The Flag of the definitions, declared without a traffic type (the provider's default applies). */
+const flag = () =>
+  checkedResource(FLAG_TYPE, { workspace: "Default", name: "new-checkout" }, "checkout-flag");
 const urn = stackUrn(FLAG_DEFINITION_TYPE, "checkout-prod");
-const run = (expectations: object[], resources = [flag, checkout()], extra: object = {}) =>
-  runStackPolicy(targetingAssertions, resources, { expectations, ...extra });
+const run = async (
+  expectations: object[],
+  resources: Promise<StackResource>[] = [flag(), checkout()],
+  extra: object = {},
+) => runStackPolicy(targetingAssertions, await Promise.all(resources), { expectations, ...extra });
 
 describe("targeting-assertions: keys", () => {
   it.each<[string, object]>([
@@ -211,7 +212,7 @@ describe("targeting-assertions: what cannot be checked", () => {
   });
 
   it("does nothing without expectations, and refuses an expectation with neither key nor bounds", async () => {
-    expect(await runStackPolicy(targetingAssertions, [checkout()], {})).toEqual([]);
+    expect(await runStackPolicy(targetingAssertions, [await checkout()], {})).toEqual([]);
     await expect(run([{ flag: "new-checkout", environment: "Production", treatment: "on" }])).rejects.toThrow(
       "invalid config of policy targeting-assertions: expectations[0]: an expectation needs a key, or maxPercent and/or minPercent",
     );
@@ -220,11 +221,10 @@ describe("targeting-assertions: what cannot be checked", () => {
 
 describe("targeting-assertions: dependencies", () => {
   it("evaluates IN_SPLIT against the other definitions of the same environment", async () => {
-    const base = checkout();
-    const dependent = {
-      type: FLAG_DEFINITION_TYPE,
-      name: "dep",
-      props: {
+    const base = await checkout();
+    const dependent = await checkedResource(
+      FLAG_DEFINITION_TYPE,
+      {
         workspace: "Default",
         flag: "express-shipping",
         environment: "Production",
@@ -238,9 +238,9 @@ describe("targeting-assertions: dependencies", () => {
             },
           },
         ],
-        defaultRule: [{ treatment: "off", size: 100 }],
       },
-    };
+      "dep",
+    );
     const failures = await checkExpectations(
       [base, dependent],
       TargetingConfig.parse({
