@@ -162,14 +162,15 @@ export async function checkProps<S extends z.ZodObject>(
     return { props: plain, given, inputs, refused: {}, unknown, failures, valid: true };
   }
   // The provider's check hands back what it was given when a field fails, so the fields are read
-  // one by one, each with its own schema, as its check reads them when a value is unknown.
+  // one by one, each with its own schema (its default applies), as its check reads them when a
+  // value is unknown.
   const inputs: Props = {};
   const refused: Props = {};
   for (const [key, field] of Object.entries(shape)) {
-    if (!(key in given) || containsUnknown(given[key])) continue;
+    if (containsUnknown(given[key])) continue;
     const parsed = field.safeParse(given[key]);
-    if (parsed.success) inputs[key] = parsed.data;
-    else refused[key] = given[key];
+    if (!parsed.success) refused[key] = given[key];
+    else if (parsed.data !== undefined) inputs[key] = parsed.data;
   }
   return {
     props: plain,

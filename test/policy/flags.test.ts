@@ -70,6 +70,12 @@ describe("flag-required-tags", () => {
     expect(await runOnFlag(flagRequiredTags, { ...flag, tags: [""] })).toEqual([]);
   });
 
+  it("reads the provider's default (no tags) for a flag it refuses for another input", async () => {
+    expect(await runOnFlag(flagRequiredTags, { workspace: "Default", name: "2fa" })).toEqual([
+      'flag "2fa" lacks the required tags "owner:*" (it has no tags)',
+    ]);
+  });
+
   it.each<[string[], string, boolean]>([
     [["owner:x"], "owner:*", true],
     [["owner:"], "owner:*", false],
