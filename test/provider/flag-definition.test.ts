@@ -3,14 +3,15 @@
  * (POST with title and comment), read (target keys kept), no-op diff (reordered keys, reformatted
  * configuration JSON), in-place update (exact guarded JSON Patch, one write per changed field),
  * kill and restore, a concurrent edit refused, replacement, refresh after an out-of-band change
- * and delete, delete, delete again, adopt.
+ * and delete, delete, delete again, adopt. Each test makes the flag (and the definition) it needs
+ * under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/core/check";
 import { flagDefinitionProviderText, impl } from "../../provider/flag-definition";
 import type { Environment, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
-import { startTestbed, type Testbed } from "./testbed";
+import { slug, startTestbed, type Testbed, unique } from "./testbed";
 
 let bed: Testbed;
 let ws: Workspace;
@@ -31,8 +32,9 @@ const comment = (op: string, flag: string) =>
 
 describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   let p: Driver;
-  const flag = mode === "direct" ? "pricing-d" : "pricing-g";
-  const program = {
+  /** A flag name no other test uses. */
+  const fresh = () => unique(`pricing-${slug(mode)}`);
+  const programFor = (flag: string) => ({
     workspace: "Default",
     flag,
     environment: "Production",
@@ -51,7 +53,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       { treatment: "on", size: 50 },
       { treatment: "off", size: 50 },
     ],
-  };
+  });
   const doc = {
     treatments: [
       { name: "on", configurations: '{"color":"green","size":2}', keys: ["qa-1", "qa-2"] },
@@ -70,18 +72,41 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       { treatment: "off", size: 50 },
     ],
   };
-  const defPath = () => `/internal/api/v2/splits/ws/${ws.id}/${flag}/environments/${prod.id}`;
+  /** The program after the first two updates: a 60/40 default rule and a third QA key. */
+  const movedFor = (flag: string) => {
+    const program = programFor(flag);
+    return {
+      ...program,
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
+    };
+  };
+  const defPath = (flag: string) => `/internal/api/v2/splits/ws/${ws.id}/${flag}/environments/${prod.id}`;
   const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) =>
     (await p.check(olds, news)).inputs;
-  let id: string;
-  let outs: Record<string, unknown>;
+  /** A flag of the test's own, made out of band, with no definition yet. */
+  const freshFlag = async () => {
+    const flag = fresh();
+    const { id: flagId } = await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    return { flag, flagId, program: programFor(flag) };
+  };
+  /** A flag of the test's own and its definition, created by the provider from `program(flag)`. */
+  const defined = async (program: (flag: string) => Record<string, unknown> = programFor) => {
+    const { flag } = await freshFlag();
+    const { id, outs } = await p.create(await check({}, program(flag)));
+    return { flag, program: programFor(flag), id, outs };
+  };
 
   beforeAll(async () => {
     p = await bed.driver(mode, impl, flagDefinitionProviderText);
-    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
   });
 
   it("checks: configurations as JSON text, defaults filled in", async () => {
+    const flag = fresh();
+    const program = programFor(flag);
     expect(await p.check({}, program)).toEqual({
       inputs: { workspace: "Default", flag, environment: "Production", ...doc, killed: false, adopt: false },
       failures: [],
@@ -91,13 +116,18 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("creates with one POST carrying the document, title and comment", async () => {
+    const { flag, program } = await freshFlag();
     bed.proxy.reset();
     const created = await p.create(await check({}, program));
-    id = created.id;
-    outs = created.outs;
+    const id = created.id;
+    const outs = created.outs;
     expect(id).toBe(`${outs.flagId}:${prod.id}`);
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
-      { method: "POST", path: defPath(), body: { ...doc, title: TITLE, comment: comment("create", flag) } },
+      {
+        method: "POST",
+        path: defPath(flag),
+        body: { ...doc, title: TITLE, comment: comment("create", flag) },
+      },
     ]);
     expect(outs).toEqual({
       workspace: "Default",
@@ -119,6 +149,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("reads it back, individual target keys included", async () => {
+    const { id, outs } = await defined();
     const read = await p.read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
@@ -130,6 +161,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("reports no change for the same meaning, with no request", async () => {
+    const { program, id, outs } = await defined();
     bed.emu.resetRequests();
     const same = await check(outs, {
       ...program,
@@ -148,6 +180,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("updates one field with one read and one write: a guarded minimal patch", async () => {
+    const { flag, program, id, outs } = await defined();
     const news = await check(outs, {
       ...program,
       defaultRule: [
@@ -160,7 +193,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     const updated = await p.update(id, outs, news);
     expect(bed.proxy.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /internal/api/v2/splits/ws/${ws.id}/${outs.flagId}/environments/${prod.id}`,
-      `PATCH ${defPath()}`,
+      `PATCH ${defPath(flag)}`,
     ]);
     expect(bed.proxy.writes()[0]).toMatchObject({
       query: { title: TITLE, comment: comment("update", flag) },
@@ -179,10 +212,16 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       ],
       lastUpdateTime: expect.any(Number),
     });
-    outs = updated.outs;
   });
 
   it("adds a target key with one guarded add, and sends the title and comment inputs", async () => {
+    const { flag, program, id, outs } = await defined((f) => ({
+      ...programFor(f),
+      defaultRule: [
+        { treatment: "on", size: 60 },
+        { treatment: "off", size: 40 },
+      ],
+    }));
     const news = await check(outs, {
       ...program,
       defaultRule: [
@@ -194,11 +233,11 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       comment: "add QA key",
     });
     bed.proxy.reset();
-    outs = (await p.update(id, outs, news)).outs;
+    const updated = (await p.update(id, outs, news)).outs;
     expect(bed.proxy.writes()).toEqual([
       {
         method: "PATCH",
-        path: defPath(),
+        path: defPath(flag),
         query: { title: "OPS-42", comment: "add QA key" },
         body: [
           { op: "test", path: "/treatments/0/keys/1", value: "qa-2" },
@@ -207,40 +246,30 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
         status: 200,
       },
     ]);
-    expect((outs.treatments as { keys?: string[] }[])[0]?.keys).toEqual(["qa-1", "qa-2", "qa-3"]);
+    expect((updated.treatments as { keys?: string[] }[])[0]?.keys).toEqual(["qa-1", "qa-2", "qa-3"]);
   });
 
   it("kills and restores with the dedicated operations, never the patch", async () => {
-    const base = {
-      ...program,
-      defaultRule: [
-        { treatment: "on", size: 60 },
-        { treatment: "off", size: 40 },
-      ],
-      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
-    };
+    const { flag, id, outs: created } = await defined(movedFor);
+    let outs = created;
+    const base = movedFor(flag);
     const killed = await check(outs, { ...base, killed: true });
     expect(await p.diff(id, outs, killed)).toMatchObject({ changes: true, replaces: [] });
     bed.proxy.reset();
     outs = (await p.update(id, outs, killed)).outs;
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath()}/kill`]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath(flag)}/kill`]);
     expect(outs.killed).toBe(true);
     expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).killed).toBe(true);
     bed.proxy.reset();
     outs = (await p.update(id, outs, await check(outs, base))).outs;
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath()}/restore`]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PUT ${defPath(flag)}/restore`]);
     expect(outs.killed).toBe(false);
   });
 
   it("recovers a PATCH whose response was lost: re-reads, finds it applied, sends nothing more", async () => {
-    const base = {
-      ...program,
-      defaultRule: [
-        { treatment: "on", size: 60 },
-        { treatment: "off", size: 40 },
-      ],
-      treatments: [{ ...program.treatments[0], keys: ["qa-1", "qa-2", "qa-3"] }, program.treatments[1]],
-    };
+    const { flag, id, outs: created } = await defined(movedFor);
+    let outs = created;
+    const base = movedFor(flag);
     bed.proxy.reset();
     bed.proxy.once({ method: "PATCH", path: new RegExp(`/environments/${prod.id}$`) }, { lose: true });
     outs = (await p.update(id, outs, await check(outs, { ...base, trafficAllocation: 90 }))).outs;
@@ -251,6 +280,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("tolerates values unknown during preview: check passes them, diff replaces on an unknown flag", async () => {
+    const { program, id, outs } = await defined(movedFor);
     bed.emu.resetRequests();
     const checked = await p.check(outs, {
       ...program,
@@ -271,6 +301,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("refuses a concurrent edit made between its read and its write, and overwrites nothing", async () => {
+    const { flag, program, id, outs } = await defined(movedFor);
     const news = await check(outs, { ...program, trafficAllocation: 80 });
     bed.proxy.once(
       { method: "GET", path: new RegExp(`/environments/${prod.id}$`) },
@@ -292,6 +323,15 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("converges from whatever is live: refresh shows the out-of-band change, update reverts it", async () => {
+    // The state a refused concurrent edit leaves: the recorded outputs, and a change made since.
+    const { flag, program, id, outs } = await defined(movedFor);
+    await bed.admin.definitions.patch(
+      ws.id,
+      flag,
+      prod.id,
+      [{ op: "replace", path: "/trafficAllocation", value: 55 }],
+      { title: "t", comment: "c" },
+    );
     const read = await p.read(id, outs);
     expect(read.props).toMatchObject({ trafficAllocation: 55 });
     const news = await check(outs, { ...program, trafficAllocation: 100 });
@@ -299,7 +339,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       changes: true,
       replaces: [],
     });
-    outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
+    await p.update(id, read.props as Record<string, unknown>, news);
     const live = await bed.admin.definitions.get(ws.id, flag, prod.id);
     expect(live.trafficAllocation).toBe(100);
     expect(live.treatments[0]?.keys).toEqual(["qa-1", "qa-2"]);
@@ -307,11 +347,12 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it.each([
-    ["environment", { environment: "Staging" }],
-    ["flag", { flag: `${flag}-other` }],
-    ["workspace", { workspace: "Other" }],
+    ["environment", () => ({ environment: "Staging" })],
+    ["flag", (flag: string) => ({ flag: `${flag}-other` })],
+    ["workspace", () => ({ workspace: "Other" })],
   ])("replaces on a %s change, deleting first", async (field, change) => {
-    expect(await p.diff(id, outs, await check(outs, { ...program, ...change }))).toEqual({
+    const { flag, program, id, outs } = await defined();
+    expect(await p.diff(id, outs, await check(outs, { ...program, ...change(flag) }))).toEqual({
       changes: true,
       replaces: [field],
       deleteBeforeReplace: true,
@@ -319,6 +360,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("refuses to update a definition deleted out of band, writes nothing, and says to refresh; read reports it gone", async () => {
+    const { flag, program, id, outs } = await defined();
     await bed.admin.definitions.delete(ws.id, flag, prod.id, { title: "t", comment: "c" });
     bed.proxy.reset();
     await expect(
@@ -332,6 +374,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("refuses an existing definition unless adopt is set, then converges it", async () => {
+    const { flag, flagId, program } = await freshFlag();
     await bed.admin.definitions.create(ws.id, flag, prod.id, {
       treatments: [{ name: "on" }, { name: "off" }],
       defaultTreatment: "off",
@@ -344,19 +387,19 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     );
     bed.proxy.reset();
     const adopted = await p.create(await check({}, { ...program, adopt: true }));
-    expect(adopted.id).toBe(id);
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${defPath()}`]);
+    expect(adopted.id).toBe(`${flagId}:${prod.id}`);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${defPath(flag)}`]);
     expect(adopted.outs).toMatchObject({ ...doc, adopt: true });
-    outs = adopted.outs;
   });
 
   it("deletes with title and comment; deleting again succeeds", async () => {
+    const { flag, id, outs } = await defined();
     bed.proxy.reset();
     await p.delete(id, outs);
     expect(bed.proxy.writes()).toEqual([
       {
         method: "DELETE",
-        path: defPath(),
+        path: defPath(flag),
         query: { title: TITLE, comment: comment("delete", flag) },
         body: undefined,
         status: 200,
@@ -367,11 +410,12 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
   });
 
   it("creates killed: POST then kill", async () => {
+    const { flag, program } = await freshFlag();
     bed.proxy.reset();
     const created = await p.create(await check({}, { ...program, killed: true }));
     expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
-      `POST ${defPath()}`,
-      `PUT ${defPath()}/kill`,
+      `POST ${defPath(flag)}`,
+      `PUT ${defPath(flag)}/kill`,
     ]);
     expect(created.outs.killed).toBe(true);
     await p.delete(created.id, created.outs);

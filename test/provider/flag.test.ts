@@ -2,13 +2,13 @@
  * Flag lifecycle against the emulator, directly and through the gRPC host: create (POST, then one
  * PATCH for tags and rollout status), read, no-op diff, in-place update (exact PATCH body, one
  * write per changed field), replacement, refresh after an out-of-band change and delete, delete,
- * delete again, adopt.
+ * delete again, adopt. Each test makes the flag it needs under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flagProviderText, impl } from "../../provider/flag";
 import type { RolloutStatus, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
-import { startTestbed, type Testbed } from "./testbed";
+import { slug, startTestbed, type Testbed, unique } from "./testbed";
 
 let bed: Testbed;
 let ws: Workspace;
@@ -26,24 +26,33 @@ afterAll(async () => {
 
 describe.each(MODES)("Flag (%s)", (mode) => {
   let p: Driver;
-  const name = mode === "direct" ? "checkout-d" : "checkout-g";
-  const program = {
+  /** A name no other test uses. */
+  const fresh = () => unique(`checkout-${slug(mode)}`);
+  const programFor = (name: string) => ({
     workspace: "Default",
     name,
     description: "One-page checkout",
     tags: ["payments", "web", "payments"],
     rolloutStatus: "Ramping",
+  });
+  const flagPath = (name: string) => `/internal/api/v2/splits/ws/${ws.id}/${name}`;
+  /** A flag of the test's own, created by the provider from the program with `change` applied. */
+  const createdFlag = async (change: Record<string, unknown> = {}) => {
+    const name = fresh();
+    const program = programFor(name);
+    const { id, outs } = await p.create((await p.check({}, { ...program, ...change })).inputs);
+    return { name, program, id, outs };
   };
-  let id: string;
-  let outs: Record<string, unknown>;
-  const flagPath = () => `/internal/api/v2/splits/ws/${ws.id}/${name}`;
+  /** The state the first update leaves: the description already moved. */
+  const fasterCheckout = { description: "Faster checkout" };
 
   beforeAll(async () => {
     p = await bed.driver(mode, impl, flagProviderText);
   });
 
   it("checks: defaults applied, tags a sorted set", async () => {
-    expect(await p.check({}, program)).toEqual({
+    const name = fresh();
+    expect(await p.check({}, programFor(name))).toEqual({
       inputs: {
         workspace: "Default",
         trafficType: "user",
@@ -58,11 +67,12 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("creates with a POST and one PATCH for tags and rollout status", async () => {
-    const inputs = (await p.check({}, program)).inputs;
+    const name = fresh();
+    const inputs = (await p.check({}, programFor(name))).inputs;
     bed.proxy.reset();
     const created = await p.create(inputs);
-    id = created.id;
-    outs = created.outs;
+    const id = created.id;
+    const outs = created.outs;
     expect(outs).toEqual({
       ...inputs,
       flagId: id,
@@ -81,7 +91,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       },
       {
         method: "PATCH",
-        path: flagPath(),
+        path: flagPath(name),
         body: [
           { op: "replace", path: "/tags", value: [{ name: "payments" }, { name: "web" }] },
           { op: "replace", path: "/rolloutStatus/id", value: statusId("Ramping") },
@@ -91,6 +101,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("reads what it created", async () => {
+    const { name, id, outs } = await createdFlag();
     const read = await p.read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
@@ -106,6 +117,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("reports no change for the same meaning (workspace by id, tags reordered), with no request", async () => {
+    const { program, id, outs } = await createdFlag();
     bed.emu.resetRequests();
     const news = (await p.check(outs, { ...program, workspace: ws.id, tags: ["web", "payments"] })).inputs;
     expect(await p.diff(id, outs, news)).toEqual({
@@ -123,6 +135,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("updates one field in place with exactly one write: one replace op", async () => {
+    const { name, program, id, outs } = await createdFlag();
     const news = (await p.check(outs, { ...program, description: "Faster checkout" })).inputs;
     expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     bed.proxy.reset();
@@ -130,15 +143,15 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
       {
         method: "PATCH",
-        path: flagPath(),
+        path: flagPath(name),
         body: [{ op: "replace", path: "/description", value: "Faster checkout" }],
       },
     ]);
     expect(updated.outs).toEqual({ ...outs, description: "Faster checkout" });
-    outs = updated.outs;
   });
 
   it("moves the rollout status and tags in one PATCH; the timestamp follows", async () => {
+    const { program, id, outs } = await createdFlag(fasterCheckout);
     const news = (
       await p.check(outs, {
         ...program,
@@ -164,15 +177,19 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       tags: ["web"],
     });
     expect(updated.outs.rolloutStatusTimestamp).toBeGreaterThanOrEqual(outs.rolloutStatusTimestamp as number);
-    outs = updated.outs;
   });
 
   it.each([
-    ["name", { name: `${name}-v2` }],
-    ["trafficType", { trafficType: "account" }],
-    ["workspace", { workspace: "Elsewhere" }],
+    ["name", (name: string) => ({ name: `${name}-v2` })],
+    ["trafficType", () => ({ trafficType: "account" })],
+    ["workspace", () => ({ workspace: "Elsewhere" })],
   ])("replaces on a %s change, deleting first", async (field, change) => {
-    const news = (await p.check(outs, { ...program, rolloutStatus: "Ramped", ...change })).inputs;
+    const { name, program, id, outs } = await createdFlag({
+      ...fasterCheckout,
+      rolloutStatus: "Ramped",
+      tags: ["web"],
+    });
+    const news = (await p.check(outs, { ...program, rolloutStatus: "Ramped", ...change(name) })).inputs;
     expect(await p.diff(id, outs, news)).toEqual({
       changes: true,
       replaces: [field],
@@ -181,16 +198,20 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("carries out a replacement the way the engine does: delete, then create", async () => {
+    const { name, program, id, outs } = await createdFlag({
+      ...fasterCheckout,
+      rolloutStatus: "Ramped",
+      tags: ["web"],
+    });
     const news = (await p.check(outs, { ...program, trafficType: "account" })).inputs;
     await p.delete(id, outs);
     const created = await p.create(news);
     expect(created.id).not.toBe(id);
     expect(created.outs).toMatchObject({ trafficType: "account", name });
-    id = created.id;
-    outs = created.outs;
   });
 
   it("refresh picks up an out-of-band change; the next diff shows it", async () => {
+    const { name, program, id, outs } = await createdFlag({ trafficType: "account" });
     await bed.admin.flags.patch(ws.id, name, [
       { op: "replace", path: "/description", value: "edited in the UI" },
     ]);
@@ -201,11 +222,12 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       changes: true,
       replaces: [],
     });
-    outs = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
-    expect(outs.description).toBe("One-page checkout");
+    const updated = (await p.update(id, read.props as Record<string, unknown>, news)).outs;
+    expect(updated.description).toBe("One-page checkout");
   });
 
   it("reports a flag deleted out of band as gone; delete and delete again succeed", async () => {
+    const { name, id, outs } = await createdFlag({ trafficType: "account" });
     await bed.admin.flags.delete(ws.id, name);
     expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
     await expect(p.delete(id, outs)).resolves.toBeUndefined();
@@ -213,15 +235,17 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("deletes a flag it holds", async () => {
-    const created = await p.create((await p.check({}, program)).inputs);
+    const name = fresh();
+    const created = await p.create((await p.check({}, programFor(name))).inputs);
     await p.delete(created.id, created.outs);
     await expect(bed.admin.flags.get(ws.id, name)).rejects.toMatchObject({ status: 404 });
   });
 
   it("recovers a create whose response was lost without creating a duplicate", async () => {
+    const name = fresh();
     bed.proxy.reset();
     bed.proxy.once({ method: "POST", path: /\/trafficTypes\/user\/?$/ }, { lose: true });
-    const created = await p.create((await p.check({}, program)).inputs);
+    const created = await p.create((await p.check({}, programFor(name))).inputs);
     expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST", "PATCH"]);
     expect(created.outs).toMatchObject({
       name,
@@ -236,7 +260,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("fails on an unknown rollout status at create without writing, listing the valid ones", async () => {
-    const inputs = { ...(await p.check({}, program)).inputs, rolloutStatus: "Shipped" };
+    const inputs = { ...(await p.check({}, programFor(fresh()))).inputs, rolloutStatus: "Shipped" };
     bed.proxy.reset();
     await expect(p.create(inputs)).rejects.toThrow(
       'rollout status "Shipped" not found in workspace "Default"; valid rollout statuses: "Pre-Production", "Ramping"',
@@ -245,6 +269,8 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("refuses an existing flag unless adopt is set, then takes it over", async () => {
+    const name = fresh();
+    const program = programFor(name);
     await bed.admin.flags.create(ws.id, "user", { name, description: "made by hand" });
     await expect(p.create((await p.check({}, program)).inputs)).rejects.toThrow(
       `a flag named "${name}" in workspace "Default" already exists. Set \`adopt: true\``,
@@ -257,7 +283,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       rolloutStatus: "Ramping",
       adopt: true,
     });
-    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${flagPath()}`]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${flagPath(name)}`]);
     await p.delete(adopted.id, adopted.outs);
   });
 });

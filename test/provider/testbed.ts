@@ -47,6 +47,17 @@ export interface Testbed {
 /** A short identifier-safe tag per mode, for names that must differ between the two runs. */
 export const slug = (mode: Mode): string => (mode === "direct" ? "d" : "g");
 
+let serial = 0;
+/**
+ * A name that no other test of the file uses: `prefix`, `separator` and a three-digit serial
+ * (`checkout-d-007`). Each lifecycle test makes its own objects under such names, so it passes
+ * alone (`vitest -t`) as well as after its neighbours, whose objects it never sees.
+ */
+export function unique(prefix: string, separator = "-"): string {
+  serial += 1;
+  return `${prefix}${separator}${String(serial).padStart(3, "0")}`;
+}
+
 /** Starts a {@link Testbed}. */
 export async function startTestbed(): Promise<Testbed> {
   const emu = await startEmulator({ port: 0 });
