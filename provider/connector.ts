@@ -36,6 +36,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
@@ -432,6 +433,9 @@ export const connectorProviderText = providerText("connector");
 /** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
 export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
 
+/** The outputs of a {@link Connector}: one `Output` per member of {@link ConnectorOutputs}. */
+export interface Connector extends ResourceOutputs<ConnectorOutputs> {}
+
 /**
  * A platform connector.
  * @example
@@ -446,21 +450,6 @@ export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
 export class Connector extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = CONNECTOR_TYPE;
-  declare readonly org: pulumi.Output<string | undefined>;
-  declare readonly project: pulumi.Output<string | undefined>;
-  declare readonly identifier: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  declare readonly tags: pulumi.Output<Record<string, string>>;
-  declare readonly dockerRegistry: pulumi.Output<DockerRegistryInput | undefined>;
-  declare readonly generic: pulumi.Output<GenericConnectorInput | undefined>;
-  declare readonly adopt: pulumi.Output<boolean>;
-  /** The connector type on the wire. */
-  declare readonly type: pulumi.Output<string>;
-  /** The spec as the service returned it. */
-  declare readonly spec: pulumi.Output<Record<string, unknown>>;
-  declare readonly createdAt: pulumi.Output<number>;
-  declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ConnectorArgs, opts?: pulumi.CustomResourceOptions) {
     super(connectorProviderText, CONNECTOR_TYPE, ConnectorOutputs, name, args, opts);

@@ -53,6 +53,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { FLAG_DEFINITION_TYPE } from "./types";
 
@@ -547,6 +548,9 @@ export type RuleOutput = FlagDefinitionOutputs["rules"][number];
 /** A bucket as returned in the outputs. */
 export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
 
+/** The outputs of a {@link FlagDefinition}: one `Output` per member of {@link FlagDefinitionOutputs}. */
+export interface FlagDefinition extends ResourceOutputs<FlagDefinitionOutputs> {}
+
 /**
  * The targeting of one flag in one environment.
  *
@@ -572,50 +576,6 @@ export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
 export class FlagDefinition extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = FLAG_DEFINITION_TYPE;
-  /** The workspace as given (name or id). */
-  declare readonly workspace: pulumi.Output<string>;
-  /** The flag as given. */
-  declare readonly flag: pulumi.Output<string>;
-  /** The environment as given (name or id). */
-  declare readonly environment: pulumi.Output<string>;
-  /** The treatments as the service holds them (configurations as JSON strings). */
-  declare readonly treatments: pulumi.Output<TreatmentOutput[]>;
-  /** The default treatment. */
-  declare readonly defaultTreatment: pulumi.Output<string>;
-  /** The baseline treatment, if any. */
-  declare readonly baselineTreatment: pulumi.Output<string | undefined>;
-  /** The traffic allocation, 0-100. */
-  declare readonly trafficAllocation: pulumi.Output<number>;
-  /** The targeting rules. */
-  declare readonly rules: pulumi.Output<RuleOutput[]>;
-  /** The default rule. */
-  declare readonly defaultRule: pulumi.Output<BucketOutput[]>;
-  /** Whether the flag is killed in this environment. */
-  declare readonly killed: pulumi.Output<boolean>;
-  /** The `title` input as given. */
-  declare readonly title: pulumi.Output<string | undefined>;
-  /** The `comment` input as given. */
-  declare readonly comment: pulumi.Output<string | undefined>;
-  /** The `adopt` input as given. */
-  declare readonly adopt: pulumi.Output<boolean>;
-  /** The flag's id. */
-  declare readonly flagId: pulumi.Output<string>;
-  /** The flag's name on the service. */
-  declare readonly flagName: pulumi.Output<string>;
-  /** The workspace's id. */
-  declare readonly workspaceId: pulumi.Output<string>;
-  /** The workspace's name. */
-  declare readonly workspaceName: pulumi.Output<string>;
-  /** The environment's id. */
-  declare readonly environmentId: pulumi.Output<string>;
-  /** The environment's name. */
-  declare readonly environmentName: pulumi.Output<string>;
-  /** The flag's traffic type. */
-  declare readonly trafficType: pulumi.Output<string>;
-  /** Creation time, epoch milliseconds. */
-  declare readonly creationTime: pulumi.Output<number>;
-  /** Last change, epoch milliseconds. */
-  declare readonly lastUpdateTime: pulumi.Output<number>;
 
   constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
     super(flagDefinitionProviderText, FLAG_DEFINITION_TYPE, FlagDefinitionOutputs, name, args, opts);

@@ -33,6 +33,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { FLAG_TYPE } from "./types";
 
@@ -294,6 +295,9 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
  */
 export const flagProviderText = providerText("flag");
 
+/** The outputs of a {@link Flag}: one `Output` per member of {@link FlagOutputs}. */
+export interface Flag extends ResourceOutputs<FlagOutputs> {}
+
 /**
  * A feature flag.
  *
@@ -311,34 +315,6 @@ export const flagProviderText = providerText("flag");
 export class Flag extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = FLAG_TYPE;
-  /** The workspace as given (name or id). */
-  declare readonly workspace: pulumi.Output<string>;
-  /** The traffic type's name. */
-  declare readonly trafficType: pulumi.Output<string>;
-  /** The flag's name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The flag's description. */
-  declare readonly description: pulumi.Output<string>;
-  /** The flag's tags, sorted. */
-  declare readonly tags: pulumi.Output<string[]>;
-  /** The rollout status's name, as on the service. */
-  declare readonly rolloutStatus: pulumi.Output<string>;
-  /** The `adopt` input as given. */
-  declare readonly adopt: pulumi.Output<boolean>;
-  /** The flag's id. */
-  declare readonly flagId: pulumi.Output<string>;
-  /** Creation time, epoch milliseconds. */
-  declare readonly creationTime: pulumi.Output<number>;
-  /** The rollout status's id. */
-  declare readonly rolloutStatusId: pulumi.Output<string>;
-  /** When the rollout status last changed, epoch milliseconds. */
-  declare readonly rolloutStatusTimestamp: pulumi.Output<number>;
-  /** The workspace's id. */
-  declare readonly workspaceId: pulumi.Output<string>;
-  /** The workspace's name. */
-  declare readonly workspaceName: pulumi.Output<string>;
-  /** The traffic type's id. */
-  declare readonly trafficTypeId: pulumi.Output<string>;
 
   constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
     super(flagProviderText, FLAG_TYPE, FlagOutputs, name, args, opts);

@@ -31,6 +31,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { GROUP_TYPE } from "./types";
 
@@ -170,6 +171,9 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
  */
 export const groupProviderText = providerText("group");
 
+/** The outputs of a {@link Group}: one `Output` per member of {@link GroupOutputs}. */
+export interface Group extends ResourceOutputs<GroupOutputs> {}
+
 /**
  * A group of users.
  *
@@ -181,14 +185,6 @@ export const groupProviderText = providerText("group");
 export class Group extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = GROUP_TYPE;
-  /** The group's name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The group's description. */
-  declare readonly description: pulumi.Output<string>;
-  /** The `adopt` input as given. */
-  declare readonly adopt: pulumi.Output<boolean>;
-  /** The group's id. */
-  declare readonly groupId: pulumi.Output<string>;
 
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(groupProviderText, GROUP_TYPE, GroupOutputs, name, args, opts);

@@ -33,6 +33,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import {
   isExpression,
@@ -380,6 +381,9 @@ export const pipelineProviderText = providerText("pipeline");
  */
 export type PipelineArgs = ResourceArgs<PipelineInputValues>;
 
+/** The outputs of a {@link Pipeline}: one `Output` per member of {@link PipelineOutputs}. */
+export interface Pipeline extends ResourceOutputs<PipelineOutputs> {}
+
 /**
  * A platform pipeline.
  * @example
@@ -390,14 +394,6 @@ export type PipelineArgs = ResourceArgs<PipelineInputValues>;
 export class Pipeline extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = PIPELINE_TYPE;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly project: pulumi.Output<string>;
-  declare readonly pipeline: pulumi.Output<PipelineModel | undefined>;
-  /** The YAML sent to the service (rendered from the model, or the raw YAML with its scope). */
-  declare readonly yaml: pulumi.Output<string>;
-  declare readonly identifier: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean>;
 
   constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
     super(pipelineProviderText, PIPELINE_TYPE, PipelineOutputs, name, args, opts);

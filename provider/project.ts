@@ -38,6 +38,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PROJECT_TYPE } from "./types";
@@ -258,6 +259,9 @@ export const projectProviderText = providerText("project");
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
 export type ProjectArgs = ResourceArgs<ProjectInputValues>;
 
+/** The outputs of a {@link Project}: one `Output` per member of {@link ProjectOutputs}. */
+export interface Project extends ResourceOutputs<ProjectOutputs> {}
+
 /**
  * A platform project.
  * @example
@@ -268,16 +272,6 @@ export type ProjectArgs = ResourceArgs<ProjectInputValues>;
 export class Project extends FlagstackResource {
   /** The type token, so policies can match the class. */
   static readonly __pulumiType = PROJECT_TYPE;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly identifier: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly color: pulumi.Output<string>;
-  declare readonly modules: pulumi.Output<string[]>;
-  declare readonly description: pulumi.Output<string>;
-  declare readonly tags: pulumi.Output<Record<string, string>>;
-  declare readonly adopt: pulumi.Output<boolean>;
-  declare readonly createdAt: pulumi.Output<number>;
-  declare readonly lastModifiedAt: pulumi.Output<number>;
 
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
     super(projectProviderText, PROJECT_TYPE, ProjectOutputs, name, args, opts);

@@ -31,6 +31,7 @@ import {
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
+  type ResourceOutputs,
 } from "./core/resource";
 import { USER_INVITE_TYPE } from "./types";
 
@@ -343,6 +344,9 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
  */
 export const userInviteProviderText = providerText("user-invite");
 
+/** The outputs of a {@link UserInvite}: one `Output` per member of {@link UserInviteOutputs}. */
+export interface UserInvite extends ResourceOutputs<UserInviteOutputs> {}
+
 /**
  * An invitation of a person to the account, with their group memberships.
  *
@@ -354,26 +358,6 @@ export const userInviteProviderText = providerText("user-invite");
 export class UserInvite extends FlagstackResource {
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   static readonly __pulumiType = USER_INVITE_TYPE;
-  /** The e-mail address. */
-  declare readonly email: pulumi.Output<string>;
-  /** The groups as given (names or ids). */
-  declare readonly groups: pulumi.Output<string[]>;
-  /** What deleting the resource does to an ACTIVE user. */
-  declare readonly onDelete: pulumi.Output<(typeof ON_DELETE)[number]>;
-  /** The `adopt` input as given. */
-  declare readonly adopt: pulumi.Output<boolean>;
-  /** The user's id. */
-  declare readonly userId: pulumi.Output<string>;
-  /** The user's name. */
-  declare readonly name: pulumi.Output<string>;
-  /** PENDING, ACTIVE or DEACTIVATED. */
-  declare readonly status: pulumi.Output<string>;
-  /** Whether two-factor authentication is on. */
-  declare readonly twoFactor: pulumi.Output<boolean>;
-  /** Ids of the user's groups, sorted. */
-  declare readonly groupIds: pulumi.Output<string[]>;
-  /** Names of the user's groups, in the order of `groupIds`. */
-  declare readonly groupNames: pulumi.Output<string[]>;
 
   constructor(name: string, args: UserInviteArgs, opts?: pulumi.CustomResourceOptions) {
     super(userInviteProviderText, USER_INVITE_TYPE, UserInviteOutputs, name, args, opts);

@@ -27,6 +27,16 @@ export type DeepInput<T> = T extends string | number | boolean | null | undefine
 export type ResourceArgs<T> = { [K in keyof T]: DeepInput<T[K]> };
 
 /**
+ * The `Output`s of a resource, one for each member of its zod *outputs* type. Each resource class
+ * merges this interface (`interface Flag extends ResourceOutputs<FlagOutputs> {}`), so the class
+ * has exactly the schema's outputs, each documented where the schema documents it; and
+ * {@link FlagstackResource} seeds the same names, so each has a value at run time. (That is why
+ * biome's noUnsafeDeclarationMerging, which guards against merged members nothing initialises, is
+ * off for the resource files.)
+ */
+export type ResourceOutputs<T> = { readonly [K in keyof T]-?: pulumi.Output<T[K]> };
+
+/**
  * What each resource file implements: every lifecycle method, typed by the resource's checked
  * inputs and outputs (`configure` is the shared one unless a resource needs more).
  */
