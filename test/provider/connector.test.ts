@@ -2,6 +2,7 @@
  * Connector: check (field by field, no request), diff (pure), the wire mapping of the typed
  * container-registry spec, and the lifecycle against the emulator at account, organization and
  * project scope, directly and through the real dynamic-provider gRPC host (needs `npm run build`).
+ * Each lifecycle test makes the connector it needs under an identifier of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +16,7 @@ import {
 } from "../../provider/connector";
 import type { PlatformClient } from "../../sdk";
 import { type Driver, MODES, type Mode } from "./harness";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -351,27 +352,40 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
   });
 
   describe.each(scopes)("at %s scope", (_scope, where, idPrefix) => {
-    const identifier = `hub_${slug(via)}`;
+    /** An identifier no other test uses. */
+    const fresh = () => unique(`hub_${slug(via)}`, "_");
+    /** The connector's name: unique in its scope too, like the identifier. */
+    const nameOf = (identifier: string) => `Docker Hub ${via} ${identifier}`;
     const query = { ...where };
-    const program = {
+    const programFor = (identifier: string) => ({
       ...where,
       identifier,
-      name: `Docker Hub ${via}`,
+      name: nameOf(identifier),
       description: "Public images",
       tags: { team: "platform" },
       dockerRegistry: {
         ...docker,
         auth: { type: "UsernamePassword", username: "ci", passwordRef: "account.dockerhub_pat" },
       },
+    });
+    /** The program after its update: another registry, anonymous. */
+    const updatedFor = (identifier: string) => ({
+      ...programFor(identifier),
+      dockerRegistry: { ...docker, providerType: "Other", url: "https://registry.example.test/v2/" },
+    });
+    /** A connector of the test's own, created by the provider from `program(identifier)`. */
+    const createdConnector = async (program: (identifier: string) => Props = programFor) => {
+      const identifier = fresh();
+      const inputs = (await d.check({}, program(identifier))).inputs;
+      const { id, outs } = await d.create(inputs);
+      return { identifier, inputs, id, outs };
     };
-    let inputs: Props;
-    let id: string;
-    let outs: Props;
 
     it("creates it with one POST", async () => {
-      inputs = (await d.check({}, program)).inputs;
+      const identifier = fresh();
+      const inputs = (await d.check({}, programFor(identifier))).inputs;
       reset();
-      ({ id, outs } = await d.create(inputs));
+      const { id, outs } = await d.create(inputs);
       expect(id).toBe(`${idPrefix}${identifier}`);
       expect(sent()).toEqual(["POST /ng/api/connectors"]);
       expect(outs).toMatchObject({ ...inputs, type: "DockerRegistry", createdAt: expect.any(Number) });
@@ -383,42 +397,36 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
       const live = await platform.connectors.get(identifier, query);
       expect(live.connector).toMatchObject({
         identifier,
-        name: `Docker Hub ${via}`,
+        name: nameOf(identifier),
         type: "DockerRegistry",
         tags: { team: "platform" },
       });
     });
 
     it("reads it back unchanged, and diffs as no change", async () => {
+      const { inputs, id, outs } = await createdConnector();
       const read = await d.read(id, outs);
       expect(read.props).toEqual(outs);
       expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false });
     });
 
     it("updates the spec in place with one read and one PUT (a full replace)", async () => {
-      const next = (
-        await d.check(
-          {},
-          {
-            ...program,
-            dockerRegistry: { ...docker, providerType: "Other", url: "https://registry.example.test/v2/" },
-          },
-        )
-      ).inputs;
+      const { identifier, id, outs } = await createdConnector();
+      const next = (await d.check({}, updatedFor(identifier))).inputs;
       expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
       reset();
-      outs = (await d.update(id, outs, next)).outs;
-      inputs = next;
+      const updated = (await d.update(id, outs, next)).outs;
       expect(sent()).toEqual([`GET /ng/api/connectors/${identifier}`, "PUT /ng/api/connectors"]);
       expect((await platform.connectors.get(identifier, query)).connector.spec).toMatchObject({
         dockerRegistryUrl: "https://registry.example.test/v2/",
         providerType: "Other",
         auth: { type: "Anonymous" },
       });
-      expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
+      expect(await d.diff(id, updated, next)).toMatchObject({ changes: false });
     });
 
     it("refresh picks up an out-of-band change", async () => {
+      const { identifier, inputs, id, outs } = await createdConnector(updatedFor);
       const live = (await platform.connectors.get(identifier, query)).connector;
       await platform.connectors.update({
         name: live.name,
@@ -434,22 +442,26 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
       expect(read.props).toMatchObject({ description: "changed by hand", tags: {} });
       expect(read.inputs).toMatchObject({ description: "changed by hand" });
       expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
-      outs = (await d.update(id, read.props!, inputs)).outs;
+      const updated = (await d.update(id, read.props!, inputs)).outs;
+      expect(updated).toMatchObject({ description: "Public images", tags: { team: "platform" } });
     });
 
     it("refresh after an out-of-band delete reports it gone (the service's 400 RESOURCE_NOT_FOUND_EXCEPTION)", async () => {
+      const { identifier, id, outs } = await createdConnector(updatedFor);
       await platform.connectors.delete(identifier, query);
       expect((await d.read(id, outs)).id).toBeUndefined();
     });
 
     it("deletes, and deleting again succeeds", async () => {
-      ({ id, outs } = await d.create(inputs));
+      const { identifier, id, outs } = await createdConnector(updatedFor);
       await d.delete(id, outs);
       await expect(platform.connectors.get(identifier, query)).rejects.toMatchObject({ kind: "not-found" });
       await expect(d.delete(id, outs)).resolves.toBeUndefined();
     });
 
     it("refuses a duplicate without adopt and adopts it with adopt: true", async () => {
+      const identifier = fresh();
+      const inputs = (await d.check({}, updatedFor(identifier))).inputs;
       await platform.connectors.create({
         ...(idPrefix ? { orgIdentifier: "default" } : {}),
         ...(idPrefix.includes("payments") ? { projectIdentifier: "payments" } : {}),
@@ -464,7 +476,7 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
       reset();
       const adopted = await d.create({ ...inputs, adopt: true });
       expect(sent()).toEqual([`GET /ng/api/connectors/${identifier}`, "PUT /ng/api/connectors"]);
-      expect(adopted.outs).toMatchObject({ name: `Docker Hub ${via}`, adopt: true });
+      expect(adopted.outs).toMatchObject({ name: nameOf(identifier), adopt: true });
       await d.delete(adopted.id, adopted.outs);
     });
   });

@@ -1,7 +1,8 @@
 /**
  * Pipeline: check (model and raw YAML, field by field, no request), the semantic diff, and the
  * lifecycle against the emulator, directly and through the real dynamic-provider gRPC host with the
- * serialized provider (needs `npm run build`).
+ * serialized provider (needs `npm run build`). Each lifecycle test makes the pipeline it needs under
+ * an identifier of its own, so it passes alone.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
@@ -24,7 +25,7 @@ import {
 import type { PlatformClient } from "../../sdk";
 import { deployCheckout, hello } from "./fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "./harness";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -368,21 +369,34 @@ describe("Pipeline diff", () => {
 });
 
 describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
-  const identifier = `deploy_${slug(via)}`;
-  const model = { ...deployCheckout, identifier };
+  /** An identifier no other test uses. */
+  const fresh = () => unique(`deploy_${slug(via)}`, "_");
+  const modelFor = (identifier: string) => ({ ...deployCheckout, identifier });
+  /** The model after its update: renamed and tagged. */
+  const updatedFor = (identifier: string) => ({
+    ...modelFor(identifier),
+    name: "Deploy checkout v2",
+    tags: { team: "payments" },
+  });
   let d: Driver;
-  let inputs: Props;
-  let id: string;
-  let outs: Props;
+  /** A pipeline of the test's own, created by the provider from `model(identifier)`. */
+  const createdPipeline = async (model: (identifier: string) => PipelineModelInput = modelFor) => {
+    const identifier = fresh();
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(model(identifier)) })).inputs;
+    const { id, outs } = await d.create(inputs);
+    return { identifier, inputs, id, outs };
+  };
 
   beforeAll(() => {
     d = drivers[via];
   });
 
   it("creates it with one POST of the rendered YAML", async () => {
-    inputs = (await d.check({}, { project: "payments", pipeline: wire(model) })).inputs;
+    const identifier = fresh();
+    const model = modelFor(identifier);
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(model) })).inputs;
     reset();
-    ({ id, outs } = await d.create(inputs));
+    const { id, outs } = await d.create(inputs);
     expect(id).toBe(`default/payments/${identifier}`);
     expect(sent()).toEqual(["POST /pipeline/api/pipelines/v2"]);
     const rendered = renderPipelineYaml(model, scope);
@@ -397,6 +411,7 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
   });
 
   it("reads it back unchanged, and diffs as no change", async () => {
+    const { inputs, id, outs } = await createdPipeline();
     const read = await d.read(id, outs);
     expect(read.props).toEqual(outs);
     expect(read.inputs).toEqual(inputs);
@@ -404,30 +419,23 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
   });
 
   it("updates in place with one read and one PUT", async () => {
-    const next = (
-      await d.check(
-        {},
-        {
-          project: "payments",
-          pipeline: wire({ ...model, name: "Deploy checkout v2", tags: { team: "payments" } }),
-        },
-      )
-    ).inputs;
+    const { identifier, id, outs } = await createdPipeline();
+    const next = (await d.check({}, { project: "payments", pipeline: wire(updatedFor(identifier)) })).inputs;
     expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
     reset();
-    outs = (await d.update(id, outs, next)).outs;
-    inputs = next;
+    const updated = (await d.update(id, outs, next)).outs;
     expect(sent()).toEqual([
       `GET /pipeline/api/pipelines/${identifier}`,
       `PUT /pipeline/api/pipelines/v2/${identifier}`,
     ]);
-    expect(outs).toMatchObject({ name: "Deploy checkout v2" });
+    expect(updated).toMatchObject({ name: "Deploy checkout v2" });
     expect(parsePipelineYaml((await platform.pipelines.get(identifier, scope)).yamlPipeline)).toEqual(
-      inputs.pipeline,
+      next.pipeline,
     );
   });
 
   it("an out-of-band reformat of the stored YAML is no drift", async () => {
+    const { identifier, inputs, id, outs } = await createdPipeline(updatedFor);
     const stored = (await platform.pipelines.get(identifier, scope)).yamlPipeline;
     await platform.pipelines.update(
       identifier,
@@ -440,33 +448,35 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
   });
 
   it("refresh shows an out-of-band change in the model's terms, and the next update restores the program", async () => {
-    const changed = renderPipelineYaml(
-      { ...model, name: "Deploy checkout v2", tags: { team: "payments" }, description: "edited in the UI" },
-      scope,
-    );
+    const { identifier, inputs, id, outs } = await createdPipeline(updatedFor);
+    const changed = renderPipelineYaml({ ...updatedFor(identifier), description: "edited in the UI" }, scope);
     await platform.pipelines.update(identifier, changed, scope);
     const read = await d.read(id, outs);
     expect((read.inputs!.pipeline as Props).description).toBe("edited in the UI");
     expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
-    outs = (await d.update(id, read.props!, inputs)).outs;
+    await d.update(id, read.props!, inputs);
     expect(
       parsePipelineYaml((await platform.pipelines.get(identifier, scope)).yamlPipeline).description,
     ).toBe(deployCheckout.description);
   });
 
   it("refresh after an out-of-band delete reports it gone", async () => {
+    const { identifier, id, outs } = await createdPipeline(updatedFor);
     await platform.pipelines.delete(identifier, scope);
     expect((await d.read(id, outs)).id).toBeUndefined();
   });
 
   it("deletes, and deleting again succeeds", async () => {
-    ({ id, outs } = await d.create(inputs));
+    const { identifier, id, outs } = await createdPipeline(updatedFor);
     await d.delete(id, outs);
     await expect(platform.pipelines.get(identifier, scope)).rejects.toMatchObject({ kind: "not-found" });
     await expect(d.delete(id, outs)).resolves.toBeUndefined();
   });
 
   it("refuses a duplicate without adopt, and adopts it with adopt: true", async () => {
+    const identifier = fresh();
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(updatedFor(identifier)) }))
+      .inputs;
     await platform.pipelines.create(renderPipelineYaml({ ...hello, identifier }, scope), scope);
     await expect(d.create(inputs)).rejects.toThrow(
       `pipeline "${identifier}" in project default/payments already exists. Set \`adopt: true\``,
@@ -484,6 +494,9 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
   });
 
   it("adopting a pipeline that already matches the program sends no write", async () => {
+    const identifier = fresh();
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(updatedFor(identifier)) }))
+      .inputs;
     await platform.pipelines.create(
       `# by hand\n${YAML.stringify(YAML.parse(renderPipelineYaml(inputs.pipeline as never, scope)), { indent: 4 })}`,
       scope,

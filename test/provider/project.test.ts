@@ -1,7 +1,8 @@
 /**
  * Project: check (field by field, no request), diff (pure), and the lifecycle against the emulator
  * both by calling the implementation directly and through the real dynamic-provider gRPC host with
- * the serialized provider (needs `npm run build`: the serialized methods require `dist/`).
+ * the serialized provider (needs `npm run build`: the serialized methods require `dist/`). Each
+ * lifecycle test makes the project it needs under an identifier of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, projectProviderText, projectReplaceOnChange } from "../../provider/project";
@@ -9,7 +10,7 @@ import { PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode } from "./harness";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed } from "./testbed";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
 
@@ -175,32 +176,44 @@ describe("Project diff", () => {
 });
 
 describe.each(MODES)("Project lifecycle (%s)", (via) => {
-  const identifier = `payments_${slug(via)}`;
-  const program = {
+  /** An identifier no other test uses. */
+  const fresh = () => unique(`payments_${slug(via)}`, "_");
+  const programFor = (identifier: string) => ({
     identifier,
     name: "Payments",
     color: "#1F8A70",
     modules: ["CD"],
     description: "Payment services",
     tags: { team: "payments" },
-  };
+  });
+  /** The program after its update: name, colour, description and tags changed. */
+  const updatedFor = (identifier: string) => ({
+    ...programFor(identifier),
+    name: "Payments Team",
+    color: "#FF8800",
+    description: "",
+    tags: { team: "payments", tier: "1" },
+  });
   let d: Driver;
-  let inputs: Props;
-  let id: string;
-  let outs: Props;
+  /** A project of the test's own, created by the provider from `program(identifier)`. */
+  const createdProject = async (program: (identifier: string) => Props = programFor) => {
+    const identifier = fresh();
+    const inputs = (await d.check({}, program(identifier))).inputs;
+    const { id, outs } = await d.create(inputs);
+    return { identifier, inputs, id, outs };
+  };
 
   beforeAll(() => {
     d = drivers[via];
   });
 
   it("creates the project with one POST", async () => {
-    const checked = await d.check({}, program);
+    const identifier = fresh();
+    const checked = await d.check({}, programFor(identifier));
     expect(checked.failures ?? []).toEqual([]);
-    inputs = checked.inputs;
+    const inputs = checked.inputs;
     reset();
-    const created = await d.create(inputs);
-    id = created.id;
-    outs = created.outs;
+    const { id, outs } = await d.create(inputs);
     expect(id).toBe(`default/${identifier}`);
     // The service enables every module (ref platform §4): the wanted one is among them.
     expect(outs).toMatchObject({
@@ -221,6 +234,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
   });
 
   it("reads it back unchanged, and diffs as no change", async () => {
+    const { inputs, id, outs } = await createdProject();
     const read = await d.read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
@@ -228,23 +242,12 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
   });
 
   it("updates name, colour, description and tags in place with one read and one PUT", async () => {
-    const next = (
-      await d.check(
-        {},
-        {
-          ...program,
-          name: "Payments Team",
-          color: "#FF8800",
-          description: "",
-          tags: { team: "payments", tier: "1" },
-        },
-      )
-    ).inputs;
+    const { identifier, id, outs } = await createdProject();
+    const next = (await d.check({}, updatedFor(identifier))).inputs;
     expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
     reset();
-    outs = (await d.update(id, outs, next)).outs;
-    inputs = next;
-    expect(outs).toMatchObject({
+    const updated = (await d.update(id, outs, next)).outs;
+    expect(updated).toMatchObject({
       name: "Payments Team",
       color: "#FF8800",
       description: "",
@@ -255,10 +258,11 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
       name: "Payments Team",
       color: "#FF8800",
     });
-    expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
+    expect(await d.diff(id, updated, next)).toMatchObject({ changes: false });
   });
 
   it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
+    const { identifier, inputs, id, outs } = await createdProject(updatedFor);
     await platform.projects.update(
       identifier,
       {
@@ -277,18 +281,21 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     expect(read.inputs).toMatchObject({ name: "Renamed", tags: {} });
     expect(read.inputs).not.toHaveProperty("createdAt");
     expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
-    outs = (await d.update(id, read.props!, inputs)).outs;
-    expect(outs).toMatchObject({ name: "Payments Team", tags: { team: "payments", tier: "1" } });
+    const updated = (await d.update(id, read.props!, inputs)).outs;
+    expect(updated).toMatchObject({ name: "Payments Team", tags: { team: "payments", tier: "1" } });
   });
 
   it("refresh after an out-of-band delete reports it gone", async () => {
+    const { identifier, id, outs } = await createdProject(updatedFor);
     await platform.projects.delete(identifier, { org: "default" });
     const read = await d.read(id, outs);
     expect(read.id).toBeUndefined();
   });
 
   it("deletes, and deleting again succeeds", async () => {
-    ({ id, outs } = await d.create(inputs));
+    const identifier = fresh();
+    const inputs = (await d.check({}, updatedFor(identifier))).inputs;
+    const { id, outs } = await d.create(inputs);
     await d.delete(id, outs);
     await expect(platform.projects.get(identifier, { org: "default" })).rejects.toMatchObject({
       kind: "not-found",
@@ -298,6 +305,8 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
   });
 
   it("refuses to take over an existing project without adopt, and adopts it with adopt: true", async () => {
+    const identifier = fresh();
+    const inputs = (await d.check({}, updatedFor(identifier))).inputs;
     await platform.projects.create(
       {
         orgIdentifier: "default",
@@ -315,7 +324,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     );
     reset();
     const adopted = await d.create({ ...inputs, adopt: true });
-    expect(adopted.id).toBe(id);
+    expect(adopted.id).toBe(`default/${identifier}`);
     // One read to find it, one PUT to converge it to the program; no create.
     expect(sent()).toEqual([`GET /ng/api/projects/${identifier}`, `PUT /ng/api/projects/${identifier}`]);
     expect(adopted.outs).toMatchObject({ name: "Payments Team", color: "#FF8800", adopt: true });
@@ -324,10 +333,15 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
   });
 
   it("reads a project by id alone (no old state)", async () => {
-    const created = await d.create(inputs);
+    const created = await createdProject(updatedFor);
     const read = await d.read(created.id, {});
     expect(read.id).toBe(created.id);
-    expect(read.props).toMatchObject({ org: "default", identifier, name: "Payments Team", color: "#FF8800" });
+    expect(read.props).toMatchObject({
+      org: "default",
+      identifier: created.identifier,
+      name: "Payments Team",
+      color: "#FF8800",
+    });
     await d.delete(created.id, created.outs);
   });
 });

@@ -2,13 +2,14 @@
  * UserInvite lifecycle against the emulator, directly and through the gRPC host: invite, read,
  * no-op diff, membership changes in one guarded PATCH, replacement on a new e-mail, refresh
  * picking up PENDING → ACTIVE and out-of-band changes, delete per status and `onDelete`, delete
- * again, adopt, and an invitation whose response was lost.
+ * again, adopt, and an invitation whose response was lost. Each test invites the users it needs at
+ * an e-mail domain of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, userInviteProviderText } from "../../provider/user-invite";
 import type { Group } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
-import { startTestbed, type Testbed } from "./testbed";
+import { slug, startTestbed, type Testbed, unique } from "./testbed";
 
 let bed: Testbed;
 let qa: Group;
@@ -25,24 +26,42 @@ afterAll(async () => {
 
 describe.each(MODES)("UserInvite (%s)", (mode) => {
   let p: Driver;
-  const tag = mode === "direct" ? "d" : "g";
-  const email = `ana.${tag}@example.com`;
+  const tag = slug(mode);
+  /**
+   * An e-mail address no other test uses: the local part as given (the service names the user
+   * after it), the domain the test's own.
+   */
+  const fresh = (local: string) => `${local}@${unique(`t${tag}`)}.example.com`;
   const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) =>
     (await p.check(olds, news)).inputs;
-  let id: string;
-  let outs: Record<string, unknown>;
+  /** A user of the test's own, invited by the provider into `groups`. */
+  const invited = async (groups: string[]) => {
+    const email = fresh(`ana.${tag}`);
+    const { id, outs } = await p.create(await check({}, { email, groups }));
+    return { email, id, outs };
+  };
+  /**
+   * A user invited into ops who then accepted and was added to qa out of band, with the state a
+   * refresh records.
+   */
+  const active = async () => {
+    const { email, id, outs } = await invited(["ops"]);
+    await bed.emu.acceptInvitation(id);
+    await bed.admin.users.patch(id, [{ op: "add", path: "/groups/0", value: { id: qa.id, type: "group" } }]);
+    return { email, id, outs: (await p.read(id, outs)).props as Record<string, unknown> };
+  };
 
   beforeAll(async () => {
     p = await bed.driver(mode, impl, userInviteProviderText);
   });
 
   it("invites with one POST naming the groups by id", async () => {
+    const email = fresh(`ana.${tag}`);
     const inputs = await check({}, { email, groups: ["qa"] });
     expect(inputs).toEqual({ email, groups: ["qa"], onDelete: "deactivate", adopt: false });
     bed.proxy.reset();
     const created = await p.create(inputs);
-    id = created.id;
-    outs = created.outs;
+    const id = created.id;
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
       {
         method: "POST",
@@ -50,7 +69,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
         body: { email, groups: [{ id: qa.id, type: "group" }] },
       },
     ]);
-    expect(outs).toEqual({
+    expect(created.outs).toEqual({
       ...inputs,
       userId: id,
       name: `ana.${tag}`,
@@ -62,6 +81,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("reads it back", async () => {
+    const { email, id, outs } = await invited(["qa"]);
     expect(await p.read(id, outs)).toEqual({
       id,
       props: outs,
@@ -70,6 +90,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("reports no change for the same groups by id, with no request", async () => {
+    const { email, id, outs } = await invited(["qa"]);
     bed.emu.resetRequests();
     expect(
       await p.diff(id, outs, await check(outs, { email: email.toUpperCase(), groups: [qa.id] })),
@@ -82,10 +103,11 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("changes memberships with one PATCH: a guarded remove and an add", async () => {
+    const { email, id, outs } = await invited(["qa"]);
     const news = await check(outs, { email, groups: ["ops"] });
     expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     bed.proxy.reset();
-    outs = (await p.update(id, outs, news)).outs;
+    const updated = (await p.update(id, outs, news)).outs;
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
       {
         method: "PATCH",
@@ -97,10 +119,11 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
         ],
       },
     ]);
-    expect(outs).toMatchObject({ groups: ["ops"], groupIds: [ops.id], groupNames: ["ops"] });
+    expect(updated).toMatchObject({ groups: ["ops"], groupIds: [ops.id], groupNames: ["ops"] });
   });
 
   it("changes onDelete without any write, and replaces on a new e-mail", async () => {
+    const { email, id, outs } = await invited(["ops"]);
     const retain = await check(outs, { email, groups: ["ops"], onDelete: "retain" });
     expect(await p.diff(id, outs, retain)).toEqual({
       changes: true,
@@ -121,6 +144,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("refresh picks up PENDING -> ACTIVE and memberships changed out of band", async () => {
+    const { email, id, outs } = await invited(["ops"]);
     await bed.emu.acceptInvitation(id);
     await bed.admin.users.patch(id, [{ op: "add", path: "/groups/0", value: { id: qa.id, type: "group" } }]);
     const read = await p.read(id, outs);
@@ -132,10 +156,10 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
     expect(
       await p.diff(id, read.props as Record<string, unknown>, await check(outs, { email, groups: ["ops"] })),
     ).toMatchObject({ changes: true, replaces: [] });
-    outs = read.props as Record<string, unknown>;
   });
 
   it("refuses to delete an ACTIVE user with onDelete fail, retains with retain", async () => {
+    const { email, id, outs } = await active();
     await expect(p.delete(id, { ...outs, onDelete: "fail" })).rejects.toThrow(
       `user ${email} (${id}) has accepted the invitation and onDelete is "fail"`,
     );
@@ -146,6 +170,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("deactivates an ACTIVE user with a PUT of every property; deleting again writes nothing", async () => {
+    const { email, id, outs } = await active();
     bed.proxy.reset();
     await p.delete(id, outs);
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
@@ -161,7 +186,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("deletes a PENDING invitation; a user deleted out of band reads as gone and deletes fine", async () => {
-    const pending = await p.create(await check({}, { email: `cy.${tag}@example.com` }));
+    const pending = await p.create(await check({}, { email: fresh(`cy.${tag}`) }));
     bed.proxy.reset();
     await p.delete(pending.id, pending.outs);
     expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual([
@@ -176,7 +201,7 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("refuses an invited e-mail unless adopt is set, then takes the user over and syncs groups", async () => {
-    const existing = await bed.admin.users.invite({ email: `di.${tag}@example.com`, groups: [] });
+    const existing = await bed.admin.users.invite({ email: fresh(`di.${tag}`), groups: [] });
     await expect(p.create(await check({}, { email: existing.email }))).rejects.toThrow(
       `a user with e-mail ${existing.email} already exists. Set \`adopt: true\``,
     );
@@ -191,13 +216,14 @@ describe.each(MODES)("UserInvite (%s)", (mode) => {
   });
 
   it("recovers an invitation whose response was lost, without inviting twice", async () => {
+    const email = fresh(`ed.${tag}`);
     bed.proxy.reset();
     bed.proxy.once({ method: "POST", path: /\/users$/ }, { lose: true });
-    const created = await p.create(await check({}, { email: `ed.${tag}@example.com` }));
+    const created = await p.create(await check({}, { email }));
     expect(bed.proxy.writes().map((w) => `${w.method} ${w.path}`)).toEqual(["POST /internal/api/v2/users"]);
     const all: string[] = [];
     for await (const u of bed.admin.users.list({ status: "PENDING" })) all.push(u.email);
-    expect(all.filter((e) => e === `ed.${tag}@example.com`)).toHaveLength(1);
-    expect(created.outs).toMatchObject({ email: `ed.${tag}@example.com`, status: "PENDING" });
+    expect(all.filter((e) => e === email)).toHaveLength(1);
+    expect(created.outs).toMatchObject({ email, status: "PENDING" });
   });
 });
