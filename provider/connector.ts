@@ -31,12 +31,11 @@ import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
@@ -433,9 +432,6 @@ export const connectorProviderText = providerText("connector");
 /** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
 export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
 
-/** The outputs of a {@link Connector}: one `Output` per member of {@link ConnectorOutputs}. */
-export interface Connector extends ResourceOutputs<ConnectorOutputs> {}
-
 /**
  * A platform connector.
  * @example
@@ -447,11 +443,10 @@ export interface Connector extends ResourceOutputs<ConnectorOutputs> {}
  * });
  * ```
  */
-export class Connector extends FlagstackResource {
-  /** The type token, so policies can match the class. */
-  static readonly __pulumiType = CONNECTOR_TYPE;
-
-  constructor(name: string, args: ConnectorArgs, opts?: pulumi.CustomResourceOptions) {
-    super(connectorProviderText, CONNECTOR_TYPE, ConnectorOutputs, name, args, opts);
-  }
-}
+export const Connector = resourceClass<ConnectorArgs, ConnectorOutputs>(
+  connectorProviderText,
+  CONNECTOR_TYPE,
+  ConnectorOutputs,
+);
+/** A {@link Connector} object: one `Output` per member of {@link ConnectorOutputs}. */
+export type Connector = InstanceType<typeof Connector>;

@@ -17,7 +17,6 @@
  * default naming the stack and the operation.
  * @module
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
@@ -48,12 +47,11 @@ import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import {
   configure as configureProcess,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { FLAG_DEFINITION_TYPE } from "./types";
 
@@ -548,9 +546,6 @@ export type RuleOutput = FlagDefinitionOutputs["rules"][number];
 /** A bucket as returned in the outputs. */
 export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
 
-/** The outputs of a {@link FlagDefinition}: one `Output` per member of {@link FlagDefinitionOutputs}. */
-export interface FlagDefinition extends ResourceOutputs<FlagDefinitionOutputs> {}
-
 /**
  * The targeting of one flag in one environment.
  *
@@ -573,11 +568,10 @@ export interface FlagDefinition extends ResourceOutputs<FlagDefinitionOutputs> {
  * });
  * ```
  */
-export class FlagDefinition extends FlagstackResource {
-  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
-  static readonly __pulumiType = FLAG_DEFINITION_TYPE;
-
-  constructor(name: string, args: FlagDefinitionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagDefinitionProviderText, FLAG_DEFINITION_TYPE, FlagDefinitionOutputs, name, args, opts);
-  }
-}
+export const FlagDefinition = resourceClass<FlagDefinitionArgs, FlagDefinitionOutputs>(
+  flagDefinitionProviderText,
+  FLAG_DEFINITION_TYPE,
+  FlagDefinitionOutputs,
+);
+/** A {@link FlagDefinition} object: one `Output` per member of {@link FlagDefinitionOutputs}. */
+export type FlagDefinition = InstanceType<typeof FlagDefinition>;

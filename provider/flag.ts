@@ -12,7 +12,6 @@
  * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done |
  * @module
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
   FlagCreate,
@@ -28,12 +27,11 @@ import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } fro
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import {
   configure as configureProcess,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { FLAG_TYPE } from "./types";
 
@@ -295,9 +293,6 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
  */
 export const flagProviderText = providerText("flag");
 
-/** The outputs of a {@link Flag}: one `Output` per member of {@link FlagOutputs}. */
-export interface Flag extends ResourceOutputs<FlagOutputs> {}
-
 /**
  * A feature flag.
  *
@@ -312,11 +307,6 @@ export interface Flag extends ResourceOutputs<FlagOutputs> {}
  * });
  * ```
  */
-export class Flag extends FlagstackResource {
-  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
-  static readonly __pulumiType = FLAG_TYPE;
-
-  constructor(name: string, args: FlagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(flagProviderText, FLAG_TYPE, FlagOutputs, name, args, opts);
-  }
-}
+export const Flag = resourceClass<FlagArgs, FlagOutputs>(flagProviderText, FLAG_TYPE, FlagOutputs);
+/** A {@link Flag} object: one `Output` per member of {@link FlagOutputs}. */
+export type Flag = InstanceType<typeof Flag>;

@@ -14,7 +14,6 @@
  * a message that points at `adopt: true`, and a rename onto a taken name fails the same way.
  * @module
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
 import { isConflict } from "../sdk/core/errors";
@@ -26,12 +25,11 @@ import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecy
 import { forgetGroups } from "./core/resolve";
 import {
   configure as configureProcess,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { GROUP_TYPE } from "./types";
 
@@ -171,9 +169,6 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
  */
 export const groupProviderText = providerText("group");
 
-/** The outputs of a {@link Group}: one `Output` per member of {@link GroupOutputs}. */
-export interface Group extends ResourceOutputs<GroupOutputs> {}
-
 /**
  * A group of users.
  *
@@ -182,11 +177,6 @@ export interface Group extends ResourceOutputs<GroupOutputs> {}
  * const reviewers = new Group("reviewers", { name: "flag-reviewers", description: "Approve rollouts" });
  * ```
  */
-export class Group extends FlagstackResource {
-  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
-  static readonly __pulumiType = GROUP_TYPE;
-
-  constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(groupProviderText, GROUP_TYPE, GroupOutputs, name, args, opts);
-  }
-}
+export const Group = resourceClass<GroupArgs, GroupOutputs>(groupProviderText, GROUP_TYPE, GroupOutputs);
+/** A {@link Group} object: one `Output` per member of {@link GroupOutputs}. */
+export type Group = InstanceType<typeof Group>;

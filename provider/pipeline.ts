@@ -28,12 +28,11 @@ import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import {
   isExpression,
@@ -381,9 +380,6 @@ export const pipelineProviderText = providerText("pipeline");
  */
 export type PipelineArgs = ResourceArgs<PipelineInputValues>;
 
-/** The outputs of a {@link Pipeline}: one `Output` per member of {@link PipelineOutputs}. */
-export interface Pipeline extends ResourceOutputs<PipelineOutputs> {}
-
 /**
  * A platform pipeline.
  * @example
@@ -391,11 +387,10 @@ export interface Pipeline extends ResourceOutputs<PipelineOutputs> {}
  * new Pipeline("deploy", { project: "payments", pipeline: { name: "Deploy", identifier: "deploy", stages: [...] } });
  * ```
  */
-export class Pipeline extends FlagstackResource {
-  /** The type token, so policies can match the class. */
-  static readonly __pulumiType = PIPELINE_TYPE;
-
-  constructor(name: string, args: PipelineArgs, opts?: pulumi.CustomResourceOptions) {
-    super(pipelineProviderText, PIPELINE_TYPE, PipelineOutputs, name, args, opts);
-  }
-}
+export const Pipeline = resourceClass<PipelineArgs, PipelineOutputs>(
+  pipelineProviderText,
+  PIPELINE_TYPE,
+  PipelineOutputs,
+);
+/** A {@link Pipeline} object: one `Output` per member of {@link PipelineOutputs}. */
+export type Pipeline = InstanceType<typeof Pipeline>;

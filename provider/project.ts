@@ -15,7 +15,6 @@
  * an update never removes a module.
  * @module
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import {
@@ -33,12 +32,11 @@ import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import {
   configure,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PROJECT_TYPE } from "./types";
@@ -259,9 +257,6 @@ export const projectProviderText = providerText("project");
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
 export type ProjectArgs = ResourceArgs<ProjectInputValues>;
 
-/** The outputs of a {@link Project}: one `Output` per member of {@link ProjectOutputs}. */
-export interface Project extends ResourceOutputs<ProjectOutputs> {}
-
 /**
  * A platform project.
  * @example
@@ -269,11 +264,10 @@ export interface Project extends ResourceOutputs<ProjectOutputs> {}
  * const payments = new Project("payments", { identifier: "payments", name: "Payments", color: "#1F8A70", tags: { team: "payments" } });
  * ```
  */
-export class Project extends FlagstackResource {
-  /** The type token, so policies can match the class. */
-  static readonly __pulumiType = PROJECT_TYPE;
-
-  constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(projectProviderText, PROJECT_TYPE, ProjectOutputs, name, args, opts);
-  }
-}
+export const Project = resourceClass<ProjectArgs, ProjectOutputs>(
+  projectProviderText,
+  PROJECT_TYPE,
+  ProjectOutputs,
+);
+/** A {@link Project} object: one `Output` per member of {@link ProjectOutputs}. */
+export type Project = InstanceType<typeof Project>;

@@ -26,12 +26,11 @@ import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecy
 import { resolveGroups } from "./core/resolve";
 import {
   configure as configureProcess,
-  FlagstackResource,
   plain,
   providerText,
   type ResourceArgs,
   type ResourceHandlers,
-  type ResourceOutputs,
+  resourceClass,
 } from "./core/resource";
 import { USER_INVITE_TYPE } from "./types";
 
@@ -344,9 +343,6 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
  */
 export const userInviteProviderText = providerText("user-invite");
 
-/** The outputs of a {@link UserInvite}: one `Output` per member of {@link UserInviteOutputs}. */
-export interface UserInvite extends ResourceOutputs<UserInviteOutputs> {}
-
 /**
  * An invitation of a person to the account, with their group memberships.
  *
@@ -355,11 +351,10 @@ export interface UserInvite extends ResourceOutputs<UserInviteOutputs> {}
  * new UserInvite("ana", { email: "ana@example.com", groups: [reviewers.name], onDelete: "deactivate" });
  * ```
  */
-export class UserInvite extends FlagstackResource {
-  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
-  static readonly __pulumiType = USER_INVITE_TYPE;
-
-  constructor(name: string, args: UserInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(userInviteProviderText, USER_INVITE_TYPE, UserInviteOutputs, name, args, opts);
-  }
-}
+export const UserInvite = resourceClass<UserInviteArgs, UserInviteOutputs>(
+  userInviteProviderText,
+  USER_INVITE_TYPE,
+  UserInviteOutputs,
+);
+/** A {@link UserInvite} object: one `Output` per member of {@link UserInviteOutputs}. */
+export type UserInvite = InstanceType<typeof UserInvite>;

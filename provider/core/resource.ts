@@ -27,12 +27,9 @@ export type DeepInput<T> = T extends string | number | boolean | null | undefine
 export type ResourceArgs<T> = { [K in keyof T]: DeepInput<T[K]> };
 
 /**
- * The `Output`s of a resource, one for each member of its zod *outputs* type. Each resource class
- * merges this interface (`interface Flag extends ResourceOutputs<FlagOutputs> {}`), so the class
- * has exactly the schema's outputs, each documented where the schema documents it; and
- * {@link FlagstackResource} seeds the same names, so each has a value at run time. (That is why
- * biome's noUnsafeDeclarationMerging, which guards against merged members nothing initialises, is
- * off for the resource files.)
+ * The `Output`s of a resource, one for each member of its zod *outputs* type (see
+ * {@link resourceClass}), each documented where the schema documents it; {@link FlagstackResource}
+ * seeds the same names, so each has a value at run time.
  */
 export type ResourceOutputs<T> = { readonly [K in keyof T]-?: pulumi.Output<T[K]> };
 
@@ -148,6 +145,40 @@ export abstract class FlagstackResource extends CustomResource {
       Error.stackTraceLimit = limit;
     }
   }
+}
+
+/** What {@link resourceClass} makes: a resource class whose objects carry the schema's outputs. */
+export interface ResourceClass<Args, Outs> {
+  new (
+    name: string,
+    args: Args,
+    opts?: pulumi.CustomResourceOptions,
+  ): FlagstackResource & ResourceOutputs<Outs>;
+  /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
+  readonly __pulumiType: string;
+}
+
+/**
+ * The class of one resource kind: a {@link FlagstackResource} with the kind's `__provider` text,
+ * type token and outputs schema, typed by its `Args` and its outputs. Every resource file ends with
+ * `export const Flag = resourceClass<FlagArgs, FlagOutputs>(flagProviderText, FLAG_TYPE, FlagOutputs)`
+ * and `export type Flag = InstanceType<typeof Flag>`, so the classes cannot drift apart and each
+ * object has exactly the schema's outputs (seeded by the base class, typed by {@link ResourceOutputs}).
+ */
+export function resourceClass<Args, Outs>(
+  provider: string,
+  type: string,
+  outputs: z.ZodObject,
+): ResourceClass<Args, Outs> {
+  class Resource extends FlagstackResource {
+    static readonly __pulumiType = type;
+    constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
+      super(provider, type, outputs, name, args as object, opts);
+    }
+  }
+  // The class's name is the resource's (messages, stack traces, `constructor.name`).
+  Object.defineProperty(Resource, "name", { value: type.slice(type.lastIndexOf(":") + 1) });
+  return Resource as unknown as ResourceClass<Args, Outs>;
 }
 
 /**
