@@ -29,14 +29,7 @@ import { checkInputs, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import {
-  configure,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
 
@@ -422,13 +415,6 @@ async function put(api: PlatformClient, inputs: ConnectorInputs): Promise<Connec
 // ---------------------------------------------------------------------------------------------
 // Provider and resource
 
-/**
- * What the engine stores in each connector's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const connectorProviderText = providerText("connector");
-
 /** The arguments of a {@link Connector}: each input may be a `pulumi.Input`, at any depth. */
 export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
 
@@ -444,9 +430,15 @@ export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
  * ```
  */
 export const Connector = resourceClass<ConnectorArgs, ConnectorOutputs>(
-  connectorProviderText,
+  "connector",
   CONNECTOR_TYPE,
   ConnectorOutputs,
 );
 /** A {@link Connector} object: one `Output` per member of {@link ConnectorOutputs}. */
 export type Connector = InstanceType<typeof Connector>;
+
+/**
+ * What the engine stores in each Connector's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const connectorProviderText = Connector.providerText;

@@ -45,14 +45,7 @@ import { fieldsToWrite, guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import {
-  configure as configureProcess,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_DEFINITION_TYPE } from "./types";
 
 const Configurations = z
@@ -389,7 +382,7 @@ const ALL_FIELDS: readonly string[] = [...WRITABLE_FIELDS, "killed"];
  * ({@link flagDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
-  configure: configureProcess,
+  configure,
 
   async check(_olds, news) {
     return checkInputs(
@@ -532,13 +525,6 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
   },
 };
 
-/**
- * What the engine stores in each definition's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const flagDefinitionProviderText = providerText("flag-definition");
-
 /** A treatment as returned in the outputs. */
 export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];
 /** A rule as returned in the outputs. */
@@ -569,9 +555,15 @@ export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
  * ```
  */
 export const FlagDefinition = resourceClass<FlagDefinitionArgs, FlagDefinitionOutputs>(
-  flagDefinitionProviderText,
+  "flag-definition",
   FLAG_DEFINITION_TYPE,
   FlagDefinitionOutputs,
 );
 /** A {@link FlagDefinition} object: one `Output` per member of {@link FlagDefinitionOutputs}. */
 export type FlagDefinition = InstanceType<typeof FlagDefinition>;
+
+/**
+ * What the engine stores in each FlagDefinition's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const flagDefinitionProviderText = FlagDefinition.providerText;

@@ -25,14 +25,7 @@ import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import {
-  configure as configureProcess,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_TYPE } from "./types";
 
 const tagList = z
@@ -175,7 +168,7 @@ export function flagPatch(
  * ({@link flagProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
-  configure: configureProcess,
+  configure,
 
   async check(_olds, news) {
     return checkInputs({ schema: FlagInputs }, news);
@@ -287,13 +280,6 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
 };
 
 /**
- * What the engine stores in each flag's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const flagProviderText = providerText("flag");
-
-/**
  * A feature flag.
  *
  * @example
@@ -307,6 +293,12 @@ export const flagProviderText = providerText("flag");
  * });
  * ```
  */
-export const Flag = resourceClass<FlagArgs, FlagOutputs>(flagProviderText, FLAG_TYPE, FlagOutputs);
+export const Flag = resourceClass<FlagArgs, FlagOutputs>("flag", FLAG_TYPE, FlagOutputs);
 /** A {@link Flag} object: one `Output` per member of {@link FlagOutputs}. */
 export type Flag = InstanceType<typeof Flag>;
+
+/**
+ * What the engine stores in each Flag's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const flagProviderText = Flag.providerText;

@@ -23,14 +23,7 @@ import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { forgetGroups } from "./core/resolve";
-import {
-  configure as configureProcess,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { GROUP_TYPE } from "./types";
 
 /** The inputs of a {@link Group}. */
@@ -82,7 +75,7 @@ function renameConflict(name: string, cause: unknown): Error {
  * ({@link groupProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
-  configure: configureProcess,
+  configure,
 
   async check(_olds, news) {
     return checkInputs({ schema: GroupInputs }, news);
@@ -163,13 +156,6 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
 };
 
 /**
- * What the engine stores in each group's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const groupProviderText = providerText("group");
-
-/**
  * A group of users.
  *
  * @example
@@ -177,6 +163,12 @@ export const groupProviderText = providerText("group");
  * const reviewers = new Group("reviewers", { name: "flag-reviewers", description: "Approve rollouts" });
  * ```
  */
-export const Group = resourceClass<GroupArgs, GroupOutputs>(groupProviderText, GROUP_TYPE, GroupOutputs);
+export const Group = resourceClass<GroupArgs, GroupOutputs>("group", GROUP_TYPE, GroupOutputs);
 /** A {@link Group} object: one `Output` per member of {@link GroupOutputs}. */
 export type Group = InstanceType<typeof Group>;
+
+/**
+ * What the engine stores in each Group's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const groupProviderText = Group.providerText;

@@ -26,14 +26,7 @@ import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKN
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import {
-  configure,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
   isExpression,
   PipelineModel,
@@ -368,13 +361,6 @@ async function put(
 // Provider and resource
 
 /**
- * What the engine stores in each pipeline's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const pipelineProviderText = providerText("pipeline");
-
-/**
  * The arguments of a {@link Pipeline}: each input may be a `pulumi.Input`, at any depth, so a model
  * can take a connector's identifier straight from a {@link Connector} output.
  */
@@ -388,9 +374,15 @@ export type PipelineArgs = ResourceArgs<PipelineInputValues>;
  * ```
  */
 export const Pipeline = resourceClass<PipelineArgs, PipelineOutputs>(
-  pipelineProviderText,
+  "pipeline",
   PIPELINE_TYPE,
   PipelineOutputs,
 );
 /** A {@link Pipeline} object: one `Output` per member of {@link PipelineOutputs}. */
 export type Pipeline = InstanceType<typeof Pipeline>;
+
+/**
+ * What the engine stores in each Pipeline's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const pipelineProviderText = Pipeline.providerText;

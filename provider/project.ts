@@ -30,14 +30,7 @@ import { checkInputs } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import {
-  configure,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PROJECT_TYPE } from "./types";
 
@@ -247,13 +240,6 @@ async function put(
 // ---------------------------------------------------------------------------------------------
 // Provider and resource
 
-/**
- * What the engine stores in each project's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const projectProviderText = providerText("project");
-
 /** The arguments of a {@link Project}: each input may be a `pulumi.Input`. */
 export type ProjectArgs = ResourceArgs<ProjectInputValues>;
 
@@ -264,10 +250,12 @@ export type ProjectArgs = ResourceArgs<ProjectInputValues>;
  * const payments = new Project("payments", { identifier: "payments", name: "Payments", color: "#1F8A70", tags: { team: "payments" } });
  * ```
  */
-export const Project = resourceClass<ProjectArgs, ProjectOutputs>(
-  projectProviderText,
-  PROJECT_TYPE,
-  ProjectOutputs,
-);
+export const Project = resourceClass<ProjectArgs, ProjectOutputs>("project", PROJECT_TYPE, ProjectOutputs);
 /** A {@link Project} object: one `Output` per member of {@link ProjectOutputs}. */
 export type Project = InstanceType<typeof Project>;
+
+/**
+ * What the engine stores in each Project's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const projectProviderText = Project.providerText;

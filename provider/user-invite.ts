@@ -24,14 +24,7 @@ import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveGroups } from "./core/resolve";
-import {
-  configure as configureProcess,
-  plain,
-  providerText,
-  type ResourceArgs,
-  type ResourceHandlers,
-  resourceClass,
-} from "./core/resource";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { USER_INVITE_TYPE } from "./types";
 
 /** What deleting the resource does to a user who has accepted the invitation. */
@@ -210,7 +203,7 @@ async function liveState(
  * ({@link userInviteProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
-  configure: configureProcess,
+  configure,
 
   async check(_olds, news) {
     return checkInputs({ schema: UserInviteInputs }, news);
@@ -337,13 +330,6 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
 };
 
 /**
- * What the engine stores in each invite's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, a constant of about 70 bytes with no code of its
- * own and no secret (see {@link providerText}).
- */
-export const userInviteProviderText = providerText("user-invite");
-
-/**
  * An invitation of a person to the account, with their group memberships.
  *
  * @example
@@ -352,9 +338,15 @@ export const userInviteProviderText = providerText("user-invite");
  * ```
  */
 export const UserInvite = resourceClass<UserInviteArgs, UserInviteOutputs>(
-  userInviteProviderText,
+  "user-invite",
   USER_INVITE_TYPE,
   UserInviteOutputs,
 );
 /** A {@link UserInvite} object: one `Output` per member of {@link UserInviteOutputs}. */
 export type UserInvite = InstanceType<typeof UserInvite>;
+
+/**
+ * What the engine stores in each UserInvite's `__provider`: a module whose `handler()` returns
+ * {@link impl} from the installed package, about 70 bytes with no code and no secret.
+ */
+export const userInviteProviderText = UserInvite.providerText;

@@ -156,22 +156,26 @@ export interface ResourceClass<Args, Outs> {
   ): FlagstackResource & ResourceOutputs<Outs>;
   /** The type token, so policies can match the class (ref pulumi-notes §7.1). */
   readonly __pulumiType: string;
+  /** What the engine stores as each object's `__provider` ({@link providerText} of the resource's file). */
+  readonly providerText: string;
 }
 
 /**
  * The class of one resource kind: a {@link FlagstackResource} with the kind's `__provider` text,
  * type token and outputs schema, typed by its `Args` and its outputs. Every resource file ends with
- * `export const Flag = resourceClass<FlagArgs, FlagOutputs>(flagProviderText, FLAG_TYPE, FlagOutputs)`
+ * `export const Flag = resourceClass<FlagArgs, FlagOutputs>("flag", FLAG_TYPE, FlagOutputs)`
  * and `export type Flag = InstanceType<typeof Flag>`, so the classes cannot drift apart and each
  * object has exactly the schema's outputs (seeded by the base class, typed by {@link ResourceOutputs}).
  */
 export function resourceClass<Args, Outs>(
-  provider: string,
+  file: string,
   type: string,
   outputs: z.ZodObject,
 ): ResourceClass<Args, Outs> {
+  const provider = providerText(file);
   class Resource extends FlagstackResource {
     static readonly __pulumiType = type;
+    static readonly providerText = provider;
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
       super(provider, type, outputs, name, args as object, opts);
     }
