@@ -429,16 +429,8 @@ export type ConnectorArgs = ResourceArgs<ConnectorInputValues>;
  * });
  * ```
  */
-export const Connector = resourceClass<ConnectorArgs, ConnectorOutputs>(
-  "connector",
-  CONNECTOR_TYPE,
-  ConnectorOutputs,
-);
+export const Connector = resourceClass("connector", CONNECTOR_TYPE, ConnectorInputs, ConnectorOutputs);
 /** A {@link Connector} object: one `Output` per member of {@link ConnectorOutputs}. */
 export type Connector = InstanceType<typeof Connector>;
-
-/**
- * What the engine stores in each Connector's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const connectorProviderText = Connector.providerText;

@@ -554,16 +554,13 @@ export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
  * });
  * ```
  */
-export const FlagDefinition = resourceClass<FlagDefinitionArgs, FlagDefinitionOutputs>(
+export const FlagDefinition = resourceClass(
   "flag-definition",
   FLAG_DEFINITION_TYPE,
+  FlagDefinitionInputs,
   FlagDefinitionOutputs,
 );
 /** A {@link FlagDefinition} object: one `Output` per member of {@link FlagDefinitionOutputs}. */
 export type FlagDefinition = InstanceType<typeof FlagDefinition>;
-
-/**
- * What the engine stores in each FlagDefinition's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagDefinitionProviderText = FlagDefinition.providerText;

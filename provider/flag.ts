@@ -293,12 +293,8 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
  * });
  * ```
  */
-export const Flag = resourceClass<FlagArgs, FlagOutputs>("flag", FLAG_TYPE, FlagOutputs);
+export const Flag = resourceClass("flag", FLAG_TYPE, FlagInputs, FlagOutputs);
 /** A {@link Flag} object: one `Output` per member of {@link FlagOutputs}. */
 export type Flag = InstanceType<typeof Flag>;
-
-/**
- * What the engine stores in each Flag's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagProviderText = Flag.providerText;

@@ -163,12 +163,8 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
  * const reviewers = new Group("reviewers", { name: "flag-reviewers", description: "Approve rollouts" });
  * ```
  */
-export const Group = resourceClass<GroupArgs, GroupOutputs>("group", GROUP_TYPE, GroupOutputs);
+export const Group = resourceClass("group", GROUP_TYPE, GroupInputs, GroupOutputs);
 /** A {@link Group} object: one `Output` per member of {@link GroupOutputs}. */
 export type Group = InstanceType<typeof Group>;
-
-/**
- * What the engine stores in each Group's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const groupProviderText = Group.providerText;

@@ -373,16 +373,8 @@ export type PipelineArgs = ResourceArgs<PipelineInputValues>;
  * new Pipeline("deploy", { project: "payments", pipeline: { name: "Deploy", identifier: "deploy", stages: [...] } });
  * ```
  */
-export const Pipeline = resourceClass<PipelineArgs, PipelineOutputs>(
-  "pipeline",
-  PIPELINE_TYPE,
-  PipelineOutputs,
-);
+export const Pipeline = resourceClass("pipeline", PIPELINE_TYPE, PipelineInputs, PipelineOutputs);
 /** A {@link Pipeline} object: one `Output` per member of {@link PipelineOutputs}. */
 export type Pipeline = InstanceType<typeof Pipeline>;
-
-/**
- * What the engine stores in each Pipeline's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const pipelineProviderText = Pipeline.providerText;

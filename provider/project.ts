@@ -250,12 +250,8 @@ export type ProjectArgs = ResourceArgs<ProjectInputValues>;
  * const payments = new Project("payments", { identifier: "payments", name: "Payments", color: "#1F8A70", tags: { team: "payments" } });
  * ```
  */
-export const Project = resourceClass<ProjectArgs, ProjectOutputs>("project", PROJECT_TYPE, ProjectOutputs);
+export const Project = resourceClass("project", PROJECT_TYPE, ProjectInputs, ProjectOutputs);
 /** A {@link Project} object: one `Output` per member of {@link ProjectOutputs}. */
 export type Project = InstanceType<typeof Project>;
-
-/**
- * What the engine stores in each Project's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const projectProviderText = Project.providerText;

@@ -337,16 +337,8 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
  * new UserInvite("ana", { email: "ana@example.com", groups: [reviewers.name], onDelete: "deactivate" });
  * ```
  */
-export const UserInvite = resourceClass<UserInviteArgs, UserInviteOutputs>(
-  "user-invite",
-  USER_INVITE_TYPE,
-  UserInviteOutputs,
-);
+export const UserInvite = resourceClass("user-invite", USER_INVITE_TYPE, UserInviteInputs, UserInviteOutputs);
 /** A {@link UserInvite} object: one `Output` per member of {@link UserInviteOutputs}. */
 export type UserInvite = InstanceType<typeof UserInvite>;
-
-/**
- * What the engine stores in each UserInvite's `__provider`: a module whose `handler()` returns
- * {@link impl} from the installed package, about 70 bytes with no code and no secret.
- */
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const userInviteProviderText = UserInvite.providerText;

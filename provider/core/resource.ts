@@ -162,27 +162,29 @@ export interface ResourceClass<Args, Outs> {
 
 /**
  * The class of one resource kind: a {@link FlagstackResource} with the kind's `__provider` text,
- * type token and outputs schema, typed by its `Args` and its outputs. Every resource file ends with
- * `export const Flag = resourceClass<FlagArgs, FlagOutputs>("flag", FLAG_TYPE, FlagOutputs)`
+ * type token and outputs schema, its arguments typed from the inputs schema and its `Output`s from
+ * the outputs schema. Every resource file ends with
+ * `export const Flag = resourceClass("flag", FLAG_TYPE, FlagInputs, FlagOutputs)`
  * and `export type Flag = InstanceType<typeof Flag>`, so the classes cannot drift apart and each
  * object has exactly the schema's outputs (seeded by the base class, typed by {@link ResourceOutputs}).
  */
-export function resourceClass<Args, Outs>(
+export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
   file: string,
   type: string,
-  outputs: z.ZodObject,
-): ResourceClass<Args, Outs> {
+  _inputs: I,
+  outputs: O,
+): ResourceClass<ResourceArgs<z.input<I>>, z.output<O>> {
   const provider = providerText(file);
   class Resource extends FlagstackResource {
     static readonly __pulumiType = type;
     static readonly providerText = provider;
-    constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
-      super(provider, type, outputs, name, args as object, opts);
+    constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
+      super(provider, type, outputs, name, args, opts);
     }
   }
   // The class's name is the resource's (messages, stack traces, `constructor.name`).
   Object.defineProperty(Resource, "name", { value: type.slice(type.lastIndexOf(":") + 1) });
-  return Resource as unknown as ResourceClass<Args, Outs>;
+  return Resource as unknown as ResourceClass<ResourceArgs<z.input<I>>, z.output<O>>;
 }
 
 /**
