@@ -15,11 +15,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { userJson } from "./admin/common";
+import { parseValue, userJson } from "./admin/common";
 import { acceptInvitation } from "./admin/users";
 import { APIS, type AppEnv } from "./context";
-import { badRequest, notFound, zodBadRequest } from "./errors";
+import { badRequest, notFound } from "./errors";
 import type { EventStore } from "./events/event-store";
+import { intQuery, readJson, WHOLE_NUMBER } from "./http";
 import { FaultConfig, type FaultController } from "./middleware/faults";
 import { RateLimitConfig, type RateLimiter } from "./middleware/rate-limit";
 import type { RequestLog } from "./middleware/request-log";
@@ -36,26 +37,8 @@ export interface ControlDeps {
   sdkReports: SdkReports;
 }
 
-async function jsonOf(text: string): Promise<unknown> {
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badRequest(`body: not valid JSON (${(e as Error).message})`);
-  }
-}
-
-function parsed<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const r = schema.safeParse(value);
-  if (!r.success) throw zodBadRequest(r.error, "", value);
-  return r.data;
-}
-
-const intParam = (raw: string | undefined, name: string, dflt: number): number => {
-  if (raw === undefined || raw === "") return dflt;
-  if (!/^\d+$/.test(raw)) throw badRequest(`${name}: must be a whole number, got "${raw}"`);
-  return Number(raw);
-};
+/** Offsets and limits of the event list: a sign is not a whole number here. */
+const UNSIGNED = { ...WHOLE_NUMBER, signed: false };
 
 /** The `/_emulator` sub-app. */
 export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
@@ -78,15 +61,15 @@ export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
 
   app.get("/faults", (c) => c.json(deps.faults.get()));
   app.put("/faults", async (c) => {
-    const body = parsed(FaultConfig, (await jsonOf(await c.req.text())) ?? {});
+    const body = parseValue(FaultConfig, (await readJson(c)) ?? {});
     return c.json(deps.faults.set(body));
   });
 
   app.get("/rate-limit", (c) => c.json(deps.rateLimiter.get()));
   app.put("/rate-limit", async (c) => {
-    const body = await jsonOf(await c.req.text());
+    const body = await readJson(c);
     return c.json(
-      deps.rateLimiter.set(body === undefined || body === null ? null : parsed(RateLimitConfig, body)),
+      deps.rateLimiter.set(body === undefined || body === null ? null : parseValue(RateLimitConfig, body)),
     );
   });
 
@@ -108,8 +91,8 @@ export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
     }
     const count = deps.events.countOf(environmentId);
     if (c.req.query("countOnly") === "true") return c.json({ count });
-    const offset = intParam(c.req.query("offset"), "offset", 0);
-    const limit = intParam(c.req.query("limit"), "limit", 10_000);
+    const offset = intQuery(c, "offset", 0, UNSIGNED);
+    const limit = intQuery(c, "limit", 10_000, UNSIGNED);
     const events = deps.events.list({ offset, limit, ...(environmentId ? { environmentId } : {}) });
     return c.json({ count, offset, events });
   });

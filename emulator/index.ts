@@ -17,7 +17,7 @@ import { EventStore, type StoredEvent } from "./events/event-store";
 import { FaultConfig, type FaultConfigInput, FaultController, type FaultSettings } from "./middleware/faults";
 import { RateLimitConfig, RateLimiter } from "./middleware/rate-limit";
 import { RequestLog, type RequestRecord } from "./middleware/request-log";
-import { emptyPlatformState } from "./platform";
+import { emptyPlatformState } from "./platform/state";
 import type { SdkReports } from "./sdk";
 import { createApp, listen } from "./server";
 import { type ApiKeyInput, ApiKeySpec, type KeyRecord, StateFileError, Store } from "./store";

@@ -6,11 +6,10 @@
  * the body, counting bytes) → commit gate (holds a response until what it shows is on disk),
  * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/api/events` (event
  * import), `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, ...) from
- * `emulator/platform`. One `onError` renders the admin error body; the platform routes render
- * their own.
+ * `emulator/platform`. One `onError` renders every error in the body of the request's API
+ * (`http.ts` `renderError`).
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
@@ -18,32 +17,41 @@ import { Hono } from "hono";
 import { ADMIN_BASE, adminRoutes } from "./admin";
 import type { AppEnv } from "./context";
 import { type ControlDeps, controlRoutes } from "./control";
-import {
-  EmulatorHttpError,
-  jsonResponse,
-  platformErrorBody,
-  renderAdminError,
-  StateWriteError,
-} from "./errors";
+import { EmulatorError, notFound, StateWriteError, unavailable } from "./errors";
 import { eventRoutes } from "./events/bulk";
+import { EventStore } from "./events/event-store";
+import { renderError } from "./http";
 import { bodyLimit } from "./middleware/body-limit";
-import { commitGate, stateFailureResponse } from "./middleware/commit-gate";
-import { faults } from "./middleware/faults";
+import { commitGate } from "./middleware/commit-gate";
+import { FaultController, faults } from "./middleware/faults";
 import { pathGuard } from "./middleware/path-guard";
-import { rateLimit } from "./middleware/rate-limit";
-import { requestLog } from "./middleware/request-log";
+import { RateLimiter, rateLimit } from "./middleware/rate-limit";
+import { RequestLog, requestLog } from "./middleware/request-log";
 import { transactionId } from "./middleware/transaction-id";
 import { platformRoutes } from "./platform";
+import { resourceNotFound } from "./platform/errors";
 import { sdkRoutes } from "./sdk";
 
-/** Everything the app is built from. */
-export type AppDeps = ControlDeps;
+/** What the app is built from: the store, and the rest (each made fresh when left out). */
+export type AppDeps = Pick<ControlDeps, "store"> & Partial<ControlDeps>;
 
-/** Builds the hono app (usable in-process with `app.request()`). */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+/**
+ * Builds the hono app (usable in-process with `app.request()`).
+ * @example
+ * const store = await Store.open({ accountId: "acct" });
+ * const res = await createApp({ store }).request("/_emulator/health");
+ */
+export function createApp(appDeps: AppDeps): Hono<AppEnv> {
+  const deps: ControlDeps = {
+    events: new EventStore(),
+    requestLog: new RequestLog(),
+    faults: new FaultController(),
+    rateLimiter: new RateLimiter(null),
+    sdkReports: { impressionBatches: 0, impressionCountBatches: 0, telemetry: 0 },
+    ...appDeps,
+  };
   const { store } = deps;
   const app = new Hono<AppEnv>({ strict: false });
-  const correlation = new AsyncLocalStorage<string>();
 
   app.use("*", requestLog(deps.requestLog));
   app.use("*", transactionId());
@@ -61,52 +69,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/api", eventRoutes(store, deps.events));
   app.route("/api", sdkRoutes(store, deps.sdkReports));
 
-  app.use("*", (c, next) =>
-    c.get("api") === "platform" ? correlation.run(c.get("transactionId"), next) : next(),
-  );
-  app.route(
-    "/",
-    platformRoutes({
-      state: () => store.platform,
-      commit: () => store.commit(),
-      accountId: store.accountId,
-      keys: () => [...store.keys.values()],
-      correlationId: () => correlation.getStore() ?? "",
-    }),
-  );
+  app.route("/", platformRoutes(store));
 
   app.notFound((c) => {
     const message = `HTTP 404 Not Found: no route for ${c.req.method} ${c.req.path}`;
-    if (c.get("api") === "platform") {
-      // ref platform §2: an unknown route is a FailureDTO RESOURCE_NOT_FOUND_EXCEPTION with HTTP 400.
-      return jsonResponse(
-        {
-          status: "FAILURE",
-          code: "RESOURCE_NOT_FOUND_EXCEPTION",
-          message,
-          correlationId: c.get("transactionId"),
-          errors: [],
-        },
-        400,
-      );
-    }
-    return renderAdminError(new EmulatorHttpError(404, message), c.get("transactionId"));
+    // ref platform §2: an unknown route is a FailureDTO RESOURCE_NOT_FOUND_EXCEPTION with HTTP 400.
+    return renderError(c, c.get("api") === "platform" ? resourceNotFound(message) : notFound(message));
   });
 
   app.onError((err, c) => {
-    const txId = c.get("transactionId") ?? "";
-    if (err instanceof StateWriteError) return stateFailureResponse(c, err);
-    if (err instanceof EmulatorHttpError) {
-      if (c.get("api") === "platform" && !err.empty) {
-        return jsonResponse(platformErrorBody(err.status, err.message, txId), err.status, err.headers);
-      }
-      return renderAdminError(err, txId);
-    }
+    if (err instanceof EmulatorError) return renderError(c, err);
+    // The state file refused the change, which was rolled back: a 503 refusal, never a 500.
+    if (err instanceof StateWriteError) return renderError(c, unavailable(err.message, err));
     console.error(`flagstack emulator: ${c.req.method} ${c.req.path} failed:`, err);
-    const message = `Internal error: ${(err as Error).message ?? String(err)}`;
-    return c.get("api") === "platform"
-      ? jsonResponse(platformErrorBody(500, message, txId), 500)
-      : renderAdminError(new EmulatorHttpError(500, message), txId);
+    const detail = (err as Error).message ?? String(err);
+    // Each API's wording of an unexpected failure (the platform's: WingsExceptionMapperV2, ref §2).
+    const message =
+      c.get("api") === "platform"
+        ? `Oops, something went wrong on our end: ${detail}`
+        : `Internal error: ${detail}`;
+    return renderError(c, new EmulatorError(500, message, { cause: err }));
   });
 
   return app;

@@ -32,19 +32,25 @@ import { z } from "zod";
 import { DefinitionBody, ROLLOUT_STATUSES, Tag, UserStatus } from "../sdk/admin/schemas";
 import { realFilePath, replaceFile } from "./disk";
 import { StateWriteError } from "./errors";
-import { ApiKey as PlatformApiKey, PlatformState } from "./platform";
+import { emptyPlatformState, PlatformState } from "./platform/state";
 
 // ---------------------------------------------------------------------------------------------
 // API keys
 
 /**
- * An API key as given to `startEmulator({keys})`, `emu.addKey()` and the platform routes: the
- * platform's `ApiKey` (type, workspace/environment and organization/project restrictions, ids or
- * names) plus what the admin side needs. An SDK key names its one environment in
- * `environments[0]` (an id, or a name looked up in `workspaces[0]`, default `Default`).
+ * An API key as given to `startEmulator({keys})` and `emu.addKey()`: its type, and the
+ * restrictions of each API (workspaces and environments, ids or names; organizations and
+ * projects, a project entry being `"<org>/<project>"` or a bare `"<project>"` matching that
+ * project in any organization). An SDK key names its one environment in `environments[0]` (an
+ * id, or a name looked up in `workspaces[0]`, default `Default`).
  */
-export const ApiKeySpec = PlatformApiKey.extend({
+export const ApiKeySpec = z.object({
   key: z.string().min(8, "key must be at least 8 characters").regex(/^\S+$/, "key must not contain spaces"),
+  type: z.enum(["admin", "sdk", "platform"]),
+  workspaces: z.array(z.string()).optional(),
+  environments: z.array(z.string()).optional(),
+  organizations: z.array(z.string()).optional(),
+  projects: z.array(z.string()).optional(),
   /** For SDK keys: server_side (default) or client_side; client-side keys may not read segments. */
   apiKeyType: z.enum(["server_side", "client_side"]).optional(),
   name: z.string().optional(),
@@ -299,8 +305,8 @@ export const INITIAL_ROLLOUT_STATUS = "Pre-Production";
 export interface StoreOptions {
   accountId: string;
   statePath?: string | undefined;
-  /** Creates the platform part of a new state. */
-  emptyPlatformState: (accountId: string) => PlatformState;
+  /** Creates the platform part of a new state (default: the organization `default` alone). */
+  emptyPlatformState?: (accountId: string) => PlatformState;
 }
 
 /** A random signed 32-bit integer (SDK seeds). */
@@ -374,7 +380,7 @@ export class Store {
         store.load(Store.readStateFile(file));
         store.durable = JSON.stringify(store.toFile());
       } else {
-        store.seed(opts.emptyPlatformState(opts.accountId));
+        store.seed((opts.emptyPlatformState ?? emptyPlatformState)(opts.accountId));
         if (file) {
           const text = JSON.stringify(store.toFile());
           await replaceFile(file, text);

@@ -8,7 +8,8 @@ import { applyPatch, type Operation } from "rfc6902";
 import type { z } from "zod";
 import { JsonPatch } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, emptyBadRequest, fieldPath, notFound, zodBadRequest } from "../errors";
+import { badRequest, conflict, emptyBadRequest, fieldName, notFound, zodBadRequest } from "../errors";
+import { intQuery, readJson, WHOLE_NUMBER } from "../http";
 import { scopeOf } from "../middleware/auth";
 import type {
   DefinitionRecord,
@@ -25,19 +26,12 @@ import type {
 export type AdminContext = Context<AppEnv>;
 
 /** Reads the raw JSON body; 400 when it is missing or not JSON. */
-export async function readJson(c: AdminContext): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === "") throw badRequest("body: a JSON request body is required");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badRequest(`body: not valid JSON (${(e as Error).message})`);
-  }
-}
+export const readBody = (c: AdminContext): Promise<unknown> =>
+  readJson(c, { required: "body: a JSON request body is required" });
 
 /** Reads the JSON body and validates it with a schema of `sdk/admin/schemas.ts`; 400 names the field. */
 export async function parseBody<S extends z.ZodType>(c: AdminContext, schema: S): Promise<z.output<S>> {
-  return parseValue(schema, await readJson(c));
+  return parseValue(schema, await readBody(c));
 }
 
 /** Validates a value with a schema; 400 names the field. */
@@ -49,19 +43,9 @@ export function parseValue<S extends z.ZodType>(schema: S, value: unknown, root 
 
 /** Reads a JSON Patch body (RFC 6902); 400 for anything else (ref admin §7: non-array refused). */
 export async function parsePatch(c: AdminContext): Promise<JsonPatch> {
-  const body = await readJson(c);
+  const body = await readBody(c);
   if (!Array.isArray(body)) throw badRequest("body: a JSON Patch array of {op, path, value} is required");
   return parseValue(JsonPatch, body, "body");
-}
-
-/** An integer query parameter within bounds, or the default; 400 names the parameter. */
-export function intQuery(c: AdminContext, name: string, dflt: number, min: number, max: number): number {
-  const raw = c.req.query(name);
-  if (raw === undefined || raw === "") return dflt;
-  if (!/^-?\d+$/.test(raw)) throw badRequest(`${name}: must be a whole number, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw badRequest(`${name}: must be between ${min} and ${max}, got ${n}`);
-  return n;
 }
 
 /** `offset` and `limit` of an offset-paginated list. */
@@ -71,8 +55,8 @@ export function offsetParams(
   maxLimit: number,
 ): { offset: number; limit: number } {
   return {
-    offset: intQuery(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
-    limit: intQuery(c, "limit", dfltLimit, 1, maxLimit),
+    offset: intQuery(c, "offset", 0, WHOLE_NUMBER, 0),
+    limit: intQuery(c, "limit", dfltLimit, WHOLE_NUMBER, 1, maxLimit),
   };
 }
 
@@ -156,9 +140,9 @@ export function applyJsonPatch<T>(doc: T, ops: JsonPatch): T {
       );
     }
     if (err.name === "MissingError") {
-      throw badRequest(`${fieldPath(["body", i, "path"])}: ${op.op} ${op.path}: the path does not exist`);
+      throw badRequest(`${fieldName(["body", i, "path"])}: ${op.op} ${op.path}: the path does not exist`);
     }
-    throw badRequest(`${fieldPath(["body", i])}: ${op.op} ${op.path}: ${err.message}`);
+    throw badRequest(`${fieldName(["body", i])}: ${op.op} ${op.path}: ${err.message}`);
   }
   return copy;
 }

@@ -25,7 +25,7 @@ import { Hono } from "hono";
 import { DefinitionBody, LIMITS, validateDefinition } from "../../sdk/admin/schemas";
 import { conversionProblems } from "../../sdk/split/convert";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, fieldPath, notFound } from "../errors";
+import { badRequest, conflict, fieldName, notFound } from "../errors";
 import {
   type DefinitionDocument,
   type DefinitionRecord,
@@ -45,7 +45,7 @@ import {
   offsetParams,
   parsePatch,
   parseValue,
-  readJson,
+  readBody,
   requireTitleAndComment,
   workspaceOr404,
 } from "./common";
@@ -57,7 +57,7 @@ import {
  */
 export function assertValidDefinition(doc: DefinitionDocument): void {
   const problems = [...validateDefinition(doc), ...conversionProblems(doc)].map(
-    (p) => `${fieldPath(p.path)}: ${p.message}`,
+    (p) => `${fieldName(p.path)}: ${p.message}`,
   );
   if (problems.length)
     throw badRequest(problems[0] ?? "invalid definition", problems.length > 1 ? problems.join("; ") : "");
@@ -159,7 +159,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     return d;
   };
   const bodyObject = async (c: AdminContext): Promise<Record<string, unknown>> => {
-    const body = await readJson(c);
+    const body = await readBody(c);
     if (typeof body !== "object" || body === null || Array.isArray(body))
       throw badRequest("body: a definition object is required");
     return body as Record<string, unknown>;

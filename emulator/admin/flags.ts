@@ -36,7 +36,7 @@ import {
   parseBody,
   parsePatch,
   parseValue,
-  readJson,
+  readBody,
   workspaceOr404,
 } from "./common";
 import { removeDefinition } from "./definitions";
@@ -194,7 +194,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
       z.array(z.string().min(1, "tag name must not be empty"), {
         error: "body must be an array of tag names",
       }),
-      await readJson(c),
+      await readBody(c),
     );
     flag.tags = normaliseTags(names.map((name) => ({ name })));
     await store.commit();

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { adminAuth } from "../middleware/auth";
+import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import { apiKeyRoutes } from "./api-keys";
 import { definitionRoutes } from "./definitions";
@@ -24,7 +24,7 @@ export const ADMIN_BASE = "/internal/api/v2";
 /** Every admin route, relative to {@link ADMIN_BASE}. */
 export function adminRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  app.use("*", adminAuth(store));
+  app.use("*", keyAuth(store, "admin"));
   app.route("/", workspaceRoutes(store));
   app.route("/", environmentRoutes(store));
   app.route("/", rolloutStatusRoutes(store));

@@ -25,12 +25,11 @@ import {
   type AdminContext,
   environmentOr404,
   findTrafficType,
-  intQuery,
   offsetPage,
   offsetParams,
   parseBody,
   parseValue,
-  readJson,
+  readBody,
   requireTitleAndComment,
   workspaceOr404,
 } from "./common";
@@ -197,7 +196,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   app.put("/segments/:env/:name/uploadKeys", async (c) => {
     const { ws, a } = activationOf(c);
-    const raw = await readJson(c);
+    const raw = await readBody(c);
     const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
     requireTitleAndComment(
       ws,
@@ -241,7 +240,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   app.put("/segments/:env/:name/removeKeys", async (c) => {
     const { ws, a } = activationOf(c);
-    const raw = await readJson(c);
+    const raw = await readBody(c);
     const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
     requireTitleAndComment(
       ws,
@@ -264,8 +263,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   app.get("/segments/:env/:name/keys", (c) => {
     const { a } = activationOf(c);
-    const offset = intQuery(c, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = intQuery(c, "limit", 100, 1, 1000);
+    const { offset, limit } = offsetParams(c, 100, 1000);
     const keys = [...a.members.keys()].slice(offset, offset + limit).map((key) => ({ key }));
     return c.json({ keys, offset, limit, totalCount: a.members.size });
   });

@@ -24,17 +24,10 @@ import { z } from "zod";
 import { GroupRef, LIMITS, UserInviteBody, UserPutBody, UserStatus } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
 import { badRequest, conflict, notFound } from "../errors";
+import { intQuery, WHOLE_NUMBER } from "../http";
 import { scopeOf } from "../middleware/auth";
 import type { Store, UserRecord } from "../store";
-import {
-  type AdminContext,
-  applyJsonPatch,
-  intQuery,
-  parseBody,
-  parsePatch,
-  parseValue,
-  userJson,
-} from "./common";
+import { type AdminContext, applyJsonPatch, parseBody, parsePatch, parseValue, userJson } from "./common";
 
 /** The spec's message for deleting an ACTIVE user (spec §7; wording from ref admin §4). */
 export const ACTIVE_USER_DELETE_MESSAGE =
@@ -100,7 +93,7 @@ export function userRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.get("/users", (c) => {
-    const limit = intQuery(c, "limit", LIMITS.usersDefault, 1, LIMITS.usersMax);
+    const limit = intQuery(c, "limit", LIMITS.usersDefault, WHOLE_NUMBER, 1, LIMITS.usersMax);
     const statusRaw = c.req.query("status");
     const status = statusRaw ? parseValue(UserStatus, statusRaw, "status") : undefined;
     const groupId = c.req.query("group_id");

@@ -13,8 +13,9 @@
 import { type Context, Hono } from "hono";
 import { EventBatch, EventRecord } from "../../sdk/events/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, EmulatorHttpError, emptyResponse, zodBadRequest } from "../errors";
-import { sdkAuth, sdkEnvironment } from "../middleware/auth";
+import { badRequest, unauthorized, zodBadRequest } from "../errors";
+import { emptyResponse, readJson } from "../http";
+import { keyAuth, sdkEnvironment } from "../middleware/auth";
 import type { Store } from "../store";
 import type { EventStore } from "./event-store";
 
@@ -26,20 +27,13 @@ export const MAX_EVENTS_PER_REQUEST = 10_000;
  */
 export const MAX_EVENTS_BODY_BYTES = 32 * 1024 * 1024;
 
-async function readArray(text: string): Promise<unknown> {
-  if (text.trim() === "") throw badRequest("body: a JSON array of event records is required");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badRequest(`body: not valid JSON (${(e as Error).message})`);
-  }
-}
+const REQUIRED = "body: a JSON array of event records is required";
 
 /** Routes `/events/bulk` and `/events`, mounted under `/api`. */
 export function eventRoutes(store: Store, events: EventStore): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  app.use("/events/*", sdkAuth(store));
-  app.use("/events", sdkAuth(store));
+  app.use("/events/*", keyAuth(store, "sdk"));
+  app.use("/events", keyAuth(store, "sdk"));
 
   const accept = async (records: EventRecord[], env: { id: string; name: string }) => {
     events.append(records, env);
@@ -48,13 +42,13 @@ export function eventRoutes(store: Store, events: EventStore): Hono<AppEnv> {
   };
   const envOf = (c: Context<AppEnv>) => {
     const env = sdkEnvironment(store, c.get("key"));
-    if (!env) throw new EmulatorHttpError(401, "Invalid API key: its environment no longer exists");
+    if (!env) throw unauthorized("Invalid API key: its environment no longer exists");
     return { id: env.id, name: env.name };
   };
   app.post("/events/bulk", async (c) => {
     const env = envOf(c);
-    const body = await readArray(await c.req.text());
-    if (!Array.isArray(body)) throw badRequest("body: a JSON array of event records is required");
+    const body = await readJson(c, { required: REQUIRED });
+    if (!Array.isArray(body)) throw badRequest(REQUIRED);
     if (body.length > MAX_EVENTS_PER_REQUEST) {
       throw badRequest(`body: at most ${MAX_EVENTS_PER_REQUEST} events per request, got ${body.length}`);
     }
@@ -65,7 +59,7 @@ export function eventRoutes(store: Store, events: EventStore): Hono<AppEnv> {
 
   app.post("/events", async (c) => {
     const env = envOf(c);
-    const body = await readArray(await c.req.text());
+    const body = await readJson(c, { required: REQUIRED });
     const parsed = EventRecord.safeParse(body);
     if (!parsed.success) throw zodBadRequest(parsed.error, "event", body);
     return accept([parsed.data], env);

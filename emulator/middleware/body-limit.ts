@@ -5,17 +5,17 @@
  * routes (Node's HTTP parser never delivers more than the declared length). A body without one
  * (`Transfer-Encoding: chunked`, or a stream handed to `app.request()`) is read here, counting
  * bytes, and the read stops at the first byte past the limit: the client gets 413 with its API's
- * error body, and the rest of the body is never held in memory (the node adapter discards what
- * still arrives, then closes the connection). A chunked body within the limit is handed to the
- * routes from memory.
+ * error body (`errors.ts` `payloadTooLarge`), and the rest of the body is never held in memory
+ * (the node adapter discards what still arrives, then closes the connection). A chunked body
+ * within the limit is handed to the routes from memory.
  * @module
  */
 import type { IncomingMessage } from "node:http";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { Api, AppEnv } from "../context";
-import { errorForApi } from "../errors";
+import { payloadTooLarge } from "../errors";
 import { MAX_EVENTS_BODY_BYTES } from "../events/bulk";
-import { failureDto } from "../platform/errors";
+import { renderError } from "../http";
 
 const MiB = 1024 * 1024;
 
@@ -99,17 +99,6 @@ async function readWeb(body: ReadableStream<Uint8Array>, limit: number): Promise
 }
 
 /**
- * 413 with the API's error body: the admin body for admin, events and SDK routes; for the
- * platform a FailureDTO naming the body (ref platform §2: container-level refusals such as the
- * 415 of `NotSupportedExceptionMapper` are FailureDTOs; the code is inferred).
- */
-function tooLarge(c: Context<AppEnv>, message: string): Response {
-  return errorForApi(c, 413, message, (correlationId) =>
-    failureDto("INVALID_REQUEST", message, correlationId, [{ fieldId: "body", error: message }]),
-  );
-}
-
-/**
  * Enforces {@link BODY_LIMITS} (or `limits`) on every request with a body, and hands a body
  * without a declared length that stayed within its limit to the routes from memory.
  */
@@ -122,7 +111,8 @@ export function bodyLimit(limits: Record<Api, number> = BODY_LIMITS): Middleware
     const chunked = c.req.header("transfer-encoding") !== undefined;
     if (!chunked && declared !== undefined) {
       const length = Number(declared);
-      return length > limit ? tooLarge(c, `body: at most ${limit} bytes per request, got ${length}`) : next();
+      if (length <= limit) return next();
+      return renderError(c, payloadTooLarge(`body: at most ${limit} bytes per request, got ${length}`));
     }
     const incoming = c.env?.incoming;
     const raw = c.req.raw;
@@ -137,10 +127,8 @@ export function bodyLimit(limits: Record<Api, number> = BODY_LIMITS): Middleware
       return next();
     }
     if (body === TOO_LARGE) {
-      return tooLarge(
-        c,
-        `body: at most ${limit} bytes per request, got more (a chunked body, stopped there)`,
-      );
+      const message = `body: at most ${limit} bytes per request, got more (a chunked body, stopped there)`;
+      return renderError(c, payloadTooLarge(message));
     }
     c.req.raw = new Request(raw, { body });
     return next();

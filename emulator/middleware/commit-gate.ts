@@ -14,21 +14,11 @@
  * costs one comparison.
  * @module
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
-import { errorForApi, platformErrorBody, replaceResponse, type StateWriteError } from "../errors";
+import { unavailable } from "../errors";
+import { renderError, replaceResponse } from "../http";
 import type { Store } from "../store";
-
-/**
- * 503 for a response withheld because a change it depended on could not be saved: the request
- * certainly changed nothing (the SDK treats 503 as a refusal) and may be retried once the disk
- * has room. The platform gets the ErrorDTO the injected 503 faults use (ref platform §2).
- */
-export function stateFailureResponse(c: Context<AppEnv>, failure: StateWriteError): Response {
-  return errorForApi(c, 503, failure.message, (correlationId) =>
-    platformErrorBody(503, failure.message, correlationId),
-  );
-}
 
 /** Holds each response until the changes it could show are on disk (see the module comment). */
 export function commitGate(store: Store): MiddlewareHandler<AppEnv> {
@@ -38,6 +28,8 @@ export function commitGate(store: Store): MiddlewareHandler<AppEnv> {
     await store.runRequest(next);
     if (store.isSettled(epoch)) return;
     const failure = await store.settle(epoch);
-    if (failure) replaceResponse(c, stateFailureResponse(c, failure));
+    // 503: the request certainly changed nothing and may be retried once the disk has room; the
+    // platform gets the ErrorDTO the injected 503 faults use (ref platform §2).
+    if (failure) replaceResponse(c, renderError(c, unavailable(failure.message, failure)));
   };
 }

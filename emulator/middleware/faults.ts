@@ -10,7 +10,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { APIS, type AppEnv, type FaultKind } from "../context";
-import { adminErrorBody, jsonResponse, platformErrorBody } from "../errors";
+import { EmulatorError } from "../errors";
+import { renderError } from "../http";
 
 const fraction = (name: string) =>
   z
@@ -145,21 +146,15 @@ export function tooManyRequests(c: Context<AppEnv>, resetSeconds: number, messag
   if (c.get("api") === "platform") {
     return new Response("Too Many Requests", { status: 429, headers: { "content-type": "text/plain" } });
   }
-  return jsonResponse(adminErrorBody(429, message, c.get("transactionId")), 429, {
-    ...rateLimitHeaders(0, resetSeconds),
-    "Retry-After": String(resetSeconds),
-  });
+  const headers = { ...rateLimitHeaders(0, resetSeconds), "Retry-After": String(resetSeconds) };
+  return renderError(c, new EmulatorError(429, message, { headers }));
 }
 
-function serverError(c: Context<AppEnv>, status: 500 | 503): Response {
-  const message =
-    status === 500 ? "Internal server error (injected fault)" : "Service unavailable (injected fault)";
-  const body =
-    c.get("api") === "platform"
-      ? platformErrorBody(status, message, c.get("transactionId"))
-      : adminErrorBody(status, message, c.get("transactionId"));
-  return jsonResponse(body, status);
-}
+/** An injected 500 or 503: the platform's is an ErrorDTO UNKNOWN_ERROR (ref platform §2). */
+const INJECTED = {
+  "500": () => new EmulatorError(500, "Internal server error (injected fault)"),
+  "503": () => new EmulatorError(503, "Service unavailable (injected fault)"),
+} as const;
 
 /** Destroys the client connection without writing a response. */
 function dropConnection(c: Context<AppEnv>): void {
@@ -185,11 +180,9 @@ export function faults(controller: FaultController): MiddlewareHandler<AppEnv> {
         c.set("fault", "429");
         return tooManyRequests(c, 1, "Too many requests (injected fault)");
       case "500":
-        c.set("fault", "500");
-        return serverError(c, 500);
       case "503":
-        c.set("fault", "503");
-        return serverError(c, 503);
+        c.set("fault", before);
+        return renderError(c, INJECTED[before]());
       default:
         break;
     }

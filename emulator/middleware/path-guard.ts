@@ -12,8 +12,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
-import { errorForApi } from "../errors";
-import { renderError, validationFailure } from "../platform/errors";
+import { renderError } from "../http";
+import { validationFailure } from "../platform/errors";
 
 /** A registered route: its method and full path, as hono lists them in `app.routes`. */
 export type RouteLike = { readonly method: string; readonly path: string };
@@ -85,10 +85,8 @@ export function pathGuard(routes: () => readonly RouteLike[]): MiddlewareHandler
     const raw = segments[index] ?? "";
     const name = parameterAt(routes(), c.req.method, segments, index);
     const problem = `"${raw}" is not allowed as a path segment: "." and ".." would be resolved against the path and the request would reach another resource`;
-    const message = `${name}: ${problem}`;
-    // The platform answers a bad path parameter as bean validation does (ref platform §2).
-    return errorForApi(c, 400, message, (correlationId) =>
-      renderError(validationFailure([{ path: name, message: problem }]), correlationId),
-    );
+    // The platform answers a bad path parameter as bean validation does (ref platform §2); the
+    // other APIs get a 400 whose message is the same `name: problem`.
+    return renderError(c, validationFailure([{ path: name, message: problem }]));
   };
 }

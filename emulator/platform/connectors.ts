@@ -8,20 +8,22 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { ConnectorBody, DockerRegistrySpec } from "../../sdk/platform/schemas.js";
-import { authorize, type Scope } from "./auth.js";
+import { ConnectorBody, DockerRegistrySpec } from "../../sdk/platform/schemas";
+import type { AppEnv } from "../context";
+import { optionalQuery } from "../http";
+import { authorize, type PlatformScope } from "../middleware/auth";
+import type { Store } from "../store";
 import {
   invalidRequest,
   referencedEntity,
   resourceNotFound,
   validationFailure,
   zodViolations,
-} from "./errors.js";
-import { intQuery, ngPage, optionalQuery, readJson, success } from "./http.js";
-import type { PlatformDeps } from "./index.js";
-import { connectorRefs } from "./pipeline-yaml.js";
-import { findProject } from "./projects.js";
-import { connectorKey, type PlatformState, type StoredConnector } from "./state.js";
+} from "./errors";
+import { ngPage, pageParams, readJsonBody, success } from "./http";
+import { connectorRefs } from "./pipeline-yaml";
+import { findProject } from "./projects";
+import { connectorKey, type PlatformState, type StoredConnector } from "./state";
 
 /** Default page size of the connector list (ref §8: `size` defaults to 100). */
 export const CONNECTOR_PAGE_SIZE = 100;
@@ -107,12 +109,16 @@ export function connectorData(stored: StoredConnector) {
 }
 
 /** A live (not soft-deleted) connector. */
-function findConnector(state: PlatformState, scope: Scope, identifier: string): StoredConnector | undefined {
+function findConnector(
+  state: PlatformState,
+  scope: PlatformScope,
+  identifier: string,
+): StoredConnector | undefined {
   const stored = state.connectors[connectorKey(scope.org, scope.project, identifier)];
   return stored === undefined || stored.deleted ? undefined : stored;
 }
 
-function liveInScope(state: PlatformState, scope: Scope): StoredConnector[] {
+function liveInScope(state: PlatformState, scope: PlatformScope): StoredConnector[] {
   return Object.values(state.connectors).filter(
     (s) =>
       !s.deleted &&
@@ -122,7 +128,7 @@ function liveInScope(state: PlatformState, scope: Scope): StoredConnector[] {
 }
 
 /** `DefaultConnectorServiceImpl.assureThatTheProjectAndOrgExists` (ref §5). */
-function assureScopeExists(state: PlatformState, scope: Scope): void {
+function assureScopeExists(state: PlatformState, scope: PlatformScope): void {
   if (scope.project !== null && scope.org === null) {
     throw invalidRequest(`Project ${scope.project} specified without the org Identifier`);
   }
@@ -138,11 +144,11 @@ function assureScopeExists(state: PlatformState, scope: Scope): void {
   }
 }
 
-function queryScope(c: Context): Scope {
+function queryScope(c: Context<AppEnv>): PlatformScope {
   return { org: optionalQuery(c, "orgIdentifier"), project: optionalQuery(c, "projectIdentifier") };
 }
 
-function bodyScope(body: ConnectorRequest): Scope {
+function bodyScope(body: ConnectorRequest): PlatformScope {
   return { org: body.orgIdentifier ?? null, project: body.projectIdentifier ?? null };
 }
 
@@ -161,7 +167,7 @@ function checkBodyAccount(body: ConnectorRequest, accountId: string): void {
 }
 
 /** Whether a stored pipeline refers to the connector (`connectorRef`, with `org.`/`account.` prefixes). */
-function isReferenced(state: PlatformState, scope: Scope, identifier: string): boolean {
+function isReferenced(state: PlatformState, scope: PlatformScope, identifier: string): boolean {
   return Object.values(state.pipelines).some((p) =>
     connectorRefs(p.yaml).some((ref) => {
       if (ref.startsWith("account.")) return scope.org === null && ref.slice(8) === identifier;
@@ -179,15 +185,15 @@ function isReferenced(state: PlatformState, scope: Scope, identifier: string): b
 const fmt = (v: string | null) => (v === null ? "null" : v);
 
 /** The connector routes, mounted at `/ng/api/connectors`. */
-export function connectorRoutes(deps: PlatformDeps): Hono {
-  const app = new Hono();
+export function connectorRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
 
   app.post("/", async (c) => {
-    const body = parseConnectorRequest(await readJson(c));
+    const body = parseConnectorRequest(await readJsonBody(c));
     const scope = bodyScope(body);
     authorize(c, scope, "core_connector_edit", "connector");
-    checkBodyAccount(body, deps.accountId);
-    const state = deps.state();
+    checkBodyAccount(body, store.accountId);
+    const state = store.platform;
     assureScopeExists(state, scope);
     // ref §5: the identifier check runs first and answers INVALID_REQUEST, not DUPLICATE_FIELD.
     if (
@@ -195,7 +201,7 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
       body.identifier === HARNESS_SECRET_MANAGER
     ) {
       throw invalidRequest(
-        `The connector with identifier ${body.identifier} already exists in the account ${deps.accountId}, org ${fmt(scope.org)}, project ${fmt(scope.project)}`,
+        `The connector with identifier ${body.identifier} already exists in the account ${store.accountId}, org ${fmt(scope.org)}, project ${fmt(scope.project)}`,
       );
     }
     if (liveInScope(state, scope).some((s) => s.connector.name === body.name)) {
@@ -207,7 +213,7 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
         name: body.name,
         identifier: body.identifier,
         description: body.description,
-        accountIdentifier: deps.accountId,
+        accountIdentifier: store.accountId,
         orgIdentifier: scope.org,
         projectIdentifier: scope.project,
         tags: body.tags,
@@ -220,17 +226,17 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
       deleted: false,
     };
     state.connectors[connectorKey(scope.org, scope.project, body.identifier)] = stored;
-    await deps.commit();
-    return success(c, deps.correlationId(), connectorData(stored));
+    await store.commit();
+    return success(c, connectorData(stored));
   });
 
   // ref §5: PUT has no identifier in the path; the body names the connector.
   app.put("/", async (c) => {
-    const body = parseConnectorRequest(await readJson(c));
+    const body = parseConnectorRequest(await readJsonBody(c));
     const scope = bodyScope(body);
     authorize(c, scope, "core_connector_edit", "connector", body.identifier);
-    checkBodyAccount(body, deps.accountId);
-    const state = deps.state();
+    checkBodyAccount(body, store.accountId);
+    const state = store.platform;
     assureScopeExists(state, scope);
     const existing = findConnector(state, scope, body.identifier);
     // The double space is the service's own text (ref §5).
@@ -246,7 +252,7 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
         name: body.name,
         identifier: existing.connector.identifier,
         description: body.description,
-        accountIdentifier: deps.accountId,
+        accountIdentifier: store.accountId,
         orgIdentifier: scope.org,
         projectIdentifier: scope.project,
         tags: body.tags,
@@ -259,18 +265,17 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
       deleted: false,
     };
     state.connectors[connectorKey(scope.org, scope.project, body.identifier)] = updated;
-    await deps.commit();
-    return success(c, deps.correlationId(), connectorData(updated));
+    await store.commit();
+    return success(c, connectorData(updated));
   });
 
   app.get("/", (c) => {
     const scope = queryScope(c);
-    const pageIndex = intQuery(c, "pageIndex", 0);
-    const pageSize = Math.max(1, intQuery(c, "pageSize", CONNECTOR_PAGE_SIZE));
+    const page = pageParams(c, CONNECTOR_PAGE_SIZE);
     const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
     const type = optionalQuery(c, "type");
     authorize(c, scope, "core_connector_view", "connector");
-    const items = liveInScope(deps.state(), scope)
+    const items = liveInScope(store.platform, scope)
       .filter((s) => type === null || s.connector.type === type)
       .filter(
         (s) =>
@@ -282,32 +287,32 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
         (a, b) =>
           b.lastModifiedAt - a.lastModifiedAt || a.connector.identifier.localeCompare(b.connector.identifier),
       );
-    return success(c, deps.correlationId(), ngPage(items.map(connectorData), pageIndex, pageSize));
+    return success(c, ngPage(items.map(connectorData), page));
   });
 
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
     const scope = queryScope(c);
     authorize(c, scope, "core_connector_view", "connector", id);
-    const stored = findConnector(deps.state(), scope, id);
+    const stored = findConnector(store.platform, scope, id);
     // ref §5: javax NotFoundException → 400 FailureDTO RESOURCE_NOT_FOUND_EXCEPTION; null scopes print as "null".
     if (stored === undefined) {
       throw resourceNotFound(
         `Connector with identifier [${id}] in project [${fmt(scope.project)}], org [${fmt(scope.org)}] not found`,
       );
     }
-    return success(c, deps.correlationId(), connectorData(stored));
+    return success(c, connectorData(stored));
   });
 
   app.delete("/:identifier", async (c) => {
     const id = c.req.param("identifier");
     const scope = queryScope(c);
     authorize(c, scope, "core_connector_delete", "connector", id);
-    const state = deps.state();
+    const state = store.platform;
     const stored = findConnector(state, scope, id);
     if (stored === undefined) {
       throw invalidRequest(
-        `No connector exists with the identifier ${id} in account ${deps.accountId}, organisation ${fmt(scope.org)}, project ${fmt(scope.project)}`,
+        `No connector exists with the identifier ${id} in account ${store.accountId}, organisation ${fmt(scope.org)}, project ${fmt(scope.project)}`,
       );
     }
     // ref §5: referenced connectors stay unless forceDelete=true (the emulator allows forcing).
@@ -316,8 +321,8 @@ export function connectorRoutes(deps: PlatformDeps): Hono {
     }
     stored.deleted = true;
     stored.lastModifiedAt = Math.max(Date.now(), stored.lastModifiedAt);
-    await deps.commit();
-    return success(c, deps.correlationId(), true);
+    await store.commit();
+    return success(c, true);
   });
 
   return app;

@@ -1,10 +1,12 @@
 /**
- * Request and response plumbing shared by the platform routes: the success envelope, ETags and
- * `If-Match`, media types, required query parameters and JSON bodies.
+ * What only the platform API's routes need on top of `../http.ts`: the success envelope, the NG
+ * page, ETags and `If-Match`, media types and required query parameters (ref §1, §2, §8).
  * @module
  */
 import type { Context } from "hono";
-import { invalidRequest, mediaNotSupported, optimisticLocking, validationFailure } from "./errors.js";
+import type { AppEnv } from "../context";
+import { intQuery, PLATFORM_INT, readJson } from "../http";
+import { invalidRequest, mediaNotSupported, optimisticLocking, validationFailure } from "./errors";
 
 /** The media type of a request, lower-cased and without parameters (`""` when absent). */
 export function mediaType(c: Context): string {
@@ -19,16 +21,10 @@ function isJsonMedia(media: string): boolean {
  * Reads a JSON request body. Resources consume `application/json` only, so any other media type
  * (or none: Jersey then assumes `application/octet-stream`) is a 415 (ref §2).
  */
-export async function readJson(c: Context): Promise<unknown> {
+export async function readJsonBody(c: Context): Promise<unknown> {
   if (!isJsonMedia(mediaType(c))) throw mediaNotSupported();
-  const text = await c.req.text();
-  if (text.trim() === "") return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    // Jackson's JsonProcessingException surfaces as a 400 (inferred message).
-    throw invalidRequest(`Unable to process JSON: ${(err as Error).message}`);
-  }
+  // Jackson's JsonProcessingException surfaces as a 400 (inferred message).
+  return readJson(c, { invalid: (detail) => invalidRequest(`Unable to process JSON: ${detail}`) });
 }
 
 /**
@@ -45,12 +41,6 @@ export function requireQuery<K extends string>(c: Context, names: readonly K[]):
   }
   if (missing.length > 0) throw validationFailure(missing);
   return out;
-}
-
-/** An optional query parameter; an empty value counts as absent, as `isEmpty` does in the service. */
-export function optionalQuery(c: Context, name: string): string | null {
-  const value = c.req.query(name);
-  return value === undefined || value === "" ? null : value;
 }
 
 /** `ETag: W/<version>` (ref §1: `EtagFilter`). */
@@ -79,26 +69,28 @@ export function notModified(c: Context, version: number): Response | null {
   return null;
 }
 
-/** The success envelope `{status, data, metaData, correlationId}` (spec §2), with an ETag when versioned. */
-export function success(c: Context, correlationId: string, data: unknown, version?: number): Response {
+/**
+ * The success envelope `{status, data, metaData, correlationId}` (spec §2), with an ETag when
+ * versioned; the correlation id is the request's transaction id.
+ */
+export function success(c: Context<AppEnv>, data: unknown, version?: number): Response {
   if (version !== undefined) c.header("ETag", etag(version));
-  return c.json({ status: "SUCCESS", data, metaData: null, correlationId }, 200);
+  return c.json({ status: "SUCCESS", data, metaData: null, correlationId: c.get("transactionId") }, 200);
 }
 
-/** Parses a non-negative integer query parameter with a default (`@DefaultValue`). */
-export function intQuery(c: Context, name: string, fallback: number): number {
-  const raw = c.req.query(name);
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw))
-    throw validationFailure([{ path: name, message: "must be a non-negative integer" }]);
-  return Number(raw);
+/** `pageIndex` and `pageSize` of an NG list (`@QueryParam @DefaultValue`, ref §8); a page holds at least one item. */
+export function pageParams(c: Context, defaultSize: number): { pageIndex: number; pageSize: number } {
+  return {
+    pageIndex: intQuery(c, "pageIndex", 0, PLATFORM_INT),
+    pageSize: Math.max(1, intQuery(c, "pageSize", defaultSize, PLATFORM_INT)),
+  };
 }
 
 /**
  * The NG page shape (ref §8): `{totalPages, totalItems, pageItemCount, pageSize, content,
  * pageIndex, empty}`.
  */
-export function ngPage<T>(items: T[], pageIndex: number, pageSize: number) {
+export function ngPage<T>(items: T[], { pageIndex, pageSize }: { pageIndex: number; pageSize: number }) {
   const content = items.slice(pageIndex * pageSize, pageIndex * pageSize + pageSize);
   return {
     totalPages: pageSize === 0 ? 0 : Math.ceil(items.length / pageSize),

@@ -9,19 +9,15 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { DEFAULT_ORG, entityName, Identifier, Tags } from "../../sdk/platform/schemas.js";
-import { authorize } from "./auth.js";
-import {
-  duplicateField,
-  entityNotFound,
-  invalidRequest,
-  validationFailure,
-  zodViolations,
-} from "./errors.js";
-import { checkIfMatch, intQuery, ngPage, notModified, optionalQuery, readJson, success } from "./http.js";
-import type { PlatformDeps } from "./index.js";
-import { deleteProjectCascade } from "./projects.js";
-import type { PlatformState, StoredOrganization } from "./state.js";
+import { DEFAULT_ORG, entityName, Identifier, Tags } from "../../sdk/platform/schemas";
+import type { AppEnv } from "../context";
+import { optionalQuery } from "../http";
+import { authorize } from "../middleware/auth";
+import type { Store } from "../store";
+import { duplicateField, entityNotFound, invalidRequest, validationFailure, zodViolations } from "./errors";
+import { checkIfMatch, ngPage, notModified, pageParams, readJsonBody, success } from "./http";
+import { deleteProjectCascade } from "./projects";
+import type { PlatformState, StoredOrganization } from "./state";
 
 /** Request body of organization create and update: `{organization: {...}}`. */
 export const OrganizationBody = z.object({
@@ -71,29 +67,28 @@ function deleteOrganizationCascade(state: PlatformState, identifier: string): vo
 }
 
 /** The organization routes, mounted at `/ng/api/organizations`. */
-export function organizationRoutes(deps: PlatformDeps): Hono {
-  const app = new Hono();
+export function organizationRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
 
   app.post("/", async (c) => {
-    const body = parseOrganizationRequest(await readJson(c));
+    const body = parseOrganizationRequest(await readJsonBody(c));
     authorize(c, { org: body.identifier, project: null }, "core_organization_create", "organization");
-    const state = deps.state();
+    const state = store.platform;
     if (state.organizations[body.identifier] !== undefined) {
       throw duplicateField(`An organization with identifier [${body.identifier}] is already present`);
     }
     const now = Date.now();
     const stored: StoredOrganization = { ...body, createdAt: now, lastModifiedAt: now, version: 0 };
     state.organizations[body.identifier] = stored;
-    await deps.commit();
-    return success(c, deps.correlationId(), organizationData(stored), stored.version);
+    await store.commit();
+    return success(c, organizationData(stored), stored.version);
   });
 
   app.get("/", (c) => {
-    const pageIndex = intQuery(c, "pageIndex", 0);
-    const pageSize = Math.max(1, intQuery(c, "pageSize", ORGANIZATION_PAGE_SIZE));
+    const page = pageParams(c, ORGANIZATION_PAGE_SIZE);
     const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
-    const key = c.get("platformApiKey");
-    const items = Object.values(deps.state().organizations)
+    const key = c.get("key");
+    const items = Object.values(store.platform.organizations)
       .filter(
         (o) =>
           search === null ||
@@ -107,27 +102,24 @@ export function organizationRoutes(deps: PlatformDeps): Hono {
           (b.lastModifiedAt ?? b.createdAt) - (a.lastModifiedAt ?? a.createdAt) ||
           a.identifier.localeCompare(b.identifier),
       );
-    return success(c, deps.correlationId(), ngPage(items.map(organizationData), pageIndex, pageSize));
+    return success(c, ngPage(items.map(organizationData), page));
   });
 
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
     authorizeOrg(c, id, "core_organization_view");
-    const stored = deps.state().organizations[id];
+    const stored = store.platform.organizations[id];
     if (stored === undefined) throw entityNotFound(`Organization with identifier [${id}] not found`);
-    return (
-      notModified(c, stored.version) ??
-      success(c, deps.correlationId(), organizationData(stored), stored.version)
-    );
+    return notModified(c, stored.version) ?? success(c, organizationData(stored), stored.version);
   });
 
   app.put("/:identifier", async (c) => {
     const id = c.req.param("identifier");
-    const body = parseOrganizationRequest(await readJson(c));
+    const body = parseOrganizationRequest(await readJsonBody(c));
     authorizeOrg(c, id, "core_organization_edit");
     if (body.identifier !== id)
       throw invalidRequest(`Value mismatch, previous: ${id} current: ${body.identifier}`);
-    const state = deps.state();
+    const state = store.platform;
     const existing = state.organizations[id];
     if (existing === undefined) throw invalidRequest(`Organization with identifier [${id}] not found`);
     checkIfMatch(c, existing.version);
@@ -138,23 +130,23 @@ export function organizationRoutes(deps: PlatformDeps): Hono {
       version: existing.version + 1,
     };
     state.organizations[id] = updated;
-    await deps.commit();
-    return success(c, deps.correlationId(), organizationData(updated), updated.version);
+    await store.commit();
+    return success(c, organizationData(updated), updated.version);
   });
 
   app.delete("/:identifier", async (c) => {
     const id = c.req.param("identifier");
     authorizeOrg(c, id, "core_organization_delete");
     if (id === DEFAULT_ORG) throw invalidRequest("Delete operation not supported for Default Organization");
-    const state = deps.state();
+    const state = store.platform;
     const existing = state.organizations[id];
     if (existing === undefined) {
       throw entityNotFound(`Organization with identifier [${id}] does not exist in the specified scope`);
     }
     checkIfMatch(c, existing.version);
     deleteOrganizationCascade(state, id);
-    await deps.commit();
-    return success(c, deps.correlationId(), true);
+    await store.commit();
+    return success(c, true);
   });
 
   return app;
@@ -162,7 +154,7 @@ export function organizationRoutes(deps: PlatformDeps): Hono {
 
 /** An organization-level check: a key restricted to projects may still read their organization. */
 function authorizeOrg(c: Parameters<typeof authorize>[0], id: string, permission: string): void {
-  const key = c.get("platformApiKey");
+  const key = c.get("key");
   if (permission === "core_organization_view" && key.projects !== undefined) {
     const orgOk = key.organizations === undefined || key.organizations.includes(id);
     if (orgOk && keyAllowsSomeProject(key.projects, id)) return;

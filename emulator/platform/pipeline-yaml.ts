@@ -11,6 +11,8 @@
  * not documented (ref §12), so they are inferred.
  * @module
  */
+
+import { dotPath } from "../../sdk/core/issues";
 import {
   checkServicePipeline,
   connectorRefsOf,
@@ -23,8 +25,9 @@ import {
   pipelineViewOfYaml,
   type ServiceMessages,
   servicePipelineSchema,
-} from "../../sdk/platform/pipeline/index.js";
-import { invalidRequest, invalidYaml, PlatformError, type SchemaError } from "./errors.js";
+} from "../../sdk/platform/pipeline/index";
+import type { EmulatorError } from "../errors";
+import { invalidRequest, invalidYaml, type SchemaError, schemaValidationFailed } from "./errors";
 
 /** Module of each stage type, for `data.modules` of a pipeline GET (inferred mapping). */
 const STAGE_MODULES: Record<string, string> = { Deployment: "cd", CI: "ci", FeatureFlag: "cf", IACM: "iacm" };
@@ -70,10 +73,6 @@ export function parsePipelineYaml(text: string): unknown {
   );
 }
 
-function fqnOf(path: readonly PropertyKey[]): string {
-  return `$${path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`;
-}
-
 function infoAt(doc: unknown, path: readonly PropertyKey[], key: "stage" | "step"): SchemaError["stageInfo"] {
   let node: unknown = doc;
   let found: unknown;
@@ -91,9 +90,10 @@ function infoAt(doc: unknown, path: readonly PropertyKey[], key: "stage" | "step
 function schemaFailure(
   doc: unknown,
   issues: readonly { path: readonly PropertyKey[]; message: string }[],
-): PlatformError {
+): EmulatorError {
   const schemaErrors: SchemaError[] = issues.map((issue) => {
-    const fqn = fqnOf(issue.path);
+    // A JSON path from the document root: `$.pipeline.stages[0].stage.identifier`.
+    const fqn = dotPath(issue.path, "$");
     return {
       message: `${fqn}: ${issue.message}`,
       stageInfo: infoAt(doc, issue.path, "stage"),
@@ -104,7 +104,7 @@ function schemaFailure(
   });
   // The UI's example reads "Invalid yaml: Invalid Yaml"; the emulator names the fields instead.
   const message = `Invalid yaml: ${schemaErrors.map((e) => e.message).join("; ")}`;
-  return new PlatformError("ERROR", "SCHEMA_VALIDATION_FAILED", message, { metadata: { schemaErrors } });
+  return schemaValidationFailed(message, schemaErrors);
 }
 
 /** What the service reads out of a valid pipeline YAML (ref §6.2: identifier, name, description and tags come from it). */

@@ -7,13 +7,14 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { authorize } from "./auth.js";
-import { duplicateField, entityNotFound, invalidRequest, mediaNotSupported } from "./errors.js";
-import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http.js";
-import type { PlatformDeps } from "./index.js";
-import { type PipelineFacts, parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml.js";
-import { findProject } from "./projects.js";
-import { type PlatformState, pipelineKey, type StoredPipeline } from "./state.js";
+import type { AppEnv } from "../context";
+import { authorize } from "../middleware/auth";
+import type { Store } from "../store";
+import { duplicateField, entityNotFound, invalidRequest, mediaNotSupported } from "./errors";
+import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http";
+import { type PipelineFacts, parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml";
+import { findProject } from "./projects";
+import { type PlatformState, pipelineKey, type StoredPipeline } from "./state";
 
 const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
 
@@ -22,7 +23,7 @@ const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
  * `application/json` is accepted too, as the Go SDK sends it that way (ref §6.2 quirk). Any other
  * media type is a 415.
  */
-async function readYaml(c: Context): Promise<string> {
+async function readYaml(c: Context<AppEnv>): Promise<string> {
   const media = mediaType(c);
   if (media !== "application/yaml" && media !== "application/json") throw mediaNotSupported();
   return c.req.text();
@@ -44,14 +45,14 @@ function parseAndValidate(text: string, org: string, project: string): PipelineF
 }
 
 /** The pipeline routes, mounted at `/pipeline/api/pipelines`. */
-export function pipelineRoutes(deps: PlatformDeps): Hono {
-  const app = new Hono();
+export function pipelineRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
 
   app.post("/v2", async (c) => {
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline");
     const text = await readYaml(c);
-    const state = deps.state();
+    const state = store.platform;
     assureProject(state, org, project);
     const facts = parseAndValidate(text, org, project);
     const key = pipelineKey(org, project, facts.identifier);
@@ -74,13 +75,8 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
       version: 0,
     };
     state.pipelines[key] = stored;
-    await deps.commit();
-    return success(
-      c,
-      deps.correlationId(),
-      { identifier: stored.identifier, governanceMetadata: { deny: false } },
-      stored.version,
-    );
+    await store.commit();
+    return success(c, { identifier: stored.identifier, governanceMetadata: { deny: false } }, stored.version);
   });
 
   app.put("/v2/:identifier", async (c) => {
@@ -88,7 +84,7 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline", id);
     const text = await readYaml(c);
-    const state = deps.state();
+    const state = store.platform;
     const facts = parseAndValidate(text, org, project);
     // ref §6.2: toPipelineEntityWithVersion.
     if (facts.identifier !== id) {
@@ -111,20 +107,15 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
       version: existing.version + 1,
     };
     state.pipelines[key] = updated;
-    await deps.commit();
-    return success(
-      c,
-      deps.correlationId(),
-      { identifier: id, governanceMetadata: { deny: false } },
-      updated.version,
-    );
+    await store.commit();
+    return success(c, { identifier: id, governanceMetadata: { deny: false } }, updated.version);
   });
 
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_view", "pipeline", id);
-    const stored = deps.state().pipelines[pipelineKey(org, project, id)];
+    const stored = store.platform.pipelines[pipelineKey(org, project, id)];
     if (stored === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     // ref §6.2: null fields are omitted (`@JsonInclude(NON_NULL)`), so no gitDetails for INLINE.
     const data = {
@@ -133,22 +124,22 @@ export function pipelineRoutes(deps: PlatformDeps): Hono {
       modules: pipelineModules(stored.yaml),
       storeType: "INLINE",
     };
-    return notModified(c, stored.version) ?? success(c, deps.correlationId(), data, stored.version);
+    return notModified(c, stored.version) ?? success(c, data, stored.version);
   });
 
   app.delete("/:identifier", async (c) => {
     const id = c.req.param("identifier");
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_delete", "pipeline", id);
-    const state = deps.state();
+    const state = store.platform;
     const key = pipelineKey(org, project, id);
     const existing = state.pipelines[key];
     // ref §6.2 leaves the status of a missing pipeline unverified; 404 as GET (inferred).
     if (existing === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     checkIfMatch(c, existing.version);
     delete state.pipelines[key];
-    await deps.commit();
-    return success(c, deps.correlationId(), true);
+    await store.commit();
+    return success(c, true);
   });
 
   return app;

@@ -10,8 +10,11 @@
  * @module
  */
 import { Hono } from "hono";
-import { DEFAULT_ORG, ProjectBody } from "../../sdk/platform/schemas.js";
-import { authorize, keyAllows } from "./auth.js";
+import { DEFAULT_ORG, ProjectBody } from "../../sdk/platform/schemas";
+import type { AppEnv } from "../context";
+import { optionalQuery } from "../http";
+import { authorize, keyAllows } from "../middleware/auth";
+import type { Store } from "../store";
 import {
   duplicateField,
   entityNotFound,
@@ -19,10 +22,9 @@ import {
   invalidRequest,
   validationFailure,
   zodViolations,
-} from "./errors.js";
-import { checkIfMatch, intQuery, ngPage, notModified, optionalQuery, readJson, success } from "./http.js";
-import type { PlatformDeps } from "./index.js";
-import { type PlatformState, projectKey, type StoredProject } from "./state.js";
+} from "./errors";
+import { checkIfMatch, ngPage, notModified, pageParams, readJsonBody, success } from "./http";
+import { type PlatformState, projectKey, type StoredProject } from "./state";
 
 /**
  * The modules every project gets: `ModuleType.getModules()`, the non-internal module types
@@ -125,19 +127,19 @@ const SORT_FIELDS = {
 } as const;
 
 /** The project routes, mounted at `/ng/api/projects`. */
-export function projectRoutes(deps: PlatformDeps): Hono {
-  const app = new Hono();
+export function projectRoutes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
 
   app.post("/", async (c) => {
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
-    const { project, bodyOrg } = parseProjectRequest(await readJson(c));
+    const { project, bodyOrg } = parseProjectRequest(await readJsonBody(c));
     authorize(c, { org, project: project.identifier }, "core_project_create", "project");
     // ref §4: NGUtils.verifyValuesNotChanged(query org, body org).
     if (bodyOrg !== null && bodyOrg !== org)
       throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
-    const state = deps.state();
+    const state = store.platform;
     if (state.organizations[org] === undefined) {
-      throw invalidArgument(`Organization [${org}] in Account [${deps.accountId}] does not exist`);
+      throw invalidArgument(`Organization [${org}] in Account [${store.accountId}] does not exist`);
     }
     if (findProject(state, org, project.identifier) !== undefined) {
       throw duplicateField(
@@ -160,20 +162,19 @@ export function projectRoutes(deps: PlatformDeps): Hono {
       version: 0,
     };
     state.projects[projectKey(org, project.identifier)] = stored;
-    await deps.commit();
-    return success(c, deps.correlationId(), projectData(stored), stored.version);
+    await store.commit();
+    return success(c, projectData(stored), stored.version);
   });
 
   app.get("/", (c) => {
     const org = optionalQuery(c, "orgIdentifier");
-    const pageIndex = intQuery(c, "pageIndex", 0);
-    const pageSize = Math.max(1, intQuery(c, "pageSize", PROJECT_PAGE_SIZE));
+    const page = pageParams(c, PROJECT_PAGE_SIZE);
     const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
     const identifiers = (c.req.queries("identifiers") ?? [])
       .flatMap((s) => s.split(","))
       .filter((s) => s !== "");
-    const key = c.get("platformApiKey");
-    let items = Object.values(deps.state().projects).filter((p) => {
+    const key = c.get("key");
+    let items = Object.values(store.platform.projects).filter((p) => {
       const proj = p.project;
       if (org !== null && proj.orgIdentifier !== org) return false;
       if (
@@ -200,32 +201,30 @@ export function projectRoutes(deps: PlatformDeps): Hono {
       const y = pick(b);
       return x < y ? -sign : x > y ? sign : a.project.identifier.localeCompare(b.project.identifier);
     });
-    return success(c, deps.correlationId(), ngPage(items.map(projectData), pageIndex, pageSize));
+    return success(c, ngPage(items.map(projectData), page));
   });
 
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
     authorize(c, { org, project: id }, "core_project_view", "project", id);
-    const stored = findProject(deps.state(), org, id);
+    const stored = findProject(store.platform, org, id);
     // ref §4: current service answers 404 ENTITY_NOT_FOUND (harness-core PR #55609).
     if (stored === undefined)
       throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${id}] not found`);
-    return (
-      notModified(c, stored.version) ?? success(c, deps.correlationId(), projectData(stored), stored.version)
-    );
+    return notModified(c, stored.version) ?? success(c, projectData(stored), stored.version);
   });
 
   app.put("/:identifier", async (c) => {
     const id = c.req.param("identifier");
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
-    const { project, bodyOrg } = parseProjectRequest(await readJson(c));
+    const { project, bodyOrg } = parseProjectRequest(await readJsonBody(c));
     authorize(c, { org, project: id }, "core_project_edit", "project", id);
     if (bodyOrg !== null && bodyOrg !== org)
       throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
     if (project.identifier !== id)
       throw invalidRequest(`Value mismatch, previous: ${id} current: ${project.identifier}`);
-    const state = deps.state();
+    const state = store.platform;
     const existing = findProject(state, org, id);
     // ref §4: update of a missing project is INVALID_REQUEST (400), unlike GET and DELETE.
     if (existing === undefined) {
@@ -248,23 +247,23 @@ export function projectRoutes(deps: PlatformDeps): Hono {
       version: existing.version + 1,
     };
     state.projects[projectKey(org, id)] = updated;
-    await deps.commit();
-    return success(c, deps.correlationId(), projectData(updated), updated.version);
+    await store.commit();
+    return success(c, projectData(updated), updated.version);
   });
 
   app.delete("/:identifier", async (c) => {
     const id = c.req.param("identifier");
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
     authorize(c, { org, project: id }, "core_project_delete", "project", id);
-    const state = deps.state();
+    const state = store.platform;
     const existing = findProject(state, org, id);
     if (existing === undefined)
       throw entityNotFound(`Project with identifier [${id}] does not exist in the specified scope`);
     checkIfMatch(c, existing.version);
     // ref §4: a hard delete.
     deleteProjectCascade(state, existing);
-    await deps.commit();
-    return success(c, deps.correlationId(), true);
+    await store.commit();
+    return success(c, true);
   });
 
   return app;

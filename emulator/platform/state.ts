@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas.js";
+import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
 
 /**
  * An organization as the API returns it under `data.organization`, plus bookkeeping. The fields

@@ -8,8 +8,8 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { emptyResponse } from "../errors";
-import { sdkAuth } from "../middleware/auth";
+import { emptyResponse } from "../http";
+import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import { segmentChangesRoutes } from "./segment-changes";
 import { splitChangesRoutes } from "./split-changes";
@@ -27,12 +27,12 @@ export function sdkRoutes(store: Store, reports: SdkReports): Hono<AppEnv> {
 
   app.get("/version", (c) => c.json({ version: "flagstack-emulator" }));
   // ref wire §6: only called with streaming on; this answer makes the SDK fall back to polling.
-  app.get("/v2/auth", sdkAuth(store), (c) => c.json({ pushEnabled: false, token: "" }));
+  app.get("/v2/auth", keyAuth(store, "sdk"), (c) => c.json({ pushEnabled: false, token: "" }));
 
-  app.use("/splitChanges", sdkAuth(store));
-  app.use("/segmentChanges/*", sdkAuth(store));
-  app.use("/testImpressions/*", sdkAuth(store));
-  app.use("/v1/*", sdkAuth(store));
+  app.use("/splitChanges", keyAuth(store, "sdk"));
+  app.use("/segmentChanges/*", keyAuth(store, "sdk"));
+  app.use("/testImpressions/*", keyAuth(store, "sdk"));
+  app.use("/v1/*", keyAuth(store, "sdk"));
   app.route("/", splitChangesRoutes(store));
   app.route("/", segmentChangesRoutes(store));
 

@@ -9,7 +9,8 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { badRequest, forbidden } from "../errors";
+import { forbidden } from "../errors";
+import { CHANGE_NUMBER, intQuery } from "../http";
 import { sdkEnvironment } from "../middleware/auth";
 import type { Store } from "../store";
 
@@ -21,10 +22,7 @@ export function segmentChangesRoutes(store: Store): Hono<AppEnv> {
     const key = c.get("key");
     if (key.apiKeyType === "client_side") throw forbidden("segmentChanges takes a server-side SDK key");
     const name = c.req.param("name");
-    const raw = c.req.query("since");
-    if (raw !== undefined && raw !== "" && !/^-?\d+$/.test(raw))
-      throw badRequest(`since: must be a change number, got "${raw}"`);
-    const since = raw === undefined || raw === "" ? -1 : Number(raw);
+    const since = intQuery(c, "since", -1, CHANGE_NUMBER);
     const env = sdkEnvironment(store, key);
     const empty = { name, added: [] as string[], removed: [] as string[], since, till: since };
     if (!env) return c.json(empty);

@@ -15,18 +15,12 @@
 import { Hono } from "hono";
 import { archivedSplit, type SdkSplit, toSdkSplit } from "../../sdk/split/convert";
 import type { AppEnv } from "../context";
-import { badRequest } from "../errors";
+import { CHANGE_NUMBER, intQuery } from "../http";
 import { sdkEnvironment } from "../middleware/auth";
 import type { DefinitionRecord, Store } from "../store";
 
 /** The flag spec version served in the 1.3 shape. */
 export const FLAG_SPEC_VERSION = "1.3";
-
-const changeNumberQuery = (name: string, raw: string | undefined): number => {
-  if (raw === undefined || raw === "") return -1;
-  if (!/^-?\d+$/.test(raw)) throw badRequest(`${name}: must be a change number, got "${raw}"`);
-  return Number(raw);
-};
 
 /** The SDK split of a stored definition. */
 export function splitOf(store: Store, d: DefinitionRecord): SdkSplit | undefined {
@@ -49,8 +43,8 @@ export function splitChangesRoutes(store: Store): Hono<AppEnv> {
 
   app.get("/splitChanges", (c) => {
     const env = sdkEnvironment(store, c.get("key"));
-    const since = changeNumberQuery("since", c.req.query("since"));
-    const rbSince = changeNumberQuery("rbSince", c.req.query("rbSince"));
+    const since = intQuery(c, "since", -1, CHANGE_NUMBER);
+    const rbSince = intQuery(c, "rbSince", -1, CHANGE_NUMBER);
     const splits: SdkSplit[] = [];
     let till = since;
     if (env) {

@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { startEmulator } from "../../emulator";
 import { diskIo } from "../../emulator/disk";
-import { emptyPlatformState } from "../../emulator/platform";
 import { StateFileError, Store } from "../../emulator/store";
 import { type Call, caller, definitionBody } from "./helpers";
 
@@ -255,7 +254,7 @@ describe("persistence", () => {
 
   it("writes the state file once for many concurrent commits (group commit)", async () => {
     const path = statePath();
-    const store = await Store.open({ accountId: "acct", statePath: path, emptyPlatformState });
+    const store = await Store.open({ accountId: "acct", statePath: path });
     const written = store.writeCount;
     await Promise.all(Array.from({ length: 50 }, () => store.commit()));
     expect(store.writeCount - written).toBe(1);
@@ -340,7 +339,7 @@ describe("commit and rollback", () => {
 
   it("refuses the change of a request that began before a rollback, with its whole group, and never writes it", async () => {
     const path = statePath();
-    const store = await Store.open({ accountId: "acct", statePath: path, emptyPlatformState });
+    const store = await Store.open({ accountId: "acct", statePath: path });
     const before = readFileSync(path, "utf8");
     let resume!: () => void;
     const paused = new Promise<void>((r) => {

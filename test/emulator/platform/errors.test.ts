@@ -2,10 +2,11 @@
  * The platform API's two error shapes (ref §2) and its status mapping (ref §2.1, spec §7).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERROR_CODE_STATUS } from "../../../emulator/errors";
+import { errorBody as bodyOf } from "../../../emulator/http";
 import {
   accessDenied,
   duplicateField,
-  ERROR_CODE_STATUS,
   entityNotFound,
   invalidArgument,
   invalidRequest,
@@ -15,7 +16,6 @@ import {
   optimisticLocking,
   type PlatformError,
   referencedEntity,
-  renderError,
   resourceNotFound,
   validationFailure,
 } from "../../../emulator/platform/errors";
@@ -111,9 +111,9 @@ describe("error factories", () => {
     expect(err.shape).toBe(shape);
     expect(err.code).toBe(code);
     expect(ERROR_CODE_STATUS[err.code]).toBe(status);
-    const body = renderError(err, "c1");
+    const body = bodyOf(err, "platform", "c1");
     expect(body).toEqual(shape === "ERROR" ? errorBody(code, err.message) : failureBody(code, err.message));
-    expect(body.correlationId).toBe("c1");
+    expect(body?.correlationId).toBe("c1");
   });
 
   it("names each violated field by the last node of its path, as JerseyViolationExceptionMapperV2 does", () => {
@@ -121,7 +121,7 @@ describe("error factories", () => {
       { path: "connector.spec.auth.type", message: "bad" },
       { path: "accountIdentifier", message: "must not be null" },
     ]);
-    expect(renderError(err, "c2")).toEqual({
+    expect(bodyOf(err, "platform", "c2")).toEqual({
       status: "FAILURE",
       code: "INVALID_REQUEST",
       message: "connector.spec.auth.type: bad, accountIdentifier: must not be null",
@@ -134,7 +134,7 @@ describe("error factories", () => {
   });
 
   it("renders an unexpected failure as a 500 UNKNOWN_ERROR ErrorDTO", async () => {
-    const platform = inProcessPlatform({
+    const platform = await inProcessPlatform({
       commit: async () => {
         throw new Error("disk on fire");
       },

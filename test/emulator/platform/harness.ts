@@ -1,16 +1,14 @@
 /**
- * Test harness for the platform API: a running emulator (real HTTP on 127.0.0.1:0) or the bare
- * sub-app in-process (`app.request()`), both behind one `call()`; plus the exact error bodies.
+ * Test harness for the platform API: a running emulator (real HTTP on 127.0.0.1:0) or the app
+ * in-process (`app.request()`) on a store the test can inspect, both behind one `call()`; plus
+ * the exact error bodies.
  */
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { expect } from "vitest";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../../emulator";
-import {
-  type ApiKey,
-  emptyPlatformState,
-  type PlatformState,
-  platformRoutes,
-} from "../../../emulator/platform";
+import type { AppEnv } from "../../../emulator/context";
+import { createApp } from "../../../emulator/server";
+import { Store } from "../../../emulator/store";
 
 /** A parsed reply. */
 export interface Reply {
@@ -91,56 +89,51 @@ export async function startPlatform(options: EmulatorOptions = {}): Promise<Http
   return { emu, call };
 }
 
-/** The bare sub-app with in-memory deps that the test can inspect. */
+/** The app in-process on a store the test can inspect. */
 export interface InProcessPlatform {
-  app: Hono;
+  app: Hono<AppEnv>;
+  store: Store;
   call: Call;
-  state: PlatformState;
-  keys: ApiKey[];
+  /** How many times a route committed a change. */
   commits: number;
-  correlationIds: string[];
   accountId: string;
   platformKey: string;
+  /** Adds a platform key, as `emu.addKey()` does. */
+  addKey: (key: string) => Promise<void>;
+  /** Releases the store (and its state file's lock). */
+  close: () => Promise<void>;
 }
 
-/** Builds the platform sub-app in-process with counting deps. */
-export function inProcessPlatform(
-  opts: { accountId?: string; platformKey?: string; commit?: () => Promise<void> } = {},
-): InProcessPlatform {
+/**
+ * Builds the app in-process on a memory store (or on `statePath`), counting commits; `commit`
+ * replaces what a commit does.
+ */
+export async function inProcessPlatform(
+  opts: { accountId?: string; platformKey?: string; statePath?: string; commit?: () => Promise<void> } = {},
+): Promise<InProcessPlatform> {
   const { accountId = "acc_test", platformKey = "pat.acc_test.key" } = opts;
-  let n = 0;
+  const store = await Store.open({ accountId, statePath: opts.statePath });
   const harness: InProcessPlatform = {
-    app: new Hono(),
-    call: async () => {
-      throw new Error("not ready");
+    app: createApp({ store }),
+    store,
+    call: async (method, path, init) => {
+      const req = buildRequest(accountId, platformKey, method, path, init);
+      return parse(await harness.app.request(req.url, req.init));
     },
-    state: emptyPlatformState(accountId),
-    keys: [{ key: platformKey, type: "platform" }],
     commits: 0,
-    correlationIds: [],
     accountId,
     platformKey,
+    addKey: (key) => {
+      store.putKey({ key, type: "platform", id: key, name: key, primary: false });
+      return store.commit();
+    },
+    close: () => store.close(),
   };
-  harness.app.route(
-    "/",
-    platformRoutes({
-      state: () => harness.state,
-      commit: async () => {
-        harness.commits += 1;
-        await opts.commit?.();
-      },
-      accountId,
-      keys: () => harness.keys,
-      correlationId: () => {
-        const id = `corr-${++n}`;
-        harness.correlationIds.push(id);
-        return id;
-      },
-    }),
-  );
-  harness.call = async (method, path, init) => {
-    const req = buildRequest(accountId, platformKey, method, path, init);
-    return parse(await harness.app.request(req.url, req.init));
+  await harness.addKey(platformKey);
+  const commit = store.commit.bind(store);
+  store.commit = () => {
+    harness.commits += 1;
+    return opts.commit ? opts.commit() : commit();
   };
   return harness;
 }

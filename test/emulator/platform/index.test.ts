@@ -1,12 +1,15 @@
 /**
- * The platform sub-app's contract with the emulator core (`emulator/platform/index.ts`): the
- * state it keeps, when it commits, and what it reads from its deps. In-process (`app.request()`).
+ * The platform sub-app in the emulator (`emulator/platform/index.ts`): the state it keeps, when it
+ * commits, the correlation id and keys it reads from the request and the store. In-process
+ * (`app.request()`).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiKey, emptyPlatformState, PlatformState } from "../../../emulator/platform";
+import { platformRoutes } from "../../../emulator/platform";
+import { emptyPlatformState, PlatformState } from "../../../emulator/platform/state";
+import { ApiKeySpec } from "../../../emulator/store";
 import { dockerConnector, inProcessPlatform, simplePipeline, startPlatform, successBody } from "./harness";
 
 describe("emptyPlatformState", () => {
@@ -33,7 +36,7 @@ describe("emptyPlatformState", () => {
 
 describe("platformRoutes", () => {
   it("commits once per change and never for reads or refused requests", async () => {
-    const p = inProcessPlatform();
+    const p = await inProcessPlatform();
     expect(
       (await p.call("POST", "/ng/api/projects", { json: { project: { identifier: "a", name: "a" } } }))
         .status,
@@ -68,21 +71,21 @@ describe("platformRoutes", () => {
     expect(p.commits).toBe(7);
   });
 
-  it("puts the deps' correlation id in every body", async () => {
-    const p = inProcessPlatform();
+  it("puts the request's transaction id in every body as the correlation id", async () => {
+    const p = await inProcessPlatform();
     const ok = await p.call("POST", "/ng/api/projects", {
       json: { project: { identifier: "a", name: "a" } },
     });
     const err = await p.call("GET", "/ng/api/projects/zzz");
     const denied = await p.call("GET", "/ng/api/projects/a", { key: null });
-    expect([ok.body.correlationId, err.body.correlationId, denied.body.correlationId]).toEqual(
-      p.correlationIds,
-    );
-    expect(p.correlationIds).toEqual(["corr-1", "corr-2", "corr-3"]);
+    const ids = [ok, err, denied].map((r) => r.headers.get("x-transaction-id"));
+    expect([ok.body.correlationId, err.body.correlationId, denied.body.correlationId]).toEqual(ids);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids.every((id) => /^[0-9a-z]{11}$/.test(id ?? ""))).toBe(true);
   });
 
   it("keeps plain JSON state that survives a round trip and matches the PlatformState schema", async () => {
-    const p = inProcessPlatform();
+    const p = await inProcessPlatform();
     await p.call("POST", "/ng/api/projects", {
       json: { project: { identifier: "Web", name: "Web", tags: { t: "" } } },
     });
@@ -94,55 +97,69 @@ describe("platformRoutes", () => {
     await p.call("POST", "/pipeline/api/pipelines/v2", { yaml: simplePipeline("pipe", "Web"), query: scope });
     await p.call("DELETE", "/ng/api/connectors/acct");
 
-    const copy = JSON.parse(JSON.stringify(p.state));
-    expect(PlatformState.parse(copy)).toEqual(p.state);
-    expect(Object.keys(p.state.projects)).toEqual(["default/web"]);
-    expect(Object.keys(p.state.connectors).sort()).toEqual(["-/-/acct", "default/Web/reg"]);
-    expect(Object.keys(p.state.pipelines)).toEqual(["default/Web/pipe"]);
+    const file = p.store.toFile();
+    const state = file.platform;
+    const copy = JSON.parse(JSON.stringify(state));
+    expect(PlatformState.parse(copy)).toEqual(state);
+    expect(Object.keys(state.projects)).toEqual(["default/web"]);
+    expect(Object.keys(state.connectors).sort()).toEqual(["-/-/acct", "default/Web/reg"]);
+    expect(Object.keys(state.pipelines)).toEqual(["default/Web/pipe"]);
     // Connector delete is a soft delete (ref §5).
-    expect(p.state.connectors["-/-/acct"]?.deleted).toBe(true);
-    expect(p.state.pipelines["default/Web/pipe"]?.yaml).toBe(simplePipeline("pipe", "Web"));
+    expect(state.connectors["-/-/acct"]?.deleted).toBe(true);
+    expect(state.pipelines["default/Web/pipe"]?.yaml).toBe(simplePipeline("pipe", "Web"));
 
     // A restarted emulator serves the same objects from the persisted copy.
-    const restarted = inProcessPlatform();
-    restarted.state = PlatformState.parse(copy);
-    const read = await restarted.call("GET", "/pipeline/api/pipelines/pipe", { query: scope });
-    expect(read.body.data.yamlPipeline).toBe(simplePipeline("pipe", "Web"));
-    const project = await restarted.call("GET", "/ng/api/projects/web");
-    expect(project.body).toEqual(
-      successBody({
-        project: p.state.projects["default/web"]?.project,
-        createdAt: p.state.projects["default/web"]?.createdAt,
-        lastModifiedAt: p.state.projects["default/web"]?.lastModifiedAt,
-        isFavorite: false,
-      }),
-    );
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-platform-"));
+    const statePath = join(dir, "state.json");
+    writeFileSync(statePath, JSON.stringify(file));
+    const restarted = await inProcessPlatform({ statePath });
+    try {
+      const read = await restarted.call("GET", "/pipeline/api/pipelines/pipe", { query: scope });
+      expect(read.body.data.yamlPipeline).toBe(simplePipeline("pipe", "Web"));
+      const project = await restarted.call("GET", "/ng/api/projects/web");
+      expect(project.body).toEqual(
+        successBody({
+          project: state.projects["default/web"]?.project,
+          createdAt: state.projects["default/web"]?.createdAt,
+          lastModifiedAt: state.projects["default/web"]?.lastModifiedAt,
+          isFavorite: false,
+        }),
+      );
+    } finally {
+      await restarted.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads the keys on every request, so keys added later work", async () => {
-    const p = inProcessPlatform();
+    const p = await inProcessPlatform();
     expect((await p.call("GET", "/ng/api/projects", { key: "pat.new.key" })).status).toBe(401);
-    p.keys.push({ key: "pat.new.key", type: "platform" });
+    await p.addKey("pat.new.key");
     expect((await p.call("GET", "/ng/api/projects", { key: "pat.new.key" })).status).toBe(200);
   });
 
   it("serves only its own prefixes", async () => {
-    const p = inProcessPlatform();
-    expect((await p.app.request("/internal/api/v2/workspaces")).status).toBe(404);
+    const p = await inProcessPlatform();
+    expect((await platformRoutes(p.store).request("/internal/api/v2/workspaces")).status).toBe(404);
   });
 });
 
-describe("ApiKey", () => {
+describe("ApiKeySpec", () => {
   it("accepts platform keys with organization and project restrictions", () => {
     expect(
-      ApiKey.parse({ key: "k", type: "platform", organizations: ["default"], projects: ["default/a", "b"] }),
+      ApiKeySpec.parse({
+        key: "pat.key.1",
+        type: "platform",
+        organizations: ["default"],
+        projects: ["default/a", "b"],
+      }),
     ).toEqual({
-      key: "k",
+      key: "pat.key.1",
       type: "platform",
       organizations: ["default"],
       projects: ["default/a", "b"],
     });
-    expect(ApiKey.safeParse({ key: "k", type: "owner" }).success).toBe(false);
+    expect(ApiKeySpec.safeParse({ key: "pat.key.1", type: "owner" }).success).toBe(false);
   });
 });
 
