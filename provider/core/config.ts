@@ -210,20 +210,15 @@ function missing(name: SettingName, what: string): Error {
 export function adminClient(settings: ProviderSettings = providerSettings()): AdminClient {
   if (!settings.adminApiUrl) throw missing("adminApiUrl", "admin API URL");
   if (!settings.adminApiKey) throw missing("adminApiKey", "admin API key");
-  const cacheKey = `admin\n${settings.adminApiUrl}\n${settings.adminApiKey}`;
-  const clients = processState().clients;
-  let client = clients.get(cacheKey) as AdminClient | undefined;
-  if (!client) {
-    client = new AdminClient({
-      baseUrl: settings.adminApiUrl,
-      baseUrlSource: urlSource("adminApiUrl", settings.adminApiUrl),
-      apiKey: settings.adminApiKey,
-      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
-      ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+  const { adminApiUrl: baseUrl, adminApiKey: apiKey } = settings;
+  return cachedClient(`admin\n${baseUrl}\n${apiKey}`, () => {
+    return new AdminClient({
+      baseUrl,
+      baseUrlSource: urlSource("adminApiUrl", baseUrl),
+      apiKey,
+      ...pacing(settings),
     });
-    clients.set(cacheKey, client);
-  }
-  return client;
+  });
 }
 
 /** The platform API client for the effective settings; one per base URL, key and account. */
@@ -231,19 +226,33 @@ export function platformClient(settings: ProviderSettings = providerSettings()):
   if (!settings.platformApiUrl) throw missing("platformApiUrl", "platform API URL");
   if (!settings.platformApiKey) throw missing("platformApiKey", "platform API key");
   if (!settings.accountId) throw missing("accountId", "platform account id");
-  const cacheKey = `platform\n${settings.platformApiUrl}\n${settings.platformApiKey}\n${settings.accountId}`;
-  const clients = processState().clients;
-  let client = clients.get(cacheKey) as PlatformClient | undefined;
-  if (!client) {
-    client = new PlatformClient({
-      baseUrl: settings.platformApiUrl,
-      baseUrlSource: urlSource("platformApiUrl", settings.platformApiUrl),
-      apiKey: settings.platformApiKey,
-      accountId: settings.accountId,
-      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
-      ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+  const { platformApiUrl: baseUrl, platformApiKey: apiKey, accountId } = settings;
+  return cachedClient(`platform\n${baseUrl}\n${apiKey}\n${accountId}`, () => {
+    return new PlatformClient({
+      baseUrl,
+      baseUrlSource: urlSource("platformApiUrl", baseUrl),
+      apiKey,
+      accountId,
+      ...pacing(settings),
     });
-    clients.set(cacheKey, client);
+  });
+}
+
+/** The client options both clients take from the settings: rate and retries. */
+function pacing(settings: ProviderSettings): { requestsPerSecond?: number; maxRetries?: number } {
+  return {
+    ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
+    ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+  };
+}
+
+/** The process's one client for `key`, made by `make` the first time. */
+function cachedClient<T>(key: string, make: () => T): T {
+  const clients = processState().clients;
+  let client = clients.get(key) as T | undefined;
+  if (client === undefined) {
+    client = make();
+    clients.set(key, client);
   }
   return client;
 }
