@@ -1,5 +1,10 @@
 /**
- * The flagstack rollout-safety policy pack: `pulumi preview --policy-pack policy/`.
+ * The flagstack rollout-safety policy pack's entry point. It compiles to `dist/policy/index.js`,
+ * which `policy/package.json` names as `main`, so the same directory runs from this repository
+ * (`pulumi preview --policy-pack policy/`, after `npm run build`) and from an installed package
+ * (`pulumi preview --policy-pack node_modules/flagstack/policy`, with `@pulumi/policy` installed
+ * beside flagstack). A team's own pack builds on {@link policies} instead of this file:
+ * `flagstack policy init <dir>`.
  * @module
  */
 import { PolicyPack } from "@pulumi/policy";
