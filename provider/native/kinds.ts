@@ -1,0 +1,122 @@
+/**
+ * The resource kinds of the native provider `flagstack`: each kind of {@link KINDS} (the dynamic
+ * resources' registry) under its native type token `flagstack:index:<Type>`, with the zod inputs
+ * and outputs schemas and the replace list that the package schema is generated from.
+ *
+ * The lifecycle verbs are the very `impl` objects the dynamic resources use (`KINDS`): the native
+ * provider has no implementation of its own, only a dispatch by token.
+ * @module
+ */
+import type { z } from "zod";
+import { ConnectorInputs, ConnectorOutputs, connectorReplaceOnChange } from "../connector";
+import { FlagInputs, FlagOutputs, flagReplaceOnChange } from "../flag";
+import {
+  FlagDefinitionInputs,
+  FlagDefinitionOutputs,
+  flagDefinitionReplaceOnChange,
+} from "../flag-definition";
+import { GroupInputs, GroupOutputs, groupReplaceOnChange } from "../group";
+import { type AnyHandlers, KINDS } from "../kinds";
+import { PipelineInputs, PipelineOutputs, pipelineReplaceOnChange } from "../pipeline";
+import { ProjectInputs, ProjectOutputs, projectReplaceOnChange } from "../project";
+import {
+  CONNECTOR_TYPE,
+  FLAG_DEFINITION_TYPE,
+  FLAG_TYPE,
+  GROUP_TYPE,
+  PIPELINE_TYPE,
+  PROJECT_TYPE,
+  typeName,
+  USER_INVITE_TYPE,
+} from "../types";
+import { UserInviteInputs, UserInviteOutputs, userInviteReplaceOnChange } from "../user-invite";
+
+/** The package name of the native provider: the first part of its tokens and of its config keys. */
+export const PACKAGE = "flagstack";
+
+/** The native type token of a dynamic one: `pulumi-nodejs:dynamic/flagstack:Flag` → `flagstack:index:Flag`. */
+export const nativeToken = (dynamicToken: string): string => `${PACKAGE}:index:${typeName(dynamicToken)}`;
+
+/** What the schema of one resource is made of, beside its lifecycle. */
+interface KindSchema {
+  /** The zod schema `check` parses the inputs with. */
+  inputs: z.ZodObject;
+  /** The zod schema of the outputs (`read`, `create` and `update` return it). */
+  outputs: z.ZodObject;
+  /** The inputs whose change replaces the object (the resource's `...ReplaceOnChange`). */
+  replaceOnChange: readonly string[];
+  /** The resource's module under `provider/`, where the TSDoc of its schemas and class lives. */
+  module: string;
+}
+
+// Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.
+const SCHEMAS: Readonly<Record<string, KindSchema>> = {
+  [FLAG_TYPE]: {
+    inputs: FlagInputs,
+    outputs: FlagOutputs,
+    replaceOnChange: flagReplaceOnChange,
+    module: "flag",
+  },
+  [FLAG_DEFINITION_TYPE]: {
+    inputs: FlagDefinitionInputs,
+    outputs: FlagDefinitionOutputs,
+    replaceOnChange: flagDefinitionReplaceOnChange,
+    module: "flag-definition",
+  },
+  [GROUP_TYPE]: {
+    inputs: GroupInputs,
+    outputs: GroupOutputs,
+    replaceOnChange: groupReplaceOnChange,
+    module: "group",
+  },
+  [USER_INVITE_TYPE]: {
+    inputs: UserInviteInputs,
+    outputs: UserInviteOutputs,
+    replaceOnChange: userInviteReplaceOnChange,
+    module: "user-invite",
+  },
+  [PROJECT_TYPE]: {
+    inputs: ProjectInputs,
+    outputs: ProjectOutputs,
+    replaceOnChange: projectReplaceOnChange,
+    module: "project",
+  },
+  [CONNECTOR_TYPE]: {
+    inputs: ConnectorInputs,
+    outputs: ConnectorOutputs,
+    replaceOnChange: connectorReplaceOnChange,
+    module: "connector",
+  },
+  [PIPELINE_TYPE]: {
+    inputs: PipelineInputs,
+    outputs: PipelineOutputs,
+    replaceOnChange: pipelineReplaceOnChange,
+    module: "pipeline",
+  },
+};
+
+/** One resource kind of the native provider. */
+export interface NativeKind extends KindSchema {
+  /** The type name: `Flag`, `FlagDefinition`, ... (also the resource class's name). */
+  name: string;
+  /** The native type token, `flagstack:index:<name>`. */
+  token: string;
+  /** The dynamic resource's token, `pulumi-nodejs:dynamic/flagstack:<name>`. */
+  dynamicToken: string;
+  /** The lifecycle verbs: the same object the dynamic resource's `__provider` loads. */
+  impl: AnyHandlers;
+}
+
+/** Every native kind, in the order of {@link KINDS}. */
+export const NATIVE_KINDS: readonly NativeKind[] = Object.entries(KINDS).map(([dynamicToken, impl]) => {
+  const schema = SCHEMAS[dynamicToken];
+  if (schema === undefined) {
+    throw new Error(`provider/native/kinds.ts: no schemas for the kind ${dynamicToken}; add it to SCHEMAS`);
+  }
+  return { ...schema, name: typeName(dynamicToken), token: nativeToken(dynamicToken), dynamicToken, impl };
+});
+
+/** The native kinds by native token. */
+export const NATIVE_KINDS_BY_TOKEN: ReadonlyMap<string, NativeKind> = new Map(
+  NATIVE_KINDS.map((kind) => [kind.token, kind]),
+);

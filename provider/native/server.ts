@@ -1,0 +1,302 @@
+/**
+ * The native provider `flagstack`: a Pulumi resource provider plugin served by the Node.js SDK's
+ * provider server (`main(provider, args)` of `@pulumi/pulumi/provider`), for programs in every
+ * Pulumi language. Each resource token `flagstack:index:<Type>` is dispatched to that kind's
+ * `impl` (`./kinds.ts`), the same lifecycle verbs the dynamic resources use: `check`, `diff`,
+ * `create`, `read`, `update` and `delete` are not implemented twice.
+ *
+ * What the SDK's server does not do, a thin wrapper around its gRPC handlers does
+ * ({@link wrapHandlers}); the SDK is used as published, not forked:
+ * - `Configure`: the SDK's handler answers without passing the configuration on (its `Provider`
+ *   interface has no `configure`). The wrapper reads the provider's inputs (`flagstack:adminApiUrl`,
+ *   ...; the stack config for the default provider, the resource's inputs for an explicit one),
+ *   feeds them to the kinds' `configure` (`provider/core/config.ts` `configureProvider`), and
+ *   answers `acceptSecrets: false`, as the dynamic-provider host does: the engine then unwraps
+ *   secret inputs before each call and marks as secret every output whose input of the same name
+ *   was secret (sdk/go/common/resource/plugin/provider_plugin.go `annotateSecrets`), so secrets
+ *   are mapped exactly as they are for the dynamic resources.
+ * - `CheckConfig`: the SDK's handler is unimplemented; the wrapper checks each setting with the
+ *   settings' zod schema and names the bad one.
+ * - `Read`: the SDK's handler calls `req.getProperties().toJavaScript()` before the provider's
+ *   `read` runs, and an import request (`pulumi import`) carries no properties, so it throws a
+ *   TypeError. The wrapper gives such a request an empty property bag.
+ *
+ * Each provider instance, default or explicit, is a process of its own (the engine starts one
+ * plugin per provider resource: pkg/host/host.go `Provider`), so the process-wide settings of
+ * `provider/core/config.ts` are per instance: two explicit providers with different accounts
+ * in one program work.
+ *
+ * Startup: the resource modules (zod schemas, SDK clients) load on the first call that needs
+ * them, not before the server answers its first request (`GetPluginInfo`).
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
+import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import type { ProviderSettings as SettingsSchema } from "../core/config";
+import type { NativeKind } from "./kinds";
+
+/** The marker of a secret value in a struct the engine sends (`rpc.js` `specialSigKey`). */
+const SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+/** The value the engine sends for an input not known yet (preview). */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The value with every secret wrapper replaced by the value it wraps. */
+export function unwrapSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unwrapSecrets);
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    if (record[SIG_KEY] === SECRET_SIG) return unwrapSecrets(record.value);
+    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, unwrapSecrets(v)]));
+  }
+  return value;
+}
+
+/** The value as plain JSON: `undefined` members dropped (a protobuf `Struct` cannot carry them). */
+const plain = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+/**
+ * The provider's configuration as `flagstack:<name>` → text, from a `Configure` or `CheckConfig`
+ * request: the provider's inputs (`args`: `adminApiUrl`, ...; numbers and booleans from an explicit
+ * provider become text, as stack config is), and the deprecated `variables`
+ * (`flagstack:config:adminApiUrl`) where `args` lacks a key.
+ */
+export function configValues(
+  args: Record<string, unknown> | undefined,
+  variables: Iterable<[string, string]> = [],
+): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const [key, value] of variables) {
+    const m = /^([^:]+):config:(.+)$/.exec(key);
+    if (m) values.set(`${m[1]}:${m[2]}`, value);
+  }
+  for (const [key, raw] of Object.entries(args ?? {})) {
+    const value = unwrapSecrets(raw);
+    if (key === "version" || value === undefined || value === null) continue;
+    values.set(`flagstack:${key}`, typeof value === "string" ? value : JSON.stringify(value));
+  }
+  return values;
+}
+
+/**
+ * The check failures of a configuration: one per setting the settings' schema refuses, named as
+ * the provider's input (`adminApiUrl`). Unknown values (a preview) are not judged.
+ */
+export function configFailures(
+  settings: typeof SettingsSchema,
+  settingKeys: Record<string, { key: string }>,
+  values: ReadonlyMap<string, string>,
+): CheckFailure[] {
+  const raw: Record<string, string> = {};
+  for (const [name, { key }] of Object.entries(settingKeys)) {
+    const value = values.get(key);
+    if (value !== undefined && value !== "" && !value.includes(UNKNOWN)) raw[name] = value;
+  }
+  const parsed = settings.safeParse(raw);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({
+    property: String(issue.path[0]),
+    reason: `${settingKeys[String(issue.path[0])]?.key ?? String(issue.path[0])}: ${issue.message}`,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The provider: a dispatch by type token
+
+type Kinds = typeof import("./kinds");
+
+let kindsModule: Kinds | undefined;
+/** The kinds, loaded on first use: most of the process's start-up cost, kept off the first answer. */
+function kinds(): Kinds {
+  kindsModule ??= require("./kinds") as Kinds;
+  return kindsModule;
+}
+
+/** The resource type of a URN: `urn:pulumi:<stack>::<project>::<parent$...$type>::<name>`. */
+export function urnType(urn: string): string {
+  const qualified = urn.split("::")[2] ?? "";
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}
+
+function kindOf(urn: string): NativeKind {
+  const type = urnType(urn);
+  const kind = kinds().NATIVE_KINDS_BY_TOKEN.get(type);
+  if (kind === undefined) {
+    const known = kinds().NATIVE_KINDS.map((k) => k.token);
+    throw new Error(`flagstack: unknown resource type ${type}; this provider serves ${known.join(", ")}`);
+  }
+  return kind;
+}
+
+/** What {@link nativeProvider} serves beside the kinds. */
+export interface NativeProviderOptions {
+  /** The provider's version (semver): the package's. */
+  version: string;
+  /** The package schema's JSON text, read when the engine asks. */
+  schema: () => Promise<string>;
+}
+
+/** The provider object given to the SDK's server: each verb goes to the kind's `impl`. */
+export function nativeProvider(options: NativeProviderOptions): Provider {
+  return {
+    version: options.version,
+    getSchema: options.schema,
+    async check(urn, olds, news) {
+      const result = await kindOf(urn).impl.check(olds ?? {}, news ?? {});
+      return { inputs: plain(result.inputs), ...(result.failures ? { failures: result.failures } : {}) };
+    },
+    async diff(id, urn, olds, news) {
+      return kindOf(urn).impl.diff(id, olds ?? {}, news ?? {});
+    },
+    async create(urn, inputs) {
+      const result = await kindOf(urn).impl.create(inputs ?? {});
+      return { id: result.id, outs: plain(result.outs ?? {}) };
+    },
+    async read(id, urn, props) {
+      const result = await kindOf(urn).impl.read(id, props ?? {});
+      // No id: the object is gone (the engine removes it from the state on refresh).
+      return {
+        id: result.id ?? "",
+        props: plain(result.props ?? {}),
+        ...(result.inputs !== undefined ? { inputs: plain(result.inputs) } : {}),
+      };
+    },
+    async update(id, urn, olds, news) {
+      const result = await kindOf(urn).impl.update(id, olds ?? {}, news ?? {});
+      return { outs: plain(result.outs ?? {}) };
+    },
+    async delete(id, urn, props) {
+      await kindOf(urn).impl.delete(id, props ?? {});
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request wrapper around the SDK's gRPC handlers
+
+/** A gRPC unary call of the provider service, as grpc-js hands it to a handler. */
+interface UnaryCall<Req> {
+  request: Req;
+}
+type Callback = (error: unknown, response?: unknown) => void;
+// biome-ignore lint/suspicious/noExplicitAny: the SDK server's handlers take each RPC's own request type.
+type Handler = (call: UnaryCall<any>, callback: Callback) => unknown;
+
+/** The SDK's own copy of a module its server uses (it has a nested google-protobuf, for one). */
+function sdkModule<T>(name: string): T {
+  const sdkDir = dirname(require.resolve("@pulumi/pulumi/package.json"));
+  return require(require.resolve(name, { paths: [sdkDir] })) as T;
+}
+
+/**
+ * The SDK server's handlers with `Configure`, `CheckConfig` and `Read` wrapped as the module notes
+ * say; every other handler is the SDK's.
+ */
+export function wrapHandlers(handlers: Record<string, Handler>): Record<string, Handler> {
+  const proto = sdkModule<typeof provproto>("@pulumi/pulumi/proto/provider_pb");
+  const { Struct } = sdkModule<typeof structproto>("google-protobuf/google/protobuf/struct_pb");
+  const read = handlers.read;
+  // The SDK's handlers are methods of its Server class: the wrapper inherits them, so each one
+  // that is not wrapped is the SDK's, called with the wrapper as `this` (grpc-js binds them).
+  return Object.assign(Object.create(handlers) as Record<string, Handler>, {
+    read(this: unknown, call: UnaryCall<provproto.ReadRequest>, callback: Callback) {
+      // An import's Read has only the id: the SDK would call toJavaScript() on the missing bag.
+      if (call.request.getProperties() === undefined) call.request.setProperties(new Struct());
+      return read?.call(this, call, callback);
+    },
+    checkConfig(call: UnaryCall<provproto.CheckRequest>, callback: Callback) {
+      try {
+        const news = call.request.getNews();
+        const values = configValues(news?.toJavaScript() as Record<string, unknown> | undefined);
+        const { ProviderSettings, SETTINGS } = require("../core/config") as typeof import("../core/config");
+        const resp = new proto.CheckResponse();
+        if (news) resp.setInputs(news);
+        resp.setFailuresList(
+          configFailures(ProviderSettings, SETTINGS, values).map((f) =>
+            new proto.CheckFailure().setProperty(f.property).setReason(f.reason),
+          ),
+        );
+        callback(null, resp);
+      } catch (e) {
+        callback(e);
+      }
+    },
+    configure(call: UnaryCall<provproto.ConfigureRequest>, callback: Callback) {
+      (async () => {
+        const values = configValues(
+          call.request.getArgs()?.toJavaScript() as Record<string, unknown> | undefined,
+          call.request.getVariablesMap().getEntryList(),
+        );
+        const config = {
+          get: (key: string) => values.get(key),
+          require(key: string): string {
+            const value = values.get(key);
+            if (value === undefined) throw new Error(`flagstack: missing required configuration ${key}`);
+            return value;
+          },
+        };
+        // Every kind's configure (today the one all share: provider/core/resource.ts).
+        for (const configure of new Set(kinds().NATIVE_KINDS.map((k) => k.impl.configure))) {
+          await configure({ config });
+        }
+        return new proto.ConfigureResponse()
+          .setAcceptsecrets(false)
+          .setAcceptresources(false)
+          .setAcceptoutputs(false)
+          .setSupportspreview(false);
+      })().then(
+        (resp) => callback(null, resp),
+        (e) => callback(e),
+      );
+    },
+  });
+}
+
+/**
+ * Runs `start` (which calls the SDK's `main`) with the SDK server's handlers wrapped: `main`
+ * registers them with `grpc.Server#addService`, the one place they can be reached without
+ * forking the SDK, so that method is wrapped for that one call.
+ */
+export async function withWrappedHandlers(start: () => Promise<void>): Promise<void> {
+  const grpc = sdkModule<{ Server: { prototype: { addService(service: unknown, impl: object): void } } }>(
+    "@grpc/grpc-js",
+  );
+  const proto = grpc.Server.prototype;
+  const addService = proto.addService;
+  proto.addService = function (this: unknown, service: unknown, implementation: object) {
+    proto.addService = addService;
+    return addService.call(this, service, wrapHandlers(implementation as Record<string, Handler>));
+  };
+  try {
+    await start();
+  } finally {
+    proto.addService = addService;
+  }
+}
+
+/** What the plugin's entry point passes to {@link serve}. */
+export interface ServeOptions {
+  /** The committed package schema (`provider-plugin/schema.json`). */
+  schemaFile: string;
+  /** The package version. */
+  version: string;
+}
+
+/**
+ * Serves the native provider: binds 127.0.0.1:0 and prints the port, as the engine expects of a
+ * plugin. `args` are the plugin's command-line arguments (the engine's address first).
+ */
+export async function serve(args: readonly string[], options: ServeOptions): Promise<void> {
+  const { main } = require("@pulumi/pulumi/provider") as typeof import("@pulumi/pulumi/provider");
+  const provider = nativeProvider({
+    version: options.version,
+    schema: () => readFile(options.schemaFile, "utf8"),
+  });
+  await withWrappedHandlers(() => main(provider, [...args]));
+}
