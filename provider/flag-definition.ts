@@ -378,6 +378,35 @@ async function converge(
 const ALL_FIELDS: readonly string[] = [...WRITABLE_FIELDS, "killed"];
 
 /**
+ * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
+ * the definition's natural key `<workspace>/<flag>/<environment>` (workspace and environment by
+ * name or id, e.g. `Default/new-checkout/Production`). The definition is then read as a refresh
+ * reads it, from the state a create would have recorded: the ids, with the flag by name (the API
+ * takes either), and the inputs as the id gives them.
+ */
+async function importDefinition(importId: string): ReturnType<typeof impl.read> {
+  const parts = importId.split("/");
+  const [environment, flag] = [parts.pop(), parts.pop()];
+  const workspace = parts.join("/");
+  if (!environment || !flag || !workspace) {
+    throw new Error(
+      `flag definition import id "${importId}" must be <workspace>/<flag>/<environment>, e.g. Default/new-checkout/Production`,
+    );
+  }
+  const admin = adminClient();
+  const ws = await resolveWorkspace(admin, workspace);
+  const env = await resolveEnvironment(admin, ws, environment);
+  // Only these members are read from the state (`read` below); the rest comes from the service.
+  const recorded = { workspace, flag, environment, adopt: false, flagId: flag };
+  return impl.read("", {
+    ...recorded,
+    workspaceId: ws.id,
+    workspaceName: ws.name,
+    environmentId: env.id,
+  } as FlagDefinitionOutputs);
+}
+
+/**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link flagDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
  */
@@ -447,7 +476,8 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     }
   },
 
-  async read(_id, props) {
+  async read(id, props) {
+    if (props.workspaceId === undefined) return importDefinition(id);
     const admin = adminClient();
     const def = await readOrGone(() =>
       admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),

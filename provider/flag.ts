@@ -164,6 +164,24 @@ export function flagPatch(
 }
 
 /**
+ * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
+ * the flag's natural key `<workspace>/<name>` (the workspace by name or id, e.g.
+ * `Default/new-checkout`). The flag is then read as a refresh reads it, under its service id, with
+ * the inputs a program would write (`workspace` as the id gives it).
+ */
+async function importFlag(importId: string): ReturnType<ResourceHandlers<FlagInputs, FlagOutputs>["read"]> {
+  const cut = importId.lastIndexOf("/");
+  if (cut <= 0 || cut === importId.length - 1) {
+    throw new Error(`flag import id "${importId}" must be <workspace>/<name>, e.g. Default/new-checkout`);
+  }
+  const admin = adminClient();
+  const workspace = await resolveWorkspace(admin, importId.slice(0, cut));
+  const flag = await readOrGone(() => admin.flags.get(workspace.id, importId.slice(cut + 1)));
+  if (!flag) return GONE;
+  return impl.read(flag.id, outputs(flag, workspace, { workspace: importId.slice(0, cut), adopt: false }));
+}
+
+/**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link flagProviderText}) loads this object in the provider process; the tests call it directly.
  */
@@ -221,6 +239,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
   },
 
   async read(id, props) {
+    if (props.workspaceId === undefined) return importFlag(id);
     const flag = await readOrGone(() => adminClient().flags.get(props.workspaceId, id));
     if (!flag) return GONE;
     const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);

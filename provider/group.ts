@@ -22,7 +22,7 @@ import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { forgetGroups } from "./core/resolve";
+import { forgetGroups, NotFoundByName, resolveGroups } from "./core/resolve";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { GROUP_TYPE } from "./types";
 
@@ -71,6 +71,23 @@ function renameConflict(name: string, cause: unknown): Error {
 }
 
 /**
+ * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
+ * the group's natural key, its name (unique in the account), or its id. The group is then read
+ * as a refresh reads it, under its id.
+ */
+async function importGroup(importId: string): ReturnType<typeof impl.read> {
+  const group = await resolveGroups(adminClient(), [importId]).then(
+    ([found]) => found,
+    (e: unknown) => {
+      if (e instanceof NotFoundByName) return undefined;
+      throw e;
+    },
+  );
+  if (!group) return GONE;
+  return impl.read(group.id, { adopt: false, groupId: group.id } as GroupOutputs);
+}
+
+/**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link groupProviderText}) loads this object in the provider process; the tests call it directly.
  */
@@ -107,6 +124,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
   },
 
   async read(id, props) {
+    if (props?.groupId === undefined) return importGroup(id);
     const group = await readOrGone(() => adminClient().groups.get(id));
     if (!group) return GONE;
     const outs = outputs(group, { adopt: props?.adopt ?? false });

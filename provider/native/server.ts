@@ -18,8 +18,11 @@
  * - `CheckConfig`: the SDK's handler is unimplemented; the wrapper checks each setting with the
  *   settings' zod schema and names the bad one.
  * - `Read`: the SDK's handler calls `req.getProperties().toJavaScript()` before the provider's
- *   `read` runs, and an import request (`pulumi import`) carries no properties, so it throws a
- *   TypeError. The wrapper gives such a request an empty property bag.
+ *   `read` runs (`@pulumi/pulumi` 3.259.0 `provider/server.js` line 244, `Server.read`), and an
+ *   import request (`pulumi import`) carries no properties, so it throws a TypeError. The wrapper
+ *   gives such a request an empty property bag. And for an object that is gone the SDK answers an
+ *   empty bag where the engine expects none (`pulumi import` would then say the provider cannot
+ *   import, instead of that the object does not exist): the wrapper drops it.
  *
  * Each provider instance, default or explicit, is a process of its own (the engine starts one
  * plugin per provider resource: pkg/host/host.go `Provider`), so the process-wide settings of
@@ -208,7 +211,15 @@ export function wrapHandlers(handlers: Record<string, Handler>): Record<string, 
     read(this: unknown, call: UnaryCall<provproto.ReadRequest>, callback: Callback) {
       // An import's Read has only the id: the SDK would call toJavaScript() on the missing bag.
       if (call.request.getProperties() === undefined) call.request.setProperties(new Struct());
-      return read?.call(this, call, callback);
+      // Gone (no id): the SDK answers an empty property bag, which `pulumi import` takes for a
+      // provider that cannot import; no bag at all is the engine's "does not exist" (a refresh
+      // only looks at the id).
+      const answer: Callback = (error, response) => {
+        const resp = response as provproto.ReadResponse | undefined;
+        if (resp && resp.getId() === "") resp.clearProperties();
+        callback(error, response);
+      };
+      return read?.call(this, call, answer);
     },
     checkConfig(call: UnaryCall<provproto.CheckRequest>, callback: Callback) {
       try {

@@ -161,6 +161,98 @@ describe("native plugin: a Flag's lifecycle through the shared impl", () => {
   });
 });
 
+describe("native plugin: the read of `pulumi import`, by natural id and no state", () => {
+  it("reads a Flag by <workspace>/<name>, a FlagDefinition by <workspace>/<flag>/<environment>, a Group by name", async () => {
+    const flag = await plugin.create(urnOf("flagstack:index:Flag"), {
+      workspace: "Default",
+      trafficType: "user",
+      name: "native-imported",
+      description: "made elsewhere",
+      tags: ["x"],
+      adopt: false,
+    });
+    const def = await plugin.create(urnOf("flagstack:index:FlagDefinition"), {
+      workspace: "Default",
+      flag: "native-imported",
+      environment: "Production",
+      treatments: [{ name: "on", keys: ["qa-bot"] }, { name: "off" }],
+      defaultTreatment: "off",
+      trafficAllocation: 100,
+      rules: [],
+      defaultRule: [{ treatment: "off", size: 100 }],
+      killed: false,
+      adopt: false,
+    });
+    const group = await plugin.create(urnOf("flagstack:index:Group"), {
+      name: "native-imported-group",
+      description: "reviewers",
+      adopt: false,
+    });
+
+    emu.resetRequests();
+    const readFlag = await plugin.read(urnOf("flagstack:index:Flag"), "Default/native-imported");
+    expect(adminRequests().every((r) => r.method === "GET")).toBe(true);
+    expect(readFlag).toEqual({
+      id: flag.id,
+      properties: flag.properties,
+      inputs: {
+        workspace: "Default",
+        trafficType: "user",
+        name: "native-imported",
+        description: "made elsewhere",
+        tags: ["x"],
+        rolloutStatus: "Pre-Production",
+        adopt: false,
+      },
+    });
+
+    const readDef = await plugin.read(
+      urnOf("flagstack:index:FlagDefinition"),
+      "Default/native-imported/Production",
+    );
+    expect(readDef.id).toBe(def.id);
+    expect(readDef.properties).toEqual({
+      ...def.properties,
+      lastUpdateTime: readDef.properties.lastUpdateTime,
+    });
+    expect(readDef.inputs).toEqual({
+      workspace: "Default",
+      flag: "native-imported",
+      environment: "Production",
+      treatments: [{ name: "on", keys: ["qa-bot"] }, { name: "off" }],
+      defaultTreatment: "off",
+      trafficAllocation: 100,
+      rules: [],
+      defaultRule: [{ treatment: "off", size: 100 }],
+      killed: false,
+      adopt: false,
+    });
+
+    const readGroup = await plugin.read(urnOf("flagstack:index:Group"), "native-imported-group");
+    expect(readGroup).toEqual({
+      id: group.id,
+      properties: group.properties,
+      inputs: { name: "native-imported-group", description: "reviewers", adopt: false },
+    });
+
+    // Missing objects read as gone (the engine then says the resource does not exist).
+    expect((await plugin.read(urnOf("flagstack:index:Flag"), "Default/native-nothing")).id).toBe("");
+    expect((await plugin.read(urnOf("flagstack:index:Group"), "native-nothing")).id).toBe("");
+    await expect(plugin.read(urnOf("flagstack:index:Flag"), "no-slash")).rejects.toThrow(
+      'flag import id "no-slash" must be <workspace>/<name>, e.g. Default/new-checkout',
+    );
+    await expect(
+      plugin.read(urnOf("flagstack:index:FlagDefinition"), "Default/native-imported"),
+    ).rejects.toThrow(
+      'flag definition import id "Default/native-imported" must be <workspace>/<flag>/<environment>, e.g. Default/new-checkout/Production',
+    );
+
+    await plugin.delete(urnOf("flagstack:index:FlagDefinition"), def.id, def.properties);
+    await plugin.delete(urnOf("flagstack:index:Flag"), flag.id, flag.properties);
+    await plugin.delete(urnOf("flagstack:index:Group"), group.id, group.properties);
+  });
+});
+
 describe("native plugin: two provider instances, two accounts", () => {
   it("each process keeps its own configuration", async () => {
     const other = await startEmulator({ port: 0 });
