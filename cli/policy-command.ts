@@ -176,19 +176,23 @@ export function policyPackFiles(
       'import { policies } from "flagstack/policy";\n' +
       'import { FLAG_TYPE } from "flagstack/provider/types";\n\n' +
       packBody(name, false);
-    // The compiler options of `pulumi new typescript`; the policy runner type-checks index.ts with them.
-    files["tsconfig.json"] = json({
-      compilerOptions: {
-        strict: true,
-        target: "es2020",
-        module: "nodenext",
-        moduleResolution: "nodenext",
-        noFallthroughCasesInSwitch: true,
-        noImplicitReturns: true,
-        forceConsistentCasingInFileNames: true,
-      },
-      files: ["index.ts"],
-    });
+    // The compiler options of `pulumi new typescript`, plus skipLibCheck: @pulumi/policy's own
+    // declarations do not check (its index.d.ts re-exports names its proxy.d.ts leaves out).
+    files["tsconfig.json"] = `{
+  // The policy runner type-checks index.ts with these options.
+  "compilerOptions": {
+    "strict": true,
+    "target": "es2020",
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "skipLibCheck": true,
+    "noFallthroughCasesInSwitch": true,
+    "noImplicitReturns": true,
+    "forceConsistentCasingInFileNames": true
+  },
+  "files": ["index.ts"]
+}
+`;
   }
   return files;
 }

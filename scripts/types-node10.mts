@@ -15,7 +15,7 @@
  * is implied or the `.d.cts` files are fine, so only this tree is rewritten. The types are the
  * same: zod publishes one set of declarations in both module formats.
  *
- * Usage: `node scripts/types-node10.mjs` after `tsc -p tsconfig.build.json` (`npm run build`).
+ * Usage: `node scripts/types-node10.mts` (Node runs it with its types stripped) after `tsc -p tsconfig.build.json` (`npm run build`).
  * The tree is written beside `dist/node10` and renamed into place, so a concurrent reader sees
  * the old tree or the new one.
  * @module
@@ -39,8 +39,8 @@ const ZOD_SPECIFIER = /(\bfrom\s+|\bimport\s*\(\s*)(["'])(zod(?:\/[^"']*)?)\2/g;
  * `zod/v4/core/index.js`). Throws on a zod entry with no such file, so a new import fails the
  * build instead of shipping a tree that breaks the classic template.
  */
-export function rewriteZodSpecifiers(text, zodDir, file = "<text>") {
-  return text.replace(ZOD_SPECIFIER, (_match, lead, quote, specifier) => {
+export function rewriteZodSpecifiers(text: string, zodDir: string, file = "<text>"): string {
+  return text.replace(ZOD_SPECIFIER, (_match, lead: string, quote: string, specifier: string) => {
     const sub = specifier.slice("zod".length);
     if (sub.endsWith(".js")) return `${lead}${quote}${specifier}${quote}`;
     const declaration = join(zodDir, sub, "index.d.ts");
@@ -52,7 +52,7 @@ export function rewriteZodSpecifiers(text, zodDir, file = "<text>") {
 }
 
 /** Every `.d.ts` under `dir`, as paths relative to it, skipping the node10 tree itself. */
-function declarations(dir) {
+function declarations(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith(".d.ts"))
     .map((e) => relative(dir, join(e.parentPath, e.name)))
@@ -60,7 +60,7 @@ function declarations(dir) {
 }
 
 /** Builds `dist/node10` from the declarations in `dist/`; returns the number of files written. */
-export function buildNode10Types() {
+export function buildNode10Types(): number {
   const zodDir = dirname(createRequire(join(root, "package.json")).resolve("zod/package.json"));
   const files = declarations(dist);
   if (files.length === 0)
@@ -77,14 +77,15 @@ export function buildNode10Types() {
   try {
     renameSync(target, old);
   } catch (e) {
-    if (e.code !== "ENOENT") throw e;
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
   try {
     renameSync(staging, target);
   } catch (e) {
     // Another build put its tree in place between the two renames: it was made from the same
     // dist/, so keep it.
-    if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOTEMPTY" && code !== "EEXIST") throw e;
     rmSync(staging, { recursive: true, force: true });
   }
   rmSync(old, { recursive: true, force: true });
