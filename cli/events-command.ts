@@ -8,6 +8,7 @@
  * outcome is unknown or that the service refused; 130 interrupted (Ctrl-C), resumable.
  * @module
  */
+import { existsSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import {
   createProgressReporter,
@@ -126,9 +127,78 @@ export function register(program: Command): void {
       return n;
     })
     .option("--json", "print the summary as JSON on standard output", false)
-    .action(async (file: string, opts: CommandOptions) => {
-      process.exitCode = await runImport(file, opts);
+    .action(async (file: string, opts: CommandOptions, command: Command) => {
+      const urlSource =
+        command.getOptionValueSource("eventsUrl") === "env" ? "FLAGSTACK_EVENTS_URL" : "--events-url";
+      process.exitCode = await runImport(file, opts, urlSource);
     });
+}
+
+/** The library's option names, as the flags the user typed. */
+const FLAG_OF_OPTION: Record<string, string> = {
+  eventsUrl: "--events-url",
+  baseUrl: "--events-url",
+  sdkKey: "--sdk-key",
+  format: "--format",
+  batchSize: "--batch-size",
+  maxBatchBytes: "--max-batch-bytes",
+  concurrency: "--concurrency",
+  requestsPerSecond: "--requests-per-second",
+  rejects: "--rejects",
+  journal: "--journal",
+  resendBatches: "--resend-batches",
+  markAccepted: "--mark-accepted",
+  resendUnknown: "--resend-unknown",
+  dryRun: "--dry-run",
+};
+
+/**
+ * A library message as the command's user reads it: without the function that threw
+ * (`importEvents: invalid option batchSize: `, `EventsClient: `), option names as flags, and the
+ * base URL's origin as the flag or variable it came from (`urlSource`).
+ */
+export function asCliMessage(message: string, urlSource: string): string {
+  return (
+    message
+      .replace(
+        /^(?:importEvents|importEventsInWorker|EventsClient): (?:invalid option (\w+): )?/,
+        (_, option?: string) =>
+          option ? `${Object.hasOwn(FLAG_OF_OPTION, option) ? FLAG_OF_OPTION[option] : option}: ` : "",
+      )
+      .replaceAll("from the baseUrl option", `from ${urlSource}`)
+      .replaceAll("pass { sdkKey } instead", "pass the key with --sdk-key")
+      // Only camelCase names: `format` or `journal` in a sentence are English.
+      .replace(
+        /\b[a-z]+[A-Z]\w*\b/g,
+        (word) => (Object.hasOwn(FLAG_OF_OPTION, word) ? FLAG_OF_OPTION[word] : word) as string,
+      )
+      // `--batch-size: --batch-size must be ...` says the flag once.
+      .replace(/^(--[\w-]+): \1 /, "$1 ")
+  );
+}
+
+/**
+ * Refuses an events URL the client would refuse, naming the flag or variable it came from
+ * (`--events-url must be an absolute http(s) URL, got "events.example.com"`). A value that looks
+ * like a key (16 or more letters and digits in a row, or credentials) is not repeated.
+ */
+export function checkEventsUrl(raw: string, urlSource: string): void {
+  const shown =
+    /[A-Za-z0-9]{16,}/.test(raw) || /\/\/[^/?#]*@/.test(raw) ? "a value not shown here" : `"${raw}"`;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new Error(
+      `${urlSource} must be an absolute http(s) URL such as http://127.0.0.1:8787, got ${shown}`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new Error(`${urlSource} must not contain credentials; pass the key with --sdk-key`);
+  }
 }
 
 interface CommandOptions {
@@ -151,13 +221,15 @@ interface CommandOptions {
 }
 
 /** Runs one import and returns the exit code. */
-async function runImport(file: string, opts: CommandOptions): Promise<number> {
+async function runImport(file: string, opts: CommandOptions, urlSource: string): Promise<number> {
   // Empty values (an exported but empty variable) count as absent.
   const eventsUrl = opts.eventsUrl?.trim() || undefined;
   const sdkKey = opts.sdkKey?.trim() || undefined;
   if (!opts.dryRun && !eventsUrl)
     throw new Error("missing events URL: pass --events-url or set FLAGSTACK_EVENTS_URL");
   if (!opts.dryRun && !sdkKey) throw new Error("missing SDK key: pass --sdk-key or set FLAGSTACK_SDK_KEY");
+  if (eventsUrl !== undefined) checkEventsUrl(eventsUrl, urlSource);
+  if (file !== "-" && !existsSync(file)) throw new Error(`events file ${file}: no such file`);
   const ac = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -210,22 +282,13 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
   } catch (e) {
     if (last) reporter.stop(last);
     if (e instanceof ImportError) {
-      print(e.summary, opts.json);
-      process.stderr.write(`flagstack: ${e.message}\n`);
+      print(e.summary, opts.json, urlSource);
+      process.stderr.write(`flagstack: ${asCliMessage(e.message, urlSource)}\n`);
       return e.summary.interrupted ? EXIT.interrupted : EXIT.error;
     }
     // The library names its options; here the user typed flags.
-    if (
-      e instanceof Error &&
-      e.name === "ConfigurationError" &&
-      /resendBatches|markAccepted/.test(e.message)
-    ) {
-      throw new Error(
-        e.message
-          .replace(/^importEvents: invalid option (\w+): /, "$1: ")
-          .replaceAll("resendBatches", "--resend-batches")
-          .replaceAll("markAccepted", "--mark-accepted"),
-      );
+    if (e instanceof Error && e.name === "ConfigurationError") {
+      throw new Error(asCliMessage(e.message, urlSource));
     }
     throw e;
   } finally {
@@ -233,12 +296,16 @@ async function runImport(file: string, opts: CommandOptions): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   if (last) reporter.stop(last);
-  print(summary, opts.json);
+  print(summary, opts.json, urlSource);
   if (summary.interrupted) return EXIT.interrupted;
   if (summary.unknown > 0 || summary.failed > 0) return EXIT.incomplete;
   return EXIT.ok;
 }
 
-function print(summary: ImportSummary, json: boolean): void {
-  process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+function print(summary: ImportSummary, json: boolean, urlSource: string): void {
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(summary, null, 2)}\n`
+      : formatSummary(summary).replaceAll("from the baseUrl option", `from ${urlSource}`),
+  );
 }
