@@ -39,6 +39,7 @@ import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
 import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import type { ProviderSettings as SettingsSchema } from "../core/config";
+import { watchEngine } from "../core/host";
 import type { NativeKind } from "./kinds";
 
 /** The marker of a secret value in a struct the engine sends (`rpc.js` `specialSigKey`). */
@@ -310,4 +311,18 @@ export async function serve(args: readonly string[], options: ServeOptions): Pro
     schema: () => readFile(options.schemaFile, "utf8"),
   });
   await withWrappedHandlers(() => main(provider, [...args]));
+  const engine = engineArgument(args);
+  // Ends with the engine, like the dynamic-provider host (`provider/core/host.ts`, whose watcher
+  // recognises that host by its script path, hence the argv in that host's shape).
+  if (engine !== undefined) watchEngine([process.execPath, "/cmd/dynamic-provider", engine]);
+}
+
+/** The engine's address among a plugin's arguments (the flags the engine adds skipped). */
+export function engineArgument(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--tracing") i++;
+    else if (arg !== "--logtostderr" && !arg.startsWith("-v=")) return arg;
+  }
+  return undefined;
 }

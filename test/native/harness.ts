@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import type { Driver } from "../provider/harness";
 
@@ -73,6 +74,10 @@ export interface NativePlugin {
   delete(urn: string, id: string, props: Props): Promise<void>;
   /** Everything the plugin wrote to stderr. */
   stderr(): string;
+  /** Closes the stand-in engine endpoint, as a killed engine would leave it. */
+  closeEngine(): Promise<void>;
+  /** Resolves when the plugin's process ends. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -86,16 +91,26 @@ const toStruct = (value: Props) => structproto.Struct.fromJavaScript(JSON.parse(
 
 /**
  * Starts the plugin executable (`env` added to this process's environment) and measures its
- * start: spawn → port printed → first request (`GetPluginInfo`) answered.
+ * start: spawn → port printed → first request (`GetPluginInfo`) answered. The engine's address it
+ * gets is a stand-in TCP listener that the test may close (the plugin dials it to notice the
+ * engine's death).
  */
 export async function startNativePlugin(env: Record<string, string> = {}): Promise<NativePlugin> {
+  const engine = createNetServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  const enginePort = (engine.address() as AddressInfo).port;
+  const closeEngine = () => new Promise<void>((resolve) => engine.close(() => resolve()));
   const started = process.hrtime.bigint();
   const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
-  const child: ChildProcess = spawn(join(PLUGIN_DIR, "pulumi-resource-flagstack"), ["127.0.0.1:1"], {
-    cwd: REPO,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    join(PLUGIN_DIR, "pulumi-resource-flagstack"),
+    [`127.0.0.1:${enginePort}`],
+    {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
@@ -216,12 +231,15 @@ export async function startNativePlugin(env: Record<string, string> = {}): Promi
       await call("delete", req);
     },
     stderr: () => stderr,
+    closeEngine,
+    exited,
     async stop() {
       client.close();
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
         await exited;
       }
+      if (engine.listening) await closeEngine();
     },
   };
   await plugin.getPluginInfo();

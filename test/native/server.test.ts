@@ -287,3 +287,18 @@ describe("native plugin: two provider instances, two accounts", () => {
     }
   });
 });
+
+describe("native plugin: the engine's death", () => {
+  it("the plugin ends within about a second of its engine", async () => {
+    const orphan = await startNativePlugin();
+    try {
+      await orphan.configure({ adminApiUrl: emu.url, adminApiKey: secret(emu.adminKey) });
+      const started = Date.now();
+      await orphan.closeEngine();
+      await orphan.exited;
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await orphan.stop();
+    }
+  });
+});
