@@ -67,8 +67,9 @@ export function packageInfo(root: string = packageRoot()): PackageInfo {
 export function defaultPackName(dir: string): string {
   const name = basename(resolve(dir))
     .replace(/[^a-zA-Z0-9-_.]+/g, "-")
+    .replace(/^[-.]+|[-.]+$/g, "")
     .slice(0, 100);
-  return POLICY_PACK_NAME_PATTERN.test(name) ? name : "rollout-safety";
+  return name === "" ? "rollout-safety" : name;
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
