@@ -49,6 +49,7 @@ import { gzipSync } from "node:zlib";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { CONTROL_ROUTES_HELP } from "../../cli/emulator-command";
 import { type Emulator, startEmulator } from "../../emulator";
 
 const ROOT = join(__dirname, "..", "..");
@@ -743,6 +744,36 @@ beforeAll(() => {
 afterAll(async () => {
   await Promise.all(emulators.map((e) => e.stop()));
   if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+/** `METHOD /_emulator/path` with each parameter as `*`, sorted and unique. */
+const routeSet = (routes: Iterable<string>) =>
+  [...new Set([...routes].map((r) => r.replace(/\/(?::\w+|\{\w+\}|[A-Z_]+)(?=\/|$)/g, "/*")))].sort();
+
+describe("the emulator's control routes", () => {
+  const served = routeSet(
+    [
+      ...readFileSync(join(ROOT, "emulator/control.ts"), "utf8").matchAll(
+        /app\.(get|put|post|delete)\("([^"]+)"/g,
+      ),
+    ].map((m) => `${(m[1] as string).toUpperCase()} /_emulator${m[2]}`),
+  );
+
+  it("every route emulator/control.ts serves is in the README's table", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const listed = [...readme.matchAll(/^\| `(GET|PUT|POST|DELETE) (\/_emulator\/[^`?[\s]+)/gm)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    expect(routeSet(listed)).toEqual(served);
+  });
+
+  it("every route emulator/control.ts serves is in `flagstack emulator --help`", () => {
+    const listed = [
+      ...CONTROL_ROUTES_HELP.matchAll(/^ {2}(GET|PUT|POST|DELETE) +(\/_emulator\/[^\s?[]+)/gm),
+    ].map((m) => `${m[1]} ${m[2]}`);
+    expect(routeSet(listed)).toEqual(served);
+    expect(helpOf(["emulator"])).toContain(CONTROL_ROUTES_HELP.trim());
+  });
 });
 
 describe("documentation blocks", () => {
