@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
+import type { NativeFunction } from "./functions";
 import type { NativeKind } from "./kinds";
 import type { DocTree, SchemaDocs } from "./schema";
 
@@ -36,21 +37,28 @@ export function packageRoot(from: string = __dirname): string {
 /** The `provider/` sources, which hold the TSDoc (also when this runs from `dist/`). */
 const providerDir = (): string => join(packageRoot(), "provider");
 
-/** TSDoc text as a description: `{@link X}` becomes `X` in code quotes, whitespace normalised. */
+/** TSDoc text as a description: `{@link X}` becomes `X` in code quotes, a paragraph's lines one line. */
 export function docText(text: string): string {
-  return text
-    .replace(/\{@link\s+([^}\s|]+)(?:\s*\|\s*([^}]+))?\s*\}/g, (_m, target: string, label?: string) =>
-      label ? label.trim() : `\`${target}\``,
-    )
-    .replace(/[ \t]*\n[ \t]*/g, "\n")
-    .trim();
+  return (
+    text
+      .replace(/\{@link\s+([^}\s|]+)(?:\s*\|\s*([^}]+))?\s*\}/g, (_m, target: string, label?: string) =>
+        label ? label.trim() : `\`${target}\``,
+      )
+      .replace(/[ \t]*\n[ \t]*/g, "\n")
+      // Lines of one paragraph are one line (lists and tables keep theirs).
+      .replace(/([^\n])\n(?![\n|*-])/g, "$1 ")
+      .trim()
+  );
 }
 
 /**
- * The TSDoc of every kind's schemas and class, read by the compiler from the sources under
- * `provider/`. Takes about ten seconds (the compiler resolves zod's inferred types).
+ * The TSDoc of every kind's schemas and class, and of every function's lookup, read by the
+ * compiler from the sources under `provider/`. Takes about ten seconds (the compiler resolves zod's inferred types).
  */
-export function readDocs(kinds: readonly NativeKind[]): SchemaDocs {
+export function readDocs(
+  kinds: readonly NativeKind[],
+  functions: readonly NativeFunction[] = [],
+): SchemaDocs {
   const dir = providerDir();
   const entry = join(dir, "native", "__schema-docs__.ts");
   const lines = ['import type { z } from "zod";'];
@@ -64,6 +72,11 @@ export function readDocs(kinds: readonly NativeKind[]): SchemaDocs {
       `export type Inputs${i} = z.input<typeof I${i}>;`,
       `export type Outputs${i} = z.output<typeof O${i}>;`,
     );
+  });
+  functions.forEach((f, i) => {
+    lines.push(`import type { ${f.name} as F${i} } from "../${f.module}";`);
+    lines.push(`export type Args${i} = NonNullable<Parameters<typeof F${i}>[0]>;`);
+    lines.push(`export type Result${i} = Awaited<ReturnType<typeof F${i}>>;`);
   });
   const text = lines.join("\n");
   const options: ts.CompilerOptions = {
@@ -104,10 +117,19 @@ export function readDocs(kinds: readonly NativeKind[]): SchemaDocs {
         `docs: provider/${kind.module}.ts exports no ${kind.name}Inputs or ${kind.name}Outputs schema`,
       );
     }
-    const description = classDoc(program, join(dir, `${kind.module}.ts`), kind.name);
+    const description = declarationDoc(program, join(dir, `${kind.module}.ts`), kind.name);
     resources[kind.name] = { ...(description ? { description } : {}), inputs, outputs };
   });
-  return { resources };
+  const fns: NonNullable<SchemaDocs["functions"]> = {};
+  functions.forEach((f, i) => {
+    const args = members(checker, typeOf(`Args${i}`), 0, new Set());
+    const found = members(checker, typeOf(`Result${i}`), 0, new Set());
+    // A list result is the member `listMember` of the invoke's outputs; its elements' TSDoc.
+    const result = f.listMember ? { [f.listMember]: { members: found } } : found;
+    const description = declarationDoc(program, join(dir, `${f.module}.ts`), f.name);
+    fns[f.name] = { ...(description ? { description } : {}), args, result };
+  });
+  return { resources, functions: fns };
 }
 
 const MAX_DEPTH = 12;
@@ -142,15 +164,17 @@ function objectParts(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
 }
 
 /**
- * The TSDoc of the resource `name` declared in `file`, without its tags (`@example`, ...): a class
- * (`export class Flag`) or a constant holding one (`export const Flag = resourceClass(...)`).
+ * The TSDoc of the export `name` declared in `file`, without its tags (`@example`, ...): a class
+ * (`export class Flag`), a constant holding one (`export const Flag = resourceClass(...)`), or a
+ * function (`export async function getWorkspace`).
  */
-function classDoc(program: ts.Program, file: string, name: string): string | undefined {
+function declarationDoc(program: ts.Program, file: string, name: string): string | undefined {
   const source = program.getSourceFile(file);
   if (!source) return undefined;
   for (const statement of source.statements) {
     const declares =
-      (ts.isClassDeclaration(statement) && statement.name?.text === name) ||
+      ((ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement)) &&
+        statement.name?.text === name) ||
       (ts.isVariableStatement(statement) &&
         statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === name));
     if (!declares) continue;

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProviderSettings } from "../core/config";
 import { packageRoot, readDocs } from "./docs";
+import { NATIVE_FUNCTIONS } from "./functions";
 import { NATIVE_KINDS } from "./kinds";
 import { type PackageSchema, packageSchema } from "./schema";
 
@@ -20,7 +21,12 @@ export function generateSchema(): PackageSchema {
   const { version } = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as {
     version: string;
   };
-  return packageSchema(NATIVE_KINDS, { version, docs: readDocs(NATIVE_KINDS), settings: ProviderSettings });
+  return packageSchema(NATIVE_KINDS, {
+    version,
+    docs: readDocs(NATIVE_KINDS, NATIVE_FUNCTIONS),
+    settings: ProviderSettings,
+    functions: NATIVE_FUNCTIONS,
+  });
 }
 
 /** The schema as the committed file holds it: two-space JSON and a final newline. */

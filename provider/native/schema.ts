@@ -25,6 +25,7 @@
 import { z } from "zod";
 import { SETTINGS, type SettingName } from "../core/config";
 import { canonicalJson } from "../core/diff";
+import type { NativeFunction } from "./functions";
 import type { NativeKind } from "./kinds";
 import { PACKAGE } from "./kinds";
 
@@ -40,6 +41,8 @@ export interface DocTree {
 export interface SchemaDocs {
   /** By type name (`Flag`, ...): the resource class's TSDoc and its schemas' members' TSDoc. */
   resources: Record<string, { description?: string; inputs: DocTree; outputs: DocTree }>;
+  /** By function name (`getWorkspace`, ...): the lookup's TSDoc, its arguments' and its result's. */
+  functions?: Record<string, { description?: string; args: DocTree; result: DocTree }>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -87,6 +90,13 @@ export interface ResourceSpec {
   requiredInputs: string[];
 }
 
+/** A function (an invoke): its arguments and its result, each an object. */
+export interface FunctionSpec {
+  description?: string;
+  inputs: { properties: Record<string, PropertySpec>; required?: string[] };
+  outputs: { properties: Record<string, PropertySpec>; required?: string[] };
+}
+
 /** The package schema (`pulumi package get-schema` prints it). */
 export interface PackageSchema {
   name: string;
@@ -98,6 +108,7 @@ export interface PackageSchema {
   config: { variables: Record<string, PropertySpec> };
   provider: { description: string; inputProperties: Record<string, PropertySpec> };
   resources: Record<string, ResourceSpec>;
+  functions: Record<string, FunctionSpec>;
   types: Record<string, ObjectTypeSpec | EnumTypeSpec>;
   language: Record<string, Record<string, unknown>>;
 }
@@ -460,6 +471,8 @@ export interface SchemaOptions {
   docs?: SchemaDocs;
   /** The provider settings' zod schema (`ProviderSettings`). */
   settings: z.ZodObject;
+  /** The functions (`./functions.ts`). */
+  functions?: readonly NativeFunction[];
 }
 
 /** The package schema of the native provider, from the kinds' zod schemas. */
@@ -489,6 +502,22 @@ export function packageSchema(kinds: readonly NativeKind[], options: SchemaOptio
       requiredInputs: inputs.required,
     };
   }
+  const functions: Record<string, FunctionSpec> = {};
+  for (const f of options.functions ?? []) {
+    const docs = options.docs?.functions?.[f.name] ?? { args: {}, result: {} };
+    const hint = pascal(f.name);
+    const args = topLevel(table, f.args, "input", hint, docs.args);
+    const result = topLevel(table, f.result, "output", hint, docs.result);
+    const part = (p: { properties: Record<string, PropertySpec>; required: string[] }) => ({
+      properties: p.properties,
+      ...(p.required.length > 0 ? { required: p.required } : {}),
+    });
+    functions[f.token] = {
+      ...(docs.description ? { description: docs.description } : {}),
+      inputs: part(args),
+      outputs: part(result),
+    };
+  }
   const config = configProperties(options.settings);
   const types: PackageSchema["types"] = {};
   for (const name of Object.keys(table.types).sort()) {
@@ -509,6 +538,7 @@ export function packageSchema(kinds: readonly NativeKind[], options: SchemaOptio
       inputProperties: config,
     },
     resources,
+    functions,
     types,
     language: {
       nodejs: { packageName: "@flagstack/pulumi", respectSchemaVersion: true },

@@ -3,7 +3,8 @@
  * provider server (`main(provider, args)` of `@pulumi/pulumi/provider`), for programs in every
  * Pulumi language. Each resource token `flagstack:index:<Type>` is dispatched to that kind's
  * `impl` (`./kinds.ts`), the same lifecycle verbs the dynamic resources use: `check`, `diff`,
- * `create`, `read`, `update` and `delete` are not implemented twice.
+ * `create`, `read`, `update` and `delete` are not implemented twice. Each function
+ * `flagstack:index:get<Thing>` goes to the lookup a TypeScript program calls (`./functions.ts`).
  *
  * What the SDK's server does not do, a thin wrapper around its gRPC handlers does
  * ({@link wrapHandlers}); the SDK is used as published, not forked:
@@ -114,6 +115,14 @@ export function configFailures(
 // The provider: a dispatch by type token
 
 type Kinds = typeof import("./kinds");
+type Functions = typeof import("./functions");
+
+let functionsModule: Functions | undefined;
+/** The functions, loaded on the first invoke. */
+function functions(): Functions {
+  functionsModule ??= require("./functions") as Functions;
+  return functionsModule;
+}
 
 let kindsModule: Kinds | undefined;
 /** The kinds, loaded on first use: most of the process's start-up cost, kept off the first answer. */
@@ -177,6 +186,14 @@ export function nativeProvider(options: NativeProviderOptions): Provider {
     },
     async delete(id, urn, props) {
       await kindOf(urn).impl.delete(id, props ?? {});
+    },
+    async invoke(token, args) {
+      const fn = functions().NATIVE_FUNCTIONS_BY_TOKEN.get(token);
+      if (fn === undefined) {
+        const known = functions().NATIVE_FUNCTIONS.map((f) => f.token);
+        throw new Error(`flagstack: unknown function ${token}; this provider serves ${known.join(", ")}`);
+      }
+      return { outputs: plain(await fn.run(args ?? {})) };
     },
   };
 }

@@ -71,6 +71,11 @@ export interface NativePlugin {
     props?: Props,
   ): Promise<{ id: string; properties: Props; inputs: Props | undefined }>;
   update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }>;
+  /** `Invoke` of a function (`flagstack:index:getWorkspace`, ...). */
+  invoke(
+    token: string,
+    args: Props,
+  ): Promise<{ outputs: Props; failures: { property: string; reason: string }[] }>;
   delete(urn: string, id: string, props: Props): Promise<void>;
   /** Everything the plugin wrote to stderr. */
   stderr(): string;
@@ -222,6 +227,13 @@ export async function startNativePlugin(env: Record<string, string> = {}): Promi
       req.setNews(toStruct(news));
       const res = await call<{ getProperties(): StructLike }>("update", req);
       return { properties: res.getProperties()?.toJavaScript() ?? {} };
+    },
+    async invoke(token, args) {
+      const req = new provproto.InvokeRequest();
+      req.setTok(token);
+      req.setArgs(toStruct(args));
+      const res = await call<{ getReturn(): StructLike } & Parameters<typeof failuresOf>[0]>("invoke", req);
+      return { outputs: res.getReturn()?.toJavaScript() ?? {}, failures: failuresOf(res) };
     },
     async delete(urn, id, props) {
       const req = new provproto.DeleteRequest();

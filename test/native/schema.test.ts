@@ -118,6 +118,37 @@ describe("the committed schema", () => {
   });
 });
 
+describe("the committed schema's functions", () => {
+  it("has one per lookup, with its TSDoc, arguments and result", () => {
+    expect(Object.keys(schema.functions)).toEqual([
+      "flagstack:index:getWorkspace",
+      "flagstack:index:getEnvironment",
+      "flagstack:index:getRolloutStatus",
+      "flagstack:index:getTrafficType",
+      "flagstack:index:getGroup",
+      "flagstack:index:getUsers",
+      "flagstack:index:getProject",
+      "flagstack:index:getConnector",
+      "flagstack:index:getPipeline",
+    ]);
+    expect(schema.functions["flagstack:index:getEnvironment"]).toEqual({
+      description: "An environment of a workspace by name or id.",
+      inputs: {
+        properties: { workspace: { type: "string" }, name: { type: "string" } },
+        required: ["workspace", "name"],
+      },
+      outputs: {
+        properties: { id: { type: "string" }, name: { type: "string" }, production: { type: "boolean" } },
+        required: ["id", "name", "production"],
+      },
+    });
+    expect(schema.functions["flagstack:index:getUsers"].outputs).toEqual({
+      properties: { users: { type: "array", items: { $ref: "#/types/flagstack:index:GetUsersUser" } } },
+      required: ["users"],
+    });
+  });
+});
+
 describe("zod → Pulumi schema", () => {
   const Thing = z.strictObject({
     name: z.string().min(1),

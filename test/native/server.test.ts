@@ -253,6 +253,40 @@ describe("native plugin: the read of `pulumi import`, by natural id and no state
   });
 });
 
+describe("native plugin: functions", () => {
+  it("getWorkspace, getEnvironment and getUsers run the lookups with the provider's configuration", async () => {
+    const ws = await plugin.invoke("flagstack:index:getWorkspace", { name: "Default" });
+    expect(ws).toEqual({
+      outputs: {
+        id: expect.any(String),
+        name: "Default",
+        type: "workspace",
+        requiresTitleAndComments: false,
+      },
+      failures: [],
+    });
+    expect(
+      await plugin.invoke("flagstack:index:getEnvironment", { workspace: "Default", name: "Staging" }),
+    ).toEqual({
+      outputs: { id: expect.any(String), name: "Staging", production: false },
+      failures: [],
+    });
+    expect(await plugin.invoke("flagstack:index:getUsers", { status: "ACTIVE" })).toEqual({
+      outputs: { users: [] },
+      failures: [],
+    });
+  });
+
+  it("an unknown name fails with the valid ones, an unknown function with the functions served", async () => {
+    await expect(plugin.invoke("flagstack:index:getWorkspace", { name: "Nowhere" })).rejects.toThrow(
+      'workspace "Nowhere" not found; valid workspaces: "Default"',
+    );
+    await expect(plugin.invoke("flagstack:index:getNothing", {})).rejects.toThrow(
+      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getUsers, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
+    );
+  });
+});
+
 describe("native plugin: two provider instances, two accounts", () => {
   it("each process keeps its own configuration", async () => {
     const other = await startEmulator({ port: 0 });
