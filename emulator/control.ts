@@ -16,7 +16,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { parseValue, userJson } from "./admin/common";
-import { acceptInvitation } from "./admin/users";
 import { APIS, type AppEnv } from "./context";
 import { badRequest, notFound } from "./errors";
 import type { EventStore } from "./events/event-store";
@@ -74,7 +73,7 @@ export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
   });
 
   app.post("/users/:id/accept", async (c) => {
-    const user = acceptInvitation(deps.store, c.req.param("id"));
+    const user = deps.store.users.accept(c.req.param("id"));
     await deps.store.commit();
     return c.json(userJson(user));
   });
@@ -83,9 +82,7 @@ export function controlRoutes(deps: ControlDeps): Hono<AppEnv> {
     const envRef = c.req.query("environment");
     let environmentId: string | undefined;
     if (envRef) {
-      const env =
-        deps.store.environments.get(envRef) ??
-        [...deps.store.environments.values()].find((e) => e.name === envRef);
+      const env = deps.store.environments.anyByRef(envRef);
       if (!env) throw notFound(`Could not find environment ${envRef}`);
       environmentId = env.id;
     }

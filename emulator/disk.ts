@@ -63,6 +63,21 @@ export function realFilePath(path: string): string {
 }
 
 /**
+ * Writes `text` to `path` opened with `flags` (`w` a new file, `a` the end of one) through
+ * {@link diskIo} and syncs it before closing: `fsync` for a new file, which a rename is about to
+ * make the state file; `fdatasync` (data and length) for an append.
+ */
+async function writeSynced(path: string, flags: "w" | "a", text: string): Promise<void> {
+  const file = await open(path, flags);
+  try {
+    await diskIo.write(file, text);
+    await (flags === "w" ? file.sync() : file.datasync());
+  } finally {
+    await file.close();
+  }
+}
+
+/**
  * Replaces `path` (a real path, see {@link realFilePath}) with `text`: temporary file in the same
  * directory, write, fsync, rename. On any failure the temporary file is removed and `path` is
  * left as it was.
@@ -70,13 +85,7 @@ export function realFilePath(path: string): string {
 export async function replaceFile(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   try {
-    const file = await open(tmp, "w");
-    try {
-      await diskIo.write(file, text);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
+    await writeSynced(tmp, "w", text);
     await rename(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
@@ -91,13 +100,7 @@ export async function replaceFile(path: string, text: string): Promise<void> {
  */
 export async function appendToFile(path: string, text: string, length: number): Promise<number> {
   try {
-    const file = await open(path, "a");
-    try {
-      await diskIo.write(file, text);
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
+    await writeSynced(path, "a", text);
   } catch (e) {
     await truncate(path, length).catch(() => undefined);
     throw e;

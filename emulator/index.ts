@@ -9,18 +9,16 @@
  * await emu.stop();
  * @module
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { userJson } from "./admin/common";
-import { acceptInvitation } from "./admin/users";
 import { EventStore, type StoredEvent } from "./events/event-store";
 import { FaultConfig, type FaultConfigInput, FaultController, type FaultSettings } from "./middleware/faults";
 import { RateLimitConfig, RateLimiter } from "./middleware/rate-limit";
 import { RequestLog, type RequestRecord } from "./middleware/request-log";
-import { emptyPlatformState } from "./platform/state";
 import type { SdkReports } from "./sdk";
 import { createApp, listen } from "./server";
-import { type ApiKeyInput, ApiKeySpec, type KeyRecord, StateFileError, Store } from "./store";
+import { type ApiKeyInput, ApiKeySpec, newKeyString, StateFileError, Store } from "./store";
 
 export type { Api } from "./context";
 export { StateWriteError } from "./errors";
@@ -107,10 +105,6 @@ const newAccountId = (): string => {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   return [...randomBytes(22)].map((b) => alphabet[b % alphabet.length]).join("");
 };
-const adminKeyString = () => `adm-${randomBytes(16).toString("hex")}`;
-const sdkKeyString = () => `sdk-${randomBytes(16).toString("hex")}`;
-const platformKeyString = (account: string) =>
-  `pat.${account}.${randomBytes(12).toString("hex")}.${randomBytes(10).toString("hex")}`;
 
 /** Validates an argument of an {@link Emulator} method; throws an Error naming the field. */
 function checked<S extends z.ZodType>(method: string, schema: S, value: unknown): z.input<S> {
@@ -118,23 +112,6 @@ function checked<S extends z.ZodType>(method: string, schema: S, value: unknown)
   if (r.success) return value as z.input<S>;
   const i = r.error.issues[0];
   throw new Error(`${method}: ${i ? `${i.path.join(".") || "argument"}: ${i.message}` : "invalid argument"}`);
-}
-
-/** Sets the key the options name (or keeps the stored one, or makes one); returns its string. */
-function ensurePrimary(
-  store: Store,
-  match: (k: KeyRecord) => boolean,
-  wanted: string | undefined,
-  make: () => KeyRecord,
-): string {
-  const existing = [...store.keys.values()].find((k) => k.primary && match(k));
-  if (existing && (wanted === undefined || wanted === existing.key)) return existing.key;
-  if (existing) store.keys.delete(existing.key);
-  const rec = make();
-  if (wanted !== undefined) rec.key = wanted;
-  store.keys.delete(rec.key);
-  store.putKey(rec);
-  return rec.key;
 }
 
 /** Starts the emulator; see {@link EmulatorOptions}. */
@@ -147,11 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     );
   }
   const opts = parsedOpts.data;
-  const store = await Store.open({
-    accountId: opts.accountId ?? newAccountId(),
-    statePath: opts.statePath,
-    emptyPlatformState,
-  });
+  const store = await Store.open({ accountId: opts.accountId ?? newAccountId(), statePath: opts.statePath });
   try {
     if (opts.accountId && opts.accountId !== store.accountId) {
       throw new StateFileError(
@@ -163,54 +136,36 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await events.load();
     store.log = events;
 
-    const defaultWs = [...store.workspaces.values()].find((w) => w.name === "Default");
+    const defaultWs = store.workspaces.find((w) => w.name === "Default");
     const envByName = (name: string) =>
-      defaultWs ? store.environmentsOf(defaultWs.id).find((e) => e.name === name) : undefined;
-    const adminKey = ensurePrimary(
-      store,
+      defaultWs ? store.environments.inWorkspace(defaultWs.id).find((e) => e.name === name) : undefined;
+    const adminKey = store.keys.ensurePrimary(
       (k) => k.type === "admin",
       opts.adminKey,
-      () => ({
-        id: randomUUID(),
-        name: "Admin (all workspaces)",
-        key: adminKeyString(),
-        type: "admin",
-        primary: true,
-      }),
+      () => ({ name: "Admin (all workspaces)", key: newKeyString.admin(), type: "admin" }),
     );
-    const platformKey = ensurePrimary(
-      store,
+    const platformKey = store.keys.ensurePrimary(
       (k) => k.type === "platform",
       opts.platformKey,
-      () => ({
-        id: randomUUID(),
-        name: "Platform",
-        key: platformKeyString(store.accountId),
-        type: "platform",
-        primary: true,
-      }),
+      () => ({ name: "Platform", key: newKeyString.platform(store.accountId), type: "platform" }),
     );
     for (const name of ["Production", "Staging"]) {
       const env = envByName(name);
       if (!env) continue;
-      ensurePrimary(
-        store,
+      store.keys.ensurePrimary(
         (k) => k.type === "sdk" && k.environments?.[0] === env.id,
         name === "Production" ? opts.sdkKey : undefined,
         () => ({
-          id: randomUUID(),
           name: `${name} server-side`,
-          key: sdkKeyString(),
+          key: newKeyString.sdk(),
           type: "sdk",
           apiKeyType: "server_side",
           environments: [env.id],
           workspaces: [env.workspaceId],
-          primary: true,
         }),
       );
     }
-    for (const k of opts.keys ?? [])
-      store.putKey({ ...k, id: k.id ?? randomUUID(), name: k.name ?? `${k.type} key`, primary: false });
+    for (const k of opts.keys ?? []) store.keys.add(k);
     await store.commit();
 
     const requestLog = new RequestLog(opts.requestLogLimit);
@@ -225,11 +180,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const sdkKeys = (): Record<string, string> => {
       const out: Record<string, string> = {};
       if (!defaultWs) return out;
-      for (const env of store.environmentsOf(defaultWs.id)) {
-        const keys = [...store.keys.values()].filter(
-          (k) => k.type === "sdk" && k.environments?.[0] === env.id && k.apiKeyType !== "client_side",
-        );
-        const k = keys.find((x) => x.primary) ?? keys[0];
+      for (const env of store.environments.inWorkspace(defaultWs.id)) {
+        const k = store.keys.serverSideOf(env.id);
         if (k) out[env.name] = k.key;
       }
       return out;
@@ -256,7 +208,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         rateLimiter.set(limit === null ? null : checked("setRateLimit", RateLimitConfig, limit));
       },
       acceptInvitation: async (userId) => {
-        const u = acceptInvitation(store, userId);
+        const u = store.users.accept(userId);
         await store.commit();
         return userJson(u);
       },
@@ -268,8 +220,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
       eventCount: () => events.count,
       addKey: (key) => {
-        const k = checked("addKey", ApiKeySpec, key);
-        store.putKey({ ...k, id: k.id ?? randomUUID(), name: k.name ?? `${k.type} key`, primary: false });
+        store.keys.add(checked("addKey", ApiKeySpec, key));
         return store.commit();
       },
       stop: () => {

@@ -4,15 +4,14 @@
  * auto-created SDK keys must be revoked first). Account-wide: an unrestricted admin key only.
  * @module
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { badRequest, notFound } from "../errors";
+import { badRequest } from "../errors";
 import { scopeOf } from "../middleware/auth";
-import type { Store } from "../store";
+import { newKeyString, type Store } from "../store";
 import { parseBody } from "./common";
-import { apiTokenJson, newSdkKey } from "./environments";
+import { apiTokenJson } from "./environments";
 
 /** Body of `POST /apiKeys` (ref §9.1). */
 export const ApiKeyCreate = z.object({
@@ -50,15 +49,13 @@ export function apiKeyRoutes(store: Store): Hono<AppEnv> {
       throw badRequest("environments: an SDK key belongs to exactly one environment");
     }
     const admin = body.apiKeyType === "admin";
-    const key = store.putKey({
-      id: randomUUID(),
+    const key = store.keys.add({
       name: body.name,
-      key: admin ? `adm-${randomBytes(16).toString("hex")}` : newSdkKey(),
+      key: admin ? newKeyString.admin() : newKeyString.sdk(),
       type: admin ? "admin" : "sdk",
       ...(admin ? {} : { apiKeyType: body.apiKeyType as "server_side" | "client_side" }),
       ...(ws ? { workspaces: [ws.id] } : {}),
       ...(body.environments.length ? { environments: body.environments.map((e) => e.id) } : {}),
-      primary: false,
     });
     await store.commit();
     return c.json({ ...apiTokenJson(key), roles: body.roles ?? [] });
@@ -66,10 +63,7 @@ export function apiKeyRoutes(store: Store): Hono<AppEnv> {
 
   app.delete("/apiKeys/:id", async (c) => {
     scopeOf(store, c).assertAccountWide("revoke API keys");
-    const id = c.req.param("id");
-    const key = [...store.keys.values()].find((k) => k.id === id);
-    if (!key) throw notFound(`Could not find API key ${id}`);
-    store.keys.delete(key.key);
+    store.keys.revoke(c.req.param("id"));
     await store.commit();
     return c.json(true);
   });

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { applyPatch, type Operation } from "rfc6902";
-import type { z } from "zod";
+import { z } from "zod";
 import { JsonPatch } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
 import { badRequest, conflict, emptyBadRequest, fieldName, notFound, zodBadRequest } from "../errors";
@@ -21,6 +21,20 @@ import type {
   UserRecord,
   WorkspaceRecord,
 } from "../store";
+
+/**
+ * The name of a traffic type or a segment: what the SDK uses as a key (traffic type names in
+ * events, segment names in `/api/segmentChanges/{name}`, ref admin §1.1, §6), so a letter, then
+ * letters, digits, `-` and `_`.
+ */
+export const KeyedName = z
+  .string({ error: "name is required" })
+  .min(1, "name must not be empty")
+  .max(100, "name must be at most 100 characters")
+  .regex(
+    /^[a-zA-Z][-_a-zA-Z0-9]*$/,
+    "name must start with a letter and use only letters, digits, '-' and '_'",
+  );
 
 /** The hono context of an admin route. */
 export type AdminContext = Context<AppEnv>;
@@ -67,7 +81,7 @@ export function offsetPage<T>(all: T[], offset: number, limit: number) {
 
 /** A workspace by id (or name), checked against the key's scope: 404 / 403. */
 export function workspaceOr404(store: Store, c: AdminContext, ref: string): WorkspaceRecord {
-  const ws = store.workspaces.get(ref) ?? [...store.workspaces.values()].find((w) => w.name === ref);
+  const ws = store.workspaces.byRef(ref);
   if (!ws) throw notFound(`Could not find workspace ${ref}`);
   scopeOf(store, c).assertWorkspace(ws);
   return ws;
@@ -80,37 +94,24 @@ export function environmentOr404(
   ws: WorkspaceRecord,
   ref: string,
 ): EnvironmentRecord {
-  const byId = store.environments.get(ref);
-  const env =
-    byId && byId.workspaceId === ws.id ? byId : store.environmentsOf(ws.id).find((e) => e.name === ref);
+  const env = store.environments.byRef(ws.id, ref);
   if (!env) throw notFound(`Could not find environment ${ref}`);
   scopeOf(store, c).assertEnvironment(env);
   return env;
 }
 
-/** A flag by name or id (ref admin §2: GET by id is what clients do). */
-export function findFlag(store: Store, ws: WorkspaceRecord, ref: string): FlagRecord | undefined {
-  const byName = store.flagsByName.get(ws.id)?.get(ref);
-  if (byName) return byName;
-  const byId = store.flags.get(ref);
-  return byId && byId.workspaceId === ws.id ? byId : undefined;
-}
-
-/** A flag by name or id, or 404. */
+/** A flag by name or id (ref admin §2: GET by id is what clients do), or 404. */
 export function flagOr404(store: Store, ws: WorkspaceRecord, ref: string): FlagRecord {
-  const flag = findFlag(store, ws, ref);
+  const flag = store.flags.byRef(ws.id, ref);
   if (!flag) throw notFound(`Could not find split ${ref}`);
   return flag;
 }
 
-/** A traffic type of a workspace by name or id. */
-export function findTrafficType(
-  store: Store,
-  ws: WorkspaceRecord,
-  ref: string,
-): TrafficTypeRecord | undefined {
-  const tts = store.trafficTypesOf(ws.id);
-  return tts.find((t) => t.name === ref) ?? tts.find((t) => t.id === ref);
+/** A traffic type of a workspace by name or id, or 404. */
+export function trafficTypeOr404(store: Store, ws: WorkspaceRecord, ref: string): TrafficTypeRecord {
+  const tt = store.trafficTypes.byRef(ws.id, ref);
+  if (!tt) throw notFound(`Could not find traffic type ${ref}`);
+  return tt;
 }
 
 /**
@@ -180,7 +181,7 @@ export const trafficTypeJson = (store: Store, t: TrafficTypeRecord) => {
 /** A flag on the wire (spec §2 "Feature flag", ref admin §1.1). */
 export function flagJson(store: Store, f: FlagRecord) {
   const tt = store.trafficTypes.get(f.trafficTypeId);
-  const rs = store.rolloutStatuses.find((s) => s.id === f.rolloutStatusId);
+  const rs = store.rolloutStatuses.get(f.rolloutStatusId);
   return {
     id: f.id,
     name: f.name,

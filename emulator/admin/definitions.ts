@@ -25,22 +25,20 @@ import { Hono } from "hono";
 import { DefinitionBody, LIMITS, validateDefinition } from "../../sdk/admin/schemas";
 import { conversionProblems } from "../../sdk/split/convert";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, fieldName, notFound } from "../errors";
-import {
-  type DefinitionDocument,
-  type DefinitionRecord,
-  type EnvironmentRecord,
-  type FlagRecord,
-  randomInt32,
-  type Store,
-  type WorkspaceRecord,
+import { badRequest, fieldName, notFound } from "../errors";
+import type {
+  DefinitionDocument,
+  DefinitionRecord,
+  EnvironmentRecord,
+  FlagRecord,
+  Store,
+  WorkspaceRecord,
 } from "../store";
 import {
   type AdminContext,
   applyJsonPatch,
   definitionJson,
   environmentOr404,
-  findFlag,
   offsetPage,
   offsetParams,
   parsePatch,
@@ -69,27 +67,6 @@ function parseDocument(value: unknown): { doc: DefinitionDocument; killed: boole
   const { title: _t, comment: _c, killed, ...doc } = body;
   assertValidDefinition(doc);
   return { doc, killed };
-}
-
-/** Removes a definition, leaving an ARCHIVED tombstone for `/api/splitChanges` (wire §1). */
-export function removeDefinition(store: Store, d: DefinitionRecord, envId = d.environmentId): void {
-  const flag = store.flags.get(d.flagId);
-  store.definitions.get(envId)?.delete(d.flagId);
-  if (!flag) return;
-  store.envMap(store.tombstones, envId).set(flag.name, {
-    environmentId: envId,
-    name: flag.name,
-    trafficTypeName: store.trafficTypes.get(flag.trafficTypeId)?.name ?? "user",
-    changeNumber: store.nextChangeNumber(),
-    seed: d.seed,
-    trafficAllocationSeed: d.trafficAllocationSeed,
-  });
-}
-
-/** Marks a definition changed: new change number for the SDK, new `lastUpdateTime`. */
-function touch(store: Store, d: DefinitionRecord): void {
-  d.changeNumber = store.nextChangeNumber();
-  d.lastUpdateTime = Math.max(Date.now(), d.lastUpdateTime);
 }
 
 /** Fields of the definition response that a PATCH may not change. */
@@ -149,12 +126,12 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws") ?? "");
     const flagRef = c.req.param("flag") ?? "";
     const env = environmentOr404(store, c, ws, c.req.param("env") ?? "");
-    const flag = findFlag(store, ws, flagRef);
+    const flag = store.flags.byRef(ws.id, flagRef);
     if (!flag) throw notFound(`Could not find splitmetadata ${flagRef}`);
     return { flagRef, ws, flag, env };
   };
   const existing = ({ flagRef, flag, env }: Located): DefinitionRecord => {
-    const d = store.getDefinition(flag.id, env.id);
+    const d = store.definitions.get(flag.id, env.id);
     if (!d) throw notFound(`Could not find splitmetadata ${flagRef}`);
     return d;
   };
@@ -169,9 +146,9 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const env = environmentOr404(store, c, ws, c.req.param("env"));
     const { offset, limit } = offsetParams(c, LIMITS.flagsDefault, LIMITS.flagsMax);
-    const all = [...(store.definitions.get(env.id)?.values() ?? [])].filter(
-      (d) => store.flags.get(d.flagId)?.workspaceId === ws.id,
-    );
+    const all = store.definitions
+      .inEnvironment(env.id)
+      .filter((d) => store.flags.get(d.flagId)?.workspaceId === ws.id);
     const page = offsetPage(all, offset, limit);
     return c.json({ ...page, objects: page.objects.map((d) => definitionJson(store, d)) });
   });
@@ -183,25 +160,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
     const { doc, killed } = parseDocument(body);
-    if (store.getDefinition(at.flag.id, at.env.id)) {
-      throw conflict(
-        `Split ${at.flag.name} already has a definition in environment ${at.env.name}; use PUT or PATCH to change it`,
-      );
-    }
-    const now = Date.now();
-    const d: DefinitionRecord = {
-      flagId: at.flag.id,
-      environmentId: at.env.id,
-      doc,
-      killed: killed ?? false,
-      creationTime: now,
-      lastUpdateTime: now,
-      changeNumber: store.nextChangeNumber(),
-      seed: randomInt32(),
-      trafficAllocationSeed: randomInt32(),
-    };
-    store.setDefinition(d);
-    store.tombstones.get(at.env.id)?.delete(at.flag.name);
+    const d = store.definitions.create(at.flag, at.env, doc, killed ?? false);
     await store.commit();
     return c.json(definitionJson(store, d));
   });
@@ -212,9 +171,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
     const { doc, killed } = parseDocument(body);
-    d.doc = doc;
-    if (killed !== undefined) d.killed = killed;
-    touch(store, d);
+    store.definitions.replace(d, doc, killed);
     await store.commit();
     return c.json(definitionJson(store, d));
   });
@@ -237,9 +194,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
       writable[key] = key === "treatments" ? dropAddedEmpties(d.doc, value) : value;
     }
     const { doc, killed } = parseDocument(writable);
-    d.doc = doc;
-    if (killed !== undefined) d.killed = killed;
-    touch(store, d);
+    store.definitions.replace(d, doc, killed);
     await store.commit();
     return c.json(definitionJson(store, d));
   });
@@ -248,7 +203,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const at = locate(c);
     const d = existing(at);
     requireTitleAndComment(at.ws, c.req.query("title"), c.req.query("comment"));
-    removeDefinition(store, d);
+    store.removeDefinition(d);
     await store.commit();
     return c.json(true);
   });
@@ -259,11 +214,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
   ] as const) {
     app.put(`${base}/${action}`, async (c) => {
       const d = existing(locate(c));
-      if (d.killed !== killed) {
-        d.killed = killed;
-        touch(store, d);
-        await store.commit();
-      }
+      if (store.definitions.setKilled(d, killed)) await store.commit();
       return c.json(definitionJson(store, d));
     });
   }

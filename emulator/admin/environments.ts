@@ -14,13 +14,12 @@
  *   then it removes the environment's definitions and segment activations and returns `true`.
  * @module
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, methodNotAllowed } from "../errors";
+import { badRequest, methodNotAllowed } from "../errors";
 import { scopeOf } from "../middleware/auth";
-import type { EnvironmentRecord, KeyRecord, Store } from "../store";
+import type { KeyRecord, Store } from "../store";
 import {
   applyJsonPatch,
   environmentJson,
@@ -53,34 +52,6 @@ const boolish = z.union([z.boolean(), z.enum(["true", "false"]).transform((s) =>
 });
 const EnvironmentPatched = z.object({ name: EnvironmentName, production: boolish });
 
-/** A new SDK key string. */
-export const newSdkKey = (): string => `sdk-${randomBytes(16).toString("hex")}`;
-
-/** Creates the server-side and client-side SDK keys of a new environment. */
-export function createEnvironmentKeys(store: Store, env: EnvironmentRecord): KeyRecord[] {
-  return (["server_side", "client_side"] as const).map((apiKeyType) =>
-    store.putKey({
-      id: randomUUID(),
-      name: `${env.name} ${apiKeyType === "server_side" ? "server-side" : "client-side"}`,
-      key: newSdkKey(),
-      type: "sdk",
-      apiKeyType,
-      environments: [env.id],
-      workspaces: [env.workspaceId],
-      primary: false,
-    }),
-  );
-}
-
-/** API keys that belong to an environment (SDK keys, and admin keys restricted to it alone). */
-export function keysOfEnvironment(store: Store, env: EnvironmentRecord): KeyRecord[] {
-  return [...store.keys.values()].filter(
-    (k) =>
-      (k.type === "sdk" && k.environments?.[0] === env.id) ||
-      (k.type === "admin" && k.environments?.length === 1 && k.environments[0] === env.id),
-  );
-}
-
 /** The `apiTokens` entry of a key (ref admin §1.2; `type` undocumented, inferred). */
 export const apiTokenJson = (k: KeyRecord) => ({
   id: k.id,
@@ -90,14 +61,6 @@ export const apiTokenJson = (k: KeyRecord) => ({
   key: k.key,
 });
 
-/** Removes an environment and everything that lives in it. */
-function removeEnvironment(store: Store, env: EnvironmentRecord): void {
-  store.environments.delete(env.id);
-  store.definitions.delete(env.id);
-  store.tombstones.delete(env.id);
-  store.segmentEnvironments.delete(env.id);
-}
-
 /** Routes under `/internal/api/v2/environments`. */
 export function environmentRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
@@ -106,8 +69,8 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const scope = scopeOf(store, c);
     return c.json(
-      store
-        .environmentsOf(ws.id)
+      store.environments
+        .inWorkspace(ws.id)
         .filter((e) => scope.environmentAllowed(e))
         .map(environmentJson),
     );
@@ -122,16 +85,7 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const scope = scopeOf(store, c);
     if (scope.key.environments?.length) scope.assertAccountWide("create environments");
     const body = await parseBody(c, EnvironmentCreate);
-    if (store.environmentsOf(ws.id).some((e) => e.name === body.name)) {
-      throw conflict(`Environment with name ${body.name} already exists in workspace ${ws.name}`);
-    }
-    const env = store.addEnvironment({
-      id: randomUUID(),
-      workspaceId: ws.id,
-      name: body.name,
-      production: body.production,
-    });
-    const keys = createEnvironmentKeys(store, env);
+    const { env, keys } = store.createEnvironment(ws, { name: body.name, production: body.production });
     await store.commit();
     return c.json({
       ...environmentJson(env),
@@ -148,27 +102,16 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const patched = applyJsonPatch(environmentJson(env), ops);
     if (patched.id !== env.id) throw badRequest("id: the id of an environment cannot be changed");
     const next = parseValue(EnvironmentPatched, { name: patched.name, production: patched.production });
-    if (next.name !== env.name && store.environmentsOf(ws.id).some((e) => e.name === next.name)) {
-      throw conflict(`Environment with name ${next.name} already exists in workspace ${ws.name}`);
-    }
-    if (c.req.query("dry_run") !== "true") {
-      env.name = next.name;
-      env.production = next.production;
-      await store.commit();
-    }
-    return c.json({ ...environmentJson(env), ...(c.req.query("dry_run") === "true" ? next : {}) });
+    const dryRun = c.req.query("dry_run") === "true";
+    store.environments.update(ws, env, next, !dryRun);
+    if (!dryRun) await store.commit();
+    return c.json({ ...environmentJson(env), ...(dryRun ? next : {}) });
   });
 
   app.delete("/environments/ws/:ws/:env", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const env = environmentOr404(store, c, ws, c.req.param("env"));
-    const keys = keysOfEnvironment(store, env);
-    if (keys.length > 0) {
-      throw conflict(
-        `Environment ${env.name} still has API keys (${keys.map((k) => k.id).join(", ")}); revoke them with DELETE /apiKeys/{id} first`,
-      );
-    }
-    removeEnvironment(store, env);
+    store.deleteEnvironment(env);
     await store.commit();
     return c.json(true);
   });

@@ -17,18 +17,15 @@
  * - `DELETE /splits/ws/{ws}/{name}` removes every environment definition and returns `true`.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { FlagCreate, LIMITS } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, forbidden, notFound } from "../errors";
+import { badRequest, forbidden } from "../errors";
 import { scopeOf } from "../middleware/auth";
-import { type FlagRecord, INITIAL_ROLLOUT_STATUS, type Store } from "../store";
+import type { Store } from "../store";
 import {
   applyJsonPatch,
-  findFlag,
-  findTrafficType,
   flagJson,
   flagOr404,
   offsetPage,
@@ -37,9 +34,9 @@ import {
   parsePatch,
   parseValue,
   readBody,
+  trafficTypeOr404,
   workspaceOr404,
 } from "./common";
-import { removeDefinition } from "./definitions";
 
 const TagList = z.array(
   z.object({ name: z.string().min(1, "tag name must not be empty").max(256) }, { error: "a tag is {name}" }),
@@ -66,49 +63,15 @@ const PATCHABLE = new Set<string>([...READ_ONLY, "description", "tags", "rollout
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** Tags without duplicates, in first-seen order; `null` when none (spec §2). */
-function normaliseTags(tags: { name: string }[] | null): { name: string }[] | null {
-  if (!tags || tags.length === 0) return null;
-  const seen = new Set<string>();
-  return tags.filter((t) => !seen.has(t.name) && !!seen.add(t.name)).map((t) => ({ name: t.name }));
-}
-
-/** Deletes a flag and all its definitions (leaving ARCHIVED tombstones for the SDK). */
-export function removeFlag(store: Store, flag: FlagRecord): void {
-  for (const [envId, defs] of store.definitions) {
-    const d = defs.get(flag.id);
-    if (d) removeDefinition(store, d, envId);
-  }
-  store.removeFlag(flag);
-}
-
 /** Routes under `/internal/api/v2/splits` and `/internal/api/v2/tags` (flags). */
 export function flagRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   app.post("/splits/ws/:ws/trafficTypes/:tt", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    const ttRef = c.req.param("tt");
-    const tt = findTrafficType(store, ws, ttRef);
-    if (!tt) throw notFound(`Could not find traffic type ${ttRef}`);
+    const tt = trafficTypeOr404(store, ws, c.req.param("tt"));
     const body = await parseBody(c, FlagCreate);
-    if (findFlag(store, ws, body.name))
-      throw conflict(`Split with name ${body.name} already exists in workspace ${ws.name}`);
-    const initial =
-      store.rolloutStatuses.find((s) => s.name === INITIAL_ROLLOUT_STATUS) ?? store.rolloutStatuses[0];
-    if (!initial) throw badRequest("the account has no rollout statuses");
-    const now = Date.now();
-    const flag = store.addFlag({
-      id: randomUUID(),
-      workspaceId: ws.id,
-      name: body.name,
-      description: body.description,
-      trafficTypeId: tt.id,
-      creationTime: now,
-      rolloutStatusId: initial.id,
-      rolloutStatusTimestamp: now,
-      tags: null,
-    });
+    const flag = store.createFlag(ws, tt, { name: body.name, description: body.description });
     await store.commit();
     return c.json(flagJson(store, flag));
   });
@@ -119,7 +82,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
     const name = c.req.query("name");
     const tags = c.req.queries("tag") ?? [];
     const status = c.req.query("rolloutStatus");
-    let all = [...(store.flagsByName.get(ws.id)?.values() ?? [])];
+    let all = store.flags.inWorkspace(ws.id);
     if (name) all = all.filter((f) => f.name === name);
     if (tags.length) all = all.filter((f) => f.tags?.some((t) => tags.includes(t.name)));
     if (status) all = all.filter((f) => f.rolloutStatusId === status);
@@ -150,19 +113,16 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
       tags: after.tags,
       rolloutStatus: after.rolloutStatus,
     });
-    const status = store.rolloutStatuses.find((s) => s.id === next.rolloutStatus.id);
-    if (!status) {
+    if (!store.rolloutStatuses.get(next.rolloutStatus.id)) {
       throw badRequest(
         `rolloutStatus.id: ${next.rolloutStatus.id} is not a rollout status (see GET /rolloutStatuses?wsId=${ws.id})`,
       );
     }
-    flag.description = next.description;
-    flag.tags = normaliseTags(next.tags);
-    if (status.id !== flag.rolloutStatusId) {
-      flag.rolloutStatusId = status.id;
-      // spec §3: the timestamp moves with the status; never backwards, even within one millisecond.
-      flag.rolloutStatusTimestamp = Math.max(Date.now(), flag.rolloutStatusTimestamp + 1);
-    }
+    store.flags.update(flag, {
+      description: next.description,
+      tags: next.tags,
+      rolloutStatusId: next.rolloutStatus.id,
+    });
     await store.commit();
     return c.json(flagJson(store, flag));
   });
@@ -180,7 +140,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
         // keep the raw text
       }
     }
-    flag.description = parseValue(FlagCreate.shape.description, description, "description");
+    store.flags.describe(flag, parseValue(FlagCreate.shape.description, description, "description"));
     await store.commit();
     return c.json(flagJson(store, flag));
   });
@@ -196,7 +156,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
       }),
       await readBody(c),
     );
-    flag.tags = normaliseTags(names.map((name) => ({ name })));
+    store.flags.tag(flag, names);
     await store.commit();
     return c.json(flagJson(store, flag));
   });
@@ -205,16 +165,15 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const flag = flagOr404(store, ws, c.req.param("flag"));
     const scope = scopeOf(store, c);
-    for (const defs of store.definitions.values()) {
-      const d = defs.get(flag.id);
-      const env = d && store.environments.get(d.environmentId);
+    for (const d of store.definitions.ofFlag(flag.id)) {
+      const env = store.environments.get(d.environmentId);
       if (env && !scope.environmentAllowed(env)) {
         throw forbidden(
           `The API key is not allowed to access environment ${env.id}, where ${flag.name} is defined`,
         );
       }
     }
-    removeFlag(store, flag);
+    store.deleteFlag(flag);
     await store.commit();
     return c.json(true);
   });

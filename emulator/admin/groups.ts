@@ -10,12 +10,11 @@
  * Groups are account-wide: every admin key reads them; only an unrestricted key changes them.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { GroupCreate, GroupPut, LIMITS } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, notFound } from "../errors";
+import { badRequest, notFound } from "../errors";
 import { scopeOf } from "../middleware/auth";
 import type { GroupRecord, Store } from "../store";
 import { type AdminContext, groupJson, offsetPage, offsetParams, parseBody } from "./common";
@@ -37,20 +36,16 @@ export function groupRoutes(store: Store): Hono<AppEnv> {
     if (!g) throw notFound(`Could not find group ${id}`);
     return g;
   };
-  const nameTaken = (name: string, except?: string) =>
-    [...store.groups.values()].some((g) => g.id !== except && g.name === name);
 
   app.get("/groups", (c) => {
     const { offset, limit } = offsetParams(c, LIMITS.groupsDefault, LIMITS.groupsMax);
-    return c.json(offsetPage([...store.groups.values()].map(groupJson), offset, limit));
+    return c.json(offsetPage(store.groups.list().map(groupJson), offset, limit));
   });
 
   app.post("/groups", async (c) => {
     scopeOf(store, c).assertAccountWide("create groups");
     const body = await parseBody(c, GroupCreate);
-    if (nameTaken(body.name)) throw conflict(`Group with name ${body.name} already exists`);
-    const g: GroupRecord = { id: randomUUID(), name: body.name, description: body.description };
-    store.groups.set(g.id, g);
+    const g = store.groups.create({ name: body.name, description: body.description });
     await store.commit();
     return c.json(groupJson(g));
   });
@@ -63,9 +58,7 @@ export function groupRoutes(store: Store): Hono<AppEnv> {
     const body = await parseBody(c, GroupPutFull);
     if (body.id !== undefined && body.id !== g.id)
       throw badRequest(`id: ${body.id} does not match the group in the path (${g.id})`);
-    if (nameTaken(body.name, g.id)) throw conflict(`Group with name ${body.name} already exists`);
-    g.name = body.name;
-    g.description = body.description;
+    store.groups.update(g, { name: body.name, description: body.description });
     await store.commit();
     return c.json(groupJson(g));
   });
@@ -73,10 +66,7 @@ export function groupRoutes(store: Store): Hono<AppEnv> {
   app.delete("/groups/:id", async (c) => {
     const g = groupOr404(c);
     scopeOf(store, c).assertAccountWide("delete groups");
-    store.groups.delete(g.id);
-    for (const u of store.users.values()) {
-      if (u.groups.includes(g.id)) u.groups = u.groups.filter((id) => id !== g.id);
-    }
+    store.deleteGroup(g);
     await store.commit();
     return c.json(true);
   });

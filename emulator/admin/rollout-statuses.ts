@@ -8,27 +8,23 @@ import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { badRequest } from "../errors";
 import type { Store } from "../store";
-import { workspaceOr404 } from "./common";
+import { type AdminContext, workspaceOr404 } from "./common";
 
 /** Routes under `/internal/api/v2/rolloutStatuses`. */
 export function rolloutStatusRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
-  const list = (wsRef: string | undefined) => {
+  const list = (c: AdminContext, wsRef: string | undefined) => {
     if (!wsRef) throw badRequest("wsId: the workspace id query parameter is required");
-    return wsRef;
+    workspaceOr404(store, c, wsRef);
+    return c.json(
+      store.rolloutStatuses.list().map((s) => ({ id: s.id, name: s.name, description: s.description })),
+    );
   };
 
-  app.get("/rolloutStatuses", (c) => {
-    workspaceOr404(store, c, list(c.req.query("wsId")));
-    return c.json(store.rolloutStatuses.map((s) => ({ id: s.id, name: s.name, description: s.description })));
-  });
-
+  app.get("/rolloutStatuses", (c) => list(c, c.req.query("wsId")));
   // ref admin §1.1: one client uses /rolloutStatuses/ws/{ws}; serve it too.
-  app.get("/rolloutStatuses/ws/:ws", (c) => {
-    workspaceOr404(store, c, c.req.param("ws"));
-    return c.json(store.rolloutStatuses.map((s) => ({ id: s.id, name: s.name, description: s.description })));
-  });
+  app.get("/rolloutStatuses/ws/:ws", (c) => list(c, c.req.param("ws")));
 
   return app;
 }

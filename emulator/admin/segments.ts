@@ -14,41 +14,32 @@
  * environments.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, notFound } from "../errors";
+import { badRequest, notFound } from "../errors";
 import { scopeOf } from "../middleware/auth";
-import type { EnvironmentRecord, SegmentEnvironment, SegmentRecord, Store, WorkspaceRecord } from "../store";
+import type { EnvironmentRecord, SegmentActivation, SegmentRecord, Store, WorkspaceRecord } from "../store";
 import {
   type AdminContext,
   environmentOr404,
-  findTrafficType,
+  KeyedName,
   offsetPage,
   offsetParams,
   parseBody,
   parseValue,
   readBody,
   requireTitleAndComment,
+  trafficTypeOr404,
   workspaceOr404,
 } from "./common";
 
 /** At most this many keys per upload call (ref §1.1). */
 export const MAX_KEYS_PER_UPLOAD = 10_000;
-/** At most this many members per segment (ref §1.1). */
-export const MAX_SEGMENT_KEYS = 100_000;
 
 /** Body of `POST /segments/ws/{ws}/trafficTypes/{tt}`. */
 export const SegmentCreate = z.object({
-  name: z
-    .string({ error: "name is required" })
-    .min(1, "name must not be empty")
-    .max(100, "name must be at most 100 characters")
-    .regex(
-      /^[a-zA-Z][-_a-zA-Z0-9]*$/,
-      "name must start with a letter and use only letters, digits, '-' and '_'",
-    ),
+  name: KeyedName,
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
 });
 
@@ -71,18 +62,12 @@ const segmentJson = (store: Store, s: SegmentRecord) => ({
   tags: null,
 });
 
-const activationJson = (store: Store, s: SegmentRecord, env: EnvironmentRecord, a: SegmentEnvironment) => ({
+const activationJson = (store: Store, s: SegmentRecord, env: EnvironmentRecord, a: SegmentActivation) => ({
   name: s.name,
   environment: { id: env.id, name: env.name },
   trafficType: { id: s.trafficTypeId, name: store.trafficTypes.get(s.trafficTypeId)?.name ?? "" },
   creationTime: a.creationTime,
 });
-
-/** A workspace's segment by name. */
-export function findSegment(store: Store, workspaceId: string, name: string): SegmentRecord | undefined {
-  for (const s of store.segments.values()) if (s.workspaceId === workspaceId && s.name === name) return s;
-  return undefined;
-}
 
 /** Routes under `/internal/api/v2/segments`. */
 export function segmentRoutes(store: Store): Hono<AppEnv> {
@@ -94,9 +79,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
     const scope = scopeOf(store, c);
     let env = store.environments.get(ref);
     if (!env) {
-      const named = [...store.environments.values()].filter(
-        (e) => e.name === ref && scope.environmentAllowed(e),
-      );
+      const named = store.environments.list().filter((e) => e.name === ref && scope.environmentAllowed(e));
       if (named.length > 1)
         throw badRequest(`environment: ${ref} names environments in several workspaces; use its id`);
       env = named[0];
@@ -108,34 +91,34 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
     return { env, ws };
   };
   const segmentOf = (ws: WorkspaceRecord, name: string): SegmentRecord => {
-    const s = findSegment(store, ws.id, name);
+    const s = store.segments.byName(ws.id, name);
     if (!s) throw notFound(`Could not find segment ${name}`);
     return s;
+  };
+  /** The body of a key upload or removal, once the workspace's title-and-comment rule holds. */
+  const keysBody = async (c: AdminContext, ws: WorkspaceRecord) => {
+    const raw = await readBody(c);
+    const fields = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+    requireTitleAndComment(
+      ws,
+      fields.title ?? c.req.query("title"),
+      fields.comment ?? c.req.query("comment"),
+    );
+    return parseValue(SegmentKeysBody, raw);
   };
   const activationOf = (c: AdminContext) => {
     const { env, ws } = envOf(c);
     const seg = segmentOf(ws, c.req.param("name") ?? "");
-    const a = store.segmentEnvironments.get(env.id)?.get(seg.id);
+    const a = store.segments.activation(env.id, seg.id);
     if (!a) throw notFound(`Segment ${seg.name} is not active in environment ${env.name}`);
     return { env, ws, seg, a };
   };
 
   app.post("/segments/ws/:ws/trafficTypes/:tt", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    const tt = findTrafficType(store, ws, c.req.param("tt"));
-    if (!tt) throw notFound(`Could not find traffic type ${c.req.param("tt")}`);
+    const tt = trafficTypeOr404(store, ws, c.req.param("tt"));
     const body = await parseBody(c, SegmentCreate);
-    if (findSegment(store, ws.id, body.name))
-      throw conflict(`Segment with name ${body.name} already exists in workspace ${ws.name}`);
-    const seg: SegmentRecord = {
-      id: randomUUID(),
-      workspaceId: ws.id,
-      name: body.name,
-      description: body.description,
-      trafficTypeId: tt.id,
-      creationTime: Date.now(),
-    };
-    store.segments.set(seg.id, seg);
+    const seg = store.segments.create(ws, tt, { name: body.name, description: body.description });
     await store.commit();
     return c.json(segmentJson(store, seg));
   });
@@ -143,17 +126,13 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   app.get("/segments/ws/:ws", (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const { offset, limit } = offsetParams(c, 20, 200);
-    const all = [...store.segments.values()]
-      .filter((s) => s.workspaceId === ws.id)
-      .map((s) => segmentJson(store, s));
+    const all = store.segments.inWorkspace(ws.id).map((s) => segmentJson(store, s));
     return c.json(offsetPage(all, offset, limit));
   });
 
   app.delete("/segments/ws/:ws/:name", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    const seg = segmentOf(ws, c.req.param("name"));
-    for (const acts of store.segmentEnvironments.values()) acts.delete(seg.id);
-    store.segments.delete(seg.id);
+    store.segments.remove(segmentOf(ws, c.req.param("name")));
     await store.commit();
     return c.json(true);
   });
@@ -162,7 +141,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const env = environmentOr404(store, c, ws, c.req.param("env"));
     const { offset, limit } = offsetParams(c, 20, 200);
-    const all = [...(store.segmentEnvironments.get(env.id)?.values() ?? [])].flatMap((a) => {
+    const all = store.segments.activeIn(env.id).flatMap((a) => {
       const s = store.segments.get(a.segmentId);
       return s ? [activationJson(store, s, env, a)] : [];
     });
@@ -172,91 +151,32 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   app.post("/segments/:env/:name", async (c) => {
     const { env, ws } = envOf(c);
     const seg = segmentOf(ws, c.req.param("name"));
-    const acts = store.envMap(store.segmentEnvironments, env.id);
-    if (acts.has(seg.id)) throw conflict(`Segment ${seg.name} is already active in environment ${env.name}`);
-    const a: SegmentEnvironment = {
-      segmentId: seg.id,
-      environmentId: env.id,
-      creationTime: Date.now(),
-      changeNumber: store.nextChangeNumber(),
-      members: new Map(),
-      removed: new Map(),
-    };
-    acts.set(seg.id, a);
+    const a = store.segments.activate(seg, env);
     await store.commit();
     return c.json(activationJson(store, seg, env, a));
   });
 
   app.delete("/segments/:env/:name", async (c) => {
-    const { env, seg } = activationOf(c);
-    store.segmentEnvironments.get(env.id)?.delete(seg.id);
+    store.segments.deactivate(activationOf(c).a);
     await store.commit();
     return c.json(true);
   });
 
   app.put("/segments/:env/:name/uploadKeys", async (c) => {
     const { ws, a } = activationOf(c);
-    const raw = await readBody(c);
-    const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-    requireTitleAndComment(
-      ws,
-      rawObj.title ?? c.req.query("title"),
-      rawObj.comment ?? c.req.query("comment"),
-    );
-    const body = parseValue(SegmentKeysBody, raw);
+    const body = await keysBody(c, ws);
     const replaceParam = c.req.query("replace") ?? "false";
     if (replaceParam !== "true" && replaceParam !== "false")
       throw badRequest(`replace: must be true or false, got "${replaceParam}"`);
-    const incoming = new Set(body.keys);
-    const finalSize =
-      replaceParam === "true" ? incoming.size : new Set([...a.members.keys(), ...incoming]).size;
-    if (finalSize > MAX_SEGMENT_KEYS)
-      throw badRequest(
-        `keys: a segment holds at most ${MAX_SEGMENT_KEYS} keys, this upload would make ${finalSize}`,
-      );
-    const cn = store.nextChangeNumber();
-    let added = 0;
-    let removed = 0;
-    if (replaceParam === "true") {
-      for (const k of a.members.keys()) {
-        if (!incoming.has(k)) {
-          a.members.delete(k);
-          a.removed.set(k, cn);
-          removed++;
-        }
-      }
-    }
-    for (const k of incoming) {
-      if (!a.members.has(k)) {
-        a.members.set(k, cn);
-        a.removed.delete(k);
-        added++;
-      }
-    }
-    if (added || removed) a.changeNumber = cn;
+    const { added, removed } = store.segments.uploadKeys(a, body.keys, replaceParam === "true");
     await store.commit();
     return c.json({ added, removed, totalCount: a.members.size });
   });
 
   app.put("/segments/:env/:name/removeKeys", async (c) => {
     const { ws, a } = activationOf(c);
-    const raw = await readBody(c);
-    const rawObj = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-    requireTitleAndComment(
-      ws,
-      rawObj.title ?? c.req.query("title"),
-      rawObj.comment ?? c.req.query("comment"),
-    );
-    const body = parseValue(SegmentKeysBody, raw);
-    const cn = store.nextChangeNumber();
-    let removed = 0;
-    for (const k of new Set(body.keys)) {
-      if (a.members.delete(k)) {
-        a.removed.set(k, cn);
-        removed++;
-      }
-    }
-    if (removed) a.changeNumber = cn;
+    const body = await keysBody(c, ws);
+    const removed = store.segments.removeKeys(a, body.keys);
     await store.commit();
     return c.json({ added: 0, removed, totalCount: a.members.size });
   });

@@ -18,20 +18,15 @@
  * other users are 404, as the real API answers for "no access" (ref §4).
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { GroupRef, LIMITS, UserInviteBody, UserPutBody, UserStatus } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, notFound } from "../errors";
+import { badRequest, notFound } from "../errors";
 import { intQuery, WHOLE_NUMBER } from "../http";
 import { scopeOf } from "../middleware/auth";
 import type { Store, UserRecord } from "../store";
 import { type AdminContext, applyJsonPatch, parseBody, parsePatch, parseValue, userJson } from "./common";
-
-/** The spec's message for deleting an ACTIVE user (spec §7; wording from ref admin §4). */
-export const ACTIVE_USER_DELETE_MESSAGE =
-  "Active users cannot be deleted from your org. You can use a PUT request to deactivate the user";
 
 const orderKey = (u: UserRecord) => `${String(u.creationTime).padStart(15, "0")}:${u.id}`;
 const encodeMarker = (u: UserRecord) => Buffer.from(orderKey(u)).toString("base64url");
@@ -40,16 +35,6 @@ function decodeMarker(name: string, marker: string): string {
   if (!/^\d{15}:[-0-9a-f]+$/.test(key))
     throw badRequest(`${name}: not a marker returned by this API ("${marker}")`);
   return key;
-}
-
-/** Makes a PENDING user ACTIVE (the invited person completed registration, spec §3). */
-export function acceptInvitation(store: Store, id: string): UserRecord {
-  const u = store.users.get(id);
-  if (!u) throw notFound(`Could not find user ${id}`);
-  if (u.status !== "PENDING")
-    throw badRequest(`User ${id} is ${u.status}; only a PENDING invitation can be accepted`);
-  u.status = "ACTIVE";
-  return u;
 }
 
 const GroupRefs = z.array(GroupRef, { error: 'groups must be an array of {id, type: "group"}' });
@@ -64,30 +49,10 @@ export function userRoutes(store: Store): Hono<AppEnv> {
     if (!u || !scopeOf(store, c).userVisible(u)) throw notFound(`Could not find user ${id}`);
     return u;
   };
-  /** Group ids of a groups array, each checked to exist; duplicates dropped. */
-  const groupIds = (refs: { id: string }[]): string[] => {
-    refs.forEach((g, i) => {
-      if (!store.groups.has(g.id)) throw badRequest(`groups[${i}].id: group ${g.id} does not exist`);
-    });
-    return [...new Set(refs.map((g) => g.id))];
-  };
-  const emailTaken = (email: string, except?: string) =>
-    [...store.users.values()].some((u) => u.id !== except && u.email.toLowerCase() === email.toLowerCase());
 
   app.post("/users", async (c) => {
     const body = await parseBody(c, UserInviteBody);
-    if (emailTaken(body.email)) throw conflict(`User with email ${body.email} already exists`);
-    const u: UserRecord = {
-      id: randomUUID(),
-      name: body.email.slice(0, body.email.indexOf("@")),
-      email: body.email,
-      status: "PENDING",
-      twoFactor: false,
-      groups: groupIds(body.groups),
-      scope: scopeOf(store, c).inviteScope(),
-      creationTime: Date.now(),
-    };
-    store.users.set(u.id, u);
+    const u = store.users.invite(body, scopeOf(store, c).inviteScope());
     await store.commit();
     return c.json(userJson(u));
   });
@@ -101,7 +66,8 @@ export function userRoutes(store: Store): Hono<AppEnv> {
     const beforeRaw = c.req.query("before");
     if (afterRaw && beforeRaw) throw badRequest("after: give either after or before, not both");
     const scope = scopeOf(store, c);
-    const all = [...store.users.values()]
+    const all = store.users
+      .list()
       .filter((u) => scope.userVisible(u))
       .filter((u) => !status || u.status === status)
       .filter((u) => !groupId || u.groups.includes(groupId))
@@ -138,21 +104,12 @@ export function userRoutes(store: Store): Hono<AppEnv> {
   app.put("/users/:id", async (c) => {
     const u = userOr404(c);
     const body = await parseBody(c, UserPutBody);
-    if (body["2fa"] && !u.twoFactor)
-      throw badRequest("2fa: two-factor authentication cannot be enabled through the API");
-    if (body.status !== u.status) {
-      if (u.status === "PENDING") {
-        throw badRequest(
-          `status: a PENDING user becomes ACTIVE only by accepting the invitation; delete the invitation instead`,
-        );
-      }
-      if (body.status === "PENDING") throw badRequest("status: a user cannot be set back to PENDING");
-    }
-    if (emailTaken(body.email, u.id)) throw conflict(`User with email ${body.email} already exists`);
-    u.email = body.email;
-    u.name = body.name;
-    u.status = body.status;
-    u.twoFactor = body["2fa"];
+    store.users.update(u, {
+      email: body.email,
+      name: body.name,
+      status: body.status,
+      twoFactor: body["2fa"],
+    });
     await store.commit();
     return c.json(userJson(u));
   });
@@ -168,19 +125,13 @@ export function userRoutes(store: Store): Hono<AppEnv> {
         throw badRequest(`${key}: only /groups can be changed with PATCH; use PUT for the other fields`);
       }
     }
-    u.groups = groupIds(parseValue(GroupRefs, after.groups ?? [], "groups"));
+    store.users.setGroups(u, parseValue(GroupRefs, after.groups ?? [], "groups"));
     await store.commit();
     return c.json(userJson(u));
   });
 
   app.delete("/users/:id", async (c) => {
-    const u = userOr404(c);
-    if (u.status === "ACTIVE") throw badRequest(ACTIVE_USER_DELETE_MESSAGE);
-    if (u.status === "DEACTIVATED")
-      throw badRequest(
-        "Deactivated users cannot be deleted from your org; only pending invitations can be deleted",
-      );
-    store.users.delete(u.id);
+    store.users.remove(userOr404(c));
     await store.commit();
     return c.json(true);
   });

@@ -10,12 +10,11 @@
  * - `DELETE /workspaces/{id}` is refused while traffic types exist (ref admin §1.2), else `true`.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { LIMITS, WorkspaceCreate } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict } from "../errors";
+import { badRequest } from "../errors";
 import { scopeOf } from "../middleware/auth";
 import type { Store } from "../store";
 import {
@@ -48,7 +47,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
       throw badRequest(`nameOp: must be one of ${NAME_OPS.join(", ")}, got "${c.req.query("nameOp")}"`);
     }
     const scope = scopeOf(store, c);
-    let all = [...store.workspaces.values()].filter((w) => scope.workspaceAllowed(w));
+    let all = store.workspaces.list().filter((w) => scope.workspaceAllowed(w));
     if (name !== undefined && name !== "") {
       all = all.filter((w) =>
         nameOp === "IS"
@@ -64,16 +63,10 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
   app.post("/workspaces", async (c) => {
     scopeOf(store, c).assertAccountWide("create workspaces");
     const body = await parseBody(c, WorkspaceCreate);
-    if ([...store.workspaces.values()].some((w) => w.name === body.name)) {
-      throw conflict(`Workspace with name ${body.name} already exists`);
-    }
-    const ws = store.addWorkspace({
-      id: randomUUID(),
+    const ws = store.createWorkspace({
       name: body.name,
       requiresTitleAndComments: body.requiresTitleAndComments,
     });
-    const ttId = randomUUID();
-    store.trafficTypes.set(ttId, { id: ttId, workspaceId: ws.id, name: "user", displayAttributeId: null });
     await store.commit();
     return c.json(workspaceJson(ws));
   });
@@ -91,11 +84,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
       name: patched.name,
       requiresTitleAndComments: patched.requiresTitleAndComments,
     });
-    if (next.name !== ws.name && [...store.workspaces.values()].some((w) => w.name === next.name)) {
-      throw conflict(`Workspace with name ${next.name} already exists`);
-    }
-    ws.name = next.name;
-    ws.requiresTitleAndComments = next.requiresTitleAndComments;
+    store.workspaces.update(ws, next);
     await store.commit();
     return c.json(workspaceJson(ws));
   });
@@ -103,16 +92,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
   app.delete("/workspaces/:ws", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     scopeOf(store, c).assertAccountWide("delete workspaces");
-    const tts = store.trafficTypesOf(ws.id);
-    if (tts.length > 0) {
-      throw conflict(
-        `Workspace ${ws.name} still has traffic types (${tts.map((t) => t.name).join(", ")}); delete them first`,
-      );
-    }
-    if (store.environmentsOf(ws.id).length > 0)
-      throw conflict(`Workspace ${ws.name} still has environments; delete them first`);
-    store.workspaces.delete(ws.id);
-    store.flagsByName.delete(ws.id);
+    store.deleteWorkspace(ws);
     await store.commit();
     return c.json(true);
   });

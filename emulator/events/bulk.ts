@@ -15,7 +15,7 @@ import { EventBatch, EventRecord } from "../../sdk/events/schemas";
 import type { AppEnv } from "../context";
 import { badRequest, unauthorized, zodBadRequest } from "../errors";
 import { emptyResponse, readJson } from "../http";
-import { keyAuth, sdkEnvironment } from "../middleware/auth";
+import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import type { EventStore } from "./event-store";
 
@@ -41,7 +41,7 @@ export function eventRoutes(store: Store, events: EventStore): Hono<AppEnv> {
     return emptyResponse(202);
   };
   const envOf = (c: Context<AppEnv>) => {
-    const env = sdkEnvironment(store, c.get("key"));
+    const env = store.environmentOf(c.get("key"));
     if (!env) throw unauthorized("Invalid API key: its environment no longer exists");
     return { id: env.id, name: env.name };
   };

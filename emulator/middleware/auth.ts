@@ -28,7 +28,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { type EmulatorError, forbidden, unauthorized } from "../errors";
 import { accessDenied, invalidToken, validationFailure } from "../platform/errors";
-import type { EnvironmentRecord, KeyRecord, Store, UserRecord, WorkspaceRecord } from "../store";
+import type {
+  EnvironmentRecord,
+  KeyRecord,
+  PlatformScope,
+  Store,
+  UserRecord,
+  WorkspaceRecord,
+} from "../store";
 
 const KIND: Record<KeyRecord["type"], string> = {
   admin: "an Admin API key",
@@ -75,8 +82,7 @@ export const KEY_KINDS = {
     presented: bearerOrApiKey,
     refuse: refuseAs("sdk", "SDK_API_KEY"),
     accept: (store, _c, key) => {
-      if (!sdkEnvironment(store, key))
-        throw unauthorized("Invalid API key: its environment no longer exists");
+      if (!store.environmentOf(key)) throw unauthorized("Invalid API key: its environment no longer exists");
     },
   },
   platform: {
@@ -113,17 +119,6 @@ export function keyAuth(store: Store, api: keyof typeof KEY_KINDS): MiddlewareHa
 const listed = (list: string[] | undefined, rec: { id: string; name: string }) =>
   !!list && (list.includes(rec.id) || list.includes(rec.name));
 
-/** The environment an SDK key belongs to (`environments[0]`, an id or a name). */
-export function sdkEnvironment(store: Store, key: KeyRecord): EnvironmentRecord | undefined {
-  const ref = key.environments?.[0];
-  if (!ref) return undefined;
-  const byId = store.environments.get(ref);
-  if (byId) return byId;
-  const wsRef = key.workspaces?.[0] ?? "Default";
-  const ws = [...store.workspaces.values()].find((w) => w.id === wsRef || w.name === wsRef);
-  return ws ? store.environmentsOf(ws.id).find((e) => e.name === ref) : undefined;
-}
-
 /** What one admin key may touch. */
 export class Scope {
   constructor(
@@ -140,7 +135,7 @@ export class Scope {
   workspaceAllowed(ws: WorkspaceRecord): boolean {
     if (this.unrestricted) return true;
     if (this.key.workspaces?.length) return listed(this.key.workspaces, ws);
-    return this.store.environmentsOf(ws.id).some((e) => listed(this.key.environments, e));
+    return this.store.environments.inWorkspace(ws.id).some((e) => listed(this.key.environments, e));
   }
 
   /** Whether the key may touch the environment (and its workspace). */
@@ -152,7 +147,10 @@ export class Scope {
 
   /** Ids of the workspaces this key may touch (every workspace when unrestricted). */
   workspaceIds(): string[] {
-    return [...this.store.workspaces.values()].filter((w) => this.workspaceAllowed(w)).map((w) => w.id);
+    return this.store.workspaces
+      .list()
+      .filter((w) => this.workspaceAllowed(w))
+      .map((w) => w.id);
   }
 
   /** The scope recorded on a user this key invites (empty when unrestricted). */
@@ -189,12 +187,6 @@ export class Scope {
 
 /** The scope of the request's admin key. */
 export const scopeOf = (store: Store, c: Context<AppEnv>): Scope => new Scope(store, c.get("key"));
-
-/** Where a platform resource lives: account (both null), organization, or project. */
-export interface PlatformScope {
-  org: string | null;
-  project: string | null;
-}
 
 /** Whether a platform key restricted to some organizations and projects may act in a scope. */
 export function keyAllows(key: KeyRecord, scope: PlatformScope): boolean {

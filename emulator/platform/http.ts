@@ -28,6 +28,24 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 }
 
 /**
+ * A copy of the object under `key` of a `{key: {...}}` body, as bean validation sees the
+ * wrapper: 400 `key: must not be null` when the body or the object is missing, `key: must be an
+ * object` when it is not one (ref §3 `ProjectDTO`, `ConnectorInfoDTO`).
+ */
+export function wrappedObject(raw: unknown, key: string): Record<string, unknown> {
+  const inner =
+    raw !== null && typeof raw === "object" && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>)[key]
+      : null;
+  if (inner === null || inner === undefined)
+    throw validationFailure([{ path: key, message: "must not be null" }]);
+  if (typeof inner !== "object" || Array.isArray(inner)) {
+    throw validationFailure([{ path: key, message: "must be an object" }]);
+  }
+  return { ...(inner as Record<string, unknown>) };
+}
+
+/**
  * The named query parameters, each required (`@NotNull @QueryParam`). A missing one is a
  * bean-validation failure naming the parameter.
  */

@@ -7,17 +7,15 @@
  * full-replace PUT, 404 ENTITY_NOT_FOUND on GET and DELETE); the messages are inferred.
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { DEFAULT_ORG, entityName, Identifier, Tags } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
 import { optionalQuery } from "../http";
 import { authorize } from "../middleware/auth";
-import type { Store } from "../store";
-import { duplicateField, entityNotFound, invalidRequest, validationFailure, zodViolations } from "./errors";
+import type { Store, StoredOrganization } from "../store";
+import { entityNotFound, invalidRequest, validationFailure, zodViolations } from "./errors";
 import { checkIfMatch, ngPage, notModified, pageParams, readJsonBody, success } from "./http";
-import { deleteProjectCascade } from "./projects";
-import type { PlatformState, StoredOrganization } from "./state";
 
 /** Request body of organization create and update: `{organization: {...}}`. */
 export const OrganizationBody = z.object({
@@ -56,16 +54,6 @@ export function organizationData(org: StoredOrganization) {
   };
 }
 
-function deleteOrganizationCascade(state: PlatformState, identifier: string): void {
-  for (const project of Object.values(state.projects)) {
-    if (project.project.orgIdentifier === identifier) deleteProjectCascade(state, project);
-  }
-  for (const [key, connector] of Object.entries(state.connectors)) {
-    if (connector.connector.orgIdentifier === identifier) delete state.connectors[key];
-  }
-  delete state.organizations[identifier];
-}
-
 /** The organization routes, mounted at `/ng/api/organizations`. */
 export function organizationRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -73,13 +61,7 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
   app.post("/", async (c) => {
     const body = parseOrganizationRequest(await readJsonBody(c));
     authorize(c, { org: body.identifier, project: null }, "core_organization_create", "organization");
-    const state = store.platform;
-    if (state.organizations[body.identifier] !== undefined) {
-      throw duplicateField(`An organization with identifier [${body.identifier}] is already present`);
-    }
-    const now = Date.now();
-    const stored: StoredOrganization = { ...body, createdAt: now, lastModifiedAt: now, version: 0 };
-    state.organizations[body.identifier] = stored;
+    const stored = store.platform.createOrganization(body);
     await store.commit();
     return success(c, organizationData(stored), stored.version);
   });
@@ -88,7 +70,8 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
     const page = pageParams(c, ORGANIZATION_PAGE_SIZE);
     const search = optionalQuery(c, "searchTerm")?.toLowerCase() ?? null;
     const key = c.get("key");
-    const items = Object.values(store.platform.organizations)
+    const items = store.platform
+      .organizations()
       .filter(
         (o) =>
           search === null ||
@@ -108,7 +91,7 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
     authorizeOrg(c, id, "core_organization_view");
-    const stored = store.platform.organizations[id];
+    const stored = store.platform.organization(id);
     if (stored === undefined) throw entityNotFound(`Organization with identifier [${id}] not found`);
     return notModified(c, stored.version) ?? success(c, organizationData(stored), stored.version);
   });
@@ -119,17 +102,10 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
     authorizeOrg(c, id, "core_organization_edit");
     if (body.identifier !== id)
       throw invalidRequest(`Value mismatch, previous: ${id} current: ${body.identifier}`);
-    const state = store.platform;
-    const existing = state.organizations[id];
+    const existing = store.platform.organization(id);
     if (existing === undefined) throw invalidRequest(`Organization with identifier [${id}] not found`);
     checkIfMatch(c, existing.version);
-    const updated: StoredOrganization = {
-      ...body,
-      createdAt: existing.createdAt,
-      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt ?? existing.createdAt),
-      version: existing.version + 1,
-    };
-    state.organizations[id] = updated;
+    const updated = store.platform.replaceOrganization(existing, body);
     await store.commit();
     return success(c, organizationData(updated), updated.version);
   });
@@ -138,13 +114,12 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
     const id = c.req.param("identifier");
     authorizeOrg(c, id, "core_organization_delete");
     if (id === DEFAULT_ORG) throw invalidRequest("Delete operation not supported for Default Organization");
-    const state = store.platform;
-    const existing = state.organizations[id];
+    const existing = store.platform.organization(id);
     if (existing === undefined) {
       throw entityNotFound(`Organization with identifier [${id}] does not exist in the specified scope`);
     }
     checkIfMatch(c, existing.version);
-    deleteOrganizationCascade(state, id);
+    store.platform.deleteOrganization(existing);
     await store.commit();
     return success(c, true);
   });
@@ -153,7 +128,7 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
 }
 
 /** An organization-level check: a key restricted to projects may still read their organization. */
-function authorizeOrg(c: Parameters<typeof authorize>[0], id: string, permission: string): void {
+function authorizeOrg(c: Context<AppEnv>, id: string, permission: string): void {
   const key = c.get("key");
   if (permission === "core_organization_view" && key.projects !== undefined) {
     const orgOk = key.organizations === undefined || key.organizations.includes(id);

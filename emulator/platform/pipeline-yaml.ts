@@ -15,7 +15,6 @@
 import { dotPath } from "../../sdk/core/issues";
 import {
   checkServicePipeline,
-  connectorRefsOf,
   IDENTIFIER_PATTERN,
   identifierIsRuntimeInput,
   loadYaml,
@@ -149,10 +148,4 @@ export function pipelineModules(text: string): string[] {
   } catch {
     return ["pms"];
   }
-}
-
-/** Every `connectorRef` string value in a pipeline YAML (for the connector delete reference check, ref §5). */
-export function connectorRefs(text: string): string[] {
-  const read = loadYaml(text);
-  return read.ok ? connectorRefsOf(read.value) : [];
 }

@@ -10,11 +10,9 @@ import { type Context, Hono } from "hono";
 import type { AppEnv } from "../context";
 import { authorize } from "../middleware/auth";
 import type { Store } from "../store";
-import { duplicateField, entityNotFound, invalidRequest, mediaNotSupported } from "./errors";
+import { entityNotFound, invalidRequest, mediaNotSupported } from "./errors";
 import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http";
 import { type PipelineFacts, parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml";
-import { findProject } from "./projects";
-import { type PlatformState, pipelineKey, type StoredPipeline } from "./state";
 
 const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
 
@@ -33,13 +31,6 @@ function notFoundMessage(id: string, org: string, project: string): string {
   return `Pipeline [${id}] under Project[${project}], Organization [${org}] doesn't exist or has been deleted.`;
 }
 
-/** The project must exist (ref §6.2, harness-core PR #45274); the status and text are inferred. */
-function assureProject(state: PlatformState, org: string, project: string): void {
-  if (findProject(state, org, project) === undefined) {
-    throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${project}] not found`);
-  }
-}
-
 function parseAndValidate(text: string, org: string, project: string): PipelineFacts {
   return validatePipeline(parsePipelineYaml(text), { org, project });
 }
@@ -52,17 +43,12 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline");
     const text = await readYaml(c);
-    const state = store.platform;
-    assureProject(state, org, project);
-    const facts = parseAndValidate(text, org, project);
-    const key = pipelineKey(org, project, facts.identifier);
-    if (state.pipelines[key] !== undefined) {
-      throw duplicateField(
-        `Pipeline [${facts.identifier}] under Project[${project}], Organization [${org}] already exists or has been deleted.`,
-      );
+    // The project must exist (ref §6.2, harness-core PR #45274); the status and text are inferred.
+    if (store.platform.project(org, project) === undefined) {
+      throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${project}] not found`);
     }
-    const now = Date.now();
-    const stored: StoredPipeline = {
+    const facts = parseAndValidate(text, org, project);
+    const stored = store.platform.createPipeline({
       orgIdentifier: org,
       projectIdentifier: project,
       identifier: facts.identifier,
@@ -70,11 +56,7 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
       description: facts.description,
       tags: facts.tags,
       yaml: text,
-      createdAt: now,
-      lastModifiedAt: now,
-      version: 0,
-    };
-    state.pipelines[key] = stored;
+    });
     await store.commit();
     return success(c, { identifier: stored.identifier, governanceMetadata: { deny: false } }, stored.version);
   });
@@ -84,7 +66,6 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline", id);
     const text = await readYaml(c);
-    const state = store.platform;
     const facts = parseAndValidate(text, org, project);
     // ref §6.2: toPipelineEntityWithVersion.
     if (facts.identifier !== id) {
@@ -92,21 +73,16 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
         `Expected Pipeline identifier in YAML to be [${id}], but was [${facts.identifier}]`,
       );
     }
-    const key = pipelineKey(org, project, id);
-    const existing = state.pipelines[key];
+    const existing = store.platform.pipeline(org, project, id);
     // Status for updating a missing pipeline: as GET (inferred).
     if (existing === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     checkIfMatch(c, existing.version);
-    const updated: StoredPipeline = {
-      ...existing,
+    const updated = store.platform.replacePipeline(existing, {
       name: facts.name,
       description: facts.description,
       tags: facts.tags,
       yaml: text,
-      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
-      version: existing.version + 1,
-    };
-    state.pipelines[key] = updated;
+    });
     await store.commit();
     return success(c, { identifier: id, governanceMetadata: { deny: false } }, updated.version);
   });
@@ -115,7 +91,7 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const id = c.req.param("identifier");
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_view", "pipeline", id);
-    const stored = store.platform.pipelines[pipelineKey(org, project, id)];
+    const stored = store.platform.pipeline(org, project, id);
     if (stored === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     // ref §6.2: null fields are omitted (`@JsonInclude(NON_NULL)`), so no gitDetails for INLINE.
     const data = {
@@ -131,13 +107,11 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const id = c.req.param("identifier");
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_delete", "pipeline", id);
-    const state = store.platform;
-    const key = pipelineKey(org, project, id);
-    const existing = state.pipelines[key];
+    const existing = store.platform.pipeline(org, project, id);
     // ref §6.2 leaves the status of a missing pipeline unverified; 404 as GET (inferred).
     if (existing === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     checkIfMatch(c, existing.version);
-    delete state.pipelines[key];
+    store.platform.deletePipeline(existing);
     await store.commit();
     return success(c, true);
   });

@@ -10,64 +10,28 @@
  * @module
  */
 import { Hono } from "hono";
+import type { z } from "zod";
 import { DEFAULT_ORG, ProjectBody } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
 import { optionalQuery } from "../http";
 import { authorize, keyAllows } from "../middleware/auth";
-import type { Store } from "../store";
-import {
-  duplicateField,
-  entityNotFound,
-  invalidArgument,
-  invalidRequest,
-  validationFailure,
-  zodViolations,
-} from "./errors";
-import { checkIfMatch, ngPage, notModified, pageParams, readJsonBody, success } from "./http";
-import { type PlatformState, projectKey, type StoredProject } from "./state";
-
-/**
- * The modules every project gets: `ModuleType.getModules()`, the non-internal module types
- * (inferred list; the reference names the call, not its values).
- */
-export const PROJECT_MODULES = [
-  "CD",
-  "CI",
-  "CV",
-  "CF",
-  "CE",
-  "STO",
-  "CHAOS",
-  "SRM",
-  "IACM",
-  "CET",
-  "IDP",
-  "CODE",
-  "SSCA",
-  "SEI",
-] as const;
+import type { Store, StoredProject } from "../store";
+import { entityNotFound, invalidRequest, validationFailure, zodViolations } from "./errors";
+import { checkIfMatch, ngPage, notModified, pageParams, readJsonBody, success, wrappedObject } from "./http";
 
 /** Default page size of the NG project list (inferred; the connector list's is 100, ref §8). */
 export const PROJECT_PAGE_SIZE = 50;
 
+/** A project request: the body, and its `orgIdentifier` when it was given. */
 interface ParsedProjectRequest {
-  project: ReturnType<typeof ProjectBody.parse>;
+  project: z.output<typeof ProjectBody>;
   /** The body's `orgIdentifier` when it was given (blank counts as absent: `@EntityIdentifier(allowBlank)`). */
   bodyOrg: string | null;
 }
 
 /** Bean validation of `{project: {...}}` (ref §3 `ProjectDTO` constraints). */
 function parseProjectRequest(raw: unknown): ParsedProjectRequest {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw validationFailure([{ path: "project", message: "must not be null" }]);
-  }
-  const inner = (raw as { project?: unknown }).project;
-  if (inner === null || inner === undefined)
-    throw validationFailure([{ path: "project", message: "must not be null" }]);
-  if (typeof inner !== "object" || Array.isArray(inner)) {
-    throw validationFailure([{ path: "project", message: "must be an object" }]);
-  }
-  const copy = { ...(inner as Record<string, unknown>) };
+  const copy = wrappedObject(raw, "project");
   const rawOrg = copy.orgIdentifier;
   if (rawOrg === "" || rawOrg === null) delete copy.orgIdentifier;
   const parsed = ProjectBody.safeParse(copy);
@@ -93,32 +57,6 @@ function orgOf(query: string | null): string {
   return query ?? DEFAULT_ORG;
 }
 
-/** A project by identifier, case-insensitively (ref §3). */
-export function findProject(
-  state: PlatformState,
-  org: string,
-  identifier: string,
-): StoredProject | undefined {
-  return state.projects[projectKey(org, identifier)];
-}
-
-/** Removes a project and what lives in it (the service cascades through entity-delete events; inferred). */
-export function deleteProjectCascade(state: PlatformState, stored: StoredProject): void {
-  const org = stored.project.orgIdentifier;
-  const id = stored.project.identifier;
-  delete state.projects[projectKey(org, id)];
-  for (const [key, connector] of Object.entries(state.connectors)) {
-    const c = connector.connector;
-    if (c.orgIdentifier === org && c.projectIdentifier?.toLowerCase() === id.toLowerCase())
-      delete state.connectors[key];
-  }
-  for (const [key, pipeline] of Object.entries(state.pipelines)) {
-    if (pipeline.orgIdentifier === org && pipeline.projectIdentifier.toLowerCase() === id.toLowerCase()) {
-      delete state.pipelines[key];
-    }
-  }
-}
-
 const SORT_FIELDS = {
   name: (p: StoredProject) => p.project.name.toLowerCase(),
   identifier: (p: StoredProject) => p.project.identifier.toLowerCase(),
@@ -137,31 +75,7 @@ export function projectRoutes(store: Store): Hono<AppEnv> {
     // ref §4: NGUtils.verifyValuesNotChanged(query org, body org).
     if (bodyOrg !== null && bodyOrg !== org)
       throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
-    const state = store.platform;
-    if (state.organizations[org] === undefined) {
-      throw invalidArgument(`Organization [${org}] in Account [${store.accountId}] does not exist`);
-    }
-    if (findProject(state, org, project.identifier) !== undefined) {
-      throw duplicateField(
-        `A project with identifier [${project.identifier}] and orgIdentifier [${org}] is already present`,
-      );
-    }
-    const now = Date.now();
-    const stored: StoredProject = {
-      project: {
-        orgIdentifier: org,
-        identifier: project.identifier,
-        name: project.name,
-        color: project.color,
-        modules: [...PROJECT_MODULES],
-        description: project.description,
-        tags: project.tags,
-      },
-      createdAt: now,
-      lastModifiedAt: now,
-      version: 0,
-    };
-    state.projects[projectKey(org, project.identifier)] = stored;
+    const stored = store.platform.createProject({ ...project, orgIdentifier: org });
     await store.commit();
     return success(c, projectData(stored), stored.version);
   });
@@ -174,7 +88,7 @@ export function projectRoutes(store: Store): Hono<AppEnv> {
       .flatMap((s) => s.split(","))
       .filter((s) => s !== "");
     const key = c.get("key");
-    let items = Object.values(store.platform.projects).filter((p) => {
+    let items = store.platform.projects().filter((p) => {
       const proj = p.project;
       if (org !== null && proj.orgIdentifier !== org) return false;
       if (
@@ -208,7 +122,7 @@ export function projectRoutes(store: Store): Hono<AppEnv> {
     const id = c.req.param("identifier");
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
     authorize(c, { org, project: id }, "core_project_view", "project", id);
-    const stored = findProject(store.platform, org, id);
+    const stored = store.platform.project(org, id);
     // ref §4: current service answers 404 ENTITY_NOT_FOUND (harness-core PR #55609).
     if (stored === undefined)
       throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${id}] not found`);
@@ -224,29 +138,14 @@ export function projectRoutes(store: Store): Hono<AppEnv> {
       throw invalidRequest(`Value mismatch, previous: ${org} current: ${bodyOrg}`);
     if (project.identifier !== id)
       throw invalidRequest(`Value mismatch, previous: ${id} current: ${project.identifier}`);
-    const state = store.platform;
-    const existing = findProject(state, org, id);
+    const existing = store.platform.project(org, id);
     // ref §4: update of a missing project is INVALID_REQUEST (400), unlike GET and DELETE.
     if (existing === undefined) {
       throw invalidRequest(`Project with identifier [${id}] and orgIdentifier [${org}] not found`);
     }
     checkIfMatch(c, existing.version);
     // ref §4: a full replace; omitted optional fields take their defaults again.
-    const updated: StoredProject = {
-      project: {
-        orgIdentifier: org,
-        identifier: existing.project.identifier,
-        name: project.name,
-        color: project.color,
-        modules: existing.project.modules,
-        description: project.description,
-        tags: project.tags,
-      },
-      createdAt: existing.createdAt,
-      lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
-      version: existing.version + 1,
-    };
-    state.projects[projectKey(org, id)] = updated;
+    const updated = store.platform.replaceProject(existing, { ...project, orgIdentifier: org });
     await store.commit();
     return success(c, projectData(updated), updated.version);
   });
@@ -255,13 +154,11 @@ export function projectRoutes(store: Store): Hono<AppEnv> {
     const id = c.req.param("identifier");
     const org = orgOf(optionalQuery(c, "orgIdentifier"));
     authorize(c, { org, project: id }, "core_project_delete", "project", id);
-    const state = store.platform;
-    const existing = findProject(state, org, id);
+    const existing = store.platform.project(org, id);
     if (existing === undefined)
       throw entityNotFound(`Project with identifier [${id}] does not exist in the specified scope`);
     checkIfMatch(c, existing.version);
-    // ref §4: a hard delete.
-    deleteProjectCascade(state, existing);
+    store.platform.deleteProject(existing);
     await store.commit();
     return success(c, true);
   });

@@ -11,7 +11,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { forbidden } from "../errors";
 import { CHANGE_NUMBER, intQuery } from "../http";
-import { sdkEnvironment } from "../middleware/auth";
 import type { Store } from "../store";
 
 /** Route `/segmentChanges/:name`, mounted under `/api` behind the SDK-key middleware. */
@@ -23,14 +22,11 @@ export function segmentChangesRoutes(store: Store): Hono<AppEnv> {
     if (key.apiKeyType === "client_side") throw forbidden("segmentChanges takes a server-side SDK key");
     const name = c.req.param("name");
     const since = intQuery(c, "since", -1, CHANGE_NUMBER);
-    const env = sdkEnvironment(store, key);
+    const env = store.environmentOf(key);
     const empty = { name, added: [] as string[], removed: [] as string[], since, till: since };
     if (!env) return c.json(empty);
-    let segmentId: string | undefined;
-    for (const s of store.segments.values()) {
-      if (s.workspaceId === env.workspaceId && s.name === name) segmentId = s.id;
-    }
-    const a = segmentId ? store.segmentEnvironments.get(env.id)?.get(segmentId) : undefined;
+    const segment = store.segments.byName(env.workspaceId, name);
+    const a = segment ? store.segments.activation(env.id, segment.id) : undefined;
     if (!a || (since !== -1 && since >= a.changeNumber)) return c.json(empty);
     const added: string[] = [];
     const removed: string[] = [];

@@ -16,7 +16,6 @@ import { Hono } from "hono";
 import { archivedSplit, type SdkSplit, toSdkSplit } from "../../sdk/split/convert";
 import type { AppEnv } from "../context";
 import { CHANGE_NUMBER, intQuery } from "../http";
-import { sdkEnvironment } from "../middleware/auth";
 import type { DefinitionRecord, Store } from "../store";
 
 /** The flag spec version served in the 1.3 shape. */
@@ -42,13 +41,13 @@ export function splitChangesRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   app.get("/splitChanges", (c) => {
-    const env = sdkEnvironment(store, c.get("key"));
+    const env = store.environmentOf(c.get("key"));
     const since = intQuery(c, "since", -1, CHANGE_NUMBER);
     const rbSince = intQuery(c, "rbSince", -1, CHANGE_NUMBER);
     const splits: SdkSplit[] = [];
     let till = since;
     if (env) {
-      for (const d of store.definitions.get(env.id)?.values() ?? []) {
+      for (const d of store.definitions.inEnvironment(env.id)) {
         if (since !== -1 && d.changeNumber <= since) continue;
         const split = splitOf(store, d);
         if (!split) continue;
@@ -56,7 +55,7 @@ export function splitChangesRoutes(store: Store): Hono<AppEnv> {
         till = Math.max(till, d.changeNumber);
       }
       if (since !== -1) {
-        for (const t of store.tombstones.get(env.id)?.values() ?? []) {
+        for (const t of store.definitions.tombstonesIn(env.id)) {
           if (t.changeNumber <= since) continue;
           splits.push(
             archivedSplit(t.name, {

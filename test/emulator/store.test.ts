@@ -260,8 +260,8 @@ describe("persistence", () => {
     expect(store.writeCount - written).toBe(1);
     // A commit made while a write runs waits for the next write, which includes it.
     const first = store.commit();
-    const ws = [...store.workspaces.values()][0];
-    if (ws) ws.name = "Renamed";
+    const ws = store.workspaces.list()[0];
+    if (ws) store.workspaces.update(ws, { name: "Renamed", requiresTitleAndComments: false });
     const second = store.commit();
     await Promise.all([first, second]);
     expect(JSON.parse(readFileSync(path, "utf8")).workspaces[0].name).toBe("Renamed");
@@ -348,7 +348,7 @@ describe("commit and rollback", () => {
     // A request that read the state, then waits (as if on the network) across the rollback.
     const stale = store.runRequest(async () => {
       await paused;
-      store.groups.set("g-stale", { id: "g-stale", name: "stale", description: "" });
+      store.groups.create({ name: "stale", description: "" });
       return store.commit();
     });
     const spy = vi
@@ -356,7 +356,7 @@ describe("commit and rollback", () => {
       .mockRejectedValueOnce(
         Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }),
       );
-    store.groups.set("g-refused", { id: "g-refused", name: "refused", description: "" });
+    store.groups.create({ name: "refused", description: "" });
     await expect(store.commit()).rejects.toMatchObject({
       name: "StateWriteError",
       code: "ENOSPC",
@@ -365,10 +365,10 @@ describe("commit and rollback", () => {
     });
     spy.mockRestore();
     expect(store.epoch).toBe(1);
-    expect([...store.groups.keys()]).toEqual([]);
+    expect(store.groups.list()).toEqual([]);
     // A change of this epoch in the same group as the stale one is refused with it.
     const fresh = store.runRequest(() => {
-      store.groups.set("g-fresh", { id: "g-fresh", name: "fresh", description: "" });
+      store.groups.create({ name: "fresh", description: "" });
       return store.commit();
     });
     resume();
@@ -376,13 +376,13 @@ describe("commit and rollback", () => {
       "the emulator could not save its state file earlier (ENOSPC: no space left on device, write) and rolled back; this request began before that and may rest on the rolled-back state, so nothing of it was stored";
     await expect(stale).rejects.toThrow(refusal);
     await expect(fresh).rejects.toThrow(refusal);
-    expect([...store.groups.keys()]).toEqual([]);
+    expect(store.groups.list()).toEqual([]);
     expect(readFileSync(path, "utf8")).toBe(before);
     // The next change of this epoch is written as usual.
-    store.groups.set("g-next", { id: "g-next", name: "next", description: "" });
+    const next = store.groups.create({ name: "next", description: "" });
     await store.commit();
     expect(JSON.parse(readFileSync(path, "utf8")).groups).toEqual([
-      { id: "g-next", name: "next", description: "" },
+      { id: next.id, name: "next", description: "" },
     ]);
     await store.close();
   });

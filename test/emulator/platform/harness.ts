@@ -124,7 +124,7 @@ export async function inProcessPlatform(
     accountId,
     platformKey,
     addKey: (key) => {
-      store.putKey({ key, type: "platform", id: key, name: key, primary: false });
+      store.keys.add({ key, type: "platform", id: key, name: key });
       return store.commit();
     },
     close: () => store.close(),

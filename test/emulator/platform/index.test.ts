@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { platformRoutes } from "../../../emulator/platform";
-import { emptyPlatformState, PlatformState } from "../../../emulator/platform/state";
-import { ApiKeySpec } from "../../../emulator/store";
+import { ApiKeySpec, emptyPlatformState, PlatformState } from "../../../emulator/store";
 import { dockerConnector, inProcessPlatform, simplePipeline, startPlatform, successBody } from "./harness";
 
 describe("emptyPlatformState", () => {

@@ -2,7 +2,7 @@
  * Conformance of the platform API's projects (spec §2 "Project", §4 rule 1; ref §4) over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_MODULES } from "../../../emulator/platform/projects";
+import { PROJECT_MODULES } from "../../../emulator/store";
 import {
   type Call,
   dockerConnector,

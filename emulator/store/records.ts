@@ -1,0 +1,335 @@
+/**
+ * What the emulator stores, as zod schemas (the only source of the record types): the API keys,
+ * the admin API's objects, the platform API's objects, and the state file that holds them all.
+ * A state file is checked with {@link StateFile} when it is read.
+ * @module
+ */
+import { z } from "zod";
+import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
+import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
+
+// ---------------------------------------------------------------------------------------------
+// API keys
+
+/**
+ * An API key as given to `startEmulator({keys})` and `emu.addKey()`: its type, and the
+ * restrictions of each API (workspaces and environments, ids or names; organizations and
+ * projects, a project entry being `"<org>/<project>"` or a bare `"<project>"` matching that
+ * project in any organization). An SDK key names its one environment in `environments[0]` (an
+ * id, or a name looked up in `workspaces[0]`, default `Default`).
+ */
+export const ApiKeySpec = z.object({
+  key: z.string().min(8, "key must be at least 8 characters").regex(/^\S+$/, "key must not contain spaces"),
+  type: z.enum(["admin", "sdk", "platform"]),
+  workspaces: z.array(z.string()).optional(),
+  environments: z.array(z.string()).optional(),
+  organizations: z.array(z.string()).optional(),
+  projects: z.array(z.string()).optional(),
+  /** For SDK keys: server_side (default) or client_side; client-side keys may not read segments. */
+  apiKeyType: z.enum(["server_side", "client_side"]).optional(),
+  name: z.string().optional(),
+  id: z.string().optional(),
+});
+/** An API key (input form). */
+export type ApiKeyInput = z.input<typeof ApiKeySpec>;
+/** An API key as the emulator holds it. */
+export type ApiKey = z.output<typeof ApiKeySpec>;
+
+export const KeyRecord = ApiKeySpec.extend({
+  id: z.string(),
+  name: z.string(),
+  /** The key the options name (`adminKey`, `platformKey`, `sdkKey` of Production). */
+  primary: z.boolean().default(false),
+});
+/** A stored key. */
+export type KeyRecord = z.output<typeof KeyRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// The admin API
+
+export const WorkspaceRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  requiresTitleAndComments: z.boolean(),
+});
+/** A workspace (project). */
+export type WorkspaceRecord = z.output<typeof WorkspaceRecord>;
+
+export const EnvironmentRecord = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  production: z.boolean(),
+});
+/** An environment of a workspace. */
+export type EnvironmentRecord = z.output<typeof EnvironmentRecord>;
+
+export const TrafficTypeRecord = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  displayAttributeId: z.string().nullable(),
+});
+/** A traffic type of a workspace. */
+export type TrafficTypeRecord = z.output<typeof TrafficTypeRecord>;
+
+export const RolloutStatusRecord = z.object({ id: z.string(), name: z.string(), description: z.string() });
+/** A rollout status (account-wide: every workspace lists the same ones). */
+export type RolloutStatusRecord = z.output<typeof RolloutStatusRecord>;
+
+export const FlagRecord = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  trafficTypeId: z.string(),
+  creationTime: z.number().int(),
+  rolloutStatusId: z.string(),
+  rolloutStatusTimestamp: z.number().int(),
+  tags: z.array(Tag).nullable(),
+});
+/** A flag at project level. */
+export type FlagRecord = z.output<typeof FlagRecord>;
+
+/** The stored writable document of a definition: the POST body minus title, comment and killed. */
+export const DefinitionDocument = DefinitionBody.omit({ title: true, comment: true, killed: true });
+/** A definition's writable document. */
+export type DefinitionDocument = z.output<typeof DefinitionDocument>;
+
+const int32 = z
+  .number()
+  .int()
+  .min(-(2 ** 31))
+  .max(2 ** 31 - 1);
+
+export const DefinitionRecord = z.object({
+  flagId: z.string(),
+  environmentId: z.string(),
+  doc: DefinitionDocument,
+  killed: z.boolean(),
+  creationTime: z.number().int(),
+  lastUpdateTime: z.number().int(),
+  /** SDK change number: strictly increasing across the account (sdk-wire-format §2.5). */
+  changeNumber: z.number().int(),
+  /** Chosen once per definition and kept across updates so keys never re-bucket (wire §2.5). */
+  seed: int32,
+  trafficAllocationSeed: int32,
+});
+/** A flag's definition in one environment. */
+export type DefinitionRecord = z.output<typeof DefinitionRecord>;
+
+/** What a tombstone keeps of the definition (the ARCHIVED split carries its seeds) and of its flag. */
+export const TombstoneRecord = DefinitionRecord.pick({
+  environmentId: true,
+  changeNumber: true,
+  seed: true,
+  trafficAllocationSeed: true,
+}).extend({ name: z.string(), trafficTypeName: z.string() });
+/** A removed definition, served once more as ARCHIVED by `/api/splitChanges` (wire §1). */
+export type TombstoneRecord = z.output<typeof TombstoneRecord>;
+
+export const SegmentRecord = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  trafficTypeId: z.string(),
+  creationTime: z.number().int(),
+});
+/** A segment of a workspace. */
+export type SegmentRecord = z.output<typeof SegmentRecord>;
+
+/** A segment activated in an environment, with its keys, as the state file holds it. */
+export const SegmentActivationFile = z.object({
+  segmentId: z.string(),
+  environmentId: z.string(),
+  creationTime: z.number().int(),
+  changeNumber: z.number().int(),
+  /** `[key, changeNumber when added]`. */
+  members: z.array(z.tuple([z.string(), z.number().int()])),
+  /** `[key, changeNumber when removed]`, so `segmentChanges?since=N` can answer with deltas. */
+  removed: z.array(z.tuple([z.string(), z.number().int()])),
+});
+/** An activation as the state file holds it. */
+export type SegmentActivationFile = z.output<typeof SegmentActivationFile>;
+
+/** A segment activated in an environment, in memory: the same pairs in maps, for O(1) key lookups. */
+export const SegmentActivation = SegmentActivationFile.extend({
+  members: z.map(z.string(), z.number().int()),
+  removed: z.map(z.string(), z.number().int()),
+});
+/** A segment activated in an environment. */
+export type SegmentActivation = z.output<typeof SegmentActivation>;
+
+export const UserRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  status: UserStatus,
+  twoFactor: z.boolean(),
+  /** Group ids, in order. */
+  groups: z.array(z.string()),
+  /**
+   * Workspace ids of the key that invited the user (empty: an unrestricted key). A restricted key
+   * sees the users whose scope overlaps its own workspaces (spec admin §5 item 4).
+   */
+  scope: z.array(z.string()),
+  creationTime: z.number().int(),
+});
+/** A user. */
+export type UserRecord = z.output<typeof UserRecord>;
+
+export const GroupRecord = z.object({ id: z.string(), name: z.string(), description: z.string() });
+/** A group. */
+export type GroupRecord = z.output<typeof GroupRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// The platform API
+
+/** Where a platform object lives: account (both null), organization, or project. */
+export const PlatformScope = z.object({ org: z.string().nullable(), project: z.string().nullable() });
+/** Where a platform object lives. */
+export type PlatformScope = z.infer<typeof PlatformScope>;
+
+/**
+ * An organization as the API returns it under `data.organization`, plus bookkeeping. The fields
+ * after `createdAt` came with the organization routes; their defaults keep older state files
+ * loadable.
+ */
+export const StoredOrganization = z.object({
+  identifier: z.string(),
+  name: z.string(),
+  createdAt: z.number().int(),
+  description: z.string().default(""),
+  tags: Tags.default({}),
+  lastModifiedAt: z.number().int().optional(),
+  version: z.number().int().nonnegative().default(0),
+});
+/** A stored organization. */
+export type StoredOrganization = z.infer<typeof StoredOrganization>;
+
+/** The project as the API returns it under `data.project` (ref platform §4 `ProjectMapper.writeDTO`). */
+export const StoredProjectDto = z.object({
+  orgIdentifier: z.string(),
+  identifier: z.string(),
+  name: z.string(),
+  color: z.string(),
+  modules: z.array(z.string()),
+  description: z.string(),
+  tags: Tags,
+});
+
+export const StoredProject = z.object({
+  project: StoredProjectDto,
+  createdAt: z.number().int(),
+  lastModifiedAt: z.number().int(),
+  /** Entity version, sent as `ETag: W/<version>` and compared with `If-Match` (ref platform §1). */
+  version: z.number().int().nonnegative(),
+});
+/** A stored project. */
+export type StoredProject = z.infer<typeof StoredProject>;
+
+/** The connector as the API returns it under `data.connector` (ref platform §5). */
+export const StoredConnectorDto = z.object({
+  name: z.string(),
+  identifier: z.string(),
+  description: z.string(),
+  accountIdentifier: z.string(),
+  orgIdentifier: z.string().nullable(),
+  projectIdentifier: z.string().nullable(),
+  tags: Tags,
+  type: z.string(),
+  spec: z.record(z.string(), z.unknown()),
+});
+
+export const StoredConnector = z.object({
+  connector: StoredConnectorDto,
+  createdAt: z.number().int(),
+  lastModifiedAt: z.number().int(),
+  version: z.number().int().nonnegative(),
+  /** Connector delete is a soft delete (ref platform §5); a deleted connector is invisible to every route. */
+  deleted: z.boolean(),
+});
+/** A stored connector. */
+export type StoredConnector = z.infer<typeof StoredConnector>;
+
+export const StoredPipeline = z.object({
+  orgIdentifier: z.string(),
+  projectIdentifier: z.string(),
+  identifier: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: Tags,
+  /** The YAML exactly as received; GET returns it verbatim (ref platform §6.2). */
+  yaml: z.string(),
+  createdAt: z.number().int(),
+  lastModifiedAt: z.number().int(),
+  version: z.number().int().nonnegative(),
+});
+/** A stored pipeline. */
+export type StoredPipeline = z.infer<typeof StoredPipeline>;
+
+/**
+ * Everything the platform API stores, as the state file holds it. Keys: organizations by
+ * identifier; projects by `<org>/<identifier lower-cased>`; connectors by `<org>/<project>/<id>`
+ * (`-` for an absent scope level); pipelines by `<org>/<project>/<id>`.
+ */
+export const PlatformState = z.object({
+  accountId: z.string(),
+  organizations: z.record(z.string(), StoredOrganization),
+  projects: z.record(z.string(), StoredProject),
+  connectors: z.record(z.string(), StoredConnector),
+  pipelines: z.record(z.string(), StoredPipeline),
+});
+/** The platform part of the state file. */
+export type PlatformState = z.infer<typeof PlatformState>;
+
+/** A fresh account's platform state: the seeded organization `default` (spec platform §4 rule 1). */
+export function emptyPlatformState(accountId: string, now: number = Date.now()): PlatformState {
+  return {
+    accountId,
+    organizations: {
+      [DEFAULT_ORG]: {
+        identifier: DEFAULT_ORG,
+        name: DEFAULT_ORG,
+        createdAt: now,
+        description: "Default Organization",
+        tags: {},
+        lastModifiedAt: now,
+        version: 0,
+      },
+    },
+    projects: {},
+    connectors: {},
+    pipelines: {},
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state file
+
+/** Format tag of the state file, checked on load. */
+export const STATE_FORMAT = "flagstack-emulator-state";
+
+/** The persisted state file (version 1). */
+export const StateFile = z.object({
+  format: z.literal(STATE_FORMAT),
+  version: z.literal(1),
+  accountId: z.string(),
+  changeNumber: z.number().int(),
+  workspaces: z.array(WorkspaceRecord),
+  environments: z.array(EnvironmentRecord),
+  trafficTypes: z.array(TrafficTypeRecord),
+  rolloutStatuses: z.array(RolloutStatusRecord),
+  flags: z.array(FlagRecord),
+  definitions: z.array(DefinitionRecord),
+  tombstones: z.array(TombstoneRecord),
+  segments: z.array(SegmentRecord),
+  segmentEnvironments: z.array(SegmentActivationFile),
+  users: z.array(UserRecord),
+  groups: z.array(GroupRecord),
+  keys: z.array(KeyRecord),
+  platform: PlatformState,
+});
+/** The persisted state file. */
+export type StateFile = z.output<typeof StateFile>;
