@@ -90,7 +90,7 @@ export function register(program: Command): void {
     )
     .option(
       "--requests-per-second <n>",
-      "client-side request rate limit (default: FLAGSTACK_REQUESTS_PER_SECOND, else 10)",
+      "client-side request rate limit (default: FLAGSTACK_REQUESTS_PER_SECOND, else 10: with 1000 records a request, about 10,000 records/s)",
       (v) => {
         const n = Number(v);
         if (!(n > 0)) throw new InvalidArgumentError("--requests-per-second must be a number greater than 0");
