@@ -78,7 +78,7 @@ export interface ObjectTypeSpec {
 export interface EnumTypeSpec {
   type: "string";
   description?: string;
-  enum: { value: string }[];
+  enum: { name: string; value: string }[];
 }
 
 /** A resource. */
@@ -185,6 +185,21 @@ const pascal = (s: string): string =>
     .filter(Boolean)
     .map((w) => (w[0] as string).toUpperCase() + w.slice(1))
     .join("");
+
+/**
+ * The name of an enum member, which the SDK generators turn into each language's identifier:
+ * `IN_LIST_STRING` → `InListString` (Python then writes `IN_LIST_STRING`; left to the generators,
+ * a screaming-case value came out as `I_N_LIS_T_STRING`), `Pre-Production` → `PreProduction`.
+ */
+export function enumName(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map(
+      (w) => (w[0] as string).toUpperCase() + (w === w.toUpperCase() ? w.slice(1).toLowerCase() : w.slice(1)),
+    )
+    .join("");
+}
 
 /** `treatments` → `treatment`, `failureStrategies` → `failureStrategy`; `status` stays. */
 export function singular(word: string): string {
@@ -306,11 +321,8 @@ class Converter {
     if (Array.isArray(node.enum)) {
       const values = node.enum.filter((v): v is string => typeof v === "string");
       if (values.length !== node.enum.length) return ANY;
-      return {
-        $ref: typeRef(
-          this.table.add(hint, { type: "string", enum: values.map((value) => ({ value })) }, this.io),
-        ),
-      };
+      const members = values.map((value) => ({ name: enumName(value), value }));
+      return { $ref: typeRef(this.table.add(hint, { type: "string", enum: members }, this.io)) };
     }
     switch (node.type) {
       case "string":

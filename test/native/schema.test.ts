@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ProviderSettings } from "../../provider/core/config";
 import { generateSchema, SCHEMA_FILE, schemaText } from "../../provider/native/generate";
 import type { NativeKind } from "../../provider/native/kinds";
-import { ANY, packageSchema, singular } from "../../provider/native/schema";
+import { ANY, enumName, packageSchema, singular } from "../../provider/native/schema";
 import { MATCHER_TYPES } from "../../sdk/admin/schemas";
 
 const committed = readFileSync(SCHEMA_FILE, "utf8");
@@ -87,7 +87,7 @@ describe("the committed schema", () => {
   it("names nested object types, enums and discriminated unions", () => {
     expect(schema.types["flagstack:index:FlagDefinitionRuleConditionMatcherType"]).toEqual({
       type: "string",
-      enum: MATCHER_TYPES.map((value) => ({ value })),
+      enum: MATCHER_TYPES.map((value) => ({ name: enumName(value), value })),
     });
     expect(schema.types["flagstack:index:FlagDefinitionRuleCondition"]).toEqual({
       type: "object",
@@ -238,7 +238,13 @@ describe("zod → Pulumi schema", () => {
         // zod's JSON Schema lists an unknown member as required.
         required: ["key", "value"],
       },
-      "flagstack:index:ThingMode": { type: "string", enum: [{ value: "fast" }, { value: "slow" }] },
+      "flagstack:index:ThingMode": {
+        type: "string",
+        enum: [
+          { name: "Fast", value: "fast" },
+          { name: "Slow", value: "slow" },
+        ],
+      },
       "flagstack:index:ThingShapeCircle": {
         type: "object",
         properties: { kind: { type: "string" }, radius: { type: "number" } },
@@ -250,6 +256,12 @@ describe("zod → Pulumi schema", () => {
         required: ["kind", "side"],
       },
     });
+  });
+
+  it("names enum members for the SDK generators", () => {
+    expect(
+      ["IN_LIST_STRING", "Pre-Production", "deactivate", "DockerHub", "AllErrors"].map(enumName),
+    ).toEqual(["InListString", "PreProduction", "Deactivate", "DockerHub", "AllErrors"]);
   });
 
   it("names array members in the singular", () => {
