@@ -407,11 +407,11 @@ describe("pipelinesEqual", () => {
     const other = `# edited by hand
 pipeline:
   stages: ${JSON.stringify(YAML.parse(yaml).pipeline.stages)}
-  tags: {flag: "new_checkout", team: 'payments'}
+  tags: {flag: "new-checkout", team: 'payments'}
   orgIdentifier: "default"
   projectIdentifier: payments
   allowStageExecutions: "false"
-  description: Rolls out the checkout service behind the new_checkout flag
+  description: Rolls out the checkout service behind the new-checkout flag
   identifier: deploy_checkout
   name: "Deploy checkout"
   variables: null
@@ -447,7 +447,7 @@ pipeline:
     [
       "a removed field",
       (y: string) =>
-        y.replace("  description: Rolls out the checkout service behind the new_checkout flag\n", ""),
+        y.replace("  description: Rolls out the checkout service behind the new-checkout flag\n", ""),
     ],
   ])("sees %s", (_what, edit) => {
     const other = edit(yaml);
