@@ -5,7 +5,7 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
 import { configSchemaOf, readConfig } from "./common";
-import { type ConnectorView, type ProjectView, readConnector, readProject, TYPES } from "./resources";
+import { type ConnectorView, isType, type ProjectView, readConnector, readProject, TYPES } from "./resources";
 
 export const ConnectorConfig = z.object({
   productionProjects: z
@@ -63,10 +63,10 @@ export const connectorNoAnonymousProduction: StackValidationPolicy = {
   validateStack: async (args, report) => {
     const config = readConfig("connector-no-anonymous-production", ConnectorConfig, args);
     const projects = await Promise.all(
-      args.resources.filter((r) => r.type === TYPES.project).map((r) => readProject(r.props)),
+      args.resources.filter((r) => isType(r.type, TYPES.project)).map((r) => readProject(r.props)),
     );
     for (const r of args.resources) {
-      if (r.type !== TYPES.connector) continue;
+      if (!isType(r.type, TYPES.connector)) continue;
       const connector = await readConnector(r.props);
       if (connector.authType?.toLowerCase() !== "anonymous") continue;
       const reason = productionReason(connector, projects, config);

@@ -15,7 +15,7 @@ import {
   percent,
   readConfig,
 } from "./common";
-import { type DefinitionView, type FlagView, readDefinition, readFlag, TYPES } from "./resources";
+import { type DefinitionView, type FlagView, isType, readDefinition, readFlag, TYPES } from "./resources";
 
 /**
  * definition-well-formed: the rules the service enforces, checked before any request: bucket
@@ -32,7 +32,7 @@ export const definitionWellFormed: ResourceValidationPolicy = {
   enforcementLevel: "mandatory",
   severity: "high",
   validateResource: async (args, report) => {
-    if (args.type !== TYPES.definition) return;
+    if (!isType(args.type, TYPES.definition)) return;
     const view = await readDefinition(args.props);
     for (const problem of view.problems) report(`${definitionLabel(view)}: ${problem}`);
   },
@@ -112,10 +112,10 @@ export const productionRampGuard: StackValidationPolicy = {
   validateStack: async (args, report) => {
     const config = readConfig("production-ramp-guard", RampGuardConfig, args);
     const flags = await Promise.all(
-      args.resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props)),
+      args.resources.filter((r) => isType(r.type, TYPES.flag)).map((r) => readFlag(r.props)),
     );
     for (const r of args.resources) {
-      if (r.type !== TYPES.definition) continue;
+      if (!isType(r.type, TYPES.definition)) continue;
       const view = await readDefinition(r.props);
       if (!inEnvironments(view, config.productionEnvironments)) continue;
       const def = view.document;
@@ -149,7 +149,7 @@ export const killSwitchDocumented: ResourceValidationPolicy = {
   severity: "medium",
   configSchema: configSchemaOf(KillSwitchConfig),
   validateResource: async (args, report) => {
-    if (args.type !== TYPES.definition) return;
+    if (!isType(args.type, TYPES.definition)) return;
     const config = readConfig("kill-switch-documented", KillSwitchConfig, args);
     const view = await readDefinition(args.props);
     if (!view.killed || !inEnvironments(view, config.productionEnvironments)) return;

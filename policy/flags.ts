@@ -5,7 +5,7 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
 import { configSchemaOf, readConfig } from "./common";
-import { readFlag, TYPES } from "./resources";
+import { isType, readFlag, TYPES } from "./resources";
 
 const regex = (what: string) =>
   z.string().refine(
@@ -34,7 +34,7 @@ export const flagNaming: ResourceValidationPolicy = {
   severity: "low",
   configSchema: configSchemaOf(FlagNamingConfig),
   validateResource: async (args, report) => {
-    if (args.type !== TYPES.flag) return;
+    if (!isType(args.type, TYPES.flag)) return;
     const { pattern } = readConfig("flag-naming", FlagNamingConfig, args);
     const flag = await readFlag(args.props);
     if (flag.name === undefined || new RegExp(pattern).test(flag.name)) return;
@@ -68,7 +68,7 @@ export const flagRequiredTags: ResourceValidationPolicy = {
   severity: "low",
   configSchema: configSchemaOf(FlagTagsConfig),
   validateResource: async (args, report) => {
-    if (args.type !== TYPES.flag) return;
+    if (!isType(args.type, TYPES.flag)) return;
     const { requiredTags } = readConfig("flag-required-tags", FlagTagsConfig, args);
     const { name, tags } = await readFlag(args.props);
     // Tags the provider refuses (an empty tag) are its check's to report.

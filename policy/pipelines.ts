@@ -14,6 +14,7 @@ import {
 } from "../sdk/platform/pipeline";
 import { configSchemaOf, readConfig } from "./common";
 import {
+  isType,
   isUnknownValueError,
   type PipelineView,
   readPipeline,
@@ -24,7 +25,7 @@ import {
 
 /** The pipeline of a Pipeline resource, or undefined for other resources and unreadable YAML. */
 async function pipelineOf(args: ResourceValidationArgs): Promise<PipelineView | undefined> {
-  if (args.type !== TYPES.pipeline) return undefined;
+  if (!isType(args.type, TYPES.pipeline)) return undefined;
   try {
     return await readPipeline(args.props);
   } catch (e) {

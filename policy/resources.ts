@@ -27,6 +27,7 @@ import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../pro
 import { FlagInputs } from "../provider/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
 import { KINDS } from "../provider/kinds";
+import { nativeToken } from "../provider/native/kinds";
 import { PipelineInputs } from "../provider/pipeline";
 import { ProjectInputs } from "../provider/project";
 import {
@@ -41,7 +42,11 @@ import { type PipelineView, pipelineViewOfModel, pipelineViewOfYaml } from "../s
 
 export { PipelineView, StageView, StepView } from "../sdk/platform/pipeline";
 
-/** Type tokens the views apply to (dynamic resources match on `type`, never on a class). */
+/**
+ * Type tokens the views apply to (dynamic resources match on `type`, never on a class). Each kind
+ * has two: the dynamic resources' (these) and the native provider's (`flagstack:index:Flag`, from
+ * programs in any language); {@link isType} accepts both.
+ */
 export const TYPES = {
   flag: FLAG_TYPE,
   definition: FLAG_DEFINITION_TYPE,
@@ -51,6 +56,15 @@ export const TYPES = {
 } as const;
 
 type Props = Record<string, unknown>;
+
+/** The native token of each kind, to the dynamic one (the key of `KINDS` and {@link TYPES}). */
+const FROM_NATIVE: ReadonlyMap<string, string> = new Map(Object.keys(KINDS).map((t) => [nativeToken(t), t]));
+
+/** The dynamic token of a type token of either family; another type is returned as it is. */
+export const dynamicToken = (type: string): string => FROM_NATIVE.get(type) ?? type;
+
+/** Whether `type` (either family) is the kind `kind` (a {@link TYPES} value). */
+export const isType = (type: string, kind: string): boolean => dynamicToken(type) === kind;
 
 const isRecord = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -148,7 +162,7 @@ export async function checkProps<S extends z.ZodObject>(
   props: Props,
 ): Promise<Checked<z.output<S>>> {
   type T = z.output<S>;
-  const handlers = KINDS[type];
+  const handlers = KINDS[dynamicToken(type)];
   if (!handlers) throw new Error(`no flagstack resource has the type ${type}`);
   const plain = plainProps(props);
   const shape = schema.shape as Record<string, z.ZodType>;

@@ -85,3 +85,15 @@ describe("flag-required-tags", () => {
     expect(hasTag(tags, required)).toBe(expected);
   });
 });
+
+describe("both token families", () => {
+  it("checks a flag of the native provider (flagstack:index:Flag, from a program in any language) as a dynamic one", async () => {
+    const props = await checkedProps(FLAG_TYPE, { ...flag, name: "New_Checkout", tags: [] });
+    expect(await runResourcePolicy(flagNaming, "flagstack:index:Flag", props)).toEqual([
+      'flag name "New_Checkout" does not match the pattern ^[a-z][a-z0-9]*(-[a-z0-9]+)*$',
+    ]);
+    expect(await runResourcePolicy(flagRequiredTags, "flagstack:index:Flag", props)).toEqual([
+      'flag "New_Checkout" lacks the required tags "owner:*" (it has no tags)',
+    ]);
+  });
+});
