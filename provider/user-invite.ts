@@ -240,8 +240,12 @@ export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
 
   async read(id, props) {
     const admin = adminClient();
-    const user = await readOrGone(() => admin.users.get(id));
-    return user ? liveState(admin, user, props) : GONE;
+    // `pulumi import` (native provider) reads with the id alone: the natural key, the e-mail.
+    const user =
+      props?.userId === undefined && id.includes("@")
+        ? await findByEmail(admin, id)
+        : await readOrGone(() => admin.users.get(id));
+    return user ? liveState(admin, user, props ?? {}) : GONE;
   },
 
   async update(id, olds, news) {

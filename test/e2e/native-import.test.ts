@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clients, defaultWorkspaceId, flagNames, groupNames } from "./fixtures";
+import { clients, defaultWorkspaceId, flagNames, groupNames, projectIds, users } from "./fixtures";
 import { EngineStack, REPO_ROOT } from "./harness";
 
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -58,6 +58,70 @@ resources:
     properties:
       name: imported-reviewers
       description: reviews flag changes
+`;
+
+/**
+ * Platform objects and an invitation, made by another stack of the same program (so their shapes
+ * are what the program declares), then imported into an empty stack by natural id.
+ */
+const PLATFORM_PROGRAM = `name: native-import-platform
+runtime: yaml
+plugins:
+  providers:
+    - name: flagstack
+      path: ${PLUGIN_DIR}
+resources:
+  payments:
+    type: flagstack:index:Project
+    properties:
+      identifier: imported_payments
+      name: Imported payments
+      tags:
+        team: payments
+  registry:
+    type: flagstack:index:Connector
+    properties:
+      org: default
+      project: \${payments.identifier}
+      identifier: registry
+      name: Registry
+      dockerRegistry:
+        url: https://registry.example.test/v2
+        providerType: DockerHub
+  deploy:
+    type: flagstack:index:Pipeline
+    properties:
+      project: \${payments.identifier}
+      yaml: |
+        pipeline:
+          name: Deploy
+          identifier: deploy
+          orgIdentifier: default
+          projectIdentifier: imported_payments
+          stages:
+            - stage:
+                name: Say hello
+                identifier: say_hello
+                type: Custom
+                spec:
+                  execution:
+                    steps:
+                      - step:
+                          type: ShellScript
+                          name: Hello
+                          identifier: hello
+                          timeout: 10m
+                          spec:
+                            shell: Bash
+                            onDelegate: true
+                            source:
+                              type: Inline
+                              spec:
+                                script: echo hello
+  dana:
+    type: flagstack:index:UserInvite
+    properties:
+      email: dana.imported@example.test
 `;
 
 describe("native provider: pulumi import by natural id", () => {
@@ -173,5 +237,51 @@ describe("native provider: pulumi import by natural id", () => {
       s.cli(["import", "flagstack:index:Flag", "ghost", "Default/no-such-flag", "--yes"]),
     ).rejects.toThrow("resource 'Default/no-such-flag' does not exist");
     expect((await s.resources()).filter((r) => r.type === "flagstack:index:Flag")).toEqual([]);
+  });
+});
+
+describe("native provider: pulumi import of the platform resources and an invitation", () => {
+  let maker: EngineStack;
+  let s: EngineStack;
+  let programSource: string;
+
+  beforeAll(async () => {
+    programSource = mkdtempSync(join(tmpdir(), "flagstack-native-import-platform-"));
+    writeFileSync(join(programSource, "Pulumi.yaml"), PLATFORM_PROGRAM);
+    maker = await EngineStack.open({ program: programSource, stackName: "maker" });
+    s = await EngineStack.open({ program: programSource, stackName: "importer", sharedEmulator: maker.emu });
+  });
+
+  afterAll(async () => {
+    await s?.close();
+    await maker?.close();
+    rmSync(programSource, { recursive: true, force: true });
+  });
+
+  it("imports a Project, a Connector, a Pipeline and a UserInvite; the program then has nothing to change", async () => {
+    expect((await maker.up()).result.summary.resourceChanges).toEqual({ create: 5 });
+    const made = new Map((await maker.resources()).map((r) => [r.urn.slice(r.urn.lastIndexOf("::") + 2), r]));
+
+    const imports: [string, string, string][] = [
+      ["flagstack:index:Project", "payments", "default/imported_payments"],
+      ["flagstack:index:Connector", "registry", "default/imported_payments/registry"],
+      ["flagstack:index:Pipeline", "deploy", "default/imported_payments/deploy"],
+      ["flagstack:index:UserInvite", "dana", "dana.imported@example.test"],
+    ];
+    for (const [type, name, id] of imports) {
+      await s.cli(["import", type, name, id, "--yes", "--protect=false"]);
+    }
+    const imported = new Map((await s.resources()).map((r) => [r.urn.slice(r.urn.lastIndexOf("::") + 2), r]));
+    // The same ids as the stack that created them recorded.
+    for (const [, name] of imports) expect(imported.get(name)?.id).toBe(made.get(name)?.id);
+
+    const preview = await s.preview();
+    expect(preview.result.changeSummary).toEqual({ same: 5 });
+    expect(preview.requests).toEqual([]);
+
+    await s.destroy();
+    const { admin, platform } = clients(s.emu);
+    expect(await projectIds(platform)).toEqual([]);
+    expect(await users(admin)).toEqual([]);
   });
 });
