@@ -32,7 +32,6 @@ import { Segments } from "./segments";
 import { ChangeClock } from "./table";
 import { Environments, RolloutStatuses, TrafficTypes, Workspaces } from "./workspaces";
 
-export type { FlagNames } from "./flags";
 export { type CommitLog, type CommitLogBatch, StateFileError } from "./journal";
 export { newKeyString } from "./keys";
 export { ACTIVE_USER_DELETE_MESSAGE } from "./people";

@@ -35,6 +35,7 @@ export type ApiKeyInput = z.input<typeof ApiKeySpec>;
 /** An API key as the emulator holds it. */
 export type ApiKey = z.output<typeof ApiKeySpec>;
 
+/** A stored key: the spec with its id and name made up when absent. */
 export const KeyRecord = ApiKeySpec.extend({
   id: z.string(),
   name: z.string(),
@@ -47,6 +48,7 @@ export type KeyRecord = z.output<typeof KeyRecord>;
 // ---------------------------------------------------------------------------------------------
 // The admin API
 
+/** A workspace (project) of the admin API (spec admin §2). */
 export const WorkspaceRecord = z.object({
   id: z.string(),
   name: z.string(),
@@ -55,6 +57,7 @@ export const WorkspaceRecord = z.object({
 /** A workspace (project). */
 export type WorkspaceRecord = z.output<typeof WorkspaceRecord>;
 
+/** An environment of a workspace (spec admin §2). */
 export const EnvironmentRecord = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -64,6 +67,7 @@ export const EnvironmentRecord = z.object({
 /** An environment of a workspace. */
 export type EnvironmentRecord = z.output<typeof EnvironmentRecord>;
 
+/** A traffic type of a workspace (spec admin §2; ref admin §1.1). */
 export const TrafficTypeRecord = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -73,10 +77,12 @@ export const TrafficTypeRecord = z.object({
 /** A traffic type of a workspace. */
 export type TrafficTypeRecord = z.output<typeof TrafficTypeRecord>;
 
+/** A rollout status (spec admin §2). */
 export const RolloutStatusRecord = z.object({ id: z.string(), name: z.string(), description: z.string() });
 /** A rollout status (account-wide: every workspace lists the same ones). */
 export type RolloutStatusRecord = z.output<typeof RolloutStatusRecord>;
 
+/** A flag at project level (spec admin §2 "Feature flag"). */
 export const FlagRecord = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -102,6 +108,7 @@ const int32 = z
   .min(-(2 ** 31))
   .max(2 ** 31 - 1);
 
+/** A flag's definition in one environment, with its SDK bookkeeping (spec admin §2). */
 export const DefinitionRecord = z.object({
   flagId: z.string(),
   environmentId: z.string(),
@@ -128,6 +135,7 @@ export const TombstoneRecord = DefinitionRecord.pick({
 /** A removed definition, served once more as ARCHIVED by `/api/splitChanges` (wire §1). */
 export type TombstoneRecord = z.output<typeof TombstoneRecord>;
 
+/** A segment of a workspace (ref admin §1.1). */
 export const SegmentRecord = z.object({
   id: z.string(),
   workspaceId: z.string(),
@@ -161,6 +169,7 @@ export const SegmentActivation = SegmentActivationFile.extend({
 /** A segment activated in an environment. */
 export type SegmentActivation = z.output<typeof SegmentActivation>;
 
+/** A user of the account (spec admin §2 "User"). */
 export const UserRecord = z.object({
   id: z.string(),
   name: z.string(),
@@ -179,6 +188,7 @@ export const UserRecord = z.object({
 /** A user. */
 export type UserRecord = z.output<typeof UserRecord>;
 
+/** A group of the account (spec admin §2 "Group"). */
 export const GroupRecord = z.object({ id: z.string(), name: z.string(), description: z.string() });
 /** A group. */
 export type GroupRecord = z.output<typeof GroupRecord>;
@@ -219,6 +229,7 @@ export const StoredProjectDto = z.object({
   tags: Tags,
 });
 
+/** A project with its bookkeeping (ref platform §4). */
 export const StoredProject = z.object({
   project: StoredProjectDto,
   createdAt: z.number().int(),
@@ -242,6 +253,7 @@ export const StoredConnectorDto = z.object({
   spec: z.record(z.string(), z.unknown()),
 });
 
+/** A connector with its bookkeeping (ref platform §5). */
 export const StoredConnector = z.object({
   connector: StoredConnectorDto,
   createdAt: z.number().int(),
@@ -253,6 +265,7 @@ export const StoredConnector = z.object({
 /** A stored connector. */
 export type StoredConnector = z.infer<typeof StoredConnector>;
 
+/** A pipeline as stored: its scope, what its YAML says, the YAML itself (ref platform §6.2). */
 export const StoredPipeline = z.object({
   orgIdentifier: z.string(),
   projectIdentifier: z.string(),
