@@ -210,6 +210,9 @@ export function singular(word: string): string {
 
 const isAny = (t: TypeSpec): boolean => t.$ref === ANY.$ref;
 
+/** A property name every SDK generator can use as an identifier. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** The named types of one package, shared by every resource so equal types are declared once. */
 class TypeTable {
   readonly types: Record<string, ObjectTypeSpec | EnumTypeSpec> = {};
@@ -380,6 +383,9 @@ class Converter {
     const out: Record<string, PropertySpec> = {};
     const fallbackProps = (fallback?.properties ?? {}) as Record<string, Json>;
     for (const [name, raw] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+      // A wire name that is no identifier (the user's `2fa`) would be no property in the SDKs the
+      // schema generates (the TypeScript one does not compile); the value still comes back, untyped.
+      if (!IDENTIFIER.test(name)) continue;
       const member = docs?.[name];
       const child = this.deref(raw);
       const memberHint = `${hint}${pascal(child.type === "array" ? singular(name) : name)}`;

@@ -167,6 +167,8 @@ describe("zod → Pulumi schema", () => {
       .array(z.string())
       .default([])
       .transform((v) => [...v].sort()),
+    // No identifier: left out of the schema (the SDKs could not name it).
+    "2fa": z.boolean().optional(),
   });
   const kind: NativeKind = {
     name: "Thing",
