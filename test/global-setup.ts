@@ -26,6 +26,8 @@ export default function setup(): void {
     // typecheck that scripts/test.sh counts as a suite of its own, so the tests run on what was emitted.
     console.warn("test/global-setup: the build reported type errors (run `npm run typecheck`)");
   }
+  // What tsc emitted for sources since deleted would shadow their replacements (scripts/prune-dist.mts).
+  execFileSync(process.execPath, [join(root, "scripts", "prune-dist.mts")], { cwd: root, stdio: "inherit" });
   // `require("flagstack/provider/...")` from the repository resolves through this link (scripts/setup.sh makes it too).
   const link = join(root, "node_modules", "flagstack");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
