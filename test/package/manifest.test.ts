@@ -81,7 +81,9 @@ describe("package.json", () => {
     ]) {
       expect(manifest.files).toContain(entry);
     }
-    expect(manifest.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/prune-dist.mts && node scripts/types-node10.mts");
+    expect(manifest.scripts.build).toBe(
+      "tsc -p tsconfig.build.json && node scripts/prune-dist.mts && node scripts/types-node10.mts",
+    );
     expect(manifest.scripts.prepack).toBe("npm run build");
   });
 
