@@ -26,6 +26,7 @@ import type { Command } from "commander";
 import { configureProvider, resetProvider } from "../provider/core/config";
 import { type Deployment, type RecoverReport, settlePendingCreates } from "../provider/core/recover";
 import { KINDS } from "../provider/kinds";
+import { processAlive } from "../sdk/core/process";
 
 const execFileAsync = promisify(execFile);
 
@@ -63,15 +64,6 @@ export function lockHolder(message: string): { host: string; pid: number } | und
   return m ? { host: m[1] as string, pid: Number(m[2]) } : undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Runs `step`; when it fails on a lock left by a process of this machine that no longer exists
  * (the killed `pulumi up`), removes the lock with `pulumi cancel --yes` and runs it once more.
@@ -85,7 +77,7 @@ async function withStaleLockCleared<T>(
     return await step();
   } catch (e) {
     const holder = lockHolder((e as Error).message);
-    if (holder === undefined || holder.host !== hostname() || alive(holder.pid)) throw e;
+    if (holder === undefined || holder.host !== hostname() || processAlive(holder.pid)) throw e;
     await pulumi(options, ["cancel", "--yes"]);
     log(`removed the stack lock left by the killed process ${holder.pid}`);
     return step();

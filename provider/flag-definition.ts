@@ -22,7 +22,7 @@ import type { AdminClient } from "../sdk/admin/client";
 import {
   Bucket,
   type Definition,
-  type DefinitionBody,
+  DefinitionBody,
   FlagCreate,
   type JsonPatch,
   Rule,
@@ -94,12 +94,7 @@ export const FlagDefinitionInputs = z.strictObject({
   /** The baseline for experiment comparisons. When omitted, the service's value is kept. */
   baselineTreatment: z.string().min(1, "baselineTreatment must not be empty").optional(),
   /** Percentage of traffic that is evaluated by the rules (0-100). Default 100. */
-  trafficAllocation: z
-    .number()
-    .int("trafficAllocation must be a whole number")
-    .min(0, "trafficAllocation must be 0..100")
-    .max(100, "trafficAllocation must be 0..100")
-    .default(100),
+  trafficAllocation: DefinitionBody.shape.trafficAllocation,
   /** Targeting rules, evaluated in order. Default: none. */
   rules: z.array(Rule).default([]),
   /** Buckets for keys no rule matches; sizes sum to 100. Default: 100% the default treatment. */

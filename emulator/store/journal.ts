@@ -22,6 +22,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { processAlive as isAlive } from "../../sdk/core/process";
 import { realFilePath, replaceFile } from "../disk";
 import { StateWriteError } from "../errors";
 import { StateFile } from "./records";
@@ -110,15 +111,6 @@ export function readStateFile(path: string): StateFile {
     throw refuse(`it is not a flagstack emulator state (${where}: ${first?.message ?? "invalid"})`);
   }
   return parsed.data;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

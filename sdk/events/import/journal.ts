@@ -33,6 +33,7 @@ import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, open, readFile, rm } from "node:fs/promises";
 import { z } from "zod";
+import { processAlive as isAlive } from "../../core/process";
 import { INPUT_FORMATS } from "./source";
 
 /** Value of the header's `journal` field. */
@@ -348,13 +349,4 @@ async function acquireLock(lockPath: string, journalPath: string): Promise<void>
 async function releaseLock(lockPath: string): Promise<void> {
   held.delete(lockPath);
   await rm(lockPath, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
