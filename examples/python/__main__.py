@@ -8,7 +8,7 @@ checkout = flagstack.Flag(
     workspace="Default",
     name="py-checkout",
     description="The one-page checkout, from Python",
-    tags=["payments"],
+    tags=["owner:payments"],
 )
 
 production = flagstack.get_environment_output(workspace="Default", name="Production")

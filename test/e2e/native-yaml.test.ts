@@ -45,7 +45,11 @@ describe("native provider: a YAML program outside the repository", () => {
       description: flag.description,
       tags: flag.tags?.map((t) => t.name).sort(),
       rolloutStatus: flag.rolloutStatus.name,
-    }).toEqual({ description: "The one-page checkout", tags: ["payments", "web"], rolloutStatus: "Ramping" });
+    }).toEqual({
+      description: "The one-page checkout",
+      tags: ["owner:payments", "web"],
+      rolloutStatus: "Ramping",
+    });
     const def = await admin.definitions.get(ws, "new-checkout", "Production");
     expect({
       treatments: def.treatments,
