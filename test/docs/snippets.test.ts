@@ -82,8 +82,12 @@ const WHOLE_BLOCK_COMMANDS = new Set(["curl", "jq", "test", "echo", "printf", "g
 const TS_LANGS = new Set(["ts", "typescript"]);
 const JS_LANGS = new Set(["js", "javascript"]);
 const SHELL_LANGS = new Set(["sh", "bash", "shell"]);
-/** Languages of blocks that are not code to check (data, output, prose). */
-const OTHER_LANGS = new Set(["", "json", "yaml", "text"]);
+/**
+ * Languages of blocks that are not code to check here (data, output, prose). Python blocks use the
+ * SDK generated from the native provider's schema per install; the program they come from runs in
+ * test/e2e/native-python.test.ts.
+ */
+const OTHER_LANGS = new Set(["", "json", "yaml", "text", "python"]);
 
 interface Block {
   file: string;
