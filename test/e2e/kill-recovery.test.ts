@@ -17,6 +17,7 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../../emulator/middleware/faults";
 import type { AdminClient, PlatformClient } from "../../sdk";
 import {
   clients,
@@ -34,18 +35,6 @@ const execFileAsync = promisify(execFile);
 const ROUNDS = Number(process.env.FLAGSTACK_KILL_ROUNDS ?? 3);
 const SEED = Number(process.env.FLAGSTACK_KILL_SEED ?? Math.floor(Math.random() * 1e9));
 const FLAGS = 8;
-
-/** A small seeded PRNG (mulberry32), so a seed replays the same kill moments. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function killSpec(): StackSpec {
   const spec: StackSpec = { flags: {}, definitions: {}, groups: {}, users: {}, projects: {}, pipelines: {} };
@@ -99,7 +88,7 @@ describe.skipIf(process.platform !== "linux")(`SIGKILL of pulumi up, ${ROUNDS} r
   let pulumiBin: string;
   const spec = killSpec();
   const n = resourceCount(spec);
-  const random = prng(SEED);
+  const random = mulberry32(SEED);
 
   beforeAll(async () => {
     // Every request waits 120 ms before the emulator handles it: a run takes several seconds, so

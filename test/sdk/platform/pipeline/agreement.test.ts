@@ -12,6 +12,7 @@
  */
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { mulberry32 } from "../../../../emulator/middleware/faults";
 import { PlatformError } from "../../../../emulator/platform/errors";
 import { parsePipelineYaml, validatePipeline } from "../../../../emulator/platform/pipeline-yaml";
 import { effectiveYaml, impl, type PipelineInputs } from "../../../../provider/pipeline";
@@ -23,17 +24,8 @@ const RANDOM_CASES = 1000;
 const SLOW = 120_000;
 const scope = { org: "default", project: "payments" };
 
-/** mulberry32: a small seeded PRNG, so every run generates the same cases. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (the emulator's fault PRNG): every run generates the same cases. */
+const prng = mulberry32;
 
 const IDENTIFIERS = [
   ...["a", "_", "A1", "a_b", "a$b", "_$", "Step", "STATUS", "yes", "on", "Infinity", "NaN", "x".repeat(128)],
