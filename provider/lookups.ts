@@ -96,6 +96,24 @@ export async function getWorkspace(
   return resolveWorkspace(clientFor(options), name);
 }
 
+/** A lookup of something that lives in a workspace, by the workspace and its own name or id. */
+export type InWorkspaceLookup<T> = (
+  args: z.input<typeof InWorkspaceArgs>,
+  options?: LookupOptions,
+) => Promise<T>;
+
+/** The lookup `fn` (for messages): parses its arguments, resolves the workspace, then the object. */
+function inWorkspace<T>(
+  fn: string,
+  resolve: (admin: AdminClient, workspace: Workspace, name: string) => Promise<T>,
+): InWorkspaceLookup<T> {
+  return async (args, options) => {
+    const a = parseArgs(InWorkspaceArgs, args, fn);
+    const admin = clientFor(options);
+    return resolve(admin, await resolveWorkspace(admin, a.workspace), a.name);
+  };
+}
+
 /**
  * An environment of a workspace by name or id.
  *
@@ -104,14 +122,10 @@ export async function getWorkspace(
  * const prod = await getEnvironment({ workspace: "Default", name: "Production" });   // { id, name, production }
  * ```
  */
-export async function getEnvironment(
-  args: z.input<typeof InWorkspaceArgs>,
-  options?: LookupOptions,
-): Promise<Environment> {
-  const a = parseArgs(InWorkspaceArgs, args, "getEnvironment");
-  const admin = clientFor(options);
-  return resolveEnvironment(admin, await resolveWorkspace(admin, a.workspace), a.name);
-}
+export const getEnvironment: InWorkspaceLookup<Environment> = inWorkspace(
+  "getEnvironment",
+  resolveEnvironment,
+);
 
 /**
  * A rollout status of a workspace by name or id.
@@ -121,14 +135,10 @@ export async function getEnvironment(
  * const ramping = await getRolloutStatus({ workspace: "Default", name: "Ramping" });   // { id, name, description }
  * ```
  */
-export async function getRolloutStatus(
-  args: z.input<typeof InWorkspaceArgs>,
-  options?: LookupOptions,
-): Promise<RolloutStatus> {
-  const a = parseArgs(InWorkspaceArgs, args, "getRolloutStatus");
-  const admin = clientFor(options);
-  return resolveRolloutStatus(admin, await resolveWorkspace(admin, a.workspace), a.name);
-}
+export const getRolloutStatus: InWorkspaceLookup<RolloutStatus> = inWorkspace(
+  "getRolloutStatus",
+  resolveRolloutStatus,
+);
 
 /**
  * A traffic type of a workspace by name or id.
@@ -138,14 +148,10 @@ export async function getRolloutStatus(
  * const account = await getTrafficType({ workspace: "Default", name: "account" });   // { id, name }
  * ```
  */
-export async function getTrafficType(
-  args: z.input<typeof InWorkspaceArgs>,
-  options?: LookupOptions,
-): Promise<TrafficType> {
-  const a = parseArgs(InWorkspaceArgs, args, "getTrafficType");
-  const admin = clientFor(options);
-  return resolveTrafficType(admin, await resolveWorkspace(admin, a.workspace), a.name);
-}
+export const getTrafficType: InWorkspaceLookup<TrafficType> = inWorkspace(
+  "getTrafficType",
+  resolveTrafficType,
+);
 
 /**
  * A group by name or id.
