@@ -65,53 +65,46 @@ export function resolveWorkspace(admin: AdminClient, nameOrId: string): Promise<
   return findIn(admin, "workspaces", () => collect(admin.workspaces.list()), nameOrId, "workspace");
 }
 
-/** An environment of a workspace by name or id. */
-export function resolveEnvironment(
-  admin: AdminClient,
-  workspace: Workspace,
-  nameOrId: string,
-): Promise<Environment> {
-  return findIn(
-    admin,
-    `environments:${workspace.id}`,
-    () => admin.environments.list(workspace.id),
-    nameOrId,
-    "environment",
-    ` in workspace "${workspace.name}"`,
-  );
+/** A lookup, by name or id, of something a workspace lists. */
+type InWorkspace<T> = (admin: AdminClient, workspace: Workspace, nameOrId: string) => Promise<T>;
+
+/** Resolves a `kind` by name or id among what `list` returns for the workspace (memoised per workspace). */
+function inWorkspace<T extends { id: string; name: string }>(
+  kind: string,
+  memoKey: string,
+  list: (admin: AdminClient, workspaceId: string) => Promise<T[]>,
+): InWorkspace<T> {
+  return (admin, workspace, nameOrId) =>
+    findIn(
+      admin,
+      `${memoKey}:${workspace.id}`,
+      () => list(admin, workspace.id),
+      nameOrId,
+      kind,
+      ` in workspace "${workspace.name}"`,
+    );
 }
+
+/** An environment of a workspace by name or id. */
+export const resolveEnvironment: InWorkspace<Environment> = inWorkspace(
+  "environment",
+  "environments",
+  (a, ws) => a.environments.list(ws),
+);
 
 /** A traffic type of a workspace by name or id. */
-export function resolveTrafficType(
-  admin: AdminClient,
-  workspace: Workspace,
-  nameOrId: string,
-): Promise<TrafficType> {
-  return findIn(
-    admin,
-    `trafficTypes:${workspace.id}`,
-    () => admin.trafficTypes.list(workspace.id),
-    nameOrId,
-    "traffic type",
-    ` in workspace "${workspace.name}"`,
-  );
-}
+export const resolveTrafficType: InWorkspace<TrafficType> = inWorkspace(
+  "traffic type",
+  "trafficTypes",
+  (a, ws) => a.trafficTypes.list(ws),
+);
 
 /** A rollout status of a workspace by name or id. */
-export function resolveRolloutStatus(
-  admin: AdminClient,
-  workspace: Workspace,
-  nameOrId: string,
-): Promise<RolloutStatus> {
-  return findIn(
-    admin,
-    `rolloutStatuses:${workspace.id}`,
-    () => admin.rolloutStatuses.list(workspace.id),
-    nameOrId,
-    "rollout status",
-    ` in workspace "${workspace.name}"`,
-  );
-}
+export const resolveRolloutStatus: InWorkspace<RolloutStatus> = inWorkspace(
+  "rollout status",
+  "rolloutStatuses",
+  (a, ws) => a.rolloutStatuses.list(ws),
+);
 
 /**
  * Groups by name or id, in the order given: one paged read of the group list, shared by the
