@@ -173,3 +173,23 @@ export async function projectIds(platform: PlatformClient): Promise<string[]> {
   for await (const p of platform.projects.list({ org: "default" })) ids.push(p.project.identifier);
   return ids.sort();
 }
+
+/**
+ * The targeting the native provider's examples declare (examples/native-yaml, python,
+ * native-typescript), as the service returns it: one rule for the enterprise plan, 10% on.
+ */
+export const NATIVE_EXAMPLE_TARGETING = {
+  rules: [
+    {
+      buckets: [{ treatment: "on", size: 100 }],
+      condition: {
+        combiner: "AND",
+        matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["enterprise"] }],
+      },
+    },
+  ],
+  defaultRule: [
+    { treatment: "on", size: 10 },
+    { treatment: "off", size: 90 },
+  ],
+};

@@ -12,7 +12,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clients, defaultWorkspaceId, flagNames, groupNames } from "./fixtures";
+import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
 import { EngineStack, pulumiCli, REPO_ROOT } from "./harness";
 
 const execFileAsync = promisify(execFile);
@@ -102,19 +102,7 @@ describe("native provider: the Python example", () => {
     const def = await admin.definitions.get(ws, "py-checkout", "Production");
     expect({ treatments: def.treatments, rules: def.rules, defaultRule: def.defaultRule }).toEqual({
       treatments: [{ name: "on", keys: ["qa-bot", "alice@example.com"] }, { name: "off" }],
-      rules: [
-        {
-          buckets: [{ treatment: "on", size: 100 }],
-          condition: {
-            combiner: "AND",
-            matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["enterprise"] }],
-          },
-        },
-      ],
-      defaultRule: [
-        { treatment: "on", size: 10 },
-        { treatment: "off", size: 90 },
-      ],
+      ...NATIVE_EXAMPLE_TARGETING,
     });
     expect(await s.outputs()).toEqual({
       flagId: flag.id,

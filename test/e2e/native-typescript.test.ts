@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clients, defaultWorkspaceId, flagNames, groupNames } from "./fixtures";
+import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
 import { EngineStack, pulumiCli, REPO_ROOT } from "./harness";
 
 const execFileAsync = promisify(execFile);
@@ -56,19 +56,7 @@ describe("native provider: TypeScript through the generated SDK", () => {
     const def = await admin.definitions.get(ws, "ts-checkout", "Production");
     expect({ treatments: def.treatments, rules: def.rules, defaultRule: def.defaultRule }).toEqual({
       treatments: [{ name: "on", keys: ["qa-bot", "alice@example.com"] }, { name: "off" }],
-      rules: [
-        {
-          buckets: [{ treatment: "on", size: 100 }],
-          condition: {
-            combiner: "AND",
-            matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["enterprise"] }],
-          },
-        },
-      ],
-      defaultRule: [
-        { treatment: "on", size: 10 },
-        { treatment: "off", size: 90 },
-      ],
+      ...NATIVE_EXAMPLE_TARGETING,
     });
     expect(await s.outputs()).toEqual({
       flagId: flag.id,

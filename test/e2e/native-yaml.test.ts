@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clients, defaultWorkspaceId, flagNames, groupNames } from "./fixtures";
+import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
 import { EngineStack, engineEnv, pulumiCli, REPO_ROOT } from "./harness";
 
 const execFileAsync = promisify(execFile);
@@ -65,19 +65,7 @@ describe("native provider: a YAML program outside the repository", () => {
       ],
       defaultTreatment: "off",
       baselineTreatment: "off",
-      rules: [
-        {
-          buckets: [{ treatment: "on", size: 100 }],
-          condition: {
-            combiner: "AND",
-            matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["enterprise"] }],
-          },
-        },
-      ],
-      defaultRule: [
-        { treatment: "on", size: 10 },
-        { treatment: "off", size: 90 },
-      ],
+      ...NATIVE_EXAMPLE_TARGETING,
       killed: false,
     });
     const outputs = await s.outputs();
