@@ -24,24 +24,21 @@ import {
   type StackSpec,
   users,
 } from "./fixtures";
-import { EngineStack, type RequestRecord } from "./harness";
+import { apiRequests, EngineStack } from "./harness";
 
 const FLAGS = 12;
 const ATTEMPTS = 4;
 const FAULTS = { rate429: 0.03, rate500: 0.02, rate503: 0.02, dropRate: 0.015, dropAfterRate: 0.015 };
 
 /**
- * Runs an engine operation until it succeeds; returns the last result, every request made and how
- * many attempts it took. A failure must come from an injected fault.
+ * Runs an engine operation until it succeeds; returns the last result and how many attempts it
+ * took. A failure must come from an injected fault.
  */
-async function converge<T>(
-  run: () => Promise<{ result: T; requests: RequestRecord[] }>,
-): Promise<{ result: T; requests: RequestRecord[]; attempts: number }> {
-  const requests: RequestRecord[] = [];
+async function converge<T>(run: () => Promise<{ result: T }>): Promise<{ result: T; attempts: number }> {
   for (let attempt = 1; ; attempt++) {
     try {
       const r = await run();
-      return { result: r.result, requests: [...requests, ...r.requests], attempts: attempt };
+      return { result: r.result, attempts: attempt };
     } catch (e) {
       const text = String(e);
       const reasons = [
@@ -132,7 +129,8 @@ describe("a stack applied through an emulator that injects 10% faults", () => {
   });
 
   it("up converges through the injected faults", async () => {
-    const { result, requests, attempts } = await converge(() => s.up());
+    const logged = s.emu.requests().length;
+    const { result, attempts } = await converge(() => s.up());
     expect(result.summary.result).toBe("succeeded");
     // The last run creates what earlier runs did not get to, counts the rest the same, and updates
     // an object whose create an earlier run left half done (a lost answer to the PATCH that follows
@@ -142,9 +140,16 @@ describe("a stack applied through an emulator that injects 10% faults", () => {
     expect((changes.create ?? 0) + (changes.same ?? 0) + (changes.update ?? 0)).toBe(n + 1);
     expect(Object.keys(changes).filter((k) => !["create", "same", "update"].includes(k))).toEqual([]);
     expect(attempts).toBeLessThanOrEqual(ATTEMPTS);
-    // About 10% of the requests were answered with a fault (the engine's concurrency decides which).
-    const faulted = requests.filter((r) => [0, 429, 500, 503].includes(r.status)).length;
-    expect(faulted / requests.length).toBeGreaterThan(0.05);
+    // About 10% of the requests of every attempt (failed ones included) met a fault, counted by the
+    // log's fault mark, so drops after the server acted (answered, then cut) count too. The seeded
+    // draws are fixed and only the engine's concurrency decides which request meets which, so the
+    // count barely moves between runs (10 of 77-79 requests when this was written); the bounds
+    // leave room for a run that needs more or fewer requests.
+    const all = apiRequests(s.emu.requests().slice(logged));
+    const faulted = all.filter((r) => r.fault !== undefined).length;
+    expect(faulted).toBeGreaterThanOrEqual(5);
+    expect(faulted / all.length).toBeGreaterThan(0.05);
+    expect(faulted / all.length).toBeLessThan(0.25);
   });
 
   it("leaves exactly the declared objects: no duplicate, nothing missing", async () => {
