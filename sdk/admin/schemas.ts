@@ -520,3 +520,195 @@ export const LIMITS = {
 
 // The literal `true` body of DELETEs (spec §4).
 export const TrueBody = z.literal(true);
+
+// ---------------------------------------------------------------------------------------------
+// Flag sets, traffic-type attributes, identities, large and rule-based segments, change requests
+// and restrictions (ref §1.1; where the reference is silent, the shapes Split's official Python
+// client sends and reads, `splitapiclient` 3.5.9, as each schema says)
+
+/** Flag set names (ref §9.1 `split_flag_set`: 1-50 characters, `[a-z0-9][_a-z0-9.]*`). */
+export const FlagSetName = z
+  .string({ error: "name is required" })
+  .min(1, "name must not be empty")
+  .max(50, "name must be at most 50 characters")
+  .regex(/^[a-z0-9][_a-z0-9.]*$/, "name must start with a-z or 0-9 and use only a-z, 0-9, '_' and '.'");
+
+/** Body of v3 `POST /flag-sets` (`microclients/flag_set_microclient.py` `add`). */
+export const FlagSetCreate = z.object({
+  name: FlagSetName,
+  description: z.string().max(255, "description must be at most 255 characters").nullish(),
+  workspace: z.object({
+    id: z.string().min(1, "workspace.id must not be empty"),
+    type: z.string().optional(),
+  }),
+});
+export type FlagSetCreate = z.input<typeof FlagSetCreate>;
+
+/** A flag set (`resources/flag_set.py` `_schema`). */
+export const FlagSet = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  workspace: z.object({ id: z.string(), type: z.string() }),
+  createdAt: z.string(),
+  type: z.literal("flag_set"),
+});
+export type FlagSet = z.infer<typeof FlagSet>;
+
+/** Data types of a traffic-type attribute (ref §9.1 `split_traffic_type_attribute`). */
+export const ATTRIBUTE_DATA_TYPES = ["STRING", "DATETIME", "NUMBER", "SET"] as const;
+
+/** An attribute as sent (ref §9.1 limits; `resources/attribute.py` `_schema`). */
+export const AttributeBody = z.object({
+  id: z
+    .string({ error: "id is required" })
+    .min(1, "id must not be empty")
+    .max(200, "id must be at most 200 characters"),
+  trafficTypeId: z.string().optional(),
+  displayName: z.string().max(200, "displayName must be at most 200 characters").nullish(),
+  description: z.string().max(500, "description must be at most 500 characters").nullish(),
+  dataType: z.enum(ATTRIBUTE_DATA_TYPES).nullish(),
+  isSearchable: z.boolean().nullish(),
+  suggestedValues: z
+    .array(z.string().max(50, "a suggested value must be at most 50 characters"))
+    .max(50, "at most 50 suggested values")
+    .nullish(),
+});
+export type AttributeBody = z.input<typeof AttributeBody>;
+
+/** An attribute as the service returns it. */
+export const Attribute = z.looseObject({
+  id: z.string(),
+  trafficTypeId: z.string(),
+  displayName: z.string().nullable(),
+  description: z.string().nullable(),
+  dataType: z.string().nullable(),
+  isSearchable: z.boolean(),
+  suggestedValues: z.array(z.string()),
+});
+export type Attribute = z.infer<typeof Attribute>;
+
+/** An identity: attribute values of one key (`resources/identity.py` `_schema`). */
+export const IdentityBody = z.object({
+  key: z.string().min(1, "key must not be empty").max(250, "key must be at most 250 characters").optional(),
+  trafficTypeId: z.string().optional(),
+  environmentId: z.string().optional(),
+  values: z.record(z.string(), z.unknown(), { error: "values must be an object of attribute values" }),
+});
+export type IdentityBody = z.input<typeof IdentityBody>;
+
+/** The bulk answer of identities and attributes (`identity_microclient.py` `save_all`). */
+export const BulkResult = <T extends z.ZodType>(item: T) =>
+  z.looseObject({
+    objects: z.array(item),
+    failed: z.array(z.looseObject({ object: z.unknown(), status: z.number().int(), message: z.string() })),
+    metadata: z.record(z.string(), z.unknown()),
+  });
+
+/** Body creating a segment of any kind: `{name, description}` (ref §1.1). */
+export const SegmentCreateBody = z.object({
+  name: z
+    .string({ error: "name is required" })
+    .min(1, "name must not be empty")
+    .max(100, "name must be at most 100 characters")
+    .regex(
+      /^[a-zA-Z][-_a-zA-Z0-9]*$/,
+      "name must start with a letter and use only letters, digits, '-' and '_'",
+    ),
+  description: z.string().max(1024, "description must be at most 1024 characters").nullish(),
+});
+export type SegmentCreateBody = z.input<typeof SegmentCreateBody>;
+
+/** A rule of a rule-based segment: a condition, no buckets (`resources/rule_based_segment_definition.py`). */
+export const SegmentRule = z.object({
+  condition: z.object({
+    combiner: z.literal("AND").default("AND"),
+    matchers: z.array(Matcher).min(1, "a condition needs at least one matcher"),
+  }),
+});
+export type SegmentRule = z.infer<typeof SegmentRule>;
+
+/** A segment excluded from a rule-based segment: `{name, type}`. */
+export const ExcludedSegment = z.object({ name: z.string().min(1), type: z.string().min(1) });
+
+/** Body of `PUT /rule-based-segments/ws/{ws}/{name}/environments/{env}` (`rule_based_segment_definition_microclient.py`). */
+export const RuleBasedSegmentDefinitionBody = z.object({
+  rules: z.array(SegmentRule).nullish(),
+  excludedKeys: z.array(z.string().min(1)).nullish(),
+  excludedSegments: z.array(ExcludedSegment).nullish(),
+  title: z.string().optional(),
+  comment: z.string().optional(),
+});
+export type RuleBasedSegmentDefinitionBody = z.input<typeof RuleBasedSegmentDefinitionBody>;
+
+/** Change request states (ref §1.1). */
+export const CHANGE_REQUEST_STATUSES = [
+  "REQUESTED",
+  "APPROVED",
+  "PUBLISHED",
+  "WITHDRAWN",
+  "REJECTED",
+] as const;
+export const ChangeRequestStatus = z.enum(CHANGE_REQUEST_STATUSES);
+/** What a change does (ref §1.1, plus UPLOAD of `large_segment_definition_microclient.py`). */
+export const CHANGE_OPERATIONS = ["CREATE", "UPDATE", "KILL", "RESTORE", "ARCHIVE", "UPLOAD"] as const;
+
+/** Body of `POST /changeRequests/ws/{ws}/environments/{env}` (ref §1.1; `resources/change_request.py`). */
+export const ChangeRequestCreate = z
+  .object({
+    split: z.looseObject({ name: z.string().min(1, "split.name must not be empty") }).optional(),
+    segment: z.object({ name: z.string().min(1), keys: z.array(z.string().min(1)).default([]) }).optional(),
+    largeSegment: z.looseObject({ name: z.string().min(1) }).optional(),
+    ruleBasedSegment: RuleBasedSegmentDefinitionBody.omit({ title: true, comment: true })
+      .extend({ name: z.string().min(1) })
+      .optional(),
+    operationType: z.enum(CHANGE_OPERATIONS, {
+      error: `operationType must be one of ${CHANGE_OPERATIONS.join(", ")}`,
+    }),
+    title: z.string().nullish(),
+    comment: z.string().nullish(),
+    approvers: z.array(z.string()).nullish(),
+    rolloutStatus: z.object({ id: z.string().min(1) }).nullish(),
+  })
+  .refine((b) => [b.split, b.segment, b.largeSegment, b.ruleBasedSegment].filter(Boolean).length === 1, {
+    message: "exactly one of split, segment, largeSegment and ruleBasedSegment is required",
+  });
+export type ChangeRequestCreate = z.input<typeof ChangeRequestCreate>;
+
+/** Body of `PUT /changeRequests/{id}` (ref §1.1). */
+export const ChangeRequestStatusBody = z.object({
+  status: z.enum(["APPROVED", "REJECTED", "WITHDRAWN"], {
+    error: "status must be APPROVED, REJECTED or WITHDRAWN",
+  }),
+  comment: z.string().nullish(),
+});
+export type ChangeRequestStatusBody = z.input<typeof ChangeRequestStatusBody>;
+
+/** A change request as the service returns it (`resources/change_request.py` `_schema`). */
+export const ChangeRequest = z.looseObject({
+  id: z.string(),
+  status: ChangeRequestStatus,
+  title: z.string().nullable(),
+  comment: z.string().nullable(),
+  operationType: z.string(),
+  approvers: z.array(z.string()),
+  comments: z.array(
+    z.looseObject({ comment: z.string(), user: z.string(), role: z.string(), timestamp: z.number() }),
+  ),
+});
+export type ChangeRequest = z.infer<typeof ChangeRequest>;
+
+/** Body of `PUT /restrictions` (`restriction_microclient.py` `add`; ref §1.1: workspace view only). */
+export const RestrictionBody = z.object({
+  resource: z.object({
+    id: z.string().min(1),
+    type: z.literal("workspace", { error: "resource.type must be workspace" }),
+  }),
+  operations: z.object({ view: z.boolean() }),
+  resourcePermissions: z.object({
+    view: z.array(
+      z.looseObject({ id: z.string().min(1), type: z.string().min(1), name: z.string().optional() }),
+    ),
+  }),
+});
+export type RestrictionBody = z.input<typeof RestrictionBody>;
