@@ -44,6 +44,32 @@ interface EventLine {
   en: string;
 }
 
+/** Each member of an event record and its name on a line of the log. */
+const LINE_NAMES = [
+  ["eventTypeId", "e"],
+  ["trafficTypeName", "t"],
+  ["key", "k"],
+  ["timestamp", "ts"],
+  ["value", "v"],
+  ["properties", "p"],
+] as const satisfies readonly (readonly [keyof EventRecord, keyof EventLine])[];
+
+/** The log line of an event sent with the SDK key of `env` (absent members stay absent). */
+function toLine(r: EventRecord, env: { id: string; name: string }): EventLine {
+  const line: Record<string, unknown> = {};
+  for (const [member, name] of LINE_NAMES) if (r[member] !== undefined) line[name] = r[member];
+  line.env = env.id;
+  line.en = env.name;
+  return line as unknown as EventLine;
+}
+
+/** The event a log line holds (absent members stay absent). */
+function fromLine(line: EventLine): EventRecord {
+  const r: Record<string, unknown> = {};
+  for (const [member, name] of LINE_NAMES) if (line[name] !== undefined) r[member] = line[name];
+  return r as EventRecord;
+}
+
 /** Columnar, append-only storage of events. */
 export class EventStore implements CommitLog {
   /** Events stored, visible or not. */
@@ -147,19 +173,7 @@ export class EventStore implements CommitLog {
     const envIdx = this.envIndex(env.id, env.name);
     for (const r of records) {
       this.put(r, envIdx);
-      if (this.path) {
-        const line: EventLine = {
-          e: r.eventTypeId,
-          t: r.trafficTypeName,
-          k: r.key,
-          ts: r.timestamp,
-          env: env.id,
-          en: env.name,
-        };
-        if (r.value !== undefined) line.v = r.value;
-        if (r.properties !== undefined) line.p = r.properties;
-        this.pending.push(JSON.stringify(line));
-      }
+      if (this.path) this.pending.push(JSON.stringify(toLine(r, env)));
     }
     if (!this.path) this.visible = this.n;
   }
@@ -316,16 +330,8 @@ export class EventStore implements CommitLog {
             `event log ${path} is corrupt at line ${lineNo} (${(e as Error).message}); it was left unchanged`,
           );
         }
-        const r: EventRecord = {
-          eventTypeId: line.e,
-          trafficTypeName: line.t,
-          key: line.k,
-          timestamp: line.ts,
-        };
-        if (line.v !== undefined) r.value = line.v;
-        if (line.p !== undefined) r.properties = line.p;
         this.grow(this.n + 1);
-        this.put(r, this.envIndex(line.env, line.en));
+        this.put(fromLine(line), this.envIndex(line.env, line.en));
       }
       start = nl + 1;
     }

@@ -171,6 +171,19 @@ function packageVersion(): string {
 const USER_AGENT = `flagstack/${packageVersion()}`;
 
 /**
+ * Options parsed by their zod schema, defaults applied.
+ * @param caller Who takes them, the start of the message: `AdminClient`, `importEvents`.
+ * @throws ConfigurationError naming the first option at fault (`options` for the whole object).
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, caller: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const option = issue.path.map(String).join(".") || "options";
+  throw new ConfigurationError(option, undefined, `${caller}: invalid option ${option}: ${issue.message}`);
+}
+
+/**
  * Validates the options shared by all clients and applies the environment fallbacks.
  * @param input What the caller passed (may be undefined).
  * @param keyValue The key option's value as passed (its name is `who.keyOption`).
@@ -181,17 +194,7 @@ export function resolveCommonOptions(
   keyValue: unknown,
   who: ClientIdentity,
 ): ResolvedOptions {
-  const parsed = CommonOptions.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const option = issue.path.map(String).join(".") || "options";
-    throw new ConfigurationError(
-      option,
-      undefined,
-      `${who.client}: invalid option ${option}: ${issue.message}`,
-    );
-  }
-  const o = parsed.data;
+  const o = parseOptions(CommonOptions, input ?? {}, who.client);
   const env = o.env ?? process.env;
 
   const rawUrl = o.baseUrl ?? nonEmpty(env[who.urlEnv]);

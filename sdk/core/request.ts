@@ -297,65 +297,8 @@ export class HttpCore {
     path: string,
     attempt: number,
   ): Outcome {
-    let value: unknown;
-    if (text.length === 0) {
-      if (!r.hasEmptyBody) {
-        return this.#invalid(
-          status,
-          headers,
-          method,
-          path,
-          attempt,
-          "the response body is empty",
-          [],
-          undefined,
-        );
-      }
-      value = r.emptyBody;
-    } else {
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return this.#invalid(
-          status,
-          headers,
-          method,
-          path,
-          attempt,
-          "the response body is not JSON",
-          [],
-          redactText(text, this.#secrets).slice(0, 500),
-        );
-      }
-    }
-    const parsed = r.schema.safeParse(value);
-    if (parsed.success) return { ok: true, value: parsed.data };
-    const fieldErrors = flattenIssues(parsed.error.issues).map((i) => ({
-      field: dotPath(i.path) || "(body)",
-      message: i.message,
-    }));
-    return this.#invalid(
-      status,
-      headers,
-      method,
-      path,
-      attempt,
-      "the response body does not match the expected shape",
-      fieldErrors,
-      value,
-    );
-  }
-
-  #invalid(
-    status: number,
-    headers: IncomingHttpHeaders,
-    method: HttpMethod,
-    path: string,
-    attempt: number,
-    message: string,
-    fieldErrors: { field: string; message: string }[],
-    body: unknown,
-  ): Failure {
+    const body = this.#successBody(r, text);
+    if ("value" in body) return { ok: true, value: body.value };
     const tx = headers["x-transaction-id"];
     return {
       ok: false,
@@ -367,14 +310,40 @@ export class HttpCore {
         status,
         method,
         url: this.origin + path,
-        message,
-        fieldErrors,
-        body,
+        ...body,
         attempts: attempt,
         transactionId: Array.isArray(tx) ? tx[0] : tx,
         secrets: this.#secrets,
       }),
     };
+  }
+
+  /** A success body's value as the route's schema parses it, or what is wrong with the body. */
+  #successBody(
+    r: Route,
+    text: string,
+  ):
+    | { value: unknown }
+    | { message: string; fieldErrors: { field: string; message: string }[]; body: unknown } {
+    let value: unknown;
+    if (text.length === 0) {
+      if (!r.hasEmptyBody) return { message: "the response body is empty", fieldErrors: [], body: undefined };
+      value = r.emptyBody;
+    } else {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        const body = redactText(text, this.#secrets).slice(0, 500);
+        return { message: "the response body is not JSON", fieldErrors: [], body };
+      }
+    }
+    const parsed = r.schema.safeParse(value);
+    if (parsed.success) return { value: parsed.data };
+    const fieldErrors = flattenIssues(parsed.error.issues).map((i) => ({
+      field: dotPath(i.path) || "(body)",
+      message: i.message,
+    }));
+    return { message: "the response body does not match the expected shape", fieldErrors, body: value };
   }
 
   #transportOutcome(

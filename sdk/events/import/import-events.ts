@@ -14,7 +14,7 @@
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
-import { ConfigurationError } from "../../core/options";
+import { ConfigurationError, parseOptions } from "../../core/options";
 import {
   type Batch,
   Batcher,
@@ -249,17 +249,7 @@ const READERS: Record<InputFormat, Reader> = { ndjson: readNdjson, json: readJso
  * console.log(`${summary.accepted} accepted, ${summary.rejected} rejected`);
  */
 export async function importEvents(options: ImportOptionsInput): Promise<ImportSummary> {
-  const parsed = ImportOptions.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const option = issue.path.map(String).join(".") || "options";
-    throw new ConfigurationError(
-      option,
-      undefined,
-      `importEvents: invalid option ${option}: ${issue.message}`,
-    );
-  }
-  const o = parsed.data;
+  const o = parseOptions(ImportOptions, options, "importEvents");
   const started = performance.now();
   const own =
     o.dryRun || o.client
