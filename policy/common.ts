@@ -4,9 +4,17 @@
  * and message formatting.
  * @module
  */
-import type { PolicyConfigSchema } from "@pulumi/policy";
+import type {
+  PolicyConfigSchema,
+  PolicyResource,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+  StackValidationPolicy,
+} from "@pulumi/policy";
 import { z } from "zod";
-import type { DefinitionView } from "./resources";
+import { type DefinitionView, isType } from "./resources";
 
 /**
  * The `configSchema` of a policy, derived from its zod config schema (draft-07, as input: a field
@@ -36,6 +44,74 @@ export function readConfig<S extends z.ZodObject>(
     .map((i) => `${z.core.toDotPath(i.path) || "(config)"}: ${i.message}`)
     .join("; ");
   throw new Error(`invalid config of policy ${policy}: ${issues}`);
+}
+
+/** What a policy declares beside its check and its config. */
+type PolicyInfo = Pick<ResourceValidationPolicy, "name" | "description" | "enforcementLevel" | "severity">;
+
+/**
+ * A resource policy with a zod config: its `configSchema` comes from `config`
+ * ({@link configSchemaOf}), and `validate` runs for each resource `select` picks (undefined passes
+ * it over) with the config read under the policy's name ({@link readConfig}) once picked, so a bad
+ * config fails the policy only where it has something to check.
+ */
+export function resourcePolicy<S extends z.ZodObject, T>(
+  info: PolicyInfo & {
+    config: S;
+    select(args: ResourceValidationArgs): T | undefined | Promise<T | undefined>;
+  },
+  validate: (target: T, config: z.output<S>, report: ReportViolation) => void | Promise<void>,
+): ResourceValidationPolicy {
+  const { config, select, ...policy } = info;
+  return {
+    ...policy,
+    configSchema: configSchemaOf(config),
+    validateResource: async (args, report) => {
+      const target = await select(args);
+      if (target === undefined) return;
+      await validate(target, readConfig(policy.name, config, args), report);
+    },
+  };
+}
+
+/** A `select` of {@link resourcePolicy}: the props of the resources of one kind (a `TYPES` value). */
+export const propsOf =
+  (kind: string) =>
+  (args: ResourceValidationArgs): Record<string, unknown> | undefined =>
+    isType(args.type, kind) ? args.props : undefined;
+
+/**
+ * A stack policy with a zod config: its `configSchema` comes from `config` ({@link configSchemaOf}),
+ * and `validate` gets the config read under the policy's name ({@link readConfig}).
+ */
+export function stackPolicy<S extends z.ZodObject>(
+  info: PolicyInfo & { config: S },
+  validate: (args: StackValidationArgs, config: z.output<S>, report: ReportViolation) => void | Promise<void>,
+): StackValidationPolicy {
+  const { config, ...policy } = info;
+  return {
+    ...policy,
+    configSchema: configSchemaOf(config),
+    validateStack: async (args, report) => validate(args, readConfig(policy.name, config, args), report),
+  };
+}
+
+/** The views of the stack's resources of one kind (a `TYPES` value), read together. */
+export function readAll<V>(
+  resources: readonly PolicyResource[],
+  kind: string,
+  read: (props: Record<string, unknown>) => Promise<V>,
+): Promise<V[]> {
+  return Promise.all(resources.filter((r) => isType(r.type, kind)).map((r) => read(r.props)));
+}
+
+/** Each resource of one kind with its view, read one after the other, in the stack's order. */
+export async function* eachOf<V>(
+  resources: readonly PolicyResource[],
+  kind: string,
+  read: (props: Record<string, unknown>) => Promise<V>,
+): AsyncGenerator<{ urn: string; view: V }> {
+  for (const r of resources) if (isType(r.type, kind)) yield { urn: r.urn, view: await read(r.props) };
 }
 
 /** Environments treated as production when a policy's config does not say. */

@@ -2,10 +2,9 @@
  * Policies on connectors: no anonymous registry access from production projects.
  * @module
  */
-import type { StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
-import { configSchemaOf, readConfig } from "./common";
-import { type ConnectorView, isType, type ProjectView, readConnector, readProject, TYPES } from "./resources";
+import { eachOf, readAll, stackPolicy } from "./common";
+import { type ConnectorView, type ProjectView, readConnector, readProject, TYPES } from "./resources";
 
 export const ConnectorConfig = z.object({
   productionProjects: z
@@ -53,28 +52,25 @@ export function productionReason(
  * config, or a Project resource of the stack with the configured tags) does not use anonymous
  * registry auth.
  */
-export const connectorNoAnonymousProduction: StackValidationPolicy = {
-  name: "connector-no-anonymous-production",
-  description:
-    "Connectors in production projects (listed in the config, or tagged env: production) do not use anonymous registry auth.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  configSchema: configSchemaOf(ConnectorConfig),
-  validateStack: async (args, report) => {
-    const config = readConfig("connector-no-anonymous-production", ConnectorConfig, args);
-    const projects = await Promise.all(
-      args.resources.filter((r) => isType(r.type, TYPES.project)).map((r) => readProject(r.props)),
-    );
-    for (const r of args.resources) {
-      if (!isType(r.type, TYPES.connector)) continue;
-      const connector = await readConnector(r.props);
+export const connectorNoAnonymousProduction = stackPolicy(
+  {
+    name: "connector-no-anonymous-production",
+    description:
+      "Connectors in production projects (listed in the config, or tagged env: production) do not use anonymous registry auth.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    config: ConnectorConfig,
+  },
+  async (args, config, report) => {
+    const projects = await readAll(args.resources, TYPES.project, readProject);
+    for await (const { urn, view: connector } of eachOf(args.resources, TYPES.connector, readConnector)) {
       if (connector.authType?.toLowerCase() !== "anonymous") continue;
       const reason = productionReason(connector, projects, config);
       if (!reason) continue;
       report(
         `connector "${connector.identifier ?? "?"}" in project "${connector.project}" uses anonymous registry auth, and the project is production (${reason}): use UsernamePassword auth with a passwordRef`,
-        r.urn,
+        urn,
       );
     }
   },
-};
+);

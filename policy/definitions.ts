@@ -3,17 +3,20 @@
  * documented kill switches.
  * @module
  */
-import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
 import { type DefinitionDoc, ROLLOUT_STATUSES } from "../sdk/admin/schemas";
 import {
-  configSchemaOf,
   definitionLabel,
+  eachOf,
   includesName,
   inEnvironments,
   ProductionEnvironments,
   percent,
-  readConfig,
+  propsOf,
+  readAll,
+  resourcePolicy,
+  stackPolicy,
 } from "./common";
 import { type DefinitionView, type FlagView, isType, readDefinition, readFlag, TYPES } from "./resources";
 
@@ -102,21 +105,18 @@ export function flagFor(def: DefinitionView, flags: readonly FlagView[]): FlagVi
  * percentage unless the flag's rollout status (from the Flag resource in the stack) is one of the
  * configured statuses.
  */
-export const productionRampGuard: StackValidationPolicy = {
-  name: "production-ramp-guard",
-  description:
-    "In production, a definition may send more than the configured share of untargeted traffic to treatments other than the baseline only when the flag's rollout status says it is ramping or experimenting.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  configSchema: configSchemaOf(RampGuardConfig),
-  validateStack: async (args, report) => {
-    const config = readConfig("production-ramp-guard", RampGuardConfig, args);
-    const flags = await Promise.all(
-      args.resources.filter((r) => isType(r.type, TYPES.flag)).map((r) => readFlag(r.props)),
-    );
-    for (const r of args.resources) {
-      if (!isType(r.type, TYPES.definition)) continue;
-      const view = await readDefinition(r.props);
+export const productionRampGuard = stackPolicy(
+  {
+    name: "production-ramp-guard",
+    description:
+      "In production, a definition may send more than the configured share of untargeted traffic to treatments other than the baseline only when the flag's rollout status says it is ramping or experimenting.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    config: RampGuardConfig,
+  },
+  async (args, config, report) => {
+    const flags = await readAll(args.resources, TYPES.flag, readFlag);
+    for await (const { urn, view } of eachOf(args.resources, TYPES.definition, readDefinition)) {
       if (!inEnvironments(view, config.productionEnvironments)) continue;
       const def = view.document;
       if (!def) continue; // definition-well-formed reports it
@@ -131,31 +131,32 @@ export const productionRampGuard: StackValidationPolicy = {
         : `its rollout status "${flag.rolloutStatus ?? INITIAL_STATUS}" is not one of: ${allowed}`;
       report(
         `${definitionLabel(view)} sends ${percent(share)} of untargeted traffic to treatments other than the baseline "${baseline}" (limit ${percent(config.maxNonBaselinePercent)}), and ${status}`,
-        r.urn,
+        urn,
       );
     }
   },
-};
+);
 
 // ---------------------------------------------------------------------------------------------
 
 export const KillSwitchConfig = z.object({ productionEnvironments: ProductionEnvironments });
 
 /** kill-switch-documented: a definition killed in production carries a comment saying why. */
-export const killSwitchDocumented: ResourceValidationPolicy = {
-  name: "kill-switch-documented",
-  description: "A definition that is killed in a production environment carries a comment explaining why.",
-  enforcementLevel: "advisory",
-  severity: "medium",
-  configSchema: configSchemaOf(KillSwitchConfig),
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.definition)) return;
-    const config = readConfig("kill-switch-documented", KillSwitchConfig, args);
-    const view = await readDefinition(args.props);
+export const killSwitchDocumented = resourcePolicy(
+  {
+    name: "kill-switch-documented",
+    description: "A definition that is killed in a production environment carries a comment explaining why.",
+    enforcementLevel: "advisory",
+    severity: "medium",
+    config: KillSwitchConfig,
+    select: propsOf(TYPES.definition),
+  },
+  async (props, config, report) => {
+    const view = await readDefinition(props);
     if (!view.killed || !inEnvironments(view, config.productionEnvironments)) return;
     if ((view.comment ?? "").trim() !== "") return;
     report(
       `${definitionLabel(view)} is killed without a comment: set comment to say why it was killed and what brings it back`,
     );
   },
-};
+);

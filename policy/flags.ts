@@ -2,10 +2,9 @@
  * Policies on flags (project level): naming convention and required tags.
  * @module
  */
-import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
-import { configSchemaOf, readConfig } from "./common";
-import { isType, readFlag, TYPES } from "./resources";
+import { propsOf, resourcePolicy } from "./common";
+import { readFlag, TYPES } from "./resources";
 
 const regex = (what: string) =>
   z.string().refine(
@@ -27,20 +26,21 @@ export const FlagNamingConfig = z.object({
 });
 
 /** flag-naming: flag names follow the configured pattern (kebab-case by default). */
-export const flagNaming: ResourceValidationPolicy = {
-  name: "flag-naming",
-  description: "Flag names match the configured pattern (kebab-case by default).",
-  enforcementLevel: "advisory",
-  severity: "low",
-  configSchema: configSchemaOf(FlagNamingConfig),
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.flag)) return;
-    const { pattern } = readConfig("flag-naming", FlagNamingConfig, args);
-    const flag = await readFlag(args.props);
+export const flagNaming = resourcePolicy(
+  {
+    name: "flag-naming",
+    description: "Flag names match the configured pattern (kebab-case by default).",
+    enforcementLevel: "advisory",
+    severity: "low",
+    config: FlagNamingConfig,
+    select: propsOf(TYPES.flag),
+  },
+  async (props, { pattern }, report) => {
+    const flag = await readFlag(props);
     if (flag.name === undefined || new RegExp(pattern).test(flag.name)) return;
     report(`flag name "${flag.name}" does not match the pattern ${pattern}`);
   },
-};
+);
 
 export const FlagTagsConfig = z.object({
   requiredTags: z
@@ -61,16 +61,17 @@ export function hasTag(tags: readonly string[], required: string): boolean {
 }
 
 /** flag-required-tags: every flag carries the configured tags. */
-export const flagRequiredTags: ResourceValidationPolicy = {
-  name: "flag-required-tags",
-  description: 'Every flag carries the configured tags (by default an owner tag such as "owner:payments").',
-  enforcementLevel: "advisory",
-  severity: "low",
-  configSchema: configSchemaOf(FlagTagsConfig),
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.flag)) return;
-    const { requiredTags } = readConfig("flag-required-tags", FlagTagsConfig, args);
-    const { name, tags } = await readFlag(args.props);
+export const flagRequiredTags = resourcePolicy(
+  {
+    name: "flag-required-tags",
+    description: 'Every flag carries the configured tags (by default an owner tag such as "owner:payments").',
+    enforcementLevel: "advisory",
+    severity: "low",
+    config: FlagTagsConfig,
+    select: propsOf(TYPES.flag),
+  },
+  async (props, { requiredTags }, report) => {
+    const { name, tags } = await readFlag(props);
     // Tags the provider refuses (an empty tag) are its check's to report.
     if (tags === undefined) return;
     const missing = requiredTags.filter((t) => !hasTag(tags, t));
@@ -80,4 +81,4 @@ export const flagRequiredTags: ResourceValidationPolicy = {
       `flag "${name ?? "?"}" lacks the required tags ${missing.map((t) => `"${t}"`).join(", ")} (${has})`,
     );
   },
-};
+);

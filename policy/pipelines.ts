@@ -4,7 +4,7 @@
  * YAML text are checked alike.
  * @module
  */
-import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import type { ResourceValidationArgs } from "@pulumi/policy";
 import { z } from "zod";
 import {
   containsExpression,
@@ -12,7 +12,7 @@ import {
   durationMs as grammarDurationMs,
   isDuration,
 } from "../sdk/platform/pipeline";
-import { configSchemaOf, readConfig } from "./common";
+import { resourcePolicy } from "./common";
 import {
   isType,
   isUnknownValueError,
@@ -79,17 +79,17 @@ export const RollbackConfig = z.object({
  * (StageRollback or PipelineRollback, possibly after retries or a manual intervention) and
  * rollback steps for it to run.
  */
-export const pipelineDeploymentRollback: ResourceValidationPolicy = {
-  name: "pipeline-deployment-rollback",
-  description:
-    "Every Deployment stage has a failure strategy that rolls back (StageRollback or PipelineRollback) and rollback steps to run.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  configSchema: configSchemaOf(RollbackConfig),
-  validateResource: async (args, report) => {
-    const pipeline = await pipelineOf(args);
-    if (!pipeline) return;
-    const config = readConfig("pipeline-deployment-rollback", RollbackConfig, args);
+export const pipelineDeploymentRollback = resourcePolicy(
+  {
+    name: "pipeline-deployment-rollback",
+    description:
+      "Every Deployment stage has a failure strategy that rolls back (StageRollback or PipelineRollback) and rollback steps to run.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    config: RollbackConfig,
+    select: pipelineOf,
+  },
+  (pipeline, config, report) => {
     for (const stage of pipeline.stages) {
       if (!config.stageTypes.includes(stage.type)) continue;
       if (!stage.failureStrategies.some(rollsBack)) {
@@ -104,7 +104,7 @@ export const pipelineDeploymentRollback: ResourceValidationPolicy = {
       }
     }
   },
-};
+);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -160,17 +160,17 @@ const USE_SECRET = 'reference a secret with <+secrets.getValue("name")> instead'
  * that looks like a secret (private keys, cloud and chat tokens, JWTs, credentials in URLs,
  * `PASSWORD=...` assignments, `--password x`). The message never repeats the value.
  */
-export const pipelineNoLiteralSecrets: ResourceValidationPolicy = {
-  name: "pipeline-no-literal-secrets",
-  description:
-    'Pipeline scripts and variables hold no literal that looks like a secret; secrets are referenced with <+secrets.getValue("name")>.',
-  enforcementLevel: "mandatory",
-  severity: "critical",
-  configSchema: configSchemaOf(SecretsConfig),
-  validateResource: async (args, report) => {
-    const pipeline = await pipelineOf(args);
-    if (!pipeline) return;
-    const { additionalPatterns } = readConfig("pipeline-no-literal-secrets", SecretsConfig, args);
+export const pipelineNoLiteralSecrets = resourcePolicy(
+  {
+    name: "pipeline-no-literal-secrets",
+    description:
+      'Pipeline scripts and variables hold no literal that looks like a secret; secrets are referenced with <+secrets.getValue("name")>.',
+    enforcementLevel: "mandatory",
+    severity: "critical",
+    config: SecretsConfig,
+    select: pipelineOf,
+  },
+  (pipeline, { additionalPatterns }, report) => {
     const extra = additionalPatterns.map((p) => new RegExp(p));
     const variable = (where: string, v: { name: string; type: string; value: unknown }) => {
       if (v.type === "Secret" || (typeof v.value !== "string" && typeof v.value !== "number")) return;
@@ -202,7 +202,7 @@ export const pipelineNoLiteralSecrets: ResourceValidationPolicy = {
       }
     }
   },
-};
+);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -228,16 +228,16 @@ export const TimeoutConfig = z.object({
  * `maxTimeout` when set. A model-form step without one deploys with the model's default, which the
  * provider's check fills in; expressions and runtime inputs count as set.
  */
-export const pipelineStepTimeouts: ResourceValidationPolicy = {
-  name: "pipeline-step-timeouts",
-  description: "Every pipeline step has a timeout, and none is longer than the configured maximum.",
-  enforcementLevel: "advisory",
-  severity: "medium",
-  configSchema: configSchemaOf(TimeoutConfig),
-  validateResource: async (args, report) => {
-    const pipeline = await pipelineOf(args);
-    if (!pipeline) return;
-    const { maxTimeout } = readConfig("pipeline-step-timeouts", TimeoutConfig, args);
+export const pipelineStepTimeouts = resourcePolicy(
+  {
+    name: "pipeline-step-timeouts",
+    description: "Every pipeline step has a timeout, and none is longer than the configured maximum.",
+    enforcementLevel: "advisory",
+    severity: "medium",
+    config: TimeoutConfig,
+    select: pipelineOf,
+  },
+  (pipeline, { maxTimeout }, report) => {
     const max = maxTimeout === undefined ? undefined : durationMs(maxTimeout);
     for (const stage of pipeline.stages) {
       for (const step of [...stage.steps, ...stage.rollbackSteps]) {
@@ -255,4 +255,4 @@ export const pipelineStepTimeouts: ResourceValidationPolicy = {
       }
     }
   },
-};
+);

@@ -5,7 +5,6 @@
  * (`sdk/split/evaluate.ts`).
  * @module
  */
-import type { StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
 import { FlagInputs } from "../provider/flag";
 import {
@@ -15,7 +14,7 @@ import {
   OfflineEvaluator,
   sampleKeys,
 } from "../sdk/split/evaluate";
-import { configSchemaOf, inEnvironments, percent, readConfig } from "./common";
+import { inEnvironments, percent, stackPolicy } from "./common";
 import { readDefinition, readFlag, TYPES } from "./resources";
 
 /** "In Production, key qa-bot gets treatment on for flag new-checkout." */
@@ -192,16 +191,17 @@ export async function checkExpectations(
  * whatever seeds the service picks (whitelists, segments, attribute rules, single-bucket rules);
  * a percentage expectation is measured over a deterministic key sample.
  */
-export const targetingAssertions: StackValidationPolicy = {
-  name: "targeting-assertions",
-  description:
-    "Configured expectations about which treatment keys get (or what share of keys gets a treatment) hold, as evaluated by the real feature-flag SDK.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  configSchema: configSchemaOf(TargetingConfig),
-  validateStack: async (args, report) => {
-    const config = readConfig("targeting-assertions", TargetingConfig, args);
+export const targetingAssertions = stackPolicy(
+  {
+    name: "targeting-assertions",
+    description:
+      "Configured expectations about which treatment keys get (or what share of keys gets a treatment) hold, as evaluated by the real feature-flag SDK.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    config: TargetingConfig,
+  },
+  async (args, config, report) => {
     if (config.expectations.length === 0) return;
     for (const f of await checkExpectations(args.resources, config)) report(f.message, f.urn);
   },
-};
+);
