@@ -18,6 +18,11 @@
  *   are mapped exactly as they are for the dynamic resources.
  * - `CheckConfig`: the SDK's handler is unimplemented; the wrapper checks each setting with the
  *   settings' zod schema and names the bad one.
+ * - `Diff`: the SDK's handler passes on only `changes`, `replaces` and `deleteBeforeReplace`, so the
+ *   engine learns that a resource changes but not which property (`pulumi preview --diff` and the
+ *   JSON steps would name none). The wrapper answers the kind's `diff` with the changed inputs
+ *   (`diffs`), a detailed diff (one entry per changed input: add, update or delete, and whether it
+ *   replaces; {@link detailedDiff}) and the stable inputs.
  * - `Read`: the SDK's handler calls `req.getProperties().toJavaScript()` before the provider's
  *   `read` runs (`@pulumi/pulumi` 3.259.0 `provider/server.js` line 244, `Server.read`), and an
  *   import request (`pulumi import`) carries no properties, so it throws a TypeError. The wrapper
@@ -36,6 +41,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { dynamic } from "@pulumi/pulumi";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
 import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
@@ -199,6 +205,106 @@ export function nativeProvider(options: NativeProviderOptions): Provider {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Detailed diffs
+
+/** Inputs no kind's `diff` compares: they say how a change is made (adopt, change titles), not what. */
+const UNCOMPARED = new Set(["adopt", "title", "comment"]);
+
+/** The kind of one property's change, as the engine's `PropertyDiff.Kind` numbers it. */
+export const PropertyDiffKind = {
+  ADD: 0,
+  ADD_REPLACE: 1,
+  DELETE: 2,
+  DELETE_REPLACE: 3,
+  UPDATE: 4,
+  UPDATE_REPLACE: 5,
+} as const;
+type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDiffKind];
+
+/** What a kind's `diff` answers. */
+type KindDiff = dynamic.DiffResult;
+
+/**
+ * The fields a kind's `diff` compares, each with the inputs it stands for. Every kind compares its
+ * inputs by name (all but {@link UNCOMPARED}), except a pipeline, whose `identifier` and `content`
+ * come from the YAML text or the model, whichever the program gives.
+ */
+export function comparedFields(
+  kind: Pick<NativeKind, "name" | "inputs">,
+  news: Record<string, unknown>,
+): Map<string, string[]> {
+  if (kind.name === "Pipeline") {
+    const text = given(["yaml", "pipeline"], news);
+    return new Map([
+      ["org", ["org"]],
+      ["project", ["project"]],
+      ["identifier", text],
+      ["content", text],
+    ]);
+  }
+  const fields = new Map<string, string[]>();
+  for (const key of Object.keys(kind.inputs.shape)) if (!UNCOMPARED.has(key)) fields.set(key, [key]);
+  return fields;
+}
+
+/** The keys the new inputs give a value to, or all of them when none has one. */
+function given(keys: string[], news: Record<string, unknown>): string[] {
+  const present = keys.filter((k) => news[k] !== undefined);
+  return present.length > 0 ? present : keys;
+}
+
+/**
+ * Replacement reasons a kind's `diff` names that are no input: a connector's `type`, from
+ * `dockerRegistry` or `generic`.
+ */
+function replaceReasonInputs(kind: Pick<NativeKind, "name">, reason: string, news: Record<string, unknown>) {
+  return kind.name === "Connector" && reason === "type"
+    ? given(["dockerRegistry", "generic"], news)
+    : [reason];
+}
+
+/**
+ * The engine's detailed diff of a kind's `diff` answer, by input: each input whose field changed
+ * (is not among the answer's `stables`) or is a reason to replace, as an addition (no old value),
+ * a deletion (no new value) or an update, replacing when its field is in `replaces`. The old values
+ * are the recorded outputs, not the old inputs (`inputDiff: false`). Empty when the answer shows
+ * no change, or names no field (then the engine shows its own comparison of the inputs).
+ */
+export function detailedDiff(
+  kind: Pick<NativeKind, "name" | "inputs">,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  result: KindDiff,
+): Map<string, PropertyDiffKind> {
+  const out = new Map<string, PropertyDiffKind>();
+  if (result.changes !== true || result.stables === undefined) return out;
+  const stables = new Set(result.stables);
+  const replaces = new Set(result.replaces ?? []);
+  const fields = comparedFields(kind, news);
+  const changed = new Map<string, string[]>();
+  for (const [field, inputs] of fields) if (!stables.has(field)) changed.set(field, inputs);
+  for (const reason of replaces)
+    changed.set(reason, fields.get(reason) ?? replaceReasonInputs(kind, reason, news));
+  for (const [field, inputs] of changed) {
+    const replace = replaces.has(field);
+    for (const key of inputs) {
+      const change: PropertyDiffKind =
+        news[key] === undefined
+          ? PropertyDiffKind.DELETE
+          : olds[key] === undefined
+            ? PropertyDiffKind.ADD
+            : PropertyDiffKind.UPDATE;
+      // The replacing kind is the plain one + 1. Two fields of one input (a pipeline's
+      // identifier and content): a replacement wins.
+      const kindOfChange = (replace ? change + 1 : change) as PropertyDiffKind;
+      const current = out.get(key);
+      if (current === undefined || replace) out.set(key, kindOfChange);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The request wrapper around the SDK's gRPC handlers
 
 /** A gRPC unary call of the provider service, as grpc-js hands it to a handler. */
@@ -216,8 +322,8 @@ function sdkModule<T>(name: string): T {
 }
 
 /**
- * The SDK server's handlers with `Configure`, `CheckConfig` and `Read` wrapped as the module notes
- * say; every other handler is the SDK's.
+ * The SDK server's handlers with `Configure`, `CheckConfig`, `Diff` and `Read` wrapped as the
+ * module notes say; every other handler is the SDK's.
  */
 export function wrapHandlers(handlers: Record<string, Handler>): Record<string, Handler> {
   const proto = sdkModule<typeof provproto>("@pulumi/pulumi/proto/provider_pb");
@@ -226,6 +332,38 @@ export function wrapHandlers(handlers: Record<string, Handler>): Record<string, 
   // The SDK's handlers are methods of its Server class: the wrapper inherits them, so each one
   // that is not wrapped is the SDK's, called with the wrapper as `this` (grpc-js binds them).
   return Object.assign(Object.create(handlers) as Record<string, Handler>, {
+    diff(call: UnaryCall<provproto.DiffRequest>, callback: Callback) {
+      (async () => {
+        const req = call.request;
+        const olds = (req.getOlds()?.toJavaScript() ?? {}) as Record<string, unknown>;
+        const news = (req.getNews()?.toJavaScript() ?? {}) as Record<string, unknown>;
+        const kind = kindOf(req.getUrn());
+        const result = (await kind.impl.diff(req.getId(), olds, news)) as KindDiff;
+        const { DiffChanges } = proto.DiffResponse;
+        const resp = new proto.DiffResponse().setChanges(
+          result.changes === true
+            ? DiffChanges.DIFF_SOME
+            : result.changes === false
+              ? DiffChanges.DIFF_NONE
+              : DiffChanges.DIFF_UNKNOWN,
+        );
+        if (result.replaces && result.replaces.length > 0) resp.setReplacesList(result.replaces);
+        if (result.deleteBeforeReplace) resp.setDeletebeforereplace(true);
+        const detailed = detailedDiff(kind, olds, news, result);
+        if (detailed.size > 0) {
+          resp.setDiffsList([...detailed.keys()]);
+          const map = resp.getDetaileddiffMap();
+          for (const [key, change] of detailed) {
+            map.set(key, new proto.PropertyDiff().setKind(change).setInputdiff(false));
+          }
+          resp.setHasdetaileddiff(true);
+        }
+        return resp;
+      })().then(
+        (resp) => callback(null, resp),
+        (e) => callback(e),
+      );
+    },
     read(this: unknown, call: UnaryCall<provproto.ReadRequest>, callback: Callback) {
       // An import's Read has only the id: the SDK would call toJavaScript() on the missing bag.
       if (call.request.getProperties() === undefined) call.request.setProperties(new Struct());

@@ -364,3 +364,42 @@ export function writeJson(dir: string, name: string, value: unknown): string {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
   return path;
 }
+
+/** One step of `pulumi preview --json`: what the engine would do to one resource, and why. */
+export interface PreviewStep {
+  op: string;
+  urn: string;
+  /** The changed properties the provider's `Diff` named (`diffs`). */
+  diffReasons?: string[];
+  /** The provider's detailed diff: property path → `{kind, inputDiff}`. */
+  detailedDiff?: Record<string, { kind: string; inputDiff: boolean }> | null;
+}
+
+/**
+ * `pulumi preview --json` on the stack (the program runs, nothing is written): the steps whose
+ * operation is not `same`, by resource name, the change summary, and the API requests it made.
+ */
+export async function previewJson(s: EngineStack): Promise<{
+  changes: Record<string, PreviewStep>;
+  summary: Record<string, number>;
+  requests: RequestRecord[];
+}> {
+  const before = s.emu.requests().length;
+  const { stdout } = await s.cli(["preview", "--json"]);
+  const requests = apiRequests(s.emu.requests().slice(before));
+  const out = JSON.parse(stdout) as { steps?: PreviewStep[]; changeSummary?: Record<string, number> };
+  const changes: Record<string, PreviewStep> = {};
+  for (const step of out.steps ?? []) {
+    if (step.op === "same") continue;
+    const { op, urn, diffReasons, detailedDiff } = step;
+    changes[urn.slice(urn.lastIndexOf("::") + 2)] = { op, urn, diffReasons, detailedDiff };
+  }
+  return { changes, summary: out.changeSummary ?? {}, requests };
+}
+
+/** The outputs the state records for the resource of that name (the last `::` part of its URN). */
+export async function recordedOutputs(s: EngineStack, name: string): Promise<Record<string, unknown>> {
+  const found = (await s.resources()).find((r) => r.urn.endsWith(`::${name}`));
+  if (!found) throw new Error(`no resource named ${name} in the stack's state`);
+  return found.outputs;
+}

@@ -2,25 +2,36 @@
  * The native provider through the real engine, from a Pulumi YAML program outside the repository
  * (`examples/native-yaml`, copied to a temporary directory) that names the provider plugin by path
  * in its `Pulumi.yaml`: `up` makes a flag, its Production targeting (individual targets, a rule, a
- * ramp) and a group; a preview right after sends not one request; `destroy` leaves nothing. And
- * `pulumi package get-schema` of the plugin directory prints the committed schema.
+ * ramp) and a group; a preview right after sends not one request; `destroy` leaves nothing. Then,
+ * on the same stack: a one-field change previews as a field-level diff (`trafficAllocation`) and
+ * goes out as one JSON Patch of that field (bodies seen through a recording proxy in front of the
+ * emulator, whose own log has none); a refresh after an out-of-band change records the live value
+ * and the next preview and `up` restore the program's; `pulumi import` of a flag made outside
+ * Pulumi writes YAML that, added to the program, previews with nothing to do; `destroy` leaves
+ * nothing. And `pulumi package get-schema` of the plugin directory prints the committed schema.
  */
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
+import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import { EngineStack, engineEnv, pulumiCli, REPO_ROOT } from "./harness";
+import { EngineStack, engineEnv, previewJson, pulumiCli, REPO_ROOT, recordedOutputs } from "./harness";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
 
 describe("native provider: a YAML program outside the repository", () => {
   let s: EngineStack;
+  /** Between the provider and the emulator's admin API: the emulator's log has no bodies. */
+  let proxy: RecordingProxy;
 
   beforeAll(async () => {
     s = await EngineStack.open({ program: "examples/native-yaml" });
+    proxy = await startRecordingProxy(s.emu.url);
+    await s.setConfig({ "flagstack:adminApiUrl": proxy.url });
     // The copy lives outside the repository: the plugin is named by its absolute path.
     const file = join(s.programDir, "Pulumi.yaml");
     const text = readFileSync(file, "utf8");
@@ -29,8 +40,18 @@ describe("native provider: a YAML program outside the repository", () => {
   });
 
   afterAll(async () => {
+    await proxy?.stop();
     await s?.close();
   });
+
+  /** Edits the program copy's Pulumi.yaml. */
+  const editProgram = (edit: (text: string) => string) => {
+    const file = join(s.programDir, "Pulumi.yaml");
+    const before = readFileSync(file, "utf8");
+    const after = edit(before);
+    expect(after).not.toBe(before);
+    writeFileSync(file, after);
+  };
 
   it("up, a preview with zero requests, destroy", async () => {
     const { admin } = clients(s.emu);
@@ -95,6 +116,150 @@ describe("native provider: a YAML program outside the repository", () => {
     expect(destroy.result.summary.resourceChanges).toEqual({ delete: 4 });
     expect(await flagNames(admin)).toEqual([]);
     expect(await groupNames(admin)).toEqual([]);
+  });
+
+  it("a one-field change: `preview --diff` names the field, `up` sends one PATCH of exactly that field", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    expect((await s.up()).result.summary.resourceChanges).toEqual({ create: 4 });
+    editProgram((t) =>
+      t.replace(
+        '      baselineTreatment: "off"\n',
+        '      baselineTreatment: "off"\n      trafficAllocation: 50\n',
+      ),
+    );
+
+    const preview = await previewJson(s);
+    expect(preview.summary).toEqual({ same: 3, update: 1 });
+    expect(preview.changes).toEqual({
+      checkoutProduction: {
+        op: "update",
+        urn: expect.stringMatching(/::flagstack:index:FlagDefinition::checkoutProduction$/),
+        diffReasons: ["trafficAllocation"],
+        detailedDiff: { trafficAllocation: { kind: "update", inputDiff: false } },
+      },
+    });
+    expect(preview.requests).toEqual([]);
+    const diff = await s.preview({ diff: true });
+    expect(diff.result.stdout).toMatch(/~ flagstack:index:FlagDefinition: \(update\)/);
+    expect(diff.result.stdout).toMatch(/\n\s+~ trafficAllocation: 100 => 50\n/);
+
+    proxy.reset();
+    const up = await s.up();
+    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    // The guard's read of the live definition, then the one PATCH.
+    const flag = await admin.flags.get(ws, "new-checkout");
+    const before = await admin.definitions.get(ws, "new-checkout", "Production");
+    const path = `/internal/api/v2/splits/ws/${ws}/new-checkout/environments/${before.environment.id}`;
+    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /internal/api/v2/splits/ws/${ws}/${flag.id}/environments/${before.environment.id} 200`,
+      `PATCH ${path} 200`,
+    ]);
+    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
+      {
+        method: "PATCH",
+        path,
+        body: [
+          { op: "test", path: "/trafficAllocation", value: 100 },
+          { op: "replace", path: "/trafficAllocation", value: 50 },
+        ],
+      },
+    ]);
+    expect(before.trafficAllocation).toBe(50);
+    expect((await s.preview()).result.changeSummary).toEqual({ same: 4 });
+  });
+
+  it("refresh after an out-of-band change records the live value; the next preview and up restore the program's", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    await admin.flags.patch(ws, "new-checkout", [
+      { op: "replace", path: "/description", value: "Changed outside Pulumi" },
+    ]);
+
+    const refresh = await s.refresh();
+    expect(refresh.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    expect(refresh.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect((await recordedOutputs(s, "checkout")).description).toBe("Changed outside Pulumi");
+
+    const preview = await previewJson(s);
+    expect(preview.summary).toEqual({ same: 3, update: 1 });
+    expect(preview.changes).toEqual({
+      checkout: {
+        op: "update",
+        urn: expect.stringMatching(/::flagstack:index:Flag::checkout$/),
+        diffReasons: ["description"],
+        detailedDiff: { description: { kind: "update", inputDiff: false } },
+      },
+    });
+
+    proxy.reset();
+    const up = await s.up();
+    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    const flag = await admin.flags.get(ws, "new-checkout");
+    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /internal/api/v2/splits/ws/${ws}/${flag.id} 200`,
+      `PATCH /internal/api/v2/splits/ws/${ws}/new-checkout 200`,
+    ]);
+    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
+      {
+        method: "PATCH",
+        path: `/internal/api/v2/splits/ws/${ws}/new-checkout`,
+        body: [{ op: "replace", path: "/description", value: "The one-page checkout" }],
+      },
+    ]);
+    expect(flag.description).toBe("The one-page checkout");
+  });
+
+  it("`pulumi import` of a flag made outside Pulumi writes YAML; with it in the program, a preview has nothing to do", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    await admin.flags.create(ws, "user", { name: "yaml-imported", description: "made outside Pulumi" });
+    const out = join(s.dir, "imported.yaml");
+    await s.cli([
+      "import",
+      "flagstack:index:Flag",
+      "imported",
+      "Default/yaml-imported",
+      "--yes",
+      "--protect=false",
+      "--out",
+      out,
+    ]);
+    const generated = parseDocument(readFileSync(out, "utf8"));
+    expect(generated.errors).toEqual([]);
+    expect(generated.toJS()).toEqual({
+      resources: {
+        imported: {
+          type: "flagstack:Flag",
+          properties: {
+            workspace: "Default",
+            trafficType: "user",
+            name: "yaml-imported",
+            description: "made outside Pulumi",
+            tags: [],
+            rolloutStatus: "Pre-Production",
+            adopt: false,
+          },
+        },
+      },
+    });
+    editProgram((t) => {
+      const doc = parseDocument(t);
+      doc.setIn(["resources", "imported"], generated.getIn(["resources", "imported"]));
+      return doc.toString();
+    });
+    const preview = await s.preview();
+    expect(preview.result.changeSummary).toEqual({ same: 5 });
+    expect(preview.requests).toEqual([]);
+  });
+
+  it("destroy leaves nothing", async () => {
+    const { admin } = clients(s.emu);
+    const destroy = await s.destroy();
+    expect(destroy.result.summary.resourceChanges).toEqual({ delete: 5 });
+    expect(await flagNames(admin)).toEqual([]);
+    expect(await groupNames(admin)).toEqual([]);
+    expect(await s.resources()).toEqual([]);
   });
 
   it("`pulumi package get-schema <plugin dir>` prints the committed schema", async () => {

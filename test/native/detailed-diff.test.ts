@@ -1,0 +1,123 @@
+/**
+ * The native provider's detailed diff (`provider/native/server.ts` `detailedDiff`): from a kind's
+ * `diff` answer to the engine's per-property changes, so `pulumi preview --diff` and the JSON steps
+ * name the changed inputs (the SDK's provider server passes on no property at all). Each case runs
+ * the kind's real `diff` (no request) on recorded outputs and new inputs.
+ */
+import { describe, expect, it } from "vitest";
+import { NATIVE_KINDS_BY_TOKEN, type NativeKind } from "../../provider/native/kinds";
+import { detailedDiff, PropertyDiffKind } from "../../provider/native/server";
+
+const kind = (name: string): NativeKind => {
+  const k = NATIVE_KINDS_BY_TOKEN.get(`flagstack:index:${name}`);
+  if (!k) throw new Error(name);
+  return k;
+};
+
+async function diffOf(name: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+  const k = kind(name);
+  const result = await k.impl.diff("id", olds, news);
+  return Object.fromEntries(detailedDiff(k, olds, news, result));
+}
+
+const flagOutputs = {
+  workspace: "Default",
+  trafficType: "user",
+  name: "checkout",
+  description: "The checkout",
+  tags: ["owner:payments"],
+  rolloutStatus: "Ramping",
+  adopt: false,
+  flagId: "f-1",
+  workspaceId: "ws-1",
+  workspaceName: "Default",
+  trafficTypeId: "tt-1",
+  rolloutStatusId: "rs-1",
+};
+const flagInputs = {
+  workspace: "Default",
+  trafficType: "user",
+  name: "checkout",
+  description: "The checkout",
+  tags: ["owner:payments"],
+  rolloutStatus: "Ramping",
+  adopt: false,
+};
+
+describe("native provider: detailed diff", () => {
+  it("no change: nothing", async () => {
+    expect(await diffOf("Flag", flagOutputs, flagInputs)).toEqual({});
+  });
+
+  it("an in-place change names each changed input, and only those", async () => {
+    expect(
+      await diffOf("Flag", flagOutputs, {
+        ...flagInputs,
+        description: "New",
+        tags: ["owner:web"],
+        adopt: true,
+      }),
+    ).toEqual({ description: PropertyDiffKind.UPDATE, tags: PropertyDiffKind.UPDATE });
+  });
+
+  it("a removed input is a delete; a change that means nothing is no change", async () => {
+    const { description: _, ...withoutDescription } = flagInputs;
+    expect(await diffOf("Flag", flagOutputs, { ...withoutDescription, workspace: "ws-1" })).toEqual({
+      description: PropertyDiffKind.DELETE,
+    });
+  });
+
+  it("a change that replaces is marked so", async () => {
+    expect(await diffOf("Flag", flagOutputs, { ...flagInputs, name: "checkout-2" })).toEqual({
+      name: PropertyDiffKind.UPDATE_REPLACE,
+    });
+  });
+
+  it("a group's new description on an object that had none is an add", async () => {
+    expect(
+      await diffOf("Group", { name: "g", adopt: false, groupId: "g-1" }, { name: "g", description: "d" }),
+    ).toEqual({ description: PropertyDiffKind.ADD });
+  });
+
+  it("a diff answer that names no field gives no detailed diff (the engine compares the inputs)", () => {
+    expect(detailedDiff(kind("Group"), {}, {}, { changes: true })).toEqual(new Map());
+    expect(detailedDiff(kind("Group"), {}, {}, { changes: false, stables: [] })).toEqual(new Map());
+  });
+
+  it("a pipeline's content and identifier are its YAML text; a connector's type its spec", () => {
+    expect(
+      Object.fromEntries(
+        detailedDiff(
+          kind("Pipeline"),
+          { org: "default", project: "p", yaml: "a" },
+          { org: "default", project: "p", yaml: "b" },
+          { changes: true, replaces: [], stables: ["org", "project", "identifier"] },
+        ),
+      ),
+    ).toEqual({ yaml: PropertyDiffKind.UPDATE });
+    expect(
+      Object.fromEntries(
+        detailedDiff(
+          kind("Pipeline"),
+          { org: "default", project: "p", yaml: "a", pipeline: { identifier: "a" } },
+          { org: "default", project: "p", pipeline: { identifier: "b" } },
+          { changes: true, replaces: ["identifier"], stables: ["org", "project"] },
+        ),
+      ),
+    ).toEqual({ pipeline: PropertyDiffKind.UPDATE_REPLACE });
+    expect(
+      Object.fromEntries(
+        detailedDiff(
+          kind("Connector"),
+          { identifier: "r", name: "R", dockerRegistry: { url: "u" } },
+          { identifier: "r", name: "R", generic: { type: "Git", spec: {} } },
+          {
+            changes: true,
+            replaces: ["type"],
+            stables: ["org", "project", "identifier", "name", "description", "tags"],
+          },
+        ),
+      ),
+    ).toEqual({ dockerRegistry: PropertyDiffKind.DELETE, generic: PropertyDiffKind.ADD_REPLACE });
+  });
+});
