@@ -10,7 +10,6 @@
  * provider's, so nothing of them is serialized.
  * @module
  */
-import { Config } from "@pulumi/pulumi/config";
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
@@ -22,8 +21,8 @@ import {
   UserStatus,
   type Workspace,
 } from "../sdk/admin/schemas";
-import { dotPath } from "./core/check";
-import { adminClient, providerSettings } from "./core/config";
+import { adminClient } from "./core/config";
+import { lookupArgs, lookupSettings } from "./core/lookup";
 import {
   NotFoundByName,
   resolveEnvironment,
@@ -43,30 +42,8 @@ export interface LookupOptions {
   client?: AdminClient;
 }
 
-function configValue(key: string): string | undefined {
-  try {
-    return new Config("flagstack").get(key);
-  } catch {
-    // outside a Pulumi program there is no config to read
-    return undefined;
-  }
-}
-
 function clientFor(options: LookupOptions = {}): AdminClient {
-  if (options.client) return options.client;
-  const settings = providerSettings();
-  return adminClient({
-    ...settings,
-    adminApiUrl: options.adminApiUrl ?? configValue("adminApiUrl") ?? settings.adminApiUrl,
-    adminApiKey: options.adminApiKey ?? configValue("adminApiKey") ?? settings.adminApiKey,
-  });
-}
-
-function parseArgs<S extends z.ZodType>(schema: S, args: unknown, fn: string): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${dotPath(i.path) || "args"}: ${i.message}`);
-  throw new Error(`${fn}: ${problems.join("; ")}`);
+  return options.client ?? adminClient(lookupSettings(options, ["adminApiUrl", "adminApiKey"]));
 }
 
 const name = z.string().min(1, "must not be empty");
@@ -92,7 +69,7 @@ export async function getWorkspace(
   args: z.input<typeof GetWorkspaceArgs>,
   options?: LookupOptions,
 ): Promise<Workspace> {
-  const { name } = parseArgs(GetWorkspaceArgs, args, "getWorkspace");
+  const { name } = lookupArgs(GetWorkspaceArgs, args, "getWorkspace");
   return resolveWorkspace(clientFor(options), name);
 }
 
@@ -108,7 +85,7 @@ function inWorkspace<T>(
   resolve: (admin: AdminClient, workspace: Workspace, name: string) => Promise<T>,
 ): InWorkspaceLookup<T> {
   return async (args, options) => {
-    const a = parseArgs(InWorkspaceArgs, args, fn);
+    const a = lookupArgs(InWorkspaceArgs, args, fn);
     const admin = clientFor(options);
     return resolve(admin, await resolveWorkspace(admin, a.workspace), a.name);
   };
@@ -162,7 +139,7 @@ export const getTrafficType: InWorkspaceLookup<TrafficType> = inWorkspace(
  * ```
  */
 export async function getGroup(args: z.input<typeof GetGroupArgs>, options?: LookupOptions): Promise<Group> {
-  const a = parseArgs(GetGroupArgs, args, "getGroup");
+  const a = lookupArgs(GetGroupArgs, args, "getGroup");
   const [group] = await resolveGroups(clientFor(options), [a.name]);
   return group as Group;
 }
@@ -181,7 +158,7 @@ export async function getUsers(
   args: z.input<typeof GetUsersArgs> = {},
   options?: LookupOptions,
 ): Promise<User[]> {
-  const a = parseArgs(GetUsersArgs, args, "getUsers");
+  const a = lookupArgs(GetUsersArgs, args, "getUsers");
   const admin = clientFor(options);
   let groupId: string | undefined;
   if (a.group !== undefined) [{ id: groupId }] = (await resolveGroups(admin, [a.group])) as [Group];

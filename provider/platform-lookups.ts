@@ -11,14 +11,12 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { Config } from "@pulumi/pulumi/config";
 import { output } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
-import { dotPath } from "./core/check";
-import { providerSettings } from "./core/config";
+import { lookupArgs, lookupSettings } from "./core/lookup";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
 import { platformApi } from "./platform-common";
@@ -36,34 +34,10 @@ export interface PlatformLookupOptions {
   client?: PlatformClient;
 }
 
-function configValue(key: string): string | undefined {
-  try {
-    return new Config("flagstack").get(key);
-  } catch {
-    // outside a Pulumi program there is no config to read
-    return undefined;
-  }
-}
-
 function api(options: PlatformLookupOptions = {}): PlatformClient {
-  if (options.client) return options.client;
-  const settings = providerSettings();
-  return platformApi({
-    ...settings,
-    platformApiUrl: options.platformApiUrl ?? configValue("platformApiUrl") ?? settings.platformApiUrl,
-    platformApiKey: options.platformApiKey ?? configValue("platformApiKey") ?? settings.platformApiKey,
-    accountId: options.accountId ?? configValue("accountId") ?? settings.accountId,
-  });
-}
-
-function validated<S extends z.ZodType>(schema: S, args: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(args);
-  if (!parsed.success) {
-    throw new Error(
-      `${what}: ${parsed.error.issues.map((i) => `${dotPath(i.path) || "args"}: ${i.message}`).join("; ")}`,
-    );
-  }
-  return parsed.data;
+  return (
+    options.client ?? platformApi(lookupSettings(options, ["platformApiUrl", "platformApiKey", "accountId"]))
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +57,7 @@ export async function getProject(
   args: z.input<typeof GetProjectArgs>,
   options?: PlatformLookupOptions,
 ): Promise<ProjectInfo> {
-  const { identifier, org } = validated(GetProjectArgs, args, "getProject");
+  const { identifier, org } = lookupArgs(GetProjectArgs, args, "getProject");
   const data = await api(options).projects.get(identifier, { org });
   const p = data.project;
   return ProjectOutputs.omit({ adopt: true }).parse({
@@ -125,7 +99,7 @@ export async function getConnector(
   args: z.input<typeof GetConnectorArgs>,
   options?: PlatformLookupOptions,
 ): Promise<ConnectorInfo> {
-  const { identifier, org, project } = validated(GetConnectorArgs, args, "getConnector");
+  const { identifier, org, project } = lookupArgs(GetConnectorArgs, args, "getConnector");
   const data = await api(options).connectors.get(identifier, {
     ...(org ? { org } : {}),
     ...(project ? { project } : {}),
@@ -178,7 +152,7 @@ export async function getPipeline(
   args: z.input<typeof GetPipelineArgs>,
   options?: PlatformLookupOptions,
 ): Promise<PipelineInfo> {
-  const { identifier, org, project } = validated(GetPipelineArgs, args, "getPipeline");
+  const { identifier, org, project } = lookupArgs(GetPipelineArgs, args, "getPipeline");
   const data = await api(options).pipelines.get(identifier, { org, project });
   const yaml = data.yamlPipeline;
   const doc = readYaml(yaml) as { pipeline?: { name?: unknown } } | null;

@@ -158,6 +158,12 @@ export interface ResourceClass<Args, Outs> {
   readonly __pulumiType: string;
   /** What the engine stores as each object's `__provider` ({@link providerText} of the resource's file). */
   readonly providerText: string;
+  /** The resource's module under `provider/` (`flag-definition`), whose `impl` is its provider. */
+  readonly file: string;
+  /** The zod schema of its inputs (the one `check` parses with). */
+  readonly inputs: z.ZodObject;
+  /** The zod schema of its outputs (one `Output` for each member). */
+  readonly outputs: z.ZodObject;
 }
 
 /**
@@ -171,13 +177,16 @@ export interface ResourceClass<Args, Outs> {
 export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
   file: string,
   type: string,
-  _inputs: I,
+  inputs: I,
   outputs: O,
 ): ResourceClass<ResourceArgs<z.input<I>>, z.output<O>> {
   const provider = providerText(file);
   class Resource extends FlagstackResource {
     static readonly __pulumiType = type;
     static readonly providerText = provider;
+    static readonly file = file;
+    static readonly inputs = inputs;
+    static readonly outputs = outputs;
     constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
       super(provider, type, outputs, name, args, opts);
     }

@@ -10,30 +10,11 @@ import { z } from "zod";
 import { Environment, Group, RolloutStatus, TrafficType, User, Workspace } from "../../sdk/admin/schemas";
 import { ConnectorOutputs } from "../connector";
 import { adminClient } from "../core/config";
-import {
-  GetGroupArgs,
-  GetUsersArgs,
-  GetWorkspaceArgs,
-  getEnvironment,
-  getGroup,
-  getRolloutStatus,
-  getTrafficType,
-  getUsers,
-  getWorkspace,
-  InWorkspaceArgs,
-} from "../lookups";
+import * as lookups from "../lookups";
 import { PipelineOutputs } from "../pipeline";
 import { PipelineModel } from "../pipeline-model";
 import { platformApi } from "../platform-common";
-import {
-  GetConnectorArgs,
-  GetPipelineArgs,
-  GetProjectArgs,
-  getConnector,
-  getPipeline,
-  getProject,
-  type PipelineInfo,
-} from "../platform-lookups";
+import * as platformLookups from "../platform-lookups";
 import { ProjectOutputs } from "../project";
 import { PACKAGE } from "./kinds";
 
@@ -57,11 +38,14 @@ export interface NativeFunction {
   run(args: Record<string, unknown>): Promise<unknown>;
 }
 
-const admin = () => ({ client: adminClient() });
-const platform = () => ({ client: platformApi() });
+/** Each lookups module: its functions, and the options that make them use the provider's clients. */
+const MODULES = {
+  lookups: { functions: lookups, options: () => ({ client: adminClient() }) },
+  "platform-lookups": { functions: platformLookups, options: () => ({ client: platformApi() }) },
+} as const;
 
 /**
- * What {@link getPipeline} returns, as a schema; checked against the lookup's own type below, so
+ * What `getPipeline` returns, as a schema; checked against the lookup's own type below, so
  * the two cannot drift apart.
  */
 const PipelineInfoSchema = PipelineOutputs.pick({
@@ -84,52 +68,49 @@ type Fits<A, B> = [A] extends [B]
       : never
     : never
   : never;
-const pipelineInfoInStep: Fits<PipelineInfo, z.output<typeof PipelineInfoSchema>> = true;
+const pipelineInfoInStep: Fits<platformLookups.PipelineInfo, z.output<typeof PipelineInfoSchema>> = true;
 void pipelineInfoInStep;
 
-const fn = (
-  name: string,
-  module: NativeFunction["module"],
+/**
+ * The function of the lookup `name` of `module`, run with the provider's clients. A lookup that
+ * returns a list gives it as the result's `listMember`.
+ */
+const fn = <M extends NativeFunction["module"]>(
+  module: M,
+  name: keyof (typeof MODULES)[M]["functions"] & `get${string}`,
   args: z.ZodObject,
   result: z.ZodObject,
-  run: NativeFunction["run"],
   listMember?: string,
-): NativeFunction => ({
-  name,
-  token: `${PACKAGE}:index:${name}`,
-  module,
-  args,
-  result,
-  run,
-  ...(listMember ? { listMember } : {}),
-});
+): NativeFunction => {
+  const { functions, options } = MODULES[module];
+  const lookup = functions[name as keyof typeof functions] as (a: never, o: object) => Promise<unknown>;
+  return {
+    name,
+    token: `${PACKAGE}:index:${name}`,
+    module,
+    args,
+    result,
+    run: listMember
+      ? async (a) => ({ [listMember]: await lookup(a as never, options()) })
+      : (a) => lookup(a as never, options()),
+    ...(listMember ? { listMember } : {}),
+  };
+};
+
+const { GetGroupArgs, GetUsersArgs, GetWorkspaceArgs, InWorkspaceArgs } = lookups;
+const { GetConnectorArgs, GetPipelineArgs, GetProjectArgs } = platformLookups;
 
 /** Every function, in the order of the lookups' modules. */
 export const NATIVE_FUNCTIONS: readonly NativeFunction[] = [
-  fn("getWorkspace", "lookups", GetWorkspaceArgs, Workspace, (a) => getWorkspace(a as never, admin())),
-  fn("getEnvironment", "lookups", InWorkspaceArgs, Environment, (a) => getEnvironment(a as never, admin())),
-  fn("getRolloutStatus", "lookups", InWorkspaceArgs, RolloutStatus, (a) =>
-    getRolloutStatus(a as never, admin()),
-  ),
-  fn("getTrafficType", "lookups", InWorkspaceArgs, TrafficType, (a) => getTrafficType(a as never, admin())),
-  fn("getGroup", "lookups", GetGroupArgs, Group, (a) => getGroup(a as never, admin())),
-  fn(
-    "getUsers",
-    "lookups",
-    GetUsersArgs,
-    z.object({ users: z.array(User) }),
-    async (a) => ({ users: await getUsers(a as never, admin()) }),
-    "users",
-  ),
-  fn("getProject", "platform-lookups", GetProjectArgs, ProjectOutputs.omit({ adopt: true }), (a) =>
-    getProject(a as never, platform()),
-  ),
-  fn("getConnector", "platform-lookups", GetConnectorArgs, ConnectorOutputs.omit({ adopt: true }), (a) =>
-    getConnector(a as never, platform()),
-  ),
-  fn("getPipeline", "platform-lookups", GetPipelineArgs, PipelineInfoSchema, (a) =>
-    getPipeline(a as never, platform()),
-  ),
+  fn("lookups", "getWorkspace", GetWorkspaceArgs, Workspace),
+  fn("lookups", "getEnvironment", InWorkspaceArgs, Environment),
+  fn("lookups", "getRolloutStatus", InWorkspaceArgs, RolloutStatus),
+  fn("lookups", "getTrafficType", InWorkspaceArgs, TrafficType),
+  fn("lookups", "getGroup", GetGroupArgs, Group),
+  fn("lookups", "getUsers", GetUsersArgs, z.object({ users: z.array(User) }), "users"),
+  fn("platform-lookups", "getProject", GetProjectArgs, ProjectOutputs.omit({ adopt: true })),
+  fn("platform-lookups", "getConnector", GetConnectorArgs, ConnectorOutputs.omit({ adopt: true })),
+  fn("platform-lookups", "getPipeline", GetPipelineArgs, PipelineInfoSchema),
 ];
 
 /** The functions by token. */

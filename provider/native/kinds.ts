@@ -8,28 +8,16 @@
  * @module
  */
 import type { z } from "zod";
-import { ConnectorInputs, ConnectorOutputs, connectorReplaceOnChange } from "../connector";
-import { FlagInputs, FlagOutputs, flagReplaceOnChange } from "../flag";
-import {
-  FlagDefinitionInputs,
-  FlagDefinitionOutputs,
-  flagDefinitionReplaceOnChange,
-} from "../flag-definition";
-import { GroupInputs, GroupOutputs, groupReplaceOnChange } from "../group";
+import { Connector, connectorReplaceOnChange } from "../connector";
+import type { ResourceClass } from "../core/resource";
+import { Flag, flagReplaceOnChange } from "../flag";
+import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
+import { Group, groupReplaceOnChange } from "../group";
 import { type AnyHandlers, KINDS } from "../kinds";
-import { PipelineInputs, PipelineOutputs, pipelineReplaceOnChange } from "../pipeline";
-import { ProjectInputs, ProjectOutputs, projectReplaceOnChange } from "../project";
-import {
-  CONNECTOR_TYPE,
-  FLAG_DEFINITION_TYPE,
-  FLAG_TYPE,
-  GROUP_TYPE,
-  PIPELINE_TYPE,
-  PROJECT_TYPE,
-  typeName,
-  USER_INVITE_TYPE,
-} from "../types";
-import { UserInviteInputs, UserInviteOutputs, userInviteReplaceOnChange } from "../user-invite";
+import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
+import { Project, projectReplaceOnChange } from "../project";
+import { typeName } from "../types";
+import { UserInvite, userInviteReplaceOnChange } from "../user-invite";
 
 /** The package name of the native provider: the first part of its tokens and of its config keys. */
 export const PACKAGE = "flagstack";
@@ -49,51 +37,27 @@ interface KindSchema {
   module: string;
 }
 
+/** Each kind's resource class (its token, schemas and module) with its replace list. */
+const CLASSES: readonly [
+  Pick<ResourceClass<never, never>, "__pulumiType" | "file" | "inputs" | "outputs">,
+  readonly string[],
+][] = [
+  [Flag, flagReplaceOnChange],
+  [FlagDefinition, flagDefinitionReplaceOnChange],
+  [Group, groupReplaceOnChange],
+  [UserInvite, userInviteReplaceOnChange],
+  [Project, projectReplaceOnChange],
+  [Connector, connectorReplaceOnChange],
+  [Pipeline, pipelineReplaceOnChange],
+];
+
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.
-const SCHEMAS: Readonly<Record<string, KindSchema>> = {
-  [FLAG_TYPE]: {
-    inputs: FlagInputs,
-    outputs: FlagOutputs,
-    replaceOnChange: flagReplaceOnChange,
-    module: "flag",
-  },
-  [FLAG_DEFINITION_TYPE]: {
-    inputs: FlagDefinitionInputs,
-    outputs: FlagDefinitionOutputs,
-    replaceOnChange: flagDefinitionReplaceOnChange,
-    module: "flag-definition",
-  },
-  [GROUP_TYPE]: {
-    inputs: GroupInputs,
-    outputs: GroupOutputs,
-    replaceOnChange: groupReplaceOnChange,
-    module: "group",
-  },
-  [USER_INVITE_TYPE]: {
-    inputs: UserInviteInputs,
-    outputs: UserInviteOutputs,
-    replaceOnChange: userInviteReplaceOnChange,
-    module: "user-invite",
-  },
-  [PROJECT_TYPE]: {
-    inputs: ProjectInputs,
-    outputs: ProjectOutputs,
-    replaceOnChange: projectReplaceOnChange,
-    module: "project",
-  },
-  [CONNECTOR_TYPE]: {
-    inputs: ConnectorInputs,
-    outputs: ConnectorOutputs,
-    replaceOnChange: connectorReplaceOnChange,
-    module: "connector",
-  },
-  [PIPELINE_TYPE]: {
-    inputs: PipelineInputs,
-    outputs: PipelineOutputs,
-    replaceOnChange: pipelineReplaceOnChange,
-    module: "pipeline",
-  },
-};
+const SCHEMAS: ReadonlyMap<string, KindSchema> = new Map(
+  CLASSES.map(([cls, replaceOnChange]) => [
+    cls.__pulumiType,
+    { inputs: cls.inputs, outputs: cls.outputs, replaceOnChange, module: cls.file },
+  ]),
+);
 
 /** One resource kind of the native provider. */
 export interface NativeKind extends KindSchema {
@@ -109,9 +73,9 @@ export interface NativeKind extends KindSchema {
 
 /** Every native kind, in the order of {@link KINDS}. */
 export const NATIVE_KINDS: readonly NativeKind[] = Object.entries(KINDS).map(([dynamicToken, impl]) => {
-  const schema = SCHEMAS[dynamicToken];
+  const schema = SCHEMAS.get(dynamicToken);
   if (schema === undefined) {
-    throw new Error(`provider/native/kinds.ts: no schemas for the kind ${dynamicToken}; add it to SCHEMAS`);
+    throw new Error(`provider/native/kinds.ts: no schemas for the kind ${dynamicToken}; add it to CLASSES`);
   }
   return { ...schema, name: typeName(dynamicToken), token: nativeToken(dynamicToken), dynamicToken, impl };
 });
