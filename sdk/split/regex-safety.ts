@@ -317,25 +317,48 @@ function nestedQuantifier(q: AST.Quantifier): string | undefined {
   return undefined;
 }
 
-/** Groups with two or more alternatives inside `n` (itself included), lookarounds aside. */
-function alternations(n: AST.Node, out: (AST.Group | AST.CapturingGroup)[] = []): typeof out {
+/**
+ * The nodes inside `n` (itself included) that `pick` keeps, outer before inner, through groups,
+ * alternatives and quantified elements, and into lookarounds when `lookarounds` is set.
+ */
+function nodesInside<T extends AST.Node>(
+  n: AST.Node,
+  pick: (n: AST.Node) => n is T,
+  lookarounds: boolean,
+  out: T[] = [],
+): T[] {
+  if (pick(n)) out.push(n);
+  const walk = (inner: AST.Node) => nodesInside(inner, pick, lookarounds, out);
   switch (n.type) {
+    case "Pattern":
     case "Group":
     case "CapturingGroup":
-      if (n.alternatives.length > 1) out.push(n);
-      for (const a of n.alternatives) alternations(a, out);
+      n.alternatives.forEach(walk);
       break;
     case "Alternative":
-      for (const e of n.elements) alternations(e, out);
+      n.elements.forEach(walk);
       break;
     case "Quantifier":
-      alternations(n.element, out);
+      walk(n.element);
+      break;
+    case "Assertion":
+      // lookarounds run at each position too: their content is checked like the rest
+      if (lookarounds && (n.kind === "lookahead" || n.kind === "lookbehind")) n.alternatives.forEach(walk);
       break;
     default:
       break;
   }
   return out;
 }
+
+/** Groups with two or more alternatives inside `n` (itself included), lookarounds aside. */
+const alternations = (n: AST.Node): (AST.Group | AST.CapturingGroup)[] =>
+  nodesInside(
+    n,
+    (m): m is AST.Group | AST.CapturingGroup =>
+      (m.type === "Group" || m.type === "CapturingGroup") && m.alternatives.length > 1,
+    false,
+  );
 
 /** The group a quantifier repeats, through groups that only wrap it: `(?:(a|b))*` repeats `(a|b)`. */
 function repeatedGroup(n: AST.QuantifiableElement): AST.Node {
@@ -382,30 +405,9 @@ function overlappingAlternatives(q: AST.Quantifier): string | undefined {
   return undefined;
 }
 
-function repeatedParts(n: AST.Node, out: AST.Quantifier[] = []): AST.Quantifier[] {
-  switch (n.type) {
-    case "Pattern":
-    case "Group":
-    case "CapturingGroup":
-      for (const a of n.alternatives) repeatedParts(a, out);
-      break;
-    case "Alternative":
-      for (const e of n.elements) repeatedParts(e, out);
-      break;
-    case "Quantifier":
-      if (n.max > 1) out.push(n);
-      repeatedParts(n.element, out);
-      break;
-    case "Assertion":
-      // lookarounds run at each position too: their content is checked like the rest
-      if (n.kind === "lookahead" || n.kind === "lookbehind")
-        for (const a of n.alternatives) repeatedParts(a, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
+/** The parts of `n` repeated more than once (quantifiers with a maximum above 1), lookarounds included. */
+const repeatedParts = (n: AST.Node): AST.Quantifier[] =>
+  nodesInside(n, (m): m is AST.Quantifier => m.type === "Quantifier" && m.max > 1, true);
 
 const parser = new RegExpParser({ ecmaVersion: 2025 });
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { Identifier } from "../schemas";
 import {
   containsExpression,
   isDurationValue,
@@ -74,6 +75,16 @@ export const PipelineName = z
     const message = nameMessage(value);
     if (message !== undefined) ctx.addIssue({ code: "custom", message });
   });
+
+/**
+ * The members a step and a stage start with, in the model and on the wire: name, identifier and
+ * description.
+ */
+export const named = {
+  name: PipelineName,
+  identifier: Identifier,
+  description: z.string().optional(),
+};
 
 const DURATION_MESSAGE = "must be a duration such as 10m, 1h30m, 30s or 1d, or a <+...> expression";
 /** The message for a value that is no duration. */

@@ -13,6 +13,7 @@ import {
   entityRef,
   Flag,
   inputable,
+  named,
   PipelineName,
   ShellVariableName,
   text,
@@ -140,9 +141,7 @@ export type FailureStrategy = z.output<typeof FailureStrategy>;
 // Steps
 
 const stepBase = {
-  name: PipelineName,
-  identifier: Identifier,
-  description: z.string().optional(),
+  ...named,
   /** Step timeout ({@link DEFAULT_STEP_TIMEOUT} when absent). */
   timeout: Duration.default(DEFAULT_STEP_TIMEOUT),
   failureStrategies: z.array(FailureStrategy).optional(),
@@ -155,6 +154,25 @@ export const ExecutionTarget = z.strictObject({
   workingDirectory: text("workingDirectory").optional(),
 });
 export type ExecutionTarget = z.output<typeof ExecutionTarget>;
+
+/**
+ * What is wrong with a shell step's `executionTarget` for its `onDelegate`, or undefined: none on
+ * the delegate, a complete one (host and connectorRef) off it, and when `onDelegate` is absent a
+ * target, if any, complete.
+ */
+function executionTargetProblem(
+  onDelegate: boolean | undefined,
+  target: ExecutionTarget | undefined,
+): string | undefined {
+  const complete = target?.host !== undefined && target.connectorRef !== undefined;
+  if (onDelegate === true) {
+    return target === undefined ? undefined : "executionTarget cannot be set when onDelegate is true";
+  }
+  if (onDelegate === false) {
+    return complete ? undefined : "executionTarget needs host and connectorRef when onDelegate is false";
+  }
+  return target === undefined || complete ? undefined : "executionTarget needs host and connectorRef";
+}
 
 /**
  * A ShellScript step running an inline script. It runs on the delegate unless `executionTarget`
@@ -172,34 +190,8 @@ export const ShellScriptStep = z
     executionTarget: ExecutionTarget.optional(),
   })
   .superRefine((s, ctx) => {
-    if (s.onDelegate === true && s.executionTarget !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["executionTarget"],
-        message: "executionTarget cannot be set when onDelegate is true",
-      });
-    }
-    if (
-      s.onDelegate === false &&
-      (s.executionTarget?.host === undefined || s.executionTarget.connectorRef === undefined)
-    ) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["executionTarget"],
-        message: "executionTarget needs host and connectorRef when onDelegate is false",
-      });
-    }
-    if (
-      s.onDelegate === undefined &&
-      s.executionTarget !== undefined &&
-      (s.executionTarget.host === undefined || s.executionTarget.connectorRef === undefined)
-    ) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["executionTarget"],
-        message: "executionTarget needs host and connectorRef",
-      });
-    }
+    const message = executionTargetProblem(s.onDelegate, s.executionTarget);
+    if (message !== undefined) ctx.addIssue({ code: "custom", path: ["executionTarget"], message });
   })
   .transform((s) => ({ ...s, onDelegate: s.onDelegate ?? s.executionTarget === undefined }));
 export type ShellScriptStep = z.output<typeof ShellScriptStep>;
@@ -268,9 +260,7 @@ export type Execution = z.output<typeof Execution>;
 // Stages
 
 const stageBase = {
-  name: PipelineName,
-  identifier: Identifier,
-  description: z.string().optional(),
+  ...named,
   execution: Execution,
   failureStrategies: z.array(FailureStrategy).default([]),
   tags: Tags.default({}),

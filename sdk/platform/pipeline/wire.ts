@@ -7,7 +7,16 @@
  */
 import { z } from "zod";
 import { Identifier, Tags } from "../schemas";
-import { Duration, entityRef, Flag, PipelineName, ShellVariableName, text, VariableName } from "./fields";
+import {
+  Duration,
+  entityRef,
+  Flag,
+  named,
+  PipelineName,
+  ShellVariableName,
+  text,
+  VariableName,
+} from "./fields";
 import { ExecutionTarget, FailureStrategy, Shell, STAGE_TYPES, unknownStepType, Variable } from "./model";
 
 /** A variable as written in YAML: the value is plain (a runtime input is its `<+input>` text). */
@@ -29,9 +38,7 @@ const WireOutputVariable = z.strictObject({
   value: ShellVariableName,
 });
 const wireStepBase = {
-  name: PipelineName,
-  identifier: Identifier,
-  description: z.string().optional(),
+  ...named,
   timeout: Duration.optional(),
   failureStrategies: z.array(FailureStrategy).optional(),
 };
@@ -92,9 +99,7 @@ const WireExecution = z.strictObject({
   rollbackSteps: z.array(WireStepElement).optional(),
 });
 const wireStageBase = {
-  name: PipelineName,
-  identifier: Identifier,
-  description: z.string().optional(),
+  ...named,
   tags: Tags.optional(),
   failureStrategies: z.array(FailureStrategy).optional(),
   variables: z.array(WireVariable).optional(),
