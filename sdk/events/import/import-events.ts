@@ -37,7 +37,7 @@ import {
 } from "./journal";
 import { readJsonArray } from "./json-array-reader";
 import { readNdjson } from "./ndjson-reader";
-import type { ImportProgress } from "./progress";
+import type { ImportCounts, ImportProgress } from "./progress";
 import { RejectsWriter } from "./rejects";
 import {
   classifyFailure,
@@ -183,7 +183,7 @@ export interface BatchRef {
 }
 
 /** What an import did. Counts are records unless they say batches. */
-export interface ImportSummary {
+export interface ImportSummary extends ImportCounts {
   /** The input path, or `-`. */
   input: string;
   format: InputFormat;
@@ -192,21 +192,8 @@ export interface ImportSummary {
   rejectsFile: string | undefined;
   batchSize: number;
   maxBatchBytes: number;
-  /** Records read (valid + rejected). */
-  read: number;
+  /** Records read that are valid. */
   valid: number;
-  /** Invalid records, written to the rejects file. */
-  rejected: number;
-  /** Records in the requests this run sent. */
-  sent: number;
-  /** Records acknowledged (202) in this run. */
-  accepted: number;
-  /** Records acknowledged by an earlier run, not sent again. */
-  alreadyAccepted: number;
-  /** Records whose outcome is unknown and that were not re-sent. */
-  unknown: number;
-  /** Records in batches the service refused (a re-run sends them again). */
-  failed: number;
   batches: {
     total: number;
     sent: number;
@@ -588,17 +575,11 @@ class Run {
   }
 
   snapshot(): ImportProgress {
-    const c = this.counts;
+    const { valid: _, ...counts } = this.counts;
     return {
       bytesRead: this.bytesRead,
       totalBytes: this.totalBytes,
-      read: c.read,
-      rejected: c.rejected,
-      sent: c.sent,
-      accepted: c.accepted,
-      alreadyAccepted: c.alreadyAccepted,
-      unknown: c.unknown,
-      failed: c.failed,
+      ...counts,
       elapsedMs: performance.now() - this.started,
     };
   }

@@ -23,6 +23,7 @@ export { readNdjson } from "./ndjson-reader";
 export {
   createProgressReporter,
   formatSummary,
+  type ImportCounts,
   type ImportProgress,
   PROGRESS_MODES,
   type ProgressMode,

@@ -7,11 +7,8 @@
 import { SingleBar } from "cli-progress";
 import type { ImportSummary } from "./import-events";
 
-/** Where an import stands; passed to `onProgress` and to a {@link ProgressReporter}. */
-export interface ImportProgress {
-  /** Input bytes consumed, and the input's size when known (a regular file). */
-  bytesRead: number;
-  totalBytes: number | undefined;
+/** What became of an import's records so far: the counts its progress and its summary share. */
+export interface ImportCounts {
   /** Records read (valid and invalid). */
   read: number;
   /** Invalid records (written to the rejects file). */
@@ -24,8 +21,15 @@ export interface ImportProgress {
   alreadyAccepted: number;
   /** Records whose outcome is unknown (not sent again). */
   unknown: number;
-  /** Records in batches the service refused. */
+  /** Records in batches the service refused (a re-run sends them again). */
   failed: number;
+}
+
+/** Where an import stands; passed to `onProgress` and to a {@link ProgressReporter}. */
+export interface ImportProgress extends ImportCounts {
+  /** Input bytes consumed, and the input's size when known (a regular file). */
+  bytesRead: number;
+  totalBytes: number | undefined;
   elapsedMs: number;
 }
 

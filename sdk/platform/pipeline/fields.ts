@@ -77,8 +77,8 @@ export const PipelineName = z
   });
 
 /**
- * The members a step and a stage start with, in the model and on the wire: name, identifier and
- * description.
+ * The members a pipeline, a stage and a step start with, in the model and on the wire: name,
+ * identifier and description.
  */
 export const named = {
   name: PipelineName,

@@ -8,17 +8,7 @@
 import { z } from "zod";
 import { Identifier, Tags } from "../schemas";
 import { PipelineModelError, pipelineIssues } from "./errors";
-import {
-  Duration,
-  entityRef,
-  Flag,
-  inputable,
-  named,
-  PipelineName,
-  ShellVariableName,
-  text,
-  VariableName,
-} from "./fields";
+import { Duration, entityRef, Flag, inputable, named, ShellVariableName, text, VariableName } from "./fields";
 import { DEFAULT_STEP_TIMEOUT, SHELLS } from "./grammar";
 
 // ---------------------------------------------------------------------------------------------
@@ -326,9 +316,7 @@ function stepIdentifiers(elements: StepElement[]): { id: string; path: (string |
  */
 export const PipelineModel = z
   .strictObject({
-    name: PipelineName,
-    identifier: Identifier,
-    description: z.string().optional(),
+    ...named,
     tags: Tags.default({}),
     allowStageExecutions: z.boolean().default(false),
     variables: z.array(Variable).optional(),

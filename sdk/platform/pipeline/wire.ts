@@ -6,17 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { Identifier, Tags } from "../schemas";
-import {
-  Duration,
-  entityRef,
-  Flag,
-  named,
-  PipelineName,
-  ShellVariableName,
-  text,
-  VariableName,
-} from "./fields";
+import { Tags } from "../schemas";
+import { Duration, entityRef, Flag, named, ShellVariableName, text, VariableName } from "./fields";
 import { ExecutionTarget, FailureStrategy, Shell, STAGE_TYPES, unknownStepType, Variable } from "./model";
 
 /** A variable as written in YAML: the value is plain (a runtime input is its `<+input>` text). */
@@ -144,9 +135,7 @@ export const WireStage = z.discriminatedUnion("type", [WireDeploymentStage, Wire
     `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
 });
 const WirePipeline = z.strictObject({
-  name: PipelineName,
-  identifier: Identifier,
-  description: z.string().optional(),
+  ...named,
   allowStageExecutions: z.boolean().optional(),
   projectIdentifier: z.string().optional(),
   orgIdentifier: z.string().optional(),
