@@ -403,3 +403,45 @@ export async function recordedOutputs(s: EngineStack, name: string): Promise<Rec
   if (!found) throw new Error(`no resource named ${name} in the stack's state`);
   return found.outputs;
 }
+
+/** What {@link packRepository} made: the tarball and the files `npm pack` put in it. */
+export interface PackedRepository {
+  /** The tarball's path. */
+  tarball: string;
+  /** The tarball's files, as `npm pack --json` lists them. */
+  files: string[];
+}
+
+const packed = new Map<string, Promise<PackedRepository>>();
+
+/**
+ * `npm pack` of this repository into `destDir` (once per directory and process), as a user's
+ * `npm install flagstack` gets it. Packed with `--ignore-scripts` after the node10 declarations
+ * step (`npm run build` is `prepack`; the vitest global setup has run `tsc` already, and a full
+ * build fails on a type error anywhere in a checkout that others are editing).
+ */
+export function packRepository(destDir: string): Promise<PackedRepository> {
+  let result = packed.get(destDir);
+  if (result === undefined) {
+    result = (async () => {
+      const env = {
+        ...process.env,
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+      };
+      await execFileAsync(process.execPath, [join(REPO_ROOT, "scripts", "types-node10.mts")], {
+        cwd: REPO_ROOT,
+        env,
+      });
+      const { stdout } = await execFileAsync(
+        "npm",
+        ["pack", "--ignore-scripts", "--json", "--pack-destination", destDir],
+        { cwd: REPO_ROOT, env, maxBuffer: 1 << 28 },
+      );
+      const [first] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+      if (first === undefined) throw new Error("npm pack listed no tarball");
+      return { tarball: join(destDir, first.filename), files: first.files.map((f) => f.path) };
+    })();
+    packed.set(destDir, result);
+  }
+  return result;
+}
