@@ -1,0 +1,221 @@
+/**
+ * The Go and .NET SDKs of the native provider, generated from the committed schema with
+ * `pulumi package gen-sdk provider-plugin --language go|dotnet`, as a Go or .NET program's author
+ * would.
+ *
+ * Go: the CLI hands the schema to the Go language host's GeneratePackage. Pulumi's own
+ * `pulumi-language-go` is not published where this project's machines can fetch it, but its code
+ * generator is (`github.com/pulumi/pulumi/pkg/v3/codegen/go`, v3.259.0, the CLI's version), so the
+ * test builds a host of a few lines that serves just GeneratePackage with it
+ * (`test/e2e/programs/native-go-sdkgen`), puts it on PATH, runs the command, and `go build ./...`
+ * the SDK in a module that requires `github.com/pulumi/pulumi/sdk/v3 v3.259.0`, with a program
+ * that declares a Flag and its FlagDefinition through it. Go comes from PATH or /usr/local/go; the
+ * modules from the default module cache (`GOFLAGS=-mod=mod` fetches what is missing from the module
+ * proxy). Built with the Pulumi CLI build's flags (`scripts/env.sh` → the toolchain's build.sh:
+ * `-trimpath -tags osusergo,grpcnotrace`, `CGO_ENABLED=0`), so Go's build cache already holds most
+ * packages: a minute or two the first time on 2 cores, seconds after.
+ *
+ * .NET: the .NET code generator ships only inside Pulumi's `pulumi-language-dotnet` host; with the
+ * CLI built from Go modules there is none, and that test is skipped, saying so. Its compile check
+ * needs `dotnet` as well and is skipped, saying so, when that is not on PATH.
+ */
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engineEnv, pulumiCli, REPO_ROOT } from "./harness";
+
+const execFileAsync = promisify(execFile);
+const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
+
+/** The resource classes every SDK must have, one per kind, and the provider's. */
+const RESOURCES = ["Flag", "FlagDefinition", "Group", "UserInvite", "Project", "Connector", "Pipeline"];
+
+/** A command's path on PATH (or in one of `extra`), else undefined. */
+function which(name: string, extra: string[] = []): string | undefined {
+  for (const d of [...(process.env.PATH ?? "").split(delimiter), ...extra]) {
+    if (d && existsSync(join(d, name))) return join(d, name);
+  }
+  return undefined;
+}
+
+const GO = which("go", ["/usr/local/go/bin"]);
+const DOTNET = which("dotnet");
+
+/** The module the generated Go SDK lives in: the import path its files use (the schema names none). */
+const GO_MODULE = "example.com/pulumi-flagstack/sdk";
+
+/** A Go program using the generated SDK: a flag and its Production definition. */
+const GO_PROGRAM = `package main
+
+import (
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"${GO_MODULE}/go/flagstack"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		flag, err := flagstack.NewFlag(ctx, "checkout", &flagstack.FlagArgs{
+			Workspace: pulumi.String("Default"),
+			Name:      pulumi.String("new-checkout"),
+			Tags:      pulumi.StringArray{pulumi.String("owner:payments")},
+		})
+		if err != nil {
+			return err
+		}
+		_, err = flagstack.NewFlagDefinition(ctx, "checkoutProduction", &flagstack.FlagDefinitionArgs{
+			Workspace:        pulumi.String("Default"),
+			Flag:             flag.Name,
+			Environment:      pulumi.String("Production"),
+			Treatments:       flagstack.FlagDefinitionTreatmentArray{flagstack.FlagDefinitionTreatmentArgs{Name: pulumi.String("on")}, flagstack.FlagDefinitionTreatmentArgs{Name: pulumi.String("off")}},
+			DefaultTreatment: pulumi.String("off"),
+			DefaultRule:      flagstack.FlagDefinitionRuleBucketArray{flagstack.FlagDefinitionRuleBucketArgs{Treatment: pulumi.String("off"), Size: pulumi.Int(100)}},
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("flagId", flag.FlagId)
+		return nil
+	})
+}
+`;
+
+describe("native provider: the Go and .NET SDKs from `pulumi package gen-sdk`", () => {
+  let dir: string;
+  let env: Record<string, string>;
+  const seconds: Record<string, number> = {};
+  const since = (start: number): number => Math.round((performance.now() - start) / 100) / 10;
+
+  /** Runs a command; throws with its output when it fails. */
+  async function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}) {
+    try {
+      const { stdout, stderr } = await execFileAsync(command, args, {
+        cwd,
+        env: { ...process.env, ...env, ...extraEnv },
+        maxBuffer: 1 << 26,
+      });
+      return stdout + stderr;
+    } catch (e) {
+      const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
+      throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`);
+    }
+  }
+
+  /** The Go environment: the Pulumi CLI build's flags, modules fetched as needed. */
+  const goEnv = (): Record<string, string> => ({
+    GOFLAGS: "-mod=mod",
+    CGO_ENABLED: "0",
+    GOTOOLCHAIN: "auto",
+  });
+  const GO_BUILD_FLAGS = ["-trimpath", "-tags", "osusergo,grpcnotrace"];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "flagstack-native-sdks-"));
+    for (const d of ["home", "backend", "bin"]) mkdirSync(join(dir, d), { recursive: true });
+    env = engineEnv(join(dir, "home"), join(dir, "backend"));
+    // The Go host is found on PATH (the CLI warns that it uses one from PATH).
+    env.PATH = `${join(dir, "bin")}${delimiter}${env.PATH}`;
+  });
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    console.log(
+      `native SDKs test, seconds: ${Object.entries(seconds)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    );
+  });
+
+  it("Go: the SDK is generated for every resource and `go build ./...` compiles it with a program using it", async () => {
+    if (!GO) throw new Error("no `go` on PATH or in /usr/local/go/bin: the Go SDK cannot be built");
+    const cli = await pulumiCli();
+    const host = join(dir, "go-host");
+    cpSync(join(REPO_ROOT, "test", "e2e", "programs", "native-go-sdkgen"), host, { recursive: true });
+    let start = performance.now();
+    await run(
+      GO,
+      ["build", ...GO_BUILD_FLAGS, "-o", join(dir, "bin", "pulumi-language-go"), "."],
+      host,
+      goEnv(),
+    );
+    seconds["go host build"] = since(start);
+
+    const out = join(dir, "go-sdk");
+    start = performance.now();
+    const text = await run(
+      cli.command,
+      ["package", "gen-sdk", PLUGIN_DIR, "--language", "go", "--out", out],
+      dir,
+    );
+    seconds["gen-sdk go"] = since(start);
+    expect(text).toContain(`SDK has been written to ${join(out, "go")}`);
+    const pkgDir = join(out, "go", "flagstack");
+    const files = readdirSync(pkgDir).sort();
+    for (const name of RESOURCES) {
+      const file = `${name[0]?.toLowerCase()}${name.slice(1)}.go`;
+      expect(files, file).toContain(file);
+      expect(readFileSync(join(pkgDir, file), "utf8")).toContain(
+        `func New${name}(ctx *pulumi.Context,\n\tname string, args *${name}Args, opts ...pulumi.ResourceOption) (*${name}, error) {`,
+      );
+    }
+    expect(files).toContain("provider.go");
+    expect(files).toContain("getWorkspace.go");
+    expect(JSON.parse(readFileSync(join(pkgDir, "pulumi-plugin.json"), "utf8"))).toEqual({
+      resource: true,
+      name: "flagstack",
+    });
+
+    writeFileSync(
+      join(out, "go.mod"),
+      `module ${GO_MODULE}\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.259.0\n`,
+    );
+    mkdirSync(join(out, "example"));
+    writeFileSync(join(out, "example", "main.go"), GO_PROGRAM);
+    start = performance.now();
+    // The SDK's packages and the program's (a main package among several: compiled, not linked).
+    await run(GO, ["build", ...GO_BUILD_FLAGS, "./..."], out, goEnv());
+    seconds["go build"] = since(start);
+  });
+
+  const dotnetHost = which("pulumi-language-dotnet");
+  it.skipIf(dotnetHost === undefined)(
+    `.NET: the SDK is generated with a class for every resource${dotnetHost ? "" : " (skipped: no pulumi-language-dotnet on PATH; the .NET code generator ships only inside that host, which a Pulumi CLI built from Go modules lacks)"}`,
+    async () => {
+      const cli = await pulumiCli();
+      const out = join(dir, "dotnet-sdk");
+      const start = performance.now();
+      await run(cli.command, ["package", "gen-sdk", PLUGIN_DIR, "--language", "dotnet", "--out", out], dir);
+      seconds["gen-sdk dotnet"] = since(start);
+      for (const name of RESOURCES) {
+        const file = join(out, "dotnet", `${name}.cs`);
+        expect(existsSync(file), file).toBe(true);
+        expect(readFileSync(file, "utf8")).toContain(
+          `public partial class ${name} : global::Pulumi.CustomResource`,
+        );
+      }
+    },
+  );
+
+  it.skipIf(dotnetHost === undefined || DOTNET === undefined)(
+    `.NET: the generated SDK compiles${dotnetHost === undefined ? " (skipped: no SDK to compile, see above)" : DOTNET === undefined ? " (skipped: no `dotnet` on PATH)" : ""}`,
+    async () => {
+      const out = join(dir, "dotnet-sdk", "dotnet");
+      expect(existsSync(out)).toBe(true);
+      const start = performance.now();
+      await run(DOTNET as string, ["build"], out);
+      seconds["dotnet build"] = since(start);
+    },
+  );
+});
