@@ -3,12 +3,14 @@
  * - `flagstack emulator ...`: the local emulator of both APIs (cli/emulator-command.ts)
  * - `flagstack events import FILE`: exact, resumable event import (cli/events-command.ts)
  * - `flagstack recover`: settles what a killed `pulumi up` left in a stack (cli/recover-command.ts)
+ * - `flagstack migrate-state`: moves a dynamic-resource stack onto the native provider's tokens (cli/migrate-state-command.ts)
  * - `flagstack policy path|init`: the shipped policy pack, and a team pack built on it (cli/policy-command.ts)
  * @module
  */
 import { Command } from "commander";
 import { register as registerEmulator } from "./emulator-command";
 import { register as registerEvents } from "./events-command";
+import { register as registerMigrateState } from "./migrate-state-command";
 import { register as registerPolicy } from "./policy-command";
 import { register as registerRecover } from "./recover-command";
 
@@ -19,7 +21,13 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command("flagstack")
     .description("Feature flags and delivery pipelines as code: emulator, event import and state recovery")
     .showHelpAfterError();
-  for (const register of [registerEmulator, registerEvents, registerRecover, registerPolicy])
+  for (const register of [
+    registerEmulator,
+    registerEvents,
+    registerRecover,
+    registerMigrateState,
+    registerPolicy,
+  ])
     register(program);
   await program.parseAsync(argv);
 }
