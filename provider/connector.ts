@@ -25,7 +25,7 @@ import {
   Identifier,
   Tags,
 } from "../sdk/platform/schemas";
-import { checkInputs, type InputProblem } from "./core/check";
+import { checkWith, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
@@ -323,9 +323,7 @@ function connectorDiffResult(olds: ConnectorOutputs, news: ConnectorInputs): pul
 export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
   configure,
 
-  async check(_olds, news) {
-    return checkInputs({ schema: ConnectorInputs, validate: connectorProblems }, news);
-  },
+  check: checkWith({ schema: ConnectorInputs, validate: connectorProblems }),
 
   async diff(_id, olds, news) {
     return connectorDiffResult(olds, news);

@@ -31,7 +31,7 @@ import {
 } from "../sdk/admin/schemas";
 import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
-import { checkInputs, type InputProblem } from "./core/check";
+import type { InputProblem } from "./core/check";
 import { adminClient, changeNote } from "./core/config";
 import {
   alignToLive,
@@ -40,12 +40,12 @@ import {
   liveDoc,
   WRITABLE_FIELDS,
 } from "./core/definition-doc";
-import { type DiffSpec, diffInputs } from "./core/diff";
+import type { DiffSpec } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_DEFINITION_TYPE } from "./types";
 
 const Configurations = z
@@ -406,25 +406,17 @@ async function importDefinition(importId: string): ReturnType<typeof impl.read> 
  * ({@link flagDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
-  configure,
-
-  async check(_olds, news) {
-    return checkInputs(
-      {
-        schema: FlagDefinitionInputs,
-        complete: (i) => ({
-          ...i,
-          defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }],
-        }),
-        validate: definitionProblems,
-      },
-      news,
-    );
-  },
-
-  async diff(_id, olds, news) {
-    return diffInputs(definitionDiff, olds, news);
-  },
+  ...dataVerbs(
+    {
+      schema: FlagDefinitionInputs,
+      complete: (i) => ({
+        ...i,
+        defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }],
+      }),
+      validate: definitionProblems,
+    },
+    definitionDiff,
+  ),
 
   async create(inputs) {
     const admin = adminClient();

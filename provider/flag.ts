@@ -19,13 +19,12 @@ import {
   type JsonPatch,
   ROLLOUT_STATUS_NAMES,
 } from "../sdk/admin/schemas";
-import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
-import { type DiffSpec, diffInputs } from "./core/diff";
+import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_TYPE } from "./types";
 
 const tagList = z
@@ -186,15 +185,7 @@ async function importFlag(importId: string): ReturnType<ResourceHandlers<FlagInp
  * ({@link flagProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
-  configure,
-
-  async check(_olds, news) {
-    return checkInputs({ schema: FlagInputs }, news);
-  },
-
-  async diff(_id, olds, news) {
-    return diffInputs(flagDiff, olds, news);
-  },
+  ...dataVerbs({ schema: FlagInputs }, flagDiff),
 
   async create(inputs) {
     const admin = adminClient();

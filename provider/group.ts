@@ -17,13 +17,12 @@
 import { z } from "zod";
 import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
 import { isConflict } from "../sdk/core/errors";
-import { checkInputs } from "./core/check";
 import { adminClient } from "./core/config";
-import { type DiffSpec, diffInputs } from "./core/diff";
+import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { forgetGroups, NotFoundByName, resolveGroups } from "./core/resolve";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { GROUP_TYPE } from "./types";
 
 /** The inputs of a {@link Group}. */
@@ -92,15 +91,7 @@ async function importGroup(importId: string): ReturnType<typeof impl.read> {
  * ({@link groupProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
-  configure,
-
-  async check(_olds, news) {
-    return checkInputs({ schema: GroupInputs }, news);
-  },
-
-  async diff(_id, olds, news) {
-    return diffInputs(groupDiff, olds, news);
-  },
+  ...dataVerbs({ schema: GroupInputs }, groupDiff),
 
   async create(inputs) {
     const admin = adminClient();

@@ -26,7 +26,7 @@ import {
   type ProjectData,
   Tags,
 } from "../sdk/platform/schemas";
-import { checkInputs } from "./core/check";
+import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
@@ -151,9 +151,7 @@ const desiredDiffers = (inputs: ProjectInputs, live: ProjectOutputs): boolean =>
 export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
   configure,
 
-  async check(_olds, news) {
-    return checkInputs({ schema: ProjectInputs }, news);
-  },
+  check: checkWith({ schema: ProjectInputs }),
 
   async diff(_id, olds, news) {
     const result = diffInputs(projectDiff, olds, news);

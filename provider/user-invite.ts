@@ -18,7 +18,7 @@ import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import { type JsonPatch, type User, UserInviteBody } from "../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../sdk/core/errors";
-import { checkInputs } from "./core/check";
+import { checkWith } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
@@ -205,9 +205,7 @@ async function liveState(
 export const impl: ResourceHandlers<UserInviteInputs, UserInviteOutputs> = {
   configure,
 
-  async check(_olds, news) {
-    return checkInputs({ schema: UserInviteInputs }, news);
-  },
+  check: checkWith({ schema: UserInviteInputs }),
 
   async diff(_id, olds, news) {
     const result = diffInputs(userDiff, olds, news);

@@ -146,3 +146,13 @@ export function checkInputs<S extends z.ZodObject>(
     ? { inputs: inputs as z.output<S> }
     : { inputs: inputs as z.output<S>, failures };
 }
+
+/** A resource's `check` verb: {@link checkInputs} by its spec (the old inputs play no part). */
+export function checkWith<S extends z.ZodObject>(
+  spec: CheckSpec<S>,
+): (
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+) => Promise<pulumi.dynamic.CheckResult<z.output<S>>> {
+  return async (_olds, news) => checkInputs(spec, news);
+}

@@ -8,7 +8,9 @@ import type * as pulumi from "@pulumi/pulumi";
 // which neither the program nor the provider process needs.
 import { CustomResource } from "@pulumi/pulumi/resource";
 import type { z } from "zod";
+import { type CheckSpec, checkWith } from "./check";
 import { configureProvider } from "./config";
+import { type DiffSpec, diffInputs } from "./diff";
 import { watchEngine } from "./host";
 
 /**
@@ -70,6 +72,20 @@ export interface Found {
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   configureProvider(req.config);
   watchEngine();
+}
+
+/**
+ * The verbs of a resource that its data decides: the shared {@link configure}, `check` by its
+ * {@link CheckSpec} and `diff` by its {@link DiffSpec}.
+ */
+export function dataVerbs<S extends z.ZodObject, K extends string>(check: CheckSpec<S>, diff: DiffSpec<K>) {
+  return {
+    configure,
+    check: checkWith(check),
+    async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+      return diffInputs(diff, olds, news);
+    },
+  };
 }
 
 /**
