@@ -252,99 +252,120 @@ export function toPartitions(buckets: readonly Bucket[], treatments: readonly st
   return [...sizes].map(([treatment, size]) => ({ treatment, size }));
 }
 
-/** Admin matcher → SDK matcher, per the mapping table of ref wire §2 item 3. */
+/** What one SDK matcher carries beside its key selector, `negate` and type. */
+type SdkMatcherData = Omit<SdkMatcher, "keySelector" | "negate" | "matcherType">;
+
+/** How one admin matcher type maps to the SDK's and reads in a label. */
+interface MatcherMapping {
+  /** The SDK's `matcherType`. */
+  sdk: SdkMatcher["matcherType"];
+  /** The SDK matcher's `*MatcherData` member. */
+  data(m: AdminMatcher): SdkMatcherData;
+  /** The label after the attribute and "not": `in list [a, b]`. */
+  label(m: AdminMatcher): string;
+  /** Matches on the key itself, never an attribute (segments, dependencies). */
+  onKey?: true;
+}
+
+const strings = (m: AdminMatcher): SdkMatcherData => ({
+  whitelistMatcherData: { whitelist: [...(m.strings ?? [])] },
+});
+const list = (m: AdminMatcher) => `[${(m.strings ?? []).join(", ")}]`;
+const unary =
+  (dataType: "NUMBER" | "DATETIME") =>
+  (m: AdminMatcher): SdkMatcherData => ({
+    unaryNumericMatcherData: { dataType, value: (dataType === "NUMBER" ? m.number : m.date) as number },
+  });
+const between =
+  (dataType: "NUMBER" | "DATETIME") =>
+  (m: AdminMatcher): SdkMatcherData => ({
+    betweenMatcherData: { dataType, start: m.between!.from, end: m.between!.to },
+  });
+const iso = (ms: number | undefined) => new Date(ms ?? 0).toISOString();
+
+/**
+ * Every admin matcher type: the mapping table of ref wire §2 item 3, and real payloads' labels.
+ * The SDK truncates EQUAL_TO dates to the UTC day and the others to the minute (ref wire §2 item 3).
+ */
+const MATCHERS: Record<AdminMatcher["type"], MatcherMapping> = {
+  IN_SEGMENT: {
+    sdk: "IN_SEGMENT",
+    data: (m) => ({ userDefinedSegmentMatcherData: { segmentName: m.string as string } }),
+    label: (m) => `in segment ${m.string}`,
+    onKey: true,
+  },
+  IN_LIST_STRING: { sdk: "WHITELIST", data: strings, label: (m) => `in list ${list(m)}` },
+  EQUAL_SET: { sdk: "EQUAL_TO_SET", data: strings, label: (m) => `is equal to set ${list(m)}` },
+  ANY_OF_SET: { sdk: "CONTAINS_ANY_OF_SET", data: strings, label: (m) => `has any of ${list(m)}` },
+  ALL_OF_SET: { sdk: "CONTAINS_ALL_OF_SET", data: strings, label: (m) => `has all of ${list(m)}` },
+  PART_OF_SET: { sdk: "PART_OF_SET", data: strings, label: (m) => `is part of ${list(m)}` },
+  STARTS_WITH_STRING: { sdk: "STARTS_WITH", data: strings, label: (m) => `starts with ${list(m)}` },
+  ENDS_WITH_STRING: { sdk: "ENDS_WITH", data: strings, label: (m) => `ends with ${list(m)}` },
+  CONTAINS_STRING: { sdk: "CONTAINS_STRING", data: strings, label: (m) => `contains ${list(m)}` },
+  MATCHES_STRING: {
+    sdk: "MATCHES_STRING",
+    data: (m) => ({ stringMatcherData: m.string as string }),
+    label: (m) => `matches ${m.string}`,
+  },
+  BOOLEAN: {
+    sdk: "EQUAL_TO_BOOLEAN",
+    data: (m) => ({ booleanMatcherData: m.bool as boolean }),
+    label: (m) => `is ${m.bool}`,
+  },
+  EQUAL_NUMBER: { sdk: "EQUAL_TO", data: unary("NUMBER"), label: (m) => `equals ${m.number}` },
+  GREATER_THAN_OR_EQUAL_NUMBER: {
+    sdk: "GREATER_THAN_OR_EQUAL_TO",
+    data: unary("NUMBER"),
+    label: (m) => `greater than or equal to ${m.number}`,
+  },
+  LESS_THAN_OR_EQUAL_NUMBER: {
+    sdk: "LESS_THAN_OR_EQUAL_TO",
+    data: unary("NUMBER"),
+    label: (m) => `less than or equal to ${m.number}`,
+  },
+  BETWEEN_NUMBER: {
+    sdk: "BETWEEN",
+    data: between("NUMBER"),
+    label: (m) => `between ${m.between?.from} and ${m.between?.to}`,
+  },
+  ON_DATE: { sdk: "EQUAL_TO", data: unary("DATETIME"), label: (m) => `on ${iso(m.date).slice(0, 10)}` },
+  ON_OR_AFTER_DATE: {
+    sdk: "GREATER_THAN_OR_EQUAL_TO",
+    data: unary("DATETIME"),
+    label: (m) => `on or after ${iso(m.date)}`,
+  },
+  ON_OR_BEFORE_DATE: {
+    sdk: "LESS_THAN_OR_EQUAL_TO",
+    data: unary("DATETIME"),
+    label: (m) => `on or before ${iso(m.date)}`,
+  },
+  BETWEEN_DATE: {
+    sdk: "BETWEEN",
+    data: between("DATETIME"),
+    label: (m) => `between ${iso(m.between?.from)} and ${iso(m.between?.to)}`,
+  },
+  IN_SPLIT: {
+    sdk: "IN_SPLIT_TREATMENT",
+    data: (m) => ({
+      dependencyMatcherData: { split: m.depends!.splitName, treatments: [m.depends!.treatment] },
+    }),
+    label: (m) => `is in split ${m.depends?.splitName} treatment [${m.depends?.treatment}]`,
+    onKey: true,
+  },
+};
+
+/** Admin matcher → SDK matcher, per the mapping table of ref wire §2 item 3 ({@link MATCHERS}). */
 export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): SdkMatcher {
-  const base = {
+  const mapping = MATCHERS[matcher.type];
+  return {
     keySelector: {
       trafficType: trafficTypeName,
-      attribute: matcher.type === "IN_SEGMENT" ? null : (matcher.attribute ?? null),
+      attribute: mapping.onKey ? null : (matcher.attribute ?? null),
     },
     negate: matcher.negate ?? false,
+    matcherType: mapping.sdk,
+    ...mapping.data(matcher),
   };
-  const strings = { whitelist: [...(matcher.strings ?? [])] };
-  const number = (dataType: "NUMBER" | "DATETIME", value: number | undefined) => ({
-    dataType,
-    value: value as number,
-  });
-  switch (matcher.type) {
-    case "IN_SEGMENT":
-      return {
-        ...base,
-        matcherType: "IN_SEGMENT",
-        userDefinedSegmentMatcherData: { segmentName: matcher.string as string },
-      };
-    case "IN_LIST_STRING":
-      return { ...base, matcherType: "WHITELIST", whitelistMatcherData: strings };
-    case "EQUAL_SET":
-      return { ...base, matcherType: "EQUAL_TO_SET", whitelistMatcherData: strings };
-    case "ANY_OF_SET":
-      return { ...base, matcherType: "CONTAINS_ANY_OF_SET", whitelistMatcherData: strings };
-    case "ALL_OF_SET":
-      return { ...base, matcherType: "CONTAINS_ALL_OF_SET", whitelistMatcherData: strings };
-    case "PART_OF_SET":
-      return { ...base, matcherType: "PART_OF_SET", whitelistMatcherData: strings };
-    case "STARTS_WITH_STRING":
-      return { ...base, matcherType: "STARTS_WITH", whitelistMatcherData: strings };
-    case "ENDS_WITH_STRING":
-      return { ...base, matcherType: "ENDS_WITH", whitelistMatcherData: strings };
-    case "CONTAINS_STRING":
-      return { ...base, matcherType: "CONTAINS_STRING", whitelistMatcherData: strings };
-    case "MATCHES_STRING":
-      return { ...base, matcherType: "MATCHES_STRING", stringMatcherData: matcher.string as string };
-    case "BOOLEAN":
-      return { ...base, matcherType: "EQUAL_TO_BOOLEAN", booleanMatcherData: matcher.bool as boolean };
-    case "EQUAL_NUMBER":
-      return { ...base, matcherType: "EQUAL_TO", unaryNumericMatcherData: number("NUMBER", matcher.number) };
-    case "GREATER_THAN_OR_EQUAL_NUMBER":
-      return {
-        ...base,
-        matcherType: "GREATER_THAN_OR_EQUAL_TO",
-        unaryNumericMatcherData: number("NUMBER", matcher.number),
-      };
-    case "LESS_THAN_OR_EQUAL_NUMBER":
-      return {
-        ...base,
-        matcherType: "LESS_THAN_OR_EQUAL_TO",
-        unaryNumericMatcherData: number("NUMBER", matcher.number),
-      };
-    case "BETWEEN_NUMBER":
-      return {
-        ...base,
-        matcherType: "BETWEEN",
-        betweenMatcherData: { dataType: "NUMBER", start: matcher.between!.from, end: matcher.between!.to },
-      };
-    // The SDK truncates EQUAL_TO dates to the UTC day and the others to the minute (ref wire §2 item 3).
-    case "ON_DATE":
-      return { ...base, matcherType: "EQUAL_TO", unaryNumericMatcherData: number("DATETIME", matcher.date) };
-    case "ON_OR_AFTER_DATE":
-      return {
-        ...base,
-        matcherType: "GREATER_THAN_OR_EQUAL_TO",
-        unaryNumericMatcherData: number("DATETIME", matcher.date),
-      };
-    case "ON_OR_BEFORE_DATE":
-      return {
-        ...base,
-        matcherType: "LESS_THAN_OR_EQUAL_TO",
-        unaryNumericMatcherData: number("DATETIME", matcher.date),
-      };
-    case "BETWEEN_DATE":
-      return {
-        ...base,
-        matcherType: "BETWEEN",
-        betweenMatcherData: { dataType: "DATETIME", start: matcher.between!.from, end: matcher.between!.to },
-      };
-    case "IN_SPLIT":
-      return {
-        ...base,
-        keySelector: { trafficType: trafficTypeName, attribute: null },
-        matcherType: "IN_SPLIT_TREATMENT",
-        dependencyMatcherData: {
-          split: matcher.depends!.splitName,
-          treatments: [matcher.depends!.treatment],
-        },
-      };
-  }
 }
 
 /**
@@ -352,50 +373,8 @@ export function toSdkMatcher(matcher: AdminMatcher, trafficTypeName: string): Sd
  * "country in list [US]"); the SDK only copies labels into impressions (ref wire §2 item 3).
  */
 export function matcherLabel(matcher: AdminMatcher): string {
-  const subject = matcher.attribute ? `${matcher.attribute} ` : "";
+  const mapping = MATCHERS[matcher.type];
+  const subject = matcher.attribute && !mapping.onKey ? `${matcher.attribute} ` : "";
   const not = matcher.negate ? "not " : "";
-  const list = `[${(matcher.strings ?? []).join(", ")}]`;
-  const iso = (ms: number | undefined) => new Date(ms ?? 0).toISOString();
-  switch (matcher.type) {
-    case "IN_SEGMENT":
-      return `${not}in segment ${matcher.string}`;
-    case "IN_LIST_STRING":
-      return `${subject}${not}in list ${list}`;
-    case "EQUAL_SET":
-      return `${subject}${not}is equal to set ${list}`;
-    case "ANY_OF_SET":
-      return `${subject}${not}has any of ${list}`;
-    case "ALL_OF_SET":
-      return `${subject}${not}has all of ${list}`;
-    case "PART_OF_SET":
-      return `${subject}${not}is part of ${list}`;
-    case "STARTS_WITH_STRING":
-      return `${subject}${not}starts with ${list}`;
-    case "ENDS_WITH_STRING":
-      return `${subject}${not}ends with ${list}`;
-    case "CONTAINS_STRING":
-      return `${subject}${not}contains ${list}`;
-    case "MATCHES_STRING":
-      return `${subject}${not}matches ${matcher.string}`;
-    case "BOOLEAN":
-      return `${subject}${not}is ${matcher.bool}`;
-    case "EQUAL_NUMBER":
-      return `${subject}${not}equals ${matcher.number}`;
-    case "GREATER_THAN_OR_EQUAL_NUMBER":
-      return `${subject}${not}greater than or equal to ${matcher.number}`;
-    case "LESS_THAN_OR_EQUAL_NUMBER":
-      return `${subject}${not}less than or equal to ${matcher.number}`;
-    case "BETWEEN_NUMBER":
-      return `${subject}${not}between ${matcher.between?.from} and ${matcher.between?.to}`;
-    case "ON_DATE":
-      return `${subject}${not}on ${iso(matcher.date).slice(0, 10)}`;
-    case "ON_OR_AFTER_DATE":
-      return `${subject}${not}on or after ${iso(matcher.date)}`;
-    case "ON_OR_BEFORE_DATE":
-      return `${subject}${not}on or before ${iso(matcher.date)}`;
-    case "BETWEEN_DATE":
-      return `${subject}${not}between ${iso(matcher.between?.from)} and ${iso(matcher.between?.to)}`;
-    case "IN_SPLIT":
-      return `${not}is in split ${matcher.depends?.splitName} treatment [${matcher.depends?.treatment}]`;
-  }
+  return `${subject}${not}${mapping.label(matcher)}`;
 }
