@@ -14,7 +14,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import { ADMIN_BASE, adminRoutes } from "./admin";
+import { ADMIN_BASE, ADMIN_V3_BASE, adminRoutes, adminV3Routes } from "./admin";
 import type { AppEnv } from "./context";
 import { type ControlDeps, controlRoutes } from "./control";
 import { EmulatorError, notFound, StateWriteError, unavailable } from "./errors";
@@ -66,6 +66,7 @@ export function createApp(appDeps: AppDeps): Hono<AppEnv> {
 
   app.route("/_emulator", controlRoutes(deps));
   app.route(ADMIN_BASE, adminRoutes(store));
+  app.route(ADMIN_V3_BASE, adminV3Routes(store));
   app.route("/api", eventRoutes(store, deps.events));
   app.route("/api", sdkRoutes(store, deps.sdkReports));
 

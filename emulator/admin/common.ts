@@ -8,7 +8,16 @@ import { applyPatch, type Operation } from "rfc6902";
 import { z } from "zod";
 import { JsonPatch } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, conflict, emptyBadRequest, fieldName, notFound, zodBadRequest } from "../errors";
+import {
+  badRequest,
+  conflict,
+  EmulatorError,
+  emptyBadRequest,
+  fieldName,
+  forbidden,
+  notFound,
+  zodBadRequest,
+} from "../errors";
 import { intQuery, readJson, WHOLE_NUMBER } from "../http";
 import { scopeOf } from "../middleware/auth";
 import type {
@@ -98,6 +107,50 @@ export function environmentOr404(
   if (!env) throw notFound(`Could not find environment ${ref}`);
   scopeOf(store, c).assertEnvironment(env);
   return env;
+}
+
+/**
+ * The environment of the paths that name no workspace (`/segments/{env}/...`,
+ * `/large-segments/{env}/...`): an id, or a name unique among the key's environments.
+ */
+export function anyEnvironmentOr404(
+  store: Store,
+  c: AdminContext,
+  ref: string,
+): { env: EnvironmentRecord; ws: WorkspaceRecord } {
+  const scope = scopeOf(store, c);
+  let env = store.environments.get(ref);
+  if (!env) {
+    const named = store.environments.list().filter((e) => e.name === ref && scope.environmentAllowed(e));
+    if (named.length > 1)
+      throw badRequest(`environment: ${ref} names environments in several workspaces; use its id`);
+    env = named[0];
+  }
+  const ws = env && store.workspaces.get(env.workspaceId);
+  if (!env || !ws) throw notFound(`Could not find environment ${ref}`);
+  scope.assertEnvironment(env);
+  return { env, ws };
+}
+
+/**
+ * In an environment whose change permissions require approvals, a direct write is refused with
+ * 403: the change must go through a change request (ref admin §2 and §9.2, harness provider
+ * issue #1404; the message is inferred).
+ */
+export function assertDirectWrite(store: Store, env: EnvironmentRecord): void {
+  if (!store.catalog.policies.approvalsRequired(env.id)) return;
+  throw forbidden(
+    `Environment ${env.name} requires approvals: submit this change as a change request (POST /changeRequests/ws/${env.workspaceId}/environments/${env.id})`,
+  );
+}
+
+/** Whether a query flag is set: the real service reads booleans case-insensitively (`True` from Python). */
+export function boolQuery(c: AdminContext, name: string, fallback = false): boolean {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "") return fallback;
+  const lower = raw.toLowerCase();
+  if (lower !== "true" && lower !== "false") throw badRequest(`${name}: must be true or false, got "${raw}"`);
+  return lower === "true";
 }
 
 /** A flag by name or id (ref admin §2: GET by id is what clients do), or 404. */
@@ -236,3 +289,56 @@ export const groupJson = (g: GroupRecord) => ({
   description: g.description,
   type: "group" as const,
 });
+
+/**
+ * A page of a marker-paginated list (`{data, nextMarker, previousMarker, limit, count}`, as the
+ * users list, spec §4): the items after the one the `after` marker names. Markers are opaque
+ * (base64url of an item's id); an unknown one is a 400.
+ */
+export function markerPage<T>(
+  c: AdminContext,
+  all: T[],
+  idOf: (t: T) => string,
+  dfltLimit: number,
+  maxLimit: number,
+) {
+  const limit = intQuery(c, "limit", dfltLimit, WHOLE_NUMBER, 1, maxLimit);
+  const after = c.req.query("after");
+  let start = 0;
+  if (after) {
+    const id = Buffer.from(after, "base64url").toString();
+    const at = all.findIndex((t) => idOf(t) === id);
+    if (at < 0) throw badRequest(`after: ${after} is not a marker of this list`);
+    start = at + 1;
+  }
+  const data = all.slice(start, start + limit);
+  const marker = (t: T | undefined) => (t ? Buffer.from(idOf(t)).toString("base64url") : null);
+  return {
+    data,
+    nextMarker: start + limit < all.length ? marker(data.at(-1)) : null,
+    previousMarker: start > 0 ? marker(all[start - 1]) : null,
+    limit,
+    count: data.length,
+  };
+}
+
+/**
+ * A bulk write: each item saved on its own, a refused one reported in `failed` with its status
+ * and message (splitapiclient `identity_microclient.py` `save_all` reads `{objects, failed,
+ * metadata}`). The body must be an array of `what`.
+ */
+export async function bulkSave<T>(c: AdminContext, what: string, save: (item: unknown, i: number) => T) {
+  const body = await readBody(c);
+  if (!Array.isArray(body)) throw badRequest(`body: an array of ${what} is required`);
+  const objects: T[] = [];
+  const failed: { object: unknown; status: number; message: string }[] = [];
+  for (const [i, item] of body.entries()) {
+    try {
+      objects.push(save(item, i));
+    } catch (e) {
+      if (!(e instanceof EmulatorError)) throw e;
+      failed.push({ object: item, status: e.status, message: e.message });
+    }
+  }
+  return { objects, failed, metadata: { total: body.length, failed: failed.length } };
+}

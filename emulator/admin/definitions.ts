@@ -37,6 +37,7 @@ import type {
 import {
   type AdminContext,
   applyJsonPatch,
+  assertDirectWrite,
   definitionJson,
   environmentOr404,
   offsetPage,
@@ -61,9 +62,38 @@ export function assertValidDefinition(doc: DefinitionDocument): void {
     throw badRequest(problems[0] ?? "invalid definition", problems.length > 1 ? problems.join("; ") : "");
 }
 
+/**
+ * The lists the spec leaves open, sent as `null`, read as absent (empty): the davidji99 Terraform
+ * provider's Go client sends `"rules": null` for a definition without rules (issue 18), and Go
+ * clients send `null` for any empty slice (a treatment's `keys` and `segments`, a matcher's
+ * `strings`).
+ */
+function dropNullLists(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const body = { ...(value as Record<string, unknown>) };
+  const without = (o: unknown, keys: readonly string[]) => {
+    if (typeof o !== "object" || o === null || Array.isArray(o)) return o;
+    const copy = { ...(o as Record<string, unknown>) };
+    for (const k of keys) if (copy[k] === null) delete copy[k];
+    return copy;
+  };
+  const each = (list: unknown, fn: (item: unknown) => unknown) => (Array.isArray(list) ? list.map(fn) : list);
+  if (body.rules === null) delete body.rules;
+  body.treatments = each(body.treatments, (t) => without(t, ["keys", "segments"]));
+  body.rules = each(body.rules, (r) => {
+    const rule = without(r, []) as Record<string, unknown>;
+    const cond = rule?.condition as Record<string, unknown> | undefined;
+    if (cond && typeof cond === "object")
+      rule.condition = { ...cond, matchers: each(cond.matchers, (m) => without(m, ["strings"])) };
+    return rule;
+  });
+  for (const k of ["treatments", "rules"]) if (body[k] === undefined) delete body[k];
+  return body;
+}
+
 /** Parses a POST/PUT body (or a patched document) into the stored document. */
-function parseDocument(value: unknown): { doc: DefinitionDocument; killed: boolean | undefined } {
-  const body = parseValue(DefinitionBody, value);
+export function parseDocument(value: unknown): { doc: DefinitionDocument; killed: boolean | undefined } {
+  const body = parseValue(DefinitionBody, dropNullLists(value));
   const { title: _t, comment: _c, killed, ...doc } = body;
   assertValidDefinition(doc);
   return { doc, killed };
@@ -130,6 +160,12 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     if (!flag) throw notFound(`Could not find splitmetadata ${flagRef}`);
     return { flagRef, ws, flag, env };
   };
+  /** {@link locate} for a change: refused with 403 where approvals are required. */
+  const forWrite = (c: AdminContext): Located => {
+    const at = locate(c);
+    assertDirectWrite(store, at.env);
+    return at;
+  };
   const existing = ({ flagRef, flag, env }: Located): DefinitionRecord => {
     const d = store.definitions.get(flag.id, env.id);
     if (!d) throw notFound(`Could not find splitmetadata ${flagRef}`);
@@ -156,7 +192,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
   app.get(base, (c) => c.json(definitionJson(store, existing(locate(c)))));
 
   app.post(base, async (c) => {
-    const at = locate(c);
+    const at = forWrite(c);
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
     const { doc, killed } = parseDocument(body);
@@ -166,7 +202,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.put(base, async (c) => {
-    const at = locate(c);
+    const at = forWrite(c);
     const d = existing(at);
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
@@ -177,7 +213,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.patch(base, async (c) => {
-    const at = locate(c);
+    const at = forWrite(c);
     const d = existing(at);
     requireTitleAndComment(at.ws, c.req.query("title"), c.req.query("comment"));
     const ops = await parsePatch(c);
@@ -200,7 +236,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.delete(base, async (c) => {
-    const at = locate(c);
+    const at = forWrite(c);
     const d = existing(at);
     requireTitleAndComment(at.ws, c.req.query("title"), c.req.query("comment"));
     store.removeDefinition(d);
@@ -213,7 +249,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     ["restore", false],
   ] as const) {
     app.put(`${base}/${action}`, async (c) => {
-      const d = existing(locate(c));
+      const d = existing(forWrite(c));
       if (store.definitions.setKilled(d, killed)) await store.commit();
       return c.json(definitionJson(store, d));
     });

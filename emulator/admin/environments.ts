@@ -22,6 +22,7 @@ import { scopeOf } from "../middleware/auth";
 import type { KeyRecord, Store } from "../store";
 import {
   applyJsonPatch,
+  boolQuery,
   environmentJson,
   environmentOr404,
   parseBody,
@@ -86,6 +87,7 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     if (scope.key.environments?.length) scope.assertAccountWide("create environments");
     const body = await parseBody(c, EnvironmentCreate);
     const { env, keys } = store.createEnvironment(ws, { name: body.name, production: body.production });
+    if (body.changePermissions) store.catalog.policies.set(env, body.changePermissions);
     await store.commit();
     return c.json({
       ...environmentJson(env),
@@ -99,13 +101,21 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const env = environmentOr404(store, c, ws, c.req.param("env"));
     const ops = await parsePatch(c);
-    const patched = applyJsonPatch(environmentJson(env), ops);
+    // `/changePermissions` is patched too (ref admin §1.2); `areApprovalsRequired` gates direct writes.
+    const permissions = store.catalog.policies.get(env.id)?.changePermissions ?? {};
+    const patched = applyJsonPatch({ ...environmentJson(env), changePermissions: permissions }, ops);
     if (patched.id !== env.id) throw badRequest("id: the id of an environment cannot be changed");
     const next = parseValue(EnvironmentPatched, { name: patched.name, production: patched.production });
-    const dryRun = c.req.query("dry_run") === "true";
+    const changePermissions =
+      parseValue(EnvironmentCreate.shape.changePermissions, patched.changePermissions, "changePermissions") ??
+      {};
+    const dryRun = boolQuery(c, "dry_run");
     store.environments.update(ws, env, next, !dryRun);
+    if (!dryRun) store.catalog.policies.set(env, changePermissions);
     if (!dryRun) await store.commit();
-    return c.json({ ...environmentJson(env), ...(dryRun ? next : {}) });
+    // Like the create response, the answer shows the change permissions once there are any (ref §1.2).
+    const shown = Object.keys(changePermissions).length > 0 ? { changePermissions } : {};
+    return c.json({ ...environmentJson(env), ...(dryRun ? next : {}), ...shown });
   });
 
   app.delete("/environments/ws/:ws/:env", async (c) => {

@@ -19,8 +19,13 @@ import { scopeOf } from "../middleware/auth";
 import type { GroupRecord, Store } from "../store";
 import { type AdminContext, groupJson, offsetPage, offsetParams, parseBody } from "./common";
 
-/** PUT takes the full object: unlike POST, `description` has no default (ref §5). */
+/**
+ * PUT: unlike POST, `description` has no default (ref §5). `name` may be left out, keeping the
+ * group's name: the spec leaves it open and the davidji99 Terraform provider's Go client sends
+ * only `{description}` (issue 18).
+ */
 const GroupPutFull = GroupPut.extend({
+  name: GroupPut.shape.name.optional(),
   description: z
     .string({ error: "description is required (PUT replaces the whole group)" })
     .max(1024, "description must be at most 1024 characters"),
@@ -58,7 +63,7 @@ export function groupRoutes(store: Store): Hono<AppEnv> {
     const body = await parseBody(c, GroupPutFull);
     if (body.id !== undefined && body.id !== g.id)
       throw badRequest(`id: ${body.id} does not match the group in the path (${g.id})`);
-    store.groups.update(g, { name: body.name, description: body.description });
+    store.groups.update(g, { name: body.name ?? g.name, description: body.description });
     await store.commit();
     return c.json(groupJson(g));
   });

@@ -8,11 +8,17 @@ import type { AppEnv } from "../context";
 import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import { apiKeyRoutes } from "./api-keys";
+import { attributeRoutes } from "./attributes";
+import { changeRequestRoutes, largeSegmentUploadRoutes } from "./change-requests";
 import { definitionRoutes } from "./definitions";
 import { environmentRoutes } from "./environments";
+import { flagSetRoutes } from "./flag-sets";
 import { flagRoutes } from "./flags";
 import { groupRoutes } from "./groups";
+import { identityRoutes } from "./identities";
+import { restrictionRoutes } from "./restrictions";
 import { rolloutStatusRoutes } from "./rollout-statuses";
+import { kindSegmentRoutes } from "./segment-kinds";
 import { segmentRoutes } from "./segments";
 import { trafficTypeRoutes } from "./traffic-types";
 import { userRoutes } from "./users";
@@ -24,6 +30,9 @@ export const ADMIN_BASE = "/internal/api/v2";
 /** Every admin route, relative to {@link ADMIN_BASE}. */
 export function adminRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
+  // A large segment's file goes to the upload address its change request gave, which carries its
+  // own credential (a presigned address on the real service): no admin key.
+  app.route("/", largeSegmentUploadRoutes(store));
   app.use("*", keyAuth(store, "admin"));
   app.route("/", workspaceRoutes(store));
   app.route("/", environmentRoutes(store));
@@ -36,5 +45,22 @@ export function adminRoutes(store: Store): Hono<AppEnv> {
   app.route("/", userRoutes(store));
   app.route("/", groupRoutes(store));
   app.route("/", apiKeyRoutes(store));
+  app.route("/", attributeRoutes(store));
+  app.route("/", identityRoutes(store));
+  app.route("/", kindSegmentRoutes(store, "large"));
+  app.route("/", kindSegmentRoutes(store, "rule-based"));
+  app.route("/", changeRequestRoutes(store));
+  app.route("/", restrictionRoutes(store));
+  return app;
+}
+
+/** Base path of the admin API's v3 part (ref admin §1.1 "flag sets"). */
+export const ADMIN_V3_BASE = "/internal/api/v3";
+
+/** The v3 routes (flag sets), relative to {@link ADMIN_V3_BASE}, behind the same admin-key check. */
+export function adminV3Routes(store: Store): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.use("*", keyAuth(store, "admin"));
+  app.route("/", flagSetRoutes(store));
   return app;
 }

@@ -17,11 +17,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { badRequest, notFound } from "../errors";
-import { scopeOf } from "../middleware/auth";
+import { notFound } from "../errors";
 import type { EnvironmentRecord, SegmentActivation, SegmentRecord, Store, WorkspaceRecord } from "../store";
 import {
   type AdminContext,
+  anyEnvironmentOr404,
+  assertDirectWrite,
+  boolQuery,
   environmentOr404,
   KeyedName,
   offsetPage,
@@ -74,29 +76,15 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   /** The environment of `/segments/{env}/...`: an id, or a name unique among the key's environments. */
-  const envOf = (c: AdminContext): { env: EnvironmentRecord; ws: WorkspaceRecord } => {
-    const ref = c.req.param("env") ?? "";
-    const scope = scopeOf(store, c);
-    let env = store.environments.get(ref);
-    if (!env) {
-      const named = store.environments.list().filter((e) => e.name === ref && scope.environmentAllowed(e));
-      if (named.length > 1)
-        throw badRequest(`environment: ${ref} names environments in several workspaces; use its id`);
-      env = named[0];
-    }
-    if (!env) throw notFound(`Could not find environment ${ref}`);
-    const ws = store.workspaces.get(env.workspaceId);
-    if (!ws) throw notFound(`Could not find environment ${ref}`);
-    scope.assertEnvironment(env);
-    return { env, ws };
-  };
+  const envOf = (c: AdminContext) => anyEnvironmentOr404(store, c, c.req.param("env") ?? "");
   const segmentOf = (ws: WorkspaceRecord, name: string): SegmentRecord => {
     const s = store.segments.byName(ws.id, name);
     if (!s) throw notFound(`Could not find segment ${name}`);
     return s;
   };
   /** The body of a key upload or removal, once the workspace's title-and-comment rule holds. */
-  const keysBody = async (c: AdminContext, ws: WorkspaceRecord) => {
+  const keysBody = async (c: AdminContext, { ws, env }: { ws: WorkspaceRecord; env: EnvironmentRecord }) => {
+    assertDirectWrite(store, env);
     const raw = await readBody(c);
     const fields = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
     requireTitleAndComment(
@@ -163,19 +151,19 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.put("/segments/:env/:name/uploadKeys", async (c) => {
-    const { ws, a } = activationOf(c);
-    const body = await keysBody(c, ws);
-    const replaceParam = c.req.query("replace") ?? "false";
-    if (replaceParam !== "true" && replaceParam !== "false")
-      throw badRequest(`replace: must be true or false, got "${replaceParam}"`);
-    const { added, removed } = store.segments.uploadKeys(a, body.keys, replaceParam === "true");
+    const { a, ...at } = activationOf(c);
+    const body = await keysBody(c, at);
+    // `replace=True` is how Python clients spell it (splitapiclient `segment_definition_microclient.py`
+    // `import_keys_from_json` formats a bool into the query); the service reads it case-insensitively.
+    const replace = boolQuery(c, "replace");
+    const { added, removed } = store.segments.uploadKeys(a, body.keys, replace);
     await store.commit();
     return c.json({ added, removed, totalCount: a.members.size });
   });
 
   app.put("/segments/:env/:name/removeKeys", async (c) => {
-    const { ws, a } = activationOf(c);
-    const body = await keysBody(c, ws);
+    const { a, ...at } = activationOf(c);
+    const body = await keysBody(c, at);
     const removed = store.segments.removeKeys(a, body.keys);
     await store.commit();
     return c.json({ added: 0, removed, totalCount: a.members.size });
@@ -185,7 +173,9 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
     const { a } = activationOf(c);
     const { offset, limit } = offsetParams(c, 100, 1000);
     const keys = [...a.members.keys()].slice(offset, offset + limit).map((key) => ({ key }));
-    return c.json({ keys, offset, limit, totalCount: a.members.size });
+    // `totalCount` (ref §1.2) and `count`, which splitapiclient reads (`segment_definition_microclient.py`
+    // `get_keys`, `get_key_count`): the real service serves both.
+    return c.json({ keys, offset, limit, count: a.members.size, totalCount: a.members.size });
   });
 
   return app;

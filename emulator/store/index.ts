@@ -11,6 +11,7 @@
  * @module
  */
 import { conflict } from "../errors";
+import { Catalog } from "./catalog";
 import { Definitions, Flags } from "./flags";
 import { Journal } from "./journal";
 import { Keys } from "./keys";
@@ -32,6 +33,7 @@ import { Segments } from "./segments";
 import { ChangeClock } from "./table";
 import { Environments, RolloutStatuses, TrafficTypes, Workspaces } from "./workspaces";
 
+export * from "./catalog-records";
 export { type CommitLog, type CommitLogBatch, StateFileError } from "./journal";
 export { newKeyString } from "./keys";
 export { ACTIVE_USER_DELETE_MESSAGE } from "./people";
@@ -63,6 +65,8 @@ export class Store extends Journal {
   readonly groups = new Groups();
   readonly users = new Users(this.groups);
   readonly platform = new PlatformStore();
+  /** Flag sets, attributes, identities, large and rule-based segments, change requests (issue 18). */
+  readonly catalog = new Catalog();
   /** SDK change numbers, shared by definitions and segments. */
   private readonly clock = new ChangeClock();
 
@@ -119,6 +123,7 @@ export class Store extends Journal {
       groups: this.groups.dump(),
       keys: this.keys.dump(),
       platform: this.platform.dump(),
+      catalog: this.catalog.dump(),
     };
   }
 
@@ -136,6 +141,7 @@ export class Store extends Journal {
     this.groups.restore(file.groups);
     this.keys.restore(file.keys);
     this.platform.restore(file.platform);
+    this.catalog.restore(file.catalog);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -159,6 +165,7 @@ export class Store extends Journal {
     if (this.environments.inWorkspace(ws.id).length > 0)
       throw conflict(`Workspace ${ws.name} still has environments; delete them first`);
     this.workspaces.remove(ws);
+    this.catalog.forgetWorkspace(ws.id);
     this.flags.forgetWorkspace(ws.id);
   }
 
@@ -183,6 +190,7 @@ export class Store extends Journal {
     this.environments.remove(env);
     this.definitions.forgetEnvironment(env.id);
     this.segments.forgetEnvironment(env.id);
+    this.catalog.forgetEnvironment(env.id);
   }
 
   /** Deletes a traffic type; refused while flags or segments use it (inferred). */
@@ -193,9 +201,10 @@ export class Store extends Journal {
         `Traffic type ${tt.name} is used by ${usedBy.length} feature flag(s) (${usedBy[0]?.name}, ...); delete them first`,
       );
     }
-    if (this.segments.ofTrafficType(tt.id).length > 0)
+    if (this.segments.ofTrafficType(tt.id).length > 0 || this.catalog.segmentsOfTrafficType(tt.id).length > 0)
       throw conflict(`Traffic type ${tt.name} is used by segments; delete them first`);
     this.trafficTypes.remove(tt);
+    this.catalog.forgetTrafficType(tt.id);
   }
 
   /** Adds a flag in the account's initial rollout status (spec admin §3). */

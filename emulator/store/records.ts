@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
+import { CatalogState } from "./catalog-records";
 
 // ---------------------------------------------------------------------------------------------
 // API keys
@@ -343,6 +344,8 @@ export const StateFile = z.object({
   groups: z.array(GroupRecord),
   keys: z.array(KeyRecord),
   platform: PlatformState,
+  /** Flag sets, attributes, large and rule-based segments, change requests (`catalog-records.ts`). */
+  catalog: CatalogState.optional(),
 });
 /** The persisted state file. */
 export type StateFile = z.output<typeof StateFile>;

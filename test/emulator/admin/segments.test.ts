@@ -77,7 +77,25 @@ describe("segments", () => {
     });
     expect(removed.body).toEqual({ added: 0, removed: 1, totalCount: 1 });
     const keys = await call("GET", "/internal/api/v2/segments/Production/vip/keys");
-    expect(keys.body).toEqual({ keys: [{ key: "k2" }], offset: 0, limit: 100, totalCount: 1 });
+    // `count` is what splitapiclient reads, `totalCount` what ref §1.2 shows: both are served.
+    expect(keys.body).toEqual({ keys: [{ key: "k2" }], offset: 0, limit: 100, count: 1, totalCount: 1 });
+  });
+
+  it("reads replace as the service does: any case of true/false (Python sends True), else 400", async () => {
+    const path = "/internal/api/v2/segments/Production/vip/uploadKeys";
+    const py = await call("PUT", `${path}?replace=True`, { body: { keys: ["p1"] } });
+    expect(py.status).toBe(200);
+    expect(py.body).toEqual({ added: 1, removed: 1, totalCount: 1 });
+    const add = await call("PUT", `${path}?replace=False`, { body: { keys: ["p2"] } });
+    expect(add.body).toEqual({ added: 1, removed: 0, totalCount: 2 });
+    expect((await call("PUT", `${path}?replace=TRUE`, { body: { keys: ["k2"] } })).body).toEqual({
+      added: 1,
+      removed: 2,
+      totalCount: 1,
+    });
+    const bad = await call("PUT", `${path}?replace=yes`, { body: { keys: ["x"] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual(adminError(400, 'replace: must be true or false, got "yes"'));
   });
 
   it.each([
