@@ -3,7 +3,12 @@
  * key kind as data ({@link KEY_KINDS}).
  *
  * - Admin endpoints take an admin key (`Authorization: Bearer <key>`, or `x-api-key` as Harness
- *   tokens do, ref admin §4). Any other key, or none, gives 401 with the admin error body.
+ *   tokens do, ref admin §4), and, in `x-api-key` only, a Harness token (the platform key): how
+ *   accounts migrated to Harness authenticate (ref admin §4, §9.1 `harness_token`; splitapiclient's
+ *   Harness mode sends its token there for every admin call, `http_clients/harness_client.py`).
+ *   Each key works in either mode; a Harness token sent as a Bearer key is 401. Any other key, or
+ *   none, gives 401 with the admin error body. A Harness token acts account-wide on the admin API
+ *   (the emulator does not map Harness projects onto workspaces).
  * - The event import and the SDK endpoints take an SDK key, which belongs to one environment;
  *   an admin or platform key gives 401 ("an Admin key is not the key type for this endpoint").
  * - The platform API takes a platform key in `x-api-key`; anything else is 401 INVALID_TOKEN
@@ -70,13 +75,23 @@ interface KeyKind {
   presented: (c: Context) => string | undefined;
   /** The 401 for a missing, unknown or wrong-kind key. */
   refuse: (presented: string | undefined, key: KeyRecord | undefined) => EmulatorError;
+  /** Other key types this API takes, and how (the admin API: a Harness token in `x-api-key`). */
+  alsoAccepts?: (c: Context, key: KeyRecord) => boolean;
   /** What the API checks next about an accepted key (the SDK key's environment, the account). */
   accept?: (store: Store, c: Context, key: KeyRecord) => void;
 }
 
 /** Each API's header and key kind (see the module comment). */
 export const KEY_KINDS = {
-  admin: { type: "admin", presented: bearerOrApiKey, refuse: refuseAs("admin", "ADMIN_API_KEY") },
+  admin: {
+    type: "admin",
+    presented: bearerOrApiKey,
+    refuse: refuseAs("admin", "ADMIN_API_KEY"),
+    alsoAccepts: (c, key) =>
+      key.type === "platform" &&
+      !c.req.header("authorization") &&
+      c.req.header("x-api-key")?.trim() === key.key,
+  },
   sdk: {
     type: "sdk",
     presented: bearerOrApiKey,
@@ -109,7 +124,7 @@ export function keyAuth(store: Store, api: keyof typeof KEY_KINDS): MiddlewareHa
   return async function keyAuthMiddleware(c, next) {
     const presented = kind.presented(c);
     const key = presented === undefined ? undefined : store.keys.get(presented);
-    if (key?.type !== kind.type) throw kind.refuse(presented, key);
+    if (!key || (key.type !== kind.type && !kind.alsoAccepts?.(c, key))) throw kind.refuse(presented, key);
     kind.accept?.(store, c, key);
     c.set("key", key);
     await next();

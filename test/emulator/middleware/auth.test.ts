@@ -202,3 +202,52 @@ describe("SDK keys", () => {
     );
   });
 });
+
+describe("Harness mode (ref admin §4: migrated accounts send a Harness token in x-api-key)", () => {
+  const asApiKey = (key: string) => ({ key: null, headers: { "x-api-key": key } });
+
+  it("takes the Harness token (the platform key) in x-api-key on the admin API, v2 and v3", async () => {
+    const list = await call("GET", "/internal/api/v2/workspaces", asApiKey(emu.platformKey));
+    expect(list.status).toBe(200);
+    expect(list.body.objects.map((w: { name: string }) => w.name)).toEqual(["Default", "Other"]);
+    const sets = await call(
+      "GET",
+      `/internal/api/v3/flag-sets?workspace_id=${ws.id}`,
+      asApiKey(emu.platformKey),
+    );
+    expect(sets.status).toBe(200);
+    expect(sets.body).toEqual({ data: [], nextMarker: null, previousMarker: null, limit: 50, count: 0 });
+  });
+
+  it("takes each admin key in either header, with its own restrictions", async () => {
+    const mine = await call("GET", `/internal/api/v2/environments/ws/${other.id}`, asApiKey(WS_KEY));
+    expect(mine.status).toBe(200);
+    const elsewhere = await call("GET", `/internal/api/v2/environments/ws/${ws.id}`, asApiKey(WS_KEY));
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body).toEqual(
+      adminError(403, `The API key is not allowed to access workspace ${ws.id}`),
+    );
+  });
+
+  it("refuses a Harness token sent as a Bearer key, and an SDK key in x-api-key", async () => {
+    const bearer = await call("GET", "/internal/api/v2/workspaces", { key: emu.platformKey });
+    expect(bearer.status).toBe(401);
+    expect(bearer.body).toEqual(
+      adminError(401, "This endpoint takes an Admin API key; the key given is a platform key"),
+    );
+    const sdk = await call("GET", "/internal/api/v2/workspaces", asApiKey(emu.sdkKey));
+    expect(sdk.status).toBe(401);
+    expect(sdk.body).toEqual(
+      adminError(401, "This endpoint takes an Admin API key; the key given is an SDK key"),
+    );
+  });
+
+  it("reads Authorization first when both headers are sent", async () => {
+    const r = await call("GET", "/internal/api/v2/workspaces", {
+      key: "wrong-key-123",
+      headers: { "x-api-key": emu.platformKey },
+    });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual(adminError(401, "Invalid API key"));
+  });
+});
