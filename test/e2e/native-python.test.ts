@@ -4,16 +4,24 @@
  * (`pulumi package gen-sdk`) and installed in a virtualenv with `pulumi==3.259.0` (made once, from
  * PyPI, in `~/.cache/flagstack`), where the engine's Python language host runs it. `up` makes a flag, its
  * Production targeting and a group, a lookup resolves the environment, a preview changes nothing
- * and writes nothing, `destroy` leaves nothing.
+ * and writes nothing, `destroy` leaves nothing. Then, on the same stack: a one-field change
+ * previews as a field-level diff (`trafficAllocation`) and goes out as one JSON Patch of that field
+ * (bodies seen through a recording proxy in front of the emulator, whose own log has none); a
+ * refresh after an out-of-band change records the live value and the next preview and `up` restore
+ * the program's; `pulumi import` of a flag made outside Pulumi writes Python that, added to the
+ * program, previews with nothing to do; `destroy` leaves nothing. And the README's Python snippet
+ * runs and declares the same objects as its YAML and TypeScript.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import { EngineStack, pulumiCli, REPO_ROOT } from "./harness";
+import { EngineStack, previewJson, pulumiCli, REPO_ROOT, recordedOutputs } from "./harness";
+import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -50,10 +58,14 @@ function ensureVenv(): void {
 
 describe("native provider: the Python example", () => {
   let s: EngineStack;
+  /** Between the provider and the emulator's admin API: the emulator's log has no bodies. */
+  let proxy: RecordingProxy;
 
   beforeAll(async () => {
     ensureVenv();
     s = await EngineStack.open({ program: "examples/python" });
+    proxy = await startRecordingProxy(s.emu.url);
+    await s.setConfig({ "flagstack:adminApiUrl": proxy.url });
     const file = join(s.programDir, "Pulumi.yaml");
     const text = readFileSync(file, "utf8");
     expect(text).toContain("path: ../../provider-plugin\n");
@@ -86,8 +98,18 @@ describe("native provider: the Python example", () => {
   });
 
   afterAll(async () => {
+    await proxy?.stop();
     await s?.close();
   });
+
+  /** Edits the program copy's __main__.py. */
+  const editProgram = (edit: (text: string) => string) => {
+    const file = join(s.programDir, "__main__.py");
+    const before = readFileSync(file, "utf8");
+    const after = edit(before);
+    expect(after).not.toBe(before);
+    writeFileSync(file, after);
+  };
 
   it("up, a preview that changes and writes nothing, destroy", async () => {
     const { admin } = clients(s.emu);
@@ -123,5 +145,172 @@ describe("native provider: the Python example", () => {
     expect(destroy.result.summary.resourceChanges).toEqual({ delete: 4 });
     expect(await flagNames(admin)).toEqual([]);
     expect(await groupNames(admin)).toEqual([]);
+  });
+
+  it("a one-field change: `preview --diff` names the field, `up` sends one PATCH of exactly that field", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    expect((await s.up()).result.summary.resourceChanges).toEqual({ create: 4 });
+    editProgram((t) =>
+      t.replace(
+        '    default_treatment="off",\n',
+        '    default_treatment="off",\n    traffic_allocation=50,\n',
+      ),
+    );
+
+    const preview = await previewJson(s);
+    expect(preview.summary).toEqual({ same: 3, update: 1 });
+    expect(preview.changes).toEqual({
+      checkoutProduction: {
+        op: "update",
+        urn: expect.stringMatching(/::flagstack:index:FlagDefinition::checkoutProduction$/),
+        diffReasons: ["trafficAllocation"],
+        detailedDiff: { trafficAllocation: { kind: "update", inputDiff: false } },
+      },
+    });
+    expect(preview.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    const diff = await s.preview({ diff: true });
+    expect(diff.result.stdout).toMatch(/~ flagstack:index:FlagDefinition: \(update\)/);
+    expect(diff.result.stdout).toMatch(/\n\s+~ trafficAllocation: 100 => 50\n/);
+
+    proxy.reset();
+    const up = await s.up();
+    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    const flag = await admin.flags.get(ws, "py-checkout");
+    const after = await admin.definitions.get(ws, "py-checkout", "Production");
+    const env = after.environment.id;
+    // The program's lookup, the guard's read of the live definition, then the one PATCH.
+    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "GET /internal/api/v2/workspaces 200",
+      `GET /internal/api/v2/environments/ws/${ws} 200`,
+      `GET /internal/api/v2/splits/ws/${ws}/${flag.id}/environments/${env} 200`,
+      `PATCH /internal/api/v2/splits/ws/${ws}/py-checkout/environments/${env} 200`,
+    ]);
+    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
+      {
+        method: "PATCH",
+        path: `/internal/api/v2/splits/ws/${ws}/py-checkout/environments/${env}`,
+        body: [
+          { op: "test", path: "/trafficAllocation", value: 100 },
+          { op: "replace", path: "/trafficAllocation", value: 50 },
+        ],
+      },
+    ]);
+    expect(after.trafficAllocation).toBe(50);
+    expect((await s.preview()).result.changeSummary).toEqual({ same: 4 });
+  });
+
+  it("refresh after an out-of-band change records the live value; the next preview and up restore the program's", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    await admin.flags.patch(ws, "py-checkout", [
+      { op: "replace", path: "/description", value: "Changed outside Pulumi" },
+    ]);
+
+    const refresh = await s.refresh();
+    expect(refresh.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    expect(refresh.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect((await recordedOutputs(s, "checkout")).description).toBe("Changed outside Pulumi");
+
+    const preview = await previewJson(s);
+    expect(preview.summary).toEqual({ same: 3, update: 1 });
+    expect(preview.changes).toEqual({
+      checkout: {
+        op: "update",
+        urn: expect.stringMatching(/::flagstack:index:Flag::checkout$/),
+        diffReasons: ["description"],
+        detailedDiff: { description: { kind: "update", inputDiff: false } },
+      },
+    });
+
+    proxy.reset();
+    const up = await s.up();
+    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+    const flag = await admin.flags.get(ws, "py-checkout");
+    expect(
+      up.requests.filter((r) => r.path.includes("/splits/")).map((r) => `${r.method} ${r.path} ${r.status}`),
+    ).toEqual([
+      `GET /internal/api/v2/splits/ws/${ws}/${flag.id} 200`,
+      `PATCH /internal/api/v2/splits/ws/${ws}/py-checkout 200`,
+    ]);
+    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
+      {
+        method: "PATCH",
+        path: `/internal/api/v2/splits/ws/${ws}/py-checkout`,
+        body: [{ op: "replace", path: "/description", value: "The one-page checkout, from Python" }],
+      },
+    ]);
+    expect(flag.description).toBe("The one-page checkout, from Python");
+  });
+
+  it("`pulumi import` of a flag made outside Pulumi writes Python; with it in the program, a preview has nothing to do", async () => {
+    const { admin } = clients(s.emu);
+    const ws = await defaultWorkspaceId(admin);
+    await admin.flags.create(ws, "user", { name: "py-imported", description: "made outside Pulumi" });
+    const out = join(s.dir, "imported.py");
+    await s.cli([
+      "import",
+      "flagstack:index:Flag",
+      "imported",
+      "Default/py-imported",
+      "--yes",
+      "--protect=false",
+      "--out",
+      out,
+    ]);
+    const generated = readFileSync(out, "utf8");
+    expect(generated).toBe(`import pulumi
+import pulumi_flagstack as flagstack
+
+imported = flagstack.Flag("imported",
+    adopt=False,
+    description="made outside Pulumi",
+    name="py-imported",
+    rollout_status="Pre-Production",
+    tags=[],
+    traffic_type="user",
+    workspace="Default")
+`);
+    editProgram((t) => `${t}\n${generated}`);
+    const preview = await s.preview();
+    expect(preview.result.changeSummary).toEqual({ same: 5 });
+    expect(preview.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("destroy leaves nothing", async () => {
+    const { admin } = clients(s.emu);
+    const destroy = await s.destroy();
+    expect(destroy.result.summary.resourceChanges).toEqual({ delete: 5 });
+    expect(await flagNames(admin)).toEqual([]);
+    expect(await groupNames(admin)).toEqual([]);
+    expect(await s.resources()).toEqual([]);
+  });
+
+  it("the README's Python runs as written and declares the same Flag and FlagDefinition as its YAML and TypeScript", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-readme-python-"));
+    // The SDK is the one installed in the virtualenv above; the plugin path is the install's.
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      `name: readme-python
+runtime:
+  name: python
+  options:
+    toolchain: pip
+    virtualenv: ${VENV}
+plugins:
+  providers:
+    - name: flagstack
+      path: node_modules/flagstack/provider-plugin
+`,
+    );
+    writeFileSync(join(dir, "__main__.py"), readmeNativeSnippet("python"));
+    const r = await EngineStack.open({ program: dir });
+    try {
+      expect(await declaredInputs(r)).toEqual(README_NATIVE_INPUTS);
+      expect((await r.destroy()).result.summary.resourceChanges).toEqual({ delete: 3 });
+    } finally {
+      await r.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

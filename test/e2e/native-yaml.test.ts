@@ -11,7 +11,8 @@
  * nothing. And `pulumi package get-schema` of the plugin directory prints the committed schema.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +20,7 @@ import { parseDocument } from "yaml";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
 import { EngineStack, engineEnv, previewJson, pulumiCli, REPO_ROOT, recordedOutputs } from "./harness";
+import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -260,6 +262,23 @@ describe("native provider: a YAML program outside the repository", () => {
     expect(await flagNames(admin)).toEqual([]);
     expect(await groupNames(admin)).toEqual([]);
     expect(await s.resources()).toEqual([]);
+  });
+
+  it("the README's YAML runs as written and declares the same Flag and FlagDefinition as its Python and TypeScript", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-readme-yaml-"));
+    // Verbatim: the copy's node_modules/flagstack is this repository, as in an install.
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      `name: readme-yaml\nruntime: yaml\n${readmeNativeSnippet("yaml")}`,
+    );
+    const r = await EngineStack.open({ program: dir });
+    try {
+      expect(await declaredInputs(r)).toEqual(README_NATIVE_INPUTS);
+      expect((await r.destroy()).result.summary.resourceChanges).toEqual({ delete: 3 });
+    } finally {
+      await r.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("`pulumi package get-schema <plugin dir>` prints the committed schema", async () => {
