@@ -11,7 +11,7 @@
 import { parseDocument, stringify } from "yaml";
 import { type CommonOptions, ConfigurationError, resolveCommonOptions } from "../core/options";
 import { checkPageSize } from "../core/paginate";
-import { HttpCore, type Query } from "../core/request";
+import { type CallInit, HttpCore, type Query } from "../core/request";
 import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { platformEndpoints as E } from "./endpoints";
@@ -104,13 +104,8 @@ export class ProjectsApi {
    * const { project } = await platform.projects.create({ identifier: "payments", name: "Payments" });
    */
   async create(body: ProjectBody, opts: { org?: string } = {}): Promise<ProjectData> {
-    const { project, org } = this.#body(E.projects.create, body, opts.org);
-    const env = await this.#ctx.core.request(
-      E.projects.create,
-      {},
-      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: org }, body: { project } },
-    );
-    return env.data;
+    const init = this.#saveInit(E.projects.create, body, opts.org);
+    return (await this.#ctx.core.request(E.projects.create, {}, init)).data;
   }
 
   /**
@@ -136,13 +131,14 @@ export class ProjectsApi {
         },
       ]);
     }
-    const { project, org } = this.#body(E.projects.update, body, opts.org);
-    const env = await this.#ctx.core.request(
-      E.projects.update,
-      { identifier },
-      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: org }, body: { project } },
-    );
-    return env.data;
+    const init = this.#saveInit(E.projects.update, body, opts.org);
+    return (await this.#ctx.core.request(E.projects.update, { identifier }, init)).data;
+  }
+
+  /** The query and body of a create or a replace: the checked body, the account and organization. */
+  #saveInit(r: Route, body: ProjectBody, orgOption: string | undefined): CallInit {
+    const { project, org } = this.#body(r, body, orgOption);
+    return { query: { accountIdentifier: this.#ctx.account, orgIdentifier: org }, body: { project } };
   }
 
   /** Deletes a project (a hard delete, ref §4); returns `true`. */
@@ -213,13 +209,7 @@ export class ConnectorsApi {
    * });
    */
   async create(body: ConnectorBody): Promise<ConnectorData> {
-    const connector = this.#body(E.connectors.create, body);
-    const env = await this.#ctx.core.request(
-      E.connectors.create,
-      {},
-      { query: { accountIdentifier: this.#ctx.account }, body: { connector } },
-    );
-    return env.data;
+    return this.#save(E.connectors.create, body);
   }
 
   /**
@@ -233,13 +223,14 @@ export class ConnectorsApi {
 
   /** Replaces a connector; the body names it (ref §5: `PUT /ng/api/connectors`, no id in the path). */
   async update(body: ConnectorBody): Promise<ConnectorData> {
-    const connector = this.#body(E.connectors.update, body);
-    const env = await this.#ctx.core.request(
-      E.connectors.update,
-      {},
-      { query: { accountIdentifier: this.#ctx.account }, body: { connector } },
-    );
-    return env.data;
+    return this.#save(E.connectors.update, body);
+  }
+
+  /** A create or a replace: the checked body under `connector`, the client's account in the query. */
+  async #save(r: typeof E.connectors.create | typeof E.connectors.update, body: ConnectorBody) {
+    const connector = this.#body(r, body);
+    const query = { accountIdentifier: this.#ctx.account };
+    return (await this.#ctx.core.request(r, {}, { query, body: { connector } })).data;
   }
 
   /**
