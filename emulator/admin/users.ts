@@ -26,7 +26,15 @@ import { badRequest, notFound } from "../errors";
 import { intQuery, WHOLE_NUMBER } from "../http";
 import { scopeOf } from "../middleware/auth";
 import type { Store, UserRecord } from "../store";
-import { type AdminContext, applyJsonPatch, parseBody, parsePatch, parseValue, userJson } from "./common";
+import {
+  type AdminContext,
+  applyJsonPatch,
+  parseBody,
+  parsePatch,
+  parseValue,
+  readBody,
+  userJson,
+} from "./common";
 
 const orderKey = (u: UserRecord) => `${String(u.creationTime).padStart(15, "0")}:${u.id}`;
 const encodeMarker = (u: UserRecord) => Buffer.from(orderKey(u)).toString("base64url");
@@ -38,6 +46,9 @@ function decodeMarker(name: string, marker: string): string {
 }
 
 const GroupRefs = z.array(GroupRef, { error: 'groups must be an array of {id, type: "group"}' });
+
+/** The properties a user PUT must send (spec §4). */
+const USER_PUT_FIELDS = UserPutBody.keyof().options;
 
 /** Routes under `/internal/api/v2/users`. */
 export function userRoutes(store: Store): Hono<AppEnv> {
@@ -103,7 +114,15 @@ export function userRoutes(store: Store): Hono<AppEnv> {
 
   app.put("/users/:id", async (c) => {
     const u = userOr404(c);
-    const body = await parseBody(c, UserPutBody);
+    const raw = await readBody(c);
+    // spec §4: "all properties must be sent (not a partial update)"; a partial body (the davidji99
+    // Terraform provider's `{status: "DEACTIVATED"}`, issue 18) is refused naming what is missing.
+    const missing = USER_PUT_FIELDS.filter((k) => typeof raw === "object" && raw !== null && !(k in raw));
+    if (missing.length)
+      throw badRequest(
+        `PUT replaces the whole user: all of ${USER_PUT_FIELDS.join(", ")} must be sent (not a partial update); missing: ${missing.join(", ")}`,
+      );
+    const body = parseValue(UserPutBody, raw);
     store.users.update(u, {
       email: body.email,
       name: body.name,

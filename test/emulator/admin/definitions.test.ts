@@ -453,3 +453,50 @@ describe("a workspace that requires title and comments", () => {
     expect(del.body).toBe(true);
   });
 });
+
+describe("null lists (the davidji99 Terraform provider's Go client, issue 18)", () => {
+  it('reads "rules": null and null keys, segments and strings as empty', async () => {
+    const f = (
+      await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, {
+        body: { name: "tf_nulls" },
+      })
+    ).body;
+    const body = definitionBody({
+      rules: null,
+      treatments: [
+        { name: "on", description: "enabled", keys: null, segments: null },
+        { name: "off", description: "disabled" },
+      ],
+    });
+    const r = await call("POST", path(f.name, "Production"), { body });
+    expect(r.status).toBe(200);
+    expect(r.body.rules).toEqual([]);
+    expect(r.body.treatments).toEqual([
+      { name: "on", description: "enabled" },
+      { name: "off", description: "disabled" },
+    ]);
+    const put = await call("PUT", path(f.name, "Production"), {
+      body: definitionBody({
+        rules: [
+          {
+            condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta", strings: null }] },
+            buckets: [{ treatment: "on", size: 100 }],
+          },
+        ],
+      }),
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.rules).toEqual([
+      {
+        condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta" }] },
+        buckets: [{ treatment: "on", size: 100 }],
+      },
+    ]);
+  });
+
+  it("still refuses null where the spec requires a value", async () => {
+    const r = await call("POST", path(flag.name, "Staging"), { body: definitionBody({ defaultRule: null }) });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(adminError(400, "defaultRule: Invalid input: expected array, received null"));
+  });
+});

@@ -90,6 +90,15 @@ describe("groups", () => {
     );
   });
 
+  it("PUT with only a description keeps the name (the davidji99 Terraform provider sends that, issue 18)", async () => {
+    const g = (await call("POST", "/internal/api/v2/groups", { body: { name: "Readers", description: "a" } }))
+      .body;
+    const r = await call("PUT", `/internal/api/v2/groups/${g.id}`, { body: { description: "b" } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ id: g.id, name: "Readers", description: "b", type: "group" });
+    expect((await call("GET", `/internal/api/v2/groups/${g.id}`)).body).toEqual(r.body);
+  });
+
   it("DELETE returns true, frees the name and removes the group from its members", async () => {
     const g = (await call("POST", "/internal/api/v2/groups", { body: { name: "Temp" } })).body;
     const u = (

@@ -175,10 +175,16 @@ describe("user lifecycle: accept, PUT, PATCH groups, DELETE", () => {
   it.each([
     [
       { email: "p@example.com", name: "P", status: "ACTIVE", "2fa": false },
-      'type: Invalid input: expected "user"',
+      "PUT replaces the whole user: all of email, name, status, 2fa, type must be sent (not a partial update); missing: type",
     ],
-    [{ email: "p@example.com", status: "ACTIVE", "2fa": false, type: "user" }, "name: is required"],
-    [{ name: "P" }, "email: is required"],
+    [
+      { email: "p@example.com", status: "ACTIVE", "2fa": false, type: "user" },
+      "PUT replaces the whole user: all of email, name, status, 2fa, type must be sent (not a partial update); missing: name",
+    ],
+    [
+      { name: "P" },
+      "PUT replaces the whole user: all of email, name, status, 2fa, type must be sent (not a partial update); missing: email, status, 2fa, type",
+    ],
     [
       { email: "p@example.com", name: "P", status: "ACTIVE", "2fa": true, type: "user" },
       "2fa: two-factor authentication cannot be enabled through the API",
@@ -238,5 +244,22 @@ describe("user lifecycle: accept, PUT, PATCH groups, DELETE", () => {
       body: [{ op: "add", path: "/groups/0", value: { id: "nope", type: "group" } }],
     });
     expect(unknownGroup.body).toEqual(adminError(400, "groups[0].id: group nope does not exist"));
+  });
+});
+
+describe("the davidji99 Terraform provider's deactivation (issue 18)", () => {
+  it("refuses PUT {status: DEACTIVATED} alone: the spec requires the full object", async () => {
+    const u = (await call("POST", "/internal/api/v2/users", { body: { email: "tf-deactivate@example.com" } }))
+      .body;
+    await emu.acceptInvitation(u.id);
+    const r = await call("PUT", `/internal/api/v2/users/${u.id}`, { body: { status: "DEACTIVATED" } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(
+      adminError(
+        400,
+        "PUT replaces the whole user: all of email, name, status, 2fa, type must be sent (not a partial update); missing: email, name, 2fa, type",
+      ),
+    );
+    expect((await call("GET", `/internal/api/v2/users/${u.id}`)).body.status).toBe("ACTIVE");
   });
 });
