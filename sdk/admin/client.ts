@@ -8,9 +8,12 @@
  * `sdk/core/errors.ts`. Lists are async iterators that walk every page.
  * @module
  */
+
+import type { z } from "zod";
 import { type CommonOptions, resolveCommonOptions } from "../core/options";
-import { checkPageSize, walkMarkerPages, walkOffsetPages } from "../core/paginate";
-import { HttpCore } from "../core/request";
+import { checkPageSize, type OffsetPage, walkMarkerPages, walkOffsetPages } from "../core/paginate";
+import { type CallInit, HttpCore, type Query } from "../core/request";
+import type { Route, RouteParams } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import {
@@ -50,14 +53,56 @@ export interface ChangeNote {
 
 const AUTH_HINT = "check the admin API key: option apiKey or FLAGSTACK_ADMIN_API_KEY";
 
-/** Workspaces (projects): spec §4 "Projects and environments". */
-export class WorkspacesApi {
+/** What every part of the client shares: the HTTP core, calls with a checked body, offset lists. */
+abstract class AdminApiPart {
   readonly #core: HttpCore;
   /** @internal */
   constructor(core: HttpCore) {
     this.#core = core;
   }
 
+  /** One call through the HTTP core. */
+  protected request<R extends string, S extends z.ZodType>(
+    r: Route<R, S>,
+    params: RouteParams<R>,
+    init?: CallInit,
+  ): Promise<z.output<S>> {
+    return this.#core.request(r, params, init);
+  }
+
+  /** One call whose body is first checked by `schema` (a ValidationError naming `what` otherwise). */
+  protected send<R extends string, S extends z.ZodType>(
+    r: Route<R, S>,
+    params: RouteParams<R>,
+    schema: z.ZodType,
+    body: unknown,
+    what = "request body",
+  ): Promise<z.output<S>> {
+    return this.request(r, params, { body: parseInput(schema, body, r, what) });
+  }
+
+  /** Every object of an offset-paged list, `pageSize` per request (default and most: `max`). */
+  protected offsetPages<R extends string, T>(
+    r: Route<R, z.ZodType<OffsetPage<T>>>,
+    params: RouteParams<R>,
+    pageSize: number | undefined,
+    max: number,
+    query: Query = {},
+  ): AsyncIterable<T> {
+    const limit = checkPageSize(pageSize, max, max, "GET", r.template);
+    return walkOffsetPages(
+      (offset, l) => this.request(r, params, { query: { offset, limit: l, ...query } }),
+      limit,
+    );
+  }
+}
+
+/** The one with this id or name in a list, or `undefined`. */
+const byIdOrName = <T extends { id: string; name: string }>(list: readonly T[], nameOrId: string) =>
+  list.find((t) => t.id === nameOrId || t.name === nameOrId);
+
+/** Workspaces (projects): spec §4 "Projects and environments". */
+export class WorkspacesApi extends AdminApiPart {
   /**
    * Every workspace the key can see, page after page.
    * @param options.pageSize Workspaces per request, 1 to 100 (default 100).
@@ -65,23 +110,9 @@ export class WorkspacesApi {
    * for await (const ws of admin.workspaces.list()) console.log(ws.name);
    */
   list(options: { pageSize?: number; name?: string } = {}): AsyncIterable<Workspace> {
-    const limit = checkPageSize(
-      options.pageSize,
-      LIMITS.workspacesMax,
-      LIMITS.workspacesMax,
-      "GET",
-      E.workspaces.list.template,
-    );
     const name = options.name;
-    return walkOffsetPages(
-      (offset, l) =>
-        this.#core.request(
-          E.workspaces.list,
-          {},
-          { query: { offset, limit: l, name, nameOp: name === undefined ? undefined : "IS" } },
-        ),
-      limit,
-    );
+    const query = { name, nameOp: name === undefined ? undefined : "IS" };
+    return this.offsetPages(E.workspaces.list, {}, options.pageSize, LIMITS.workspacesMax, query);
   }
 
   /**
@@ -100,26 +131,19 @@ export class WorkspacesApi {
    * const ws = await admin.workspaces.create({ name: "Payments", requiresTitleAndComments: true });
    */
   async create(body: WorkspaceCreate): Promise<Workspace> {
-    const parsed = parseInput(WorkspaceCreate, body, E.workspaces.create, "request body");
-    return this.#core.request(E.workspaces.create, {}, { body: parsed });
+    return this.send(E.workspaces.create, {}, WorkspaceCreate, body);
   }
 }
 
 /** Environments of a workspace: a bare array (spec §2). */
-export class EnvironmentsApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class EnvironmentsApi extends AdminApiPart {
   /**
    * All environments of a workspace.
    * @example
    * const envs = await admin.environments.list(ws.id); // [{ id, name: "Production", production: true }, ...]
    */
   async list(wsId: string): Promise<Environment[]> {
-    return this.#core.request(E.environments.list, { wsId });
+    return this.request(E.environments.list, { wsId });
   }
 
   /**
@@ -129,70 +153,50 @@ export class EnvironmentsApi {
    * const qa = await admin.environments.create(ws.id, { name: "QA", production: false });
    */
   async create(wsId: string, body: EnvironmentCreate): Promise<Environment> {
-    const parsed = parseInput(EnvironmentCreate, body, E.environments.create, "request body");
-    return this.#core.request(E.environments.create, { wsId }, { body: parsed });
+    return this.send(E.environments.create, { wsId }, EnvironmentCreate, body);
   }
 
   /** The environment with this name or id, or `undefined` (there is no GET by id, ref §1.2). */
   async find(wsId: string, nameOrId: string): Promise<Environment | undefined> {
-    return (await this.list(wsId)).find((e) => e.id === nameOrId || e.name === nameOrId);
+    return byIdOrName(await this.list(wsId), nameOrId);
   }
 }
 
 /** Traffic types of a workspace: a bare array (ref §1.1). */
-export class TrafficTypesApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class TrafficTypesApi extends AdminApiPart {
   /** All traffic types of a workspace. */
   async list(wsId: string): Promise<TrafficType[]> {
-    return this.#core.request(E.trafficTypes.list, { wsId });
+    return this.request(E.trafficTypes.list, { wsId });
   }
 
   /** The traffic type with this name or id, or `undefined`. */
   async find(wsId: string, nameOrId: string): Promise<TrafficType | undefined> {
-    return (await this.list(wsId)).find((t) => t.id === nameOrId || t.name === nameOrId);
+    return byIdOrName(await this.list(wsId), nameOrId);
   }
 }
 
 /** Rollout statuses (spec §4: `GET /rolloutStatuses?wsId=`). */
-export class RolloutStatusesApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class RolloutStatusesApi extends AdminApiPart {
   /** All rollout statuses usable in a workspace. */
   async list(wsId: string): Promise<RolloutStatus[]> {
-    return this.#core.request(E.rolloutStatuses.list, {}, { query: { wsId } });
+    return this.request(E.rolloutStatuses.list, {}, { query: { wsId } });
   }
 
   /** The rollout status with this name or id, or `undefined`. */
   async find(wsId: string, nameOrId: string): Promise<RolloutStatus | undefined> {
-    return (await this.list(wsId)).find((s) => s.id === nameOrId || s.name === nameOrId);
+    return byIdOrName(await this.list(wsId), nameOrId);
   }
 }
 
 /** Feature flags at workspace level (spec §4 "Flags"). */
-export class FlagsApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class FlagsApi extends AdminApiPart {
   /**
    * Creates a flag of a traffic type; it starts in the Pre-Production rollout status (spec §3).
    * @example
    * const flag = await admin.flags.create(ws.id, "user", { name: "new-checkout", description: "v2 flow" });
    */
   async create(wsId: string, trafficTypeName: string, body: FlagCreate): Promise<Flag> {
-    const parsed = parseInput(FlagCreate, body, E.flags.create, "request body");
-    return this.#core.request(E.flags.create, { wsId, trafficType: trafficTypeName }, { body: parsed });
+    return this.send(E.flags.create, { wsId, trafficType: trafficTypeName }, FlagCreate, body);
   }
 
   /**
@@ -200,7 +204,7 @@ export class FlagsApi {
    * @throws NotFoundError when there is no such flag.
    */
   async get(wsId: string, nameOrId: string): Promise<Flag> {
-    return this.#core.request(E.flags.get, { wsId, flag: nameOrId });
+    return this.request(E.flags.get, { wsId, flag: nameOrId });
   }
 
   /**
@@ -213,19 +217,9 @@ export class FlagsApi {
     wsId: string,
     filter: { name?: string; tag?: string | string[]; pageSize?: number } = {},
   ): AsyncIterable<Flag> {
-    const limit = checkPageSize(
-      filter.pageSize,
-      LIMITS.flagsMax,
-      LIMITS.flagsMax,
-      "GET",
-      E.flags.list.template,
-    );
     const tag = typeof filter.tag === "string" ? [filter.tag] : filter.tag;
-    return walkOffsetPages(
-      (offset, l) =>
-        this.#core.request(E.flags.list, { wsId }, { query: { offset, limit: l, name: filter.name, tag } }),
-      limit,
-    );
+    const query = { name: filter.name, tag };
+    return this.offsetPages(E.flags.list, { wsId }, filter.pageSize, LIMITS.flagsMax, query);
   }
 
   /**
@@ -235,8 +229,7 @@ export class FlagsApi {
    * await admin.flags.patch(ws.id, "new-checkout", [{ op: "replace", path: "/rolloutStatus/id", value: ramping.id }]);
    */
   async patch(wsId: string, name: string, ops: JsonPatch): Promise<Flag> {
-    const parsed = parseInput(JsonPatch, ops, E.flags.patch, "JSON Patch");
-    return this.#core.request(E.flags.patch, { wsId, flag: name }, { body: parsed });
+    return this.send(E.flags.patch, { wsId, flag: name }, JsonPatch, ops, "JSON Patch");
   }
 
   /** Replaces the description (a JSON Patch `replace /description`). */
@@ -259,18 +252,12 @@ export class FlagsApi {
    * @returns `true`, the service's answer.
    */
   async delete(wsId: string, name: string): Promise<true> {
-    return this.#core.request(E.flags.delete, { wsId, flag: name });
+    return this.request(E.flags.delete, { wsId, flag: name });
   }
 }
 
 /** Per-environment flag definitions (spec §4 "Flag definitions"). */
-export class DefinitionsApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class DefinitionsApi extends AdminApiPart {
   /**
    * The definition of a flag (name or id) in an environment (id or name).
    * @throws NotFoundError when the flag has no definition there (spec §7).
@@ -278,27 +265,13 @@ export class DefinitionsApi {
    * const def = await admin.definitions.get(ws.id, flag.id, "Production");
    */
   async get(wsId: string, flagNameOrId: string, envIdOrName: string): Promise<Definition> {
-    return this.#core.request(E.definitions.get, { wsId, flag: flagNameOrId, environment: envIdOrName });
+    return this.request(E.definitions.get, { wsId, flag: flagNameOrId, environment: envIdOrName });
   }
 
   /** Every definition in one environment (ref §1.1). */
   list(wsId: string, envIdOrName: string, options: { pageSize?: number } = {}): AsyncIterable<Definition> {
-    const limit = checkPageSize(
-      options.pageSize,
-      LIMITS.flagsMax,
-      LIMITS.flagsMax,
-      "GET",
-      E.definitions.list.template,
-    );
-    return walkOffsetPages(
-      (offset, l) =>
-        this.#core.request(
-          E.definitions.list,
-          { wsId, environment: envIdOrName },
-          { query: { offset, limit: l } },
-        ),
-      limit,
-    );
+    const params = { wsId, environment: envIdOrName };
+    return this.offsetPages(E.definitions.list, params, options.pageSize, LIMITS.flagsMax);
   }
 
   /**
@@ -318,21 +291,13 @@ export class DefinitionsApi {
     body: DefinitionBody,
   ): Promise<Definition> {
     const parsed = checkDefinition(body, E.definitions.create);
-    return this.#core.request(
-      E.definitions.create,
-      { wsId, flag: flagName, environment: envIdOrName },
-      { body: parsed },
-    );
+    return this.request(E.definitions.create, place(wsId, flagName, envIdOrName), { body: parsed });
   }
 
   /** Replaces the whole definition (ref §2: PUT is a full replace; omitted rules become `[]`). */
   async put(wsId: string, flagName: string, envIdOrName: string, body: DefinitionBody): Promise<Definition> {
     const parsed = checkDefinition(body, E.definitions.put);
-    return this.#core.request(
-      E.definitions.put,
-      { wsId, flag: flagName, environment: envIdOrName },
-      { body: parsed },
-    );
+    return this.request(E.definitions.put, place(wsId, flagName, envIdOrName), { body: parsed });
   }
 
   /**
@@ -349,52 +314,34 @@ export class DefinitionsApi {
     flagName: string,
     envIdOrName: string,
     ops: JsonPatch,
-    note: ChangeNote = {},
+    note?: ChangeNote,
   ): Promise<Definition> {
     const parsed = parseInput(JsonPatch, ops, E.definitions.patch, "JSON Patch");
-    return this.#core.request(
-      E.definitions.patch,
-      { wsId, flag: flagName, environment: envIdOrName },
-      { body: parsed, ...noted(note) },
-    );
+    return this.request(E.definitions.patch, place(wsId, flagName, envIdOrName), {
+      body: parsed,
+      ...noted(note),
+    });
   }
 
   /** Removes the definition from the environment (`title`/`comment` as query parameters, ref §2). */
-  async delete(wsId: string, flagName: string, envIdOrName: string, note: ChangeNote = {}): Promise<true> {
-    return this.#core.request(
-      E.definitions.delete,
-      { wsId, flag: flagName, environment: envIdOrName },
-      noted(note),
-    );
+  async delete(wsId: string, flagName: string, envIdOrName: string, note?: ChangeNote): Promise<true> {
+    return this.request(E.definitions.delete, place(wsId, flagName, envIdOrName), noted(note));
   }
 
   /** Kills the flag in the environment: everyone gets the default treatment (ref §1.1). */
-  async kill(
-    wsId: string,
-    flagName: string,
-    envIdOrName: string,
-    note: ChangeNote = {},
-  ): Promise<Definition> {
-    return this.#core.request(
-      E.definitions.kill,
-      { wsId, flag: flagName, environment: envIdOrName },
-      noted(note),
-    );
+  async kill(wsId: string, flagName: string, envIdOrName: string, note?: ChangeNote): Promise<Definition> {
+    return this.request(E.definitions.kill, place(wsId, flagName, envIdOrName), noted(note));
   }
 
   /** Undoes {@link kill} (ref §1.1). */
-  async restore(
-    wsId: string,
-    flagName: string,
-    envIdOrName: string,
-    note: ChangeNote = {},
-  ): Promise<Definition> {
-    return this.#core.request(
-      E.definitions.restore,
-      { wsId, flag: flagName, environment: envIdOrName },
-      noted(note),
-    );
+  async restore(wsId: string, flagName: string, envIdOrName: string, note?: ChangeNote): Promise<Definition> {
+    return this.request(E.definitions.restore, place(wsId, flagName, envIdOrName), noted(note));
   }
+}
+
+/** The path parameters of one flag's definition in one environment. */
+function place(wsId: string, flag: string, environment: string) {
+  return { wsId, flag, environment };
 }
 
 function checkDefinition(body: DefinitionBody, r: (typeof E.definitions)["create" | "put"]) {
@@ -405,21 +352,14 @@ function checkDefinition(body: DefinitionBody, r: (typeof E.definitions)["create
 }
 
 /** Users: invited, never created (spec §1, §4 "Users"). */
-export class UsersApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class UsersApi extends AdminApiPart {
   /**
    * Invites a user by e-mail; the user is PENDING until they accept (spec §3).
    * @example
    * const user = await admin.users.invite({ email: "ana@example.com", groups: [{ id: group.id, type: "group" }] });
    */
   async invite(body: UserInviteBody): Promise<User> {
-    const parsed = parseInput(UserInviteBody, body, E.users.invite, "request body");
-    return this.#core.request(E.users.invite, {}, { body: parsed });
+    return this.send(E.users.invite, {}, UserInviteBody, body);
   }
 
   /**
@@ -437,7 +377,7 @@ export class UsersApi {
       E.users.list.template,
     );
     return walkMarkerPages((after) =>
-      this.#core.request(
+      this.request(
         E.users.list,
         {},
         { query: { status: filter.status, group_id: filter.groupId, limit, after } },
@@ -450,7 +390,7 @@ export class UsersApi {
    * @throws NotFoundError when there is no such user.
    */
   async get(id: string): Promise<User> {
-    return this.#core.request(E.users.get, { userId: id });
+    return this.request(E.users.get, { userId: id });
   }
 
   /**
@@ -459,14 +399,12 @@ export class UsersApi {
    * await admin.users.put(u.id, { email: u.email, name: u.name, status: "DEACTIVATED", "2fa": u["2fa"], type: "user" });
    */
   async put(id: string, body: UserPutBody): Promise<User> {
-    const parsed = parseInput(UserPutBody, body, E.users.put, "request body");
-    return this.#core.request(E.users.put, { userId: id }, { body: parsed });
+    return this.send(E.users.put, { userId: id }, UserPutBody, body);
   }
 
   /** Applies a JSON Patch (group membership, spec §4); returns the full user. */
   async patch(id: string, ops: JsonPatch): Promise<User> {
-    const parsed = parseInput(JsonPatch, ops, E.users.patch, "JSON Patch");
-    return this.#core.request(E.users.patch, { userId: id }, { body: parsed });
+    return this.send(E.users.patch, { userId: id }, JsonPatch, ops, "JSON Patch");
   }
 
   /** Adds the user to a group: `add /groups/0 {id, type: "group"}` (spec §4). */
@@ -494,18 +432,12 @@ export class UsersApi {
    * @throws ApiError 400 for an ACTIVE user: deactivate with {@link put} instead (spec §3).
    */
   async delete(id: string): Promise<true> {
-    return this.#core.request(E.users.delete, { userId: id });
+    return this.request(E.users.delete, { userId: id });
   }
 }
 
 /** Groups (spec §4 "Groups"); names are unique per account. */
-export class GroupsApi {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
+export class GroupsApi extends AdminApiPart {
   /**
    * Every group, page after page.
    * @param options.pageSize Groups per request, 1 to 200 (default 200).
@@ -513,17 +445,7 @@ export class GroupsApi {
    * for await (const g of admin.groups.list({ pageSize: 50 })) console.log(g.name);
    */
   list(options: { pageSize?: number } = {}): AsyncIterable<Group> {
-    const limit = checkPageSize(
-      options.pageSize,
-      LIMITS.groupsMax,
-      LIMITS.groupsMax,
-      "GET",
-      E.groups.list.template,
-    );
-    return walkOffsetPages(
-      (offset, l) => this.#core.request(E.groups.list, {}, { query: { offset, limit: l } }),
-      limit,
-    );
+    return this.offsetPages(E.groups.list, {}, options.pageSize, LIMITS.groupsMax);
   }
 
   /**
@@ -531,7 +453,7 @@ export class GroupsApi {
    * @throws NotFoundError when there is no such group.
    */
   async get(id: string): Promise<Group> {
-    return this.#core.request(E.groups.get, { groupId: id });
+    return this.request(E.groups.get, { groupId: id });
   }
 
   /** The group with exactly this name, or `undefined`. */
@@ -547,8 +469,7 @@ export class GroupsApi {
    * const g = await admin.groups.create({ name: "release-managers", description: "may ramp flags" });
    */
   async create(body: GroupCreate): Promise<Group> {
-    const parsed = parseInput(GroupCreate, body, E.groups.create, "request body");
-    return this.#core.request(E.groups.create, {}, { body: parsed });
+    return this.send(E.groups.create, {}, GroupCreate, body);
   }
 
   /** Replaces a group's name and description; sends `{id, name, description, type}` (spec §4). */
@@ -559,7 +480,7 @@ export class GroupsApi {
         { path: ["id"], message: `id must equal the group id in the path (${id})` },
       ]);
     }
-    return this.#core.request(
+    return this.request(
       E.groups.put,
       { groupId: id },
       { body: { id, name: parsed.name, description: parsed.description, type: "group" } },
@@ -568,7 +489,7 @@ export class GroupsApi {
 
   /** Deletes a group; returns `true`. */
   async delete(id: string): Promise<true> {
-    return this.#core.request(E.groups.delete, { groupId: id });
+    return this.request(E.groups.delete, { groupId: id });
   }
 }
 
@@ -637,6 +558,6 @@ export class AdminClient {
 }
 
 /** `title` and `comment` of a definition change, as query parameters (ref admin §2). */
-function noted(note: ChangeNote): { query: { title: string | undefined; comment: string | undefined } } {
+function noted(note: ChangeNote = {}): { query: { title: string | undefined; comment: string | undefined } } {
   return { query: { title: note.title, comment: note.comment } };
 }
