@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../../emulator";
-import { adminError, type Call, start } from "../helpers";
+import { adminError, type Call, definitionBody, start } from "../helpers";
 
 const UUID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 let emu: Emulator;
@@ -122,5 +122,36 @@ describe("POST, PATCH, DELETE", () => {
     expect(r.text).toBe("true");
     const list = await call("GET", `/internal/api/v2/environments/ws/${ws.id}`);
     expect(list.body.map((e: { name: string }) => e.name)).not.toContain("Tmp");
+  });
+});
+
+describe("change permissions (ref admin §1.2, §9.2)", () => {
+  it("are patched with the environment, and requiring approvals gates direct writes", async () => {
+    const envs = (await call("GET", `/internal/api/v2/environments/ws/${ws.id}`)).body as {
+      id: string;
+      name: string;
+    }[];
+    const staging = envs.find((e) => e.name === "Staging");
+    const on = await call("PATCH", `/internal/api/v2/environments/ws/${ws.id}/Staging`, {
+      body: [{ op: "add", path: "/changePermissions/areApprovalsRequired", value: true }],
+    });
+    expect(on.status).toBe(200);
+    expect(on.body).toEqual({
+      name: "Staging",
+      id: staging?.id,
+      production: false,
+      changePermissions: { areApprovalsRequired: true },
+    });
+    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "cp_flag" },
+    });
+    const path = `/internal/api/v2/splits/ws/${ws.id}/cp_flag/environments/Staging`;
+    const refused = await call("POST", path, { body: definitionBody() });
+    expect(refused.status).toBe(403);
+    const off = await call("PATCH", `/internal/api/v2/environments/ws/${ws.id}/Staging`, {
+      body: [{ op: "replace", path: "/changePermissions/areApprovalsRequired", value: false }],
+    });
+    expect(off.body.changePermissions).toEqual({ areApprovalsRequired: false });
+    expect((await call("POST", path, { body: definitionBody() })).status).toBe(200);
   });
 });
