@@ -198,6 +198,29 @@ const EXPECTED_OK: string[] = [
 ];
 
 describe("splitapiclient against the emulator", () => {
+  it("works in Harness mode: its token (the platform key) in x-api-key", async () => {
+    const { stdout } = await run(VENV_PYTHON, [join(__dirname, "splitapiclient_harness.py")], {
+      env: {
+        ...process.env,
+        SPLIT_BASE: `${emu.url}/internal/api/v2`,
+        SPLIT_BASE_V3: `${emu.url}/internal/api/v3`,
+        HARNESS_TOKEN: emu.platformKey,
+      },
+    });
+    const lines = stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as OpResult);
+    expect(lines).toEqual([
+      { op: "workspaces.find", ok: true },
+      { op: "environments.list", ok: true },
+      { op: "splits.add", ok: true },
+      { op: "splits.list", ok: true },
+      { op: "flag_sets.add", ok: true },
+      { op: "flag_sets.list", ok: true },
+    ]);
+  });
+
   it("performs every operation the client offers, except the client's own bugs", () => {
     const failed = results.filter((r) => !r.ok);
     expect(Object.fromEntries(failed.map((r) => [r.op, r.error]))).toEqual(CLIENT_BUGS);
