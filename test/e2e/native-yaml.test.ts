@@ -7,8 +7,9 @@
  * goes out as one JSON Patch of that field (bodies seen through a recording proxy in front of the
  * emulator, whose own log has none); a refresh after an out-of-band change records the live value
  * and the next preview and `up` restore the program's; `pulumi import` of a flag made outside
- * Pulumi writes YAML that, added to the program, previews with nothing to do; `destroy` leaves
- * nothing. And `pulumi package get-schema` of the plugin directory prints the committed schema.
+ * Pulumi writes YAML that, added to the program, previews with nothing to do; a rename previews as
+ * a replacement whose detailed diff marks the field; `destroy` leaves nothing. The README's YAML
+ * snippet runs and declares the same objects as its Python and TypeScript. And `pulumi package get-schema` of the plugin directory prints the committed schema.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,7 +20,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import { EngineStack, engineEnv, previewJson, pulumiCli, REPO_ROOT, recordedOutputs } from "./harness";
+import {
+  EngineStack,
+  engineEnv,
+  type PreviewStep,
+  previewJson,
+  pulumiCli,
+  REPO_ROOT,
+  recordedOutputs,
+} from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 
 const execFileAsync = promisify(execFile);
@@ -253,6 +262,44 @@ describe("native provider: a YAML program outside the repository", () => {
     const preview = await s.preview();
     expect(preview.result.changeSummary).toEqual({ same: 5 });
     expect(preview.requests).toEqual([]);
+  });
+
+  it("a change that replaces: the detailed diff marks the field as replacing, and a preview writes nothing", async () => {
+    editProgram((t) => t.replace("      name: new-checkout\n", "      name: newer-checkout\n"));
+    try {
+      const before = s.emu.requests().length;
+      const { stdout } = await s.cli(["preview", "--json"]);
+      expect(
+        s.emu
+          .requests()
+          .slice(before)
+          .filter((r) => r.api !== "emulator"),
+      ).toEqual([]);
+      const steps = (JSON.parse(stdout) as { steps: PreviewStep[] }).steps
+        .filter((step) => step.op !== "same")
+        .map(({ op, urn, diffReasons, detailedDiff }) => ({
+          op,
+          name: urn.slice(urn.lastIndexOf("::") + 2),
+          diffReasons,
+          detailedDiff,
+        }));
+      expect(steps).toEqual([
+        {
+          op: "replace",
+          name: "checkout",
+          diffReasons: ["name"],
+          detailedDiff: { name: { kind: "update-replace", inputDiff: false } },
+        },
+        // Replaced with its flag, which is deleted before it is replaced (a flag's name is
+        // unique): the engine's decision, which names no property.
+        { op: "replace", name: "checkoutProduction", diffReasons: undefined, detailedDiff: null },
+      ]);
+      const diff = await s.preview({ diff: true });
+      expect(diff.result.stdout).toMatch(/\n\s+\+-flagstack:index:Flag: \(replace\)\n/);
+      expect(diff.result.stdout).toMatch(/\n\s+~ name: "new-checkout" => "newer-checkout"\n/);
+    } finally {
+      editProgram((t) => t.replace("      name: newer-checkout\n", "      name: new-checkout\n"));
+    }
   });
 
   it("destroy leaves nothing", async () => {
