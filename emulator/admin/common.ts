@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import { applyPatch, type Operation } from "rfc6902";
-import { z } from "zod";
-import { JsonPatch } from "../../sdk/admin/schemas";
+import type { z } from "zod";
+import { JsonPatch, SegmentCreateBody } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
 import {
   badRequest,
@@ -33,17 +33,10 @@ import type {
 
 /**
  * The name of a traffic type or a segment: what the SDK uses as a key (traffic type names in
- * events, segment names in `/api/segmentChanges/{name}`, ref admin §1.1, §6), so a letter, then
- * letters, digits, `-` and `_`.
+ * events, segment names in `/api/segmentChanges/{name}`, ref admin §1.1, §6). One schema, the
+ * SDK's segment name.
  */
-export const KeyedName = z
-  .string({ error: "name is required" })
-  .min(1, "name must not be empty")
-  .max(100, "name must be at most 100 characters")
-  .regex(
-    /^[a-zA-Z][-_a-zA-Z0-9]*$/,
-    "name must start with a letter and use only letters, digits, '-' and '_'",
-  );
+export const KeyedName = SegmentCreateBody.shape.name;
 
 /** The hono context of an admin route. */
 export type AdminContext = Context<AppEnv>;

@@ -57,24 +57,33 @@ beforeAll(async () => {
     keys: [{ key: APPROVER_KEY, type: "admin", name: "approver" }],
   });
   workdir = mkdtempSync(join(tmpdir(), "flagstack-splitapi-run-"));
-  // Asynchronous: the emulator answers the driver from this very process.
-  const { stdout } = await run(VENV_PYTHON, [join(__dirname, "splitapiclient_driver.py")], {
+  results = await drive("splitapiclient_driver.py", {
+    SPLIT_KEY: emu.adminKey,
+    SPLIT_APPROVER_KEY: APPROVER_KEY,
+    EMU_URL: emu.url,
+    WORKDIR: workdir,
+  });
+}, 300_000);
+
+/**
+ * Runs a driver script of this folder against the emulator and reads its report lines.
+ * Asynchronous: the emulator answers the driver from this very process.
+ */
+async function drive(script: string, env: Record<string, string>): Promise<OpResult[]> {
+  const { stdout } = await run(VENV_PYTHON, [join(__dirname, script)], {
     env: {
       ...process.env,
       SPLIT_BASE: `${emu.url}/internal/api/v2`,
       SPLIT_BASE_V3: `${emu.url}/internal/api/v3`,
-      SPLIT_KEY: emu.adminKey,
-      SPLIT_APPROVER_KEY: APPROVER_KEY,
-      EMU_URL: emu.url,
-      WORKDIR: workdir,
+      ...env,
     },
     maxBuffer: 16 * 1024 * 1024,
   });
-  results = stdout
+  return stdout
     .split("\n")
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as OpResult);
-}, 300_000);
+}
 
 afterAll(async () => {
   await emu?.stop();
@@ -199,18 +208,7 @@ const EXPECTED_OK: string[] = [
 
 describe("splitapiclient against the emulator", () => {
   it("works in Harness mode: its token (the platform key) in x-api-key", async () => {
-    const { stdout } = await run(VENV_PYTHON, [join(__dirname, "splitapiclient_harness.py")], {
-      env: {
-        ...process.env,
-        SPLIT_BASE: `${emu.url}/internal/api/v2`,
-        SPLIT_BASE_V3: `${emu.url}/internal/api/v3`,
-        HARNESS_TOKEN: emu.platformKey,
-      },
-    });
-    const lines = stdout
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as OpResult);
+    const lines = await drive("splitapiclient_harness.py", { HARNESS_TOKEN: emu.platformKey });
     expect(lines).toEqual([
       { op: "workspaces.find", ok: true },
       { op: "environments.list", ok: true },
