@@ -11,7 +11,7 @@
  * });
  * @module
  */
-export { AdminClient, type AdminClientOptions, type ChangeNote } from "./admin/client";
+export { AdminClient, type AdminClientOptions } from "./admin/client";
 export { ADMIN_PREFIX, adminEndpoints, TITLE_AND_COMMENT_REQUIRED } from "./admin/endpoints";
 export * from "./admin/schemas";
 export * from "./core/errors";

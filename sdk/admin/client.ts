@@ -17,6 +17,7 @@ import type { Route, RouteParams } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import {
+  type ChangeNote,
   type Definition,
   DefinitionBody,
   type Environment,
@@ -45,11 +46,7 @@ export type AdminClientOptions = CommonOptions & {
   apiKey?: string | undefined;
 };
 
-/** Title and comment of a definition change (mandatory when the workspace requires them, spec §4). */
-export interface ChangeNote {
-  title?: string | undefined;
-  comment?: string | undefined;
-}
+export type { ChangeNote } from "./schemas";
 
 const AUTH_HINT = "check the admin API key: option apiKey or FLAGSTACK_ADMIN_API_KEY";
 

@@ -277,6 +277,17 @@ export type Treatment = z.infer<typeof Treatment>;
  * The writable part of a definition, as sent on POST (spec §4, ref §2: treatments, defaultTreatment
  * and defaultRule are required). Whole-document rules are checked by {@link validateDefinition}.
  */
+/**
+ * Title and comment of a change of a definition (mandatory when the workspace requires them,
+ * spec §4): in the body of a POST or PUT, as query parameters otherwise.
+ */
+export const ChangeNote = z.object({
+  title: z.string().optional(),
+  comment: z.string().optional(),
+});
+/** Title and comment of a definition change. */
+export type ChangeNote = z.input<typeof ChangeNote>;
+
 export const DefinitionBody = z.object({
   treatments: z.array(Treatment).min(1, "at least one treatment is required"),
   defaultTreatment: z.string().min(1, "defaultTreatment must not be empty"),
@@ -290,8 +301,7 @@ export const DefinitionBody = z.object({
   rules: z.array(Rule).default([]),
   defaultRule: z.array(Bucket).min(1, "defaultRule needs at least one bucket"),
   killed: z.boolean().optional(),
-  title: z.string().optional(),
-  comment: z.string().optional(),
+  ...ChangeNote.shape,
 });
 export type DefinitionBody = z.input<typeof DefinitionBody>;
 export type DefinitionDoc = z.output<typeof DefinitionBody>;
@@ -636,8 +646,7 @@ export const RuleBasedSegmentDefinitionBody = z.object({
   rules: z.array(SegmentRule).nullish(),
   excludedKeys: z.array(z.string().min(1)).nullish(),
   excludedSegments: z.array(ExcludedSegment).nullish(),
-  title: z.string().optional(),
-  comment: z.string().optional(),
+  ...ChangeNote.shape,
 });
 export type RuleBasedSegmentDefinitionBody = z.input<typeof RuleBasedSegmentDefinitionBody>;
 
