@@ -229,3 +229,439 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
 
 /** Page-size limit of the NG lists: connectors default to 100 (ref §8); the SDK caps both at it. */
 export const PLATFORM_PAGE_MAX = 100;
+
+// ---------------------------------------------------------------------------------------------
+// v2 entities (issue 19): services, environments, infrastructure definitions, secrets, input
+// sets and triggers. The spec shows none of them; paths, bodies and field names are those of the
+// public Go SDK (`harness/harness-go-sdk` `harness/nextgen/model_*.go`, `api_*.go`) and the
+// Terraform provider (`harness/terraform-provider-harness` `internal/service/...`), cited per schema.
+
+/** A scope identifier that may be left out (account or organization level); blank reads as absent. */
+const OptionalScopeId = Identifier.optional();
+/** A description as the NG DTOs bound it (ref §3 `ProjectDTO`: `@Size(max=1024)`). */
+const Description = z.string().max(1024, "description must be at most 1024 characters").default("");
+/** A YAML field's text; the entity's own schema checks what it says. */
+const YamlText = z.string().min(1, "yaml cannot be empty");
+
+/** A YAML object whose fields the service reads; unknown fields are kept (the service stores YAML verbatim). */
+const yamlEntity = <T extends z.ZodRawShape>(shape: T) =>
+  z.looseObject({
+    name: entityName(128),
+    identifier: Identifier,
+    orgIdentifier: z.string().optional(),
+    projectIdentifier: z.string().optional(),
+    description: z.string().nullable().optional(),
+    tags: z
+      .record(z.string(), z.union([z.string(), z.null()]))
+      .nullable()
+      .optional(),
+    ...shape,
+  });
+
+/** What every v2 response item shares: the entity's scope, name, description and tags. */
+const entityDetails = <T extends z.ZodRawShape>(shape: T) =>
+  z.looseObject({
+    accountId: z.string().optional(),
+    identifier: z.string(),
+    orgIdentifier: z.string().nullable().optional(),
+    projectIdentifier: z.string().nullable().optional(),
+    name: z.string(),
+    description: z
+      .string()
+      .nullable()
+      .optional()
+      .transform((d) => d ?? ""),
+    tags: Tags.nullable()
+      .optional()
+      .transform((t) => t ?? {}),
+    ...shape,
+  });
+
+// ---- Service (SDK `model_service_request.go`, `model_service_response_details.go`; TFP `resource_service.go`)
+
+/** Deployment types of a service definition (SDK `enum_service_deployment_types.go`; the emulator types Kubernetes in full). */
+export const SERVICE_DEFINITION_TYPES = [
+  "Kubernetes",
+  "NativeHelm",
+  "Ssh",
+  "WinRm",
+  "ServerlessAwsLambda",
+  "AzureWebApp",
+  "CustomDeployment",
+  "ECS",
+  "Elastigroup",
+  "TAS",
+  "Asg",
+  "GoogleCloudFunctions",
+  "AwsLambda",
+  "AWS_SAM",
+  "GoogleManagedInstanceGroup",
+] as const;
+
+/** One manifest of a Kubernetes service: `{manifest: {identifier, type, spec: {store: {type, spec}}}}`. */
+export const ServiceManifest = z.looseObject({
+  manifest: z.looseObject({
+    identifier: Identifier,
+    type: z.string().min(1, "manifest type is required"),
+    spec: z.record(z.string(), z.unknown()),
+  }),
+});
+
+/** A Kubernetes service's artifacts: `{primary: {primaryArtifactRef?, sources: [{identifier, type, spec}]}, sidecars?}`. */
+export const ServiceArtifacts = z.looseObject({
+  primary: z
+    .looseObject({
+      primaryArtifactRef: z.string().optional(),
+      sources: z.array(
+        z.looseObject({
+          identifier: Identifier,
+          type: z.string().min(1),
+          spec: z.record(z.string(), z.unknown()),
+        }),
+      ),
+    })
+    .optional(),
+  sidecars: z.array(z.unknown()).optional(),
+});
+
+/** The service YAML: `service: {name, identifier, ..., serviceDefinition: {type, spec: {manifests, artifacts, variables}}}`. */
+export const ServiceYaml = z.looseObject({
+  service: yamlEntity({
+    serviceDefinition: z
+      .looseObject({
+        type: z.enum(SERVICE_DEFINITION_TYPES),
+        spec: z.looseObject({
+          manifests: z.array(ServiceManifest).optional(),
+          artifacts: ServiceArtifacts.optional(),
+          variables: z.array(z.unknown()).optional(),
+        }),
+      })
+      .optional(),
+    gitOpsEnabled: z.boolean().optional(),
+  }),
+});
+export type ServiceYaml = z.infer<typeof ServiceYaml>;
+
+/** Body of `POST|PUT /ng/api/servicesV2` (SDK `ServiceRequest`): scope in the body, YAML as a string field. */
+export const ServiceRequest = z.object({
+  identifier: Identifier,
+  orgIdentifier: OptionalScopeId,
+  projectIdentifier: OptionalScopeId,
+  name: entityName(128).optional(),
+  description: Description,
+  tags: Tags.default({}),
+  yaml: YamlText.optional(),
+});
+export type ServiceRequest = z.input<typeof ServiceRequest>;
+
+/** `data.service` of a service response (SDK `ServiceResponseDetails`). */
+export const Service = entityDetails({ deleted: z.boolean().optional(), yaml: z.string().optional() });
+export type Service = z.infer<typeof Service>;
+
+/** `data` of a service response (SDK `ServiceResponse`). */
+export const ServiceData = z.looseObject({
+  service: Service,
+  createdAt: z.number().int().optional(),
+  lastModifiedAt: z.number().int().optional(),
+});
+export type ServiceData = z.infer<typeof ServiceData>;
+
+// ---- Environment (SDK `model_environment_request.go`, `model_environment_response_details.go`, `enum_environment_types.go`)
+
+/** Environment types (SDK `EnvironmentTypeValues`). */
+export const PLATFORM_ENVIRONMENT_TYPES = ["PreProduction", "Production"] as const;
+
+/** One variable of an environment (or service): `{name, type, value, description?}`. */
+export const NgVariable = z.looseObject({
+  name: z.string().min(1, "variable name is required"),
+  type: z.enum(["String", "Secret", "Number"]),
+  value: z.union([z.string(), z.number()]),
+  description: z.string().optional(),
+});
+
+/** The environment YAML (TFP `resource_environment_test.go`: type, variables, overrides of manifests and config files). */
+export const PlatformEnvironmentYaml = z.looseObject({
+  environment: yamlEntity({
+    type: z.enum(PLATFORM_ENVIRONMENT_TYPES),
+    variables: z.array(NgVariable).optional(),
+    overrides: z
+      .looseObject({
+        manifests: z.array(ServiceManifest).optional(),
+        configFiles: z.array(z.unknown()).optional(),
+      })
+      .optional(),
+  }),
+});
+export type PlatformEnvironmentYaml = z.infer<typeof PlatformEnvironmentYaml>;
+
+/** Body of `POST|PUT /ng/api/environmentsV2` (SDK `PlatformEnvironmentRequest`). */
+export const PlatformEnvironmentRequest = z.object({
+  identifier: Identifier,
+  orgIdentifier: OptionalScopeId,
+  projectIdentifier: OptionalScopeId,
+  name: entityName(128).optional(),
+  description: Description,
+  color: z.string().regex(HEX_COLOUR, "color must be a hex colour #RRGGBB").optional(),
+  type: z.enum(PLATFORM_ENVIRONMENT_TYPES),
+  tags: Tags.default({}),
+  yaml: YamlText.optional(),
+});
+export type PlatformEnvironmentRequest = z.input<typeof PlatformEnvironmentRequest>;
+
+/** `data.environment` of an environment response (SDK `EnvironmentResponseDetails`, which carries `version`). */
+export const PlatformEnvironment = entityDetails({
+  color: z.string().optional(),
+  type: z.enum(PLATFORM_ENVIRONMENT_TYPES),
+  deleted: z.boolean().optional(),
+  version: z.number().int().optional(),
+  yaml: z.string().optional(),
+});
+export type PlatformEnvironment = z.infer<typeof PlatformEnvironment>;
+
+export const PlatformEnvironmentData = z.looseObject({
+  environment: PlatformEnvironment,
+  createdAt: z.number().int().optional(),
+  lastModifiedAt: z.number().int().optional(),
+});
+export type PlatformEnvironmentData = z.infer<typeof PlatformEnvironmentData>;
+
+// ---- Infrastructure definition (SDK `model_infrastructure_request.go`, `enum_infrastructure_types.go`; TFP `resource_Infrastructure.go`)
+
+/** Infrastructure types (SDK `InfrastructureTypeValues`); the emulator types KubernetesDirect and KubernetesGcp in full. */
+export const INFRASTRUCTURE_TYPES = [
+  "KubernetesDirect",
+  "KubernetesGcp",
+  "ServerlessAwsLambda",
+  "Pdc",
+  "KubernetesAzure",
+  "SshWinRmAzure",
+  "SshWinRmAws",
+  "AzureWebApp",
+  "ECS",
+  "GitOps",
+  "CustomDeployment",
+  "TAS",
+  "KubernetesRancher",
+  "AWS_SAM",
+  "GoogleManagedInstanceGroup",
+  "KubernetesAws",
+] as const;
+
+const KubernetesTarget = {
+  connectorRef: z.string().min(1, "connectorRef is required"),
+  namespace: z.string().min(1, "namespace is required"),
+  releaseName: z.string().min(1, "releaseName is required"),
+};
+/** `spec` of a KubernetesDirect infrastructure (TFP `resource_Infrastructure_test.go`). */
+export const KubernetesDirectSpec = z.looseObject(KubernetesTarget);
+/** `spec` of a KubernetesGcp (GKE) infrastructure: the direct one plus `cluster` (developer-hub "Kubernetes infrastructure" page). */
+export const KubernetesGcpSpec = z.looseObject({
+  ...KubernetesTarget,
+  cluster: z.string().min(1, "cluster is required"),
+});
+
+/** The infrastructure YAML: `infrastructureDefinition: {..., environmentRef, deploymentType, type, spec}`. */
+export const InfrastructureYaml = z.looseObject({
+  infrastructureDefinition: yamlEntity({
+    environmentRef: z.string().min(1, "environmentRef is required"),
+    deploymentType: z.string().min(1, "deploymentType is required"),
+    type: z.enum(INFRASTRUCTURE_TYPES),
+    spec: z.record(z.string(), z.unknown()),
+    allowSimultaneousDeployments: z.boolean().optional(),
+  }),
+});
+export type InfrastructureYaml = z.infer<typeof InfrastructureYaml>;
+
+/** The typed spec of each fully typed infrastructure kind. */
+export const INFRASTRUCTURE_SPECS: Partial<Record<(typeof INFRASTRUCTURE_TYPES)[number], z.ZodType>> = {
+  KubernetesDirect: KubernetesDirectSpec,
+  KubernetesGcp: KubernetesGcpSpec,
+};
+
+/** Body of `POST|PUT /ng/api/infrastructures` (SDK `InfrastructureRequest`). */
+export const InfrastructureRequest = z.object({
+  identifier: Identifier,
+  orgIdentifier: OptionalScopeId,
+  projectIdentifier: OptionalScopeId,
+  environmentRef: z.string().min(1, "environmentRef is required"),
+  name: entityName(128).optional(),
+  description: Description,
+  tags: Tags.default({}),
+  type: z.enum(INFRASTRUCTURE_TYPES).optional(),
+  yaml: YamlText,
+});
+export type InfrastructureRequest = z.input<typeof InfrastructureRequest>;
+
+/** `data.infrastructure` (SDK `InfrastructureResponseDto`). */
+export const Infrastructure = entityDetails({
+  environmentRef: z.string(),
+  type: z.string().optional(),
+  deploymentType: z.string().optional(),
+  yaml: z.string().optional(),
+});
+export type Infrastructure = z.infer<typeof Infrastructure>;
+
+export const InfrastructureData = z.looseObject({
+  infrastructure: Infrastructure,
+  createdAt: z.number().int().optional(),
+  lastModifiedAt: z.number().int().optional(),
+});
+export type InfrastructureData = z.infer<typeof InfrastructureData>;
+
+// ---- Secret (SDK `model_secret.go`, `model_secret_text_spec.go`, `model_secret_file_spe.go`; TFP `secret/text.go`, `secret/file.go`)
+
+/** How a text secret's value is given (SDK `SecretTextValueTypeValues`). */
+export const SECRET_VALUE_TYPES = ["Inline", "Reference"] as const;
+
+/**
+ * `spec` of a SecretText. `value` is accepted on create and update; the service never returns an
+ * inline value (TFP `readSecretText` reads `value` back only for `Reference`).
+ */
+export const SecretTextSpec = z.looseObject({
+  secretManagerIdentifier: z.string().min(1, "secretManagerIdentifier is required"),
+  valueType: z.enum(SECRET_VALUE_TYPES),
+  value: z.string().optional(),
+});
+/** `spec` of a SecretFile; the content travels as the multipart `file` part. */
+export const SecretFileSpec = z.looseObject({
+  secretManagerIdentifier: z.string().min(1, "secretManagerIdentifier is required"),
+});
+
+const secretBase = {
+  name: entityName(128),
+  identifier: Identifier,
+  orgIdentifier: OptionalScopeId,
+  projectIdentifier: OptionalScopeId,
+  description: Description,
+  tags: Tags.default({}),
+};
+/** `secret` of `{secret: {...}}` (SDK `SecretRequestWrapper`), by type. */
+export const SecretBody = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("SecretText"), ...secretBase, spec: SecretTextSpec }),
+  z.object({ type: z.literal("SecretFile"), ...secretBase, spec: SecretFileSpec }),
+]);
+export type SecretBody = z.input<typeof SecretBody>;
+
+/** A secret as read back: never an inline value. */
+export const Secret = z.looseObject({
+  type: z.enum(["SecretText", "SecretFile"]),
+  name: z.string(),
+  identifier: z.string(),
+  orgIdentifier: z.string().nullable().optional(),
+  projectIdentifier: z.string().nullable().optional(),
+  description: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((d) => d ?? ""),
+  tags: Tags.nullable()
+    .optional()
+    .transform((t) => t ?? {}),
+  spec: z.looseObject({
+    secretManagerIdentifier: z.string(),
+    valueType: z.enum(SECRET_VALUE_TYPES).optional(),
+    value: z.string().nullable().optional(),
+  }),
+});
+export type Secret = z.infer<typeof Secret>;
+
+/** `data` of a secret response (SDK `SecretResponse`: `updatedAt`, not `lastModifiedAt`). */
+export const SecretData = z.looseObject({
+  secret: Secret,
+  createdAt: z.number().int().optional(),
+  updatedAt: z.number().int().optional(),
+  draft: z.boolean().optional(),
+});
+export type SecretData = z.infer<typeof SecretData>;
+
+// ---- Input set (SDK `api_input_sets.go`, `model_input_set_response.go`; TFP `input_set_resource_test.go`)
+
+/** The input set YAML: `inputSet: {name, identifier, orgIdentifier, projectIdentifier, pipeline: {identifier, ...}}`. */
+export const InputSetYaml = z.looseObject({
+  inputSet: yamlEntity({
+    pipeline: z.looseObject({ identifier: z.string().min(1, "pipeline identifier is required") }),
+  }),
+});
+export type InputSetYaml = z.infer<typeof InputSetYaml>;
+
+/** `data` of an input set response (SDK `InputSetResponse`, which carries `version`). */
+export const InputSetData = z.looseObject({
+  accountId: z.string().optional(),
+  orgIdentifier: z.string(),
+  projectIdentifier: z.string(),
+  pipelineIdentifier: z.string(),
+  identifier: z.string(),
+  inputSetYaml: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  tags: Tags.optional(),
+  version: z.number().int().optional(),
+  isOutdated: z.boolean().optional(),
+});
+export type InputSetData = z.infer<typeof InputSetData>;
+
+/** One item of the input set list (SDK `InputSetSummaryResponse`). */
+export const InputSetSummary = z.looseObject({
+  identifier: z.string(),
+  name: z.string(),
+  pipelineIdentifier: z.string(),
+  description: z.string().optional(),
+  inputSetType: z.string().optional(),
+  tags: Tags.optional(),
+  version: z.number().int().optional(),
+  createdAt: z.number().int().optional(),
+  lastUpdatedAt: z.number().int().optional(),
+});
+export type InputSetSummary = z.infer<typeof InputSetSummary>;
+
+// ---- Trigger (SDK `api_triggers.go`, `model_ng_trigger_response.go`; TFP `resource_triggers.go` and its test)
+
+/** A webhook trigger's source spec: `{type: Github|..., spec: {type: Push|..., spec: {connectorRef, ...}}}`. */
+export const WebhookTriggerSpec = z.looseObject({
+  type: z.string().min(1, "webhook type is required"),
+  spec: z.looseObject({
+    type: z.string().min(1, "event type is required"),
+    spec: z.record(z.string(), z.unknown()),
+  }),
+});
+/** A cron trigger's source spec: `{type: Cron, spec: {expression}}` (Harness docs' scheduled trigger YAML; inferred). */
+export const CronTriggerSpec = z.looseObject({
+  type: z.literal("Cron"),
+  spec: z.looseObject({ expression: z.string().min(1, "expression is required") }),
+});
+
+/** The trigger YAML: `trigger: {..., pipelineIdentifier, source: {type: Webhook|Scheduled, spec}, inputYaml?}`. */
+export const TriggerYaml = z.looseObject({
+  trigger: yamlEntity({
+    enabled: z.boolean().optional(),
+    pipelineIdentifier: z.string().min(1, "pipelineIdentifier is required"),
+    source: z.discriminatedUnion("type", [
+      z.looseObject({
+        type: z.literal("Webhook"),
+        pollInterval: z.unknown().optional(),
+        spec: WebhookTriggerSpec,
+      }),
+      z.looseObject({ type: z.literal("Scheduled"), spec: CronTriggerSpec }),
+    ]),
+    inputYaml: z.string().optional(),
+    inputSetRefs: z.array(z.string()).optional(),
+  }),
+});
+export type TriggerYaml = z.infer<typeof TriggerYaml>;
+
+/** `data` of a trigger response (SDK `NgTriggerResponse`, which carries `version`). */
+export const TriggerData = z.looseObject({
+  name: z.string(),
+  identifier: z.string(),
+  description: z.string().optional(),
+  type: z.string(),
+  accountIdentifier: z.string().optional(),
+  orgIdentifier: z.string(),
+  projectIdentifier: z.string(),
+  targetIdentifier: z.string(),
+  yaml: z.string(),
+  version: z.number().int().optional(),
+  enabled: z.boolean().optional(),
+  webhookUrl: z.string().optional(),
+});
+export type TriggerData = z.infer<typeof TriggerData>;
