@@ -7,12 +7,10 @@
  */
 import { z } from "zod";
 import { ChangeRequestStatus, ExcludedSegment, SegmentRule } from "../../sdk/admin/schemas";
+import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
 
 /** A flag set of a workspace (ref admin §1.1, v3). */
-export const FlagSetRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
+export const FlagSetRecord = InWorkspaceRecord.extend({
   description: z.string().nullable(),
   createdAt: z.number().int(),
 });
@@ -48,14 +46,7 @@ export const SEGMENT_KINDS = ["large", "rule-based"] as const;
 export type SegmentKind = (typeof SEGMENT_KINDS)[number];
 
 /** A large or rule-based segment of a workspace (ref admin §9.2). */
-export const KindSegmentRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  trafficTypeId: z.string(),
-  creationTime: z.number().int(),
-});
+export const KindSegmentRecord = TrafficTypedRecord.extend({ description: z.string().nullable() });
 /** A large or rule-based segment. */
 export type KindSegmentRecord = z.output<typeof KindSegmentRecord>;
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
 import { CatalogState } from "./catalog-records";
+import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
 
 // ---------------------------------------------------------------------------------------------
 // API keys
@@ -59,22 +60,12 @@ export const WorkspaceRecord = z.object({
 export type WorkspaceRecord = z.output<typeof WorkspaceRecord>;
 
 /** An environment of a workspace (spec admin §2). */
-export const EnvironmentRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
-  production: z.boolean(),
-});
+export const EnvironmentRecord = InWorkspaceRecord.extend({ production: z.boolean() });
 /** An environment of a workspace. */
 export type EnvironmentRecord = z.output<typeof EnvironmentRecord>;
 
 /** A traffic type of a workspace (spec admin §2; ref admin §1.1). */
-export const TrafficTypeRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
-  displayAttributeId: z.string().nullable(),
-});
+export const TrafficTypeRecord = InWorkspaceRecord.extend({ displayAttributeId: z.string().nullable() });
 /** A traffic type of a workspace. */
 export type TrafficTypeRecord = z.output<typeof TrafficTypeRecord>;
 
@@ -84,13 +75,7 @@ export const RolloutStatusRecord = z.object({ id: z.string(), name: z.string(), 
 export type RolloutStatusRecord = z.output<typeof RolloutStatusRecord>;
 
 /** A flag at project level (spec admin §2 "Feature flag"). */
-export const FlagRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
-  description: z.string(),
-  trafficTypeId: z.string(),
-  creationTime: z.number().int(),
+export const FlagRecord = TrafficTypedRecord.extend({
   rolloutStatusId: z.string(),
   rolloutStatusTimestamp: z.number().int(),
   tags: z.array(Tag).nullable(),
@@ -137,14 +122,7 @@ export const TombstoneRecord = DefinitionRecord.pick({
 export type TombstoneRecord = z.output<typeof TombstoneRecord>;
 
 /** A segment of a workspace (ref admin §1.1). */
-export const SegmentRecord = z.object({
-  id: z.string(),
-  workspaceId: z.string(),
-  name: z.string(),
-  description: z.string(),
-  trafficTypeId: z.string(),
-  creationTime: z.number().int(),
-});
+export const SegmentRecord = TrafficTypedRecord;
 /** A segment of a workspace. */
 export type SegmentRecord = z.output<typeof SegmentRecord>;
 
@@ -230,14 +208,16 @@ export const StoredProjectDto = z.object({
   tags: Tags,
 });
 
-/** A project with its bookkeeping (ref platform §4). */
-export const StoredProject = z.object({
-  project: StoredProjectDto,
+/** The bookkeeping of a stored project, connector and pipeline: when made and changed, its version. */
+const bookkeeping = {
   createdAt: z.number().int(),
   lastModifiedAt: z.number().int(),
   /** Entity version, sent as `ETag: W/<version>` and compared with `If-Match` (ref platform §1). */
   version: z.number().int().nonnegative(),
-});
+};
+
+/** A project with its bookkeeping (ref platform §4). */
+export const StoredProject = z.object({ project: StoredProjectDto, ...bookkeeping });
 /** A stored project. */
 export type StoredProject = z.infer<typeof StoredProject>;
 
@@ -257,9 +237,7 @@ export const StoredConnectorDto = z.object({
 /** A connector with its bookkeeping (ref platform §5). */
 export const StoredConnector = z.object({
   connector: StoredConnectorDto,
-  createdAt: z.number().int(),
-  lastModifiedAt: z.number().int(),
-  version: z.number().int().nonnegative(),
+  ...bookkeeping,
   /** Connector delete is a soft delete (ref platform §5); a deleted connector is invisible to every route. */
   deleted: z.boolean(),
 });
@@ -276,9 +254,7 @@ export const StoredPipeline = z.object({
   tags: Tags,
   /** The YAML exactly as received; GET returns it verbatim (ref platform §6.2). */
   yaml: z.string(),
-  createdAt: z.number().int(),
-  lastModifiedAt: z.number().int(),
-  version: z.number().int().nonnegative(),
+  ...bookkeeping,
 });
 /** A stored pipeline. */
 export type StoredPipeline = z.infer<typeof StoredPipeline>;
