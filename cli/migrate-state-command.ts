@@ -27,16 +27,13 @@
  * A stack with pending operations (a killed `pulumi up`) is refused: run `flagstack recover` first.
  * @module
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Command } from "commander";
 import { KINDS } from "../provider/kinds";
 import { typeName } from "../provider/types";
-
-const execFileAsync = promisify(execFile);
+import { pulumi } from "./pulumi";
 
 /** The options commander hands to the action. */
 export interface MigrateStateOptions {
@@ -138,23 +135,6 @@ export function migrateDeployment(deployment: StateDeployment): {
     return next;
   });
   return { deployment: { ...deployment, resources: out }, report: { migrated } };
-}
-
-/** Runs `pulumi <args> [--stack NAME]` in `cwd`; throws with the command's own output when it fails. */
-async function pulumi(options: MigrateStateOptions, args: string[]): Promise<string> {
-  const full = [...args, ...(options.stack ? ["--stack", options.stack] : [])];
-  try {
-    const { stdout } = await execFileAsync("pulumi", full, {
-      cwd: options.cwd,
-      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
-      maxBuffer: 1 << 30,
-    });
-    return stdout;
-  } catch (e) {
-    const { stdout = "", stderr = "", code } = e as { stdout?: string; stderr?: string; code?: unknown };
-    if (code === "ENOENT") throw new Error("the `pulumi` command was not found on PATH");
-    throw new Error(`\`pulumi ${full.join(" ")}\` failed:\n${`${stdout}\n${stderr}`.trim()}`);
-  }
 }
 
 /** The action: see the module notes. */

@@ -17,18 +17,15 @@
  * passphrase or secrets provider, as every `pulumi` command does.
  * @module
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Command } from "commander";
 import { configureProvider, resetProvider } from "../provider/core/config";
 import { type Deployment, type RecoverReport, settlePendingCreates } from "../provider/core/recover";
 import { KINDS } from "../provider/kinds";
 import { processAlive } from "../sdk/core/process";
-
-const execFileAsync = promisify(execFile);
+import { pulumi } from "./pulumi";
 
 /** The options commander hands to the action. */
 export interface RecoverCommandOptions {
@@ -36,23 +33,6 @@ export interface RecoverCommandOptions {
   cwd: string;
   dryRun?: boolean;
   refresh: boolean;
-}
-
-/** Runs `pulumi <args> [--stack NAME]` in `cwd`; throws with the command's own output when it fails. */
-async function pulumi(options: RecoverCommandOptions, args: string[]): Promise<string> {
-  const full = [...args, ...(options.stack ? ["--stack", options.stack] : [])];
-  try {
-    const { stdout } = await execFileAsync("pulumi", full, {
-      cwd: options.cwd,
-      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
-      maxBuffer: 1 << 30,
-    });
-    return stdout;
-  } catch (e) {
-    const { stdout = "", stderr = "", code } = e as { stdout?: string; stderr?: string; code?: unknown };
-    if (code === "ENOENT") throw new Error("the `pulumi` command was not found on PATH");
-    throw new Error(`\`pulumi ${full.join(" ")}\` failed:\n${`${stdout}\n${stderr}`.trim()}`);
-  }
 }
 
 /**
