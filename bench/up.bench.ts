@@ -39,13 +39,16 @@ import { clients, defaultWorkspaceId, type StackSpec } from "../test/e2e/fixture
 import { EngineStack, type RequestRecord } from "../test/e2e/harness";
 import type { BenchContext } from "./run";
 
-const ENVIRONMENTS = ["Production", "Staging", "Development"] as const;
-const LIMIT = 20;
+export const ENVIRONMENTS = ["Production", "Staging", "Development"] as const;
+export const LIMIT = 20;
 // The provider config takes a finite number; this one is never reached.
-const UNLIMITED = "100000";
+export const UNLIMITED = "100000";
 
-/** `flags` flags named `bench-<run>-NNN`, each with a definition in every environment. */
-function spec(flags: number, run: string): StackSpec {
+/**
+ * `flags` flags named `bench-<run>-NNN`, each with a definition in every environment (also the
+ * stack of `native-engine.bench.ts`).
+ */
+export function spec(flags: number, run: string): StackSpec {
   const s: StackSpec = { flags: {}, definitions: {} };
   for (let i = 0; i < flags; i++) {
     const key = `f${String(i).padStart(3, "0")}`;
@@ -81,7 +84,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
  * Returns the wall time, the API requests the emulator saw meanwhile, and the number of resources
  * the CLI's summary reports as created.
  */
-async function timedUp(
+export async function timedUp(
   stack: EngineStack,
 ): Promise<{ ms: number; requests: RequestRecord[]; created: number }> {
   const before = stack.emu.requests().length;
