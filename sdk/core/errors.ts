@@ -12,8 +12,21 @@ import { redactCause, redactText, redactValue, usableSecrets } from "./redact";
 const BRAND: unique symbol = Symbol.for("flagstack.ApiError");
 const KIND: unique symbol = Symbol.for("flagstack.ApiError.kind");
 
+/**
+ * Every kind of {@link ApiError}: its class's name, and the members of the init that class keeps
+ * beside the common ones (shown by `toJSON` after them). `"api"` is the base class.
+ */
+const KINDS = {
+  api: { name: "ApiError", members: [] },
+  "not-found": { name: "NotFoundError", members: [] },
+  conflict: { name: "ConflictError", members: [] },
+  "rate-limited": { name: "RateLimitError", members: ["retryAfterMs"] },
+  validation: { name: "ValidationError", members: [] },
+  network: { name: "NetworkError", members: ["errorCode"] },
+} as const satisfies Record<string, { name: string; members: readonly (keyof ApiErrorInit)[] }>;
+
 /** The discriminant of every {@link ApiError}: one value per subclass, `"api"` for the base class. */
-export type ApiErrorKind = "api" | "not-found" | "conflict" | "rate-limited" | "validation" | "network";
+export type ApiErrorKind = keyof typeof KINDS;
 
 /** Everything an {@link ApiError} is built from. */
 export interface ApiErrorInit {
@@ -48,6 +61,10 @@ export interface ApiErrorInit {
    * field of the error, with credential-shaped text and fields (`sdk/core/redact.ts`). Never stored.
    */
   secrets?: readonly (string | undefined)[] | undefined;
+  /** A {@link RateLimitError}'s: how long the server asked us to wait, in milliseconds. */
+  retryAfterMs?: number | undefined;
+  /** A {@link NetworkError}'s: the transport's error code. */
+  errorCode?: string | undefined;
 }
 
 const SECRET_QUERY = /([?&](?:api[_-]?key|token|key|apiKey)=)[^&#]*/gi;
@@ -93,7 +110,7 @@ function redactInit(init: ApiErrorInit): ApiErrorInit {
 /** Base class of every error the SDK throws for an HTTP call. */
 export class ApiError extends Error {
   readonly [BRAND] = true;
-  readonly kind: ApiErrorKind = "api";
+  readonly kind: ApiErrorKind;
   readonly status: number;
   readonly method: string;
   readonly url: string;
@@ -116,7 +133,9 @@ export class ApiError extends Error {
     const init = redactInit(raw);
     const url = init.url;
     super(ApiError.format(init), init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = "ApiError";
+    // The subclass's kind (its static brand), which names it and says what more it keeps.
+    this.kind = (new.target as unknown as Record<symbol, ApiErrorKind | undefined>)[KIND] ?? "api";
+    this.name = KINDS[this.kind].name;
     this.status = init.status;
     this.method = init.method;
     this.url = url;
@@ -129,6 +148,7 @@ export class ApiError extends Error {
     this.apiMessage = init.message;
     this.outcomeUnknown = init.outcomeUnknown ?? false;
     this.attempts = init.attempts ?? 1;
+    for (const member of KINDS[this.kind].members) Object.assign(this, { [member]: init[member] });
   }
 
   /** `POST /internal/api/v2/users: 400 Active users cannot be deleted ... (transaction 22f0rxo8uno)` */
@@ -178,6 +198,7 @@ export class ApiError extends Error {
       fieldErrors: this.fieldErrors,
       outcomeUnknown: this.outcomeUnknown,
       attempts: this.attempts,
+      ...Object.fromEntries(KINDS[this.kind].members.map((m) => [m, (this as Record<string, unknown>)[m]])),
     };
   }
 }
@@ -185,48 +206,27 @@ export class ApiError extends Error {
 /** 404, or a platform body whose code says the entity does not exist (ref platform §2). */
 export class NotFoundError extends ApiError {
   static readonly [KIND] = "not-found";
-  override readonly kind = "not-found" as const;
-  constructor(init: ApiErrorInit) {
-    super(init);
-    this.name = "NotFoundError";
-  }
+  declare readonly kind: "not-found";
 }
 
 /** 409, or a duplicate reported as 400 (platform DUPLICATE_FIELD, duplicate group names). */
 export class ConflictError extends ApiError {
   static readonly [KIND] = "conflict";
-  override readonly kind = "conflict" as const;
-  constructor(init: ApiErrorInit) {
-    super(init);
-    this.name = "ConflictError";
-  }
+  declare readonly kind: "conflict";
 }
 
 /** 429 that outlived the retry budget. */
 export class RateLimitError extends ApiError {
   static readonly [KIND] = "rate-limited";
-  override readonly kind = "rate-limited" as const;
+  declare readonly kind: "rate-limited";
   /** How long the server asked us to wait, in milliseconds. */
-  readonly retryAfterMs: number | undefined;
-  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
-    super(init);
-    this.name = "RateLimitError";
-    this.retryAfterMs = init.retryAfterMs;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
-  }
+  declare readonly retryAfterMs: number | undefined;
 }
 
 /** A 2xx response whose body does not match its schema, or a request refused before sending. */
 export class ValidationError extends ApiError {
   static readonly [KIND] = "validation";
-  override readonly kind = "validation" as const;
-  constructor(init: ApiErrorInit) {
-    super(init);
-    this.name = "ValidationError";
-  }
+  declare readonly kind: "validation";
 }
 
 /**
@@ -235,18 +235,9 @@ export class ValidationError extends ApiError {
  */
 export class NetworkError extends ApiError {
   static readonly [KIND] = "network";
-  override readonly kind = "network" as const;
+  declare readonly kind: "network";
   /** The transport's error code (`ECONNRESET`, `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
-  readonly errorCode: string | undefined;
-  constructor(init: ApiErrorInit & { errorCode?: string | undefined }) {
-    super(init);
-    this.name = "NetworkError";
-    this.errorCode = init.errorCode;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), errorCode: this.errorCode };
-  }
+  declare readonly errorCode: string | undefined;
 }
 
 /** True for a {@link NotFoundError} from any copy of this module. */
