@@ -9,13 +9,12 @@
  * @module
  */
 
-import type { z } from "zod";
 import { type CommonOptions, resolveCommonOptions } from "../core/options";
-import { checkPageSize, type OffsetPage, walkMarkerPages, walkOffsetPages } from "../core/paginate";
-import { type CallInit, HttpCore, type Query } from "../core/request";
-import type { Route, RouteParams } from "../core/route";
+import { checkPageSize, walkMarkerPages } from "../core/paginate";
+import { HttpCore } from "../core/request";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
+import { AdminApiPart, byIdOrName } from "./part";
 import {
   type ChangeNote,
   type Definition,
@@ -49,54 +48,6 @@ export type AdminClientOptions = CommonOptions & {
 export type { ChangeNote } from "./schemas";
 
 const AUTH_HINT = "check the admin API key: option apiKey or FLAGSTACK_ADMIN_API_KEY";
-
-/** What every part of the client shares: the HTTP core, calls with a checked body, offset lists. */
-abstract class AdminApiPart {
-  readonly #core: HttpCore;
-  /** @internal */
-  constructor(core: HttpCore) {
-    this.#core = core;
-  }
-
-  /** One call through the HTTP core. */
-  protected request<R extends string, S extends z.ZodType>(
-    r: Route<R, S>,
-    params: RouteParams<R>,
-    init?: CallInit,
-  ): Promise<z.output<S>> {
-    return this.#core.request(r, params, init);
-  }
-
-  /** One call whose body is first checked by `schema` (a ValidationError naming `what` otherwise). */
-  protected send<R extends string, S extends z.ZodType>(
-    r: Route<R, S>,
-    params: RouteParams<R>,
-    schema: z.ZodType,
-    body: unknown,
-    what = "request body",
-  ): Promise<z.output<S>> {
-    return this.request(r, params, { body: parseInput(schema, body, r, what) });
-  }
-
-  /** Every object of an offset-paged list, `pageSize` per request (default and most: `max`). */
-  protected offsetPages<R extends string, T>(
-    r: Route<R, z.ZodType<OffsetPage<T>>>,
-    params: RouteParams<R>,
-    pageSize: number | undefined,
-    max: number,
-    query: Query = {},
-  ): AsyncIterable<T> {
-    const limit = checkPageSize(pageSize, max, max, "GET", r.template);
-    return walkOffsetPages(
-      (offset, l) => this.request(r, params, { query: { offset, limit: l, ...query } }),
-      limit,
-    );
-  }
-}
-
-/** The one with this id or name in a list, or `undefined`. */
-const byIdOrName = <T extends { id: string; name: string }>(list: readonly T[], nameOrId: string) =>
-  list.find((t) => t.id === nameOrId || t.name === nameOrId);
 
 /** Workspaces (projects): spec §4 "Projects and environments". */
 export class WorkspacesApi extends AdminApiPart {
