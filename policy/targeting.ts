@@ -15,7 +15,7 @@ import {
   sampleKeys,
 } from "../sdk/split/evaluate";
 import { inEnvironments, percent, stackPolicy } from "./common";
-import { readDefinition, readFlag, TYPES } from "./resources";
+import { isType, readDefinition, readFlag, TYPES } from "./resources";
 
 /** "In Production, key qa-bot gets treatment on for flag new-checkout." */
 export const KeyExpectation = z.strictObject({
@@ -107,11 +107,11 @@ export async function checkExpectations(
 ): Promise<Failure[]> {
   const definitions = await Promise.all(
     resources
-      .filter((r) => r.type === TYPES.definition)
+      .filter((r) => isType(r.type, TYPES.definition))
       .map(async (r) => ({ ...(await readDefinition(r.props)), urn: r.urn })),
   );
   const flags = await Promise.all(
-    resources.filter((r) => r.type === TYPES.flag).map((r) => readFlag(r.props)),
+    resources.filter((r) => isType(r.type, TYPES.flag)).map((r) => readFlag(r.props)),
   );
   // Every well-formed definition of an environment, so IN_SPLIT dependencies evaluate too.
   const environmentOf = (e: Expectation): FlagToEvaluate[] =>

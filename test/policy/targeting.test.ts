@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkExpectations, TargetingConfig, targetingAssertions } from "../../policy/targeting";
+import { nativeToken } from "../../provider/native/kinds";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../../provider/types";
 import { checkedResource, runStackPolicy, type StackResource, stackUrn } from "./util";
 
@@ -253,6 +254,30 @@ describe("targeting-assertions: dependencies", () => {
     );
     expect(failures.map((f) => f.message)).toEqual([
       'in environment "Production", key "mallory" gets treatment "off" for flag "express-shipping" (label "default rule"), expected "on"',
+    ]);
+  });
+});
+
+describe("targeting-assertions: native provider tokens", () => {
+  it("evaluates the definitions and flags of the native provider (flagstack:index:*) as dynamic ones", async () => {
+    const native = async (r: Promise<StackResource>): Promise<StackResource> => {
+      const resource = await r;
+      return { ...resource, type: nativeToken(resource.type) };
+    };
+    const resources = [await native(flag()), await native(checkout())];
+    expect(resources.map((r) => r.type)).toEqual(["flagstack:index:Flag", "flagstack:index:FlagDefinition"]);
+    const failures = await checkExpectations(
+      resources,
+      TargetingConfig.parse({
+        expectations: [
+          { flag: "new-checkout", environment: "Production", key: "qa-bot", treatment: "on" },
+          { flag: "new-checkout", environment: "Production", key: "mallory", treatment: "on" },
+        ],
+        segments: { blocked: ["mallory"] },
+      }),
+    );
+    expect(failures.map((f) => f.message)).toEqual([
+      'in environment "Production", key "mallory" gets treatment "off" for flag "new-checkout" (label "whitelisted segment"), expected "on"',
     ]);
   });
 });
