@@ -21,6 +21,7 @@ import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
 import { z } from "zod";
+import { AdminAuth } from "../../sdk/admin/auth";
 import { AdminClient } from "../../sdk/admin/client";
 import { PlatformClient } from "../../sdk/platform/client";
 
@@ -28,6 +29,7 @@ import { PlatformClient } from "../../sdk/platform/client";
 export const SETTINGS = {
   adminApiUrl: { key: "flagstack:adminApiUrl", env: "FLAGSTACK_ADMIN_API_URL" },
   adminApiKey: { key: "flagstack:adminApiKey", env: "FLAGSTACK_ADMIN_API_KEY" },
+  adminAuth: { key: "flagstack:adminAuth", env: "FLAGSTACK_ADMIN_AUTH" },
   platformApiUrl: { key: "flagstack:platformApiUrl", env: "FLAGSTACK_PLATFORM_API_URL" },
   platformApiKey: { key: "flagstack:platformApiKey", env: "FLAGSTACK_PLATFORM_API_KEY" },
   accountId: { key: "flagstack:accountId", env: "FLAGSTACK_ACCOUNT_ID" },
@@ -51,6 +53,11 @@ const optionalUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL
 export const ProviderSettings = z.object({
   adminApiUrl: optionalUrl,
   adminApiKey: optionalText,
+  /**
+   * How the admin key is sent: `bearer` or `x-api-key` (a Harness token); default by the key's
+   * shape (`sdk/admin/auth.ts`).
+   */
+  adminAuth: AdminAuth.optional(),
   platformApiUrl: optionalUrl,
   platformApiKey: optionalText,
   accountId: optionalText,
@@ -210,12 +217,13 @@ function missing(name: SettingName, what: string): Error {
 export function adminClient(settings: ProviderSettings = providerSettings()): AdminClient {
   if (!settings.adminApiUrl) throw missing("adminApiUrl", "admin API URL");
   if (!settings.adminApiKey) throw missing("adminApiKey", "admin API key");
-  const { adminApiUrl: baseUrl, adminApiKey: apiKey } = settings;
-  return cachedClient(`admin\n${baseUrl}\n${apiKey}`, () => {
+  const { adminApiUrl: baseUrl, adminApiKey: apiKey, adminAuth } = settings;
+  return cachedClient(`admin\n${baseUrl}\n${apiKey}\n${adminAuth ?? ""}`, () => {
     return new AdminClient({
       baseUrl,
       baseUrlSource: urlSource("adminApiUrl", baseUrl),
       apiKey,
+      ...(adminAuth !== undefined ? { adminAuth } : {}),
       ...pacing(settings),
     });
   });

@@ -126,6 +126,8 @@ export const ANY: TypeSpec = Object.freeze({ $ref: "pulumi.json#/Any" });
 export const SETTING_DOCS: Readonly<Record<SettingName, string>> = {
   adminApiUrl: "Base URL of the feature-flag admin API.",
   adminApiKey: "Admin API key.",
+  adminAuth:
+    "How the admin key is sent: `bearer` (`Authorization: Bearer`, a Split admin API key) or `x-api-key` (a Harness token). Default: `x-api-key` for a Harness token (`pat.…`, `sat.…`), else `bearer`.",
   platformApiUrl: "Base URL of the platform API.",
   platformApiKey: "Platform API key (`x-api-key`).",
   accountId: "Platform account identifier.",

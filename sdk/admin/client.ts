@@ -1,5 +1,6 @@
 /**
- * The typed client of the feature-flag admin API (`Authorization: Bearer <admin key>`), spec
+ * The typed client of the feature-flag admin API (`Authorization: Bearer <admin key>`, or a Harness
+ * token in `x-api-key`: `./auth.ts`), spec
  * `feature-flag-admin-api.md` §4; endpoints the spec marks "not shown" follow
  * `../shared/reference/admin-api-behaviour.md` (ref §N).
  *
@@ -13,6 +14,7 @@ import { type CommonOptions, resolveCommonOptions } from "../core/options";
 import { checkPageSize, walkMarkerPages } from "../core/paginate";
 import { HttpCore } from "../core/request";
 import { invalidInput, parseInput } from "../core/validate-input";
+import { type AdminAuth, adminAuthHeader, adminAuthHint, resolveAdminAuth } from "./auth";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import { AdminApiPart, byIdOrName } from "./part";
 import {
@@ -41,13 +43,17 @@ import {
 
 /** Options of {@link AdminClient}: the {@link CommonOptions} plus the admin key. */
 export type AdminClientOptions = CommonOptions & {
-  /** Admin API key; falls back to `FLAGSTACK_ADMIN_API_KEY`. */
+  /** Admin API key, or a Harness token; falls back to `FLAGSTACK_ADMIN_API_KEY`. */
   apiKey?: string | undefined;
+  /**
+   * How the key is sent: `bearer` (`Authorization: Bearer <key>`, a Split admin API key) or
+   * `x-api-key` (a Harness token, ref §4). Falls back to `FLAGSTACK_ADMIN_AUTH`; default: by the
+   * key's shape, `x-api-key` for a Harness token (`pat.…`, `sat.…`), else `bearer` (`./auth.ts`).
+   */
+  adminAuth?: AdminAuth | undefined;
 };
 
 export type { ChangeNote } from "./schemas";
-
-const AUTH_HINT = "check the admin API key: option apiKey or FLAGSTACK_ADMIN_API_KEY";
 
 /** Workspaces (projects): spec §4 "Projects and environments". */
 export class WorkspacesApi extends AdminApiPart {
@@ -480,7 +486,7 @@ export class AdminClient {
    * @throws ConfigurationError naming a missing or invalid option and its environment variable.
    */
   constructor(options: AdminClientOptions = {}) {
-    const { apiKey, ...common } = options;
+    const { apiKey, adminAuth, ...common } = options;
     const resolved = resolveCommonOptions(common, apiKey, {
       client: "AdminClient",
       urlEnv: "FLAGSTACK_ADMIN_API_URL",
@@ -488,10 +494,11 @@ export class AdminClient {
       keyEnv: "FLAGSTACK_ADMIN_API_KEY",
       defaultRequestsPerSecond: 10,
     });
+    const mode = resolveAdminAuth(adminAuth, resolved.env, resolved.key);
     this.core = new HttpCore({
       options: resolved,
-      auth: ["authorization", `Bearer ${resolved.key}`],
-      authHint: AUTH_HINT,
+      auth: adminAuthHeader(mode, resolved.key),
+      authHint: adminAuthHint(mode),
       routePrefix: ADMIN_PREFIX,
     });
     this.workspaces = new WorkspacesApi(this.core);

@@ -74,6 +74,7 @@ describe("the committed schema", () => {
     expect(Object.keys(schema.config.variables)).toEqual([
       "adminApiUrl",
       "adminApiKey",
+      "adminAuth",
       "platformApiUrl",
       "platformApiKey",
       "accountId",
