@@ -16,6 +16,7 @@ import { HttpCore } from "../core/request";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { type AdminAuth, adminAuthHeader, adminAuthHint, resolveAdminAuth } from "./auth";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
+import { FlagSetsApi } from "./flag-sets";
 import { AdminApiPart, byIdOrName } from "./part";
 import {
   type ChangeNote,
@@ -40,6 +41,8 @@ import {
   type Workspace,
   WorkspaceCreate,
 } from "./schemas";
+import { SegmentKeysApi } from "./segment-keys";
+import { SegmentsApi } from "./segments";
 
 /** Options of {@link AdminClient}: the {@link CommonOptions} plus the admin key. */
 export type AdminClientOptions = CommonOptions & {
@@ -477,6 +480,12 @@ export class AdminClient {
   readonly users: UsersApi;
   /** Groups. */
   readonly groups: GroupsApi;
+  /** Segments of a workspace. */
+  readonly segments: SegmentsApi;
+  /** A segment's activation and members per environment. */
+  readonly segmentKeys: SegmentKeysApi;
+  /** Flag sets of a workspace (v3). */
+  readonly flagSets: FlagSetsApi;
   /** The HTTP core (for advanced use: `core.limiter`, `core.request(route, ...)`). */
   readonly core: HttpCore;
 
@@ -509,6 +518,9 @@ export class AdminClient {
     this.definitions = new DefinitionsApi(this.core);
     this.users = new UsersApi(this.core);
     this.groups = new GroupsApi(this.core);
+    this.segments = new SegmentsApi(this.core);
+    this.segmentKeys = new SegmentKeysApi(this.core);
+    this.flagSets = new FlagSetsApi(this.core);
   }
 }
 

@@ -1,0 +1,187 @@
+/**
+ * `admin.segments` and `admin.segmentKeys` against the emulator: exact requests (method, path,
+ * query, body) and exact answers; batches of at most 10,000 keys, each with the change's title and
+ * comment; the member list as a paged async iterator; bodies refused before anything is sent.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../../emulator";
+import { AdminClient } from "../../../sdk/admin/client";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { inBatches, KEYS_PER_REQUEST } from "../../../sdk/admin/segment-keys";
+import { ConflictError, NotFoundError, ValidationError } from "../../../sdk/core/errors";
+import { closeSharedPools } from "../../../sdk/core/pool";
+import { type Recorder, recordingDispatcher } from "../helpers/recording-dispatcher";
+
+let emu: Emulator;
+let rec: Recorder;
+let admin: AdminClient;
+let ws: Workspace;
+let prodId: string;
+const V2 = "/internal/api/v2";
+
+/** What the emulator saw since the last reset: `METHOD path?query status`. */
+const seen = () =>
+  emu.requests().map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ""} ${r.status}`);
+/** The JSON bodies the client sent since the last reset. */
+const bodies = () => rec.sent.map((s) => (s.body === undefined ? undefined : JSON.parse(String(s.body))));
+const collect = async <T>(it: AsyncIterable<T>) => {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+};
+const keys = (n: number, prefix = "k") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  rec = recordingDispatcher();
+  admin = new AdminClient({
+    baseUrl: emu.url,
+    apiKey: emu.adminKey,
+    requestsPerSecond: Infinity,
+    dispatcher: rec.dispatcher,
+  });
+  ws = (await admin.workspaces.getByName("Default"))!;
+  prodId = (await admin.environments.find(ws.id, "Production"))!.id;
+});
+beforeEach(() => {
+  emu.resetRequests();
+  rec.sent.length = 0;
+});
+afterAll(async () => {
+  await emu.stop();
+  await rec.close();
+  await closeSharedPools();
+});
+
+describe("admin.segments", () => {
+  it("creates a segment of a traffic type and reads it back from the list", async () => {
+    const made = await admin.segments.create(ws.id, "user", { name: "sdk_beta", description: "Opted in" });
+    expect(made).toMatchObject({
+      name: "sdk_beta",
+      description: "Opted in",
+      trafficType: { name: "user" },
+      tags: [],
+    });
+    expect(seen()).toEqual([`POST ${V2}/segments/ws/${ws.id}/trafficTypes/user 200`]);
+    expect(bodies()).toEqual([{ name: "sdk_beta", description: "Opted in" }]);
+    expect(await admin.segments.find(ws.id, "sdk_beta")).toEqual(made);
+    expect(await admin.segments.find(ws.id, "sdk_nobody")).toBeUndefined();
+  });
+
+  it("lists every page", async () => {
+    for (const n of [1, 2, 3]) await admin.segments.create(ws.id, "user", { name: `sdk_page_${n}` });
+    emu.resetRequests();
+    const names = (await collect(admin.segments.list(ws.id, { pageSize: 2 }))).map((s) => s.name);
+    expect(names.filter((n) => n.startsWith("sdk_page_"))).toEqual([
+      "sdk_page_1",
+      "sdk_page_2",
+      "sdk_page_3",
+    ]);
+    expect(seen()[0]).toBe(`GET ${V2}/segments/ws/${ws.id}?offset=0&limit=2 200`);
+    expect(seen().length).toBe(Math.ceil(names.length / 2));
+  });
+
+  it("refuses a duplicate name with a ConflictError, and a bad name before sending", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_dup" });
+    await expect(admin.segments.create(ws.id, "user", { name: "sdk_dup" })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    emu.resetRequests();
+    await expect(admin.segments.create(ws.id, "user", { name: "1 bad" })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    expect(seen()).toEqual([]);
+  });
+
+  it("deletes a segment (true), and a second delete is a NotFoundError", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_gone" });
+    expect(await admin.segments.delete(ws.id, "sdk_gone")).toBe(true);
+    await expect(admin.segments.delete(ws.id, "sdk_gone")).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("admin.segmentKeys", () => {
+  it("activates a segment in an environment, lists it as active, deactivates it", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_active" });
+    emu.resetRequests();
+    const a = await admin.segmentKeys.activate(prodId, "sdk_active");
+    expect(a).toMatchObject({
+      name: "sdk_active",
+      environment: { id: prodId, name: "Production" },
+      trafficType: { name: "user" },
+    });
+    expect(seen()).toEqual([`POST ${V2}/segments/${prodId}/sdk_active 200`]);
+    expect(await admin.segmentKeys.activation(ws.id, prodId, "sdk_active")).toEqual(a);
+    await expect(admin.segmentKeys.activate(prodId, "sdk_active")).rejects.toBeInstanceOf(ConflictError);
+    expect(await admin.segmentKeys.deactivate(prodId, "sdk_active")).toBe(true);
+    expect(await admin.segmentKeys.activation(ws.id, prodId, "sdk_active")).toBeUndefined();
+  });
+
+  it("adds and removes keys with the change's title and comment, and lists members page by page", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_members" });
+    await admin.segmentKeys.activate(prodId, "sdk_members");
+    emu.resetRequests();
+    rec.sent.length = 0;
+    const note = { title: "Beta wave 2", comment: "from the survey" };
+    expect(await admin.segmentKeys.add(prodId, "sdk_members", ["ana", "ben", "cy"], note)).toEqual({
+      added: 3,
+      removed: 0,
+      requests: 1,
+    });
+    expect(await admin.segmentKeys.remove(prodId, "sdk_members", ["ben"], note)).toEqual({
+      added: 0,
+      removed: 1,
+      requests: 1,
+    });
+    expect(seen()).toEqual([
+      `PUT ${V2}/segments/${prodId}/sdk_members/uploadKeys?replace=false 200`,
+      `PUT ${V2}/segments/${prodId}/sdk_members/removeKeys 200`,
+    ]);
+    expect(bodies()).toEqual([
+      { keys: ["ana", "ben", "cy"], ...note },
+      { keys: ["ben"], ...note },
+    ]);
+    emu.resetRequests();
+    expect(await collect(admin.segmentKeys.list(prodId, "sdk_members", { pageSize: 1 }))).toEqual([
+      "ana",
+      "cy",
+    ]);
+    expect(seen()).toEqual([
+      `GET ${V2}/segments/${prodId}/sdk_members/keys?offset=0&limit=1 200`,
+      `GET ${V2}/segments/${prodId}/sdk_members/keys?offset=1&limit=1 200`,
+    ]);
+  });
+
+  it("sends 25,000 keys as three requests of at most 10,000", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_batches" });
+    await admin.segmentKeys.activate(prodId, "sdk_batches");
+    rec.sent.length = 0;
+    const summary = await admin.segmentKeys.add(prodId, "sdk_batches", keys(25_000));
+    expect(summary).toEqual({ added: 25_000, removed: 0, requests: 3 });
+    expect(bodies().map((b) => (b as { keys: string[] }).keys.length)).toEqual([10_000, 10_000, 5_000]);
+    expect((await collect(admin.segmentKeys.list(prodId, "sdk_batches"))).length).toBe(25_000);
+  });
+
+  it("refuses an empty key before sending, naming it", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_bad_key" });
+    await admin.segmentKeys.activate(prodId, "sdk_bad_key");
+    emu.resetRequests();
+    await expect(admin.segmentKeys.add(prodId, "sdk_bad_key", ["ok", ""])).rejects.toMatchObject({
+      fieldErrors: [{ field: "keys[1]", message: "a key must not be empty" }],
+    });
+    expect(seen()).toEqual([]);
+  });
+
+  it("the member list of a segment not active in the environment is a NotFoundError", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_inactive" });
+    await expect(collect(admin.segmentKeys.list(prodId, "sdk_inactive"))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+
+  it("cuts lists into batches of the request limit", () => {
+    expect(inBatches(keys(5), 2)).toEqual([["k0", "k1"], ["k2", "k3"], ["k4"]]);
+    expect(inBatches([])).toEqual([]);
+    expect(KEYS_PER_REQUEST).toBe(10_000);
+  });
+});
