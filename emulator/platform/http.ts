@@ -72,10 +72,18 @@ export function etag(version: number): string {
  * echoing the ETag is locked too. Anything else is ignored, as the service ignores non-numbers.
  */
 export function checkIfMatch(c: Context, version: number): void {
-  const raw = c.req.header("if-match");
-  if (raw === undefined) return;
-  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(raw);
-  if (m && Number(m[1]) !== version) throw optimisticLocking();
+  const expected = ifMatchVersion(c);
+  if (expected !== null && expected !== version) throw optimisticLocking();
+}
+
+/**
+ * The version an `If-Match` names (a bare number, or the `W/<n>` of the emulator's ETag), or null
+ * when there is none the service reads (`isNumeric(ifMatch) ? parseLong(ifMatch) : null`,
+ * harness-core `ServiceResource.update`).
+ */
+export function ifMatchVersion(c: Context): number | null {
+  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(c.req.header("if-match") ?? "");
+  return m ? Number(m[1]) : null;
 }
 
 /** `If-None-Match` equal to the current ETag gives 304 (ref §1: `EtagFilter`). */

@@ -2,7 +2,9 @@
  * The emulated platform API (`../shared/spec/platform-api.md`): organizations, projects,
  * connectors and YAML pipelines under `/ng/api/**` and `/pipeline/api/**`, as one hono sub-app
  * that the emulator's server mounts at `/`. One file per section: `organizations.ts`,
- * `projects.ts`, `connectors.ts`, `pipelines.ts` (YAML checks in `pipeline-yaml.ts`); `errors.ts`
+ * `projects.ts`, `connectors.ts`, `pipelines.ts` (YAML checks in `pipeline-yaml.ts`), and the v2
+ * entities of issue 19 (`services.ts`, `environments.ts`, `infrastructures.ts`, `secrets.ts`,
+ * `input-sets.ts`, `triggers.ts`, one table row each for `entity-routes.ts`); `errors.ts`
  * and `http.ts` hold what only this API needs. Keys are checked by `middleware/auth.ts`, errors
  * rendered by the server's one `onError`.
  *
@@ -16,10 +18,17 @@ import type { AppEnv } from "../context";
 import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import { connectorRoutes } from "./connectors";
+import { entityRoutes } from "./entity-routes";
+import { environmentSpec } from "./environments";
 import { resourceNotFound } from "./errors";
+import { infrastructureSpec } from "./infrastructures";
+import { inputSetSpec } from "./input-sets";
 import { organizationRoutes } from "./organizations";
 import { pipelineRoutes } from "./pipelines";
 import { projectRoutes } from "./projects";
+import { secretSpec } from "./secrets";
+import { serviceSpec } from "./services";
+import { triggerSpec } from "./triggers";
 
 /** The API's path prefixes. */
 export const PLATFORM_PREFIXES = ["/ng/api", "/pipeline/api"] as const;
@@ -64,6 +73,17 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
   app.route("/ng/api/projects", refusingOtherMethods(projectRoutes(store)));
   app.route("/ng/api/connectors", refusingOtherMethods(connectorRoutes(store)));
   app.route("/pipeline/api/pipelines", refusingOtherMethods(pipelineRoutes(store)));
+  // The v2 entities (issue 19): one CRUD shape, one table row each (`entity-routes.ts`).
+  for (const [path, spec] of [
+    ["/ng/api/servicesV2", serviceSpec],
+    ["/ng/api/environmentsV2", environmentSpec],
+    ["/ng/api/infrastructures", infrastructureSpec],
+    ["/ng/api/v2/secrets", secretSpec],
+    ["/pipeline/api/inputSets", inputSetSpec],
+    ["/pipeline/api/triggers", triggerSpec],
+  ] as const) {
+    app.route(path, refusingOtherMethods(entityRoutes(store, spec(store))));
+  }
 
   // An unknown path, likewise: 400 FailureDTO RESOURCE_NOT_FOUND_EXCEPTION, never 404 (ref §2).
   for (const prefix of PLATFORM_PREFIXES) {

@@ -21,13 +21,13 @@ const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
  * `application/json` is accepted too, as the Go SDK sends it that way (ref §6.2 quirk). Any other
  * media type is a 415.
  */
-async function readYaml(c: Context<AppEnv>): Promise<string> {
+export async function readYaml(c: Context<AppEnv>): Promise<string> {
   const media = mediaType(c);
   if (media !== "application/yaml" && media !== "application/json") throw mediaNotSupported();
   return c.req.text();
 }
 
-function notFoundMessage(id: string, org: string, project: string): string {
+export function notFoundMessage(id: string, org: string, project: string): string {
   return `Pipeline [${id}] under Project[${project}], Organization [${org}] doesn't exist or has been deleted.`;
 }
 

@@ -17,6 +17,7 @@ import { Journal } from "./journal";
 import { Keys } from "./keys";
 import { Groups, Users } from "./people";
 import { PlatformStore } from "./platform";
+import { PlatformEntities } from "./platform-entities";
 import {
   type DefinitionRecord,
   type EnvironmentRecord,
@@ -38,6 +39,8 @@ export { type CommitLog, type CommitLogBatch, StateFileError } from "./journal";
 export { newKeyString } from "./keys";
 export { ACTIVE_USER_DELETE_MESSAGE } from "./people";
 export { type ConnectorFields, HARNESS_SECRET_MANAGER, PROJECT_MODULES } from "./platform";
+export type { EntityRefusals } from "./platform-entities";
+export * from "./platform-entity-records";
 export * from "./records";
 export { MAX_SEGMENT_KEYS } from "./segments";
 export { INITIAL_ROLLOUT_STATUS } from "./workspaces";
@@ -65,6 +68,8 @@ export class Store extends Journal {
   readonly groups = new Groups();
   readonly users = new Users(this.groups);
   readonly platform = new PlatformStore();
+  /** The platform's v2 entities: services, environments, infrastructures, secrets, input sets, triggers (issue 19). */
+  readonly entities = new PlatformEntities(this.platform);
   /** Flag sets, attributes, identities, large and rule-based segments, change requests (issue 18). */
   readonly catalog = new Catalog();
   /** SDK change numbers, shared by definitions and segments. */
@@ -75,6 +80,7 @@ export class Store extends Journal {
     this.accountId = accountId;
     this.definitions = new Definitions(this.clock);
     this.segments = new Segments(this.clock);
+    this.platform.cascade = this.entities;
   }
 
   /**
@@ -124,6 +130,7 @@ export class Store extends Journal {
       keys: this.keys.dump(),
       platform: this.platform.dump(),
       catalog: this.catalog.dump(),
+      platformEntities: this.entities.dump(),
     };
   }
 
@@ -142,6 +149,7 @@ export class Store extends Journal {
     this.keys.restore(file.keys);
     this.platform.restore(file.platform);
     this.catalog.restore(file.catalog);
+    this.entities.restore(file.platformEntities);
   }
 
   // -------------------------------------------------------------------------------------------

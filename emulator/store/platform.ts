@@ -69,6 +69,13 @@ export type ConnectorFields = Omit<
   "accountIdentifier" | "orgIdentifier" | "projectIdentifier"
 >;
 
+/** What must hear of a deletion that takes objects of another part along. */
+export interface PlatformCascade {
+  forgetOrganization(org: string): void;
+  forgetProject(org: string, project: string): void;
+  forgetPipeline(org: string, project: string, pipeline: string): void;
+}
+
 /** What the platform API stores. */
 export class PlatformStore {
   readonly #organizations = new Map<string, StoredOrganization>();
@@ -76,6 +83,8 @@ export class PlatformStore {
   readonly #connectors = new Map<string, StoredConnector>();
   readonly #pipelines = new Map<string, StoredPipeline>();
   #accountId = "";
+  /** Told of the deletions that take the v2 entities along (`platform-entities.ts`). */
+  cascade: PlatformCascade | undefined;
 
   /** The account whose objects these are. */
   get accountId(): string {
@@ -130,6 +139,7 @@ export class PlatformStore {
     for (const [key, c] of this.#connectors)
       if (c.connector.orgIdentifier === org) this.#connectors.delete(key);
     this.#organizations.delete(org);
+    this.cascade?.forgetOrganization(org);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -203,6 +213,7 @@ export class PlatformStore {
   deleteProject(existing: StoredProject): void {
     const { orgIdentifier: org, identifier: id } = existing.project;
     this.#projects.delete(projectKey(org, id));
+    this.cascade?.forgetProject(org, id);
     for (const [key, c] of this.#connectors) {
       const { orgIdentifier, projectIdentifier } = c.connector;
       if (inProject(org, id, { org: orgIdentifier, project: projectIdentifier }))
@@ -397,9 +408,9 @@ export class PlatformStore {
 
   /** Removes a pipeline (ref §6.2: a hard delete, so the identifier can be used again). */
   deletePipeline(existing: StoredPipeline): void {
-    this.#pipelines.delete(
-      pipelineKey(existing.orgIdentifier, existing.projectIdentifier, existing.identifier),
-    );
+    const { orgIdentifier: org, projectIdentifier: project, identifier } = existing;
+    this.#pipelines.delete(pipelineKey(org, project, identifier));
+    this.cascade?.forgetPipeline(org, project, identifier);
   }
 
   // -------------------------------------------------------------------------------------------

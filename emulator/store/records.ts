@@ -8,6 +8,7 @@ import { z } from "zod";
 import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
 import { CatalogState } from "./catalog-records";
+import { PlatformEntitiesState } from "./platform-entity-records";
 import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
 
 // ---------------------------------------------------------------------------------------------
@@ -322,6 +323,8 @@ export const StateFile = z.object({
   platform: PlatformState,
   /** Flag sets, attributes, large and rule-based segments, change requests (`catalog-records.ts`). */
   catalog: CatalogState.optional(),
+  /** The platform's v2 entities (`platform-entity-records.ts`, issue 19). */
+  platformEntities: PlatformEntitiesState.optional(),
 });
 /** The persisted state file. */
 export type StateFile = z.output<typeof StateFile>;

@@ -79,7 +79,7 @@ describe("over HTTP", () => {
   it.each([
     ["GET", "/ng/api/organisations", "HTTP 404 Not Found"],
     ["GET", "/ng/api/projects/a/b", "HTTP 404 Not Found"],
-    ["GET", "/pipeline/api/inputSets", "HTTP 404 Not Found"],
+    ["GET", "/pipeline/api/templates", "HTTP 404 Not Found"],
     ["PATCH", "/ng/api/projects/a", "HTTP 405 Method Not Allowed"],
     ["DELETE", "/ng/api/connectors", "HTTP 405 Method Not Allowed"],
     ["GET", "/pipeline/api/pipelines/v2/p", "HTTP 405 Method Not Allowed"],

@@ -1,0 +1,79 @@
+/**
+ * Environments (platform, v2): `POST|PUT|GET /ng/api/environmentsV2`, `GET|DELETE
+ * /ng/api/environmentsV2/{id}` (Go SDK `harness/nextgen/api_environments.go`: CreateEnvironmentV2,
+ * UpdateEnvironmentV2 and DeleteEnvironmentV2 with `If-Match`, GetEnvironmentList with
+ * `page`/`size`; Terraform provider `internal/service/cd_nextgen/environment/resource_environment.go`).
+ * The body is the SDK's `EnvironmentRequest` (type PreProduction or Production, colour, and a
+ * `yaml` string with variables and overrides); the response's `environment` carries `version`
+ * (SDK `model_environment_response_details.go`). A GET of a missing environment is javax
+ * `NotFoundException`, 400 FailureDTO (harness-core `EnvironmentResourceV2.get`); duplicates and
+ * stale updates are worded as harness-core `EnvironmentServiceImpl` words them (`ngRefusals`).
+ * Deleting an environment deletes its infrastructures (`platform-entities.ts`).
+ * @module
+ */
+import { stringify } from "yaml";
+import {
+  DEFAULT_PROJECT_COLOUR,
+  PlatformEnvironmentRequest,
+  PlatformEnvironmentYaml,
+} from "../../sdk/platform/schemas";
+import type { Store } from "../store";
+import { bodyScopedWriter, type EntitySpec, ngRefusals, parseYamlEntity, shown } from "./entity-routes";
+import { resourceNotFound } from "./errors";
+
+/** The environment table row. */
+export const environmentSpec = (store: Store): EntitySpec => ({
+  kind: "environment",
+  resource: "environment",
+  scopeRequired: false,
+  putById: false,
+  paging: { index: "page", size: "size", defaultSize: 100 },
+  ifMatch: true,
+  writers: [
+    bodyScopedWriter(PlatformEnvironmentRequest, "environmentRequest", (body) => {
+      const yaml =
+        body.yaml === undefined ? undefined : parseYamlEntity(body.yaml, PlatformEnvironmentYaml).environment;
+      const name = body.name ?? yaml?.name ?? body.identifier;
+      const { identifier, orgIdentifier, projectIdentifier, description, tags, type } = body;
+      const text =
+        body.yaml ??
+        stringify({
+          environment: { name, identifier, orgIdentifier, projectIdentifier, description, tags, type },
+        });
+      return {
+        at: { org: orgIdentifier ?? null, project: projectIdentifier ?? null, parent: null },
+        fields: {
+          identifier,
+          name,
+          description,
+          tags,
+          // The colour defaults as a project's does (inferred).
+          fields: { color: body.color ?? DEFAULT_PROJECT_COLOUR, type, yaml: text },
+        },
+      };
+    }),
+  ],
+  refusals: ngRefusals("Environment", () => store.accountId),
+  notFound: (id, at) =>
+    resourceNotFound(
+      `Environment with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}] not found`,
+    ),
+  render: (e, accountId) => ({
+    environment: {
+      accountId,
+      orgIdentifier: e.at.org,
+      projectIdentifier: e.at.project,
+      identifier: e.identifier,
+      name: e.name,
+      description: e.description,
+      color: e.fields.color,
+      type: e.fields.type,
+      deleted: false,
+      tags: e.tags,
+      version: e.version,
+      yaml: e.fields.yaml,
+    },
+    createdAt: e.createdAt,
+    lastModifiedAt: e.lastModifiedAt,
+  }),
+});

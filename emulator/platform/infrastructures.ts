@@ -1,0 +1,92 @@
+/**
+ * Infrastructure definitions: `POST|PUT|GET /ng/api/infrastructures`, `GET|DELETE
+ * /ng/api/infrastructures/{id}` (Go SDK `harness/nextgen/api_infrastructures.go`:
+ * CreateInfrastructure, UpdateInfrastructure, GetInfrastructure and DeleteInfrastructure with
+ * `environmentIdentifier`, GetInfrastructureList with `page`/`size`; none takes `If-Match`, so the
+ * header is not read). The body is the SDK's `InfrastructureRequest`, whose `yaml` holds
+ * `infrastructureDefinition: {environmentRef, deploymentType, type, spec}` (Terraform provider
+ * `resource_Infrastructure_test.go`); KubernetesDirect and KubernetesGcp specs are typed.
+ *
+ * Referential check: the environment must exist, on create and on update (harness-core
+ * `InfrastructureResource.create`/`update` call `EnvironmentValidationHelper.checkThatEnvExists`,
+ * a javax `NotFoundException` "Environment with ref [%s] not found": 400 FailureDTO). A GET of a
+ * missing infrastructure is a `NotFoundException` too ("Infrastructure with identifier [%s] in
+ * project [%s], org [%s], environment [%s] not found", `InfrastructureResource.get`).
+ * @module
+ */
+import { INFRASTRUCTURE_SPECS, InfrastructureRequest, InfrastructureYaml } from "../../sdk/platform/schemas";
+import type { Store } from "../store";
+import { bodyScopedWriter, type EntitySpec, ngRefusals, parseYamlEntity, shown } from "./entity-routes";
+import { invalidRequest, resourceNotFound, validationFailure, zodViolations } from "./errors";
+
+/** The infrastructure table row. */
+export const infrastructureSpec = (store: Store): EntitySpec => ({
+  kind: "infrastructure",
+  resource: "environment",
+  parentParam: "environmentIdentifier",
+  scopeRequired: false,
+  putById: false,
+  paging: { index: "page", size: "size", defaultSize: 100 },
+  ifMatch: false,
+  writers: [
+    bodyScopedWriter(InfrastructureRequest, "infrastructureRequest", (body) => {
+      const yaml = parseYamlEntity(body.yaml, InfrastructureYaml).infrastructureDefinition;
+      // What the YAML says must be what the request says (inferred wording, as the pipeline's "Expected ...").
+      if (yaml.environmentRef !== body.environmentRef) {
+        throw invalidRequest(
+          `Expected environmentRef in YAML to be [${body.environmentRef}], but was [${yaml.environmentRef}]`,
+        );
+      }
+      if (body.type !== undefined && body.type !== yaml.type) {
+        throw invalidRequest(`Expected type in YAML to be [${body.type}], but was [${yaml.type}]`);
+      }
+      const typed = INFRASTRUCTURE_SPECS[yaml.type]?.safeParse(yaml.spec);
+      if (typed !== undefined && !typed.success) {
+        throw validationFailure(zodViolations("yaml.infrastructureDefinition.spec", typed.error.issues));
+      }
+      return {
+        at: {
+          org: body.orgIdentifier ?? null,
+          project: body.projectIdentifier ?? null,
+          parent: body.environmentRef,
+        },
+        fields: {
+          identifier: body.identifier,
+          name: body.name ?? yaml.name,
+          description: body.description,
+          tags: body.tags,
+          fields: { type: yaml.type, deploymentType: yaml.deploymentType, yaml: body.yaml },
+        },
+      };
+    }),
+  ],
+  refusals: {
+    ...ngRefusals(
+      "Infrastructure",
+      () => store.accountId,
+      (at) => ` , Environment [${shown(at.parent)}]`,
+    ),
+    parentMissing: (at) => resourceNotFound(`Environment with ref [${shown(at.parent)}] not found`),
+  },
+  notFound: (id, at) =>
+    resourceNotFound(
+      `Infrastructure with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}], environment [${shown(at.parent)}] not found`,
+    ),
+  render: (e, accountId) => ({
+    infrastructure: {
+      accountId,
+      identifier: e.identifier,
+      orgIdentifier: e.at.org,
+      projectIdentifier: e.at.project,
+      environmentRef: e.at.parent,
+      name: e.name,
+      description: e.description,
+      tags: e.tags,
+      type: e.fields.type,
+      deploymentType: e.fields.deploymentType,
+      yaml: e.fields.yaml,
+    },
+    createdAt: e.createdAt,
+    lastModifiedAt: e.lastModifiedAt,
+  }),
+});

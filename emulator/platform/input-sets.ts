@@ -1,0 +1,67 @@
+/**
+ * Input sets of a pipeline: `POST|GET /pipeline/api/inputSets`, `PUT|GET|DELETE
+ * /pipeline/api/inputSets/{id}` with `orgIdentifier`, `projectIdentifier` and
+ * `pipelineIdentifier` (Go SDK `harness/nextgen/api_input_sets.go`: PostInputSet with a YAML
+ * body, PutInputSet and DeleteInputSet with `If-Match`, GetInputSet, ListInputSet with
+ * `pageIndex`/`pageSize`). The YAML is `inputSet: {name, identifier, orgIdentifier,
+ * projectIdentifier, pipeline: {identifier, ...}}` (Terraform provider `input_set_resource_test.go`);
+ * the response is the SDK's `InputSetResponse` (with `version`), the list's items its
+ * `InputSetSummaryResponse`. Rules shared with triggers: `pipeline-children.ts`.
+ * @module
+ */
+import { InputSetYaml } from "../../sdk/platform/schemas";
+import type { Store } from "../store";
+import type { EntitySpec } from "./entity-routes";
+import { entityNotFound } from "./errors";
+import { pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
+
+const missing = (id: string) => `InputSet with the given ID: ${id} does not exist or has been deleted`;
+
+/** The input set table row. */
+export const inputSetSpec = (_store: Store): EntitySpec => ({
+  kind: "inputSet",
+  resource: "pipeline",
+  parentParam: "pipelineIdentifier",
+  scopeRequired: true,
+  putById: true,
+  paging: { index: "pageIndex", size: "pageSize", defaultSize: 100 },
+  ifMatch: true,
+  writers: [
+    pipelineChildWriter({
+      label: "InputSet",
+      parentParam: "pipelineIdentifier",
+      schema: InputSetYaml,
+      entity: (doc) => doc.inputSet,
+      pipelineOf: (y) => y.pipeline.identifier,
+      fields: (_y, text) => ({ yaml: text }),
+    }),
+  ],
+  refusals: pipelineChildRefusals("InputSet", missing),
+  notFound: (id) => entityNotFound(missing(id)),
+  render: (e, accountId) => ({
+    accountId,
+    orgIdentifier: e.at.org,
+    projectIdentifier: e.at.project,
+    pipelineIdentifier: e.at.parent,
+    identifier: e.identifier,
+    inputSetYaml: e.fields.yaml,
+    name: e.name,
+    description: e.description,
+    tags: e.tags,
+    isOutdated: false,
+    isErrorResponse: false,
+    version: e.version,
+  }),
+  listItem: (e) => ({
+    identifier: e.identifier,
+    name: e.name,
+    pipelineIdentifier: e.at.parent,
+    description: e.description,
+    inputSetType: "INPUT_SET",
+    tags: e.tags,
+    version: e.version,
+    createdAt: e.createdAt,
+    lastUpdatedAt: e.lastModifiedAt,
+    isOutdated: false,
+  }),
+});
