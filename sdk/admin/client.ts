@@ -14,6 +14,8 @@ import { type CommonOptions, resolveCommonOptions } from "../core/options";
 import { checkPageSize, walkMarkerPages } from "../core/paginate";
 import { HttpCore } from "../core/request";
 import { invalidInput, parseInput } from "../core/validate-input";
+import { ApiKeysApi } from "./api-keys";
+import { AttributesApi } from "./attributes";
 import { type AdminAuth, adminAuthHeader, adminAuthHint, resolveAdminAuth } from "./auth";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import { FlagSetsApi } from "./flag-sets";
@@ -24,6 +26,7 @@ import {
   DefinitionBody,
   type Environment,
   EnvironmentCreate,
+  type EnvironmentDetail,
   type Flag,
   FlagCreate,
   type Group,
@@ -33,6 +36,7 @@ import {
   LIMITS,
   type RolloutStatus,
   type TrafficType,
+  TrafficTypeCreate,
   type User,
   UserInviteBody,
   UserPutBody,
@@ -90,6 +94,22 @@ export class WorkspacesApi extends AdminApiPart {
   async create(body: WorkspaceCreate): Promise<Workspace> {
     return this.send(E.workspaces.create, {}, WorkspaceCreate, body);
   }
+
+  /** The workspace with this id or name, or `undefined` (the list: there is no GET by id in ref §1.1). */
+  async find(nameOrId: string): Promise<Workspace | undefined> {
+    for await (const ws of this.list()) if (ws.id === nameOrId || ws.name === nameOrId) return ws;
+    return undefined;
+  }
+
+  /** Applies a JSON Patch: `/name`, `/requiresTitleAndComments` (ref §9.1). */
+  async patch(wsId: string, ops: JsonPatch): Promise<Workspace> {
+    return this.send(E.workspaces.patch, { wsId }, JsonPatch, ops, "JSON Patch");
+  }
+
+  /** Deletes a workspace; refused while it has traffic types (ref §1.2). */
+  async delete(wsId: string): Promise<true> {
+    return this.request(E.workspaces.delete, { wsId });
+  }
 }
 
 /** Environments of a workspace: a bare array (spec §2). */
@@ -109,8 +129,28 @@ export class EnvironmentsApi extends AdminApiPart {
    * @example
    * const qa = await admin.environments.create(ws.id, { name: "QA", production: false });
    */
-  async create(wsId: string, body: EnvironmentCreate): Promise<Environment> {
+  async create(wsId: string, body: EnvironmentCreate): Promise<EnvironmentDetail> {
     return this.send(E.environments.create, { wsId }, EnvironmentCreate, body);
+  }
+
+  /**
+   * Applies a JSON Patch: `/name`, `/production`, `/changePermissions` (ref §1.2). With `dryRun`
+   * the service checks the patch and answers the result without applying it (ref §1.1).
+   */
+  async patch(
+    wsId: string,
+    envIdOrName: string,
+    ops: JsonPatch,
+    options: { dryRun?: boolean } = {},
+  ): Promise<EnvironmentDetail> {
+    const body = parseInput(JsonPatch, ops, E.environments.patch, "JSON Patch");
+    const query = { dry_run: options.dryRun ? "true" : undefined };
+    return this.request(E.environments.patch, { wsId, environment: envIdOrName }, { body, query });
+  }
+
+  /** Deletes an environment; refused while API keys of it exist: revoke them first (ref §1.2). */
+  async delete(wsId: string, envIdOrName: string): Promise<true> {
+    return this.request(E.environments.delete, { wsId, environment: envIdOrName });
   }
 
   /** The environment with this name or id, or `undefined` (there is no GET by id, ref §1.2). */
@@ -124,6 +164,16 @@ export class TrafficTypesApi extends AdminApiPart {
   /** All traffic types of a workspace. */
   async list(wsId: string): Promise<TrafficType[]> {
     return this.request(E.trafficTypes.list, { wsId });
+  }
+
+  /** Creates a traffic type (ref §1.1 `{name}`). */
+  async create(wsId: string, body: TrafficTypeCreate): Promise<TrafficType> {
+    return this.send(E.trafficTypes.create, { wsId }, TrafficTypeCreate, body);
+  }
+
+  /** Deletes a traffic type by id (ref §9.1: no workspace in the path). */
+  async delete(trafficTypeId: string): Promise<true> {
+    return this.request(E.trafficTypes.delete, { trafficTypeId });
   }
 
   /** The traffic type with this name or id, or `undefined`. */
@@ -480,6 +530,10 @@ export class AdminClient {
   readonly users: UsersApi;
   /** Groups. */
   readonly groups: GroupsApi;
+  /** API keys: create (the value is answered once), revoke. */
+  readonly apiKeys: ApiKeysApi;
+  /** Attributes of a traffic type. */
+  readonly attributes: AttributesApi;
   /** Segments of a workspace. */
   readonly segments: SegmentsApi;
   /** A segment's activation and members per environment. */
@@ -518,6 +572,8 @@ export class AdminClient {
     this.definitions = new DefinitionsApi(this.core);
     this.users = new UsersApi(this.core);
     this.groups = new GroupsApi(this.core);
+    this.apiKeys = new ApiKeysApi(this.core);
+    this.attributes = new AttributesApi(this.core);
     this.segments = new SegmentsApi(this.core);
     this.segmentKeys = new SegmentKeysApi(this.core);
     this.flagSets = new FlagSetsApi(this.core);

@@ -11,6 +11,7 @@ import { route } from "../core/route";
 import {
   Definition,
   Environment,
+  EnvironmentDetail,
   Flag,
   Group,
   offsetPage,
@@ -43,16 +44,27 @@ export const adminEndpoints = {
   workspaces: {
     list: route("GET /internal/api/v2/workspaces", WorkspacePage),
     create: route("POST /internal/api/v2/workspaces", Workspace),
+    /** JSON Patch on `/name` and `/requiresTitleAndComments` (ref §9.1). */
+    patch: route("PATCH /internal/api/v2/workspaces/{wsId}", Workspace),
+    /** Refused while the workspace has traffic types (ref §1.2). */
+    delete: route("DELETE /internal/api/v2/workspaces/{wsId}", TrueBody, gone),
   },
   environments: {
     /** A bare JSON array (spec §2). */
     list: route("GET /internal/api/v2/environments/ws/{wsId}", z.array(Environment)),
     /** ref §1.1; the response also lists the environment's new SDK keys (`apiTokens`). */
-    create: route("POST /internal/api/v2/environments/ws/{wsId}", Environment),
+    create: route("POST /internal/api/v2/environments/ws/{wsId}", EnvironmentDetail),
+    /** JSON Patch on `/name`, `/production`, `/changePermissions`; `?dry_run` (ref §1.1, §1.2). */
+    patch: route("PATCH /internal/api/v2/environments/ws/{wsId}/{environment}", EnvironmentDetail),
+    /** Refused while API keys of the environment exist (ref §1.2). */
+    delete: route("DELETE /internal/api/v2/environments/ws/{wsId}/{environment}", TrueBody, gone),
   },
   trafficTypes: {
     /** A bare JSON array (ref §1.1). */
     list: route("GET /internal/api/v2/trafficTypes/ws/{wsId}", z.array(TrafficType)),
+    create: route("POST /internal/api/v2/trafficTypes/ws/{wsId}", TrafficType),
+    /** No workspace in the path (ref §9.1). */
+    delete: route("DELETE /internal/api/v2/trafficTypes/{trafficTypeId}", TrueBody, gone),
   },
   rolloutStatuses: {
     list: route("GET /internal/api/v2/rolloutStatuses", z.array(RolloutStatus)),

@@ -101,10 +101,53 @@ export const Environment = z.looseObject({
 });
 export type Environment = z.infer<typeof Environment>;
 
-/** Body of `POST /environments/ws/{ws}` (ref §1.1: `{name, production}`). */
+/** A user or group named in an environment's change permissions: `{id, type}` (the service adds `name`). */
+export const PermissionSubject = z.looseObject({
+  id: z.string().min(1, "id must not be empty"),
+  type: z.enum(["user", "group"], { error: 'type must be "user" or "group"' }),
+  name: z.string().optional(),
+});
+export type PermissionSubject = z.infer<typeof PermissionSubject>;
+
+/**
+ * An environment's change permissions (ref §1.2, §9.2 `change_permissions`; the fields of
+ * harness-go-sdk's `ChangePermissions`): whether changes need an approved change request, and who
+ * approves them.
+ */
+export const ChangePermissions = z.looseObject({
+  areApprovalsRequired: z.boolean().optional(),
+  approvers: z.array(PermissionSubject).optional(),
+  allowKills: z.boolean().optional(),
+  areApproversRestricted: z.boolean().optional(),
+  approvalSkippableBy: z.array(PermissionSubject).optional(),
+});
+export type ChangePermissions = z.infer<typeof ChangePermissions>;
+
+/** An SDK key the service makes with an environment (`apiTokens`, ref §1.2); `key` only where the service returns it. */
+export const ApiToken = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.string().optional(),
+  apiKeyType: z.string(),
+  key: z.string().optional(),
+});
+export type ApiToken = z.infer<typeof ApiToken>;
+
+/**
+ * An environment as its create and PATCH answer it (ref §1.2): with its change permissions, and
+ * on create with the SDK keys made for it (`apiTokens`).
+ */
+export const EnvironmentDetail = Environment.extend({
+  changePermissions: ChangePermissions.optional(),
+  apiTokens: z.array(ApiToken).optional(),
+});
+export type EnvironmentDetail = z.infer<typeof EnvironmentDetail>;
+
+/** Body of `POST /environments/ws/{ws}` (ref §1.1: `{name, production, changePermissions?}`). */
 export const EnvironmentCreate = z.object({
   name: z.string().min(1, "name must not be empty"),
   production: z.boolean().default(false),
+  changePermissions: ChangePermissions.optional(),
 });
 export type EnvironmentCreate = z.input<typeof EnvironmentCreate>;
 
@@ -628,6 +671,10 @@ export const SegmentCreateBody = z.object({
   description: z.string().max(1024, "description must be at most 1024 characters").nullish(),
 });
 export type SegmentCreateBody = z.input<typeof SegmentCreateBody>;
+
+/** Body of `POST /trafficTypes/ws/{ws}` (ref §1.1 `{name}`): named by the rule of segment names. */
+export const TrafficTypeCreate = z.object({ name: SegmentCreateBody.shape.name });
+export type TrafficTypeCreate = z.input<typeof TrafficTypeCreate>;
 
 /** A rule of a rule-based segment: a condition, no buckets (`resources/rule_based_segment_definition.py`). */
 export const SegmentRule = z.object({
