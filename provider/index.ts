@@ -81,13 +81,24 @@ export {
   projectReplaceOnChange,
 } from "./project";
 export {
+  Segment,
+  type SegmentArgs,
+  SegmentInputs,
+  SegmentOutputs,
+  segmentProviderText,
+  segmentReplaceOnChange,
+} from "./segment";
+export {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
+  FLAG_SET_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
   MODULE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SEGMENT_KEYS_TYPE,
+  SEGMENT_TYPE,
   USER_INVITE_TYPE,
 } from "./types";
 export {

@@ -11,6 +11,7 @@ import { impl as flagDefinition } from "./flag-definition";
 import { impl as group } from "./group";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
+import { impl as segment } from "./segment";
 import {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
@@ -18,6 +19,7 @@ import {
   GROUP_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SEGMENT_TYPE,
   USER_INVITE_TYPE,
 } from "./types";
 import { impl as userInvite } from "./user-invite";
@@ -35,4 +37,5 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [PROJECT_TYPE]: project,
   [CONNECTOR_TYPE]: connector,
   [PIPELINE_TYPE]: pipeline,
+  [SEGMENT_TYPE]: segment,
 };

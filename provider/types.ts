@@ -13,6 +13,9 @@ export const USER_INVITE_TYPE = "pulumi-nodejs:dynamic/flagstack:UserInvite";
 export const PROJECT_TYPE = "pulumi-nodejs:dynamic/flagstack:Project";
 export const CONNECTOR_TYPE = "pulumi-nodejs:dynamic/flagstack:Connector";
 export const PIPELINE_TYPE = "pulumi-nodejs:dynamic/flagstack:Pipeline";
+export const SEGMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Segment";
+export const SEGMENT_KEYS_TYPE = "pulumi-nodejs:dynamic/flagstack:SegmentKeys";
+export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";
 
 /** The name part of each token, as passed to `dynamic.Resource`. */
 export const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);

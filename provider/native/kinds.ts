@@ -16,6 +16,7 @@ import { Group, groupReplaceOnChange } from "../group";
 import { type AnyHandlers, KINDS } from "../kinds";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
+import { Segment, segmentReplaceOnChange } from "../segment";
 import { typeName } from "../types";
 import { UserInvite, userInviteReplaceOnChange } from "../user-invite";
 
@@ -49,6 +50,7 @@ const CLASSES: readonly [
   [Project, projectReplaceOnChange],
   [Connector, connectorReplaceOnChange],
   [Pipeline, pipelineReplaceOnChange],
+  [Segment, segmentReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.

@@ -1,0 +1,85 @@
+/**
+ * What the resources that live in a workspace share: the diff rules of their `workspace` and
+ * `trafficType` inputs (the same object given by name or by id is no change: the state holds
+ * both), a tag set, the natural-key import id `<workspace>/.../<name>`, and the look-up of an
+ * object by name in a workspace list that fails with the valid names.
+ * @module
+ */
+import { z } from "zod";
+import type { Workspace } from "../../sdk/admin/schemas";
+import type { FieldRule } from "./diff";
+import { NotFoundByName } from "./resolve";
+
+/** Both are strings and equal. */
+export const sameText = (a: unknown, b: unknown): boolean =>
+  typeof a === "string" && typeof b === "string" && a === b;
+
+/**
+ * `workspace`: the recorded value, or the workspace's id or name recorded beside it
+ * (`workspaceId`, `workspaceName`).
+ */
+export const workspaceRule: FieldRule = {
+  equals: (o, n, olds) => sameText(n, o) || sameText(n, olds.workspaceId) || sameText(n, olds.workspaceName),
+};
+
+/** `environment`: the recorded value, or the environment's id or name recorded beside it. */
+export const environmentRule: FieldRule = {
+  equals: (o, n, olds) =>
+    sameText(n, o) || sameText(n, olds.environmentId) || sameText(n, olds.environmentName),
+};
+
+/** `trafficType` (default `user`): the recorded value, or the traffic type's id recorded beside it. */
+export const trafficTypeRule: FieldRule = {
+  equals: (o, n, olds) => sameText(n, o ?? "user") || sameText(n, olds.trafficTypeId),
+};
+
+/** A set of strings as one canonical list: sorted, without duplicates. */
+export const asSet = (values: readonly string[] | undefined): string[] => [...new Set(values ?? [])].sort();
+
+/** The diff rule of a set of strings: order and duplicates make no change. */
+export const setRule: FieldRule = { normalize: (v) => asSet(v as string[] | undefined) };
+
+/** Tags, a set: order and duplicates do not matter. Default: none. */
+export const TagSet = z
+  .array(z.string().min(1, "a tag must not be empty").max(256, "a tag must be at most 256 characters"))
+  .default([])
+  .transform(asSet);
+
+/**
+ * The parts of a natural-key import id, `<a>/<b>/.../<name>`: exactly `names.length` non-empty
+ * parts (the last may hold no `/`, the first none either), else an Error showing `example`.
+ */
+export function importParts(importId: string, names: readonly string[], example: string): string[] {
+  const parts = importId.split("/");
+  if (parts.length !== names.length || parts.some((p) => p === "")) {
+    throw new Error(
+      `import id "${importId}" must be ${names.map((n) => `<${n}>`).join("/")}, e.g. ${example}`,
+    );
+  }
+  return parts;
+}
+
+/**
+ * The object of the workspace with this name (or id, where it has one) among `list`; a
+ * {@link NotFoundByName} listing the valid names when there is none.
+ */
+export async function findInWorkspace<T extends { name: string; id?: string }>(
+  kind: string,
+  workspace: Workspace,
+  nameOrId: string,
+  list: AsyncIterable<T>,
+): Promise<T> {
+  const all: T[] = [];
+  for await (const item of list) all.push(item);
+  const found =
+    all.find((x) => x.id !== undefined && x.id === nameOrId) ?? all.find((x) => x.name === nameOrId);
+  if (found === undefined) {
+    throw new NotFoundByName(
+      kind,
+      nameOrId,
+      all.map((x) => x.name),
+      ` in workspace "${workspace.name}"`,
+    );
+  }
+  return found;
+}

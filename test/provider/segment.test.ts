@@ -1,0 +1,231 @@
+/**
+ * Segment lifecycle against the emulator, directly and through the gRPC host: check (failures
+ * naming the field, no request), create (one POST), read, no-op diff (tags a set), replacement by
+ * description, refresh after an out-of-band change, delete, delete again, gone, adopt, and a create
+ * whose response was lost. Each test makes the segment it needs under a name of its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { impl, segmentProviderText } from "../../provider/segment";
+import type { Workspace } from "../../sdk/admin/schemas";
+import { type Driver, MODES } from "./harness";
+import { slug, startTestbed, type Testbed, unique } from "./testbed";
+
+let bed: Testbed;
+let ws: Workspace;
+const V2 = "/internal/api/v2";
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe.each(MODES)("Segment (%s)", (mode) => {
+  let p: Driver;
+  /** A name no other test uses. */
+  const fresh = () => unique(`beta_${slug(mode)}`, "_");
+  const programFor = (name: string) => ({ workspace: "Default", name, description: "Opted in" });
+  /** A segment of the test's own, created by the provider. */
+  const createdSegment = async (change: Record<string, unknown> = {}) => {
+    const name = fresh();
+    const program = { ...programFor(name), ...change };
+    const { id, outs } = await p.create((await p.check({}, program)).inputs);
+    return { name, program, id, outs };
+  };
+
+  beforeAll(async () => {
+    p = await bed.driver(mode, impl, segmentProviderText);
+  });
+
+  it("checks: defaults applied, tags a sorted set", async () => {
+    const name = fresh();
+    expect(await p.check({}, { ...programFor(name), tags: ["web", "growth", "web"] })).toEqual({
+      inputs: {
+        workspace: "Default",
+        trafficType: "user",
+        name,
+        description: "Opted in",
+        tags: ["growth", "web"],
+        adopt: false,
+      },
+      failures: [],
+    });
+  });
+
+  it("refuses bad input naming each field, with no request", async () => {
+    bed.reset();
+    const checked = await p.check(
+      {},
+      { workspace: "", name: "1 beta", description: "x".repeat(1025), tags: ["ok", ""], colour: "red" },
+    );
+    expect(checked.failures).toEqual([
+      { property: "workspace", reason: "workspace must not be empty" },
+      { property: "name", reason: "name must start with a letter and use only letters, digits, '-' and '_'" },
+      { property: "description", reason: "description must be at most 1024 characters" },
+      { property: "tags[1]", reason: "a tag must not be empty" },
+      { property: "colour", reason: 'unknown property "colour"' },
+    ]);
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("creates with one POST; the id is the natural key", async () => {
+    const name = fresh();
+    const inputs = (await p.check({}, programFor(name))).inputs;
+    bed.reset();
+    const created = await p.create(inputs);
+    expect(created).toEqual({
+      id: `${ws.id}/${name}`,
+      outs: {
+        ...inputs,
+        creationTime: expect.any(Number),
+        workspaceId: ws.id,
+        workspaceName: "Default",
+        trafficTypeId: expect.any(String),
+      },
+    });
+    expect(bed.proxy.writes()).toEqual([
+      {
+        method: "POST",
+        path: `${V2}/segments/ws/${ws.id}/trafficTypes/user`,
+        query: {},
+        body: { name, description: "Opted in" },
+        status: 200,
+      },
+    ]);
+  });
+
+  it("reads what it created", async () => {
+    const { name, id, outs } = await createdSegment();
+    expect(await p.read(id, outs)).toEqual({
+      id,
+      props: outs,
+      inputs: {
+        workspace: "Default",
+        trafficType: "user",
+        name,
+        description: "Opted in",
+        tags: [],
+        adopt: false,
+      },
+    });
+  });
+
+  it("reports no change for the same meaning (workspace by id, tags reordered), with no request", async () => {
+    const { name, id, outs } = await createdSegment({ tags: [] });
+    bed.reset();
+    const news = (
+      await p.check(outs, { ...programFor(name), workspace: ws.id, trafficType: outs.trafficTypeId })
+    ).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("replaces on a new description (no API changes it), deleting first", async () => {
+    const { name, id, outs } = await createdSegment();
+    const news = (await p.check(outs, { ...programFor(name), description: "Opted in, wave 2" })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: true,
+      replaces: ["description"],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it("updates tags in place with one POST of the whole set (the emulator does not tag segments yet)", async () => {
+    const { name, id, outs } = await createdSegment();
+    const news = (await p.check(outs, { ...programFor(name), tags: ["web", "growth"] })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.reset();
+    // The real API tags segments as it tags flags (ref admin §1.1); the emulator only tags flags.
+    await expect(p.update(id, outs, news)).rejects.toThrow(
+      "objecttype: only Split is supported, got Segment",
+    );
+    expect(bed.proxy.writes()).toEqual([
+      {
+        method: "POST",
+        path: `${V2}/tags/ws/${ws.id}/object/${name}/objecttype/Segment`,
+        query: {},
+        body: ["growth", "web"],
+        status: 400,
+      },
+    ]);
+  });
+
+  it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
+    const { name, id, outs } = await createdSegment();
+    await bed.admin.segments.delete(ws.id, name);
+    await bed.admin.segments.create(ws.id, "account", { name, description: "made by hand" });
+    const read = await p.read(id, outs);
+    expect(read.props).toEqual({
+      ...outs,
+      trafficType: "account",
+      description: "made by hand",
+      creationTime: expect.any(Number),
+      trafficTypeId: expect.any(String),
+    });
+    expect(read.inputs).toMatchObject({ trafficType: "account", description: "made by hand" });
+    const news = (await p.check(outs, programFor(name))).inputs;
+    expect(await p.diff(id, read.props as Record<string, unknown>, news)).toEqual({
+      changes: true,
+      replaces: ["trafficType", "description"],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it("deletes with one DELETE, deleting again succeeds, and a gone segment reads as gone", async () => {
+    const { name, id, outs } = await createdSegment();
+    bed.reset();
+    await p.delete(id, outs);
+    expect(bed.sent()).toEqual([`DELETE ${V2}/segments/ws/${ws.id}/${name}`]);
+    expect(await bed.admin.segments.find(ws.id, name)).toBeUndefined();
+    await expect(p.delete(id, outs)).resolves.toBeUndefined();
+    expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+  });
+
+  it("refuses an existing segment unless adopt is set, then takes it over with no write", async () => {
+    const name = fresh();
+    await bed.admin.segments.create(ws.id, "user", { name, description: "Opted in" });
+    await expect(p.create((await p.check({}, programFor(name))).inputs)).rejects.toThrow(
+      `a segment named "${name}" in workspace "Default" already exists. Set \`adopt: true\``,
+    );
+    bed.reset();
+    const adopted = await p.create((await p.check({}, { ...programFor(name), adopt: true })).inputs);
+    expect(adopted.outs).toMatchObject({ name, description: "Opted in", adopt: true });
+    expect(bed.proxy.writes()).toEqual([]);
+    await p.delete(adopted.id, adopted.outs);
+  });
+
+  it("refuses to adopt a segment whose description differs, naming both", async () => {
+    const name = fresh();
+    await bed.admin.segments.create(ws.id, "user", { name, description: "made by hand" });
+    bed.reset();
+    await expect(p.create((await p.check({}, { ...programFor(name), adopt: true })).inputs)).rejects.toThrow(
+      `a segment named "${name}" in workspace "Default" exists with description "made by hand", not "Opted in"`,
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("recovers a create whose response was lost without creating a duplicate", async () => {
+    const name = fresh();
+    bed.reset();
+    bed.proxy.once({ method: "POST", path: /\/segments\/ws\/[^/]+\/trafficTypes\/user$/ }, { lose: true });
+    const created = await p.create((await p.check({}, programFor(name))).inputs);
+    expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST"]);
+    expect(created.outs).toMatchObject({ name, description: "Opted in", adopt: false });
+    const same: string[] = [];
+    for await (const s of bed.admin.segments.list(ws.id)) if (s.name === name) same.push(s.name);
+    expect(same).toEqual([name]);
+  });
+
+  it("imports by <workspace>/<name>", async () => {
+    const { name, outs } = await createdSegment();
+    if (mode !== "direct") return; // the import read has no state: the native provider's path
+    const read = await impl.read(`Default/${name}`, {} as never);
+    expect(read).toEqual({ id: `${ws.id}/${name}`, props: outs, inputs: expect.any(Object) });
+  });
+});
