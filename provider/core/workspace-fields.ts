@@ -36,6 +36,22 @@ export const trafficTypeRule: FieldRule = {
 /** A set of strings as one canonical list: sorted, without duplicates. */
 export const asSet = (values: readonly string[] | undefined): string[] => [...new Set(values ?? [])].sort();
 
+/**
+ * What takes the set `from` to the set `to`: the members to add and the members to remove, each
+ * sorted; nothing for a member in both.
+ */
+export function setChanges(
+  from: readonly string[],
+  to: readonly string[],
+): { add: string[]; remove: string[] } {
+  const before = new Set(from);
+  const after = new Set(to);
+  return {
+    add: [...after].filter((k) => !before.has(k)).sort(),
+    remove: [...before].filter((k) => !after.has(k)).sort(),
+  };
+}
+
 /** The diff rule of a set of strings: order and duplicates make no change. */
 export const setRule: FieldRule = { normalize: (v) => asSet(v as string[] | undefined) };
 

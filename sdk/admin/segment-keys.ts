@@ -171,7 +171,12 @@ export class SegmentKeysApi extends AdminApiPart {
     // uploadKeys adds without `replace`; removeKeys takes no query.
     const query = r === segmentKeysEndpoints.upload ? { replace: "false" } : {};
     for (const batch of inBatches(keys)) {
-      const body = parseInput(SegmentKeysBody, { keys: batch, ...note }, r, "request body");
+      const body = parseInput(
+        SegmentKeysBody,
+        { keys: batch, title: note.title, comment: note.comment },
+        r,
+        "request body",
+      );
       const answer = await this.request(r, params, { body, query });
       summary.added += answer.added ?? 0;
       summary.removed += answer.removed ?? 0;

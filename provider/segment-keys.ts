@@ -1,0 +1,279 @@
+/**
+ * `SegmentKeys`: a segment in one environment: its activation there and its exact member list
+ * (ref admin §1.1 "segments", §1.2; the peers' `split_environment_segment_keys`, ref §9).
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below (keys a set of at most 100,000, each 1 to 250 characters) |
+ * | diff | none: `workspace`, `environment` and `segment` replace (delete first: one activation per segment and environment); `keys` update in place, as a set (order and duplicates make no change); `title` and `comment` are the change's note, not compared |
+ * | create | workspace and environment lists (once per process); `POST /segments/{env}/{segment}` (activation); then `PUT …/uploadKeys?replace=false {keys, title, comment}`, 10,000 keys per request. With `adopt` (or a lost activation answer), the live members are read and only the difference is sent |
+ * | read | `GET /segments/{env}/{segment}/keys` (1,000 per page); a 404 (not active there, or no such segment) reports it gone |
+ * | update | the minimal change from the recorded members to the desired ones: `PUT …/removeKeys` and `PUT …/uploadKeys`, 10,000 keys per request, each with the title and comment. A one-key change is one request |
+ * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done |
+ *
+ * **The update guard, per key.** The members are a set, so each key is a field of two values,
+ * member or not, and the update writes only the keys the preview showed as changing. For such a
+ * key the recorded and desired values are the only two there are, so the live value is always one
+ * of them: the rule of `./core/guard.ts` (write when live = recorded, nothing to write when live =
+ * desired, refuse otherwise) can never refuse, and adding a member or removing a non-member is a
+ * no-op on the service. The update therefore sends the changed keys without reading the list
+ * first (no request a 100,000-member read would cost), and every key it did not touch, such as a
+ * key a colleague added, keeps its live value (the next refresh shows it). A segment no longer
+ * active in the environment fails the update with the guard's {@link GoneSinceRecordedError}.
+ *
+ * The resource id is the natural key `<environment id>/<segment>`.
+ * @module
+ */
+import { z } from "zod";
+import { type KeysChangeSummary, MAX_SEGMENT_MEMBERS } from "../sdk/admin/segment-keys";
+import { isNotFound } from "../sdk/core/errors";
+import { adminClient } from "./core/config";
+import type { DiffSpec } from "./core/diff";
+import { GoneSinceRecordedError } from "./core/guard";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import {
+  asSet,
+  environmentRule,
+  importParts,
+  setChanges,
+  setRule,
+  workspaceRule,
+} from "./core/workspace-fields";
+import { SEGMENT_KEYS_TYPE } from "./types";
+
+/** The inputs of a {@link SegmentKeys}. */
+export const SegmentKeysInputs = z.strictObject({
+  /** The workspace (project) of the segment, by name or id. Changing it replaces the resource. */
+  workspace: z.string().min(1, "workspace must not be empty"),
+  /** The environment, by name or id. Changing it replaces the resource. */
+  environment: z.string().min(1, "environment must not be empty"),
+  /** The segment's name (a `Segment`'s `name`). Changing it replaces the resource. */
+  segment: z.string().min(1, "segment must not be empty"),
+  /**
+   * The members, a set: order and duplicates do not matter; at most 100,000, each 1 to 250
+   * characters. Default: none.
+   */
+  keys: z
+    .array(z.string().min(1, "a key must not be empty").max(250, "a key must be at most 250 characters"))
+    .default([])
+    .transform(asSet)
+    .pipe(
+      z
+        .array(z.string())
+        .max(
+          MAX_SEGMENT_MEMBERS,
+          `keys: a segment holds at most ${MAX_SEGMENT_MEMBERS} members in an environment`,
+        ),
+    ),
+  /** The title of each key change (required when the workspace requires titles and comments). */
+  title: z.string().optional(),
+  /** The comment of each key change (required when the workspace requires titles and comments). */
+  comment: z.string().optional(),
+  /** Take over a segment already active in the environment instead of failing. Default: false. */
+  adopt: z.boolean().default(false),
+});
+
+/** The outputs of a {@link SegmentKeys}: the inputs (members as live) plus the ids and names. */
+export const SegmentKeysOutputs = SegmentKeysInputs.extend({
+  /** The workspace's id. */
+  workspaceId: z.string(),
+  /** The workspace's name. */
+  workspaceName: z.string(),
+  /** The environment's id. */
+  environmentId: z.string(),
+  /** The environment's name. */
+  environmentName: z.string(),
+});
+
+/** Checked inputs of a segment's members in an environment. */
+export type SegmentKeysInputs = z.output<typeof SegmentKeysInputs>;
+/** Outputs of a segment's members in an environment. */
+export type SegmentKeysOutputs = z.output<typeof SegmentKeysOutputs>;
+/** The arguments of `new SegmentKeys(...)`. */
+export type SegmentKeysArgs = ResourceArgs<z.input<typeof SegmentKeysInputs>>;
+
+/** Inputs whose change replaces the resource: where the members live. */
+export const segmentKeysReplaceOnChange = [
+  "workspace",
+  "environment",
+  "segment",
+] as const satisfies readonly (keyof SegmentKeysInputs)[];
+
+const segmentKeysDiff: DiffSpec<"workspace" | "environment" | "segment" | "keys"> = {
+  fields: ["workspace", "environment", "segment", "keys"],
+  replaceOnChange: segmentKeysReplaceOnChange,
+  deleteBeforeReplace: true,
+  rules: { workspace: workspaceRule, environment: environmentRule, keys: setRule },
+};
+
+/** Where the members live, as the outputs record it. */
+type Place = Pick<SegmentKeysOutputs, "workspaceId" | "workspaceName" | "environmentId" | "environmentName">;
+
+function outputs(inputs: SegmentKeysInputs, place: Place, keys: readonly string[]): SegmentKeysOutputs {
+  const { workspaceId, workspaceName, environmentId, environmentName } = place;
+  return plain({ ...inputs, keys: asSet(keys), workspaceId, workspaceName, environmentId, environmentName });
+}
+
+/** The inputs a program would write for these outputs. */
+function inputsOf(outs: SegmentKeysOutputs): SegmentKeysInputs {
+  const { workspaceId: _w, workspaceName: _wn, environmentId: _e, environmentName: _en, ...inputs } = outs;
+  return inputs;
+}
+
+/** The resource id: the natural key `<environment id>/<segment>`. */
+const keysId = (environmentId: string, segment: string) => `${environmentId}/${segment}`;
+
+/** Every live member of the segment in the environment; `undefined` when it is not active there. */
+async function liveMembers(environmentId: string, segment: string): Promise<string[] | undefined> {
+  return readOrGone(async () => {
+    const keys: string[] = [];
+    for await (const key of adminClient().segmentKeys.list(environmentId, segment)) keys.push(key);
+    return keys;
+  });
+}
+
+/** The note of each key change: the inputs' title and comment. */
+const noteOf = (inputs: SegmentKeysInputs) => ({ title: inputs.title, comment: inputs.comment });
+
+/**
+ * Takes the members from `from` to `to` with the fewest requests: the removals, then the additions
+ * (so a full segment has room), 10,000 keys per request, each with the title and comment.
+ */
+async function applyMembers(
+  environmentId: string,
+  segment: string,
+  from: readonly string[],
+  to: readonly string[],
+  note: { title?: string | undefined; comment?: string | undefined },
+): Promise<KeysChangeSummary[]> {
+  const admin = adminClient();
+  const { add, remove } = setChanges(from, to);
+  const sent: KeysChangeSummary[] = [];
+  if (remove.length > 0) sent.push(await admin.segmentKeys.remove(environmentId, segment, remove, note));
+  if (add.length > 0) sent.push(await admin.segmentKeys.add(environmentId, segment, add, note));
+  return sent;
+}
+
+/**
+ * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
+ * the natural key `<workspace>/<environment>/<segment>` (each by name or id, e.g.
+ * `Default/Production/beta_testers`).
+ */
+async function importKeys(
+  importId: string,
+): ReturnType<ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs>["read"]> {
+  const [wsRef = "", envRef = "", segment = ""] = importParts(
+    importId,
+    ["workspace", "environment", "segment"],
+    "Default/Production/beta_testers",
+  );
+  const admin = adminClient();
+  const workspace = await resolveWorkspace(admin, wsRef);
+  const env = await resolveEnvironment(admin, workspace, envRef);
+  const inputs = { workspace: wsRef, environment: envRef, segment, keys: [], adopt: false };
+  const place = {
+    workspaceId: workspace.id,
+    workspaceName: workspace.name,
+    environmentId: env.id,
+    environmentName: env.name,
+  };
+  return impl.read(keysId(env.id, segment), outputs(inputs, place, []));
+}
+
+/**
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link segmentKeysProviderText}) loads this object in the provider process; the tests call it directly.
+ */
+export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = {
+  ...dataVerbs({ schema: SegmentKeysInputs }, segmentKeysDiff),
+
+  async create(inputs) {
+    const admin = adminClient();
+    const workspace = await resolveWorkspace(admin, inputs.workspace);
+    const env = await resolveEnvironment(admin, workspace, inputs.environment);
+    const { how } = await createOrAdopt({
+      describe: `segment "${inputs.segment}" active in environment "${env.name}" of workspace "${workspace.name}"`,
+      adopt: inputs.adopt,
+      lookup: () => admin.segmentKeys.activation(workspace.id, env.id, inputs.segment),
+      create: () => admin.segmentKeys.activate(env.id, inputs.segment),
+    });
+    const id = keysId(env.id, inputs.segment);
+    const place = {
+      workspaceId: workspace.id,
+      workspaceName: workspace.name,
+      environmentId: env.id,
+      environmentName: env.name,
+    };
+    // A segment we just activated has no members; one taken over (or whose activation answer was lost) may.
+    const live = how === "created" ? [] : ((await liveMembers(env.id, inputs.segment)) ?? []);
+    try {
+      await applyMembers(env.id, inputs.segment, live, inputs.keys, noteOf(inputs));
+    } catch (e) {
+      throw new PartialFailure(id, outputs(inputs, place, live), e, "setting the members");
+    }
+    return { id, outs: outputs(inputs, place, inputs.keys) };
+  },
+
+  async read(id, props) {
+    if (props.environmentId === undefined) return importKeys(id);
+    const keys = await liveMembers(props.environmentId, props.segment);
+    if (keys === undefined) return GONE;
+    const outs = outputs(inputsOf(props), props, keys);
+    return { id: keysId(props.environmentId, props.segment), props: outs, inputs: inputsOf(outs) };
+  },
+
+  async update(_id, olds, news) {
+    try {
+      await applyMembers(olds.environmentId, olds.segment, olds.keys, news.keys, noteOf(news));
+    } catch (e) {
+      if (isNotFound(e)) {
+        throw new GoneSinceRecordedError(
+          `segment "${olds.segment}" in environment "${olds.environmentName}" of workspace "${olds.workspaceName}"`,
+        );
+      }
+      throw e;
+    }
+    return { outs: outputs(news, olds, news.keys) };
+  },
+
+  async delete(_id, props) {
+    await deleteIdempotent(() => adminClient().segmentKeys.deactivate(props.environmentId, props.segment));
+  },
+
+  async lookup(inputs) {
+    const admin = adminClient();
+    const workspace = await resolveWorkspace(admin, inputs.workspace);
+    const env = await resolveEnvironment(admin, workspace, inputs.environment);
+    const active = await admin.segmentKeys.activation(workspace.id, env.id, inputs.segment);
+    return active && { createdAt: active.creationTime };
+  },
+};
+
+/**
+ * A segment's members in one environment: the segment is activated there and holds exactly these
+ * keys. A change sends only the keys that come and go.
+ *
+ * @example
+ * ```ts
+ * const betaInProd = new SegmentKeys("beta-prod", {
+ *   workspace: "Default",
+ *   environment: "Production",
+ *   segment: beta.name,
+ *   keys: ["ana", "ben", "cy"],
+ *   title: "Beta testers",
+ *   comment: "managed by Pulumi",
+ * });
+ * ```
+ */
+export const SegmentKeys = resourceClass(
+  "segment-keys",
+  SEGMENT_KEYS_TYPE,
+  SegmentKeysInputs,
+  SegmentKeysOutputs,
+);
+/** A {@link SegmentKeys} object: one `Output` per member of {@link SegmentKeysOutputs}. */
+export type SegmentKeys = InstanceType<typeof SegmentKeys>;
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
+export const segmentKeysProviderText = SegmentKeys.providerText;
