@@ -15,6 +15,14 @@ export {
   connectorProviderText,
   connectorReplaceOnChange,
 } from "./connector";
+export {
+  Environment,
+  type EnvironmentArgs,
+  EnvironmentInputs,
+  EnvironmentOutputs,
+  environmentProviderText,
+  environmentReplaceOnChange,
+} from "./environment";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -90,6 +98,7 @@ export {
 } from "./segment";
 export {
   CONNECTOR_TYPE,
+  ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_SET_TYPE,
   FLAG_TYPE,

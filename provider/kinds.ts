@@ -6,6 +6,7 @@
  */
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
+import { impl as environment } from "./environment";
 import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
 import { impl as group } from "./group";
@@ -14,6 +15,7 @@ import { impl as project } from "./project";
 import { impl as segment } from "./segment";
 import {
   CONNECTOR_TYPE,
+  ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
@@ -30,6 +32,7 @@ export type AnyHandlers = ResourceHandlers<any, any>;
 
 /** Each kind's implementation, by type token. */
 export const KINDS: Readonly<Record<string, AnyHandlers>> = {
+  [ENVIRONMENT_TYPE]: environment,
   [FLAG_TYPE]: flag,
   [FLAG_DEFINITION_TYPE]: flagDefinition,
   [GROUP_TYPE]: group,

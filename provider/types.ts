@@ -13,6 +13,7 @@ export const USER_INVITE_TYPE = "pulumi-nodejs:dynamic/flagstack:UserInvite";
 export const PROJECT_TYPE = "pulumi-nodejs:dynamic/flagstack:Project";
 export const CONNECTOR_TYPE = "pulumi-nodejs:dynamic/flagstack:Connector";
 export const PIPELINE_TYPE = "pulumi-nodejs:dynamic/flagstack:Pipeline";
+export const ENVIRONMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Environment";
 export const SEGMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Segment";
 export const SEGMENT_KEYS_TYPE = "pulumi-nodejs:dynamic/flagstack:SegmentKeys";
 export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";

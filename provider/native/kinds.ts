@@ -10,6 +10,7 @@
 import type { z } from "zod";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
+import { Environment, environmentReplaceOnChange } from "../environment";
 import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
 import { Group, groupReplaceOnChange } from "../group";
@@ -43,6 +44,7 @@ const CLASSES: readonly [
   Pick<ResourceClass<never, never>, "__pulumiType" | "file" | "inputs" | "outputs">,
   readonly string[],
 ][] = [
+  [Environment, environmentReplaceOnChange],
   [Flag, flagReplaceOnChange],
   [FlagDefinition, flagDefinitionReplaceOnChange],
   [Group, groupReplaceOnChange],
