@@ -31,6 +31,7 @@ import { z } from "zod";
 import type { ChangePermissions, EnvironmentDetail, JsonPatch } from "../sdk/admin/schemas";
 import { adminClient } from "./core/config";
 import { changedFields, type DiffSpec, jsonEqual } from "./core/diff";
+import { replaceFields } from "./core/field-patch";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
 import { resolveWorkspace } from "./core/resolve";
@@ -201,12 +202,8 @@ export function environmentPatch(
   desired: Pick<EnvironmentInputs, "name" | "production" | "changePermissions">,
   fields: readonly string[],
 ): JsonPatch {
-  const ops: JsonPatch = [];
-  for (const field of ["name", "production"] as const) {
-    if (!fields.includes(field) || live[field] === desired[field]) continue;
-    ops.push({ op: "test", path: `/${field}`, value: live[field] });
-    ops.push({ op: "replace", path: `/${field}`, value: desired[field] });
-  }
+  const scalars = (["name", "production"] as const).filter((f) => fields.includes(f));
+  const ops = replaceFields({ name: live.name, production: live.production }, desired, scalars);
   const permissions = desired.changePermissions;
   if (fields.includes("changePermissions") && permissions !== undefined) {
     ops.push({

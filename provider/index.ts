@@ -23,6 +23,22 @@ export {
   environmentProviderText,
   environmentReplaceOnChange,
 } from "./environment";
+export {
+  TrafficType,
+  type TrafficTypeArgs,
+  TrafficTypeInputs,
+  TrafficTypeOutputs,
+  trafficTypeProviderText,
+  trafficTypeReplaceOnChange,
+} from "./traffic-type";
+export {
+  TrafficTypeAttribute,
+  type TrafficTypeAttributeArgs,
+  TrafficTypeAttributeInputs,
+  TrafficTypeAttributeOutputs,
+  trafficTypeAttributeProviderText,
+  trafficTypeAttributeReplaceOnChange,
+} from "./traffic-type-attribute";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -98,6 +114,8 @@ export {
 } from "./segment";
 export {
   CONNECTOR_TYPE,
+  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
+  TRAFFIC_TYPE_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_SET_TYPE,

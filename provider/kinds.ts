@@ -6,6 +6,8 @@
  */
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
+import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
+import { impl as trafficType } from "./traffic-type";
 import { impl as environment } from "./environment";
 import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
@@ -15,6 +17,8 @@ import { impl as project } from "./project";
 import { impl as segment } from "./segment";
 import {
   CONNECTOR_TYPE,
+  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
+  TRAFFIC_TYPE_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
@@ -33,6 +37,8 @@ export type AnyHandlers = ResourceHandlers<any, any>;
 /** Each kind's implementation, by type token. */
 export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [ENVIRONMENT_TYPE]: environment,
+  [TRAFFIC_TYPE_TYPE]: trafficType,
+  [TRAFFIC_TYPE_ATTRIBUTE_TYPE]: trafficTypeAttribute,
   [FLAG_TYPE]: flag,
   [FLAG_DEFINITION_TYPE]: flagDefinition,
   [GROUP_TYPE]: group,

@@ -10,6 +10,8 @@
 import type { z } from "zod";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
+import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
+import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
 import { Environment, environmentReplaceOnChange } from "../environment";
 import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
@@ -45,6 +47,8 @@ const CLASSES: readonly [
   readonly string[],
 ][] = [
   [Environment, environmentReplaceOnChange],
+  [TrafficType, trafficTypeReplaceOnChange],
+  [TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange],
   [Flag, flagReplaceOnChange],
   [FlagDefinition, flagDefinitionReplaceOnChange],
   [Group, groupReplaceOnChange],
