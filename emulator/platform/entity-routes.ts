@@ -79,6 +79,42 @@ export function yamlTags(tags: Record<string, string | null> | null | undefined)
   return Object.fromEntries(Object.entries(tags ?? {}).map(([k, v]) => [k, v ?? ""]));
 }
 
+/**
+ * What the rows of the NG CD entities (services, environments, infrastructures) share: the scope
+ * in the body, `PUT /` naming the entity in the body, `page`/`size` paging with 100 a page (Go SDK
+ * GetServiceList, GetEnvironmentList, GetInfrastructureList; harness-core `@DefaultValue("100")`),
+ * `If-Match` read.
+ */
+export const NG_ROW = {
+  scopeRequired: false,
+  putById: false,
+  paging: { index: "page", size: "size", defaultSize: 100 },
+  ifMatch: true,
+} as const;
+
+/**
+ * `data` of an NG CD entity (SDK `ServiceResponse`, `EnvironmentResponse`,
+ * `InfrastructureResponse`): the entity under `key` with its scope, name, description and tags
+ * and the kind's `extra` members, then its timestamps.
+ */
+export function ngData(key: string, e: StoredEntity, accountId: string, extra: Record<string, unknown>) {
+  const { identifier, name, description, tags } = e;
+  return {
+    [key]: {
+      accountId,
+      identifier,
+      orgIdentifier: e.at.org,
+      projectIdentifier: e.at.project,
+      name,
+      description,
+      tags,
+      ...extra,
+    },
+    createdAt: e.createdAt,
+    lastModifiedAt: e.lastModifiedAt,
+  };
+}
+
 /** A scope level as the service's messages print it (`String.format` of null is `null`). */
 export const shown = (v: string | null): string => v ?? "null";
 

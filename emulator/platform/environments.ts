@@ -18,17 +18,22 @@ import {
   PlatformEnvironmentYaml,
 } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import { bodyScopedWriter, type EntitySpec, ngRefusals, parseYamlEntity, shown } from "./entity-routes";
+import {
+  bodyScopedWriter,
+  type EntitySpec,
+  NG_ROW,
+  ngData,
+  ngRefusals,
+  parseYamlEntity,
+  shown,
+} from "./entity-routes";
 import { resourceNotFound } from "./errors";
 
 /** The environment table row. */
 export const environmentSpec = (store: Store): EntitySpec => ({
+  ...NG_ROW,
   kind: "environment",
   resource: "environment",
-  scopeRequired: false,
-  putById: false,
-  paging: { index: "page", size: "size", defaultSize: 100 },
-  ifMatch: true,
   writers: [
     bodyScopedWriter(PlatformEnvironmentRequest, "environmentRequest", (body) => {
       const yaml =
@@ -58,22 +63,6 @@ export const environmentSpec = (store: Store): EntitySpec => ({
     resourceNotFound(
       `Environment with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}] not found`,
     ),
-  render: (e, accountId) => ({
-    environment: {
-      accountId,
-      orgIdentifier: e.at.org,
-      projectIdentifier: e.at.project,
-      identifier: e.identifier,
-      name: e.name,
-      description: e.description,
-      color: e.fields.color,
-      type: e.fields.type,
-      deleted: false,
-      tags: e.tags,
-      version: e.version,
-      yaml: e.fields.yaml,
-    },
-    createdAt: e.createdAt,
-    lastModifiedAt: e.lastModifiedAt,
-  }),
+  render: (e, accountId) =>
+    ngData("environment", e, accountId, { ...e.fields, deleted: false, version: e.version }),
 });

@@ -16,18 +16,24 @@
  */
 import { INFRASTRUCTURE_SPECS, InfrastructureRequest, InfrastructureYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import { bodyScopedWriter, type EntitySpec, ngRefusals, parseYamlEntity, shown } from "./entity-routes";
+import {
+  bodyScopedWriter,
+  type EntitySpec,
+  NG_ROW,
+  ngData,
+  ngRefusals,
+  parseYamlEntity,
+  shown,
+} from "./entity-routes";
 import { invalidRequest, resourceNotFound, validationFailure, zodViolations } from "./errors";
 
 /** The infrastructure table row. */
 export const infrastructureSpec = (store: Store): EntitySpec => ({
+  ...NG_ROW,
+  ifMatch: false,
   kind: "infrastructure",
   resource: "environment",
   parentParam: "environmentIdentifier",
-  scopeRequired: false,
-  putById: false,
-  paging: { index: "page", size: "size", defaultSize: 100 },
-  ifMatch: false,
   writers: [
     bodyScopedWriter(InfrastructureRequest, "infrastructureRequest", (body) => {
       const yaml = parseYamlEntity(body.yaml, InfrastructureYaml).infrastructureDefinition;
@@ -72,21 +78,6 @@ export const infrastructureSpec = (store: Store): EntitySpec => ({
     resourceNotFound(
       `Infrastructure with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}], environment [${shown(at.parent)}] not found`,
     ),
-  render: (e, accountId) => ({
-    infrastructure: {
-      accountId,
-      identifier: e.identifier,
-      orgIdentifier: e.at.org,
-      projectIdentifier: e.at.project,
-      environmentRef: e.at.parent,
-      name: e.name,
-      description: e.description,
-      tags: e.tags,
-      type: e.fields.type,
-      deploymentType: e.fields.deploymentType,
-      yaml: e.fields.yaml,
-    },
-    createdAt: e.createdAt,
-    lastModifiedAt: e.lastModifiedAt,
-  }),
+  render: (e, accountId) =>
+    ngData("infrastructure", e, accountId, { environmentRef: e.at.parent, ...e.fields }),
 });

@@ -13,19 +13,16 @@ import { InputSetYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
 import type { EntitySpec } from "./entity-routes";
 import { entityNotFound } from "./errors";
-import { pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
+import { PIPELINE_CHILD_ROW, pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
 
 const missing = (id: string) => `InputSet with the given ID: ${id} does not exist or has been deleted`;
 
 /** The input set table row. */
 export const inputSetSpec = (_store: Store): EntitySpec => ({
+  ...PIPELINE_CHILD_ROW,
   kind: "inputSet",
-  resource: "pipeline",
   parentParam: "pipelineIdentifier",
-  scopeRequired: true,
-  putById: true,
   paging: { index: "pageIndex", size: "pageSize", defaultSize: 100 },
-  ifMatch: true,
   writers: [
     pipelineChildWriter({
       label: "InputSet",

@@ -25,6 +25,14 @@ interface ChildYaml {
   tags?: Record<string, string | null> | null | undefined;
 }
 
+/** What the rows of input sets and triggers share: required scope, `PUT /{id}`, `If-Match` read. */
+export const PIPELINE_CHILD_ROW = {
+  resource: "pipeline",
+  scopeRequired: true,
+  putById: true,
+  ifMatch: true,
+} as const;
+
 /**
  * The write of a pipeline's child: `label` words the refusals (`InputSet`, `Trigger`), `entity`
  * picks the entity out of the document, `pipelineOf` the pipeline it names, `fields` what else it

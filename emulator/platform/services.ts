@@ -12,7 +12,15 @@
 import { stringify } from "yaml";
 import { ServiceRequest, ServiceYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import { bodyScopedWriter, type EntitySpec, ngRefusals, parseYamlEntity, shown } from "./entity-routes";
+import {
+  bodyScopedWriter,
+  type EntitySpec,
+  NG_ROW,
+  ngData,
+  ngRefusals,
+  parseYamlEntity,
+  shown,
+} from "./entity-routes";
 import { resourceNotFound } from "./errors";
 
 /** The YAML of a service created without one: what the service writes back (`NGServiceEntityMapper.toYaml`, inferred shape). */
@@ -23,12 +31,9 @@ function generatedYaml(body: ServiceRequest & { name: string }): string {
 
 /** The service table row. */
 export const serviceSpec = (store: Store): EntitySpec => ({
+  ...NG_ROW,
   kind: "service",
   resource: "service",
-  scopeRequired: false,
-  putById: false,
-  paging: { index: "page", size: "size", defaultSize: 100 },
-  ifMatch: true,
   writers: [
     bodyScopedWriter(ServiceRequest, "serviceRequest", (body) => {
       const yaml = body.yaml === undefined ? undefined : parseYamlEntity(body.yaml, ServiceYaml).service;
@@ -51,19 +56,5 @@ export const serviceSpec = (store: Store): EntitySpec => ({
     resourceNotFound(
       `Service with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}] not found`,
     ),
-  render: (e, accountId) => ({
-    service: {
-      accountId,
-      identifier: e.identifier,
-      orgIdentifier: e.at.org,
-      projectIdentifier: e.at.project,
-      name: e.name,
-      description: e.description,
-      deleted: false,
-      tags: e.tags,
-      yaml: e.fields.yaml,
-    },
-    createdAt: e.createdAt,
-    lastModifiedAt: e.lastModifiedAt,
-  }),
+  render: (e, accountId) => ngData("service", e, accountId, { deleted: false, yaml: e.fields.yaml }),
 });

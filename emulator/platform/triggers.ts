@@ -16,19 +16,16 @@ import { TriggerYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
 import type { EntitySpec } from "./entity-routes";
 import { entityNotFound } from "./errors";
-import { pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
+import { PIPELINE_CHILD_ROW, pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
 
 const missing = (id: string) => `Trigger ${id} does not exist`;
 
 /** The trigger table row. */
 export const triggerSpec = (_store: Store): EntitySpec => ({
+  ...PIPELINE_CHILD_ROW,
   kind: "trigger",
-  resource: "pipeline",
   parentParam: "targetIdentifier",
-  scopeRequired: true,
-  putById: true,
   paging: { index: "page", size: "size", defaultSize: 100 },
-  ifMatch: true,
   writers: [
     pipelineChildWriter({
       label: "Trigger",

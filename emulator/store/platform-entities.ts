@@ -99,9 +99,7 @@ export class PlatformEntities {
     refuse: EntityRefusals,
   ): StoredEntity {
     this.assure(kind, at, refuse);
-    const existing = this.get(kind, at, fields.identifier);
-    if (existing === undefined) throw refuse.updateMissing(fields.identifier, at);
-    if (ifMatch !== null && ifMatch !== existing.version) throw refuse.stale(fields.identifier, at, "update");
+    const existing = this.current(kind, at, fields.identifier, ifMatch, refuse, "update");
     const updated: StoredEntity = {
       ...fields,
       at: existing.at,
@@ -114,17 +112,25 @@ export class PlatformEntities {
   }
 
   /** Removes an entity with what lives under it; `ifMatch` as for {@link PlatformEntities.replace}. */
-  remove(
+  remove(kind: EntityKind, at: EntityAt, id: string, ifMatch: number | null, refuse: EntityRefusals): void {
+    this.drop(kind, this.current(kind, at, id, ifMatch, refuse, "delete"));
+  }
+
+  /** The entity an update or deletion acts on: it must exist, at the version `ifMatch` names (if any). */
+  private current(
     kind: EntityKind,
     at: EntityAt,
     identifier: string,
     ifMatch: number | null,
     refuse: EntityRefusals,
-  ): void {
+    verb: "update" | "delete",
+  ): StoredEntity {
     const existing = this.get(kind, at, identifier);
-    if (existing === undefined) throw refuse.deleteMissing(identifier, at);
-    if (ifMatch !== null && ifMatch !== existing.version) throw refuse.stale(identifier, at, "delete");
-    this.drop(kind, existing);
+    if (existing === undefined) {
+      throw (verb === "update" ? refuse.updateMissing : refuse.deleteMissing)(identifier, at);
+    }
+    if (ifMatch !== null && ifMatch !== existing.version) throw refuse.stale(identifier, at, verb);
+    return existing;
   }
 
   /** A project was deleted: everything in it goes. */

@@ -277,6 +277,35 @@ const entityDetails = <T extends z.ZodRawShape>(shape: T) =>
     ...shape,
   });
 
+/** `data` of an NG CD entity response: the entity under its key, and its timestamps. */
+const entityData = <K extends string, T extends z.ZodType>(key: K, entity: T) =>
+  z.looseObject({
+    [key]: entity,
+    createdAt: z.number().int().optional(),
+    lastModifiedAt: z.number().int().optional(),
+  } as { [P in K]: T } & {
+    createdAt: z.ZodOptional<z.ZodNumber>;
+    lastModifiedAt: z.ZodOptional<z.ZodNumber>;
+  });
+
+/**
+ * The JSON body of an NG CD entity's create and update (SDK `ServiceRequest`,
+ * `EnvironmentRequest`, `InfrastructureRequest`): its identifier, scope, name, description, tags
+ * and YAML as a string field, plus the kind's own members.
+ */
+const ngRequest = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object({
+      identifier: Identifier,
+      orgIdentifier: OptionalScopeId,
+      projectIdentifier: OptionalScopeId,
+      name: entityName(128).optional(),
+      description: Description,
+      tags: Tags.default({}),
+      yaml: YamlText.optional(),
+    })
+    .extend(shape);
+
 // ---- Service (SDK `model_service_request.go`, `model_service_response_details.go`; TFP `resource_service.go`)
 
 /** Deployment types of a service definition (SDK `enum_service_deployment_types.go`; the emulator types Kubernetes in full). */
@@ -343,28 +372,12 @@ export const ServiceYaml = z.looseObject({
 export type ServiceYaml = z.infer<typeof ServiceYaml>;
 
 /** Body of `POST|PUT /ng/api/servicesV2` (SDK `ServiceRequest`): scope in the body, YAML as a string field. */
-export const ServiceRequest = z.object({
-  identifier: Identifier,
-  orgIdentifier: OptionalScopeId,
-  projectIdentifier: OptionalScopeId,
-  name: entityName(128).optional(),
-  description: Description,
-  tags: Tags.default({}),
-  yaml: YamlText.optional(),
-});
+export const ServiceRequest = ngRequest({});
 export type ServiceRequest = z.input<typeof ServiceRequest>;
 
 /** `data.service` of a service response (SDK `ServiceResponseDetails`). */
 export const Service = entityDetails({ deleted: z.boolean().optional(), yaml: z.string().optional() });
 export type Service = z.infer<typeof Service>;
-
-/** `data` of a service response (SDK `ServiceResponse`). */
-export const ServiceData = z.looseObject({
-  service: Service,
-  createdAt: z.number().int().optional(),
-  lastModifiedAt: z.number().int().optional(),
-});
-export type ServiceData = z.infer<typeof ServiceData>;
 
 // ---- Environment (SDK `model_environment_request.go`, `model_environment_response_details.go`, `enum_environment_types.go`)
 
@@ -394,17 +407,10 @@ export const PlatformEnvironmentYaml = z.looseObject({
 });
 export type PlatformEnvironmentYaml = z.infer<typeof PlatformEnvironmentYaml>;
 
-/** Body of `POST|PUT /ng/api/environmentsV2` (SDK `PlatformEnvironmentRequest`). */
-export const PlatformEnvironmentRequest = z.object({
-  identifier: Identifier,
-  orgIdentifier: OptionalScopeId,
-  projectIdentifier: OptionalScopeId,
-  name: entityName(128).optional(),
-  description: Description,
+/** Body of `POST|PUT /ng/api/environmentsV2` (SDK `EnvironmentRequest`). */
+export const PlatformEnvironmentRequest = ngRequest({
   color: z.string().regex(HEX_COLOUR, "color must be a hex colour #RRGGBB").optional(),
   type: z.enum(PLATFORM_ENVIRONMENT_TYPES),
-  tags: Tags.default({}),
-  yaml: YamlText.optional(),
 });
 export type PlatformEnvironmentRequest = z.input<typeof PlatformEnvironmentRequest>;
 
@@ -417,13 +423,6 @@ export const PlatformEnvironment = entityDetails({
   yaml: z.string().optional(),
 });
 export type PlatformEnvironment = z.infer<typeof PlatformEnvironment>;
-
-export const PlatformEnvironmentData = z.looseObject({
-  environment: PlatformEnvironment,
-  createdAt: z.number().int().optional(),
-  lastModifiedAt: z.number().int().optional(),
-});
-export type PlatformEnvironmentData = z.infer<typeof PlatformEnvironmentData>;
 
 // ---- Infrastructure definition (SDK `model_infrastructure_request.go`, `enum_infrastructure_types.go`; TFP `resource_Infrastructure.go`)
 
@@ -479,14 +478,8 @@ export const INFRASTRUCTURE_SPECS: Partial<Record<(typeof INFRASTRUCTURE_TYPES)[
 };
 
 /** Body of `POST|PUT /ng/api/infrastructures` (SDK `InfrastructureRequest`). */
-export const InfrastructureRequest = z.object({
-  identifier: Identifier,
-  orgIdentifier: OptionalScopeId,
-  projectIdentifier: OptionalScopeId,
+export const InfrastructureRequest = ngRequest({
   environmentRef: z.string().min(1, "environmentRef is required"),
-  name: entityName(128).optional(),
-  description: Description,
-  tags: Tags.default({}),
   type: z.enum(INFRASTRUCTURE_TYPES).optional(),
   yaml: YamlText,
 });
@@ -501,11 +494,12 @@ export const Infrastructure = entityDetails({
 });
 export type Infrastructure = z.infer<typeof Infrastructure>;
 
-export const InfrastructureData = z.looseObject({
-  infrastructure: Infrastructure,
-  createdAt: z.number().int().optional(),
-  lastModifiedAt: z.number().int().optional(),
-});
+/** `data` of the NG CD entities' responses (SDK `ServiceResponse`, `EnvironmentResponse`, `InfrastructureResponse`). */
+export const ServiceData = entityData("service", Service);
+export const PlatformEnvironmentData = entityData("environment", PlatformEnvironment);
+export const InfrastructureData = entityData("infrastructure", Infrastructure);
+export type ServiceData = z.infer<typeof ServiceData>;
+export type PlatformEnvironmentData = z.infer<typeof PlatformEnvironmentData>;
 export type InfrastructureData = z.infer<typeof InfrastructureData>;
 
 // ---- Secret (SDK `model_secret.go`, `model_secret_text_spec.go`, `model_secret_file_spe.go`; TFP `secret/text.go`, `secret/file.go`)

@@ -2,7 +2,8 @@
  * Fixtures of the v2 entity tests (issue 19): an in-process emulator with the project `proj` of
  * the organization `default` and its pipeline `pipe`, and the smallest valid body of each entity.
  */
-import { type InProcessPlatform, inProcessPlatform, simplePipeline } from "./harness";
+import { afterAll, beforeAll, expect } from "vitest";
+import { type InProcessPlatform, inProcessPlatform, type Reply, simplePipeline } from "./harness";
 
 /** The scope every fixture lives in. */
 export const ORG = "default";
@@ -20,6 +21,22 @@ export async function platformWithProject(): Promise<InProcessPlatform> {
     yaml: simplePipeline(PIPELINE, PROJECT),
   });
   return p;
+}
+
+/**
+ * A {@link platformWithProject} for the whole test file (built before its tests, closed after):
+ * the returned function gives it, with `setup` run once it exists.
+ */
+export function useProjectPlatform(
+  setup?: (p: InProcessPlatform) => Promise<unknown>,
+): () => InProcessPlatform {
+  let p: InProcessPlatform | undefined;
+  beforeAll(async () => {
+    p = await platformWithProject();
+    await setup?.(p);
+  });
+  afterAll(() => p?.close());
+  return () => p!;
 }
 
 /** The NG scope fields of a body in `default/proj`. */
@@ -175,3 +192,8 @@ export const pipelineQuery = (param: "pipelineIdentifier" | "targetIdentifier", 
   ...projectQuery,
   [param]: pipeline,
 });
+
+/** Asserts a reply's exact status and body. */
+export function answers(reply: Reply, status: number, body: unknown): void {
+  expect([reply.status, reply.body]).toEqual([status, body]);
+}

@@ -1,27 +1,25 @@
 /** Infrastructure definitions (`emulator/platform/infrastructures.ts`): KubernetesDirect, KubernetesGcp, environment check. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  answers,
   environmentBody,
   infrastructureBody,
   infrastructureYaml,
-  platformWithProject,
   projectQuery,
+  useProjectPlatform,
 } from "./entity-fixtures";
-import { errorBody, failureBody, type InProcessPlatform, successBody, validationBody } from "./harness";
+import { errorBody, failureBody, successBody, validationBody } from "./harness";
 
-let p: InProcessPlatform;
-beforeAll(async () => {
-  p = await platformWithProject();
-  await p.call("POST", "/ng/api/environmentsV2", { json: environmentBody("env") });
-});
-afterAll(() => p.close());
+const p = useProjectPlatform((q) =>
+  q.call("POST", "/ng/api/environmentsV2", { json: environmentBody("env") }),
+);
 
 const INFRA = "/ng/api/infrastructures";
 const envQuery = { ...projectQuery, environmentIdentifier: "env" };
 
 describe("infrastructure definitions", () => {
   it("creates a KubernetesDirect infrastructure, replaces it with a GKE one, lists and deletes it", async () => {
-    const created = await p.call("POST", INFRA, { json: infrastructureBody("k8s", "env") });
+    const created = await p().call("POST", INFRA, { json: infrastructureBody("k8s", "env") });
     expect(created.status).toBe(200);
     expect(created.headers.get("etag")).toBeNull();
     expect(created.body).toEqual(
@@ -44,52 +42,51 @@ describe("infrastructure definitions", () => {
       }),
     );
     const gke = infrastructureBody("k8s", "env", "KubernetesGcp", "    cluster: prod-gke\n");
-    const updated = await p.call("PUT", INFRA, { json: gke });
+    const updated = await p().call("PUT", INFRA, { json: gke });
     expect([updated.status, updated.body.data.infrastructure.type]).toEqual([200, "KubernetesGcp"]);
-    const list = await p.call("GET", INFRA, { query: envQuery });
+    const list = await p().call("GET", INFRA, { query: envQuery });
     expect(
       list.body.data.content.map((i: { infrastructure: { yaml: string } }) => i.infrastructure.yaml),
     ).toEqual([gke.yaml]);
-    const deleted = await p.call("DELETE", `${INFRA}/k8s`, { query: envQuery });
-    expect([deleted.status, deleted.body]).toEqual([200, successBody(true)]);
+    const deleted = await p().call("DELETE", `${INFRA}/k8s`, { query: envQuery });
+    answers(deleted, 200, successBody(true));
   });
 
   it("refuses an infrastructure whose environment does not exist, on create and on update", async () => {
     const missing = failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "Environment with ref [nope] not found");
-    const create = await p.call("POST", INFRA, { json: infrastructureBody("i1", "nope") });
-    expect([create.status, create.body]).toEqual([400, missing]);
-    const update = await p.call("PUT", INFRA, { json: infrastructureBody("i1", "nope") });
-    expect([update.status, update.body]).toEqual([400, missing]);
+    const create = await p().call("POST", INFRA, { json: infrastructureBody("i1", "nope") });
+    answers(create, 400, missing);
+    const update = await p().call("PUT", INFRA, { json: infrastructureBody("i1", "nope") });
+    answers(update, 400, missing);
   });
 
   it("checks the typed GKE spec and the YAML against the request", async () => {
-    const noCluster = await p.call("POST", INFRA, {
+    const noCluster = await p().call("POST", INFRA, {
       json: infrastructureBody("gke", "env", "KubernetesGcp"),
     });
-    expect([noCluster.status, noCluster.body]).toEqual([
+    answers(
+      noCluster,
       400,
       validationBody([["yaml.infrastructureDefinition.spec.cluster", "must not be null"]]),
-    ]);
+    );
     const other = { ...infrastructureBody("i2", "env"), environmentRef: "elsewhere" };
-    const mismatch = await p.call("POST", INFRA, { json: other });
+    const mismatch = await p().call("POST", INFRA, { json: other });
     expect(mismatch.body).toEqual(
       errorBody("INVALID_REQUEST", "Expected environmentRef in YAML to be [elsewhere], but was [env]"),
     );
   });
 
   it("answers a missing infrastructure's GET with a 400 FailureDTO and requires the environment parameter", async () => {
-    const none = await p.call("GET", `${INFRA}/none`, { query: envQuery });
-    expect([none.status, none.body]).toEqual([
+    const none = await p().call("GET", `${INFRA}/none`, { query: envQuery });
+    answers(
+      none,
       400,
       failureBody(
         "RESOURCE_NOT_FOUND_EXCEPTION",
         "Infrastructure with identifier [none] in project [proj], org [default], environment [env] not found",
       ),
-    ]);
-    const noEnv = await p.call("GET", `${INFRA}/none`, { query: projectQuery });
-    expect([noEnv.status, noEnv.body]).toEqual([
-      400,
-      validationBody([["environmentIdentifier", "must not be null"]]),
-    ]);
+    );
+    const noEnv = await p().call("GET", `${INFRA}/none`, { query: projectQuery });
+    answers(noEnv, 400, validationBody([["environmentIdentifier", "must not be null"]]));
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inProject, projectQuery, SENTINEL, textSecret } from "./entity-fixtures";
+import { answers, inProject, projectQuery, SENTINEL, textSecret } from "./entity-fixtures";
 import {
   type CallInit,
   errorBody,
@@ -88,7 +88,7 @@ describe("secrets", () => {
       updatedAt: expect.any(Number),
       draft: false,
     };
-    expect([created.status, created.body]).toEqual([200, successBody(data)]);
+    answers(created, 200, successBody(data));
     expect((await call("GET", `${SECRETS}/token`)).body).toEqual(successBody(data));
     const updated = await call("PUT", `${SECRETS}/token`, { json: textSecret("token", `${SENTINEL}-2`) });
     expect([updated.status, updated.body.data.secret.spec.value]).toEqual([200, null]);
@@ -138,27 +138,30 @@ describe("secrets", () => {
       json: textSecret("t2", SENTINEL),
       query: { orgIdentifier: "default" },
     });
-    expect([elsewhere.status, elsewhere.body]).toEqual([
+    answers(
+      elsewhere,
       400,
       errorBody("INVALID_REQUEST", "Invalid request, scope in payload and params do not match."),
-    ]);
+    );
     const dup = await call("POST", SECRETS, { json: textSecret("token", SENTINEL) });
     expect(dup.body).toEqual(
       errorBody("DUPLICATE_FIELD", "Duplicate identifier, please try again with a new identifier"),
     );
     const get = await call("GET", `${SECRETS}/none`);
-    expect([get.status, get.body]).toEqual([
+    answers(
+      get,
       400,
       failureBody(
         "RESOURCE_NOT_FOUND_EXCEPTION",
         "Secret with identifier [none] is not found in the given scope",
       ),
-    ]);
+    );
     const del = await call("DELETE", `${SECRETS}/none`);
-    expect([del.status, del.body]).toEqual([
+    answers(
+      del,
       404,
       errorBody("ENTITY_NOT_FOUND", "Secret with identifier [none] does not exist in the specified scope"),
-    ]);
+    );
     const bad = await call("POST", SECRETS, { json: textSecret("t3", SENTINEL, { type: "SecretNumber" }) });
     expect(bad.status).toBe(400);
     expect((await call("DELETE", `${SECRETS}/token`)).body).toEqual(successBody(true));

@@ -1,13 +1,16 @@
 /** Services (v2, `emulator/platform/services.ts`): CRUD, list, If-Match, refusals, exact bodies. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inProject, platformWithProject, projectQuery, serviceBody, serviceYaml } from "./entity-fixtures";
-import { errorBody, failureBody, type InProcessPlatform, successBody } from "./harness";
+import { describe, expect, it } from "vitest";
+import {
+  answers,
+  inProject,
+  projectQuery,
+  serviceBody,
+  serviceYaml,
+  useProjectPlatform,
+} from "./entity-fixtures";
+import { errorBody, failureBody, successBody } from "./harness";
 
-let p: InProcessPlatform;
-beforeAll(async () => {
-  p = await platformWithProject();
-});
-afterAll(() => p.close());
+const p = useProjectPlatform();
 
 const SVC = "/ng/api/servicesV2";
 const where = "Service [svc] under Project[proj], Organization [default]";
@@ -31,16 +34,16 @@ const serviceData = (fields: Record<string, unknown>) => ({
 
 describe("services", () => {
   it("creates, reads, updates under If-Match, lists and deletes a Kubernetes service", async () => {
-    const created = await p.call("POST", SVC, { json: serviceBody("svc", { tags: { team: "web" } }) });
+    const created = await p().call("POST", SVC, { json: serviceBody("svc", { tags: { team: "web" } }) });
     expect(created.status).toBe(200);
     expect(created.headers.get("etag")).toBe("W/0");
     expect(created.body).toEqual(successBody(serviceData({ tags: { team: "web" } })));
 
-    const read = await p.call("GET", `${SVC}/svc`, { query: projectQuery });
+    const read = await p().call("GET", `${SVC}/svc`, { query: projectQuery });
     expect([read.status, read.headers.get("etag")]).toEqual([200, "W/0"]);
     expect(read.body.data).toEqual(created.body.data);
 
-    const updated = await p.call("PUT", SVC, {
+    const updated = await p().call("PUT", SVC, {
       json: serviceBody("svc", { description: "web tier" }),
       headers: { "if-match": "0" },
     });
@@ -48,45 +51,40 @@ describe("services", () => {
     expect(updated.body).toEqual(successBody(serviceData({ description: "web tier" })));
 
     // ServiceEntityServiceImpl.update: the stale version is in the criteria, so nothing matches.
-    const stale = await p.call("PUT", SVC, { json: serviceBody("svc"), headers: { "if-match": "0" } });
+    const stale = await p().call("PUT", SVC, { json: serviceBody("svc"), headers: { "if-match": "0" } });
     expect(stale.status).toBe(400);
     expect(stale.body).toEqual(
       errorBody("INVALID_REQUEST", `${where} couldn't be updated or doesn't exist.`),
     );
 
-    const list = await p.call("GET", SVC, {
+    const list = await p().call("GET", SVC, {
       query: { ...projectQuery, searchTerm: "SV", page: "0", size: "10" },
     });
-    expect(list.status).toBe(200);
-    expect(list.body.data).toEqual({
-      totalPages: 1,
-      totalItems: 1,
-      pageItemCount: 1,
-      pageSize: 10,
-      content: [serviceData({ description: "web tier" })],
-      pageIndex: 0,
-      empty: false,
-    });
+    const { totalItems, pageSize, pageIndex, content } = list.body.data;
+    expect([list.status, totalItems, pageSize, pageIndex, content]).toEqual([
+      200,
+      1,
+      10,
+      0,
+      [serviceData({ description: "web tier" })],
+    ]);
 
-    const staleDelete = await p.call("DELETE", `${SVC}/svc`, {
+    const staleDelete = await p().call("DELETE", `${SVC}/svc`, {
       query: projectQuery,
       headers: { "if-match": "0" },
     });
     expect(staleDelete.body).toEqual(errorBody("INVALID_REQUEST", `${where} couldn't be deleted.`));
-    const deleted = await p.call("DELETE", `${SVC}/svc`, {
+    const deleted = await p().call("DELETE", `${SVC}/svc`, {
       query: projectQuery,
       headers: { "if-match": "1" },
     });
-    expect([deleted.status, deleted.body]).toEqual([200, successBody(true)]);
-    const again = await p.call("DELETE", `${SVC}/svc`, { query: projectQuery });
-    expect([again.status, again.body]).toEqual([
-      400,
-      errorBody("INVALID_REQUEST", `${where} doesn't exist.`),
-    ]);
+    answers(deleted, 200, successBody(true));
+    const again = await p().call("DELETE", `${SVC}/svc`, { query: projectQuery });
+    answers(again, 400, errorBody("INVALID_REQUEST", `${where} doesn't exist.`));
   });
 
   it("names a service without a name after its identifier and writes its YAML", async () => {
-    const res = await p.call("POST", SVC, { json: { identifier: "bare", ...inProject } });
+    const res = await p().call("POST", SVC, { json: { identifier: "bare", ...inProject } });
     expect(res.status).toBe(200);
     expect(res.body.data.service).toMatchObject({
       name: "bare",
@@ -95,28 +93,26 @@ describe("services", () => {
   });
 
   it("refuses a duplicate, an update of a missing service, a missing scope and a bad definition", async () => {
-    await p.call("POST", SVC, { json: serviceBody("dup") });
-    const dup = await p.call("POST", SVC, { json: serviceBody("dup") });
-    expect([dup.status, dup.body]).toEqual([
+    await p().call("POST", SVC, { json: serviceBody("dup") });
+    const dup = await p().call("POST", SVC, { json: serviceBody("dup") });
+    answers(
+      dup,
       400,
       errorBody(
         "DUPLICATE_FIELD",
         "Service [dup] under Project[proj], Organization [default] in Account [acc_test] already exists",
       ),
-    ]);
-    const ghost = await p.call("PUT", SVC, { json: serviceBody("ghost") });
+    );
+    const ghost = await p().call("PUT", SVC, { json: serviceBody("ghost") });
     expect(ghost.body).toEqual(
       errorBody(
         "INVALID_REQUEST",
         "Service [ghost] under Project[proj], Organization [default] doesn't exist.",
       ),
     );
-    const noProject = await p.call("POST", SVC, { json: serviceBody("x", { projectIdentifier: "nope" }) });
-    expect([noProject.status, noProject.body]).toEqual([
-      400,
-      failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "project [nope] not found."),
-    ]);
-    const badType = await p.call("POST", SVC, {
+    const noProject = await p().call("POST", SVC, { json: serviceBody("x", { projectIdentifier: "nope" }) });
+    answers(noProject, 400, failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "project [nope] not found."));
+    const badType = await p().call("POST", SVC, {
       json: serviceBody("bad", { yaml: serviceYaml("bad").replace("type: Kubernetes", "type: Helmish") }),
     });
     expect(badType.status).toBe(400);
@@ -129,13 +125,14 @@ describe("services", () => {
   });
 
   it("answers a missing service's GET with the 400 FailureDTO of a javax NotFoundException", async () => {
-    const res = await p.call("GET", `${SVC}/none`, { query: projectQuery });
-    expect([res.status, res.body]).toEqual([
+    const res = await p().call("GET", `${SVC}/none`, { query: projectQuery });
+    answers(
+      res,
       400,
       failureBody(
         "RESOURCE_NOT_FOUND_EXCEPTION",
         "Service with identifier [none] in project [proj], org [default] not found",
       ),
-    ]);
+    );
   });
 });

@@ -1,13 +1,9 @@
 /** Triggers of a pipeline (`emulator/platform/triggers.ts`): webhook and cron, version, If-Match. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pipelineQuery, platformWithProject, triggerYaml } from "./entity-fixtures";
-import { errorBody, type InProcessPlatform, successBody, validationBody } from "./harness";
+import { describe, expect, it } from "vitest";
+import { answers, pipelineQuery, triggerYaml, useProjectPlatform } from "./entity-fixtures";
+import { errorBody, successBody, validationBody } from "./harness";
 
-let p: InProcessPlatform;
-beforeAll(async () => {
-  p = await platformWithProject();
-});
-afterAll(() => p.close());
+const p = useProjectPlatform();
 
 const TRIGGERS = "/pipeline/api/triggers";
 const query = pipelineQuery("targetIdentifier");
@@ -17,7 +13,7 @@ describe("triggers", () => {
     ["push", "webhook", "Webhook"],
     ["nightly", "cron", "Scheduled"],
   ] as const)("creates the %s trigger (%s) and reads it back", async (id, kind, type) => {
-    const created = await p.call("POST", TRIGGERS, { query, yaml: triggerYaml(id, kind) });
+    const created = await p().call("POST", TRIGGERS, { query, yaml: triggerYaml(id, kind) });
     expect([created.status, created.headers.get("etag")]).toEqual([200, "W/0"]);
     const data = {
       name: id,
@@ -33,12 +29,12 @@ describe("triggers", () => {
       enabled: true,
     };
     expect(created.body).toEqual(successBody(data));
-    expect((await p.call("GET", `${TRIGGERS}/${id}`, { query })).body).toEqual(successBody(data));
+    expect((await p().call("GET", `${TRIGGERS}/${id}`, { query })).body).toEqual(successBody(data));
   });
 
   it("updates under If-Match, refuses a stale version, lists and deletes", async () => {
     const off = triggerYaml("nightly", "cron").replace("enabled: true", "enabled: false");
-    const updated = await p.call("PUT", `${TRIGGERS}/nightly`, {
+    const updated = await p().call("PUT", `${TRIGGERS}/nightly`, {
       query,
       yaml: off,
       headers: { "if-match": "W/0" },
@@ -48,30 +44,28 @@ describe("triggers", () => {
       "W/1",
       false,
     ]);
-    const stale = await p.call("DELETE", `${TRIGGERS}/nightly`, { query, headers: { "if-match": "0" } });
+    const stale = await p().call("DELETE", `${TRIGGERS}/nightly`, { query, headers: { "if-match": "0" } });
     expect([stale.status, stale.body.code]).toEqual([400, "OPTIMISTIC_LOCKING_EXCEPTION"]);
-    const list = await p.call("GET", TRIGGERS, { query: { ...query, page: "0", size: "1" } });
+    const list = await p().call("GET", TRIGGERS, { query: { ...query, page: "0", size: "1" } });
     expect([list.body.data.totalItems, list.body.data.totalPages, list.body.data.content.length]).toEqual([
       2, 2, 1,
     ]);
-    expect((await p.call("DELETE", `${TRIGGERS}/nightly`, { query })).body).toEqual(successBody(true));
-    const gone = await p.call("DELETE", `${TRIGGERS}/nightly`, { query });
-    expect([gone.status, gone.body]).toEqual([
-      404,
-      errorBody("ENTITY_NOT_FOUND", "Trigger nightly does not exist"),
-    ]);
+    expect((await p().call("DELETE", `${TRIGGERS}/nightly`, { query })).body).toEqual(successBody(true));
+    const gone = await p().call("DELETE", `${TRIGGERS}/nightly`, { query });
+    answers(gone, 404, errorBody("ENTITY_NOT_FOUND", "Trigger nightly does not exist"));
   });
 
   it("refuses a cron trigger without an expression and a trigger whose YAML names another project", async () => {
-    const noCron = await p.call("POST", TRIGGERS, {
+    const noCron = await p().call("POST", TRIGGERS, {
       query,
       yaml: triggerYaml("c2", "cron").replace("expression: 0 4 * * *", "expression: ''"),
     });
-    expect([noCron.status, noCron.body]).toEqual([
+    answers(
+      noCron,
       400,
       validationBody([["yaml.trigger.source.spec.spec.expression", "expression is required"]]),
-    ]);
-    const elsewhere = await p.call("POST", TRIGGERS, {
+    );
+    const elsewhere = await p().call("POST", TRIGGERS, {
       query,
       yaml: triggerYaml("c3", "webhook").replace("projectIdentifier: proj", "projectIdentifier: other"),
     });
