@@ -39,6 +39,14 @@ export {
   trafficTypeAttributeProviderText,
   trafficTypeAttributeReplaceOnChange,
 } from "./traffic-type-attribute";
+export {
+  ApiKey,
+  type ApiKeyArgs,
+  ApiKeyInputs,
+  ApiKeyOutputs,
+  apiKeyProviderText,
+  apiKeyReplaceOnChange,
+} from "./api-key";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -114,6 +122,7 @@ export {
 } from "./segment";
 export {
   CONNECTOR_TYPE,
+  API_KEY_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
   TRAFFIC_TYPE_TYPE,
   ENVIRONMENT_TYPE,

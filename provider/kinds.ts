@@ -6,6 +6,7 @@
  */
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
+import { impl as apiKey } from "./api-key";
 import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
 import { impl as trafficType } from "./traffic-type";
 import { impl as environment } from "./environment";
@@ -17,6 +18,7 @@ import { impl as project } from "./project";
 import { impl as segment } from "./segment";
 import {
   CONNECTOR_TYPE,
+  API_KEY_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
   TRAFFIC_TYPE_TYPE,
   ENVIRONMENT_TYPE,
@@ -39,6 +41,7 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [ENVIRONMENT_TYPE]: environment,
   [TRAFFIC_TYPE_TYPE]: trafficType,
   [TRAFFIC_TYPE_ATTRIBUTE_TYPE]: trafficTypeAttribute,
+  [API_KEY_TYPE]: apiKey,
   [FLAG_TYPE]: flag,
   [FLAG_DEFINITION_TYPE]: flagDefinition,
   [GROUP_TYPE]: group,

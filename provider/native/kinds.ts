@@ -10,6 +10,7 @@
 import type { z } from "zod";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
+import { ApiKey, apiKeyReplaceOnChange } from "../api-key";
 import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
 import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
 import { Environment, environmentReplaceOnChange } from "../environment";
@@ -49,6 +50,7 @@ const CLASSES: readonly [
   [Environment, environmentReplaceOnChange],
   [TrafficType, trafficTypeReplaceOnChange],
   [TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange],
+  [ApiKey, apiKeyReplaceOnChange],
   [Flag, flagReplaceOnChange],
   [FlagDefinition, flagDefinitionReplaceOnChange],
   [Group, groupReplaceOnChange],
