@@ -18,26 +18,20 @@ import {
   PlatformEnvironmentYaml,
 } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import {
-  bodyScopedWriter,
-  type EntitySpec,
-  NG_ROW,
-  ngData,
-  ngRefusals,
-  parseYamlEntity,
-  shown,
-} from "./entity-routes";
+import * as entity from "./entity-routes";
 import { resourceNotFound } from "./errors";
 
 /** The environment table row. */
-export const environmentSpec = (store: Store): EntitySpec => ({
-  ...NG_ROW,
+export const environmentSpec = (store: Store): entity.EntitySpec => ({
+  ...entity.NG_ROW,
   kind: "environment",
   resource: "environment",
   writers: [
-    bodyScopedWriter(PlatformEnvironmentRequest, "environmentRequest", (body) => {
+    entity.bodyScopedWriter(PlatformEnvironmentRequest, "environmentRequest", (body) => {
       const yaml =
-        body.yaml === undefined ? undefined : parseYamlEntity(body.yaml, PlatformEnvironmentYaml).environment;
+        body.yaml === undefined
+          ? undefined
+          : entity.parseYamlEntity(body.yaml, PlatformEnvironmentYaml).environment;
       const name = body.name ?? yaml?.name ?? body.identifier;
       const { identifier, orgIdentifier, projectIdentifier, description, tags, type } = body;
       const text =
@@ -58,11 +52,11 @@ export const environmentSpec = (store: Store): EntitySpec => ({
       };
     }),
   ],
-  refusals: ngRefusals("Environment", () => store.accountId),
+  refusals: entity.ngRefusals("Environment", () => store.accountId),
   notFound: (id, at) =>
     resourceNotFound(
-      `Environment with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}] not found`,
+      `Environment with identifier [${id}] in project [${entity.shown(at.project)}], org [${entity.shown(at.org)}] not found`,
     ),
   render: (e, accountId) =>
-    ngData("environment", e, accountId, { ...e.fields, deleted: false, version: e.version }),
+    entity.ngData("environment", e, accountId, { ...e.fields, deleted: false, version: e.version }),
 });

@@ -16,27 +16,19 @@
  */
 import { INFRASTRUCTURE_SPECS, InfrastructureRequest, InfrastructureYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import {
-  bodyScopedWriter,
-  type EntitySpec,
-  NG_ROW,
-  ngData,
-  ngRefusals,
-  parseYamlEntity,
-  shown,
-} from "./entity-routes";
+import * as entity from "./entity-routes";
 import { invalidRequest, resourceNotFound, validationFailure, zodViolations } from "./errors";
 
 /** The infrastructure table row. */
-export const infrastructureSpec = (store: Store): EntitySpec => ({
-  ...NG_ROW,
+export const infrastructureSpec = (store: Store): entity.EntitySpec => ({
+  ...entity.NG_ROW,
   ifMatch: false,
   kind: "infrastructure",
   resource: "environment",
   parentParam: "environmentIdentifier",
   writers: [
-    bodyScopedWriter(InfrastructureRequest, "infrastructureRequest", (body) => {
-      const yaml = parseYamlEntity(body.yaml, InfrastructureYaml).infrastructureDefinition;
+    entity.bodyScopedWriter(InfrastructureRequest, "infrastructureRequest", (body) => {
+      const yaml = entity.parseYamlEntity(body.yaml, InfrastructureYaml).infrastructureDefinition;
       // What the YAML says must be what the request says (inferred wording, as the pipeline's "Expected ...").
       if (yaml.environmentRef !== body.environmentRef) {
         throw invalidRequest(
@@ -67,17 +59,17 @@ export const infrastructureSpec = (store: Store): EntitySpec => ({
     }),
   ],
   refusals: {
-    ...ngRefusals(
+    ...entity.ngRefusals(
       "Infrastructure",
       () => store.accountId,
-      (at) => ` , Environment [${shown(at.parent)}]`,
+      (at) => ` , Environment [${entity.shown(at.parent)}]`,
     ),
-    parentMissing: (at) => resourceNotFound(`Environment with ref [${shown(at.parent)}] not found`),
+    parentMissing: (at) => resourceNotFound(`Environment with ref [${entity.shown(at.parent)}] not found`),
   },
   notFound: (id, at) =>
     resourceNotFound(
-      `Infrastructure with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}], environment [${shown(at.parent)}] not found`,
+      `Infrastructure with identifier [${id}] in project [${entity.shown(at.project)}], org [${entity.shown(at.org)}], environment [${entity.shown(at.parent)}] not found`,
     ),
   render: (e, accountId) =>
-    ngData("infrastructure", e, accountId, { environmentRef: e.at.parent, ...e.fields }),
+    entity.ngData("infrastructure", e, accountId, { environmentRef: e.at.parent, ...e.fields }),
 });

@@ -12,15 +12,7 @@
 import { stringify } from "yaml";
 import { ServiceRequest, ServiceYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import {
-  bodyScopedWriter,
-  type EntitySpec,
-  NG_ROW,
-  ngData,
-  ngRefusals,
-  parseYamlEntity,
-  shown,
-} from "./entity-routes";
+import * as entity from "./entity-routes";
 import { resourceNotFound } from "./errors";
 
 /** The YAML of a service created without one: what the service writes back (`NGServiceEntityMapper.toYaml`, inferred shape). */
@@ -30,13 +22,14 @@ function generatedYaml(body: ServiceRequest & { name: string }): string {
 }
 
 /** The service table row. */
-export const serviceSpec = (store: Store): EntitySpec => ({
-  ...NG_ROW,
+export const serviceSpec = (store: Store): entity.EntitySpec => ({
+  ...entity.NG_ROW,
   kind: "service",
   resource: "service",
   writers: [
-    bodyScopedWriter(ServiceRequest, "serviceRequest", (body) => {
-      const yaml = body.yaml === undefined ? undefined : parseYamlEntity(body.yaml, ServiceYaml).service;
+    entity.bodyScopedWriter(ServiceRequest, "serviceRequest", (body) => {
+      const yaml =
+        body.yaml === undefined ? undefined : entity.parseYamlEntity(body.yaml, ServiceYaml).service;
       // `setNameIfNotPresent`: the name defaults to the identifier (ServiceEntityServiceImpl.create).
       const name = body.name ?? yaml?.name ?? body.identifier;
       return {
@@ -51,10 +44,10 @@ export const serviceSpec = (store: Store): EntitySpec => ({
       };
     }),
   ],
-  refusals: ngRefusals("Service", () => store.accountId),
+  refusals: entity.ngRefusals("Service", () => store.accountId),
   notFound: (id, at) =>
     resourceNotFound(
-      `Service with identifier [${id}] in project [${shown(at.project)}], org [${shown(at.org)}] not found`,
+      `Service with identifier [${id}] in project [${entity.shown(at.project)}], org [${entity.shown(at.org)}] not found`,
     ),
-  render: (e, accountId) => ngData("service", e, accountId, { deleted: false, yaml: e.fields.yaml }),
+  render: (e, accountId) => entity.ngData("service", e, accountId, { deleted: false, yaml: e.fields.yaml }),
 });

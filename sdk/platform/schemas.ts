@@ -428,22 +428,9 @@ export type PlatformEnvironment = z.infer<typeof PlatformEnvironment>;
 
 /** Infrastructure types (SDK `InfrastructureTypeValues`); the emulator types KubernetesDirect and KubernetesGcp in full. */
 export const INFRASTRUCTURE_TYPES = [
-  "KubernetesDirect",
-  "KubernetesGcp",
-  "ServerlessAwsLambda",
-  "Pdc",
-  "KubernetesAzure",
-  "SshWinRmAzure",
-  "SshWinRmAws",
-  "AzureWebApp",
-  "ECS",
-  "GitOps",
-  "CustomDeployment",
-  "TAS",
-  "KubernetesRancher",
-  "AWS_SAM",
-  "GoogleManagedInstanceGroup",
-  "KubernetesAws",
+  ...["KubernetesDirect", "KubernetesGcp", "KubernetesAzure", "KubernetesAws", "KubernetesRancher"],
+  ...["ServerlessAwsLambda", "AWS_SAM", "ECS", "AzureWebApp", "TAS", "GoogleManagedInstanceGroup"],
+  ...["Pdc", "SshWinRmAzure", "SshWinRmAws", "GitOps", "CustomDeployment"],
 ] as const;
 
 const KubernetesTarget = {
@@ -537,20 +524,8 @@ export const SecretBody = z.discriminatedUnion("type", [
 export type SecretBody = z.input<typeof SecretBody>;
 
 /** A secret as read back: never an inline value. */
-export const Secret = z.looseObject({
+export const Secret = entityDetails({
   type: z.enum(["SecretText", "SecretFile"]),
-  name: z.string(),
-  identifier: z.string(),
-  orgIdentifier: z.string().nullable().optional(),
-  projectIdentifier: z.string().nullable().optional(),
-  description: z
-    .string()
-    .nullable()
-    .optional()
-    .transform((d) => d ?? ""),
-  tags: Tags.nullable()
-    .optional()
-    .transform((t) => t ?? {}),
   spec: z.looseObject({
     secretManagerIdentifier: z.string(),
     valueType: z.enum(SECRET_VALUE_TYPES).optional(),
