@@ -3,7 +3,13 @@
  * the organization `default` and its pipeline `pipe`, and the smallest valid body of each entity.
  */
 import { afterAll, beforeAll, expect } from "vitest";
-import { type InProcessPlatform, inProcessPlatform, type Reply, simplePipeline } from "./harness";
+import {
+  failureBody,
+  type InProcessPlatform,
+  inProcessPlatform,
+  type Reply,
+  simplePipeline,
+} from "./harness";
 
 /** The scope every fixture lives in. */
 export const ORG = "default";
@@ -196,4 +202,9 @@ export const pipelineQuery = (param: "pipelineIdentifier" | "targetIdentifier", 
 /** Asserts a reply's exact status and body. */
 export function answers(reply: Reply, status: number, body: unknown): void {
   expect([reply.status, reply.body]).toEqual([status, body]);
+}
+
+/** Asserts the 400 FailureDTO RESOURCE_NOT_FOUND_EXCEPTION of a javax `NotFoundException` (ref §2). */
+export function answersNotFound(reply: Reply, message: string): void {
+  answers(reply, 400, failureBody("RESOURCE_NOT_FOUND_EXCEPTION", message));
 }

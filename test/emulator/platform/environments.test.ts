@@ -2,13 +2,14 @@
 import { describe, expect, it } from "vitest";
 import {
   answers,
+  answersNotFound,
   environmentBody,
   infrastructureBody,
   inProject,
   projectQuery,
   useProjectPlatform,
 } from "./entity-fixtures";
-import { errorBody, failureBody, successBody, validationBody } from "./harness";
+import { errorBody, successBody, validationBody } from "./harness";
 
 const p = useProjectPlatform();
 
@@ -99,14 +100,7 @@ describe("platform environments", () => {
       ),
     );
     const none = await p().call("GET", `${ENV}/none`, { query: projectQuery });
-    answers(
-      none,
-      400,
-      failureBody(
-        "RESOURCE_NOT_FOUND_EXCEPTION",
-        "Environment with identifier [none] in project [proj], org [default] not found",
-      ),
-    );
+    answersNotFound(none, "Environment with identifier [none] in project [proj], org [default] not found");
   });
 
   it("takes its infrastructures along when deleted", async () => {

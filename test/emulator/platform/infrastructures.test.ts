@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import {
   answers,
+  answersNotFound,
   environmentBody,
   infrastructureBody,
   infrastructureYaml,
@@ -78,13 +79,9 @@ describe("infrastructure definitions", () => {
 
   it("answers a missing infrastructure's GET with a 400 FailureDTO and requires the environment parameter", async () => {
     const none = await p().call("GET", `${INFRA}/none`, { query: envQuery });
-    answers(
+    answersNotFound(
       none,
-      400,
-      failureBody(
-        "RESOURCE_NOT_FOUND_EXCEPTION",
-        "Infrastructure with identifier [none] in project [proj], org [default], environment [env] not found",
-      ),
+      "Infrastructure with identifier [none] in project [proj], org [default], environment [env] not found",
     );
     const noEnv = await p().call("GET", `${INFRA}/none`, { query: projectQuery });
     answers(noEnv, 400, validationBody([["environmentIdentifier", "must not be null"]]));

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answers, inProject, projectQuery, SENTINEL, textSecret } from "./entity-fixtures";
+import { answers, answersNotFound, inProject, projectQuery, SENTINEL, textSecret } from "./entity-fixtures";
 import {
   type CallInit,
   errorBody,
@@ -148,14 +148,7 @@ describe("secrets", () => {
       errorBody("DUPLICATE_FIELD", "Duplicate identifier, please try again with a new identifier"),
     );
     const get = await call("GET", `${SECRETS}/none`);
-    answers(
-      get,
-      400,
-      failureBody(
-        "RESOURCE_NOT_FOUND_EXCEPTION",
-        "Secret with identifier [none] is not found in the given scope",
-      ),
-    );
+    answersNotFound(get, "Secret with identifier [none] is not found in the given scope");
     const del = await call("DELETE", `${SECRETS}/none`);
     answers(
       del,

@@ -2,13 +2,14 @@
 import { describe, expect, it } from "vitest";
 import {
   answers,
+  answersNotFound,
   inProject,
   projectQuery,
   serviceBody,
   serviceYaml,
   useProjectPlatform,
 } from "./entity-fixtures";
-import { errorBody, failureBody, successBody } from "./harness";
+import { errorBody, successBody } from "./harness";
 
 const p = useProjectPlatform();
 
@@ -111,7 +112,7 @@ describe("services", () => {
       ),
     );
     const noProject = await p().call("POST", SVC, { json: serviceBody("x", { projectIdentifier: "nope" }) });
-    answers(noProject, 400, failureBody("RESOURCE_NOT_FOUND_EXCEPTION", "project [nope] not found."));
+    answersNotFound(noProject, "project [nope] not found.");
     const badType = await p().call("POST", SVC, {
       json: serviceBody("bad", { yaml: serviceYaml("bad").replace("type: Kubernetes", "type: Helmish") }),
     });
@@ -126,13 +127,6 @@ describe("services", () => {
 
   it("answers a missing service's GET with the 400 FailureDTO of a javax NotFoundException", async () => {
     const res = await p().call("GET", `${SVC}/none`, { query: projectQuery });
-    answers(
-      res,
-      400,
-      failureBody(
-        "RESOURCE_NOT_FOUND_EXCEPTION",
-        "Service with identifier [none] in project [proj], org [default] not found",
-      ),
-    );
+    answersNotFound(res, "Service with identifier [none] in project [proj], org [default] not found");
   });
 });
