@@ -47,6 +47,14 @@ export {
   apiKeyProviderText,
   apiKeyReplaceOnChange,
 } from "./api-key";
+export {
+  Workspace,
+  type WorkspaceArgs,
+  WorkspaceInputs,
+  WorkspaceOutputs,
+  workspaceProviderText,
+  workspaceReplaceOnChange,
+} from "./workspace";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -136,6 +144,7 @@ export {
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
   USER_INVITE_TYPE,
+  WORKSPACE_TYPE,
 } from "./types";
 export {
   ON_DELETE,

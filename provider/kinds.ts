@@ -6,6 +6,7 @@
  */
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
+import { impl as workspace } from "./workspace";
 import { impl as apiKey } from "./api-key";
 import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
 import { impl as trafficType } from "./traffic-type";
@@ -29,6 +30,7 @@ import {
   PROJECT_TYPE,
   SEGMENT_TYPE,
   USER_INVITE_TYPE,
+  WORKSPACE_TYPE,
 } from "./types";
 import { impl as userInvite } from "./user-invite";
 
@@ -42,6 +44,7 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [TRAFFIC_TYPE_TYPE]: trafficType,
   [TRAFFIC_TYPE_ATTRIBUTE_TYPE]: trafficTypeAttribute,
   [API_KEY_TYPE]: apiKey,
+  [WORKSPACE_TYPE]: workspace,
   [FLAG_TYPE]: flag,
   [FLAG_DEFINITION_TYPE]: flagDefinition,
   [GROUP_TYPE]: group,

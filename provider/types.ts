@@ -17,6 +17,7 @@ export const ENVIRONMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Environment";
 export const TRAFFIC_TYPE_TYPE = "pulumi-nodejs:dynamic/flagstack:TrafficType";
 export const TRAFFIC_TYPE_ATTRIBUTE_TYPE = "pulumi-nodejs:dynamic/flagstack:TrafficTypeAttribute";
 export const API_KEY_TYPE = "pulumi-nodejs:dynamic/flagstack:ApiKey";
+export const WORKSPACE_TYPE = "pulumi-nodejs:dynamic/flagstack:Workspace";
 export const SEGMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Segment";
 export const SEGMENT_KEYS_TYPE = "pulumi-nodejs:dynamic/flagstack:SegmentKeys";
 export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";

@@ -10,6 +10,7 @@
 import type { z } from "zod";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
+import { Workspace, workspaceReplaceOnChange } from "../workspace";
 import { ApiKey, apiKeyReplaceOnChange } from "../api-key";
 import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
 import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
@@ -51,6 +52,7 @@ const CLASSES: readonly [
   [TrafficType, trafficTypeReplaceOnChange],
   [TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange],
   [ApiKey, apiKeyReplaceOnChange],
+  [Workspace, workspaceReplaceOnChange],
   [Flag, flagReplaceOnChange],
   [FlagDefinition, flagDefinitionReplaceOnChange],
   [Group, groupReplaceOnChange],

@@ -1,0 +1,171 @@
+/**
+ * `Workspace`: a feature-flag workspace (project): name, and whether every change needs a title
+ * and comment (spec §2 "Project (workspace)"; ref admin §1.1, §9.1 `split_workspace`).
+ *
+ * | verb | API call |
+ * |---|---|
+ * | check | none: the zod schema below |
+ * | diff | none: `name` and `requiresTitleAndComments` update in place; nothing replaces a workspace |
+ * | create | `POST /workspaces {name, requiresTitleAndComments}` (the service adds a `user` traffic type, no environment); with `adopt`, first `GET /workspaces?name=&nameOp=IS`, then one `PATCH` when `requiresTitleAndComments` differs |
+ * | read | the workspace list, found by id (there is no GET of one workspace in ref §1.1) |
+ * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH /workspaces/{id}`: a `test` of the live value and a `replace` per changed field (`./core/field-patch.ts`) |
+ * | delete | `GET /trafficTypes/ws/{id}` and `DELETE /trafficTypes/{tt}` for each left (the service refuses to delete a workspace that has traffic types, ref §1.2; the `user` one it made is never a resource), then `DELETE /workspaces/{id}`; 404s count as done |
+ *
+ * Workspace names are unique in the account: a create or rename onto a taken name fails with a
+ * message that points at `adopt: true`.
+ * @module
+ */
+import { z } from "zod";
+import { WorkspaceCreate, type Workspace as WorkspaceResponse } from "../sdk/admin/schemas";
+import { isConflict } from "../sdk/core/errors";
+import { adminClient, forget } from "./core/config";
+import { changedFields, type DiffSpec } from "./core/diff";
+import { replaceFields } from "./core/field-patch";
+import { guardedUpdate } from "./core/guard";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { WORKSPACE_TYPE } from "./types";
+
+/** The inputs of a {@link Workspace}. */
+export const WorkspaceInputs = z.strictObject({
+  /** The workspace's name, unique in the account. */
+  name: WorkspaceCreate.shape.name,
+  /** Every change in the workspace needs a title and comment. Default: false. */
+  requiresTitleAndComments: z.boolean().default(false),
+  /** Take over an existing workspace with the same name instead of failing. Default: false. */
+  adopt: z.boolean().default(false),
+});
+
+/** The outputs of a {@link Workspace}: the inputs plus the service's id. */
+export const WorkspaceOutputs = WorkspaceInputs.extend({
+  /** The workspace's id (also the resource id). */
+  workspaceId: z.string(),
+});
+
+/** Checked inputs of a workspace. */
+export type WorkspaceInputs = z.output<typeof WorkspaceInputs>;
+/** Outputs of a workspace. */
+export type WorkspaceOutputs = z.output<typeof WorkspaceOutputs>;
+/** The arguments of `new Workspace(...)`. */
+export type WorkspaceArgs = ResourceArgs<z.input<typeof WorkspaceInputs>>;
+
+/** Inputs whose change replaces a workspace: none; a rename is a PATCH. */
+export const workspaceReplaceOnChange = [] as const satisfies readonly (keyof WorkspaceInputs)[];
+
+/** The fields a PATCH writes. */
+const EDITABLE = ["name", "requiresTitleAndComments"] as const;
+
+const workspaceDiff: DiffSpec<(typeof EDITABLE)[number]> = {
+  fields: EDITABLE,
+  replaceOnChange: workspaceReplaceOnChange,
+};
+
+function outputs(ws: WorkspaceResponse, inputs: Pick<WorkspaceInputs, "adopt">): WorkspaceOutputs {
+  return plain({
+    name: ws.name,
+    requiresTitleAndComments: ws.requiresTitleAndComments,
+    adopt: inputs.adopt,
+    workspaceId: ws.id,
+  });
+}
+
+/** Forgets the memoised workspace list (`./core/resolve.ts`) after a workspace is made, renamed or deleted. */
+const forgetWorkspaces = (admin: object) => forget(admin, "workspaces");
+
+function nameTaken(name: string, cause: unknown): Error {
+  return new Error(
+    `a workspace named "${name}" already exists; workspace names are unique in the account (${(cause as Error).message})`,
+    { cause },
+  );
+}
+
+/**
+ * The provider: every lifecycle method. Each resource's `__provider` text
+ * ({@link workspaceProviderText}) loads this object in the provider process; the tests call it directly.
+ */
+export const impl: ResourceHandlers<WorkspaceInputs, WorkspaceOutputs> = {
+  ...dataVerbs({ schema: WorkspaceInputs }, workspaceDiff),
+
+  async create(inputs) {
+    const admin = adminClient();
+    const { value: ws, how } = await createOrAdopt({
+      describe: `a workspace named "${inputs.name}"`,
+      adopt: inputs.adopt,
+      lookup: () => admin.workspaces.getByName(inputs.name),
+      create: () =>
+        admin.workspaces.create({
+          name: inputs.name,
+          requiresTitleAndComments: inputs.requiresTitleAndComments,
+        }),
+    });
+    forgetWorkspaces(admin);
+    const found = outputs(ws, inputs);
+    const ops =
+      how === "created" ? [] : replaceFields(found, inputs, changedFields(workspaceDiff, found, inputs));
+    if (ops.length === 0) return { id: ws.id, outs: found };
+    try {
+      return { id: ws.id, outs: outputs(await admin.workspaces.patch(ws.id, ops), inputs) };
+    } catch (e) {
+      throw new PartialFailure(ws.id, found, e, "setting requiresTitleAndComments");
+    }
+  },
+
+  async read(id, props) {
+    // The id of `pulumi import` is the workspace's name or id: both find it.
+    const ws = await adminClient().workspaces.find(id);
+    if (!ws) return GONE;
+    const outs = outputs(ws, { adopt: props.adopt ?? false });
+    const { workspaceId: _id, ...inputs } = outs;
+    return { id: ws.id, props: outs, inputs: inputs as WorkspaceOutputs };
+  },
+
+  async update(id, olds, news) {
+    const admin = adminClient();
+    return guardedUpdate({
+      describe: `workspace "${olds.name}" (${id})`,
+      spec: workspaceDiff,
+      recorded: olds,
+      desired: news,
+      read: () => impl.read(id, olds),
+      write: async (fields, live) => {
+        const ops = replaceFields(live, news, fields);
+        if (ops.length === 0) return { ...live, adopt: news.adopt };
+        try {
+          const ws = await admin.workspaces.patch(id, ops);
+          forgetWorkspaces(admin);
+          return outputs(ws, news);
+        } catch (e) {
+          if (isConflict(e)) throw nameTaken(news.name, e);
+          throw e;
+        }
+      },
+    });
+  },
+
+  async delete(id) {
+    const admin = adminClient();
+    const left = (await readOrGone(() => admin.trafficTypes.list(id))) ?? [];
+    for (const tt of left) await deleteIdempotent(() => admin.trafficTypes.delete(tt.id));
+    await deleteIdempotent(() => admin.workspaces.delete(id));
+    forgetWorkspaces(admin);
+  },
+
+  async lookup(inputs) {
+    return (await adminClient().workspaces.getByName(inputs.name)) && {};
+  },
+};
+
+/**
+ * A feature-flag workspace (project).
+ *
+ * @example
+ * ```ts
+ * const payments = new Workspace("payments", { name: "Payments", requiresTitleAndComments: true });
+ * const prod = new Environment("prod", { workspace: payments.workspaceId, name: "Production", production: true });
+ * ```
+ */
+export const Workspace = resourceClass("workspace", WORKSPACE_TYPE, WorkspaceInputs, WorkspaceOutputs);
+/** A {@link Workspace} object: one `Output` per member of {@link WorkspaceOutputs}. */
+export type Workspace = InstanceType<typeof Workspace>;
+/** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
+export const workspaceProviderText = Workspace.providerText;
