@@ -2,9 +2,12 @@
  * One keep-alive undici `Pool` per origin, shared by every client in the process, so that many
  * clients (one per Pulumi resource, say) reuse the same warm connections instead of each opening
  * their own. Idle sockets are unref'd by undici, so a pool never keeps the process alive.
+ *
+ * undici is loaded on the first pool, not with this module: a process that never sends a request
+ * (a no-op `pulumi preview` through the provider plugin) does not pay its ~100 modules.
  * @module
  */
-import { Pool } from "undici";
+import type { Pool } from "undici";
 
 const pools = new Map<string, Pool>();
 
@@ -15,7 +18,8 @@ export const POOL_CONNECTIONS = 64;
 export function sharedPool(origin: string): Pool {
   let pool = pools.get(origin);
   if (pool === undefined || pool.closed || pool.destroyed) {
-    pool = new Pool(origin, {
+    const undici = require("undici") as typeof import("undici");
+    pool = new undici.Pool(origin, {
       connections: POOL_CONNECTIONS,
       pipelining: 1,
       // undici's keep-alive defaults follow the server's `Keep-Alive: timeout=` hint, minus a
