@@ -28,7 +28,12 @@
  * @module
  */
 import { z } from "zod";
-import type { ChangePermissions, EnvironmentDetail, JsonPatch } from "../sdk/admin/schemas";
+import {
+  type ChangePermissions,
+  type EnvironmentDetail,
+  EnvironmentName,
+  type JsonPatch,
+} from "../sdk/admin/schemas";
 import { adminClient } from "./core/config";
 import { changedFields, type DiffSpec, jsonEqual } from "./core/diff";
 import { replaceFields } from "./core/field-patch";
@@ -73,14 +78,7 @@ export const EnvironmentInputs = z.strictObject({
   /** The workspace of the environment, by name or id. Changing it replaces the environment. */
   workspace: z.string().min(1, "workspace must not be empty"),
   /** The environment's name, unique in the workspace (the emulator's rule: at most 100 characters). */
-  name: z
-    .string({ error: "name is required" })
-    .min(1, "name must not be empty")
-    .max(100, "name must be at most 100 characters")
-    .regex(
-      /^[a-zA-Z0-9][-_a-zA-Z0-9 ]*$/,
-      "name must start with a letter or digit and use only letters, digits, ' ', '-' and '_'",
-    ),
+  name: EnvironmentName,
   /** A production environment. Default: false. */
   production: z.boolean().default(false),
   /** Whether changes need approval, and by whom. When omitted, the service's values are left alone. */

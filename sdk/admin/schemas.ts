@@ -143,9 +143,22 @@ export const EnvironmentDetail = Environment.extend({
 });
 export type EnvironmentDetail = z.infer<typeof EnvironmentDetail>;
 
+/**
+ * An environment's name: at most 100 characters, starting with a letter or digit, then letters,
+ * digits, spaces, `-` and `_` (the emulator's rule, `emulator/admin/environments.ts`).
+ */
+export const EnvironmentName = z
+  .string({ error: "name is required" })
+  .min(1, "name must not be empty")
+  .max(100, "name must be at most 100 characters")
+  .regex(
+    /^[a-zA-Z0-9][-_a-zA-Z0-9 ]*$/,
+    "name must start with a letter or digit and use only letters, digits, ' ', '-' and '_'",
+  );
+
 /** Body of `POST /environments/ws/{ws}` (ref §1.1: `{name, production, changePermissions?}`). */
 export const EnvironmentCreate = z.object({
-  name: z.string().min(1, "name must not be empty"),
+  name: EnvironmentName,
   production: z.boolean().default(false),
   changePermissions: ChangePermissions.optional(),
 });
