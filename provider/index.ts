@@ -8,6 +8,14 @@
  */
 
 export {
+  ApiKey,
+  type ApiKeyArgs,
+  ApiKeyInputs,
+  ApiKeyOutputs,
+  apiKeyProviderText,
+  apiKeyReplaceOnChange,
+} from "./api-key";
+export {
   Connector,
   type ConnectorArgs,
   ConnectorInputs,
@@ -23,38 +31,6 @@ export {
   environmentProviderText,
   environmentReplaceOnChange,
 } from "./environment";
-export {
-  TrafficType,
-  type TrafficTypeArgs,
-  TrafficTypeInputs,
-  TrafficTypeOutputs,
-  trafficTypeProviderText,
-  trafficTypeReplaceOnChange,
-} from "./traffic-type";
-export {
-  TrafficTypeAttribute,
-  type TrafficTypeAttributeArgs,
-  TrafficTypeAttributeInputs,
-  TrafficTypeAttributeOutputs,
-  trafficTypeAttributeProviderText,
-  trafficTypeAttributeReplaceOnChange,
-} from "./traffic-type-attribute";
-export {
-  ApiKey,
-  type ApiKeyArgs,
-  ApiKeyInputs,
-  ApiKeyOutputs,
-  apiKeyProviderText,
-  apiKeyReplaceOnChange,
-} from "./api-key";
-export {
-  Workspace,
-  type WorkspaceArgs,
-  WorkspaceInputs,
-  WorkspaceOutputs,
-  workspaceProviderText,
-  workspaceReplaceOnChange,
-} from "./workspace";
 export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
 export {
   type BucketOutput,
@@ -68,6 +44,14 @@ export {
   type TreatmentOutput,
 } from "./flag-definition";
 export {
+  FlagSet,
+  type FlagSetArgs,
+  FlagSetInputs,
+  FlagSetOutputs,
+  flagSetProviderText,
+  flagSetReplaceOnChange,
+} from "./flag-set";
+export {
   Group,
   type GroupArgs,
   GroupInputs,
@@ -77,8 +61,10 @@ export {
 } from "./group";
 export {
   getEnvironment,
+  getFlagSet,
   getGroup,
   getRolloutStatus,
+  getSegment,
   getTrafficType,
   getUsers,
   getWorkspace,
@@ -129,10 +115,32 @@ export {
   segmentReplaceOnChange,
 } from "./segment";
 export {
-  CONNECTOR_TYPE,
+  SegmentKeys,
+  type SegmentKeysArgs,
+  SegmentKeysInputs,
+  SegmentKeysOutputs,
+  segmentKeysProviderText,
+  segmentKeysReplaceOnChange,
+} from "./segment-keys";
+export {
+  TrafficType,
+  type TrafficTypeArgs,
+  TrafficTypeInputs,
+  TrafficTypeOutputs,
+  trafficTypeProviderText,
+  trafficTypeReplaceOnChange,
+} from "./traffic-type";
+export {
+  TrafficTypeAttribute,
+  type TrafficTypeAttributeArgs,
+  TrafficTypeAttributeInputs,
+  TrafficTypeAttributeOutputs,
+  trafficTypeAttributeProviderText,
+  trafficTypeAttributeReplaceOnChange,
+} from "./traffic-type-attribute";
+export {
   API_KEY_TYPE,
-  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
-  TRAFFIC_TYPE_TYPE,
+  CONNECTOR_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_SET_TYPE,
@@ -143,6 +151,8 @@ export {
   PROJECT_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
+  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
+  TRAFFIC_TYPE_TYPE,
   USER_INVITE_TYPE,
   WORKSPACE_TYPE,
 } from "./types";
@@ -155,3 +165,11 @@ export {
   userInviteProviderText,
   userInviteReplaceOnChange,
 } from "./user-invite";
+export {
+  Workspace,
+  type WorkspaceArgs,
+  WorkspaceInputs,
+  WorkspaceOutputs,
+  workspaceProviderText,
+  workspaceReplaceOnChange,
+} from "./workspace";

@@ -4,35 +4,40 @@
  * the same resources look kinds up in, so a new resource is added here once.
  * @module
  */
+
+import { impl as apiKey } from "./api-key";
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
-import { impl as workspace } from "./workspace";
-import { impl as apiKey } from "./api-key";
-import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
-import { impl as trafficType } from "./traffic-type";
 import { impl as environment } from "./environment";
 import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
+import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
 import { impl as segment } from "./segment";
+import { impl as segmentKeys } from "./segment-keys";
+import { impl as trafficType } from "./traffic-type";
+import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
 import {
-  CONNECTOR_TYPE,
   API_KEY_TYPE,
-  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
-  TRAFFIC_TYPE_TYPE,
+  CONNECTOR_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
+  FLAG_SET_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
+  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
+  TRAFFIC_TYPE_TYPE,
   USER_INVITE_TYPE,
   WORKSPACE_TYPE,
 } from "./types";
 import { impl as userInvite } from "./user-invite";
+import { impl as workspace } from "./workspace";
 
 /** A resource's implementation with its inputs and outputs erased to plain records. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds implementations of every input and output type.
@@ -53,4 +58,6 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [CONNECTOR_TYPE]: connector,
   [PIPELINE_TYPE]: pipeline,
   [SEGMENT_TYPE]: segment,
+  [SEGMENT_KEYS_TYPE]: segmentKeys,
+  [FLAG_SET_TYPE]: flagSet,
 };

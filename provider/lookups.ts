@@ -14,6 +14,7 @@ import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
   type Environment,
+  type FlagSet,
   type Group,
   type RolloutStatus,
   type TrafficType,
@@ -21,6 +22,7 @@ import {
   UserStatus,
   type Workspace,
 } from "../sdk/admin/schemas";
+import type { Segment } from "../sdk/admin/segments";
 import { adminClient } from "./core/config";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import {
@@ -31,6 +33,7 @@ import {
   resolveTrafficType,
   resolveWorkspace,
 } from "./core/resolve";
+import { findInWorkspace } from "./core/workspace-fields";
 
 /** Where a lookup reads from; every member is optional (see the module notes for the defaults). */
 export interface LookupOptions {
@@ -171,5 +174,29 @@ export async function getUsers(
   }
   return users;
 }
+
+/**
+ * A segment of a workspace by name.
+ *
+ * @example
+ * ```ts
+ * const beta = await getSegment({ workspace: "Default", name: "beta_testers" });   // { name, description, trafficType, creationTime, tags }
+ * ```
+ */
+export const getSegment: InWorkspaceLookup<Segment> = inWorkspace("getSegment", (admin, ws, n) =>
+  findInWorkspace("segment", ws, n, admin.segments.list(ws.id)),
+);
+
+/**
+ * A flag set of a workspace by name or id.
+ *
+ * @example
+ * ```ts
+ * const web = await getFlagSet({ workspace: "Default", name: "web" });   // { id, name, description, workspace, createdAt, type }
+ * ```
+ */
+export const getFlagSet: InWorkspaceLookup<FlagSet> = inWorkspace("getFlagSet", (admin, ws, n) =>
+  findInWorkspace("flag set", ws, n, admin.flagSets.list(ws.id)),
+);
 
 export { NotFoundByName };

@@ -7,7 +7,16 @@
  * @module
  */
 import { z } from "zod";
-import { Environment, Group, RolloutStatus, TrafficType, User, Workspace } from "../../sdk/admin/schemas";
+import {
+  Environment,
+  FlagSet,
+  Group,
+  RolloutStatus,
+  TrafficType,
+  User,
+  Workspace,
+} from "../../sdk/admin/schemas";
+import { Segment } from "../../sdk/admin/segments";
 import { ConnectorOutputs } from "../connector";
 import { adminClient } from "../core/config";
 import * as lookups from "../lookups";
@@ -107,6 +116,8 @@ export const NATIVE_FUNCTIONS: readonly NativeFunction[] = [
   fn("lookups", "getRolloutStatus", InWorkspaceArgs, RolloutStatus),
   fn("lookups", "getTrafficType", InWorkspaceArgs, TrafficType),
   fn("lookups", "getGroup", GetGroupArgs, Group),
+  fn("lookups", "getSegment", InWorkspaceArgs, Segment),
+  fn("lookups", "getFlagSet", InWorkspaceArgs, FlagSet),
   fn("lookups", "getUsers", GetUsersArgs, z.object({ users: z.array(User) }), "users"),
   fn("platform-lookups", "getProject", GetProjectArgs, ProjectOutputs.omit({ adopt: true })),
   fn("platform-lookups", "getConnector", GetConnectorArgs, ConnectorOutputs.omit({ adopt: true })),

@@ -8,22 +8,24 @@
  * @module
  */
 import type { z } from "zod";
+import { ApiKey, apiKeyReplaceOnChange } from "../api-key";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
-import { Workspace, workspaceReplaceOnChange } from "../workspace";
-import { ApiKey, apiKeyReplaceOnChange } from "../api-key";
-import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
-import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
 import { Environment, environmentReplaceOnChange } from "../environment";
 import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
+import { FlagSet, flagSetReplaceOnChange } from "../flag-set";
 import { Group, groupReplaceOnChange } from "../group";
 import { type AnyHandlers, KINDS } from "../kinds";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
 import { Segment, segmentReplaceOnChange } from "../segment";
+import { SegmentKeys, segmentKeysReplaceOnChange } from "../segment-keys";
+import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
+import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
 import { typeName } from "../types";
 import { UserInvite, userInviteReplaceOnChange } from "../user-invite";
+import { Workspace, workspaceReplaceOnChange } from "../workspace";
 
 /** The package name of the native provider: the first part of its tokens and of its config keys. */
 export const PACKAGE = "flagstack";
@@ -61,6 +63,8 @@ const CLASSES: readonly [
   [Connector, connectorReplaceOnChange],
   [Pipeline, pipelineReplaceOnChange],
   [Segment, segmentReplaceOnChange],
+  [SegmentKeys, segmentKeysReplaceOnChange],
+  [FlagSet, flagSetReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.

@@ -127,6 +127,8 @@ describe("the committed schema's functions", () => {
       "flagstack:index:getRolloutStatus",
       "flagstack:index:getTrafficType",
       "flagstack:index:getGroup",
+      "flagstack:index:getSegment",
+      "flagstack:index:getFlagSet",
       "flagstack:index:getUsers",
       "flagstack:index:getProject",
       "flagstack:index:getConnector",

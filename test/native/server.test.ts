@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
+import { NATIVE_KINDS } from "../../provider/native/kinds";
 import {
   type NativePlugin,
   nativeDriver,
@@ -72,7 +73,8 @@ describe("native plugin: start-up, schema and configuration", () => {
 
   it("an unknown type token fails naming the types served", async () => {
     await expect(plugin.check(urnOf("flagstack:index:Nope"), {}, {})).rejects.toThrow(
-      "flagstack: unknown resource type flagstack:index:Nope; this provider serves flagstack:index:Flag, flagstack:index:FlagDefinition, flagstack:index:Group, flagstack:index:UserInvite, flagstack:index:Project, flagstack:index:Connector, flagstack:index:Pipeline",
+      // Every kind of the registry, in its order (the list grows with each resource).
+      `flagstack: unknown resource type flagstack:index:Nope; this provider serves ${NATIVE_KINDS.map((k) => k.token).join(", ")}`,
     );
   });
 });
@@ -283,7 +285,7 @@ describe("native plugin: functions", () => {
       'workspace "Nowhere" not found; valid workspaces: "Default"',
     );
     await expect(plugin.invoke("flagstack:index:getNothing", {})).rejects.toThrow(
-      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getUsers, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
+      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getSegment, flagstack:index:getFlagSet, flagstack:index:getUsers, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
     );
   });
 });

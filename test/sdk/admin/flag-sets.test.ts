@@ -3,35 +3,27 @@
  * pages walked by the async iterator, a duplicate name and a bad name refused.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../../emulator";
-import { AdminClient } from "../../../sdk/admin/client";
+import type { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import { ConflictError, NotFoundError, ValidationError } from "../../../sdk/core/errors";
 import { closeSharedPools } from "../../../sdk/core/pool";
+import { type AdminBed, collect, startAdminBed } from "../helpers/admin-bed";
 
-let emu: Emulator;
+let bed: AdminBed;
 let admin: AdminClient;
 let ws: Workspace;
 const V3 = "/internal/api/v3";
-
-const seen = () =>
-  emu.requests().map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ""} ${r.status}`);
-const collect = async <T>(it: AsyncIterable<T>) => {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
-};
+const seen = () => bed.seen();
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: Infinity });
-  ws = (await admin.workspaces.getByName("Default"))!;
+  bed = await startAdminBed();
+  ({ admin, ws } = bed);
 });
 beforeEach(() => {
-  emu.resetRequests();
+  bed.reset();
 });
 afterAll(async () => {
-  await emu.stop();
+  await bed.stop();
   await closeSharedPools();
 });
 
@@ -58,7 +50,7 @@ describe("admin.flagSets", () => {
 
   it("walks every marker page", async () => {
     for (const n of [1, 2, 3]) await admin.flagSets.create({ name: `page.${n}`, workspace: { id: ws.id } });
-    emu.resetRequests();
+    bed.reset();
     const names = (await collect(admin.flagSets.list(ws.id, { pageSize: 2 }))).map((f) => f.name);
     expect(names.filter((n) => n.startsWith("page."))).toEqual(["page.1", "page.2", "page.3"]);
     expect(seen()[0]).toBe(`GET ${V3}/flag-sets?workspace_id=${ws.id}&limit=2 200`);
@@ -70,7 +62,7 @@ describe("admin.flagSets", () => {
     await expect(admin.flagSets.create({ name: "dup", workspace: { id: ws.id } })).rejects.toBeInstanceOf(
       ConflictError,
     );
-    emu.resetRequests();
+    bed.reset();
     await expect(admin.flagSets.create({ name: "Web App", workspace: { id: ws.id } })).rejects.toBeInstanceOf(
       ValidationError,
     );

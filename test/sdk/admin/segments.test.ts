@@ -4,52 +4,31 @@
  * comment; the member list as a paged async iterator; bodies refused before anything is sent.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../../emulator";
-import { AdminClient } from "../../../sdk/admin/client";
+import type { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import { inBatches, KEYS_PER_REQUEST } from "../../../sdk/admin/segment-keys";
 import { ConflictError, NotFoundError, ValidationError } from "../../../sdk/core/errors";
 import { closeSharedPools } from "../../../sdk/core/pool";
-import { type Recorder, recordingDispatcher } from "../helpers/recording-dispatcher";
+import { type AdminBed, collect, startAdminBed } from "../helpers/admin-bed";
 
-let emu: Emulator;
-let rec: Recorder;
+let bed: AdminBed;
 let admin: AdminClient;
 let ws: Workspace;
 let prodId: string;
 const V2 = "/internal/api/v2";
-
-/** What the emulator saw since the last reset: `METHOD path?query status`. */
-const seen = () =>
-  emu.requests().map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ""} ${r.status}`);
-/** The JSON bodies the client sent since the last reset. */
-const bodies = () => rec.sent.map((s) => (s.body === undefined ? undefined : JSON.parse(String(s.body))));
-const collect = async <T>(it: AsyncIterable<T>) => {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
-};
+const seen = () => bed.seen();
+const bodies = () => bed.bodies();
 const keys = (n: number, prefix = "k") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  rec = recordingDispatcher();
-  admin = new AdminClient({
-    baseUrl: emu.url,
-    apiKey: emu.adminKey,
-    requestsPerSecond: Infinity,
-    dispatcher: rec.dispatcher,
-  });
-  ws = (await admin.workspaces.getByName("Default"))!;
-  prodId = (await admin.environments.find(ws.id, "Production"))!.id;
+  bed = await startAdminBed();
+  ({ admin, ws, prodId } = bed);
 });
 beforeEach(() => {
-  emu.resetRequests();
-  rec.sent.length = 0;
+  bed.reset();
 });
 afterAll(async () => {
-  await emu.stop();
-  await rec.close();
+  await bed.stop();
   await closeSharedPools();
 });
 
@@ -70,7 +49,7 @@ describe("admin.segments", () => {
 
   it("lists every page", async () => {
     for (const n of [1, 2, 3]) await admin.segments.create(ws.id, "user", { name: `sdk_page_${n}` });
-    emu.resetRequests();
+    bed.reset();
     const names = (await collect(admin.segments.list(ws.id, { pageSize: 2 }))).map((s) => s.name);
     expect(names.filter((n) => n.startsWith("sdk_page_"))).toEqual([
       "sdk_page_1",
@@ -86,7 +65,7 @@ describe("admin.segments", () => {
     await expect(admin.segments.create(ws.id, "user", { name: "sdk_dup" })).rejects.toBeInstanceOf(
       ConflictError,
     );
-    emu.resetRequests();
+    bed.reset();
     await expect(admin.segments.create(ws.id, "user", { name: "1 bad" })).rejects.toBeInstanceOf(
       ValidationError,
     );
@@ -103,7 +82,7 @@ describe("admin.segments", () => {
 describe("admin.segmentKeys", () => {
   it("activates a segment in an environment, lists it as active, deactivates it", async () => {
     await admin.segments.create(ws.id, "user", { name: "sdk_active" });
-    emu.resetRequests();
+    bed.reset();
     const a = await admin.segmentKeys.activate(prodId, "sdk_active");
     expect(a).toMatchObject({
       name: "sdk_active",
@@ -120,8 +99,7 @@ describe("admin.segmentKeys", () => {
   it("adds and removes keys with the change's title and comment, and lists members page by page", async () => {
     await admin.segments.create(ws.id, "user", { name: "sdk_members" });
     await admin.segmentKeys.activate(prodId, "sdk_members");
-    emu.resetRequests();
-    rec.sent.length = 0;
+    bed.reset();
     const note = { title: "Beta wave 2", comment: "from the survey" };
     expect(await admin.segmentKeys.add(prodId, "sdk_members", ["ana", "ben", "cy"], note)).toEqual({
       added: 3,
@@ -141,7 +119,7 @@ describe("admin.segmentKeys", () => {
       { keys: ["ana", "ben", "cy"], ...note },
       { keys: ["ben"], ...note },
     ]);
-    emu.resetRequests();
+    bed.reset();
     expect(await collect(admin.segmentKeys.list(prodId, "sdk_members", { pageSize: 1 }))).toEqual([
       "ana",
       "cy",
@@ -155,7 +133,7 @@ describe("admin.segmentKeys", () => {
   it("sends 25,000 keys as three requests of at most 10,000", async () => {
     await admin.segments.create(ws.id, "user", { name: "sdk_batches" });
     await admin.segmentKeys.activate(prodId, "sdk_batches");
-    rec.sent.length = 0;
+    bed.reset();
     const summary = await admin.segmentKeys.add(prodId, "sdk_batches", keys(25_000));
     expect(summary).toEqual({ added: 25_000, removed: 0, requests: 3 });
     expect(bodies().map((b) => (b as { keys: string[] }).keys.length)).toEqual([10_000, 10_000, 5_000]);
@@ -165,7 +143,7 @@ describe("admin.segmentKeys", () => {
   it("refuses an empty key before sending, naming it", async () => {
     await admin.segments.create(ws.id, "user", { name: "sdk_bad_key" });
     await admin.segmentKeys.activate(prodId, "sdk_bad_key");
-    emu.resetRequests();
+    bed.reset();
     await expect(admin.segmentKeys.add(prodId, "sdk_bad_key", ["ok", ""])).rejects.toMatchObject({
       fieldErrors: [{ field: "keys[1]", message: "a key must not be empty" }],
     });

@@ -1,0 +1,69 @@
+/**
+ * The lookups `getSegment` and `getFlagSet` against the emulator, and as functions of the native
+ * provider (`flagstack:index:getSegment`, `flagstack:index:getFlagSet`): found by name (a flag set
+ * also by id), an unknown name failing with the valid ones, bad arguments refused before a request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getFlagSet, getSegment, type LookupOptions } from "../../provider/lookups";
+import { NATIVE_FUNCTIONS_BY_TOKEN } from "../../provider/native/functions";
+import type { Workspace } from "../../sdk";
+import { type AdminBed, startAdminBed } from "../sdk/helpers/admin-bed";
+
+let bed: AdminBed;
+let opts: LookupOptions;
+let ws: Workspace;
+
+beforeAll(async () => {
+  bed = await startAdminBed();
+  ws = bed.ws;
+  opts = { client: bed.admin };
+  await bed.admin.segments.create(ws.id, "account", { name: "beta_accounts", description: "Early access" });
+  await bed.admin.flagSets.create({
+    name: "mobile",
+    description: "Flags of the apps",
+    workspace: { id: ws.id },
+  });
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe("getSegment and getFlagSet", () => {
+  it("getSegment by name", async () => {
+    expect(await getSegment({ workspace: "Default", name: "beta_accounts" }, opts)).toEqual({
+      name: "beta_accounts",
+      description: "Early access",
+      trafficType: { id: expect.any(String), name: "account" },
+      creationTime: expect.any(Number),
+      tags: [],
+    });
+  });
+
+  it("getFlagSet by name and by id", async () => {
+    const set = await getFlagSet({ workspace: ws.id, name: "mobile" }, opts);
+    expect(set).toMatchObject({ name: "mobile", description: "Flags of the apps", type: "flag_set" });
+    expect(await getFlagSet({ workspace: "Default", name: set.id }, opts)).toEqual(set);
+  });
+
+  it("an unknown name fails with the valid names", async () => {
+    await expect(getSegment({ workspace: "Default", name: "nobody" }, opts)).rejects.toThrow(
+      'segment "nobody" not found in workspace "Default"; valid segments: "beta_accounts"',
+    );
+    await expect(getFlagSet({ workspace: "Default", name: "tv" }, opts)).rejects.toThrow(
+      'flag set "tv" not found in workspace "Default"; valid flag sets: "mobile"',
+    );
+  });
+
+  it("refuses bad arguments naming the field, with no request", async () => {
+    bed.reset();
+    await expect(getSegment({ workspace: "Default", name: "" }, opts)).rejects.toThrow(
+      "getSegment: name: must not be empty",
+    );
+    expect(bed.seen()).toEqual([]);
+  });
+
+  it("are functions of the native provider", () => {
+    expect(NATIVE_FUNCTIONS_BY_TOKEN.get("flagstack:index:getSegment")?.module).toBe("lookups");
+    expect(NATIVE_FUNCTIONS_BY_TOKEN.get("flagstack:index:getFlagSet")?.module).toBe("lookups");
+  });
+});
