@@ -25,6 +25,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { SecretBody } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
+import { EmulatorError } from "../errors";
 import type { EntityAt, Store, StoredEntity } from "../store";
 import { type EntityRequest, type EntitySpec, type EntityWriter, parseBody } from "./entity-routes";
 import {
@@ -70,9 +71,24 @@ function secretRequest(c: Context<AppEnv>, secret: SecretInput, pathId: string |
 /** `{secret: {...}}` checked by its schema, the failure naming fields only, never values. */
 const parseSecret = (raw: unknown) => parseBody(wrappedObject(raw, "secret"), SecretBody, "secret");
 
+/**
+ * Reads the JSON body. The JSON parser's message quotes the text around a syntax error, which may
+ * be the value, so a secret's refusal names the problem without it (the message is inferred).
+ */
+async function readSecretJson(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return await readJsonBody(c);
+  } catch (e) {
+    if (e instanceof EmulatorError && e.message.startsWith("Unable to process JSON")) {
+      throw invalidRequest("Unable to process JSON: the body is not valid JSON");
+    }
+    throw e;
+  }
+}
+
 const jsonWriter: EntityWriter = {
   path: "",
-  read: async (c, pathId) => secretRequest(c, parseSecret(await readJsonBody(c)), pathId),
+  read: async (c, pathId) => secretRequest(c, parseSecret(await readSecretJson(c)), pathId),
 };
 
 /** The multipart form: the `spec` part's JSON, and a `file` part (required on create, `@NotNull`). */

@@ -155,6 +155,11 @@ describe("secrets", () => {
       404,
       errorBody("ENTITY_NOT_FOUND", "Secret with identifier [none] does not exist in the specified scope"),
     );
+    const broken = await call("POST", SECRETS, {
+      raw: `{"secret": {"spec": {"value": "${SENTINEL}"`,
+      contentType: "application/json",
+    });
+    answers(broken, 400, errorBody("INVALID_REQUEST", "Unable to process JSON: the body is not valid JSON"));
     const bad = await call("POST", SECRETS, { json: textSecret("t3", SENTINEL, { type: "SecretNumber" }) });
     expect(bad.status).toBe(400);
     expect((await call("DELETE", `${SECRETS}/token`)).body).toEqual(successBody(true));
