@@ -185,7 +185,6 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
   },
 
   async update(id, olds, news) {
-    const admin = adminClient();
     return guardedUpdate({
       describe: `segment "${olds.name}" in workspace "${olds.workspaceName}"`,
       spec: segmentDiff,
@@ -195,7 +194,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
       write: async (fields, live) => {
         const kept = { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
         if (!fields.includes("tags")) return kept;
-        await admin.segments.setTags(olds.workspaceId, olds.name, news.tags);
+        await adminClient().segments.setTags(olds.workspaceId, olds.name, news.tags);
         return { ...kept, tags: news.tags };
       },
     });
