@@ -56,6 +56,13 @@ export const SegmentKeysBody = z.object({
   ...ChangeNote.shape,
 });
 
+/** Message for the empty-bodied 400 of a workspace that requires a title and comment (ref §9.1, davidji99 #184). */
+export const KEYS_TITLE_AND_COMMENT_REQUIRED =
+  "the workspace requires a title and comment for segment key changes; pass { title, comment }";
+
+/** How an upload or removal is sent: the empty 400 explained; a retry of the same keys is harmless. */
+const keysChange = { emptyBody: {}, emptyBadRequest: KEYS_TITLE_AND_COMMENT_REQUIRED } as const;
+
 /** The routes of a segment in an environment (`{environment}` is an environment id). */
 export const segmentKeysEndpoints = {
   /** Segments active in an environment (ref §1.2). */
@@ -69,12 +76,16 @@ export const segmentKeysEndpoints = {
     goneOnRetry: true,
   }),
   keys: route("GET /internal/api/v2/segments/{environment}/{segment}/keys", SegmentKeysPage),
-  upload: route("PUT /internal/api/v2/segments/{environment}/{segment}/uploadKeys", SegmentKeysChange, {
-    emptyBody: {},
-  }),
-  remove: route("PUT /internal/api/v2/segments/{environment}/{segment}/removeKeys", SegmentKeysChange, {
-    emptyBody: {},
-  }),
+  upload: route(
+    "PUT /internal/api/v2/segments/{environment}/{segment}/uploadKeys",
+    SegmentKeysChange,
+    keysChange,
+  ),
+  remove: route(
+    "PUT /internal/api/v2/segments/{environment}/{segment}/removeKeys",
+    SegmentKeysChange,
+    keysChange,
+  ),
 } as const;
 
 /** How many keys a change added and removed, summed over its requests, and how many it sent. */

@@ -295,6 +295,20 @@ describe.each(MODES)("SegmentKeys (%s)", (mode) => {
     expect(await members(segment)).toEqual(["ana", "ben", "cy"]);
   });
 
+  it("in a workspace that requires titles and comments: without them the upload says so, with them it goes", async () => {
+    const wsName = unique(`Notes-${slug(mode)}`);
+    const noted = await bed.admin.workspaces.create({ name: wsName, requiresTitleAndComments: true });
+    await bed.admin.environments.create(noted.id, { name: "Production", production: true });
+    await bed.admin.segments.create(noted.id, "user", { name: "beta" });
+    await bed.admin.segments.create(noted.id, "user", { name: "gamma" });
+    const program = { workspace: wsName, environment: "Production", keys: ["ana"] };
+    await expect(p.create((await p.check({}, { ...program, segment: "beta" })).inputs)).rejects.toThrow(
+      "the workspace requires a title and comment for segment key changes; pass { title, comment }",
+    );
+    const made = await p.create((await p.check({}, { ...program, segment: "gamma", ...note })).inputs);
+    expect(made.outs).toMatchObject({ keys: ["ana"], ...note });
+  });
+
   it("imports by <workspace>/<environment>/<segment>", async () => {
     const { segment, outs } = await created();
     if (mode !== "direct") return; // the import read has no state: the native provider's path
