@@ -43,6 +43,8 @@ interface KindSchema {
   replaceOnChange: readonly string[];
   /** The resource's module under `provider/`, where the TSDoc of its schemas and class lives. */
   module: string;
+  /** The outputs stored as secrets (`provider/core/secret-outputs.ts`): `key` of an `ApiKey`, ... */
+  secretOutputs?: readonly string[];
 }
 
 /** Each kind's resource class (its token, schemas and module) with its replace list. */
@@ -71,7 +73,13 @@ const CLASSES: readonly [
 const SCHEMAS: ReadonlyMap<string, KindSchema> = new Map(
   CLASSES.map(([cls, replaceOnChange]) => [
     cls.__pulumiType,
-    { inputs: cls.inputs, outputs: cls.outputs, replaceOnChange, module: cls.file },
+    {
+      inputs: cls.inputs,
+      outputs: cls.outputs,
+      replaceOnChange,
+      module: cls.file,
+      secretOutputs: (cls as { secretOutputs?: readonly string[] }).secretOutputs ?? [],
+    },
   ]),
 );
 

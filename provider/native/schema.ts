@@ -514,6 +514,10 @@ export function packageSchema(kinds: readonly NativeKind[], options: SchemaOptio
         if (prop) prop.replaceOnChanges = true;
       }
     }
+    for (const name of kind.secretOutputs ?? []) {
+      const prop = outputs.properties[name];
+      if (prop) prop.secret = true;
+    }
     resources[kind.token] = {
       ...(docs.description ? { description: docs.description } : {}),
       properties: outputs.properties,

@@ -69,6 +69,19 @@ export function unwrapSecrets(value: unknown): unknown {
 /** The value as plain JSON: `undefined` members dropped (a protobuf `Struct` cannot carry them). */
 const plain = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
+/**
+ * The outputs with each of the kind's secret outputs (an API key, an environment's SDK keys) in the
+ * engine's secret wrapper, so the engine stores them encrypted, as the dynamic resource's
+ * `additionalSecretOutputs` does (`provider/core/secret-outputs.ts`); the engine unmarshals a
+ * provider's outputs keeping secrets.
+ */
+export function withSecrets(kind: Pick<NativeKind, "secretOutputs">, outs: Record<string, unknown>) {
+  const out = plain(outs);
+  for (const name of kind.secretOutputs ?? [])
+    if (out[name] !== undefined) out[name] = { [SIG_KEY]: SECRET_SIG, value: out[name] };
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
@@ -174,21 +187,24 @@ export function nativeProvider(options: NativeProviderOptions): Provider {
       return kindOf(urn).impl.diff(id, olds ?? {}, news ?? {});
     },
     async create(urn, inputs) {
-      const result = await kindOf(urn).impl.create(inputs ?? {});
-      return { id: result.id, outs: plain(result.outs ?? {}) };
+      const kind = kindOf(urn);
+      const result = await kind.impl.create(inputs ?? {});
+      return { id: result.id, outs: withSecrets(kind, result.outs ?? {}) };
     },
     async read(id, urn, props) {
-      const result = await kindOf(urn).impl.read(id, props ?? {});
+      const kind = kindOf(urn);
+      const result = await kind.impl.read(id, props ?? {});
       // No id: the object is gone (the engine removes it from the state on refresh).
       return {
         id: result.id ?? "",
-        props: plain(result.props ?? {}),
+        props: withSecrets(kind, result.props ?? {}),
         ...(result.inputs !== undefined ? { inputs: plain(result.inputs) } : {}),
       };
     },
     async update(id, urn, olds, news) {
-      const result = await kindOf(urn).impl.update(id, olds ?? {}, news ?? {});
-      return { outs: plain(result.outs ?? {}) };
+      const kind = kindOf(urn);
+      const result = await kind.impl.update(id, olds ?? {}, news ?? {});
+      return { outs: withSecrets(kind, result.outs ?? {}) };
     },
     async delete(id, urn, props) {
       await kindOf(urn).impl.delete(id, props ?? {});
