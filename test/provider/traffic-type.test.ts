@@ -13,6 +13,7 @@ import {
 } from "../../provider/traffic-type-attribute";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES, type Mode } from "./harness";
+import { expectNoChange } from "./no-change";
 import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 const V2 = "/internal/api/v2";
@@ -102,14 +103,8 @@ describe.each(MODES)("TrafficType (%s)", (mode) => {
       workspaceName: "Default",
     });
     expect(await p.read(id, outs)).toEqual({ id, props: outs, inputs });
-    bed.reset();
-    expect(await p.diff(id, outs, inputs)).toEqual({
-      changes: false,
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
+    await expectNoChange(bed, p, id, outs, inputs);
     expect(await p.diff(id, outs, { ...inputs, workspace: ws.id })).toMatchObject({ changes: false });
-    expect(bed.emu.requests()).toEqual([]);
   });
 
   it("replaces on a new name, deleting first; deletes, and deleting again succeeds", async () => {
@@ -207,13 +202,7 @@ describe.each(MODES)("TrafficTypeAttribute (%s)", (mode) => {
       workspaceName: "Default",
       trafficTypeId: tt.id,
     });
-    bed.reset();
-    expect(await p.diff(id, outs, inputs)).toEqual({
-      changes: false,
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
-    expect(bed.emu.requests()).toEqual([]);
+    await expectNoChange(bed, p, id, outs, inputs);
   });
 
   it("updates in one PATCH: a test of each changed field's live value, then its replace", async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, workspaceProviderText } from "../../provider/workspace";
 import { type Driver, MODES, type Mode } from "./harness";
+import { expectNoChange } from "./no-change";
 import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 const V2 = "/internal/api/v2";
@@ -63,13 +64,7 @@ describe.each(MODES)("Workspace (%s)", (mode) => {
     ]);
     expect(outs).toEqual({ ...inputs, workspaceId: id });
     expect(await p.read(id, outs)).toEqual({ id, props: outs, inputs });
-    bed.reset();
-    expect(await p.diff(id, outs, inputs)).toEqual({
-      changes: false,
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
-    expect(bed.emu.requests()).toEqual([]);
+    await expectNoChange(bed, p, id, outs, inputs);
   });
 
   it("renames and requires titles in one guarded PATCH", async () => {
