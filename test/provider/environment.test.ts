@@ -294,6 +294,23 @@ describe.each(MODES)("Environment (%s)", (mode) => {
     await p.delete(adopted.id, adopted.outs);
   });
 
+  it("imports by its natural key <workspace>/<name>, permissions included", async () => {
+    const { name, id, outs } = await created({ changePermissions: { areApprovalsRequired: false } });
+    const imported = await p.read(`Default/${name}`, {});
+    expect(imported).toEqual({
+      id,
+      props: { ...outs, apiTokens: [], serverSideSdkKey: undefined, clientSideSdkKey: undefined },
+      inputs: {
+        workspace: "Default",
+        name,
+        production: false,
+        changePermissions: { areApprovalsRequired: false, approvers: [] },
+        adopt: false,
+      },
+    });
+    await expect(p.read("Default", {})).rejects.toThrow('import id "Default" must be <workspace>/<name>');
+  });
+
   it("recovers a create whose answer was lost, without a duplicate", async () => {
     const name = fresh();
     bed.reset();

@@ -124,6 +124,16 @@ describe.each(MODES)("TrafficType (%s)", (mode) => {
     await expect(p.delete(id, outs)).resolves.toBeUndefined();
   });
 
+  it("imports by its natural key <workspace>/<name>", async () => {
+    const name = fresh();
+    const { id, outs } = await p.create((await p.check({}, { workspace: "Default", name })).inputs);
+    expect(await p.read(`Default/${name}`, {})).toEqual({
+      id,
+      props: outs,
+      inputs: { workspace: "Default", name, adopt: false },
+    });
+  });
+
   it("adopts an existing traffic type only when told to", async () => {
     const existing = await bed.admin.trafficTypes.create(ws.id, { name: fresh() });
     await expect(
@@ -258,6 +268,16 @@ describe.each(MODES)("TrafficTypeAttribute (%s)", (mode) => {
       p.update(id, outs, (await p.check(outs, program(attributeId, { displayName: "Plan name" }))).inputs),
     ).rejects.toThrow(`displayName: recorded "Plan", live "Tier", desired "Plan name"`);
     expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("imports by its natural key <workspace>/<traffic type>/<attribute id>", async () => {
+    const { attributeId, id, outs } = await created();
+    const imported = await p.read(`Default/${tt.name}/${attributeId}`, {});
+    expect(imported).toEqual({
+      id,
+      props: outs,
+      inputs: { ...program(attributeId), isSearchable: false, adopt: false },
+    });
   });
 
   it("deletes, and deleting again succeeds; a deleted attribute reads as gone", async () => {

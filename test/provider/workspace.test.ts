@@ -120,6 +120,13 @@ describe.each(MODES)("Workspace (%s)", (mode) => {
     await expect(p.delete(id, outs)).resolves.toBeUndefined();
   });
 
+  it("imports by its name or id", async () => {
+    const { name, id, outs } = await created({ requiresTitleAndComments: true });
+    const inputs = { name, requiresTitleAndComments: true, adopt: false };
+    expect(await p.read(name, {})).toEqual({ id, props: outs, inputs });
+    expect(await p.read(id, {})).toEqual({ id, props: outs, inputs });
+  });
+
   it("adopts an existing workspace only when told to, patching what differs", async () => {
     const existing = await bed.admin.workspaces.create({ name: fresh(), requiresTitleAndComments: false });
     await expect(p.create((await p.check({}, { name: existing.name })).inputs)).rejects.toThrow(
