@@ -4,13 +4,15 @@
  * group, users). Each returns a Promise of plain data; an unknown name fails with the list of valid
  * names.
  *
- * Credentials come from the stack config (`flagstack:adminApiUrl`, `flagstack:adminApiKey`) read
- * with `new pulumi.Config("flagstack")`, else from `FLAGSTACK_ADMIN_API_URL` /
- * `FLAGSTACK_ADMIN_API_KEY`; `options` overrides both. These run in the program's process, not the
+ * Credentials come from the stack config (`flagstack:adminApiUrl`, `flagstack:adminApiKey`,
+ * `flagstack:adminAuth`) read with `new pulumi.Config("flagstack")`, else from
+ * `FLAGSTACK_ADMIN_API_URL` / `FLAGSTACK_ADMIN_API_KEY` / `FLAGSTACK_ADMIN_AUTH`; `options`
+ * overrides both. These run in the program's process, not the
  * provider's, so nothing of them is serialized.
  * @module
  */
 import { z } from "zod";
+import type { AdminAuth } from "../sdk/admin/auth";
 import type { AdminClient } from "../sdk/admin/client";
 import {
   type Environment,
@@ -39,14 +41,16 @@ import { findInWorkspace } from "./core/workspace-fields";
 export interface LookupOptions {
   /** Base URL of the admin API. */
   adminApiUrl?: string;
-  /** Admin API key. */
+  /** Admin API key, or a Harness token. */
   adminApiKey?: string;
+  /** How the key is sent: `bearer` or `x-api-key` (a Harness token); default by the key's shape. */
+  adminAuth?: AdminAuth;
   /** A client to use instead (tests, or a program that already has one). */
   client?: AdminClient;
 }
 
 function clientFor(options: LookupOptions = {}): AdminClient {
-  return options.client ?? adminClient(lookupSettings(options, ["adminApiUrl", "adminApiKey"]));
+  return options.client ?? adminClient(lookupSettings(options, ["adminApiUrl", "adminApiKey", "adminAuth"]));
 }
 
 const name = z.string().min(1, "must not be empty");

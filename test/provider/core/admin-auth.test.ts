@@ -12,6 +12,7 @@ import {
   providerSettings,
   resetProvider,
 } from "../../../provider/core/config";
+import { getWorkspace } from "../../../provider/lookups";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -62,5 +63,15 @@ describe("flagstack:adminAuth", () => {
     expect(() => providerSettings({ FLAGSTACK_ADMIN_AUTH: "Bearer" })).toThrow(
       'FLAGSTACK_ADMIN_AUTH: must be one of "bearer", "x-api-key"',
     );
+  });
+
+  it("reaches the program-side lookups through their options", async () => {
+    const options = { adminApiUrl: emu.url, adminApiKey: emu.platformKey };
+    expect((await getWorkspace({ name: "Default" }, options)).name).toBe("Default");
+    await expect(
+      getWorkspace({ name: "Default" }, { ...options, adminAuth: "bearer" }),
+    ).rejects.toMatchObject({
+      status: 401,
+    });
   });
 });
