@@ -8,7 +8,7 @@
  * | diff | none: both sides' YAML parsed and compared by meaning (`pipelinesEqual`); org, project and identifier replace |
  * | create | `POST /pipeline/api/pipelines/v2` (or with `adopt` the `GET` below first); a create whose response was lost is found again by `GET` |
  * | read | `GET /pipeline/api/pipelines/{identifier}`: the stored YAML verbatim (ref §6.2); missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
- * | update | `PUT /pipeline/api/pipelines/v2/{identifier}` with the whole YAML |
+ * | update | `PUT /pipeline/api/pipelines/v2/{identifier}` with the whole YAML and `If-Match` of the version read: an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
  * | delete | `DELETE /pipeline/api/pipelines/{identifier}`; already gone is success |
  *
  * Organization and project in the YAML always equal the resource's `org` and `project`: a rendered
@@ -22,9 +22,11 @@ import YAML from "yaml";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
+import type { Versioned } from "../sdk/platform/versioned";
 import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { writeIfMatch } from "./core/if-match";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
@@ -95,6 +97,11 @@ export const PipelineOutputs = PipelineInputs.extend({
   identifier: z.string(),
   /** The pipeline name (from the model or the YAML). */
   name: z.string(),
+  /**
+   * The pipeline's version as last seen (the service's `ETag`, ref §1); an update sends the
+   * version it reads as `If-Match`, so an edit made meanwhile is refused, not overwritten.
+   */
+  version: z.number().int().optional(),
 });
 /** Outputs of a {@link Pipeline}. */
 export type PipelineOutputs = z.output<typeof PipelineOutputs>;
@@ -234,9 +241,15 @@ const inputsOf = (props: Record<string, unknown>): PipelineInputs =>
     ),
   );
 
-function outputs(inputs: PipelineInputs, yaml: string): PipelineOutputs {
+/** The stored YAML and its version, as a read or a write sees them. */
+interface Stored {
+  yaml: string;
+  version?: number | undefined;
+}
+
+function outputs(inputs: PipelineInputs, { yaml, version }: Stored): PipelineOutputs {
   const h = header(yaml);
-  return { ...inputs, yaml, identifier: h.identifier, name: h.name };
+  return { ...inputs, yaml, identifier: h.identifier, name: h.name, version };
 }
 
 /**
@@ -266,18 +279,21 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
     const scope = { org: inputs.org, project: inputs.project };
     const yaml = effectiveYaml(inputs);
     const { identifier } = header(yaml);
-    const { value, how } = await createOrAdopt<string>({
-      describe: `pipeline "${identifier}" in project ${inputs.org}/${inputs.project}`,
+    const describe = `pipeline "${identifier}" in project ${inputs.org}/${inputs.project}`;
+    const { value, how } = await createOrAdopt<Stored>({
+      describe,
       adopt: inputs.adopt,
-      lookup: async () => (await readOrGone(() => api.pipelines.get(identifier, scope)))?.yamlPipeline,
-      create: async () => {
-        await api.pipelines.create(yaml, scope);
-        return yaml;
+      lookup: async () => {
+        const found = await readOrGone(() => api.pipelines.get(identifier, scope));
+        return found && { yaml: found.yamlPipeline, version: found.version };
       },
+      create: async () => ({ yaml, version: (await api.pipelines.create(yaml, scope)).version }),
     });
     // An adopted (or recovered) pipeline that differs from the program is converged with one PUT.
     const live =
-      how !== "created" && !sameMeaning(value, yaml) ? await put(api, inputs, identifier, yaml) : value;
+      how !== "created" && !sameMeaning(value.yaml, yaml)
+        ? await put(api, describe, inputs, identifier, yaml, value.version)
+        : value;
     return { id: pipelineId(inputs.org, inputs.project, identifier), outs: plain(outputs(inputs, live)) };
   },
 
@@ -289,11 +305,12 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
         ? [prev.org ?? DEFAULT_ORG, prev.project, prev.identifier]
         : splitId(id, 3, "<org>/<project>/<identifier>");
     const api = platformApi();
-    const data: PipelineGetData | undefined = await readOrGone(() =>
+    const data: Versioned<PipelineGetData> | undefined = await readOrGone(() =>
       api.pipelines.get(identifier!, { org: org!, project: project! }),
     );
     if (data === undefined) return GONE;
     const live = data.yamlPipeline;
+    const stored = { yaml: live, version: data.version };
     const base: Record<string, unknown> = { org, project, adopt: prev?.adopt ?? false };
     if (prev?.pipeline !== undefined) {
       // Refresh shows drift in the model's terms when the live YAML fits the model; otherwise the
@@ -309,22 +326,34 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
       base.yaml = live;
     }
     const inputs = inputsOf(base);
-    return { id, props: plain(outputs(inputs, live)), inputs: plain(inputs) as PipelineOutputs };
+    return { id, props: plain(outputs(inputs, stored)), inputs: plain(inputs) as PipelineOutputs };
   },
 
   async update(id, olds, news) {
+    const describe = `pipeline "${olds.identifier}" in project ${olds.org}/${olds.project}`;
     return guardedUpdate({
-      describe: `pipeline "${olds.identifier}" in project ${olds.org}/${olds.project}`,
+      describe,
       spec: pipelineDiff,
       recorded: olds,
       desired: newView(news),
       view: oldView,
       read: () => impl.read(id, olds),
-      // The YAML is one field: written whole when it changed, else the live pipeline stays.
+      // The YAML is one field: written whole when it changed (guarded by the version read, or
+      // recorded when the read had none), else the live pipeline stays.
       write: async (fields, live) =>
         plain(
           fields.includes("content")
-            ? outputs(news, await put(platformApi(), news, olds.identifier, effectiveYaml(news)))
+            ? outputs(
+                news,
+                await put(
+                  platformApi(),
+                  describe,
+                  news,
+                  olds.identifier,
+                  effectiveYaml(news),
+                  live.version ?? olds.version,
+                ),
+              )
             : { ...live, adopt: news.adopt },
         ),
     });
@@ -347,14 +376,20 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   },
 };
 
+/** Replaces the pipeline's YAML, guarded by `ifMatch`; returns what is stored now. */
 async function put(
   api: PlatformClient,
+  describe: string,
   inputs: PipelineInputs,
   identifier: string,
   yaml: string,
-): Promise<string> {
-  await api.pipelines.update(identifier, yaml, { org: inputs.org, project: inputs.project });
-  return yaml;
+  ifMatch: number | undefined,
+): Promise<Stored> {
+  const scope = { org: inputs.org, project: inputs.project };
+  const saved = await writeIfMatch(describe, ifMatch, (version) =>
+    api.pipelines.update(identifier, yaml, scope, { ifMatch: version }),
+  );
+  return { yaml, version: saved.version };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
  * | diff | none: semantic fields; `org` and `identifier` replace, the rest updates in place |
  * | create | `POST /ng/api/projects` (or, with `adopt`, the `GET` below first); a create whose response was lost is found again by `GET` |
  * | read | `GET /ng/api/projects/{identifier}`; missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
- * | update | `PUT /ng/api/projects/{identifier}`: a full replace (ref §4) |
+ * | update | `PUT /ng/api/projects/{identifier}`: a full replace (ref §4), with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
  * | delete | `DELETE /ng/api/projects/{identifier}`; already gone is success |
  *
  * Modules are server-owned (ref §4: the service enables every module and refuses to remove one), so
@@ -26,9 +26,11 @@ import {
   type ProjectData,
   Tags,
 } from "../sdk/platform/schemas";
+import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
+import { writeIfMatch } from "./core/if-match";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
@@ -71,6 +73,8 @@ export const ProjectOutputs = ProjectInputs.extend({
   createdAt: z.number().int(),
   /** Last modification time, epoch milliseconds. */
   lastModifiedAt: z.number().int(),
+  /** The project's version as last seen (the service's `ETag`, ref §1); an update sends it as `If-Match`. */
+  version: z.number().int().optional(),
 });
 /** Outputs of a {@link Project}. */
 export type ProjectOutputs = z.output<typeof ProjectOutputs>;
@@ -108,7 +112,7 @@ const projectDiff: DiffSpec<keyof ProjectInputs> = {
 /** The resource id: `<org>/<identifier>` (the import id shape of the peer providers, ref §11). */
 export const projectId = (org: string, identifier: string): string => `${org}/${identifier}`;
 
-function toOutputs(inputs: ProjectInputs, data: ProjectData): ProjectOutputs {
+function toOutputs(inputs: ProjectInputs, data: Versioned<ProjectData>): ProjectOutputs {
   const p = data.project;
   return {
     ...inputs,
@@ -123,6 +127,7 @@ function toOutputs(inputs: ProjectInputs, data: ProjectData): ProjectOutputs {
     tags: { ...p.tags },
     createdAt: data.createdAt,
     lastModifiedAt: data.lastModifiedAt,
+    version: data.version,
   };
 }
 
@@ -188,7 +193,7 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
     const data = await readOrGone(() => api.projects.get(identifier!, { org: org! }));
     if (data === undefined) return GONE;
     const outs = toOutputs(inputsOf({ ...(old ?? {}), org, identifier, name: data.project.name }), data);
-    const { createdAt: _c, lastModifiedAt: _l, ...inputs } = outs;
+    const { createdAt: _c, lastModifiedAt: _l, version: _v, ...inputs } = outs;
     return { id, props: plain(outs), inputs: plain(inputs) as ProjectInputs as ProjectOutputs };
   },
 
@@ -226,12 +231,16 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
   },
 };
 
+/** Replaces the project, guarded by the version of `live` (what was read, or looked up). */
 async function put(
   api: PlatformClient,
   inputs: ProjectInputs,
   live: ProjectOutputs,
 ): Promise<ProjectOutputs> {
-  const data = await api.projects.update(inputs.identifier, body(inputs, live.modules), { org: inputs.org });
+  const describe = `project "${inputs.identifier}" in organization ${inputs.org}`;
+  const data = await writeIfMatch(describe, live.version, (ifMatch) =>
+    api.projects.update(inputs.identifier, body(inputs, live.modules), { org: inputs.org, ifMatch }),
+  );
   return toOutputs(inputs, data);
 }
 

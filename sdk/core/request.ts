@@ -45,6 +45,10 @@ export interface CallInit {
   body?: unknown;
   /** Cancels the call, including waits for the limiter and between retries. */
   signal?: AbortSignal | undefined;
+  /** Request headers beside the core's own (`If-Match` of an optimistic-locking update). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Told the headers of the success response (its `ETag`, say) before the body is returned. */
+  onHeaders?: ((headers: IncomingHttpHeaders) => void) | undefined;
 }
 
 /** Told about every retry, for logs and tests. */
@@ -190,6 +194,7 @@ export class HttpCore {
         headers = this.#jsonHeaders;
       }
     }
+    if (init?.headers !== undefined) headers = { ...headers, ...init.headers };
     const signal = init?.signal;
     const limiter = this.#limiter;
     let started = 0;
@@ -236,7 +241,10 @@ export class HttpCore {
       } finally {
         limiter.release();
       }
-      if (outcome.ok) return outcome.value as z.output<S>;
+      if (outcome.ok) {
+        init?.onHeaders?.(res.headers);
+        return outcome.value as z.output<S>;
+      }
       // A DELETE retried after an attempt that may have deleted the object: gone is success.
       if (maybeApplied && r.hasGoneOnRetry && outcome.error.kind === "not-found")
         return r.goneOnRetry as z.output<S>;

@@ -25,6 +25,7 @@ import {
   ProjectBody,
   type ProjectData,
 } from "./schemas";
+import { type IfMatchOption, type Versioned, versionedCall } from "./versioned";
 
 /** Options of {@link PlatformClient}: the {@link CommonOptions} plus the key and the account. */
 export type PlatformClientOptions = CommonOptions & {
@@ -103,26 +104,36 @@ export class ProjectsApi {
    * @example
    * const { project } = await platform.projects.create({ identifier: "payments", name: "Payments" });
    */
-  async create(body: ProjectBody, opts: { org?: string } = {}): Promise<ProjectData> {
+  async create(body: ProjectBody, opts: { org?: string } = {}): Promise<Versioned<ProjectData>> {
     const init = this.#saveInit(E.projects.create, body, opts.org);
-    return (await this.#ctx.core.request(E.projects.create, {}, init)).data;
+    return versionedCall(
+      undefined,
+      async (v) => (await this.#ctx.core.request(E.projects.create, {}, { ...init, ...v })).data,
+    );
   }
 
   /**
-   * A project by identifier.
+   * A project by identifier, with its `version` (the answer's ETag, ref §1).
    * @throws NotFoundError when it does not exist (404 ENTITY_NOT_FOUND, ref §4).
    */
-  async get(identifier: string, opts: { org?: string } = {}): Promise<ProjectData> {
-    const env = await this.#ctx.core.request(
-      E.projects.get,
-      { identifier },
-      { query: { accountIdentifier: this.#ctx.account, orgIdentifier: opts.org ?? DEFAULT_ORG } },
+  async get(identifier: string, opts: { org?: string } = {}): Promise<Versioned<ProjectData>> {
+    const query = { accountIdentifier: this.#ctx.account, orgIdentifier: opts.org ?? DEFAULT_ORG };
+    return versionedCall(
+      undefined,
+      async (v) => (await this.#ctx.core.request(E.projects.get, { identifier }, { query, ...v })).data,
     );
-    return env.data;
   }
 
-  /** Replaces a project (ref §4: a full replace; the body's identifier must equal `identifier`). */
-  async update(identifier: string, body: ProjectBody, opts: { org?: string } = {}): Promise<ProjectData> {
+  /**
+   * Replaces a project (ref §4: a full replace; the body's identifier must equal `identifier`).
+   * With `ifMatch` the service refuses the replace when the project's version is no longer that
+   * one (400 OPTIMISTIC_LOCKING_EXCEPTION, ref §2, §4).
+   */
+  async update(
+    identifier: string,
+    body: ProjectBody,
+    opts: { org?: string } & IfMatchOption = {},
+  ): Promise<Versioned<ProjectData>> {
     if (body.identifier !== identifier) {
       throw invalidInput(E.projects.update, "request body", [
         {
@@ -132,7 +143,10 @@ export class ProjectsApi {
       ]);
     }
     const init = this.#saveInit(E.projects.update, body, opts.org);
-    return (await this.#ctx.core.request(E.projects.update, { identifier }, init)).data;
+    return versionedCall(
+      opts.ifMatch,
+      async (v) => (await this.#ctx.core.request(E.projects.update, { identifier }, { ...init, ...v })).data,
+    );
   }
 
   /** The query and body of a create or a replace: the checked body, the account and organization. */
@@ -293,32 +307,45 @@ export class PipelinesApi {
    * @example
    * await platform.pipelines.create(readFileSync("deploy.yaml", "utf8"), { org: "default", project: "payments" });
    */
-  async create(yaml: PipelineYaml, scope: PipelineScope): Promise<PipelineSaveData> {
+  async create(yaml: PipelineYaml, scope: PipelineScope): Promise<Versioned<PipelineSaveData>> {
     const r = E.pipelines.create;
-    const query = this.#query(r, scope);
-    const env = await this.#ctx.core.request(r, {}, { query, body: pipelineText(r, yaml) });
-    return env.data;
+    const init = { query: this.#query(r, scope), body: pipelineText(r, yaml) };
+    return versionedCall(
+      undefined,
+      async (v) => (await this.#ctx.core.request(r, {}, { ...init, ...v })).data,
+    );
   }
 
   /**
-   * A pipeline: `yamlPipeline` is the stored YAML verbatim (ref §6.2).
+   * A pipeline: `yamlPipeline` is the stored YAML verbatim (ref §6.2), `version` the answer's
+   * ETag (ref §1: the body never carries it).
    * @throws NotFoundError when it does not exist (404 ENTITY_NOT_FOUND, ref §6.2).
    */
-  async get(identifier: string, scope: PipelineScope): Promise<PipelineGetData> {
-    const env = await this.#ctx.core.request(
-      E.pipelines.get,
-      { identifier },
-      { query: this.#query(E.pipelines.get, scope) },
+  async get(identifier: string, scope: PipelineScope): Promise<Versioned<PipelineGetData>> {
+    const query = this.#query(E.pipelines.get, scope);
+    return versionedCall(
+      undefined,
+      async (v) => (await this.#ctx.core.request(E.pipelines.get, { identifier }, { query, ...v })).data,
     );
-    return env.data;
   }
 
-  /** Replaces a pipeline's YAML; its identifier must equal `identifier` (ref §6.2). */
-  async update(identifier: string, yaml: PipelineYaml, scope: PipelineScope): Promise<PipelineSaveData> {
+  /**
+   * Replaces a pipeline's YAML; its identifier must equal `identifier` (ref §6.2). With `ifMatch`
+   * (the `version` of a get) the service refuses the replace when the pipeline changed since
+   * (400 OPTIMISTIC_LOCKING_EXCEPTION, ref §2, §6.2: UpdatePipelineV2's `If-Match`).
+   */
+  async update(
+    identifier: string,
+    yaml: PipelineYaml,
+    scope: PipelineScope,
+    opts: IfMatchOption = {},
+  ): Promise<Versioned<PipelineSaveData>> {
     const r = E.pipelines.update;
-    const query = this.#query(r, scope);
-    const env = await this.#ctx.core.request(r, { identifier }, { query, body: pipelineText(r, yaml) });
-    return env.data;
+    const init = { query: this.#query(r, scope), body: pipelineText(r, yaml) };
+    return versionedCall(
+      opts.ifMatch,
+      async (v) => (await this.#ctx.core.request(r, { identifier }, { ...init, ...v })).data,
+    );
   }
 
   /** Deletes a pipeline; returns `true`. */

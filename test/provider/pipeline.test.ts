@@ -434,6 +434,32 @@ describe.each(MODES)("Pipeline lifecycle from the typed model (%s)", (via) => {
     );
   });
 
+  it("records the version, and an out-of-band edit between the update's read and its PUT is refused, overwriting nothing", async () => {
+    const { identifier, id, outs } = await createdPipeline();
+    expect(outs.version).toBe((await platform.pipelines.get(identifier, scope)).version);
+    const next = (await d.check({}, { project: "payments", pipeline: wire(updatedFor(identifier)) })).inputs;
+    const theirs = renderPipelineYaml({ ...modelFor(identifier), description: "edited in the UI" }, scope);
+    // The edit lands once the provider's GET has been answered, before its PUT.
+    bed.proxy.once(
+      { method: "GET", path: new RegExp(`^/pipeline/api/pipelines/${identifier}$`) },
+      { after: async () => void (await platform.pipelines.update(identifier, theirs, scope)) },
+    );
+    reset();
+    await expect(d.update(id, outs, next)).rejects.toThrow(
+      `pipeline "${identifier}" in project default/payments was changed outside Pulumi while this update ran (after it read version ${outs.version}, before its write); the service refused the write, so nothing was overwritten. Run \`pulumi refresh\``,
+    );
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /pipeline/api/pipelines/${identifier} 200`,
+      `PUT /pipeline/api/pipelines/v2/${identifier} 400`,
+    ]);
+    expect((await platform.pipelines.get(identifier, scope)).yamlPipeline).toBe(theirs);
+    // After a refresh the update goes through, guarded by the version the refresh saw.
+    const refreshed = await d.read(id, outs);
+    const updated = (await d.update(id, refreshed.props!, next)).outs;
+    expect(updated.version).toBe((await platform.pipelines.get(identifier, scope)).version);
+    expect(updated.version).toBe((refreshed.props!.version as number) + 1);
+  });
+
   it("an out-of-band reformat of the stored YAML is no drift", async () => {
     const { identifier, inputs, id, outs } = await createdPipeline(updatedFor);
     const stored = (await platform.pipelines.get(identifier, scope)).yamlPipeline;

@@ -285,6 +285,27 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     expect(updated).toMatchObject({ name: "Payments Team", tags: { team: "payments", tier: "1" } });
   });
 
+  it("an out-of-band edit between the update's read and its PUT is refused by the version, overwriting nothing", async () => {
+    const { identifier, id, outs } = await createdProject();
+    const next = (await d.check({}, updatedFor(identifier))).inputs;
+    const theirs = { ...programFor(identifier), orgIdentifier: "default", name: "Edited in the UI" };
+    bed.proxy.once(
+      { method: "GET", path: new RegExp(`^/ng/api/projects/${identifier}$`) },
+      { after: async () => void (await platform.projects.update(identifier, theirs, { org: "default" })) },
+    );
+    reset();
+    await expect(d.update(id, outs, next)).rejects.toThrow(
+      `project "${identifier}" in organization default was changed outside Pulumi while this update ran (after it read version ${outs.version}, before its write); the service refused the write, so nothing was overwritten. Run \`pulumi refresh\``,
+    );
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /ng/api/projects/${identifier} 200`,
+      `PUT /ng/api/projects/${identifier} 400`,
+    ]);
+    expect((await platform.projects.get(identifier, { org: "default" })).project.name).toBe(
+      "Edited in the UI",
+    );
+  });
+
   it("refresh after an out-of-band delete reports it gone", async () => {
     const { identifier, id, outs } = await createdProject(updatedFor);
     await platform.projects.delete(identifier, { org: "default" });
