@@ -16,6 +16,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { EnvironmentName } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
 import { badRequest, methodNotAllowed } from "../errors";
 import { scopeOf } from "../middleware/auth";
@@ -30,15 +31,6 @@ import {
   parseValue,
   workspaceOr404,
 } from "./common";
-
-const EnvironmentName = z
-  .string({ error: "name is required" })
-  .min(1, "name must not be empty")
-  .max(100, "name must be at most 100 characters")
-  .regex(
-    /^[a-zA-Z0-9][-_a-zA-Z0-9 ]*$/,
-    "name must start with a letter or digit and use only letters, digits, ' ', '-' and '_'",
-  );
 
 /** Body of `POST /environments/ws/{ws}` (ref admin §1.1). */
 export const EnvironmentCreate = z.object({

@@ -145,7 +145,7 @@ export type EnvironmentDetail = z.infer<typeof EnvironmentDetail>;
 
 /**
  * An environment's name: at most 100 characters, starting with a letter or digit, then letters,
- * digits, spaces, `-` and `_` (the emulator's rule, `emulator/admin/environments.ts`).
+ * digits, spaces, `-` and `_` (the emulator checks bodies with it too).
  */
 export const EnvironmentName = z
   .string({ error: "name is required" })
