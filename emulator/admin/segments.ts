@@ -2,7 +2,19 @@
  * Segments, minimal (ref admin §1.1 "segments", §1.2), enough for IN_SEGMENT rules and treatment
  * segment targets to be evaluated by the SDK against `/api/segmentChanges`:
  * - `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}` creates one (409 duplicate);
- *   `GET /segments/ws/{ws}` lists them; `DELETE /segments/ws/{ws}/{name}` removes it everywhere.
+ *   `GET /segments/ws/{ws}?offset&limit&tag` lists them (ref §1.1); `DELETE /segments/ws/{ws}/{name}`
+ *   removes it everywhere.
+ * - `GET /segments/ws/{ws}/{name}` → the segment, 404 when the workspace has none of that name.
+ *   Not in the Postman collection, but the read of every Terraform provider: davidji99
+ *   terraform-provider-split `api/segments.go` `Get` (used by `resourceSplitSegmentRead`), Harness
+ *   harness-go-sdk `harness/split/segments.go` `Get` (used by terraform-provider-harness
+ *   `internal/service/split/resource_fme_segment.go`, whose destroy check takes a 404 for gone:
+ *   `fme_check_destroy_test.go`), and harness/mcp-server `fme_standard_segment.get`. The 404's body
+ *   is not shown anywhere; it is the API's error body (ref §4).
+ * - A segment has `tags: [{name}]` or `null` as a flag does (splitapiclient `resources/segment.py`
+ *   reads `tags` `[{'name': ...}]`; the Harness script "Export a List of Tags for Feature Flags and
+ *   Segments", https://developer.harness.io/docs/feature-management-experimentation/api/examples/extract-list,
+ *   skips segments whose tags are `None`); they are set with the tag route (`./flags.ts`).
  * - `POST /segments/{env}/{name}` activates it in an environment, `DELETE` deactivates it;
  *   `GET /segments/ws/{ws}/environments/{env}` lists the active ones (no `id`, ref §1.2).
  * - `PUT /segments/{env}/{name}/uploadKeys?replace=bool {keys, title, comment}` adds keys
@@ -56,13 +68,21 @@ export const SegmentKeysBody = z.object({
   comment: z.string().optional(),
 });
 
-const segmentJson = (store: Store, s: SegmentRecord) => ({
+/** A segment as the API renders it (no id, ref §1.2). */
+export const segmentJson = (store: Store, s: SegmentRecord) => ({
   name: s.name,
   description: s.description,
   trafficType: { id: s.trafficTypeId, name: store.trafficTypes.get(s.trafficTypeId)?.name ?? "" },
   creationTime: s.creationTime,
-  tags: null,
+  tags: s.tags,
 });
+
+/** The workspace's segment of that name; 404 otherwise. */
+export function segmentOr404(store: Store, ws: WorkspaceRecord, name: string): SegmentRecord {
+  const s = store.segments.byName(ws.id, name);
+  if (!s) throw notFound(`Could not find segment ${name}`);
+  return s;
+}
 
 const activationJson = (store: Store, s: SegmentRecord, env: EnvironmentRecord, a: SegmentActivation) => ({
   name: s.name,
@@ -77,11 +97,6 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   /** The environment of `/segments/{env}/...`: an id, or a name unique among the key's environments. */
   const envOf = (c: AdminContext) => anyEnvironmentOr404(store, c, c.req.param("env") ?? "");
-  const segmentOf = (ws: WorkspaceRecord, name: string): SegmentRecord => {
-    const s = store.segments.byName(ws.id, name);
-    if (!s) throw notFound(`Could not find segment ${name}`);
-    return s;
-  };
   /** The body of a key upload or removal, once the workspace's title-and-comment rule holds. */
   const keysBody = async (c: AdminContext, { ws, env }: { ws: WorkspaceRecord; env: EnvironmentRecord }) => {
     assertDirectWrite(store, env);
@@ -96,7 +111,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   };
   const activationOf = (c: AdminContext) => {
     const { env, ws } = envOf(c);
-    const seg = segmentOf(ws, c.req.param("name") ?? "");
+    const seg = segmentOr404(store, ws, c.req.param("name") ?? "");
     const a = store.segments.activation(env.id, seg.id);
     if (!a) throw notFound(`Segment ${seg.name} is not active in environment ${env.name}`);
     return { env, ws, seg, a };
@@ -114,13 +129,22 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   app.get("/segments/ws/:ws", (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const { offset, limit } = offsetParams(c, 20, 200);
-    const all = store.segments.inWorkspace(ws.id).map((s) => segmentJson(store, s));
+    const tags = c.req.queries("tag") ?? [];
+    const all = store.segments
+      .inWorkspace(ws.id)
+      .filter((s) => tags.length === 0 || s.tags?.some((t) => tags.includes(t.name)))
+      .map((s) => segmentJson(store, s));
     return c.json(offsetPage(all, offset, limit));
+  });
+
+  app.get("/segments/ws/:ws/:name", (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    return c.json(segmentJson(store, segmentOr404(store, ws, c.req.param("name"))));
   });
 
   app.delete("/segments/ws/:ws/:name", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    store.segments.remove(segmentOf(ws, c.req.param("name")));
+    store.segments.remove(segmentOr404(store, ws, c.req.param("name")));
     await store.commit();
     return c.json(true);
   });
@@ -138,7 +162,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   app.post("/segments/:env/:name", async (c) => {
     const { env, ws } = envOf(c);
-    const seg = segmentOf(ws, c.req.param("name"));
+    const seg = segmentOr404(store, ws, c.req.param("name"));
     const a = store.segments.activate(seg, env);
     await store.commit();
     return c.json(activationJson(store, seg, env, a));

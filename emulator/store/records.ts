@@ -122,8 +122,11 @@ export const TombstoneRecord = DefinitionRecord.pick({
 /** A removed definition, served once more as ARCHIVED by `/api/splitChanges` (wire §1). */
 export type TombstoneRecord = z.output<typeof TombstoneRecord>;
 
-/** A segment of a workspace (ref admin §1.1). */
-export const SegmentRecord = TrafficTypedRecord;
+/**
+ * A segment of a workspace (ref admin §1.1), with its tags as a flag has them (`null` when none).
+ * The tags came with the segment tag route; their default keeps older state files loadable.
+ */
+export const SegmentRecord = TrafficTypedRecord.extend({ tags: z.array(Tag).nullable().default(null) });
 /** A segment of a workspace. */
 export type SegmentRecord = z.output<typeof SegmentRecord>;
 

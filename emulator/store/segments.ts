@@ -43,7 +43,7 @@ export class Segments extends Table<SegmentRecord> {
     return this.list().filter((s) => s.trafficTypeId === trafficTypeId);
   }
 
-  /** Adds a segment; 409 when the workspace has one of that name. */
+  /** Adds a segment, untagged (`tags: null`, as a new flag); 409 when the workspace has one of that name. */
   create(ws: WorkspaceRecord, tt: TrafficTypeRecord, fields: Pick<SegmentRecord, "name" | "description">) {
     if (this.byName(ws.id, fields.name))
       throw conflict(`Segment with name ${fields.name} already exists in workspace ${ws.name}`);
@@ -53,7 +53,17 @@ export class Segments extends Table<SegmentRecord> {
       ...fields,
       trafficTypeId: tt.id,
       creationTime: Date.now(),
+      tags: null,
     });
+  }
+
+  /**
+   * Replaces a segment's tags with these names (ref admin §1.1 `POST /tags/...`): duplicates
+   * dropped, first-seen order kept, `null` when there are none.
+   */
+  tag(seg: SegmentRecord, names: readonly string[]): void {
+    const unique = [...new Set(names)];
+    seg.tags = unique.length === 0 ? null : unique.map((name) => ({ name }));
   }
 
   /** Removes a segment from every environment and from its workspace. */
