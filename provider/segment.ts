@@ -7,7 +7,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `name`, `workspace`, `trafficType` and `description` replace (delete first: names are unique); `tags` update in place |
  * | create | workspace and traffic type lists (once per process); `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}`; then, when tags are given, `POST /tags/ws/{ws}/object/{name}/objecttype/Segment` with the tag names (tags cannot be set on create, as for flags, ref §1.1) |
- * | read | `GET /segments/ws/{ws}` (pages) and the segment of that name; none reports it gone (there is no GET of one segment in the emulator) |
+ * | read | `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
  * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done |
  *
@@ -22,7 +22,7 @@ import type { Segment as SegmentResponse } from "../sdk/admin/segments";
 import { adminClient } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, importParts, setRule, TagSet, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
@@ -106,6 +106,9 @@ function outputs(
   });
 }
 
+/** The segment of that name, or `undefined` when the workspace has none (a 404). */
+const liveSegment = (wsId: string, name: string) => readOrGone(() => adminClient().segments.get(wsId, name));
+
 /** The resource id: the natural key, `<workspace id>/<name>` (a segment has no id on the wire). */
 const segmentId = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
 
@@ -147,7 +150,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
     const { value: segment, how } = await createOrAdopt({
       describe,
       adopt: inputs.adopt,
-      lookup: () => admin.segments.find(workspace.id, inputs.name),
+      lookup: () => liveSegment(workspace.id, inputs.name),
       create: () =>
         admin.segments.create(workspace.id, trafficType.name, {
           name: inputs.name,
@@ -170,7 +173,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
   async read(id, props) {
     if (props.workspaceId === undefined) return importSegment(id);
     const workspace = { id: props.workspaceId, name: props.workspaceName };
-    const segment = await adminClient().segments.find(workspace.id, props.name);
+    const segment = await liveSegment(workspace.id, props.name);
     if (!segment) return GONE;
     const outs = outputs(segment, workspace, props);
     const inputs = plain({
@@ -207,7 +210,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
   async lookup(inputs) {
     const admin = adminClient();
     const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const segment = await admin.segments.find(workspace.id, inputs.name);
+    const segment = await liveSegment(workspace.id, inputs.name);
     return segment && { createdAt: segment.creationTime };
   },
 };

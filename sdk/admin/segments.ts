@@ -2,9 +2,9 @@
  * Segments at workspace level (ref admin §1.1 "segments"): a named set of keys of one traffic type,
  * whose members are kept per environment (`./segment-keys.ts`).
  *
- * The routes live here rather than in `./endpoints.ts`, with the part that calls them. There is no
- * GET of one segment in the emulator (the davidji99 provider reads `GET /segments/ws/{ws}/{name}`,
- * ref §9.1), so {@link SegmentsApi.find} walks the list, which both serve.
+ * The routes live here rather than in `./endpoints.ts`, with the part that calls them. One segment
+ * is read with `GET /segments/ws/{ws}/{name}` (the read of the davidji99 and Harness Terraform
+ * providers, ref §9.1; the emulator serves it too); {@link SegmentsApi.find} walks the list.
  * @module
  */
 import { z } from "zod";
@@ -35,6 +35,8 @@ export const SEGMENTS_PAGE_MAX = 50;
 /** The segment routes (ref §1.1). */
 export const segmentEndpoints = {
   list: route("GET /internal/api/v2/segments/ws/{wsId}", offsetPage(Segment)),
+  /** One segment by name; 404 when the workspace has none of that name (ref §9.1). */
+  get: route("GET /internal/api/v2/segments/ws/{wsId}/{segment}", Segment),
   create: route("POST /internal/api/v2/segments/ws/{wsId}/trafficTypes/{trafficType}", Segment),
   /** Removes the segment from every environment too (ref §1.1). */
   delete: route("DELETE /internal/api/v2/segments/ws/{wsId}/{segment}", TrueBody, { goneOnRetry: true }),
@@ -56,6 +58,16 @@ export class SegmentsApi extends AdminApiPart {
    */
   list(wsId: string, options: { pageSize?: number } = {}): AsyncIterable<Segment> {
     return this.offsetPages(segmentEndpoints.list, { wsId }, options.pageSize, SEGMENTS_PAGE_MAX);
+  }
+
+  /**
+   * The segment of this name.
+   * @throws NotFoundError when the workspace has none of that name.
+   * @example
+   * const beta = await admin.segments.get(ws.id, "beta_testers");
+   */
+  async get(wsId: string, name: string): Promise<Segment> {
+    return this.request(segmentEndpoints.get, { wsId, segment: name });
   }
 
   /** The segment with exactly this name, or `undefined` (a walk of the list). */

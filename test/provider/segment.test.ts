@@ -1,8 +1,9 @@
 /**
  * Segment lifecycle against the emulator, directly and through the gRPC host: check (failures
- * naming the field, no request), create (one POST), read, no-op diff (tags a set), replacement by
- * description, refresh after an out-of-band change, delete, delete again, gone, adopt, and a create
- * whose response was lost. Each test makes the segment it needs under a name of its own.
+ * naming the field, no request), create (one POST; with tags, then the tag POST), read (one GET),
+ * no-op diff (tags a set), tags updated in place and read back, replacement by description, refresh
+ * after an out-of-band change (tags too), delete, delete again, gone, adopt, and a create whose
+ * response was lost. Each test makes the segment it needs under a name of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, segmentProviderText } from "../../provider/segment";
@@ -27,6 +28,15 @@ describe.each(MODES)("Segment (%s)", (mode) => {
   /** A name no other test uses. */
   const fresh = () => unique(`beta_${slug(mode)}`, "_");
   const programFor = (name: string) => ({ workspace: "Default", name, description: "Opted in" });
+  /** The checked inputs of {@link programFor} with these tags. */
+  const declared = (name: string, tags: string[] = []) => ({
+    workspace: "Default",
+    trafficType: "user",
+    name,
+    description: "Opted in",
+    tags,
+    adopt: false,
+  });
   /** A segment of the test's own, created by the provider. */
   const createdSegment = async (change: Record<string, unknown> = {}) => {
     const name = fresh();
@@ -42,14 +52,7 @@ describe.each(MODES)("Segment (%s)", (mode) => {
   it("checks: defaults applied, tags a sorted set", async () => {
     const name = fresh();
     expect(await p.check({}, { ...programFor(name), tags: ["web", "growth", "web"] })).toEqual({
-      inputs: {
-        workspace: "Default",
-        trafficType: "user",
-        name,
-        description: "Opted in",
-        tags: ["growth", "web"],
-        adopt: false,
-      },
+      inputs: declared(name, ["growth", "web"]),
       failures: [],
     });
   });
@@ -101,14 +104,7 @@ describe.each(MODES)("Segment (%s)", (mode) => {
     expect(await p.read(id, outs)).toEqual({
       id,
       props: outs,
-      inputs: {
-        workspace: "Default",
-        trafficType: "user",
-        name,
-        description: "Opted in",
-        tags: [],
-        adopt: false,
-      },
+      inputs: declared(name),
     });
   });
 
@@ -136,24 +132,67 @@ describe.each(MODES)("Segment (%s)", (mode) => {
     });
   });
 
-  it("updates tags in place with one POST of the whole set (the emulator does not tag segments yet)", async () => {
+  it("creates with tags: the segment's POST, then one tag POST of the set", async () => {
+    const name = fresh();
+    const inputs = (await p.check({}, { ...programFor(name), tags: ["web", "growth"] })).inputs;
+    bed.reset();
+    const created = await p.create(inputs);
+    expect(created.outs).toMatchObject({ name, tags: ["growth", "web"] });
+    expect(bed.proxy.writes().map((w) => [w.method, w.path, w.body, w.status])).toEqual([
+      ["POST", `${V2}/segments/ws/${ws.id}/trafficTypes/user`, { name, description: "Opted in" }, 200],
+      ["POST", `${V2}/tags/ws/${ws.id}/object/${name}/objecttype/Segment`, ["growth", "web"], 200],
+    ]);
+    expect((await bed.admin.segments.get(ws.id, name)).tags).toEqual([{ name: "growth" }, { name: "web" }]);
+  });
+
+  it("updates tags in place with one POST of the whole set, and reads them back", async () => {
     const { name, id, outs } = await createdSegment();
     const news = (await p.check(outs, { ...programFor(name), tags: ["web", "growth"] })).inputs;
     expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     bed.reset();
-    // The real API tags segments as it tags flags (ref admin §1.1); the emulator only tags flags.
-    await expect(p.update(id, outs, news)).rejects.toThrow(
-      "objecttype: only Split is supported, got Segment",
-    );
+    const updated = (await p.update(id, outs, news)).outs;
+    expect(updated).toEqual({ ...outs, tags: ["growth", "web"] });
     expect(bed.proxy.writes()).toEqual([
       {
         method: "POST",
         path: `${V2}/tags/ws/${ws.id}/object/${name}/objecttype/Segment`,
         query: {},
         body: ["growth", "web"],
-        status: 400,
+        status: 200,
       },
     ]);
+    expect(await p.read(id, updated)).toEqual({
+      id,
+      props: updated,
+      inputs: declared(name, ["growth", "web"]),
+    });
+    expect(await p.diff(id, updated, news)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("refresh shows tags changed out of band, and the next update puts the declared ones back", async () => {
+    const { name, id, outs } = await createdSegment({ tags: ["web"] });
+    await bed.admin.segments.setTags(ws.id, name, ["mobile", "web"]);
+    const read = await p.read(id, outs);
+    expect(read.props).toEqual({ ...outs, tags: ["mobile", "web"] });
+    expect(read.inputs).toMatchObject({ tags: ["mobile", "web"] });
+    const news = (await p.check(outs, { ...programFor(name), tags: ["web"] })).inputs;
+    const live = read.props as Record<string, unknown>;
+    expect(await p.diff(id, live, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.reset();
+    expect((await p.update(id, live, news)).outs).toEqual({ ...outs, tags: ["web"] });
+    expect(bed.proxy.writes().map((w) => [w.method, w.body, w.status])).toEqual([["POST", ["web"], 200]]);
+    expect((await bed.admin.segments.get(ws.id, name)).tags).toEqual([{ name: "web" }]);
+  });
+
+  it("reads one segment with one GET (no walk of the list)", async () => {
+    const { name, id, outs } = await createdSegment();
+    bed.reset();
+    await p.read(id, outs);
+    expect(bed.sent()).toEqual([`GET ${V2}/segments/ws/${ws.id}/${name}`]);
   });
 
   it("refresh picks up an out-of-band change, and the next diff shows it", async () => {

@@ -72,6 +72,30 @@ describe("admin.segments", () => {
     expect(seen()).toEqual([]);
   });
 
+  it("gets one segment by name with one GET, and a missing one is a NotFoundError", async () => {
+    const made = await admin.segments.create(ws.id, "user", { name: "sdk_one", description: "just one" });
+    bed.reset();
+    expect(await admin.segments.get(ws.id, "sdk_one")).toEqual(made);
+    expect(seen()).toEqual([`GET ${V2}/segments/ws/${ws.id}/sdk_one 200`]);
+    const missing = await admin.segments.get(ws.id, "sdk_nobody").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as NotFoundError).message).toContain("Could not find segment sdk_nobody");
+  });
+
+  it("replaces the tags with one POST of the names, read back by get ([] removes them)", async () => {
+    await admin.segments.create(ws.id, "user", { name: "sdk_tagged" });
+    bed.reset();
+    await admin.segments.setTags(ws.id, "sdk_tagged", ["web", "growth"]);
+    expect(seen()).toEqual([`POST ${V2}/tags/ws/${ws.id}/object/sdk_tagged/objecttype/Segment 200`]);
+    expect(bodies()).toEqual([["web", "growth"]]);
+    expect((await admin.segments.get(ws.id, "sdk_tagged")).tags).toEqual([
+      { name: "web" },
+      { name: "growth" },
+    ]);
+    await admin.segments.setTags(ws.id, "sdk_tagged", []);
+    expect((await admin.segments.get(ws.id, "sdk_tagged")).tags).toEqual([]);
+  });
+
   it("deletes a segment (true), and a second delete is a NotFoundError", async () => {
     await admin.segments.create(ws.id, "user", { name: "sdk_gone" });
     expect(await admin.segments.delete(ws.id, "sdk_gone")).toBe(true);
