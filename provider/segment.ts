@@ -5,14 +5,17 @@
  * | verb | API call |
  * |---|---|
  * | check | none: the zod schema below |
- * | diff | none: `name`, `workspace`, `trafficType` and `description` replace (delete first: names are unique); `tags` update in place |
+ * | diff | none: `name`, `workspace`, `trafficType` replace (delete first: names are unique); `tags` update in place; a new `description` alone is refused (below) |
  * | create | workspace and traffic type lists (once per process); `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}`; then, when tags are given, `POST /tags/ws/{ws}/object/{name}/objecttype/Segment` with the tag names (tags cannot be set on create, as for flags, ref §1.1) |
  * | read | `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
  * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done |
  *
- * The API has no update of a segment's description, so a new description replaces the segment,
- * and with it every environment's members (`SegmentKeys` of it then read as gone on refresh).
+ * The API has no update of a segment's description. Replacing the segment for it would delete its
+ * members in every environment while each `SegmentKeys` of it (same segment name, so no diff) kept
+ * recording them: a silent loss. So a description change on its own fails the preview naming
+ * `description`, before any request; a deliberate replacement is `pulumi up --replace` of the
+ * segment and of each of its `SegmentKeys`, which re-uploads the members.
  * A segment has no id on the wire: the resource id is its natural key `<workspace id>/<name>`.
  * @module
  */
@@ -36,7 +39,7 @@ export const SegmentInputs = z.strictObject({
   trafficType: z.string().min(1, "trafficType must not be empty").default("user"),
   /** The segment's name, unique in the workspace. Changing it replaces the segment. */
   name: SegmentCreateBody.shape.name,
-  /** What the segment is for. Default: empty. The API cannot change it: a new one replaces the segment. */
+  /** What the segment is for. Default: empty. The API cannot change it: a new one alone is refused at preview. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
   /** Tags, a set: order and duplicates do not matter. Default: none. */
   tags: TagSet,
@@ -63,12 +66,11 @@ export type SegmentOutputs = z.output<typeof SegmentOutputs>;
 /** The arguments of `new Segment(...)`. */
 export type SegmentArgs = ResourceArgs<z.input<typeof SegmentInputs>>;
 
-/** Inputs whose change replaces a segment: its natural key, and the description (no API updates it). */
+/** Inputs whose change replaces a segment: its natural key. */
 export const segmentReplaceOnChange = [
   "name",
   "workspace",
   "trafficType",
-  "description",
 ] as const satisfies readonly (keyof SegmentInputs)[];
 
 const segmentDiff: DiffSpec<Exclude<keyof SegmentInputs, "adopt">> = {
@@ -139,8 +141,21 @@ async function importSegment(
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link segmentProviderText}) loads this object in the provider process; the tests call it directly.
  */
+const verbs = dataVerbs({ schema: SegmentInputs }, segmentDiff);
+
 export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
-  ...dataVerbs({ schema: SegmentInputs }, segmentDiff),
+  ...verbs,
+
+  async diff(id, olds, news) {
+    const result = await verbs.diff(id, olds, news);
+    const described = !result.stables?.includes("description");
+    if (described && (result.replaces ?? []).length === 0) {
+      throw new Error(
+        `description: the API cannot change segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the segment would delete its members in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` of the segment and of each of its SegmentKeys (which uploads the members again).`,
+      );
+    }
+    return result;
+  },
 
   async create(inputs) {
     const admin = adminClient();

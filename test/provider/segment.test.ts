@@ -1,7 +1,7 @@
 /**
  * Segment lifecycle against the emulator, directly and through the gRPC host: check (failures
  * naming the field, no request), create (one POST; with tags, then the tag POST), read (one GET),
- * no-op diff (tags a set), tags updated in place and read back, replacement by description, refresh
+ * no-op diff (tags a set), tags updated in place and read back, a description change alone refused, refresh
  * after an out-of-band change (tags too), delete, delete again, gone, adopt, and a create whose
  * response was lost. Each test makes the segment it needs under a name of its own.
  */
@@ -122,12 +122,23 @@ describe.each(MODES)("Segment (%s)", (mode) => {
     expect(bed.emu.requests()).toEqual([]);
   });
 
-  it("replaces on a new description (no API changes it), deleting first", async () => {
+  it("refuses a new description alone, naming the field, with no request (replacing would drop every environment's members)", async () => {
     const { name, id, outs } = await createdSegment();
     const news = (await p.check(outs, { ...programFor(name), description: "Opted in, wave 2" })).inputs;
+    bed.reset();
+    await expect(p.diff(id, outs, news)).rejects.toThrow(
+      `description: the API cannot change segment "${name}"'s description (recorded "Opted in", desired "Opted in, wave 2"), and replacing the segment would delete its members in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` of the segment and of each of its SegmentKeys (which uploads the members again).`,
+    );
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("a new description with a new name is a new segment: it replaces, deleting first", async () => {
+    const { name, id, outs } = await createdSegment();
+    const news = (await p.check(outs, { ...programFor(`${name}-2`), description: "Opted in, wave 2" }))
+      .inputs;
     expect(await p.diff(id, outs, news)).toEqual({
       changes: true,
-      replaces: ["description"],
+      replaces: ["name"],
       deleteBeforeReplace: true,
     });
   });
@@ -211,7 +222,7 @@ describe.each(MODES)("Segment (%s)", (mode) => {
     const news = (await p.check(outs, programFor(name))).inputs;
     expect(await p.diff(id, read.props as Record<string, unknown>, news)).toEqual({
       changes: true,
-      replaces: ["trafficType", "description"],
+      replaces: ["trafficType"],
       deleteBeforeReplace: true,
     });
   });
