@@ -15,6 +15,9 @@ import { type CallInit, HttpCore, type Query } from "../core/request";
 import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { platformEndpoints as E } from "./endpoints";
+import { type EnvironmentsApi, environmentsApi } from "./environments";
+import { type InfrastructuresApi, infrastructuresApi } from "./infrastructures";
+import { type InputSetsApi, inputSetsApi } from "./input-sets";
 import {
   ConnectorBody,
   type ConnectorData,
@@ -25,6 +28,9 @@ import {
   ProjectBody,
   type ProjectData,
 } from "./schemas";
+import { type SecretsApi, secretsApi } from "./secrets";
+import { type ServicesApi, servicesApi } from "./services";
+import { type TriggersApi, triggersApi } from "./triggers";
 import { type IfMatchOption, type Versioned, versionedCall } from "./versioned";
 
 /** Options of {@link PlatformClient}: the {@link CommonOptions} plus the key and the account. */
@@ -416,6 +422,18 @@ export class PlatformClient {
   readonly connectors: ConnectorsApi;
   /** Pipelines. */
   readonly pipelines: PipelinesApi;
+  /** Services (v2). */
+  readonly services: ServicesApi;
+  /** Platform environments (v2). */
+  readonly environments: EnvironmentsApi;
+  /** Infrastructure definitions of environments. */
+  readonly infrastructures: InfrastructuresApi;
+  /** Secrets (v2; a value is sent, never read back). */
+  readonly secrets: SecretsApi;
+  /** Input sets of pipelines. */
+  readonly inputSets: InputSetsApi;
+  /** Triggers of pipelines. */
+  readonly triggers: TriggersApi;
   /** The account identifier every call sends. */
   readonly accountId: string;
   /** The HTTP core (for advanced use). */
@@ -450,5 +468,11 @@ export class PlatformClient {
     this.projects = new ProjectsApi(ctx);
     this.connectors = new ConnectorsApi(ctx);
     this.pipelines = new PipelinesApi(ctx);
+    this.services = servicesApi(ctx);
+    this.environments = environmentsApi(ctx);
+    this.infrastructures = infrastructuresApi(ctx);
+    this.secrets = secretsApi(ctx);
+    this.inputSets = inputSetsApi(ctx);
+    this.triggers = triggersApi(ctx);
   }
 }

@@ -634,3 +634,15 @@ export const TriggerData = z.looseObject({
   webhookUrl: z.string().optional(),
 });
 export type TriggerData = z.infer<typeof TriggerData>;
+
+/** One item of a pipeline's trigger list (the emulator's `GetListForTarget` item: no scope, no version). */
+export const TriggerSummary = z.looseObject({
+  name: z.string(),
+  identifier: z.string(),
+  description: z.string().optional(),
+  type: z.string(),
+  tags: Tags.optional(),
+  yaml: z.string().optional(),
+  enabled: z.boolean().optional(),
+});
+export type TriggerSummary = z.infer<typeof TriggerSummary>;
