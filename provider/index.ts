@@ -107,6 +107,16 @@ export {
   projectReplaceOnChange,
 } from "./project";
 export {
+  HARNESS_SECRET_MANAGER,
+  Secret,
+  type SecretArgs,
+  SecretInputs,
+  SecretOutputs,
+  secretProviderText,
+  secretRef,
+  secretReplaceOnChange,
+} from "./secret";
+export {
   Segment,
   type SegmentArgs,
   SegmentInputs,
@@ -149,6 +159,7 @@ export {
   MODULE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SECRET_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,

@@ -15,6 +15,7 @@ import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
+import { impl as secret } from "./secret";
 import { impl as segment } from "./segment";
 import { impl as segmentKeys } from "./segment-keys";
 import { impl as trafficType } from "./traffic-type";
@@ -29,6 +30,7 @@ import {
   GROUP_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SECRET_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
@@ -60,4 +62,5 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [SEGMENT_TYPE]: segment,
   [SEGMENT_KEYS_TYPE]: segmentKeys,
   [FLAG_SET_TYPE]: flagSet,
+  [SECRET_TYPE]: secret,
 };

@@ -19,6 +19,7 @@ import { Group, groupReplaceOnChange } from "../group";
 import { type AnyHandlers, KINDS } from "../kinds";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
+import { Secret, secretReplaceOnChange } from "../secret";
 import { Segment, segmentReplaceOnChange } from "../segment";
 import { SegmentKeys, segmentKeysReplaceOnChange } from "../segment-keys";
 import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
@@ -67,6 +68,7 @@ const CLASSES: readonly [
   [Segment, segmentReplaceOnChange],
   [SegmentKeys, segmentKeysReplaceOnChange],
   [FlagSet, flagSetReplaceOnChange],
+  [Secret, secretReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.

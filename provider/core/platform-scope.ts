@@ -1,0 +1,45 @@
+/**
+ * What the platform entities that live at account, organization or project scope share (a
+ * `Secret`, and later services, environments, ...): their identity inputs, the rule that a project
+ * needs its organization, and the scope and key they are read and deleted by. A connector keeps its
+ * own copy of these fields (it predates this module).
+ * @module
+ */
+import { z } from "zod";
+import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
+import type { InputProblem } from "./check";
+
+/** The identity inputs of a scoped platform entity; spread into a resource's inputs schema. */
+export const scopedEntityShape = {
+  /** Organization; absent at account level. Replaces when changed. */
+  org: Identifier.optional(),
+  /** Project (needs `org`); absent at account or organization level. Replaces when changed. */
+  project: Identifier.optional(),
+  /** Identifier, unique in its scope. Replaces when changed. */
+  identifier: Identifier,
+  /** Display name. */
+  name: entityName(128),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+  /** Key/value tags; a key-only tag has the value `""`. */
+  tags: Tags.default({}),
+};
+
+/** The inputs whose change replaces a scoped entity. */
+export const SCOPE_REPLACE_ON_CHANGE = ["org", "project", "identifier"] as const;
+
+/** Where an entity lives. */
+export interface EntityKey {
+  org?: string | undefined;
+  project?: string | undefined;
+  identifier: string;
+}
+
+/** The problem of a project given without its organization (the service's "Project %s specified without the org Identifier"). */
+export function projectNeedsOrg(inputs: Omit<EntityKey, "identifier">, noun: string): InputProblem[] {
+  return inputs.project !== undefined && inputs.org === undefined
+    ? [{ path: ["org"], message: `a project-level ${noun} needs org as well as project` }]
+    : [];
+}
+
+/** The scope of the SDK's calls. */
+export const scopeOf = (k: Omit<EntityKey, "identifier">) => ({ org: k.org, project: k.project });

@@ -1,0 +1,37 @@
+/**
+ * Secret inputs: a resource class whose named inputs are always Pulumi secrets, whatever the
+ * program passes (a plain string is wrapped with `secret()`), and whose same-named outputs are
+ * stored encrypted too (`./secret-outputs.ts`). For values that are themselves the secret, such as
+ * a platform `Secret`'s text: the engine then keeps them encrypted in the state's inputs and
+ * outputs, and masks them in its logs.
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+// A deep import, as `./resource.ts` does: the package root also loads the Automation API.
+import { secret } from "@pulumi/pulumi/output";
+import type { ResourceClass } from "./resource";
+import { type WithSecretOutputs, withSecretOutputs } from "./secret-outputs";
+
+/**
+ * `cls` with each of `names` wrapped as a secret in every object's arguments, and marked secret
+ * among its outputs; its token, provider text, file and schemas are inherited.
+ */
+export function withSecretInputs<A, O, C extends ResourceClass<A, O>>(
+  cls: C & ResourceClass<A, O>,
+  names: readonly (keyof O & string)[],
+): WithSecretOutputs<C> {
+  const Base = withSecretOutputs(cls, names) as unknown as new (
+    name: string,
+    args: object,
+    opts?: pulumi.CustomResourceOptions,
+  ) => object;
+  class SecretInputs extends Base {
+    constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
+      const wrapped: Record<string, unknown> = { ...args };
+      for (const n of names) if (wrapped[n] !== undefined) wrapped[n] = secret(wrapped[n]);
+      super(name, wrapped, opts);
+    }
+  }
+  Object.defineProperty(SecretInputs, "name", { value: (cls as { name: string }).name });
+  return SecretInputs as unknown as WithSecretOutputs<C>;
+}
