@@ -9,7 +9,8 @@
  * (bodies seen through a recording proxy in front of the emulator, whose own log has none); a
  * refresh after an out-of-band change records the live value and the next preview and `up` restore
  * the program's; `pulumi import` of a flag made outside Pulumi writes Python that, added to the
- * program, previews with nothing to do; `destroy` leaves nothing. And the README's Python snippet
+ * program, previews with nothing to do; the policy pack checks the program's native resources (a
+ * failed targeting assertion blocks the preview); `destroy` leaves nothing. And the README's Python snippet
  * runs and declares the same objects as its YAML and TypeScript.
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -20,11 +21,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import { EngineStack, previewJson, pulumiCli, REPO_ROOT, recordedOutputs } from "./harness";
+import { EngineStack, previewJson, pulumiCli, REPO_ROOT, recordedOutputs, writeJson } from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
+const POLICY_PACK = join(REPO_ROOT, "policy");
 
 /** The virtualenv the Python programs run in: `pulumi` at the CLI's version and the SDK's needs. */
 const VENV = join(homedir(), ".cache", "flagstack", "python-pulumi-3.259.0");
@@ -275,6 +277,31 @@ imported = flagstack.Flag("imported",
     const preview = await s.preview();
     expect(preview.result.changeSummary).toEqual({ same: 5 });
     expect(preview.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("the policy pack checks the Python program's native resources: a failed targeting assertion blocks the preview", async () => {
+    const config = writeJson(s.dir, "python-targeting.json", {
+      "flag-naming": "disabled",
+      "flag-required-tags": "disabled",
+      "targeting-assertions": {
+        expectations: [
+          { flag: "py-checkout", environment: "Production", key: "alice@example.com", treatment: "on" },
+          { flag: "py-checkout", environment: "Production", key: "qa-bot", treatment: "off" },
+        ],
+      },
+    });
+    const error = await s.preview({ policyPacks: [POLICY_PACK], policyPackConfigs: [config] }).then(
+      () => new Error("expected the policy pack to block the preview"),
+      (e: unknown) => e,
+    );
+    const text = String(error);
+    expect(text).toContain("[mandatory]");
+    expect(text).toContain("targeting-assertions");
+    expect(text).toContain(
+      'in environment "Production", key "qa-bot" gets treatment "on" for flag "py-checkout" (label "whitelisted"), expected "off"',
+    );
+    // The expectation that holds is not reported.
+    expect(text).not.toContain('key "alice@example.com" gets treatment');
   });
 
   it("destroy leaves nothing", async () => {
