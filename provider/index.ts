@@ -133,6 +133,15 @@ export {
   segmentKeysReplaceOnChange,
 } from "./segment-keys";
 export {
+  Service,
+  type ServiceArgs,
+  ServiceInputs,
+  ServiceOutputs,
+  serviceProviderText,
+  serviceReplaceOnChange,
+  serviceYaml,
+} from "./service";
+export {
   TrafficType,
   type TrafficTypeArgs,
   TrafficTypeInputs,
@@ -162,6 +171,7 @@ export {
   SECRET_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
+  SERVICE_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
   TRAFFIC_TYPE_TYPE,
   USER_INVITE_TYPE,

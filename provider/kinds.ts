@@ -18,6 +18,7 @@ import { impl as project } from "./project";
 import { impl as secret } from "./secret";
 import { impl as segment } from "./segment";
 import { impl as segmentKeys } from "./segment-keys";
+import { impl as service } from "./service";
 import { impl as trafficType } from "./traffic-type";
 import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
 import {
@@ -33,6 +34,7 @@ import {
   SECRET_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
+  SERVICE_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
   TRAFFIC_TYPE_TYPE,
   USER_INVITE_TYPE,
@@ -63,4 +65,5 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [SEGMENT_KEYS_TYPE]: segmentKeys,
   [FLAG_SET_TYPE]: flagSet,
   [SECRET_TYPE]: secret,
+  [SERVICE_TYPE]: service,
 };

@@ -22,6 +22,7 @@ export const SEGMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:Segment";
 export const SEGMENT_KEYS_TYPE = "pulumi-nodejs:dynamic/flagstack:SegmentKeys";
 export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";
 export const SECRET_TYPE = "pulumi-nodejs:dynamic/flagstack:Secret";
+export const SERVICE_TYPE = "pulumi-nodejs:dynamic/flagstack:Service";
 
 /** The name part of each token, as passed to `dynamic.Resource`. */
 export const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);

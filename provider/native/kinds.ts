@@ -22,6 +22,7 @@ import { Project, projectReplaceOnChange } from "../project";
 import { Secret, secretReplaceOnChange } from "../secret";
 import { Segment, segmentReplaceOnChange } from "../segment";
 import { SegmentKeys, segmentKeysReplaceOnChange } from "../segment-keys";
+import { Service, serviceReplaceOnChange } from "../service";
 import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
 import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
 import { typeName } from "../types";
@@ -69,6 +70,7 @@ const CLASSES: readonly [
   [SegmentKeys, segmentKeysReplaceOnChange],
   [FlagSet, flagSetReplaceOnChange],
   [Secret, secretReplaceOnChange],
+  [Service, serviceReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.
