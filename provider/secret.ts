@@ -32,7 +32,13 @@ import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
+import {
+  projectNeedsOrg,
+  SCOPE_REPLACE_ON_CHANGE,
+  scopedEntityShape,
+  scopedRef,
+  scopeOf,
+} from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { withSecretInputs } from "./core/secret-inputs";
 import { AdoptInput, platformApi } from "./platform-common";
@@ -87,10 +93,7 @@ const secretDiff: DiffSpec<keyof SecretInputs> = {
 // Lifecycle
 
 /** The reference by which other entities name a secret of this scope (ref platform §3 `allowScoped`). */
-export function secretRef(inputs: Pick<SecretInputs, "org" | "project" | "identifier">): string {
-  if (inputs.project !== undefined) return inputs.identifier;
-  return inputs.org !== undefined ? `org.${inputs.identifier}` : `account.${inputs.identifier}`;
-}
+export const secretRef: (inputs: Pick<SecretInputs, "org" | "project" | "identifier">) => string = scopedRef;
 
 const describe = (i: Pick<SecretInputs, "org" | "project" | "identifier">) =>
   `secret "${i.identifier}" (${secretRef(i)})`;

@@ -29,10 +29,15 @@ import { canonicalJson, type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
+import {
+  projectNeedsOrg,
+  SCOPE_REPLACE_ON_CHANGE,
+  scopedEntityShape,
+  scopedRef,
+  scopeOf,
+} from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
-import { secretRef } from "./secret";
 import { SERVICE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +236,7 @@ const newView = (n: ServiceInputs): DiffView => ({
 // Lifecycle
 
 const describe = (i: Pick<ServiceInputs, "org" | "project" | "identifier">) =>
-  `service "${i.identifier}" (${secretRef(i)})`;
+  `service "${i.identifier}" (${scopedRef(i)})`;
 
 function request(inputs: ServiceInputs, yaml: string) {
   return {
@@ -253,7 +258,7 @@ function toOutputs(inputs: ServiceInputs, data: Versioned<ServiceData>): Service
     description: s.description,
     tags: { ...s.tags },
     yaml: s.yaml ?? serviceYaml(inputs),
-    ref: secretRef(inputs),
+    ref: scopedRef(inputs),
     version: data.version,
   };
 }

@@ -43,3 +43,12 @@ export function projectNeedsOrg(inputs: Omit<EntityKey, "identifier">, noun: str
 
 /** The scope of the SDK's calls. */
 export const scopeOf = (k: Omit<EntityKey, "identifier">) => ({ org: k.org, project: k.project });
+
+/**
+ * How other entities name a scoped one (ref platform §3 `allowScoped`): `account.<id>` at account
+ * scope, `org.<id>` at organization scope, `<id>` from its own project.
+ */
+export function scopedRef(k: EntityKey): string {
+  if (k.project !== undefined) return k.identifier;
+  return k.org !== undefined ? `org.${k.identifier}` : `account.${k.identifier}`;
+}
