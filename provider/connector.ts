@@ -18,17 +18,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
-import {
-  type ConnectorData,
-  DOCKER_PROVIDER_TYPES,
-  entityName,
-  Identifier,
-  Tags,
-} from "../sdk/platform/schemas";
+import { type ConnectorData, DOCKER_PROVIDER_TYPES } from "../sdk/platform/schemas";
 import { checkWith, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { scopedEntityShape } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
@@ -94,16 +89,7 @@ export type GenericConnectorInput = z.output<typeof GenericConnectorInput>;
 
 /** The inputs of a {@link Connector}. */
 export const ConnectorInputs = z.strictObject({
-  /** Organization; absent for an account-level connector. Replaces when changed. */
-  org: Identifier.optional(),
-  /** Project (needs `org`); absent for an account- or organization-level connector. Replaces when changed. */
-  project: Identifier.optional(),
-  /** Connector identifier. Replaces when changed. */
-  identifier: Identifier,
-  /** Display name, unique in its scope (ref §5). */
-  name: entityName(128),
-  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
-  tags: Tags.default({}),
+  ...scopedEntityShape,
   /** The typed container image registry spec; exactly one of `dockerRegistry` and `generic`. */
   dockerRegistry: DockerRegistryInput.optional(),
   /** Any other connector type. */

@@ -1,8 +1,7 @@
 /**
  * What the platform entities that live at account, organization or project scope share (a
- * `Secret`, and later services, environments, ...): their identity inputs, the rule that a project
- * needs its organization, and the scope and key they are read and deleted by. A connector keeps its
- * own copy of these fields (it predates this module).
+ * `Connector`, a `Secret`, a `Service`, ...): their identity inputs, the rule that a project needs
+ * its organization, and the scope and key they are read and deleted by.
  * @module
  */
 import { z } from "zod";
