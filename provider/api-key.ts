@@ -148,7 +148,13 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
   },
 
   async read(id, props) {
-    // No read in the API: what was recorded is all there is (the key included).
+    // No read in the API: what was recorded is all there is (the key included). Without a record
+    // (`pulumi import`, which has the id alone) there is nothing to read a key from.
+    if (props?.key === undefined) {
+      throw new Error(
+        `an API key cannot be imported (id ${JSON.stringify(id)}): the API never shows a key again after it is made. Declare a new ApiKey and revoke the old key.`,
+      );
+    }
     const { name, apiKeyType, workspace, environments, roles } = props;
     return { id, props, inputs: { name, apiKeyType, workspace, environments, roles } as ApiKeyOutputs };
   },

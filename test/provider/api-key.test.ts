@@ -154,6 +154,14 @@ describe.each(MODES)("ApiKey (%s)", (mode) => {
     expect(bed.emu.requests()).toEqual([]);
   });
 
+  it("refuses an import (a read with the id alone) with a message saying why, and no request", async () => {
+    bed.reset();
+    await expect(p.read("key-1", {} as never)).rejects.toThrow(
+      'an API key cannot be imported (id "key-1"): the API never shows a key again after it is made. Declare a new ApiKey and revoke the old key.',
+    );
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
   it("replaces on any change, making the new key before revoking the old", async () => {
     const name = fresh();
     const { id, outs } = await p.create((await p.check({}, server(name))).inputs);
