@@ -157,26 +157,8 @@ export {
   trafficTypeAttributeProviderText,
   trafficTypeAttributeReplaceOnChange,
 } from "./traffic-type-attribute";
-export {
-  API_KEY_TYPE,
-  CONNECTOR_TYPE,
-  ENVIRONMENT_TYPE,
-  FLAG_DEFINITION_TYPE,
-  FLAG_SET_TYPE,
-  FLAG_TYPE,
-  GROUP_TYPE,
-  MODULE,
-  PIPELINE_TYPE,
-  PROJECT_TYPE,
-  SECRET_TYPE,
-  SEGMENT_KEYS_TYPE,
-  SEGMENT_TYPE,
-  SERVICE_TYPE,
-  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
-  TRAFFIC_TYPE_TYPE,
-  USER_INVITE_TYPE,
-  WORKSPACE_TYPE,
-} from "./types";
+// Every type token (`FLAG_TYPE`, ...), the module name and `typeName`.
+export * from "./types";
 export {
   ON_DELETE,
   UserInvite,
