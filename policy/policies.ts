@@ -1,6 +1,6 @@
 /**
  * The flagstack rollout-safety policies, one typed const each, grouped by area:
- * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`. `index.ts`
+ * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`, `segments.ts`. `index.ts`
  * builds the pack from this list; tests call the validators directly (never through a
  * `PolicyPack`, which starts a gRPC server).
  * @module
@@ -10,12 +10,14 @@ import { connectorNoAnonymousProduction } from "./connectors";
 import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 import { flagNaming, flagRequiredTags } from "./flags";
 import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
 
 export { connectorNoAnonymousProduction } from "./connectors";
 export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 export { flagNaming, flagRequiredTags } from "./flags";
 export { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+export { segmentSizeLimit } from "./segments";
 export { targetingAssertions } from "./targeting";
 
 /** Name of the pack, as `pulumi preview --policy-pack` prints it. */
@@ -33,4 +35,5 @@ export const policies: Policies = [
   pipelineStepTimeouts,
   connectorNoAnonymousProduction,
   targetingAssertions,
+  segmentSizeLimit,
 ];

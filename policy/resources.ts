@@ -30,12 +30,14 @@ import { KINDS } from "../provider/kinds";
 import { nativeToken } from "../provider/native/kinds";
 import { PipelineInputs } from "../provider/pipeline";
 import { ProjectInputs } from "../provider/project";
+import { SegmentKeysInputs } from "../provider/segment-keys";
 import {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  SEGMENT_KEYS_TYPE,
 } from "../provider/types";
 import { DefinitionBody } from "../sdk/admin/schemas";
 import { type PipelineView, pipelineViewOfModel, pipelineViewOfYaml } from "../sdk/platform/pipeline";
@@ -53,6 +55,7 @@ export const TYPES = {
   pipeline: PIPELINE_TYPE,
   connector: CONNECTOR_TYPE,
   project: PROJECT_TYPE,
+  segmentKeys: SEGMENT_KEYS_TYPE,
 } as const;
 
 type Props = Record<string, unknown>;
@@ -394,5 +397,33 @@ export async function readProject(props: Props): Promise<ProjectView> {
     identifier: need(props, c, "identifier"),
     org: need(props, c, "org"),
     tags: need(props, c, "tags"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Segment members
+
+/** What the policies read of a SegmentKeys: where the members live, and how many there are. */
+export const SegmentKeysView = SegmentKeysInputs.pick({ workspace: true, environment: true, segment: true })
+  .partial()
+  .extend({
+    /**
+     * The number of distinct members: of the checked set, or, when the provider refuses the list
+     * (more than it takes), of the distinct keys given.
+     */
+    members: z.number().int(),
+  });
+export type SegmentKeysView = z.output<typeof SegmentKeysView>;
+
+/** Reads a SegmentKeys: the members are a set, as the provider's check makes them. */
+export async function readSegmentKeys(props: Props): Promise<SegmentKeysView> {
+  const c = await checkProps(SEGMENT_KEYS_TYPE, SegmentKeysInputs, props);
+  const given = need(props, c, "keys") ?? c.refused.keys;
+  const text = (key: "workspace" | "environment" | "segment") => need(props, c, key) ?? refusedText(c, key);
+  return {
+    workspace: text("workspace"),
+    environment: text("environment"),
+    segment: text("segment"),
+    members: Array.isArray(given) ? new Set(given).size : 0,
   };
 }

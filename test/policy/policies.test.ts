@@ -15,6 +15,7 @@ describe("the pack", () => {
       ["pipeline-step-timeouts", "advisory"],
       ["connector-no-anonymous-production", "mandatory"],
       ["targeting-assertions", "mandatory"],
+      ["segment-size-limit", "advisory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -46,6 +47,7 @@ describe("the pack", () => {
       "pipeline-step-timeouts",
       "connector-no-anonymous-production",
       "targeting-assertions",
+      "segment-size-limit",
     ]);
   });
 });
