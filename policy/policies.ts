@@ -1,11 +1,12 @@
 /**
  * The flagstack rollout-safety policies, one typed const each, grouped by area:
- * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`, `segments.ts`. `index.ts`
+ * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`, `segments.ts`, `access.ts`. `index.ts`
  * builds the pack from this list; tests call the validators directly (never through a
  * `PolicyPack`, which starts a gRPC server).
  * @module
  */
 import type { Policies } from "@pulumi/policy";
+import { productionRequiresApprovals } from "./access";
 import { connectorNoAnonymousProduction } from "./connectors";
 import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 import { flagNaming, flagRequiredTags } from "./flags";
@@ -13,6 +14,7 @@ import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeo
 import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
 
+export { productionRequiresApprovals } from "./access";
 export { connectorNoAnonymousProduction } from "./connectors";
 export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 export { flagNaming, flagRequiredTags } from "./flags";
@@ -36,4 +38,5 @@ export const policies: Policies = [
   connectorNoAnonymousProduction,
   targetingAssertions,
   segmentSizeLimit,
+  productionRequiresApprovals,
 ];

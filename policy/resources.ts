@@ -22,8 +22,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { ApiKeyInputs } from "../provider/api-key";
 import { ConnectorInputs, ConnectorOutputs, wireSpec } from "../provider/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
+import { EnvironmentInputs } from "../provider/environment";
 import { FlagInputs } from "../provider/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
 import { KINDS } from "../provider/kinds";
@@ -32,7 +34,9 @@ import { PipelineInputs } from "../provider/pipeline";
 import { ProjectInputs } from "../provider/project";
 import { SegmentKeysInputs } from "../provider/segment-keys";
 import {
+  API_KEY_TYPE,
   CONNECTOR_TYPE,
+  ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
   PIPELINE_TYPE,
@@ -56,6 +60,8 @@ export const TYPES = {
   connector: CONNECTOR_TYPE,
   project: PROJECT_TYPE,
   segmentKeys: SEGMENT_KEYS_TYPE,
+  environment: ENVIRONMENT_TYPE,
+  apiKey: API_KEY_TYPE,
 } as const;
 
 type Props = Record<string, unknown>;
@@ -425,5 +431,50 @@ export async function readSegmentKeys(props: Props): Promise<SegmentKeysView> {
     environment: text("environment"),
     segment: text("segment"),
     members: Array.isArray(given) ? new Set(given).size : 0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environments and API keys
+
+/** What the policies read of an Environment: its checked inputs (the change permissions' defaults applied). */
+export const EnvironmentView = EnvironmentInputs.pick({
+  workspace: true,
+  name: true,
+  production: true,
+  changePermissions: true,
+}).partial();
+export type EnvironmentView = z.output<typeof EnvironmentView>;
+
+/** Reads an Environment. A name the provider refuses is still read as given, to name it in messages. */
+export async function readEnvironment(props: Props): Promise<EnvironmentView> {
+  const c = await checkProps(ENVIRONMENT_TYPE, EnvironmentInputs, props);
+  return {
+    workspace: need(props, c, "workspace") ?? refusedText(c, "workspace"),
+    name: need(props, c, "name") ?? refusedText(c, "name"),
+    production: need(props, c, "production"),
+    changePermissions: need(props, c, "changePermissions"),
+  };
+}
+
+/** What the policies read of an ApiKey: its checked inputs. */
+export const ApiKeyView = ApiKeyInputs.pick({
+  name: true,
+  apiKeyType: true,
+  workspace: true,
+  environments: true,
+  roles: true,
+}).partial();
+export type ApiKeyView = z.output<typeof ApiKeyView>;
+
+/** Reads an ApiKey. A name the provider refuses is still read as given, to name it in messages. */
+export async function readApiKey(props: Props): Promise<ApiKeyView> {
+  const c = await checkProps(API_KEY_TYPE, ApiKeyInputs, props);
+  return {
+    name: need(props, c, "name") ?? refusedText(c, "name"),
+    apiKeyType: need(props, c, "apiKeyType"),
+    workspace: need(props, c, "workspace") ?? refusedText(c, "workspace"),
+    environments: need(props, c, "environments"),
+    roles: need(props, c, "roles"),
   };
 }

@@ -16,6 +16,7 @@ describe("the pack", () => {
       ["connector-no-anonymous-production", "mandatory"],
       ["targeting-assertions", "mandatory"],
       ["segment-size-limit", "advisory"],
+      ["production-requires-approvals", "mandatory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);

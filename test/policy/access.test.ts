@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { productionRequiresApprovals } from "../../policy/access";
+import { nativeToken } from "../../provider/native/kinds";
+import { ENVIRONMENT_TYPE } from "../../provider/types";
+import { checkedProps, runResourcePolicy } from "./util";
+
+/** An Environment as a program declares it (provider/environment.ts). */
+const environment = (inputs: Record<string, unknown>) =>
+  checkedProps(ENVIRONMENT_TYPE, { workspace: "Default", name: "Production", ...inputs });
+
+describe("production-requires-approvals", () => {
+  const run = async (inputs: Record<string, unknown>, type = ENVIRONMENT_TYPE) =>
+    runResourcePolicy(productionRequiresApprovals, type, await environment(inputs));
+
+  it("passes a production environment whose changes need approvals, and any non-production one", async () => {
+    expect(
+      await run({
+        production: true,
+        changePermissions: { areApprovalsRequired: true, approvers: [{ type: "group", id: "g1" }] },
+      }),
+    ).toEqual([]);
+    expect(await run({})).toEqual([]);
+    expect(await run({ production: false, changePermissions: { areApprovalsRequired: false } })).toEqual([]);
+  });
+
+  it("reports a production environment whose permissions do not require approvals (the schema's default)", async () => {
+    const expected = [
+      'production environment "Production" of workspace "Default" has changePermissions with areApprovalsRequired false: set changePermissions: { areApprovalsRequired: true, approvers: [...] }',
+    ];
+    expect(await run({ production: true, changePermissions: { areApprovalsRequired: false } })).toEqual(
+      expected,
+    );
+    expect(await run({ production: true, changePermissions: { approvers: [] } })).toEqual(expected);
+  });
+
+  it("reports a production environment that leaves its permissions unmanaged, on the native token too", async () => {
+    const expected = [
+      `production environment "Production" of workspace "Default" has no changePermissions (the service's are left as they are, so approvals are not known to be required): set changePermissions: { areApprovalsRequired: true, approvers: [...] }`,
+    ];
+    expect(await run({ production: true })).toEqual(expected);
+    expect(nativeToken(ENVIRONMENT_TYPE)).toBe("flagstack:index:Environment");
+    expect(await run({ production: true }, nativeToken(ENVIRONMENT_TYPE))).toEqual(expected);
+  });
+});
