@@ -4,7 +4,7 @@
  * @module
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { isType, readEnvironment, TYPES } from "./resources";
+import { isType, readApiKey, readEnvironment, TYPES } from "./resources";
 
 /**
  * production-requires-approvals: an Environment with `production: true` declares
@@ -28,6 +28,29 @@ export const productionRequiresApprovals: ResourceValidationPolicy = {
         : "has changePermissions with areApprovalsRequired false";
     report(
       `production environment "${env.name ?? "?"}" of workspace "${env.workspace ?? "?"}" ${why}: set changePermissions: { areApprovalsRequired: true, approvers: [...] }`,
+    );
+  },
+};
+/**
+ * api-keys-scoped: an admin ApiKey names the environments it may act in. Every key is scoped to
+ * a workspace (the provider requires `workspace`), and an SDK key (server_side, client_side) to
+ * exactly one environment (the provider's check refuses any other number); an admin key with no
+ * `environments` acts on every environment of its workspace, production included, present and
+ * future. So the scope a program can still narrow, and this policy requires, is an admin key's
+ * environments.
+ */
+export const apiKeysScoped: ResourceValidationPolicy = {
+  name: "api-keys-scoped",
+  description:
+    "An admin API key lists the environments it may act in: without environments it reaches every environment of its workspace (SDK keys already belong to exactly one environment, and every key to one workspace).",
+  enforcementLevel: "mandatory",
+  severity: "high",
+  validateResource: async (args, report) => {
+    if (!isType(args.type, TYPES.apiKey)) return;
+    const key = await readApiKey(args.props);
+    if (key.apiKeyType !== "admin" || key.environments === undefined || key.environments.length > 0) return;
+    report(
+      `admin API key "${key.name ?? "?"}" names no environments, so it reaches every environment of workspace "${key.workspace ?? "?"}": list the environments it needs in environments`,
     );
   },
 };

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Policies } from "@pulumi/policy";
-import { productionRequiresApprovals } from "./access";
+import { apiKeysScoped, productionRequiresApprovals } from "./access";
 import { connectorNoAnonymousProduction } from "./connectors";
 import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 import { flagNaming, flagRequiredTags } from "./flags";
@@ -14,7 +14,7 @@ import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeo
 import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
 
-export { productionRequiresApprovals } from "./access";
+export { apiKeysScoped, productionRequiresApprovals } from "./access";
 export { connectorNoAnonymousProduction } from "./connectors";
 export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 export { flagNaming, flagRequiredTags } from "./flags";
@@ -39,4 +39,5 @@ export const policies: Policies = [
   targetingAssertions,
   segmentSizeLimit,
   productionRequiresApprovals,
+  apiKeysScoped,
 ];

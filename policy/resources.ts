@@ -221,6 +221,13 @@ const refusedText = <T>(c: Checked<T>, key: keyof T): string | undefined => {
   return typeof v === "string" ? v : undefined;
 };
 
+/**
+ * The checked value of a text input, or the value given when the provider refuses it (a policy names
+ * the resource by it in messages; the provider's check reports the refusal).
+ */
+const textOf = <T, K extends keyof T & string>(props: Props, c: Checked<T>, key: K) =>
+  need(props, c, key) ?? refusedText(c, key);
+
 /** An output-only field of a resource's state, by its outputs schema; undefined when absent or unknown. */
 function output<S extends z.ZodObject, K extends keyof S["shape"] & string>(
   schema: S,
@@ -253,8 +260,7 @@ export type FlagView = z.output<typeof FlagView>;
  */
 export async function readFlag(props: Props): Promise<FlagView> {
   const c = await checkProps(FLAG_TYPE, FlagInputs, props);
-  const text = (key: "name" | "workspace" | "trafficType" | "rolloutStatus") =>
-    need(props, c, key) ?? refusedText(c, key);
+  const text = (key: "name" | "workspace" | "trafficType" | "rolloutStatus") => textOf(props, c, key);
   return {
     name: text("name"),
     workspace: text("workspace"),
@@ -425,11 +431,10 @@ export type SegmentKeysView = z.output<typeof SegmentKeysView>;
 export async function readSegmentKeys(props: Props): Promise<SegmentKeysView> {
   const c = await checkProps(SEGMENT_KEYS_TYPE, SegmentKeysInputs, props);
   const given = need(props, c, "keys") ?? c.refused.keys;
-  const text = (key: "workspace" | "environment" | "segment") => need(props, c, key) ?? refusedText(c, key);
   return {
-    workspace: text("workspace"),
-    environment: text("environment"),
-    segment: text("segment"),
+    workspace: textOf(props, c, "workspace"),
+    environment: textOf(props, c, "environment"),
+    segment: textOf(props, c, "segment"),
     members: Array.isArray(given) ? new Set(given).size : 0,
   };
 }
@@ -450,8 +455,8 @@ export type EnvironmentView = z.output<typeof EnvironmentView>;
 export async function readEnvironment(props: Props): Promise<EnvironmentView> {
   const c = await checkProps(ENVIRONMENT_TYPE, EnvironmentInputs, props);
   return {
-    workspace: need(props, c, "workspace") ?? refusedText(c, "workspace"),
-    name: need(props, c, "name") ?? refusedText(c, "name"),
+    workspace: textOf(props, c, "workspace"),
+    name: textOf(props, c, "name"),
     production: need(props, c, "production"),
     changePermissions: need(props, c, "changePermissions"),
   };
@@ -471,9 +476,9 @@ export type ApiKeyView = z.output<typeof ApiKeyView>;
 export async function readApiKey(props: Props): Promise<ApiKeyView> {
   const c = await checkProps(API_KEY_TYPE, ApiKeyInputs, props);
   return {
-    name: need(props, c, "name") ?? refusedText(c, "name"),
+    name: textOf(props, c, "name"),
     apiKeyType: need(props, c, "apiKeyType"),
-    workspace: need(props, c, "workspace") ?? refusedText(c, "workspace"),
+    workspace: textOf(props, c, "workspace"),
     environments: need(props, c, "environments"),
     roles: need(props, c, "roles"),
   };

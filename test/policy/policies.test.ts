@@ -17,6 +17,7 @@ describe("the pack", () => {
       ["targeting-assertions", "mandatory"],
       ["segment-size-limit", "advisory"],
       ["production-requires-approvals", "mandatory"],
+      ["api-keys-scoped", "mandatory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);
