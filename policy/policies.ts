@@ -1,6 +1,6 @@
 /**
  * The flagstack rollout-safety policies, one typed const each, grouped by area:
- * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`, `segments.ts`, `access.ts`. `index.ts`
+ * `definitions.ts`, `flags.ts`, `pipelines.ts`, `connectors.ts`, `targeting.ts`, `segments.ts`, `access.ts`, `secrets.ts`. `index.ts`
  * builds the pack from this list; tests call the validators directly (never through a
  * `PolicyPack`, which starts a gRPC server).
  * @module
@@ -11,6 +11,7 @@ import { connectorNoAnonymousProduction } from "./connectors";
 import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 import { flagNaming, flagRequiredTags } from "./flags";
 import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+import { secretsNotInline } from "./secrets";
 import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
 
@@ -19,6 +20,7 @@ export { connectorNoAnonymousProduction } from "./connectors";
 export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 export { flagNaming, flagRequiredTags } from "./flags";
 export { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+export { secretsNotInline } from "./secrets";
 export { segmentSizeLimit } from "./segments";
 export { targetingAssertions } from "./targeting";
 
@@ -40,4 +42,5 @@ export const policies: Policies = [
   segmentSizeLimit,
   productionRequiresApprovals,
   apiKeysScoped,
+  secretsNotInline,
 ];

@@ -33,6 +33,7 @@ import { nativeToken } from "../provider/native/kinds";
 import { PipelineInputs } from "../provider/pipeline";
 import { ProjectInputs } from "../provider/project";
 import { SegmentKeysInputs } from "../provider/segment-keys";
+import { ServiceInputs } from "../provider/service";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
@@ -42,9 +43,15 @@ import {
   PIPELINE_TYPE,
   PROJECT_TYPE,
   SEGMENT_KEYS_TYPE,
+  SERVICE_TYPE,
 } from "../provider/types";
 import { DefinitionBody } from "../sdk/admin/schemas";
-import { type PipelineView, pipelineViewOfModel, pipelineViewOfYaml } from "../sdk/platform/pipeline";
+import {
+  loadYaml,
+  type PipelineView,
+  pipelineViewOfModel,
+  pipelineViewOfYaml,
+} from "../sdk/platform/pipeline";
 
 export { PipelineView, StageView, StepView } from "../sdk/platform/pipeline";
 
@@ -62,6 +69,7 @@ export const TYPES = {
   segmentKeys: SEGMENT_KEYS_TYPE,
   environment: ENVIRONMENT_TYPE,
   apiKey: API_KEY_TYPE,
+  service: SERVICE_TYPE,
 } as const;
 
 type Props = Record<string, unknown>;
@@ -481,5 +489,65 @@ export async function readApiKey(props: Props): Promise<ApiKeyView> {
     workspace: textOf(props, c, "workspace"),
     environments: need(props, c, "environments"),
     roles: need(props, c, "roles"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions as documents: a pipeline's or a service's definition as the program gives it, for
+// policies that look at every field (the pipeline view keeps only what the pipeline policies read).
+
+/** A platform entity's definition as given: the typed model, or the YAML text parsed. */
+export interface DefinitionDocument {
+  /** The entity's identifier (from its input, the model or the YAML); undefined when it has none. */
+  identifier: string | undefined;
+  /** The input the definition came from: `pipeline`, `kubernetes` or `yaml`. */
+  input: string;
+  /** The typed definition (as checked, or as given when refused), or the parsed YAML. */
+  document: unknown;
+}
+
+/**
+ * The definition held by one of `keys` (tried in order): the checked value, or the value given when
+ * the provider refuses it; YAML text is parsed strictly (`loadYaml`). Undefined when none is given
+ * or the YAML does not parse (the provider's check reports that with its position).
+ */
+function definitionOf<T>(props: Props, c: Checked<T>, keys: readonly (keyof T & string)[]) {
+  for (const key of keys) {
+    const value = need(props, c, key) ?? c.refused[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string") return { input: key, document: value as unknown };
+    const read = loadYaml(value);
+    return read.ok ? { input: key, document: read.value } : undefined;
+  }
+  return undefined;
+}
+
+const field = (doc: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (isRecord(v) ? v[k] : undefined), doc);
+const textField = (doc: unknown, ...path: string[]) => {
+  const v = field(doc, ...path);
+  return typeof v === "string" ? v : undefined;
+};
+
+/** Reads a Pipeline's definition: its typed model (`pipeline`) or its YAML (`yaml`). */
+export async function readPipelineDocument(props: Props): Promise<DefinitionDocument | undefined> {
+  const c = await checkProps(PIPELINE_TYPE, PipelineInputs, props);
+  const def = definitionOf(props, c, ["pipeline", "yaml"]);
+  if (!def) return undefined;
+  const identifier =
+    def.input === "yaml"
+      ? textField(def.document, "pipeline", "identifier")
+      : textField(def.document, "identifier");
+  return { ...def, identifier };
+}
+
+/** Reads a Service's definition: its typed Kubernetes definition (`kubernetes`) or its YAML (`yaml`). */
+export async function readServiceDocument(props: Props): Promise<DefinitionDocument | undefined> {
+  const c = await checkProps(SERVICE_TYPE, ServiceInputs, props);
+  const def = definitionOf(props, c, ["kubernetes", "yaml"]);
+  if (!def) return undefined;
+  return {
+    ...def,
+    identifier: textOf(props, c, "identifier") ?? textField(def.document, "service", "identifier"),
   };
 }

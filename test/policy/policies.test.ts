@@ -18,6 +18,7 @@ describe("the pack", () => {
       ["segment-size-limit", "advisory"],
       ["production-requires-approvals", "mandatory"],
       ["api-keys-scoped", "mandatory"],
+      ["secrets-not-inline", "mandatory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);
