@@ -12,6 +12,6 @@ import { POLICY_PACK_NAME, policies } from "./policies";
 
 new PolicyPack(POLICY_PACK_NAME, {
   description:
-    "Rollout safety for flagstack stacks: well-formed flag definitions, guarded production ramps, documented kill switches, flag naming and tags, safe pipelines and connectors, and targeting assertions checked with the real feature-flag SDK.",
+    "Rollout safety for flagstack stacks: well-formed flag definitions, guarded production ramps, documented kill switches, flag naming and tags, segments within their size, production environments behind approvals, admin API keys scoped to environments, safe pipelines and connectors, no inline secrets in pipelines and services, and targeting assertions checked with the real feature-flag SDK.",
   policies,
 });
