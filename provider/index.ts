@@ -60,6 +60,15 @@ export {
   groupReplaceOnChange,
 } from "./group";
 export {
+  InputSet,
+  type InputSetArgs,
+  InputSetInputs,
+  InputSetOutputs,
+  inputSetProviderText,
+  inputSetReplaceOnChange,
+  inputSetYaml,
+} from "./input-set";
+export {
   getEnvironment,
   getFlagSet,
   getGroup,

@@ -13,6 +13,7 @@ import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
 import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
+import { impl as inputSet } from "./input-set";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
 import { impl as secret } from "./secret";
@@ -29,6 +30,7 @@ import {
   FLAG_SET_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
+  INPUT_SET_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
   SECRET_TYPE,
@@ -66,4 +68,5 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [FLAG_SET_TYPE]: flagSet,
   [SECRET_TYPE]: secret,
   [SERVICE_TYPE]: service,
+  [INPUT_SET_TYPE]: inputSet,
 };

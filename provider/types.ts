@@ -23,6 +23,8 @@ export const SEGMENT_KEYS_TYPE = "pulumi-nodejs:dynamic/flagstack:SegmentKeys";
 export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";
 export const SECRET_TYPE = "pulumi-nodejs:dynamic/flagstack:Secret";
 export const SERVICE_TYPE = "pulumi-nodejs:dynamic/flagstack:Service";
+export const DELIVERY_ENVIRONMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:DeliveryEnvironment";
+export const INPUT_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:InputSet";
 
 /** The name part of each token, as passed to `dynamic.Resource`. */
 export const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);

@@ -16,6 +16,7 @@ import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
 import { FlagSet, flagSetReplaceOnChange } from "../flag-set";
 import { Group, groupReplaceOnChange } from "../group";
+import { InputSet, inputSetReplaceOnChange } from "../input-set";
 import { type AnyHandlers, KINDS } from "../kinds";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
@@ -71,6 +72,7 @@ const CLASSES: readonly [
   [FlagSet, flagSetReplaceOnChange],
   [Secret, secretReplaceOnChange],
   [Service, serviceReplaceOnChange],
+  [InputSet, inputSetReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.
