@@ -1,0 +1,67 @@
+/**
+ * What the platform's NG CD entities (a `Service`, a `DeliveryEnvironment`, an `Infrastructure`)
+ * share in their provider: YAML compared by meaning, the checked inputs recovered from a property
+ * bag (recorded outputs or a refresh), and the key an entity is read by (its recorded scope and
+ * identifier, or, without old state, the resource id `<org>/<project>/<identifier>`).
+ * @module
+ */
+import YAML from "yaml";
+import type { z } from "zod";
+import { parseConnectorId } from "../connector";
+import { canonicalJson } from "./diff";
+import { deleteIdempotent, readOrGone } from "./lifecycle";
+import type { EntityKey } from "./platform-scope";
+
+/** Two YAML texts mean the same document: parsed, compared as canonical JSON; text that does not parse never equals. */
+export function sameYaml(a: unknown, b: unknown): boolean {
+  if (typeof a !== "string" || typeof b !== "string") return false;
+  try {
+    return canonicalJson(YAML.parse(a)) === canonicalJson(YAML.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/** The members of `props` that are inputs of `schema`, parsed by it (defaults applied). */
+export function inputsFrom<S extends z.ZodObject>(schema: S, props: Record<string, unknown>): z.output<S> {
+  return schema.parse(
+    Object.fromEntries(Object.entries(props).filter(([k, v]) => k in schema.shape && v !== undefined)),
+  );
+}
+
+/** The scope and identifier to read: the recorded ones, or without old state those the id names. */
+export function entityKeyOf(id: string, prev: Partial<EntityKey> | undefined): EntityKey {
+  return prev?.identifier
+    ? { org: prev.org, project: prev.project, identifier: prev.identifier }
+    : parseConnectorId(id);
+}
+
+/** An SDK namespace of an entity read and deleted by identifier in a scope (`api.environments`, ...). */
+interface ByIdentifier<Scope> {
+  get(identifier: string, scope: Scope): Promise<{ createdAt?: number | undefined }>;
+  delete(identifier: string, scope: Scope): Promise<unknown>;
+}
+
+/**
+ * A resource's `lookup` (for `flagstack recover`: the entity and when it was made, or nothing) and
+ * `delete` (already gone is success; another refusal is confirmed by a read) of an entity named
+ * by its identifier in a scope; `ns` is called at each verb (the process-wide client).
+ */
+export function lookupAndDelete<K extends { identifier: string }, Scope>(
+  ns: () => ByIdentifier<Scope>,
+  scope: (k: K) => Scope,
+) {
+  return {
+    async lookup(inputs: K) {
+      const data = await readOrGone(() => ns().get(inputs.identifier, scope(inputs)));
+      return data && { createdAt: data.createdAt };
+    },
+    async delete(_id: string, props: K) {
+      const api = ns();
+      await deleteIdempotent(
+        () => api.delete(props.identifier, scope(props)),
+        () => api.get(props.identifier, scope(props)),
+      );
+    },
+  };
+}
