@@ -166,6 +166,15 @@ export {
   trafficTypeAttributeProviderText,
   trafficTypeAttributeReplaceOnChange,
 } from "./traffic-type-attribute";
+export {
+  Trigger,
+  type TriggerArgs,
+  TriggerInputs,
+  TriggerOutputs,
+  triggerProviderText,
+  triggerReplaceOnChange,
+  triggerYaml,
+} from "./trigger";
 // Every type token (`FLAG_TYPE`, ...), the module name and `typeName`.
 export * from "./types";
 export {

@@ -18,16 +18,14 @@
  * @module
  */
 import { z } from "zod";
-import type { PlatformClient } from "../sdk/platform/client";
 import type { InputSetData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
-import { writeIfMatch } from "./core/if-match";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { GONE } from "./core/lifecycle";
 import {
   childHead,
-  childScope,
+  childLifecycle,
   contentUpdate,
   describeChild,
   fillYaml,
@@ -35,7 +33,6 @@ import {
   mismatchProblems,
   PIPELINE_CHILD_REPLACE_ON_CHANGE,
   type PipelineChildKey,
-  pipelineChildId,
   pipelineChildKey,
   pipelineChildShape,
   runtimeInputProblems,
@@ -181,13 +178,12 @@ function toOutputs(inputs: InputSetInputs, data: Versioned<InputSetData>): Input
   return { ...inputs, yaml: data.inputSetYaml, version: data.version };
 }
 
-/** Replaces the input set, guarded by `ifMatch` (the version read, or recorded). */
-async function put(api: PlatformClient, inputs: InputSetInputs, ifMatch: number | undefined) {
-  const data = await writeIfMatch(describe(inputs), ifMatch, (version) =>
-    api.inputSets.update(inputSetYaml(inputs), { ifMatch: version }),
-  );
-  return toOutputs(inputs, data);
-}
+const life = childLifecycle({
+  noun: "input set",
+  api: () => platformApi().inputSets,
+  yaml: inputSetYaml,
+  outputs: toOutputs,
+});
 
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
@@ -202,26 +198,12 @@ export const impl: ResourceHandlers<InputSetInputs, InputSetOutputs> = {
     return diffInputs(inputSetDiff, oldView(olds), newView(news));
   },
 
-  async create(inputs) {
-    const api = platformApi();
-    const { value, how } = await createOrAdopt<Versioned<InputSetData>>({
-      describe: describe(inputs),
-      adopt: inputs.adopt,
-      lookup: () => readOrGone(() => api.inputSets.get(inputs.identifier, childScope(inputs))),
-      create: () => api.inputSets.create(inputSetYaml(inputs)),
-    });
-    let outs = toOutputs(inputs, value);
-    // An adopted (or recovered) input set that differs from the program is converged with one guarded PUT.
-    if (how !== "created" && !sameYamlMeaning(outs.yaml, inputSetYaml(inputs))) {
-      outs = await put(api, inputs, value.version);
-    }
-    return { id: pipelineChildId(inputs), outs: plain(outs) };
-  },
+  create: (inputs) => life.create(inputs),
 
   async read(id, props) {
     const prev = props as Partial<InputSetOutputs> | undefined;
     const key = pipelineChildKey(id, prev);
-    const data = await readOrGone(() => platformApi().inputSets.get(key.identifier, childScope(key)));
+    const data = await life.get(key);
     if (data === undefined) return GONE;
     const live = data.inputSetYaml;
     // Refresh shows drift in the values' terms when the old state had values; otherwise (or
@@ -252,23 +234,14 @@ export const impl: ResourceHandlers<InputSetInputs, InputSetOutputs> = {
       desired: newView(news),
       view: oldView,
       read: () => impl.read(id, olds),
-      put: (ifMatch) => put(platformApi(), news, ifMatch),
+      put: (ifMatch) => life.put(news, ifMatch),
       keep: (live) => ({ ...live, adopt: news.adopt, pipelineYaml: news.pipelineYaml }),
     });
   },
 
-  async lookup(inputs) {
-    // The GET answer has no creation time.
-    return (await readOrGone(() => platformApi().inputSets.get(inputs.identifier, childScope(inputs)))) && {};
-  },
+  lookup: (inputs) => life.lookup(inputs),
 
-  async delete(_id, props) {
-    const api = platformApi();
-    await deleteIdempotent(
-      () => api.inputSets.delete(props.identifier, childScope(props)),
-      () => api.inputSets.get(props.identifier, childScope(props)),
-    );
-  },
+  delete: (_id, props) => life.delete(props),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import { impl as segmentKeys } from "./segment-keys";
 import { impl as service } from "./service";
 import { impl as trafficType } from "./traffic-type";
 import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
+import { impl as trigger } from "./trigger";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
@@ -39,6 +40,7 @@ import {
   SERVICE_TYPE,
   TRAFFIC_TYPE_ATTRIBUTE_TYPE,
   TRAFFIC_TYPE_TYPE,
+  TRIGGER_TYPE,
   USER_INVITE_TYPE,
   WORKSPACE_TYPE,
 } from "./types";
@@ -69,4 +71,5 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [SECRET_TYPE]: secret,
   [SERVICE_TYPE]: service,
   [INPUT_SET_TYPE]: inputSet,
+  [TRIGGER_TYPE]: trigger,
 };

@@ -25,6 +25,7 @@ export const SECRET_TYPE = "pulumi-nodejs:dynamic/flagstack:Secret";
 export const SERVICE_TYPE = "pulumi-nodejs:dynamic/flagstack:Service";
 export const DELIVERY_ENVIRONMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:DeliveryEnvironment";
 export const INPUT_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:InputSet";
+export const TRIGGER_TYPE = "pulumi-nodejs:dynamic/flagstack:Trigger";
 
 /** The name part of each token, as passed to `dynamic.Resource`. */
 export const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);

@@ -9,10 +9,13 @@ import YAML from "yaml";
 import { z } from "zod";
 import { isRuntimeInputText } from "../../sdk/platform/pipeline";
 import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
 import { AdoptInput, OrgInput, splitId } from "../platform-common";
 import type { InputProblem, JsonPath } from "./check";
 import { canonicalJson } from "./diff";
 import { type GuardedUpdateSpec, guardedUpdate } from "./guard";
+import { writeIfMatch } from "./if-match";
+import { createOrAdopt, deleteIdempotent, readOrGone } from "./lifecycle";
 import { plain } from "./resource";
 
 /** The identity inputs of a pipeline's child; spread into a resource's inputs schema. */
@@ -231,4 +234,63 @@ export function contentUpdate<K extends string, O extends { version?: number | u
     write: async (fields, live) =>
       plain(fields.includes("content") ? await put(live.version ?? u.recorded.version) : keep(live)),
   });
+}
+
+/** The SDK namespace of a pipeline's child (`api.inputSets`, `api.triggers`). */
+export interface ChildApi<D> {
+  get(identifier: string, scope: ReturnType<typeof childScope>): Promise<Versioned<D>>;
+  create(yaml: string): Promise<Versioned<D>>;
+  update(yaml: string, opts: { ifMatch?: number | undefined }): Promise<Versioned<D>>;
+  delete(identifier: string, scope: ReturnType<typeof childScope>): Promise<true>;
+}
+
+/**
+ * The lifecycle verbs a pipeline's child shares: create (or adopt, or find a lost create, then
+ * converge with one guarded PUT), the guarded PUT itself, the lookup and the idempotent delete.
+ */
+export function childLifecycle<
+  I extends PipelineChildKey & { adopt: boolean },
+  O extends { yaml: string },
+  D,
+>(spec: {
+  noun: string;
+  api: () => ChildApi<D>;
+  yaml: (inputs: I) => string;
+  outputs: (inputs: I, data: Versioned<D>) => O;
+}) {
+  const { noun, api, yaml, outputs } = spec;
+  /** Replaces the object, guarded by `ifMatch` (the version read, or recorded). */
+  const put = async (inputs: I, ifMatch: number | undefined): Promise<O> =>
+    outputs(
+      inputs,
+      await writeIfMatch(describeChild(noun, inputs), ifMatch, (version) =>
+        api().update(yaml(inputs), { ifMatch: version }),
+      ),
+    );
+  return {
+    put,
+    async create(inputs: I) {
+      const { value, how } = await createOrAdopt<Versioned<D>>({
+        describe: describeChild(noun, inputs),
+        adopt: inputs.adopt,
+        lookup: () => readOrGone(() => api().get(inputs.identifier, childScope(inputs))),
+        create: () => api().create(yaml(inputs)),
+      });
+      let outs = outputs(inputs, value);
+      // An adopted (or recovered) object that differs from the program is converged with one guarded PUT.
+      if (how !== "created" && !sameYamlMeaning(outs.yaml, yaml(inputs)))
+        outs = await put(inputs, value.version);
+      return { id: pipelineChildId(inputs), outs: plain(outs) };
+    },
+    get: (key: PipelineChildKey) => readOrGone(() => api().get(key.identifier, childScope(key))),
+    // The GET answer has no creation time.
+    lookup: async (inputs: PipelineChildKey) =>
+      (await readOrGone(() => api().get(inputs.identifier, childScope(inputs)))) && {},
+    async delete(props: PipelineChildKey) {
+      await deleteIdempotent(
+        () => api().delete(props.identifier, childScope(props)),
+        () => api().get(props.identifier, childScope(props)),
+      );
+    },
+  };
 }

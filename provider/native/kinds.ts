@@ -26,6 +26,7 @@ import { SegmentKeys, segmentKeysReplaceOnChange } from "../segment-keys";
 import { Service, serviceReplaceOnChange } from "../service";
 import { TrafficType, trafficTypeReplaceOnChange } from "../traffic-type";
 import { TrafficTypeAttribute, trafficTypeAttributeReplaceOnChange } from "../traffic-type-attribute";
+import { Trigger, triggerReplaceOnChange } from "../trigger";
 import { typeName } from "../types";
 import { UserInvite, userInviteReplaceOnChange } from "../user-invite";
 import { Workspace, workspaceReplaceOnChange } from "../workspace";
@@ -73,6 +74,7 @@ const CLASSES: readonly [
   [Secret, secretReplaceOnChange],
   [Service, serviceReplaceOnChange],
   [InputSet, inputSetReplaceOnChange],
+  [Trigger, triggerReplaceOnChange],
 ];
 
 // Keyed by the dynamic tokens, so a kind added to KINDS without a line here fails below, at load.
