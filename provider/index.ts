@@ -24,6 +24,15 @@ export {
   connectorReplaceOnChange,
 } from "./connector";
 export {
+  DeliveryEnvironment,
+  type DeliveryEnvironmentArgs,
+  DeliveryEnvironmentInputs,
+  DeliveryEnvironmentOutputs,
+  deliveryEnvironmentProviderText,
+  deliveryEnvironmentReplaceOnChange,
+  deliveryEnvironmentYaml,
+} from "./delivery-environment";
+export {
   Environment,
   type EnvironmentArgs,
   EnvironmentInputs,

@@ -8,6 +8,7 @@
 import { impl as apiKey } from "./api-key";
 import { impl as connector } from "./connector";
 import type { ResourceHandlers } from "./core/resource";
+import { impl as deliveryEnvironment } from "./delivery-environment";
 import { impl as environment } from "./environment";
 import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
@@ -26,6 +27,7 @@ import { impl as trigger } from "./trigger";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
+  DELIVERY_ENVIRONMENT_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_SET_TYPE,
@@ -70,6 +72,7 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [FLAG_SET_TYPE]: flagSet,
   [SECRET_TYPE]: secret,
   [SERVICE_TYPE]: service,
+  [DELIVERY_ENVIRONMENT_TYPE]: deliveryEnvironment,
   [INPUT_SET_TYPE]: inputSet,
   [TRIGGER_TYPE]: trigger,
 };

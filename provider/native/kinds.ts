@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { ApiKey, apiKeyReplaceOnChange } from "../api-key";
 import { Connector, connectorReplaceOnChange } from "../connector";
 import type { ResourceClass } from "../core/resource";
+import { DeliveryEnvironment, deliveryEnvironmentReplaceOnChange } from "../delivery-environment";
 import { Environment, environmentReplaceOnChange } from "../environment";
 import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
@@ -73,6 +74,7 @@ const CLASSES: readonly [
   [FlagSet, flagSetReplaceOnChange],
   [Secret, secretReplaceOnChange],
   [Service, serviceReplaceOnChange],
+  [DeliveryEnvironment, deliveryEnvironmentReplaceOnChange],
   [InputSet, inputSetReplaceOnChange],
   [Trigger, triggerReplaceOnChange],
 ];
