@@ -69,6 +69,15 @@ export {
   groupReplaceOnChange,
 } from "./group";
 export {
+  Infrastructure,
+  type InfrastructureArgs,
+  InfrastructureInputs,
+  InfrastructureOutputs,
+  infrastructureProviderText,
+  infrastructureReplaceOnChange,
+  infrastructureYaml,
+} from "./infrastructure";
+export {
   InputSet,
   type InputSetArgs,
   InputSetInputs,

@@ -14,6 +14,7 @@ import { impl as flag } from "./flag";
 import { impl as flagDefinition } from "./flag-definition";
 import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
+import { impl as infrastructure } from "./infrastructure";
 import { impl as inputSet } from "./input-set";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
@@ -33,6 +34,7 @@ import {
   FLAG_SET_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
+  INFRASTRUCTURE_TYPE,
   INPUT_SET_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
@@ -73,6 +75,7 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [SECRET_TYPE]: secret,
   [SERVICE_TYPE]: service,
   [DELIVERY_ENVIRONMENT_TYPE]: deliveryEnvironment,
+  [INFRASTRUCTURE_TYPE]: infrastructure,
   [INPUT_SET_TYPE]: inputSet,
   [TRIGGER_TYPE]: trigger,
 };

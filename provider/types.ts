@@ -24,6 +24,7 @@ export const FLAG_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagSet";
 export const SECRET_TYPE = "pulumi-nodejs:dynamic/flagstack:Secret";
 export const SERVICE_TYPE = "pulumi-nodejs:dynamic/flagstack:Service";
 export const DELIVERY_ENVIRONMENT_TYPE = "pulumi-nodejs:dynamic/flagstack:DeliveryEnvironment";
+export const INFRASTRUCTURE_TYPE = "pulumi-nodejs:dynamic/flagstack:Infrastructure";
 export const INPUT_SET_TYPE = "pulumi-nodejs:dynamic/flagstack:InputSet";
 export const TRIGGER_TYPE = "pulumi-nodejs:dynamic/flagstack:Trigger";
 

@@ -17,6 +17,7 @@ import { Flag, flagReplaceOnChange } from "../flag";
 import { FlagDefinition, flagDefinitionReplaceOnChange } from "../flag-definition";
 import { FlagSet, flagSetReplaceOnChange } from "../flag-set";
 import { Group, groupReplaceOnChange } from "../group";
+import { Infrastructure, infrastructureReplaceOnChange } from "../infrastructure";
 import { InputSet, inputSetReplaceOnChange } from "../input-set";
 import { type AnyHandlers, KINDS } from "../kinds";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
@@ -75,6 +76,7 @@ const CLASSES: readonly [
   [Secret, secretReplaceOnChange],
   [Service, serviceReplaceOnChange],
   [DeliveryEnvironment, deliveryEnvironmentReplaceOnChange],
+  [Infrastructure, infrastructureReplaceOnChange],
   [InputSet, inputSetReplaceOnChange],
   [Trigger, triggerReplaceOnChange],
 ];
