@@ -29,10 +29,10 @@ import type { Versioned } from "../sdk/platform/versioned";
 import { connectorId } from "./connector";
 import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
+import { guardedUpdate } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { entityKeyOf, inputsFrom, lookupAndDelete, sameYaml } from "./core/ng-entity";
+import { entityKeyOf, inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
@@ -236,17 +236,8 @@ export const impl: ResourceHandlers<DeliveryEnvironmentInputs, DeliveryEnvironme
       read: () => impl.read(id, olds),
       write: async (fields, live) => {
         if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
-        const { yaml: _y, ref: _r, version, ...liveFields } = live;
-        const definition = fields.includes("content")
-          ? { variables: news.variables, overrides: news.overrides }
-          : {};
-        const merged = inputsOf({
-          ...liveFields,
-          ...pickFields(news, fields),
-          ...definition,
-          adopt: news.adopt,
-        });
-        return plain(await put(platformApi(), merged, version ?? olds.version));
+        const merged = inputsOf(mergeForWrite(fields, live, news, ["variables", "overrides"]));
+        return plain(await put(platformApi(), merged, live.version ?? olds.version));
       },
     });
   },

@@ -22,9 +22,9 @@ import type { InfrastructureScope } from "../sdk/platform/infrastructures";
 import { Identifier, type InfrastructureData, InfrastructureYaml } from "../sdk/platform/schemas";
 import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
+import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { inputsFrom, lookupAndDelete, sameYaml } from "./core/ng-entity";
+import { inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
 import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
@@ -275,16 +275,7 @@ export const impl: ResourceHandlers<InfrastructureInputs, InfrastructureOutputs>
       read: () => impl.read(id, olds),
       write: async (fields, live) => {
         if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
-        const { yaml: _y, ...liveFields } = live;
-        const definition = fields.includes("content")
-          ? { definition: news.definition, deploymentType: news.deploymentType }
-          : {};
-        const merged = inputsOf({
-          ...liveFields,
-          ...pickFields(news, fields),
-          ...definition,
-          adopt: news.adopt,
-        });
+        const merged = inputsOf(mergeForWrite(fields, live, news, ["definition", "deploymentType"]));
         return plain(await put(platformApi(), merged));
       },
     });

@@ -9,6 +9,7 @@ import YAML from "yaml";
 import type { z } from "zod";
 import { parseConnectorId } from "../connector";
 import { canonicalJson } from "./diff";
+import { pickFields } from "./guard";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
 import type { EntityKey } from "./platform-scope";
 
@@ -64,4 +65,23 @@ export function lookupAndDelete<K extends { identifier: string }, Scope>(
       );
     },
   };
+}
+
+/**
+ * The inputs a guarded update writes for an entity whose definition is compared as one YAML diff
+ * field, `content`: the written `fields` desired, the `definition` members desired too when
+ * `content` is written (absent ones dropped), every other field live; `adopt` as desired.
+ */
+export function mergeForWrite(
+  fields: readonly string[],
+  live: object,
+  news: { adopt: boolean } & object,
+  definition: readonly string[],
+): Record<string, unknown> {
+  const { yaml: _y, ref: _r, version: _v, ...liveFields } = live as Record<string, unknown>;
+  const desired = news as Record<string, unknown>;
+  const written = fields.includes("content")
+    ? Object.fromEntries(definition.map((k) => [k, desired[k]]))
+    : {};
+  return { ...liveFields, ...pickFields(news, fields), ...written, adopt: news.adopt };
 }
