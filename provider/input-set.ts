@@ -17,26 +17,26 @@
  * that leaves them out gets them filled in.
  * @module
  */
+
 import { z } from "zod";
 import type { InputSetData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { GONE } from "./core/lifecycle";
+import { inputsFrom, sameYaml } from "./core/ng-entity";
 import {
   childHead,
   childLifecycle,
   contentUpdate,
   describeChild,
   fillYaml,
-  knownInputs,
   mismatchProblems,
   PIPELINE_CHILD_REPLACE_ON_CHANGE,
   type PipelineChildKey,
   pipelineChildKey,
   pipelineChildShape,
   runtimeInputProblems,
-  sameYamlMeaning,
   yamlMapping,
 } from "./core/pipeline-child";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -160,7 +160,7 @@ type DiffView = Partial<Record<DiffField, unknown>>;
 const inputSetDiff: DiffSpec<DiffField> = {
   fields: [...PIPELINE_CHILD_REPLACE_ON_CHANGE, "content"],
   replaceOnChange: inputSetReplaceOnChange,
-  rules: { content: { equals: sameYamlMeaning } },
+  rules: { content: { equals: sameYaml } },
 };
 
 const oldView = (o: InputSetOutputs): DiffView => ({ ...o, content: o.yaml });
@@ -214,7 +214,7 @@ export const impl: ResourceHandlers<InputSetInputs, InputSetOutputs> = {
     ) as Record<string, unknown>;
     const definition = prev?.yaml !== undefined && prev.values === undefined ? { yaml: live } : { values };
     const { values: _v, yaml: _y, version: _n, ...rest } = prev ?? {};
-    const inputs = knownInputs(InputSetInputs, {
+    const inputs = inputsFrom(InputSetInputs, {
       ...rest,
       ...key,
       name: data.name,

@@ -25,10 +25,11 @@ import { Identifier, type ServiceData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { connectorId, parseConnectorId } from "./connector";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
-import { canonicalJson, type DiffSpec, diffInputs } from "./core/diff";
+import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { inputsFrom, sameYaml } from "./core/ng-entity";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
@@ -210,20 +211,10 @@ export const serviceReplaceOnChange = SCOPE_REPLACE_ON_CHANGE satisfies readonly
 type DiffField = "org" | "project" | "identifier" | "name" | "description" | "tags" | "content";
 type DiffView = Partial<Record<DiffField, unknown>>;
 
-/** Two YAML texts mean the same document: parsed, compared as canonical JSON; text that does not parse never equals. */
-function sameYaml(a: unknown, b: unknown): boolean {
-  if (typeof a !== "string" || typeof b !== "string") return false;
-  try {
-    return canonicalJson(YAML.parse(a)) === canonicalJson(YAML.parse(b));
-  } catch {
-    return false;
-  }
-}
-
 const serviceDiff: DiffSpec<DiffField> = {
   fields: ["org", "project", "identifier", "name", "description", "tags", "content"],
   replaceOnChange: serviceReplaceOnChange,
-  rules: { content: { equals: (a, b) => sameYaml(a, b) } },
+  rules: { content: { equals: sameYaml } },
 };
 
 const oldView = (o: ServiceOutputs): DiffView => ({ ...o, content: o.yaml });
@@ -271,12 +262,7 @@ async function put(api: PlatformClient, inputs: ServiceInputs, ifMatch: number |
   return toOutputs(inputs, data);
 }
 
-const inputsOf = (props: Record<string, unknown>): ServiceInputs =>
-  ServiceInputs.parse(
-    Object.fromEntries(
-      Object.entries(props).filter(([k]) => k in ServiceInputs.shape && props[k] !== undefined),
-    ),
-  );
+const inputsOf = (props: Record<string, unknown>): ServiceInputs => inputsFrom(ServiceInputs, props);
 
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text

@@ -13,24 +13,24 @@
  * | delete | `DELETE /pipeline/api/triggers/{identifier}`; already gone is success |
  * @module
  */
+
 import { z } from "zod";
 import type { TriggerData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { GONE } from "./core/lifecycle";
+import { inputsFrom, sameYaml } from "./core/ng-entity";
 import {
   childHead,
   childLifecycle,
   contentUpdate,
   describeChild,
   fillYaml,
-  knownInputs,
   PIPELINE_CHILD_REPLACE_ON_CHANGE,
   type PipelineChildKey,
   pipelineChildKey,
   pipelineChildShape,
-  sameYamlMeaning,
   yamlMapping,
 } from "./core/pipeline-child";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -179,7 +179,7 @@ type DiffView = Partial<Record<DiffField, unknown>>;
 const triggerDiff: DiffSpec<DiffField> = {
   fields: [...PIPELINE_CHILD_REPLACE_ON_CHANGE, "content"],
   replaceOnChange: triggerReplaceOnChange,
-  rules: { content: { equals: sameYamlMeaning } },
+  rules: { content: { equals: sameYaml } },
 };
 
 const oldView = (o: TriggerOutputs): DiffView => ({ ...o, content: o.yaml });
@@ -227,7 +227,7 @@ export const impl: ResourceHandlers<TriggerInputs, TriggerOutputs> = {
     const t = yamlMapping(data.yaml, "trigger");
     const live = (typeof t === "string" ? {} : t) as { tags?: unknown; inputSetRefs?: unknown };
     const { webhook: _w, cron: _c, yaml: _y, version: _n, inputSetRefs: _r, ...rest } = prev ?? {};
-    const inputs = knownInputs(TriggerInputs, {
+    const inputs = inputsFrom(TriggerInputs, {
       ...rest,
       ...key,
       name: data.name,

@@ -12,10 +12,10 @@ import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
 import type { Versioned } from "../../sdk/platform/versioned";
 import { AdoptInput, OrgInput, splitId } from "../platform-common";
 import type { InputProblem, JsonPath } from "./check";
-import { canonicalJson } from "./diff";
 import { type GuardedUpdateSpec, guardedUpdate } from "./guard";
 import { writeIfMatch } from "./if-match";
 import { createOrAdopt, deleteIdempotent, readOrGone } from "./lifecycle";
+import { sameYaml } from "./ng-entity";
 import { plain } from "./resource";
 
 /** The identity inputs of a pipeline's child; spread into a resource's inputs schema. */
@@ -135,23 +135,6 @@ export function fillYaml(text: string, root: string, wanted: Record<string, unkn
     if (value !== undefined && !doc.hasIn([root, key])) doc.setIn([root, key], value);
   }
   return doc.toString({ lineWidth: 0 });
-}
-
-/** Two YAML texts mean the same document: parsed, compared as canonical JSON; text that does not parse never equals. */
-export function sameYamlMeaning(a: unknown, b: unknown): boolean {
-  if (typeof a !== "string" || typeof b !== "string") return false;
-  try {
-    return canonicalJson(YAML.parse(a)) === canonicalJson(YAML.parse(b));
-  } catch {
-    return false;
-  }
-}
-
-/** The known inputs among recorded props, parsed by the inputs schema (outputs and undefined dropped). */
-export function knownInputs<S extends z.ZodObject>(schema: S, props: Record<string, unknown>): z.output<S> {
-  return schema.parse(
-    Object.fromEntries(Object.entries(props).filter(([k, v]) => k in schema.shape && v !== undefined)),
-  );
 }
 
 type Props = Record<string, unknown>;
@@ -278,8 +261,7 @@ export function childLifecycle<
       });
       let outs = outputs(inputs, value);
       // An adopted (or recovered) object that differs from the program is converged with one guarded PUT.
-      if (how !== "created" && !sameYamlMeaning(outs.yaml, yaml(inputs)))
-        outs = await put(inputs, value.version);
+      if (how !== "created" && !sameYaml(outs.yaml, yaml(inputs))) outs = await put(inputs, value.version);
       return { id: pipelineChildId(inputs), outs: plain(outs) };
     },
     get: (key: PipelineChildKey) => readOrGone(() => api().get(key.identifier, childScope(key))),
