@@ -262,7 +262,7 @@ export type DeliveryEnvironmentArgs = ResourceArgs<DeliveryEnvironmentInputValue
  *   org: "default", project: "payments", identifier: "prod", name: "Production", type: "Production",
  *   variables: [{ name: "replicas", type: "Number", value: 3 }],
  * });
- * new Infrastructure("gke", { ..., environment: prod.identifier, kubernetesGcp: { ... } });
+ * new Infrastructure("gke", { ..., environment: prod.identifier, definition: { type: "KubernetesGcp", ... } });
  * ```
  */
 export const DeliveryEnvironment = resourceClass(

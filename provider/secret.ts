@@ -24,6 +24,7 @@
  * YAML bodies only.
  * @module
  */
+
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import type { SecretBody, SecretData } from "../sdk/platform/schemas";
@@ -31,7 +32,8 @@ import { connectorId, parseConnectorId } from "./connector";
 import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { lookupAndDelete } from "./core/ng-entity";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
@@ -191,18 +193,10 @@ export const impl: ResourceHandlers<SecretInputs, SecretOutputs> = {
     });
   },
 
-  async lookup(inputs) {
-    const data = await readOrGone(() => platformApi().secrets.get(inputs.identifier, scopeOf(inputs)));
-    return data && { createdAt: data.createdAt };
-  },
-
-  async delete(_id, props) {
-    const api = platformApi();
-    await deleteIdempotent(
-      () => api.secrets.delete(props.identifier, scopeOf(props)),
-      () => api.secrets.get(props.identifier, scopeOf(props)),
-    );
-  },
+  ...lookupAndDelete(
+    () => platformApi().secrets,
+    (k: SecretInputs) => scopeOf(k),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -28,8 +28,8 @@ import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/c
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { inputsFrom, sameYaml } from "./core/ng-entity";
+import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { inputsFrom, lookupAndDelete, sameYaml } from "./core/ng-entity";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
@@ -333,18 +333,10 @@ export const impl: ResourceHandlers<ServiceInputs, ServiceOutputs> = {
     });
   },
 
-  async lookup(inputs) {
-    const data = await readOrGone(() => platformApi().services.get(inputs.identifier, scopeOf(inputs)));
-    return data && { createdAt: data.createdAt };
-  },
-
-  async delete(_id, props) {
-    const api = platformApi();
-    await deleteIdempotent(
-      () => api.services.delete(props.identifier, scopeOf(props)),
-      () => api.services.get(props.identifier, scopeOf(props)),
-    );
-  },
+  ...lookupAndDelete(
+    () => platformApi().services,
+    (k: ServiceInputs) => scopeOf(k),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------
