@@ -10,6 +10,9 @@
  *   writes its state checkpoint after every step, as it does for every user (the file backend
  *   rewrites the whole state each time).
  * - `preview_unchanged_requests` (goal 0), `preview_unchanged_seconds`: a preview of that stack.
+ * - `destroy_requests_800` (goal 200: one per flag), `destroy_seconds_800`: `pulumi destroy` of
+ *   that stack. Each definition is given its `Flag` resource, so it is deleted with the flag
+ *   (Pulumi's `deletedWith`) and the flag's DELETE removes it (issue 18).
  * - `up_rate_limited_ratio` (goal ≤ 1.10): the same `up` (from empty again) with the emulator
  *   limited to 20 requests per second and the provider configured for it
  *   (`flagstack:requestsPerSecond = 20`), its wall time divided by (requests / 20): the floor the
@@ -135,6 +138,14 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     figures.preview_unchanged_seconds = seconds(performance.now() - t);
     figures.preview_unchanged_requests = api(preview.requests).length;
     log(`preview: ${figures.preview_unchanged_seconds} s, ${figures.preview_unchanged_requests} requests`);
+
+    // Destroy: each definition is given its `Flag`, so it is `deletedWith` it and the flag's
+    // DELETE removes its definitions (goal: one DELETE per flag, 200 for the 800 resources).
+    const destroyStart = performance.now();
+    const destroyed = await s.destroy();
+    figures.destroy_seconds_800 = seconds(performance.now() - destroyStart);
+    figures.destroy_requests_800 = api(destroyed.requests).filter((r) => r.method === "DELETE").length;
+    log(`destroy: ${figures.destroy_requests_800} DELETEs, ${figures.destroy_seconds_800} s`);
 
     // 2. Unlimited, checkpoints skipped: the engine's own floor for the rate-limited run below.
     const fast = await open("b", { PULUMI_SKIP_CHECKPOINTS: "true" }, UNLIMITED);

@@ -46,7 +46,7 @@ import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } fro
 import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { FLAG_DEFINITION_TYPE } from "./types";
+import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "./types";
 
 const Configurations = z
   .union([z.string(), z.record(z.string(), z.unknown())], {
@@ -556,7 +556,7 @@ export type BucketOutput = FlagDefinitionOutputs["defaultRule"][number];
  * ```ts
  * new FlagDefinition("checkout-prod", {
  *   workspace: "Default",
- *   flag: checkout.name,
+ *   flag: checkout, // the Flag: this definition is deleted with it (or `checkout.name`)
  *   environment: "Production",
  *   treatments: [
  *     { name: "on", configurations: { color: "green" }, keys: ["qa-user-1"] },
@@ -576,6 +576,10 @@ export const FlagDefinition = resourceClass(
   FLAG_DEFINITION_TYPE,
   FlagDefinitionInputs,
   FlagDefinitionOutputs,
+  // Deleting a flag removes its definitions (admin spec's state table, "DELETE on the
+  // project-level flag"): given the `Flag` itself, a definition is `deletedWith` it, so
+  // destroying both sends one DELETE.
+  { input: "flag", type: FLAG_TYPE, output: "name" },
 );
 /** A {@link FlagDefinition} object: one `Output` per member of {@link FlagDefinitionOutputs}. */
 export type FlagDefinition = InstanceType<typeof FlagDefinition>;

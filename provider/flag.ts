@@ -6,9 +6,9 @@
  * |---|---|
  * | check | none: the zod schema below |
  * | diff | none: `name`, `workspace` and `trafficType` replace (delete first: names are unique); `description`, `tags` and `rolloutStatus` update in place |
- * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags and rollout status when given (tags cannot be set on create, ref admin §1.1) |
+ * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags, rollout status and owners when given (tags cannot be set on create, ref admin §1.1) |
  * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
- * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1) |
+ * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flags.ts`) |
  * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done |
  * @module
  */
@@ -31,6 +31,21 @@ const tagList = z
   .array(z.string().min(1, "a tag must not be empty").max(256, "a tag must be at most 256 characters"))
   .default([])
   .transform((tags) => [...new Set(tags)].sort());
+
+/** Who owns a flag: a user or a group, by id (the GET's `owners:[{id,type}]`, ref admin §1.1). */
+export const FlagOwner = z.strictObject({
+  type: z.enum(["user", "group"], { error: 'owners[].type must be "user" or "group"' }),
+  /** The user's or group's id (`UserInvite.userId`, `Group.groupId`). */
+  id: z.string().min(1, "owners[].id must not be empty"),
+});
+/** One owner of a flag. */
+export type FlagOwner = z.output<typeof FlagOwner>;
+
+/** Owners as a set: sorted by type and id, duplicates dropped. */
+function ownerSet(owners: readonly FlagOwner[]): FlagOwner[] {
+  const seen = new Map(owners.map((o) => [`${o.type}:${o.id}`, { type: o.type, id: o.id }]));
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+}
 
 /** The inputs of a {@link Flag}. */
 export const FlagInputs = z.strictObject({
@@ -56,6 +71,12 @@ export const FlagInputs = z.strictObject({
         `rolloutStatus "${String(issue.input)}" is not a rollout status; valid: ${ROLLOUT_STATUS_NAMES.map((n) => `"${n}"`).join(", ")}`,
     })
     .optional(),
+  /**
+   * The flag's owners, a set of users and groups by id (`{ type: "group", id: team.groupId }`).
+   * Only current owners may change them in the UI; the admin API key may always. When omitted,
+   * the service's owners are left alone.
+   */
+  owners: z.array(FlagOwner).transform(ownerSet).optional(),
   /** Take over an existing flag with the same name instead of failing. Default: false. */
   adopt: z.boolean().default(false),
 });
@@ -63,6 +84,7 @@ export const FlagInputs = z.strictObject({
 /** The outputs of a {@link Flag}: the inputs (with the service's values) plus ids and times. */
 export const FlagOutputs = FlagInputs.extend({
   rolloutStatus: z.string(),
+  owners: z.array(FlagOwner),
   /** The flag's id (also the resource id). */
   flagId: z.string(),
   /** Creation time, epoch milliseconds. */
@@ -95,7 +117,7 @@ type FlagField = Exclude<keyof FlagInputs, "adopt">;
 const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
 
 const flagDiff: DiffSpec<FlagField> = {
-  fields: ["name", "workspace", "trafficType", "description", "tags", "rolloutStatus"],
+  fields: ["name", "workspace", "trafficType", "description", "tags", "rolloutStatus", "owners"],
   replaceOnChange: flagReplaceOnChange,
   deleteBeforeReplace: true,
   rules: {
@@ -110,6 +132,13 @@ const flagDiff: DiffSpec<FlagField> = {
     // Omitted: the service's value is not managed.
     rolloutStatus: {
       equals: (o, n, olds) => n === undefined || sameText(n, o) || sameText(n, olds.rolloutStatusId),
+    },
+    // Omitted: the service's owners are not managed; given: compared as a set.
+    owners: {
+      equals: (o, n) =>
+        n === undefined ||
+        JSON.stringify(ownerSet(n as FlagOwner[])) ===
+          JSON.stringify(ownerSet((o as FlagOwner[] | undefined) ?? [])),
     },
   },
 };
@@ -130,6 +159,7 @@ function outputs(
     description: flag.description,
     tags: tagNames(flag),
     rolloutStatus: flag.rolloutStatus.name,
+    owners: ownerSet((flag.owners ?? []) as FlagOwner[]),
     adopt: inputs.adopt,
     flagId: flag.id,
     creationTime: flag.creationTime,
@@ -142,12 +172,22 @@ function outputs(
 }
 
 /**
- * The one-PATCH body that takes `live` to the desired description, tags and rollout status: one
- * `replace` per field that differs, so the patch does not depend on array positions.
+ * The one-PATCH body that takes `live` to the desired description, tags, rollout status and
+ * owners: one `replace` per field that differs, so the patch does not depend on array positions.
  */
 export function flagPatch(
-  live: { description: string; tags: readonly string[]; rolloutStatusId: string },
-  desired: { description: string; tags: readonly string[]; rolloutStatusId?: string | undefined },
+  live: {
+    description: string;
+    tags: readonly string[];
+    rolloutStatusId: string;
+    owners?: readonly FlagOwner[];
+  },
+  desired: {
+    description: string;
+    tags: readonly string[];
+    rolloutStatusId?: string | undefined;
+    owners?: readonly FlagOwner[] | undefined;
+  },
 ): JsonPatch {
   const ops: JsonPatch = [];
   if (live.description !== desired.description)
@@ -158,6 +198,12 @@ export function flagPatch(
   }
   if (desired.rolloutStatusId !== undefined && desired.rolloutStatusId !== live.rolloutStatusId) {
     ops.push({ op: "replace", path: "/rolloutStatus/id", value: desired.rolloutStatusId });
+  }
+  if (desired.owners !== undefined) {
+    const want = ownerSet(desired.owners);
+    if (JSON.stringify(want) !== JSON.stringify(ownerSet(live.owners ?? []))) {
+      ops.push({ op: "replace", path: "/owners", value: want.map((o) => ({ id: o.id, type: o.type })) });
+    }
   }
   return ops;
 }
@@ -212,8 +258,18 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
       );
     }
     const ops = flagPatch(
-      { description: flag.description, tags: tagNames(flag), rolloutStatusId: flag.rolloutStatus.id },
-      { description: inputs.description, tags: inputs.tags, rolloutStatusId: status?.id },
+      {
+        description: flag.description,
+        tags: tagNames(flag),
+        rolloutStatusId: flag.rolloutStatus.id,
+        owners: (flag.owners ?? []) as FlagOwner[],
+      },
+      {
+        description: inputs.description,
+        tags: inputs.tags,
+        rolloutStatusId: status?.id,
+        owners: inputs.owners,
+      },
     );
     if (ops.length === 0) return { id: flag.id, outs: outputs(flag, workspace, inputs) };
     try {
@@ -224,7 +280,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
         flag.id,
         outputs(flag, workspace, inputs),
         e,
-        "setting tags and rollout status",
+        "setting tags, rollout status and owners",
       );
     }
   },
@@ -242,6 +298,8 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
       description: outs.description,
       tags: outs.tags,
       rolloutStatus: outs.rolloutStatus,
+      // An import writes no `owners: []` into the program; owners it finds are written.
+      owners: outs.owners.length > 0 ? outs.owners : undefined,
       adopt: props.adopt,
     });
     return { id: flag.id, props: outs, inputs };
@@ -263,11 +321,17 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
           status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
         }
         const ops = flagPatch(
-          { description: live.description, tags: live.tags, rolloutStatusId: live.rolloutStatusId },
+          {
+            description: live.description,
+            tags: live.tags,
+            rolloutStatusId: live.rolloutStatusId,
+            owners: live.owners,
+          },
           {
             description: fields.includes("description") ? news.description : live.description,
             tags: fields.includes("tags") ? news.tags : live.tags,
             rolloutStatusId: status?.id,
+            owners: fields.includes("owners") ? news.owners : undefined,
           },
         );
         if (ops.length === 0)
@@ -300,6 +364,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
  *   description: "The one-page checkout",
  *   tags: ["payments"],
  *   rolloutStatus: "Ramping",
+ *   owners: [{ type: "group", id: payments.groupId }],
  * });
  * ```
  */

@@ -237,7 +237,7 @@ export function flagJson(store: Store, f: FlagRecord) {
     rolloutStatus: { id: f.rolloutStatusId, name: rs?.name ?? "" },
     rolloutStatusTimestamp: f.rolloutStatusTimestamp,
     tags: f.tags && f.tags.length > 0 ? f.tags.map((t) => ({ name: t.name })) : null,
-    owners: [] as { id: string; type: string }[],
+    owners: (f.owners ?? []).map((o) => ({ id: o.id, type: o.type })),
   };
 }
 

@@ -48,6 +48,22 @@ const TagList = z.array(
 );
 
 /** The project-level fields a flag PATCH may change. */
+/**
+ * A flag's owners, as the GET shows them (ref admin §1.1: `owners:[{id,type}]`). Setting them by
+ * a `replace` of `/owners` in the flag PATCH is inferred: no public client sets owners (the UI
+ * does, "Edit details"), and this is the shape the GET returns, patched as `/tags` is.
+ */
+const Owners = z.array(
+  z.object(
+    {
+      id: z.string({ error: "id is required" }).min(1, "id must not be empty"),
+      type: z.enum(["user", "group"], { error: 'type must be "user" or "group"' }),
+    },
+    { error: "an owner must be {id, type}" },
+  ),
+  { error: "must be an array of {id, type}" },
+);
+
 const FlagPatched = z.object({
   description: FlagCreate.shape.description
     .unwrap()
@@ -58,10 +74,11 @@ const FlagPatched = z.object({
     { id: z.string({ error: "rolloutStatus.id is required" }) },
     { error: "rolloutStatus must be {id}" },
   ),
+  owners: Owners,
 });
 
-const READ_ONLY = ["id", "name", "trafficType", "creationTime", "rolloutStatusTimestamp", "owners"] as const;
-const PATCHABLE = new Set<string>([...READ_ONLY, "description", "tags", "rolloutStatus"]);
+const READ_ONLY = ["id", "name", "trafficType", "creationTime", "rolloutStatusTimestamp"] as const;
+const PATCHABLE = new Set<string>([...READ_ONLY, "description", "tags", "rolloutStatus", "owners"]);
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -119,7 +136,12 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
       description: after.description,
       tags: after.tags,
       rolloutStatus: after.rolloutStatus,
+      owners: after.owners,
     });
+    for (const [i, o] of next.owners.entries()) {
+      const known = o.type === "user" ? store.users.get(o.id) : store.groups.get(o.id);
+      if (!known) throw badRequest(`owners[${i}].id: no ${o.type} with id ${o.id}`);
+    }
     if (!store.rolloutStatuses.get(next.rolloutStatus.id)) {
       throw badRequest(
         `rolloutStatus.id: ${next.rolloutStatus.id} is not a rollout status (see GET /rolloutStatuses?wsId=${ws.id})`,
@@ -129,6 +151,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
       description: next.description,
       tags: next.tags,
       rolloutStatusId: next.rolloutStatus.id,
+      owners: next.owners,
     });
     await store.commit();
     return c.json(flagJson(store, flag));

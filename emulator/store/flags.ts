@@ -77,13 +77,18 @@ export class Flags extends Table<FlagRecord> {
       rolloutStatusId: status.id,
       rolloutStatusTimestamp: now,
       tags: null,
+      owners: [],
     });
   }
 
   /** Sets what a flag PATCH may change: description, tags and rollout status. */
-  update(flag: FlagRecord, next: Pick<FlagRecord, "description" | "tags" | "rolloutStatusId">): void {
+  update(
+    flag: FlagRecord,
+    next: Pick<FlagRecord, "description" | "tags" | "rolloutStatusId" | "owners">,
+  ): void {
     flag.description = next.description;
     flag.tags = normaliseTags(next.tags);
+    flag.owners = next.owners;
     if (next.rolloutStatusId !== flag.rolloutStatusId) {
       flag.rolloutStatusId = next.rolloutStatusId;
       // spec admin §3: the timestamp moves with the status; never backwards, even within one millisecond.

@@ -80,6 +80,8 @@ export const FlagRecord = TrafficTypedRecord.extend({
   rolloutStatusId: z.string(),
   rolloutStatusTimestamp: z.number().int(),
   tags: z.array(Tag).nullable(),
+  /** Users and groups owning the flag (ref admin §1.1 flag GET `owners:[{id,type}]`). */
+  owners: z.array(z.object({ id: z.string(), type: z.enum(["user", "group"]) })).default([]),
 });
 /** A flag at project level. */
 export type FlagRecord = z.output<typeof FlagRecord>;

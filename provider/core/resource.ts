@@ -183,18 +183,79 @@ export interface ResourceClass<Args, Outs> {
 }
 
 /**
+ * An input that names the object this resource lives inside, when the service deletes the
+ * resource's object with that one (a flag's definitions go with the flag: the admin spec's state
+ * table, "DELETE on the project-level flag"). A program may pass the owning resource itself for
+ * that input: the class then passes
+ * the owner's `output` (its `name`) as the input, and sets Pulumi's `deletedWith` to the owner
+ * unless the program set it, so a destroy (or a replace of the owner) sends one DELETE for the
+ * owner and none for what the service removes with it. Given as a string or an `Output`, the
+ * input works as before and the resource is deleted on its own.
+ */
+export interface Owner<K extends string> {
+  /** The input naming the owner (`flag`). */
+  input: K;
+  /** The owner's type token (`flagstack:Flag`); a resource of another type is refused. */
+  type: string;
+  /** The owner's output the input takes (`name`). */
+  output: string;
+}
+
+/** The `Args` of a class whose `K` input may also be given as its owner's resource ({@link Owner}). */
+export type OwnedArgs<Args, K extends string> = Omit<Args, K> & {
+  [P in K & keyof Args]: Args[P] | FlagstackResource;
+};
+
+/** Replaces an owner resource given for `owner.input` by its output, and sets `deletedWith` to it. */
+function resolveOwner(
+  owner: Owner<string>,
+  name: string,
+  args: Record<string, unknown>,
+  opts: pulumi.CustomResourceOptions | undefined,
+): [Record<string, unknown>, pulumi.CustomResourceOptions | undefined] {
+  const given = args[owner.input];
+  if (!(given instanceof FlagstackResource)) return [args, opts];
+  const type = (given.constructor as { __pulumiType?: string }).__pulumiType;
+  if (type !== owner.type) {
+    throw new TypeError(
+      `${name}: ${owner.input} must be a ${owner.type.slice(owner.type.lastIndexOf(":") + 1)} resource, its ${owner.output}, or a string; got a ${type ?? "resource"} resource`,
+    );
+  }
+  const value = (given as unknown as Record<string, unknown>)[owner.output];
+  return [
+    { ...args, [owner.input]: value },
+    { ...opts, deletedWith: opts?.deletedWith ?? given },
+  ];
+}
+
+/**
  * The class of one resource kind: a {@link FlagstackResource} with the kind's `__provider` text,
  * type token and outputs schema, its arguments typed from the inputs schema and its `Output`s from
  * the outputs schema. Every resource file ends with
  * `export const Flag = resourceClass("flag", FLAG_TYPE, FlagInputs, FlagOutputs)`
  * and `export type Flag = InstanceType<typeof Flag>`, so the classes cannot drift apart and each
  * object has exactly the schema's outputs (seeded by the base class, typed by {@link ResourceOutputs}).
+ * A resource that lives inside another passes its {@link Owner}.
  */
 export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
   file: string,
   type: string,
   inputs: I,
   outputs: O,
+): ResourceClass<ResourceArgs<z.input<I>>, z.output<O>>;
+export function resourceClass<I extends z.ZodObject, O extends z.ZodObject, K extends string>(
+  file: string,
+  type: string,
+  inputs: I,
+  outputs: O,
+  owner: Owner<K>,
+): ResourceClass<OwnedArgs<ResourceArgs<z.input<I>>, K>, z.output<O>>;
+export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
+  file: string,
+  type: string,
+  inputs: I,
+  outputs: O,
+  owner?: Owner<string>,
 ): ResourceClass<ResourceArgs<z.input<I>>, z.output<O>> {
   const provider = providerText(file);
   class Resource extends FlagstackResource {
@@ -204,7 +265,8 @@ export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
     static readonly inputs = inputs;
     static readonly outputs = outputs;
     constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
-      super(provider, type, outputs, name, args, opts);
+      const [a, o] = owner ? resolveOwner(owner, name, args as Record<string, unknown>, opts) : [args, opts];
+      super(provider, type, outputs, name, a, o);
     }
   }
   // The class's name is the resource's (messages, stack traces, `constructor.name`).

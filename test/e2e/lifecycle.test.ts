@@ -148,9 +148,18 @@ describe("a stack of every resource type, end to end", () => {
     for (const key of [s.emu.adminKey, s.emu.platformKey]) expect(config).not.toContain(key);
   });
 
-  it("destroy leaves the emulator with nothing of the stack", async () => {
-    const { result } = await s.destroy();
+  it("destroy leaves the emulator with nothing of the stack, one DELETE per flag and none per definition", async () => {
+    const { result, requests } = await s.destroy();
     expect(result.summary.resourceChanges).toEqual({ delete: n + 1 });
+    // Each definition was given its `Flag`, so it is deleted with it: the flag's DELETE removes
+    // its definitions, and no definition path is deleted on its own.
+    const deletes = requests.filter((r) => r.method === "DELETE" && r.api === "admin").map((r) => r.path);
+    expect(deletes.filter((p) => p.includes("/environments/"))).toEqual([]);
+    expect(deletes.filter((p) => p.includes("/splits/")).sort()).toEqual(
+      Object.values(spec.flags ?? {})
+        .map((f) => `/internal/api/v2/splits/ws/${ws}/${String(f.name)}`)
+        .sort(),
+    );
     expect(await flagNames(admin)).toEqual([]);
     expect(await groupNames(admin)).not.toContain("e2e-payments");
     expect((await users(admin)).filter((u) => u.email === "ann.e2e@example.test")).toEqual([]);

@@ -48,6 +48,7 @@ describe("the committed schema", () => {
       "description",
       "tags",
       "rolloutStatus",
+      "owners",
       "adopt",
       "flagId",
       "creationTime",

@@ -111,6 +111,7 @@ describe("native plugin: a Flag's lifecycle through the shared impl", () => {
       description: "",
       tags: ["a", "b"],
       rolloutStatus: "Pre-Production",
+      owners: [],
       adopt: false,
       flagId: created.id,
       creationTime: expect.any(Number),

@@ -82,6 +82,7 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       workspaceId: ws.id,
       workspaceName: "Default",
       trafficTypeId: expect.any(String),
+      owners: [],
     });
     expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
       {
@@ -195,6 +196,62 @@ describe.each(MODES)("Flag (%s)", (mode) => {
       replaces: [field],
       deleteBeforeReplace: true,
     });
+  });
+
+  it("sets owners in the create's one PATCH, compares them as a set, and changes them with one replace", async () => {
+    const team = await bed.admin.groups.create({ name: unique(`owners-${slug(mode)}`), description: "flag owners" });
+    const other = await bed.admin.groups.create({ name: unique(`owners2-${slug(mode)}`), description: "more owners" });
+    const name = fresh();
+    const owners = [
+      { type: "group", id: team.id },
+      { type: "group", id: team.id },
+    ];
+    const inputs = (await p.check({}, { ...programFor(name), owners })).inputs;
+    expect(inputs.owners).toEqual([{ type: "group", id: team.id }]);
+    bed.proxy.reset();
+    const { id, outs } = await p.create(inputs);
+    expect(bed.proxy.writes().map(({ method, body }) => ({ method, body }))[1]).toEqual({
+      method: "PATCH",
+      body: [
+        { op: "replace", path: "/tags", value: [{ name: "payments" }, { name: "web" }] },
+        { op: "replace", path: "/rolloutStatus/id", value: statusId("Ramping") },
+        { op: "replace", path: "/owners", value: [{ id: team.id, type: "group" }] },
+      ],
+    });
+    expect(outs.owners).toEqual([{ type: "group", id: team.id }]);
+    expect((await bed.admin.flags.get(ws.id, name)).owners).toEqual([{ id: team.id, type: "group" }]);
+    // Omitted: not managed, no change.
+    const unmanaged = (await p.check(outs, programFor(name))).inputs;
+    expect((await p.diff(id, outs, unmanaged)).changes).toBe(false);
+    // Another group added: one PATCH with one replace of the whole set.
+    const both = [
+      { type: "group", id: other.id },
+      { type: "group", id: team.id },
+    ];
+    const news = (await p.check(outs, { ...programFor(name), owners: both })).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.proxy.reset();
+    const updated = await p.update(id, outs, news);
+    const want = [...both].sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      {
+        method: "PATCH",
+        path: flagPath(name),
+        body: [{ op: "replace", path: "/owners", value: want.map((o) => ({ id: o.id, type: o.type })) }],
+      },
+    ]);
+    expect(updated.outs.owners).toEqual(want);
+  });
+
+  it("refuses an owner of an unknown type at check, naming the field, and an unknown id at the service", async () => {
+    const name = fresh();
+    const checked = await p.check({}, { ...programFor(name), owners: [{ type: "team", id: "x" }] });
+    expect(checked.failures).toEqual([
+      { property: "owners[0].type", reason: 'owners[].type must be "user" or "group"' },
+    ]);
+    const inputs = (await p.check({}, { ...programFor(name), owners: [{ type: "group", id: "no-such-group" }] }))
+      .inputs;
+    await expect(p.create(inputs)).rejects.toThrow(/owners\[0\]\.id: no group with id no-such-group/);
   });
 
   it("carries out a replacement the way the engine does: delete, then create", async () => {

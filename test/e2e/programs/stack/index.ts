@@ -2,8 +2,8 @@
  * The end-to-end tests' program. `spec.json` beside it lists the resources by logical name with
  * their arguments exactly as a program would pass them; references between resources are by
  * logical name:
- * - a definition names its flag by the flag's logical name and takes the flag's `name` output, so
- *   it depends on the flag (and follows a rename);
+ * - a definition names its flag by the flag's logical name and takes the `Flag` itself, so it
+ *   depends on the flag (and follows a rename) and is deleted with it (one DELETE for both);
  * - a user invite names its groups by logical name and takes their `name` outputs;
  * - a connector or pipeline names its project by logical name and takes its `identifier` output.
  * Stack outputs: every resource's id by logical name, under `ids`.
@@ -52,7 +52,7 @@ for (const [key, args] of Object.entries(spec.flags ?? {})) {
 for (const [key, { flag, ...args }] of Object.entries(spec.definitions ?? {})) {
   const parent = flags[flag];
   if (!parent) throw new Error(`definition ${key}: no flag ${flag} in the spec`);
-  ids[key] = new FlagDefinition(key, { ...args, flag: parent.name }).id;
+  ids[key] = new FlagDefinition(key, { ...args, flag: parent }).id;
 }
 const groups: Record<string, Group> = {};
 for (const [key, args] of Object.entries(spec.groups ?? {})) {
