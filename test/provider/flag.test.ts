@@ -199,8 +199,14 @@ describe.each(MODES)("Flag (%s)", (mode) => {
   });
 
   it("sets owners in the create's one PATCH, compares them as a set, and changes them with one replace", async () => {
-    const team = await bed.admin.groups.create({ name: unique(`owners-${slug(mode)}`), description: "flag owners" });
-    const other = await bed.admin.groups.create({ name: unique(`owners2-${slug(mode)}`), description: "more owners" });
+    const team = await bed.admin.groups.create({
+      name: unique(`owners-${slug(mode)}`),
+      description: "flag owners",
+    });
+    const other = await bed.admin.groups.create({
+      name: unique(`owners2-${slug(mode)}`),
+      description: "more owners",
+    });
     const name = fresh();
     const owners = [
       { type: "group", id: team.id },
@@ -249,8 +255,9 @@ describe.each(MODES)("Flag (%s)", (mode) => {
     expect(checked.failures).toEqual([
       { property: "owners[0].type", reason: 'owners[].type must be "user" or "group"' },
     ]);
-    const inputs = (await p.check({}, { ...programFor(name), owners: [{ type: "group", id: "no-such-group" }] }))
-      .inputs;
+    const inputs = (
+      await p.check({}, { ...programFor(name), owners: [{ type: "group", id: "no-such-group" }] })
+    ).inputs;
     await expect(p.create(inputs)).rejects.toThrow(/owners\[0\]\.id: no group with id no-such-group/);
   });
 
