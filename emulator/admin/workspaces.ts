@@ -48,6 +48,20 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
     }
     const scope = scopeOf(store, c);
     let all = store.workspaces.list().filter((w) => scope.workspaceAllowed(w));
+    // Harness mode (ref admin §1.2: [HSDK] `workspaces.go` resolves a workspace from the Harness
+    // organization and project, `?organizationIdentifier=&projectIdentifier=`; a public migration
+    // script does the same lookup). Under Harness an FME project is the Harness project, so the
+    // emulator links a workspace to the platform project of that organization whose name or
+    // identifier is the workspace's name (inferred); none when the project does not exist.
+    const org = c.req.query("organizationIdentifier");
+    const project = c.req.query("projectIdentifier");
+    if (org !== undefined || project !== undefined) {
+      if (!org || !project) {
+        throw badRequest("organizationIdentifier and projectIdentifier must be given together");
+      }
+      const linked = store.platform.project(org, project)?.project;
+      all = linked ? all.filter((w) => w.name === linked.name || w.name === linked.identifier) : [];
+    }
     if (name !== undefined && name !== "") {
       all = all.filter((w) =>
         nameOp === "IS"

@@ -60,9 +60,37 @@ async function findIn<T extends { id: string; name: string }>(
   return found;
 }
 
-/** A workspace by name or id (the workspace list, all pages). */
-export function resolveWorkspace(admin: AdminClient, nameOrId: string): Promise<Workspace> {
-  return findIn(admin, "workspaces", () => collect(admin.workspaces.list()), nameOrId, "workspace");
+/** `<organization>/<project>`: two Harness identifiers (platform ref §3). */
+const HARNESS_PROJECT = /^([a-zA-Z_][0-9a-zA-Z_$]{0,127})\/([a-zA-Z_][0-9a-zA-Z_$]{0,127})$/;
+
+/**
+ * A workspace by name or id (the workspace list, all pages), or, for an account under Harness, by
+ * its Harness organization and project as `<org>/<project>` (`default/payments`): when no
+ * workspace has that name or id, the service is asked for the workspace of that project
+ * (admin ref §1.2, `GET /workspaces?organizationIdentifier=&projectIdentifier=`).
+ */
+export async function resolveWorkspace(admin: AdminClient, nameOrId: string): Promise<Workspace> {
+  const byName = () =>
+    findIn(admin, "workspaces", () => collect(admin.workspaces.list()), nameOrId, "workspace");
+  const harness = HARNESS_PROJECT.exec(nameOrId);
+  if (harness === null) return byName();
+  try {
+    return await byName();
+  } catch (e) {
+    if (!(e instanceof NotFoundByName)) throw e;
+    const [, org, project] = harness as unknown as [string, string, string];
+    const linked = await memo(admin, `workspaces:harness:${org}/${project}`, () =>
+      admin.workspaces.getByHarnessProject(org, project),
+    );
+    if (linked) return linked;
+    forget(admin, `workspaces:harness:${org}/${project}`);
+    throw new NotFoundByName(
+      "workspace",
+      nameOrId,
+      e.valid,
+      ` (nor a workspace of Harness organization "${org}" and project "${project}")`,
+    );
+  }
 }
 
 /** A lookup, by name or id, of something a workspace lists. */

@@ -17,8 +17,10 @@ import { invalidInput, parseInput } from "../core/validate-input";
 import { ApiKeysApi } from "./api-keys";
 import { AttributesApi } from "./attributes";
 import { type AdminAuth, adminAuthHeader, adminAuthHint, resolveAdminAuth } from "./auth";
+import { ChangeRequestsApi } from "./change-requests";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import { FlagSetsApi } from "./flag-sets";
+import { LargeSegmentsApi } from "./large-segments";
 import { AdminApiPart, byIdOrName } from "./part";
 import {
   type ChangeNote,
@@ -45,6 +47,7 @@ import {
   type Workspace,
   WorkspaceCreate,
 } from "./schemas";
+import { RuleBasedSegmentsApi } from "./rule-based-segments";
 import { SegmentKeysApi } from "./segment-keys";
 import { SegmentsApi } from "./segments";
 
@@ -70,10 +73,36 @@ export class WorkspacesApi extends AdminApiPart {
    * @example
    * for await (const ws of admin.workspaces.list()) console.log(ws.name);
    */
-  list(options: { pageSize?: number; name?: string } = {}): AsyncIterable<Workspace> {
-    const name = options.name;
-    const query = { name, nameOp: name === undefined ? undefined : "IS" };
+  list(
+    options: {
+      pageSize?: number;
+      name?: string;
+      organizationIdentifier?: string;
+      projectIdentifier?: string;
+    } = {},
+  ): AsyncIterable<Workspace> {
+    const { name, organizationIdentifier, projectIdentifier } = options;
+    const query = {
+      name,
+      nameOp: name === undefined ? undefined : "IS",
+      organizationIdentifier,
+      projectIdentifier,
+    };
     return this.offsetPages(E.workspaces.list, {}, options.pageSize, LIMITS.workspacesMax, query);
+  }
+
+  /**
+   * The workspace of a Harness project, or `undefined`: under Harness, an FME project is the
+   * Harness project (ref §1.2, `GET /workspaces?organizationIdentifier=&projectIdentifier=`).
+   * @example
+   * const ws = await admin.workspaces.getByHarnessProject("default", "payments");
+   */
+  async getByHarnessProject(
+    organizationIdentifier: string,
+    projectIdentifier: string,
+  ): Promise<Workspace | undefined> {
+    for await (const ws of this.list({ organizationIdentifier, projectIdentifier })) return ws;
+    return undefined;
   }
 
   /**
@@ -540,6 +569,12 @@ export class AdminClient {
   readonly segmentKeys: SegmentKeysApi;
   /** Flag sets of a workspace (v3). */
   readonly flagSets: FlagSetsApi;
+  /** Large segments of a workspace and their activation per environment. */
+  readonly largeSegments: LargeSegmentsApi;
+  /** Rule-based segments of a workspace and their definitions per environment. */
+  readonly ruleBasedSegments: RuleBasedSegmentsApi;
+  /** Change requests of approval-gated environments: submit, list, approve, reject, withdraw. */
+  readonly changeRequests: ChangeRequestsApi;
   /** The HTTP core (for advanced use: `core.limiter`, `core.request(route, ...)`). */
   readonly core: HttpCore;
 
@@ -577,6 +612,9 @@ export class AdminClient {
     this.segments = new SegmentsApi(this.core);
     this.segmentKeys = new SegmentKeysApi(this.core);
     this.flagSets = new FlagSetsApi(this.core);
+    this.largeSegments = new LargeSegmentsApi(this.core);
+    this.ruleBasedSegments = new RuleBasedSegmentsApi(this.core);
+    this.changeRequests = new ChangeRequestsApi(this.core);
   }
 }
 
