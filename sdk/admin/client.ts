@@ -22,6 +22,7 @@ import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import { FlagSetsApi } from "./flag-sets";
 import { LargeSegmentsApi } from "./large-segments";
 import { AdminApiPart, byIdOrName } from "./part";
+import { RuleBasedSegmentsApi } from "./rule-based-segments";
 import {
   type ChangeNote,
   type Definition,
@@ -47,7 +48,6 @@ import {
   type Workspace,
   WorkspaceCreate,
 } from "./schemas";
-import { RuleBasedSegmentsApi } from "./rule-based-segments";
 import { SegmentKeysApi } from "./segment-keys";
 import { SegmentsApi } from "./segments";
 
