@@ -41,7 +41,7 @@ import {
   setRule,
   workspaceRule,
 } from "./core/workspace-fields";
-import { SEGMENT_KEYS_TYPE } from "./types";
+import { SEGMENT_KEYS_TYPE, SEGMENT_TYPE } from "./types";
 
 /** The inputs of a {@link SegmentKeys}. */
 export const SegmentKeysInputs = z.strictObject({
@@ -272,6 +272,9 @@ export const SegmentKeys = resourceClass(
   SEGMENT_KEYS_TYPE,
   SegmentKeysInputs,
   SegmentKeysOutputs,
+  // Deleting a segment removes it from every environment with its members (ref admin §1.1):
+  // given the `Segment` itself, its keys are `deletedWith` it, one DELETE for both.
+  { input: "segment", type: SEGMENT_TYPE, output: "name" },
 );
 /** A {@link SegmentKeys} object: one `Output` per member of {@link SegmentKeysOutputs}. */
 export type SegmentKeys = InstanceType<typeof SegmentKeys>;
