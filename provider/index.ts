@@ -99,6 +99,14 @@ export {
   NotFoundByName,
 } from "./lookups";
 export {
+  Organization,
+  type OrganizationArgs,
+  OrganizationInputs,
+  OrganizationOutputs,
+  organizationProviderText,
+  organizationReplaceOnChange,
+} from "./organization";
+export {
   Pipeline,
   type PipelineArgs,
   PipelineInputs,
@@ -119,6 +127,8 @@ export {
 export {
   getConnector,
   getConnectorOutput,
+  getOrganization,
+  getOrganizationOutput,
   getPipeline,
   getPipelineOutput,
   getProject,

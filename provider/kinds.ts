@@ -16,6 +16,7 @@ import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
 import { impl as infrastructure } from "./infrastructure";
 import { impl as inputSet } from "./input-set";
+import { impl as organization } from "./organization";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
 import { impl as secret } from "./secret";
@@ -36,6 +37,7 @@ import {
   GROUP_TYPE,
   INFRASTRUCTURE_TYPE,
   INPUT_SET_TYPE,
+  ORGANIZATION_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
   SECRET_TYPE,
@@ -66,6 +68,7 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [FLAG_DEFINITION_TYPE]: flagDefinition,
   [GROUP_TYPE]: group,
   [USER_INVITE_TYPE]: userInvite,
+  [ORGANIZATION_TYPE]: organization,
   [PROJECT_TYPE]: project,
   [CONNECTOR_TYPE]: connector,
   [PIPELINE_TYPE]: pipeline,

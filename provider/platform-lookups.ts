@@ -1,6 +1,6 @@
 /**
- * Lookups of existing platform objects by identifier, for use in a Pulumi program: a project, a
- * connector, a pipeline. Each comes as a promise (`getProject`) and as an output taking
+ * Lookups of existing platform objects by identifier, for use in a Pulumi program: an
+ * organization, a project, a connector, a pipeline. Each comes as a promise (`getProject`) and as an output taking
  * `pulumi.Input` arguments (`getProjectOutput`), the usual Pulumi pair.
  *
  * Lookups run in the program's process, where the dynamic provider's `configure` never runs, so
@@ -17,6 +17,7 @@ import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
 import { lookupArgs, lookupSettings } from "./core/lookup";
+import { OrganizationOutputs } from "./organization";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
 import { platformApi } from "./platform-common";
@@ -38,6 +39,41 @@ function api(options: PlatformLookupOptions = {}): PlatformClient {
   return (
     options.client ?? platformApi(lookupSettings(options, ["platformApiUrl", "platformApiKey", "accountId"]))
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Organizations
+
+/** Arguments of {@link getOrganization}. */
+export const GetOrganizationArgs = z.strictObject({ identifier: Identifier });
+/** An organization found by {@link getOrganization}: the outputs an `Organization` would have, minus `adopt`. */
+export type OrganizationInfo = Omit<OrganizationOutputs, "adopt">;
+
+/** Finds an organization by identifier; fails when there is none. */
+export async function getOrganization(
+  args: z.input<typeof GetOrganizationArgs>,
+  options?: PlatformLookupOptions,
+): Promise<OrganizationInfo> {
+  const { identifier } = lookupArgs(GetOrganizationArgs, args, "getOrganization");
+  const data = await api(options).organizations.get(identifier, {});
+  const o = data.organization;
+  return OrganizationOutputs.omit({ adopt: true }).parse({
+    identifier: o.identifier,
+    name: o.name,
+    description: o.description,
+    tags: o.tags,
+    createdAt: data.createdAt,
+    lastModifiedAt: data.lastModifiedAt,
+    version: data.version,
+  });
+}
+
+/** {@link getOrganization} taking `pulumi.Input`s and giving an `Output`. */
+export function getOrganizationOutput(
+  args: { identifier: pulumi.Input<string> },
+  options?: PlatformLookupOptions,
+): pulumi.Output<OrganizationInfo> {
+  return output(args).apply((a) => getOrganization(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------

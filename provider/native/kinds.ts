@@ -20,6 +20,7 @@ import { Group, groupReplaceOnChange } from "../group";
 import { Infrastructure, infrastructureReplaceOnChange } from "../infrastructure";
 import { InputSet, inputSetReplaceOnChange } from "../input-set";
 import { type AnyHandlers, KINDS } from "../kinds";
+import { Organization, organizationReplaceOnChange } from "../organization";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
 import { Secret, secretReplaceOnChange } from "../secret";
@@ -67,6 +68,7 @@ const CLASSES: readonly [
   [FlagDefinition, flagDefinitionReplaceOnChange],
   [Group, groupReplaceOnChange],
   [UserInvite, userInviteReplaceOnChange],
+  [Organization, organizationReplaceOnChange],
   [Project, projectReplaceOnChange],
   [Connector, connectorReplaceOnChange],
   [Pipeline, pipelineReplaceOnChange],

@@ -18,6 +18,7 @@ import { platformEndpoints as E } from "./endpoints";
 import { type EnvironmentsApi, environmentsApi } from "./environments";
 import { type InfrastructuresApi, infrastructuresApi } from "./infrastructures";
 import { type InputSetsApi, inputSetsApi } from "./input-sets";
+import { type OrganizationsApi, organizationsApi } from "./organizations";
 import {
   ConnectorBody,
   type ConnectorData,
@@ -416,6 +417,8 @@ function pipelineText(r: Route, yaml: PipelineYaml): string {
  * await platform.pipelines.create(yamlText, { org: "default", project: "payments" });
  */
 export class PlatformClient {
+  /** Organizations. */
+  readonly organizations: OrganizationsApi;
   /** Projects. */
   readonly projects: ProjectsApi;
   /** Connectors. */
@@ -465,6 +468,7 @@ export class PlatformClient {
     this.accountId = account;
     this.core = new HttpCore({ options: resolved, auth: ["x-api-key", resolved.key], authHint: AUTH_HINT });
     const ctx: Ctx = { core: this.core, account };
+    this.organizations = organizationsApi(ctx);
     this.projects = new ProjectsApi(ctx);
     this.connectors = new ConnectorsApi(ctx);
     this.pipelines = new PipelinesApi(ctx);

@@ -112,6 +112,42 @@ export const ProjectData = z.looseObject({
 export type ProjectData = z.infer<typeof ProjectData>;
 
 // ---------------------------------------------------------------------------------------------
+// Organizations (Go SDK `harness/nextgen/model_organization.go`, `model_organization_request.go`,
+// `model_organization_response.go`)
+
+/** The organization of a create or replace: `OrganizationRequest.organization`. */
+export const OrganizationBody = z.object({
+  identifier: Identifier,
+  name: entityName(),
+  description: z.string().max(1024, "description must be at most 1024 characters").default(""),
+  tags: Tags.default({}),
+});
+export type OrganizationBody = z.input<typeof OrganizationBody>;
+
+export const Organization = z.looseObject({
+  identifier: z.string(),
+  name: z.string(),
+  description: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((d) => d ?? ""),
+  tags: Tags.nullable()
+    .optional()
+    .transform((t) => t ?? {}),
+});
+export type Organization = z.infer<typeof Organization>;
+
+/** `data` of an organization answer (`OrganizationResponse`), and one item of the list. */
+export const OrganizationData = z.looseObject({
+  organization: Organization,
+  createdAt: z.number().int(),
+  lastModifiedAt: z.number().int(),
+  harnessManaged: z.boolean().optional(),
+});
+export type OrganizationData = z.infer<typeof OrganizationData>;
+
+// ---------------------------------------------------------------------------------------------
 // Connectors (spec §2, ref §5)
 
 /** Registry providers of the container image registry connector (ref §5). */
