@@ -5,7 +5,9 @@
  * shared rate limiter, sends through the origin's shared keep-alive undici pool (or the
  * `dispatcher` option), always consumes the response body, validates a success body with the
  * route's zod schema, and turns everything else into a typed {@link ApiError}. Retries follow
- * `retry.ts`; the limiter is `rate-limiter.ts`.
+ * `retry.ts`; the limiter is `rate-limiter.ts`. Bodies are JSON, YAML text, or a `FormData` sent as
+ * `multipart/form-data` (`multipart.ts`: encoded once per call, its file parts redacted from the
+ * call's errors as the credential is).
  *
  * Credentials live only in private fields and the request headers: they never appear in a URL, an
  * error message, an error's `body`, or `JSON.stringify` of an error or a client.
@@ -17,6 +19,7 @@ import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { type ApiError, NetworkError, ValidationError } from "./errors";
 import { dotPath, flattenIssues } from "./issues";
+import { encodeMultipart, isFormData } from "./multipart";
 import type { ResolvedOptions } from "./options";
 import { sharedPool } from "./pool";
 import { type RateLimiter, sharedLimiter } from "./rate-limiter";
@@ -41,7 +44,7 @@ export { route } from "./route";
 export interface CallInit {
   /** Query parameters; `undefined` values are left out. */
   query?: Query | undefined;
-  /** JSON body (any value), or the YAML text for a YAML route. */
+  /** JSON body (any value), the YAML text for a YAML route, or a `FormData` for a multipart route. */
   body?: unknown;
   /** Cancels the call, including waits for the limiter and between retries. */
   signal?: AbortSignal | undefined;
@@ -183,10 +186,27 @@ export class HttpCore {
       });
     }
     const path = this.#basePath + expanded + buildQuery(init?.query);
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     let headers = this.#plainHeaders;
+    // The credential, and for a multipart call its file parts: what this call's errors never show.
+    let secrets = this.#secrets;
     if (init?.body !== undefined) {
-      if (r.body === "yaml") {
+      if (r.body === "multipart") {
+        if (!isFormData(init.body)) {
+          throw new ValidationError({
+            status: 0,
+            method,
+            url: this.origin + path,
+            message: "invalid request body",
+            fieldErrors: [{ field: "(body)", message: "a multipart route's body must be a FormData" }],
+            secrets,
+          });
+        }
+        const form = await encodeMultipart(init.body, secrets);
+        body = form.bytes;
+        secrets = form.secrets;
+        headers = { ...this.#plainHeaders, "content-type": form.contentType };
+      } else if (r.body === "yaml") {
         body = String(init.body);
         headers = this.#yamlHeaders;
       } else {
@@ -207,7 +227,7 @@ export class HttpCore {
           await wait;
         } catch (err) {
           // aborted while queued: this attempt was never sent, and a retried one failed harmlessly
-          throw this.#networkError(method, path, err, true, attempt - 1, true);
+          throw this.#networkError(method, path, err, true, attempt - 1, true, secrets);
         }
       }
       if (attempt === 1) started = performance.now();
@@ -226,18 +246,19 @@ export class HttpCore {
         });
       } catch (err) {
         limiter.release();
-        const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal);
+        const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, secrets);
         maybeApplied ||= failure.maybeApplied;
-        if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal))) throw failure.error;
+        if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal, secrets)))
+          throw failure.error;
         continue;
       }
 
       let outcome: Outcome;
       try {
-        outcome = await this.#readResponse(r, res, method, path, attempt);
+        outcome = await this.#readResponse(r, res, method, path, attempt, secrets);
       } catch (err) {
         // the body broke off: the request was certainly sent
-        outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal);
+        outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, secrets);
       } finally {
         limiter.release();
       }
@@ -249,7 +270,8 @@ export class HttpCore {
       if (maybeApplied && r.hasGoneOnRetry && outcome.error.kind === "not-found")
         return r.goneOnRetry as z.output<S>;
       maybeApplied ||= outcome.maybeApplied;
-      if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal))) throw outcome.error;
+      if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal, secrets)))
+        throw outcome.error;
     }
   }
 
@@ -259,17 +281,18 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     attempt: number,
+    secrets: readonly string[],
   ): Promise<Outcome> {
     const status = res.statusCode;
     if (status >= 200 && status < 300) {
       let text = "";
       if (status === 204 || status === 205) await res.body.dump();
       else text = await res.body.text();
-      return this.#parseSuccess(r, status, res.headers, text, method, path, attempt);
+      return this.#parseSuccess(r, status, res.headers, text, method, path, attempt, secrets);
     }
     // Redacted before anything is taken from it: a message cut at 200 characters could keep a
     // fragment of a key too short to be recognised afterwards.
-    const text = redactText(await res.body.text(), this.#secrets);
+    const text = redactText(await res.body.text(), secrets);
     const idempotent = r.idempotent;
     const advised = status === 429 ? rateLimitWaitMs(res.headers) : retryAfterMs(res.headers);
     const retryable = status === 429 || (idempotent && this.#policy.retryStatuses.includes(status));
@@ -284,7 +307,7 @@ export class HttpCore {
       attempts: attempt,
       outcomeUnknown: !idempotent && WRITE_MAYBE_APPLIED.has(status),
       retryAfterMs: advised,
-      secrets: this.#secrets,
+      secrets,
     });
     return {
       ok: false,
@@ -304,8 +327,9 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     attempt: number,
+    secrets: readonly string[],
   ): Outcome {
-    const body = this.#successBody(r, text);
+    const body = this.#successBody(r, text, secrets);
     if ("value" in body) return { ok: true, value: body.value };
     const tx = headers["x-transaction-id"];
     return {
@@ -321,7 +345,7 @@ export class HttpCore {
         ...body,
         attempts: attempt,
         transactionId: Array.isArray(tx) ? tx[0] : tx,
-        secrets: this.#secrets,
+        secrets,
       }),
     };
   }
@@ -330,6 +354,7 @@ export class HttpCore {
   #successBody(
     r: Route,
     text: string,
+    secrets: readonly string[],
   ):
     | { value: unknown }
     | { message: string; fieldErrors: { field: string; message: string }[]; body: unknown } {
@@ -341,7 +366,7 @@ export class HttpCore {
       try {
         value = JSON.parse(text);
       } catch {
-        const body = redactText(text, this.#secrets).slice(0, 500);
+        const body = redactText(text, secrets).slice(0, 500);
         return { message: "the response body is not JSON", fieldErrors: [], body };
       }
     }
@@ -361,12 +386,13 @@ export class HttpCore {
     idempotent: boolean,
     attempt: number,
     signal: AbortSignal | undefined,
+    secrets: readonly string[],
   ): Failure {
     const aborted = signal?.aborted === true;
     const failure = classifyNetworkError(err, idempotent, aborted);
     return {
       ok: false,
-      error: this.#networkError(method, path, err, idempotent, attempt, aborted),
+      error: this.#networkError(method, path, err, idempotent, attempt, aborted, secrets),
       retry: failure.retryable,
       delayMs: backoffMs(attempt - 1, this.#policy),
       pause: false,
@@ -381,6 +407,7 @@ export class HttpCore {
     idempotent: boolean,
     attempts: number,
     aborted: boolean,
+    secrets: readonly string[] = this.#secrets,
   ): NetworkError {
     const failure = classifyNetworkError(err, idempotent, aborted);
     let message = `network error: ${failure.reason}`;
@@ -399,7 +426,7 @@ export class HttpCore {
       url: this.origin + path,
       message,
       cause: err,
-      secrets: this.#secrets,
+      secrets,
       attempts,
       outcomeUnknown: failure.outcomeUnknown,
       errorCode: failure.code,
@@ -413,6 +440,7 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     signal: AbortSignal | undefined,
+    secrets: readonly string[],
   ): Promise<boolean> {
     const delayMs = outcome.delayMs;
     // A 429 holds back every request to this base URL, whether or not this one is retried.
@@ -432,7 +460,7 @@ export class HttpCore {
       try {
         await sleep(delayMs, undefined, { signal });
       } catch (err) {
-        throw this.#networkError(method, path, err, true, attempt, true);
+        throw this.#networkError(method, path, err, true, attempt, true, secrets);
       }
     }
     return true;

@@ -18,12 +18,18 @@ export type RouteParams<R extends string> = [ParamNames<R>] extends [never]
   ? Record<string, never>
   : { readonly [K in ParamNames<R>]: string };
 
-/** How a route's request body is encoded. */
-export type BodyEncoding = "json" | "yaml";
+/**
+ * How a route's request body is encoded: JSON, YAML text, or `multipart/form-data` (the call's body
+ * is then a `FormData`, the built-in one; see `request.ts`).
+ */
+export type BodyEncoding = "json" | "yaml" | "multipart";
 
 /** Per-route behaviour beyond the method, path and response schema. */
 export interface RouteOptions {
-  /** Request body encoding (default JSON). YAML bodies are sent as given, with `application/yaml`. */
+  /**
+   * Request body encoding (default JSON). YAML bodies are sent as given, with `application/yaml`;
+   * multipart bodies are a `FormData`, encoded once per call (so a retry resends the same bytes).
+   */
   body?: BodyEncoding;
   /**
    * The value validated when a success response has no body (204, or 200 with an empty body).
