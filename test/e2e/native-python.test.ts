@@ -21,8 +21,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import { EngineStack, previewJson, pulumiCli, REPO_ROOT, recordedOutputs, writeJson } from "./harness";
+import { EngineStack, pulumiCli, REPO_ROOT, writeJson } from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
+import { type NativeExample, oneFieldChange, outOfBandRefresh } from "./native-stories";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -149,100 +150,28 @@ describe("native provider: the Python example", () => {
     expect(await groupNames(admin)).toEqual([]);
   });
 
+  /** This language's example, for the stories every language tells (`./native-stories.ts`). */
+  const example = (): NativeExample => ({
+    s,
+    proxy,
+    flag: "py-checkout",
+    description: "The one-page checkout, from Python",
+    lookups: true,
+  });
+
   it("a one-field change: `preview --diff` names the field, `up` sends one PATCH of exactly that field", async () => {
-    const { admin } = clients(s.emu);
-    const ws = await defaultWorkspaceId(admin);
-    expect((await s.up()).result.summary.resourceChanges).toEqual({ create: 4 });
-    editProgram((t) =>
-      t.replace(
-        '    default_treatment="off",\n',
-        '    default_treatment="off",\n    traffic_allocation=50,\n',
+    await oneFieldChange(example(), () =>
+      editProgram((t) =>
+        t.replace(
+          '    default_treatment="off",\n',
+          '    default_treatment="off",\n    traffic_allocation=50,\n',
+        ),
       ),
     );
-
-    const preview = await previewJson(s);
-    expect(preview.summary).toEqual({ same: 3, update: 1 });
-    expect(preview.changes).toEqual({
-      checkoutProduction: {
-        op: "update",
-        urn: expect.stringMatching(/::flagstack:index:FlagDefinition::checkoutProduction$/),
-        diffReasons: ["trafficAllocation"],
-        detailedDiff: { trafficAllocation: { kind: "update", inputDiff: false } },
-      },
-    });
-    expect(preview.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    const diff = await s.preview({ diff: true });
-    expect(diff.result.stdout).toMatch(/~ flagstack:index:FlagDefinition: \(update\)/);
-    expect(diff.result.stdout).toMatch(/\n\s+~ trafficAllocation: 100 => 50\n/);
-
-    proxy.reset();
-    const up = await s.up();
-    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    const flag = await admin.flags.get(ws, "py-checkout");
-    const after = await admin.definitions.get(ws, "py-checkout", "Production");
-    const env = after.environment.id;
-    // The program's lookup, the guard's read of the live definition, then the one PATCH.
-    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      "GET /internal/api/v2/workspaces 200",
-      `GET /internal/api/v2/environments/ws/${ws} 200`,
-      `GET /internal/api/v2/splits/ws/${ws}/${flag.id}/environments/${env} 200`,
-      `PATCH /internal/api/v2/splits/ws/${ws}/py-checkout/environments/${env} 200`,
-    ]);
-    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
-      {
-        method: "PATCH",
-        path: `/internal/api/v2/splits/ws/${ws}/py-checkout/environments/${env}`,
-        body: [
-          { op: "test", path: "/trafficAllocation", value: 100 },
-          { op: "replace", path: "/trafficAllocation", value: 50 },
-        ],
-      },
-    ]);
-    expect(after.trafficAllocation).toBe(50);
-    expect((await s.preview()).result.changeSummary).toEqual({ same: 4 });
   });
 
   it("refresh after an out-of-band change records the live value; the next preview and up restore the program's", async () => {
-    const { admin } = clients(s.emu);
-    const ws = await defaultWorkspaceId(admin);
-    await admin.flags.patch(ws, "py-checkout", [
-      { op: "replace", path: "/description", value: "Changed outside Pulumi" },
-    ]);
-
-    const refresh = await s.refresh();
-    expect(refresh.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    expect(refresh.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    expect((await recordedOutputs(s, "checkout")).description).toBe("Changed outside Pulumi");
-
-    const preview = await previewJson(s);
-    expect(preview.summary).toEqual({ same: 3, update: 1 });
-    expect(preview.changes).toEqual({
-      checkout: {
-        op: "update",
-        urn: expect.stringMatching(/::flagstack:index:Flag::checkout$/),
-        diffReasons: ["description"],
-        detailedDiff: { description: { kind: "update", inputDiff: false } },
-      },
-    });
-
-    proxy.reset();
-    const up = await s.up();
-    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    const flag = await admin.flags.get(ws, "py-checkout");
-    expect(
-      up.requests.filter((r) => r.path.includes("/splits/")).map((r) => `${r.method} ${r.path} ${r.status}`),
-    ).toEqual([
-      `GET /internal/api/v2/splits/ws/${ws}/${flag.id} 200`,
-      `PATCH /internal/api/v2/splits/ws/${ws}/py-checkout 200`,
-    ]);
-    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
-      {
-        method: "PATCH",
-        path: `/internal/api/v2/splits/ws/${ws}/py-checkout`,
-        body: [{ op: "replace", path: "/description", value: "The one-page checkout, from Python" }],
-      },
-    ]);
-    expect(flag.description).toBe("The one-page checkout, from Python");
+    await outOfBandRefresh(example());
   });
 
   it("`pulumi import` of a flag made outside Pulumi writes Python; with it in the program, a preview has nothing to do", async () => {

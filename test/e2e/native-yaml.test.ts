@@ -20,16 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
 import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARGETING } from "./fixtures";
-import {
-  EngineStack,
-  engineEnv,
-  type PreviewStep,
-  previewJson,
-  pulumiCli,
-  REPO_ROOT,
-  recordedOutputs,
-} from "./harness";
+import { EngineStack, engineEnv, type PreviewStep, pulumiCli, REPO_ROOT } from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
+import { type NativeExample, oneFieldChange, outOfBandRefresh } from "./native-stories";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -129,96 +122,28 @@ describe("native provider: a YAML program outside the repository", () => {
     expect(await groupNames(admin)).toEqual([]);
   });
 
+  /** This language's example, for the stories every language tells (`./native-stories.ts`). */
+  const example = (): NativeExample => ({
+    s,
+    proxy,
+    flag: "new-checkout",
+    description: "The one-page checkout",
+    lookups: false,
+  });
+
   it("a one-field change: `preview --diff` names the field, `up` sends one PATCH of exactly that field", async () => {
-    const { admin } = clients(s.emu);
-    const ws = await defaultWorkspaceId(admin);
-    expect((await s.up()).result.summary.resourceChanges).toEqual({ create: 4 });
-    editProgram((t) =>
-      t.replace(
-        '      baselineTreatment: "off"\n',
-        '      baselineTreatment: "off"\n      trafficAllocation: 50\n',
+    await oneFieldChange(example(), () =>
+      editProgram((t) =>
+        t.replace(
+          '      baselineTreatment: "off"\n',
+          '      baselineTreatment: "off"\n      trafficAllocation: 50\n',
+        ),
       ),
     );
-
-    const preview = await previewJson(s);
-    expect(preview.summary).toEqual({ same: 3, update: 1 });
-    expect(preview.changes).toEqual({
-      checkoutProduction: {
-        op: "update",
-        urn: expect.stringMatching(/::flagstack:index:FlagDefinition::checkoutProduction$/),
-        diffReasons: ["trafficAllocation"],
-        detailedDiff: { trafficAllocation: { kind: "update", inputDiff: false } },
-      },
-    });
-    expect(preview.requests).toEqual([]);
-    const diff = await s.preview({ diff: true });
-    expect(diff.result.stdout).toMatch(/~ flagstack:index:FlagDefinition: \(update\)/);
-    expect(diff.result.stdout).toMatch(/\n\s+~ trafficAllocation: 100 => 50\n/);
-
-    proxy.reset();
-    const up = await s.up();
-    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    // The guard's read of the live definition, then the one PATCH.
-    const flag = await admin.flags.get(ws, "new-checkout");
-    const before = await admin.definitions.get(ws, "new-checkout", "Production");
-    const path = `/internal/api/v2/splits/ws/${ws}/new-checkout/environments/${before.environment.id}`;
-    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `GET /internal/api/v2/splits/ws/${ws}/${flag.id}/environments/${before.environment.id} 200`,
-      `PATCH ${path} 200`,
-    ]);
-    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
-      {
-        method: "PATCH",
-        path,
-        body: [
-          { op: "test", path: "/trafficAllocation", value: 100 },
-          { op: "replace", path: "/trafficAllocation", value: 50 },
-        ],
-      },
-    ]);
-    expect(before.trafficAllocation).toBe(50);
-    expect((await s.preview()).result.changeSummary).toEqual({ same: 4 });
   });
 
   it("refresh after an out-of-band change records the live value; the next preview and up restore the program's", async () => {
-    const { admin } = clients(s.emu);
-    const ws = await defaultWorkspaceId(admin);
-    await admin.flags.patch(ws, "new-checkout", [
-      { op: "replace", path: "/description", value: "Changed outside Pulumi" },
-    ]);
-
-    const refresh = await s.refresh();
-    expect(refresh.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    expect(refresh.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    expect((await recordedOutputs(s, "checkout")).description).toBe("Changed outside Pulumi");
-
-    const preview = await previewJson(s);
-    expect(preview.summary).toEqual({ same: 3, update: 1 });
-    expect(preview.changes).toEqual({
-      checkout: {
-        op: "update",
-        urn: expect.stringMatching(/::flagstack:index:Flag::checkout$/),
-        diffReasons: ["description"],
-        detailedDiff: { description: { kind: "update", inputDiff: false } },
-      },
-    });
-
-    proxy.reset();
-    const up = await s.up();
-    expect(up.result.summary.resourceChanges).toEqual({ same: 3, update: 1 });
-    const flag = await admin.flags.get(ws, "new-checkout");
-    expect(up.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `GET /internal/api/v2/splits/ws/${ws}/${flag.id} 200`,
-      `PATCH /internal/api/v2/splits/ws/${ws}/new-checkout 200`,
-    ]);
-    expect(proxy.writes().map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([
-      {
-        method: "PATCH",
-        path: `/internal/api/v2/splits/ws/${ws}/new-checkout`,
-        body: [{ op: "replace", path: "/description", value: "The one-page checkout" }],
-      },
-    ]);
-    expect(flag.description).toBe("The one-page checkout");
+    await outOfBandRefresh(example());
   });
 
   it("`pulumi import` of a flag made outside Pulumi writes YAML; with it in the program, a preview has nothing to do", async () => {
