@@ -350,8 +350,8 @@ describe("parsePipelineYaml", () => {
     ],
     [
       "an unknown stage type",
-      hello_yaml.replace("type: Custom", "type: Approval"),
-      'pipeline.stages[0].stage.type: unknown stage type "Approval"',
+      hello_yaml.replace("type: Custom", "type: FeatureFlag"),
+      'pipeline.stages[0].stage.type: unknown stage type "FeatureFlag"',
     ],
     [
       "a stage without steps",
@@ -538,15 +538,15 @@ describe("validatePipelineModel", () => {
     ],
     [
       "an unknown stage type",
-      { ...pipeline, stages: [{ ...stage, type: "Approval" }] },
+      { ...pipeline, stages: [{ ...stage, type: "FeatureFlag" }] },
       "stages[0].type",
-      'unknown stage type "Approval"; expected one of Deployment, Custom',
+      'unknown stage type "FeatureFlag"; expected one of Deployment, Custom, CI, Approval',
     ],
     [
       "an unknown step type",
       withStep({ type: "Http" }),
       "stages[0].execution.steps[0].type",
-      'unknown step type "Http"; expected one of ShellScript, K8sRollingDeploy, K8sRollingRollback, Parallel',
+      'unknown step type "Http"; expected one of ShellScript, K8sRollingDeploy, K8sRollingRollback, Run, BuildAndPushDockerRegistry, HarnessApproval, Parallel',
     ],
     [
       "a timeout that is not a duration",

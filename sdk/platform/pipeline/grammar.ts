@@ -191,6 +191,24 @@ export const SHELLS = ["Bash", "PowerShell"] as const;
 /** Where a ShellScript step's script comes from: written inline, or a file in the file store. */
 export const SCRIPT_SOURCE_TYPES = ["Inline", "Harness"] as const;
 
+// CI and approval enumerations. The spec is silent about CI and Approval stages; the shapes are
+// the public Harness docs' (harness/developer-hub `docs/platform/approvals/adding-harness-approval-stages.md`,
+// CI pipeline samples with `type: CI`, `cloneCodebase`, `platform {os, arch}`, `runtime {type: Cloud}`
+// or `infrastructure {type: KubernetesDirect}`) and the service's `Approvers` bean
+// (io.harness.steps.approval.step.harness.beans: userGroups, minimumCount, disallowPipelineExecutor).
+
+/** Shells of a CI `Run` step. */
+export const CI_SHELLS = ["Sh", "Bash", "Powershell", "Pwsh", "Python"] as const;
+/** Operating systems of a CI stage's Cloud runtime (`platform.os`). */
+export const CI_OS = ["Linux", "MacOS", "Windows"] as const;
+/** Architectures of a CI stage's Cloud runtime (`platform.arch`). */
+export const CI_ARCH = ["Amd64", "Arm64"] as const;
+/**
+ * Timeout the typed model gives a HarnessApproval step that has none: one day, the default of the
+ * step in the Harness docs (an approver needs time to see it).
+ */
+export const DEFAULT_APPROVAL_TIMEOUT = "1d";
+
 // ---------------------------------------------------------------------------------------------
 // Size
 

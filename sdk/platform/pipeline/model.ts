@@ -1,7 +1,9 @@
 /**
  * The typed model of a platform pipeline (spec §2 "Pipeline"; real-world shape from ref §6-§7):
- * Deployment and Custom stages, ShellScript / K8sRollingDeploy / K8sRollingRollback steps,
- * parallel step groups, failure strategies, variables and tags. {@link PipelineModel} (zod) is the
+ * Deployment, Custom, CI and Approval stages, ShellScript / K8sRollingDeploy / K8sRollingRollback /
+ * Run / BuildAndPushDockerRegistry / HarnessApproval steps (each legal in its stage kinds only,
+ * {@link STAGE_STEP_TYPES}), parallel step groups, failure strategies, variables and tags, and the
+ * pipeline's codebase for CI stages that clone it. {@link PipelineModel} (zod) is the
  * single source of the model's types; what a program writes is its input type.
  * @module
  */
@@ -9,7 +11,16 @@ import { z } from "zod";
 import { Identifier, Tags } from "../schemas";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import { Duration, entityRef, Flag, inputable, named, ShellVariableName, text, VariableName } from "./fields";
-import { DEFAULT_STEP_TIMEOUT, SHELLS } from "./grammar";
+import {
+  CI_ARCH,
+  CI_OS,
+  CI_SHELLS,
+  DEFAULT_APPROVAL_TIMEOUT,
+  DEFAULT_STEP_TIMEOUT,
+  isExpression,
+  isRuntimeInputText,
+  SHELLS,
+} from "./grammar";
 
 // ---------------------------------------------------------------------------------------------
 // Variables, failure strategies
@@ -203,21 +214,91 @@ export const K8sRollingRollbackStep = z.strictObject({
 });
 export type K8sRollingRollbackStep = z.output<typeof K8sRollingRollbackStep>;
 
+/** A CI `Run` step: a command run in a container (or on the build host of a Cloud runtime). */
+export const RunStep = z.strictObject({
+  type: z.literal("Run"),
+  ...stepBase,
+  /** The connector the image is pulled through (a Docker registry connector). */
+  connectorRef: entityRef("connectorRef").optional(),
+  image: text("image").optional(),
+  shell: z.enum(CI_SHELLS, { error: `shell must be one of ${CI_SHELLS.join(", ")}` }).default("Sh"),
+  command: text("command"),
+});
+export type RunStep = z.output<typeof RunStep>;
+
+/** Builds an image from the cloned codebase and pushes it to a Docker registry. */
+export const BuildAndPushDockerRegistryStep = z.strictObject({
+  type: z.literal("BuildAndPushDockerRegistry"),
+  ...stepBase,
+  /** The Docker registry connector pushed to. */
+  connectorRef: entityRef("connectorRef"),
+  /** The repository (`org/app`). */
+  repo: text("repo"),
+  tags: z.array(text("tags"), { error: "tags must be a list of tags" }).min(1, "tags needs at least one tag"),
+  dockerfile: text("dockerfile").optional(),
+  context: text("context").optional(),
+});
+export type BuildAndPushDockerRegistryStep = z.output<typeof BuildAndPushDockerRegistryStep>;
+
+const MINIMUM_COUNT = "minimumCount must be a whole number of at least 1, or a <+...> expression";
+
+/** Who approves a HarnessApproval step: user groups (`account.x`/`org.x` scoped as any reference). */
+export const Approvers = z.strictObject({
+  userGroups: z
+    .array(entityRef("userGroups"), { error: "userGroups must be a list of user group references" })
+    .min(1, "userGroups needs at least one user group"),
+  minimumCount: inputable(
+    z.union([z.number().int().min(1), z.string().refine(isExpression)], { error: MINIMUM_COUNT }),
+  ).default(1),
+  disallowPipelineExecutor: Flag.default(false),
+});
+export type Approvers = z.output<typeof Approvers>;
+
+/** A value the approver may give (`approverInputs`), read later as `<+...output.approverInputs.x>`. */
+export const ApproverInput = z.strictObject({
+  name: VariableName,
+  defaultValue: z.string({ error: "defaultValue must be a string" }).default(""),
+});
+
+/** A manual approval by user groups; the run waits for it (one day by default). */
+export const HarnessApprovalStep = z.strictObject({
+  type: z.literal("HarnessApproval"),
+  ...stepBase,
+  timeout: Duration.default(DEFAULT_APPROVAL_TIMEOUT),
+  approvalMessage: text("approvalMessage"),
+  includePipelineExecutionHistory: Flag.default(true),
+  approvers: Approvers,
+  approverInputs: z.array(ApproverInput).default([]),
+});
+export type HarnessApprovalStep = z.output<typeof HarnessApprovalStep>;
+
 /** Step types of the model (the `type` of a step). */
-export const STEP_TYPES = ["ShellScript", "K8sRollingDeploy", "K8sRollingRollback"] as const;
+export const STEP_TYPES = [
+  "ShellScript",
+  "K8sRollingDeploy",
+  "K8sRollingRollback",
+  "Run",
+  "BuildAndPushDockerRegistry",
+  "HarnessApproval",
+] as const;
+
+const STEP_SCHEMAS = [
+  ShellScriptStep,
+  K8sRollingDeployStep,
+  K8sRollingRollbackStep,
+  RunStep,
+  BuildAndPushDockerRegistryStep,
+  HarnessApprovalStep,
+] as const;
 
 /** The message for a step of a type the model does not have. */
 export const unknownStepType = (iss: { input?: unknown }, extra: readonly string[] = []) =>
   `unknown step type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${[...STEP_TYPES, ...extra].join(", ")}`;
 
 /** One step. */
-export const Step = z.discriminatedUnion(
-  "type",
-  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep],
-  {
-    error: (iss) => unknownStepType(iss),
-  },
-);
+export const Step = z.discriminatedUnion("type", [...STEP_SCHEMAS], {
+  error: (iss) => unknownStepType(iss),
+});
 export type Step = z.output<typeof Step>;
 
 /** Steps that run at the same time (`- parallel: [...]` in YAML). */
@@ -228,13 +309,9 @@ export const ParallelSteps = z.strictObject({
 export type ParallelSteps = z.output<typeof ParallelSteps>;
 
 /** An entry of `steps`/`rollbackSteps`: a step or a parallel group. */
-export const StepElement = z.discriminatedUnion(
-  "type",
-  [ShellScriptStep, K8sRollingDeployStep, K8sRollingRollbackStep, ParallelSteps],
-  {
-    error: (iss) => unknownStepType(iss, ["Parallel"]),
-  },
-);
+export const StepElement = z.discriminatedUnion("type", [...STEP_SCHEMAS, ParallelSteps], {
+  error: (iss) => unknownStepType(iss, ["Parallel"]),
+});
 export type StepElement = z.output<typeof StepElement>;
 
 /** Steps of a stage and the steps run to roll it back. */
@@ -245,6 +322,10 @@ export const Execution = z.strictObject({
   rollbackSteps: z.array(StepElement).default([]),
 });
 export type Execution = z.output<typeof Execution>;
+
+/** Steps of a CI stage: CI stages have no rollback steps. */
+export const CIExecution = z.strictObject({ steps: Execution.shape.steps });
+export type CIExecution = z.output<typeof CIExecution>;
 
 // ---------------------------------------------------------------------------------------------
 // Stages
@@ -289,11 +370,65 @@ export const CustomStage = z.strictObject({
 });
 export type CustomStage = z.output<typeof CustomStage>;
 
+/** An Approval stage: a HarnessApproval step (and scripts) between the stages it guards. */
+export const ApprovalStage = z.strictObject({
+  type: z.literal("Approval"),
+  ...stageBase,
+});
+export type ApprovalStage = z.output<typeof ApprovalStage>;
+
+/** Where a CI stage builds: a Kubernetes cluster reached through a connector, or Harness Cloud. */
+export const CIInfrastructure = z.discriminatedUnion(
+  "type",
+  [
+    z.strictObject({
+      type: z.literal("KubernetesDirect"),
+      connectorRef: entityRef("connectorRef"),
+      namespace: text("namespace"),
+    }),
+    z.strictObject({
+      type: z.literal("Cloud"),
+      os: z.enum(CI_OS, { error: `os must be one of ${CI_OS.join(", ")}` }).default("Linux"),
+      arch: z.enum(CI_ARCH, { error: `arch must be one of ${CI_ARCH.join(", ")}` }).default("Amd64"),
+    }),
+  ],
+  {
+    error: (iss) =>
+      `unknown infrastructure type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of KubernetesDirect, Cloud`,
+  },
+);
+export type CIInfrastructure = z.output<typeof CIInfrastructure>;
+
+/** A CI stage: Run and BuildAndPushDockerRegistry steps on a build infrastructure. */
+export const CIStage = z.strictObject({
+  type: z.literal("CI"),
+  ...stageBase,
+  execution: CIExecution,
+  /** Clone the pipeline's {@link Codebase} first (true by default, as in the service's editor). */
+  cloneCodebase: z.boolean({ error: "cloneCodebase must be true or false" }).default(true),
+  infrastructure: CIInfrastructure,
+});
+export type CIStage = z.output<typeof CIStage>;
+
 /** Stage types of the model. */
-export const STAGE_TYPES = ["Deployment", "Custom"] as const;
+export const STAGE_TYPES = ["Deployment", "Custom", "CI", "Approval"] as const;
+
+/**
+ * The step types each stage kind takes. HarnessApproval steps go in Approval stages and, as the
+ * Harness docs describe ("Using manual Harness approval steps in CD stages"), in Deployment and
+ * Custom stages; CI stages take CI steps only; Kubernetes steps need a Deployment stage's service
+ * and infrastructure.
+ */
+export const STAGE_STEP_TYPES: Record<(typeof STAGE_TYPES)[number], readonly (typeof STEP_TYPES)[number][]> =
+  {
+    Deployment: ["ShellScript", "K8sRollingDeploy", "K8sRollingRollback", "HarnessApproval"],
+    Custom: ["ShellScript", "HarnessApproval"],
+    CI: ["Run", "BuildAndPushDockerRegistry"],
+    Approval: ["ShellScript", "HarnessApproval"],
+  };
 
 /** One stage. */
-export const Stage = z.discriminatedUnion("type", [DeploymentStage, CustomStage], {
+export const Stage = z.discriminatedUnion("type", [DeploymentStage, CustomStage, CIStage, ApprovalStage], {
   error: (iss) =>
     `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
 });
@@ -302,13 +437,57 @@ export type Stage = z.output<typeof Stage>;
 // ---------------------------------------------------------------------------------------------
 // Pipeline
 
-function stepIdentifiers(elements: StepElement[]): { id: string; path: (string | number)[] }[] {
+/** Each step of a list with its path in the list (`[i]` or `[i, "steps", j]`). */
+function stepsOf(elements: StepElement[]): { step: Step; path: (string | number)[] }[] {
   return elements.flatMap((e, i) =>
     e.type === "Parallel"
-      ? e.steps.map((s, j) => ({ id: s.identifier, path: [i, "steps", j, "identifier"] }))
-      : [{ id: e.identifier, path: [i, "identifier"] }],
+      ? e.steps.map((s, j) => ({ step: s, path: [i, "steps", j] }))
+      : [{ step: e, path: [i] }],
   );
 }
+
+/** The step lists of a stage: CI stages have no rollback steps. */
+const stepLists = (stage: Stage) =>
+  [
+    ["steps", stage.execution.steps],
+    ["rollbackSteps", "rollbackSteps" in stage.execution ? stage.execution.rollbackSteps : []],
+  ] as const;
+
+/** How a CI stage's build is chosen: a branch, a tag or a pull request (`<+input>` by default). */
+export const CodebaseBuild = z.discriminatedUnion(
+  "type",
+  [
+    z.strictObject({ type: z.literal("branch"), branch: text("branch") }),
+    z.strictObject({ type: z.literal("tag"), tag: text("tag") }),
+    z.strictObject({ type: z.literal("PR"), number: text("number") }),
+  ],
+  {
+    error: (iss) =>
+      `unknown build type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of branch, tag, PR`,
+  },
+);
+export type CodebaseBuild = z.output<typeof CodebaseBuild>;
+
+const BUILD_MESSAGE = "build must be { type: branch | tag | PR, ... } or a runtime input";
+
+/**
+ * The repository CI stages clone (`properties.ci.codebase` in YAML): a Git connector (GitHub,
+ * Git, ...), the repository for an account-level connector, and the build to clone.
+ */
+export const Codebase = z.strictObject({
+  connectorRef: entityRef("connectorRef"),
+  repoName: text("repoName").optional(),
+  build: inputable(
+    z.union([CodebaseBuild, z.string().refine(isRuntimeInputText)], {
+      error: (iss) => {
+        const branches = (iss as unknown as { errors?: z.core.$ZodIssue[][] }).errors ?? [];
+        const typed = typeof iss.input === "object" && iss.input !== null;
+        return typed ? (branches[0]?.[0]?.message ?? BUILD_MESSAGE) : BUILD_MESSAGE;
+      },
+    }),
+  ).default("<+input>"),
+});
+export type Codebase = z.output<typeof Codebase>;
 
 /**
  * A pipeline (spec §2 "Pipeline"). Its organization and project are not part of the model: they
@@ -320,11 +499,36 @@ export const PipelineModel = z
     tags: Tags.default({}),
     allowStageExecutions: z.boolean().default(false),
     variables: z.array(Variable).optional(),
+    /** The repository CI stages clone; required when one does (`cloneCodebase`). */
+    codebase: Codebase.optional(),
     stages: z
       .array(Stage, { error: "stages must be a list of stages" })
       .min(1, "a pipeline needs at least one stage"),
   })
   .superRefine((p, ctx) => {
+    // A CI stage that clones needs the pipeline's codebase (`properties.ci.codebase`).
+    const cloning = p.stages.findIndex((s) => s.type === "CI" && s.cloneCodebase);
+    if (cloning >= 0 && p.codebase === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["codebase"],
+        message: `codebase is required: CI stage ${p.stages[cloning]!.identifier} (stages[${cloning}]) clones it; set codebase { connectorRef, repoName, build } or the stage's cloneCodebase: false`,
+      });
+    }
+    // Each step type goes in the stage kinds that run it (STAGE_STEP_TYPES).
+    p.stages.forEach((stage, i) => {
+      const allowed = STAGE_STEP_TYPES[stage.type];
+      for (const [list, elements] of stepLists(stage)) {
+        for (const { step, path } of stepsOf(elements)) {
+          if (allowed.includes(step.type)) continue;
+          ctx.addIssue({
+            code: "custom",
+            path: ["stages", i, "execution", list, ...path, "type"],
+            message: `a ${step.type} step cannot run in a ${stage.type} stage; a ${stage.type} stage takes ${allowed.join(", ")}`,
+          });
+        }
+      }
+    });
     // ref §7.1: stage identifiers are unique in the pipeline, step identifiers in their stage.
     const stages = new Map<string, number>();
     p.stages.forEach((stage, i) => {
@@ -337,12 +541,13 @@ export const PipelineModel = z
         });
       } else stages.set(stage.identifier, i);
       const steps = new Set<string>();
-      for (const list of ["steps", "rollbackSteps"] as const) {
-        for (const { id, path } of stepIdentifiers(stage.execution[list])) {
+      for (const [list, elements] of stepLists(stage)) {
+        for (const { step, path } of stepsOf(elements)) {
+          const id = step.identifier;
           if (steps.has(id)) {
             ctx.addIssue({
               code: "custom",
-              path: ["stages", i, "execution", list, ...path],
+              path: ["stages", i, "execution", list, ...path, "identifier"],
               message: `step identifier ${id} is used more than once in stage ${stage.identifier}`,
             });
           } else steps.add(id);

@@ -100,6 +100,39 @@ function parseStep(s: WireStep, path: string): z.input<typeof Step> {
         ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
         pruningEnabled: s.spec?.pruningEnabled ?? false,
       };
+    case "Run":
+      return {
+        type: "Run",
+        ...base,
+        ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
+        ...(s.spec.connectorRef === undefined ? {} : { connectorRef: s.spec.connectorRef }),
+        ...(s.spec.image === undefined ? {} : { image: s.spec.image }),
+        ...(s.spec.shell === undefined ? {} : { shell: s.spec.shell }),
+        command: s.spec.command,
+      };
+    case "BuildAndPushDockerRegistry":
+      return {
+        type: "BuildAndPushDockerRegistry",
+        ...base,
+        ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
+        connectorRef: s.spec.connectorRef,
+        repo: s.spec.repo,
+        tags: s.spec.tags,
+        ...(s.spec.dockerfile === undefined ? {} : { dockerfile: s.spec.dockerfile }),
+        ...(s.spec.context === undefined ? {} : { context: s.spec.context }),
+      };
+    case "HarnessApproval":
+      return {
+        type: "HarnessApproval",
+        ...base,
+        ...(s.timeout === undefined ? {} : { timeout: s.timeout }),
+        approvalMessage: s.spec.approvalMessage,
+        ...(s.spec.includePipelineExecutionHistory === undefined
+          ? {}
+          : { includePipelineExecutionHistory: s.spec.includePipelineExecutionHistory }),
+        approvers: s.spec.approvers,
+        approverInputs: s.spec.approverInputs ?? [],
+      };
   }
 }
 
@@ -119,19 +152,36 @@ function parseSteps(list: z.output<typeof WireStepElement>[], path: string): z.i
 
 function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof Stage> {
   const execPath = `${path}.spec.execution`;
-  const base = {
+  const common = {
     name: s.name,
     identifier: s.identifier,
     ...(s.description === undefined ? {} : { description: s.description }),
-    execution: {
-      steps: parseSteps(s.spec.execution.steps, `${execPath}.steps`),
-      rollbackSteps: parseSteps(s.spec.execution.rollbackSteps ?? [], `${execPath}.rollbackSteps`),
-    },
     failureStrategies: s.failureStrategies ?? [],
     tags: s.tags ?? {},
     ...(s.variables === undefined ? {} : { variables: s.variables.map(parseVariable) }),
   };
+  if (s.type === "CI") {
+    const { infrastructure, platform } = s.spec;
+    return {
+      type: "CI",
+      ...common,
+      execution: { steps: parseSteps(s.spec.execution.steps, `${execPath}.steps`) },
+      cloneCodebase: s.spec.cloneCodebase ?? true,
+      infrastructure:
+        infrastructure === undefined
+          ? { type: "Cloud", ...(platform ?? {}) }
+          : { type: "KubernetesDirect", ...infrastructure.spec },
+    };
+  }
+  const base = {
+    ...common,
+    execution: {
+      steps: parseSteps(s.spec.execution.steps, `${execPath}.steps`),
+      rollbackSteps: parseSteps(s.spec.execution.rollbackSteps ?? [], `${execPath}.rollbackSteps`),
+    },
+  };
   if (s.type === "Custom") return { type: "Custom", ...base };
+  if (s.type === "Approval") return { type: "Approval", ...base };
   const infra = s.spec.infrastructure;
   const inner = infra.infrastructureDefinition.spec.allowSimultaneousDeployments;
   if (
@@ -164,6 +214,15 @@ function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof
   };
 }
 
+/** `properties.ci.codebase` as the model's codebase: a build `{type, spec: {branch}}` becomes `{type, branch}`. */
+function parseCodebase(c: NonNullable<PipelineDocument["pipeline"]["properties"]>["ci"]["codebase"]) {
+  return {
+    connectorRef: c.connectorRef,
+    ...(c.repoName === undefined ? {} : { repoName: c.repoName }),
+    build: typeof c.build === "string" ? c.build : { type: c.build.type, ...c.build.spec },
+  } as NonNullable<PipelineModelInput["codebase"]>;
+}
+
 /** Validates parsed YAML against the document shape; throws {@link PipelineModelError} with YAML paths. */
 export function validatePipelineDocument(value: unknown): PipelineDocument {
   const wire = PipelineDocument.safeParse(value);
@@ -193,6 +252,7 @@ export function parsePipelineYaml(yaml: string): PipelineModel {
     tags: wire.tags ?? {},
     allowStageExecutions: wire.allowStageExecutions ?? false,
     ...(wire.variables === undefined ? {} : { variables: wire.variables.map(parseVariable) }),
+    ...(wire.properties === undefined ? {} : { codebase: parseCodebase(wire.properties.ci.codebase) }),
     stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)),
   };
   return validatePipelineModel(model);

@@ -7,6 +7,8 @@
 import YAML from "yaml";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import {
+  type CIExecution,
+  type Codebase,
   type Execution,
   type ExecutionTarget,
   type FailureAction,
@@ -99,6 +101,34 @@ function renderStep(s: Step): Plain {
     case "K8sRollingRollback":
       out.spec = { pruningEnabled: s.pruningEnabled };
       break;
+    case "Run": {
+      const spec: Plain = {};
+      put(spec, "connectorRef", s.connectorRef);
+      put(spec, "image", s.image);
+      spec.shell = s.shell;
+      spec.command = s.command;
+      out.spec = spec;
+      break;
+    }
+    case "BuildAndPushDockerRegistry": {
+      const spec: Plain = { connectorRef: s.connectorRef, repo: s.repo, tags: [...s.tags] };
+      put(spec, "dockerfile", s.dockerfile);
+      put(spec, "context", s.context);
+      out.spec = spec;
+      break;
+    }
+    case "HarnessApproval":
+      out.spec = {
+        approvalMessage: s.approvalMessage,
+        includePipelineExecutionHistory: s.includePipelineExecutionHistory,
+        approvers: {
+          userGroups: [...s.approvers.userGroups],
+          minimumCount: s.approvers.minimumCount,
+          disallowPipelineExecutor: s.approvers.disallowPipelineExecutor,
+        },
+        approverInputs: s.approverInputs.map((i) => ({ name: i.name, defaultValue: i.defaultValue })),
+      };
+      break;
   }
   out.timeout = s.timeout;
   if (s.failureStrategies !== undefined) out.failureStrategies = renderFailureStrategies(s.failureStrategies);
@@ -121,8 +151,21 @@ function renderSteps(list: StepElement[]): Plain[] {
   );
 }
 
-function renderExecution(e: Execution): Plain {
+function renderExecution(e: Execution | CIExecution): Plain {
+  if (!("rollbackSteps" in e)) return { steps: renderSteps(e.steps) };
   return { steps: renderSteps(e.steps), rollbackSteps: renderSteps(e.rollbackSteps) };
+}
+
+/** `properties.ci.codebase`: the build as `{type, spec}` or its runtime-input text. */
+function renderCodebase(c: Codebase): Plain {
+  const out: Plain = { connectorRef: c.connectorRef };
+  put(out, "repoName", c.repoName);
+  const b = c.build;
+  if (typeof b === "string") out.build = b;
+  else if (b.type === "branch") out.build = { type: b.type, spec: { branch: b.branch } };
+  else if (b.type === "tag") out.build = { type: b.type, spec: { tag: b.tag } };
+  else out.build = { type: b.type, spec: { number: b.number } };
+  return out;
 }
 
 function renderStage(s: Stage): Plain {
@@ -152,6 +195,20 @@ function renderStage(s: Stage): Plain {
       },
       execution: renderExecution(s.execution),
     };
+  } else if (s.type === "CI") {
+    const spec: Plain = { cloneCodebase: s.cloneCodebase };
+    const infra = s.infrastructure;
+    if (infra.type === "Cloud") {
+      spec.platform = { os: infra.os, arch: infra.arch };
+      spec.runtime = { type: "Cloud", spec: {} };
+    } else {
+      spec.infrastructure = {
+        type: infra.type,
+        spec: { connectorRef: infra.connectorRef, namespace: infra.namespace },
+      };
+    }
+    spec.execution = renderExecution(s.execution);
+    out.spec = spec;
   } else {
     out.spec = { execution: renderExecution(s.execution) };
   }
@@ -179,6 +236,7 @@ export function renderPipelineDocument(
   pipeline.projectIdentifier = scope.project;
   pipeline.orgIdentifier = scope.org;
   pipeline.tags = sortedTags(m.tags);
+  if (m.codebase !== undefined) pipeline.properties = { ci: { codebase: renderCodebase(m.codebase) } };
   if (m.variables !== undefined) pipeline.variables = m.variables.map(renderVariable);
   pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
   return { pipeline };

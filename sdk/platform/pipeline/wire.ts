@@ -8,7 +8,19 @@
 import { z } from "zod";
 import { Tags } from "../schemas";
 import { Duration, entityRef, Flag, named, ShellVariableName, text, VariableName } from "./fields";
-import { ExecutionTarget, FailureStrategy, Shell, STAGE_TYPES, unknownStepType, Variable } from "./model";
+import {
+  ApproverInput,
+  Approvers,
+  BuildAndPushDockerRegistryStep,
+  CIInfrastructure,
+  ExecutionTarget,
+  FailureStrategy,
+  RunStep,
+  Shell,
+  STAGE_TYPES,
+  unknownStepType,
+  Variable,
+} from "./model";
 
 /** A variable as written in YAML: the value is plain (a runtime input is its `<+input>` text). */
 export const WireVariable = z.strictObject({
@@ -61,10 +73,48 @@ const WireK8sRollingRollback = z.strictObject({
   ...wireStepBase,
   spec: z.strictObject({ pruningEnabled: Flag.optional() }).optional(),
 });
+const WireRun = z.strictObject({
+  type: z.literal("Run"),
+  ...wireStepBase,
+  spec: z.strictObject({
+    connectorRef: RunStep.shape.connectorRef,
+    image: RunStep.shape.image,
+    shell: RunStep.shape.shell.unwrap().optional(),
+    command: RunStep.shape.command,
+  }),
+});
+const WireBuildAndPush = z.strictObject({
+  type: z.literal("BuildAndPushDockerRegistry"),
+  ...wireStepBase,
+  spec: z.strictObject({
+    connectorRef: BuildAndPushDockerRegistryStep.shape.connectorRef,
+    repo: BuildAndPushDockerRegistryStep.shape.repo,
+    tags: BuildAndPushDockerRegistryStep.shape.tags,
+    dockerfile: BuildAndPushDockerRegistryStep.shape.dockerfile,
+    context: BuildAndPushDockerRegistryStep.shape.context,
+  }),
+});
+const WireHarnessApproval = z.strictObject({
+  type: z.literal("HarnessApproval"),
+  ...wireStepBase,
+  spec: z.strictObject({
+    approvalMessage: text("approvalMessage"),
+    includePipelineExecutionHistory: Flag.optional(),
+    approvers: Approvers,
+    approverInputs: z.array(ApproverInput).optional(),
+  }),
+});
 /** A step as written in YAML (`- step: {...}`), of a type the model has. */
 export const WireStep = z.discriminatedUnion(
   "type",
-  [WireShellScript, WireK8sRollingDeploy, WireK8sRollingRollback],
+  [
+    WireShellScript,
+    WireK8sRollingDeploy,
+    WireK8sRollingRollback,
+    WireRun,
+    WireBuildAndPush,
+    WireHarnessApproval,
+  ],
   {
     error: (iss) => unknownStepType(iss),
   },
@@ -129,11 +179,64 @@ const WireCustomStage = z.strictObject({
   ...wireStageBase,
   spec: z.strictObject({ execution: WireExecution }),
 });
-/** A stage as written in YAML (`- stage: {...}`), Deployment or Custom. */
-export const WireStage = z.discriminatedUnion("type", [WireDeploymentStage, WireCustomStage], {
-  error: (iss) =>
-    `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+const WireApprovalStage = z.strictObject({
+  type: z.literal("Approval"),
+  ...wireStageBase,
+  spec: z.strictObject({ execution: WireExecution }),
 });
+const CloudInfrastructure = CIInfrastructure.options[1];
+const WireCIStage = z.strictObject({
+  type: z.literal("CI"),
+  ...wireStageBase,
+  spec: z
+    .strictObject({
+      cloneCodebase: z.boolean({ error: "cloneCodebase must be true or false" }).optional(),
+      // Kubernetes build infrastructure, or a Cloud runtime with its platform (Harness docs' CI samples).
+      infrastructure: z
+        .strictObject({
+          type: z.literal("KubernetesDirect", {
+            error: "only KubernetesDirect build infrastructure is supported",
+          }),
+          spec: z.strictObject({
+            connectorRef: entityRef("connectorRef"),
+            namespace: text("namespace"),
+          }),
+        })
+        .optional(),
+      platform: z
+        .strictObject({ os: CloudInfrastructure.shape.os, arch: CloudInfrastructure.shape.arch })
+        .optional(),
+      runtime: z
+        .strictObject({
+          type: z.literal("Cloud", { error: "only the Cloud runtime is supported" }),
+          spec: z.strictObject({}).optional(),
+        })
+        .optional(),
+      execution: z.strictObject({ steps: WireExecution.shape.steps }),
+    })
+    .superRefine((spec, ctx) => {
+      if ((spec.infrastructure === undefined) === (spec.runtime === undefined))
+        ctx.addIssue({
+          code: "custom",
+          message: "a CI stage needs exactly one of infrastructure and runtime",
+        });
+      else if (spec.platform !== undefined && spec.runtime === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["platform"],
+          message: "platform is only read with runtime Cloud",
+        });
+    }),
+});
+/** A stage as written in YAML (`- stage: {...}`) of a kind the model has. */
+export const WireStage = z.discriminatedUnion(
+  "type",
+  [WireDeploymentStage, WireCustomStage, WireCIStage, WireApprovalStage],
+  {
+    error: (iss) =>
+      `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+  },
+);
 const WirePipeline = z.strictObject({
   ...named,
   allowStageExecutions: z.boolean().optional(),
@@ -141,6 +244,23 @@ const WirePipeline = z.strictObject({
   orgIdentifier: z.string().optional(),
   tags: Tags.optional(),
   variables: z.array(WireVariable).optional(),
+  properties: z
+    .strictObject({
+      ci: z.strictObject({
+        codebase: z.strictObject({
+          connectorRef: entityRef("connectorRef"),
+          repoName: text("repoName").optional(),
+          build: z.union([
+            z.strictObject({
+              type: z.enum(["branch", "tag", "PR"], { error: "build type must be branch, tag or PR" }),
+              spec: z.record(z.string(), z.string()),
+            }),
+            z.string(),
+          ]),
+        }),
+      }),
+    })
+    .optional(),
   stages: z
     .array(z.strictObject({ stage: WireStage }), { error: "stages must be a list of stages" })
     .min(1, "a pipeline needs at least one stage"),
