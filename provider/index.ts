@@ -87,6 +87,14 @@ export {
   inputSetYaml,
 } from "./input-set";
 export {
+  LargeSegment,
+  type LargeSegmentArgs,
+  LargeSegmentInputs,
+  LargeSegmentOutputs,
+  largeSegmentProviderText,
+  largeSegmentReplaceOnChange,
+} from "./large-segment";
+export {
   getEnvironment,
   getFlagSet,
   getGroup,
@@ -143,6 +151,22 @@ export {
   projectProviderText,
   projectReplaceOnChange,
 } from "./project";
+export {
+  RuleBasedSegment,
+  type RuleBasedSegmentArgs,
+  RuleBasedSegmentInputs,
+  RuleBasedSegmentOutputs,
+  ruleBasedSegmentProviderText,
+  ruleBasedSegmentReplaceOnChange,
+} from "./rule-based-segment";
+export {
+  RuleBasedSegmentDefinition,
+  type RuleBasedSegmentDefinitionArgs,
+  RuleBasedSegmentDefinitionInputs,
+  RuleBasedSegmentDefinitionOutputs,
+  ruleBasedSegmentDefinitionProviderText,
+  ruleBasedSegmentDefinitionReplaceOnChange,
+} from "./rule-based-segment-definition";
 export {
   HARNESS_SECRET_MANAGER,
   Secret,

@@ -16,9 +16,12 @@ import { impl as flagSet } from "./flag-set";
 import { impl as group } from "./group";
 import { impl as infrastructure } from "./infrastructure";
 import { impl as inputSet } from "./input-set";
+import { impl as largeSegment } from "./large-segment";
 import { impl as organization } from "./organization";
 import { impl as pipeline } from "./pipeline";
 import { impl as project } from "./project";
+import { impl as ruleBasedSegment } from "./rule-based-segment";
+import { impl as ruleBasedSegmentDefinition } from "./rule-based-segment-definition";
 import { impl as secret } from "./secret";
 import { impl as segment } from "./segment";
 import { impl as segmentKeys } from "./segment-keys";
@@ -37,9 +40,12 @@ import {
   GROUP_TYPE,
   INFRASTRUCTURE_TYPE,
   INPUT_SET_TYPE,
+  LARGE_SEGMENT_TYPE,
   ORGANIZATION_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
+  RULE_BASED_SEGMENT_DEFINITION_TYPE,
+  RULE_BASED_SEGMENT_TYPE,
   SECRET_TYPE,
   SEGMENT_KEYS_TYPE,
   SEGMENT_TYPE,
@@ -74,6 +80,9 @@ export const KINDS: Readonly<Record<string, AnyHandlers>> = {
   [PIPELINE_TYPE]: pipeline,
   [SEGMENT_TYPE]: segment,
   [SEGMENT_KEYS_TYPE]: segmentKeys,
+  [LARGE_SEGMENT_TYPE]: largeSegment,
+  [RULE_BASED_SEGMENT_TYPE]: ruleBasedSegment,
+  [RULE_BASED_SEGMENT_DEFINITION_TYPE]: ruleBasedSegmentDefinition,
   [FLAG_SET_TYPE]: flagSet,
   [SECRET_TYPE]: secret,
   [SERVICE_TYPE]: service,

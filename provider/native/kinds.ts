@@ -20,9 +20,15 @@ import { Group, groupReplaceOnChange } from "../group";
 import { Infrastructure, infrastructureReplaceOnChange } from "../infrastructure";
 import { InputSet, inputSetReplaceOnChange } from "../input-set";
 import { type AnyHandlers, KINDS } from "../kinds";
+import { LargeSegment, largeSegmentReplaceOnChange } from "../large-segment";
 import { Organization, organizationReplaceOnChange } from "../organization";
 import { Pipeline, pipelineReplaceOnChange } from "../pipeline";
 import { Project, projectReplaceOnChange } from "../project";
+import { RuleBasedSegment, ruleBasedSegmentReplaceOnChange } from "../rule-based-segment";
+import {
+  RuleBasedSegmentDefinition,
+  ruleBasedSegmentDefinitionReplaceOnChange,
+} from "../rule-based-segment-definition";
 import { Secret, secretReplaceOnChange } from "../secret";
 import { Segment, segmentReplaceOnChange } from "../segment";
 import { SegmentKeys, segmentKeysReplaceOnChange } from "../segment-keys";
@@ -74,6 +80,9 @@ const CLASSES: readonly [
   [Pipeline, pipelineReplaceOnChange],
   [Segment, segmentReplaceOnChange],
   [SegmentKeys, segmentKeysReplaceOnChange],
+  [LargeSegment, largeSegmentReplaceOnChange],
+  [RuleBasedSegment, ruleBasedSegmentReplaceOnChange],
+  [RuleBasedSegmentDefinition, ruleBasedSegmentDefinitionReplaceOnChange],
   [FlagSet, flagSetReplaceOnChange],
   [Secret, secretReplaceOnChange],
   [Service, serviceReplaceOnChange],

@@ -1,0 +1,280 @@
+/**
+ * LargeSegment lifecycle against the emulator, directly and through the gRPC host: check
+ * (failures naming the field, no request), create (one POST, then one activation POST per
+ * environment), read, no-op diff (environments by name or id, a set), one environment added or
+ * removed = one request, a description change alone refused, refresh after an out-of-band change,
+ * delete, delete again, gone, adopt, a create whose response was lost, import.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { impl, largeSegmentProviderText } from "../../provider/large-segment";
+import type { Workspace } from "../../sdk/admin/schemas";
+import { type Driver, MODES } from "./harness";
+import { slug, startTestbed, type Testbed, unique } from "./testbed";
+
+let bed: Testbed;
+let ws: Workspace;
+let prodId: string;
+let stagingId: string;
+const V2 = "/internal/api/v2";
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
+  prodId = (await bed.admin.environments.find(ws.id, "Production"))?.id as string;
+  stagingId = (await bed.admin.environments.find(ws.id, "Staging"))?.id as string;
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe.each(MODES)("LargeSegment (%s)", (mode) => {
+  let p: Driver;
+  const fresh = () => unique(`large_${slug(mode)}`, "_");
+  const programFor = (name: string, environments: string[] = ["Production"]) => ({
+    workspace: "Default",
+    name,
+    description: "CRM export",
+    environments,
+  });
+  const declared = (name: string, environments: string[] = ["Production"]) => ({
+    workspace: "Default",
+    trafficType: "user",
+    name,
+    description: "CRM export",
+    environments,
+    adopt: false,
+  });
+  const activeIn = (...envs: ("Production" | "Staging")[]) =>
+    envs
+      .map((n) => ({ id: n === "Production" ? prodId : stagingId, name: n }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const createdSegment = async (environments: string[] = ["Production"]) => {
+    const name = fresh();
+    const { id, outs } = await p.create((await p.check({}, programFor(name, environments))).inputs);
+    return { name, id, outs };
+  };
+
+  beforeAll(async () => {
+    p = await bed.driver(mode, impl, largeSegmentProviderText);
+  });
+
+  it("checks: defaults applied, environments a sorted set", async () => {
+    const name = fresh();
+    expect(
+      await p.check({}, { ...programFor(name), environments: ["Staging", "Production", "Staging"] }),
+    ).toEqual({
+      inputs: declared(name, ["Production", "Staging"]),
+      failures: [],
+    });
+  });
+
+  it("refuses bad input naming each field, with no request", async () => {
+    bed.reset();
+    const checked = await p.check(
+      {},
+      {
+        workspace: "",
+        name: "1 big",
+        description: "x".repeat(1025),
+        environments: ["Production", ""],
+        tags: ["a"],
+      },
+    );
+    expect(checked.failures).toEqual([
+      { property: "workspace", reason: "workspace must not be empty" },
+      { property: "name", reason: "name must start with a letter and use only letters, digits, '-' and '_'" },
+      { property: "description", reason: "description must be at most 1024 characters" },
+      { property: "environments[1]", reason: "an environment must not be empty" },
+      { property: "tags", reason: 'unknown property "tags"' },
+    ]);
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("creates with one POST, then one activation per environment; the id is the natural key", async () => {
+    const name = fresh();
+    const inputs = (await p.check({}, programFor(name, ["Production", "Staging"]))).inputs;
+    bed.reset();
+    const created = await p.create(inputs);
+    expect(created).toEqual({
+      id: `${ws.id}/${name}`,
+      outs: {
+        ...inputs,
+        creationTime: expect.any(Number),
+        workspaceId: ws.id,
+        workspaceName: "Default",
+        trafficTypeId: expect.any(String),
+        activeIn: activeIn("Production", "Staging"),
+      },
+    });
+    expect(bed.proxy.writes().map((w) => [w.method, w.path, w.body, w.status])).toEqual([
+      [
+        "POST",
+        `${V2}/large-segments/ws/${ws.id}/trafficTypes/user`,
+        { name, description: "CRM export" },
+        200,
+      ],
+      ...activeIn("Production", "Staging").map((e) => [
+        "POST",
+        `${V2}/large-segments/${e.id}/${name}`,
+        undefined,
+        200,
+      ]),
+    ]);
+  });
+
+  it("reads what it created", async () => {
+    const { name, id, outs } = await createdSegment();
+    expect(await p.read(id, outs)).toEqual({ id, props: outs, inputs: declared(name) });
+  });
+
+  it("reports no change for the same meaning (workspace and environments by id), with no request", async () => {
+    const { name, id, outs } = await createdSegment(["Production", "Staging"]);
+    bed.reset();
+    const news = (
+      await p.check(outs, {
+        ...programFor(name, [stagingId, "Production"]),
+        workspace: ws.id,
+        trafficType: outs.trafficTypeId,
+      })
+    ).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("one environment added is one activation POST; one removed is one DELETE", async () => {
+    const { name, id, outs } = await createdSegment();
+    const more = (await p.check(outs, programFor(name, ["Production", "Staging"]))).inputs;
+    expect(await p.diff(id, outs, more)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.reset();
+    const grown = (await p.update(id, outs, more)).outs;
+    expect(bed.proxy.writes().map((w) => [w.method, w.path, w.status])).toEqual([
+      ["POST", `${V2}/large-segments/${stagingId}/${name}`, 200],
+    ]);
+    expect(grown).toEqual({
+      ...outs,
+      environments: ["Production", "Staging"],
+      activeIn: activeIn("Production", "Staging"),
+    });
+    expect(await p.read(id, grown)).toEqual({
+      id,
+      props: grown,
+      inputs: declared(name, ["Production", "Staging"]),
+    });
+    const fewer = (await p.check(grown, programFor(name, ["Staging"]))).inputs;
+    bed.reset();
+    const shrunk = (await p.update(id, grown, fewer)).outs;
+    expect(bed.proxy.writes().map((w) => [w.method, w.path, w.status])).toEqual([
+      ["DELETE", `${V2}/large-segments/${prodId}/${name}`, 200],
+    ]);
+    expect(shrunk).toMatchObject({ environments: ["Staging"], activeIn: activeIn("Staging") });
+    expect(await bed.admin.largeSegments.activation(ws.id, prodId, name)).toBeUndefined();
+  });
+
+  it("refuses a new description alone, naming the field, with no request", async () => {
+    const { name, id, outs } = await createdSegment();
+    const news = (await p.check(outs, { ...programFor(name), description: "CRM export, v2" })).inputs;
+    bed.reset();
+    await expect(p.diff(id, outs, news)).rejects.toThrow(
+      `description: the API cannot change large segment "${name}"'s description (recorded "CRM export", desired "CRM export, v2"), and replacing the large segment would delete its uploaded members in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` (and upload the members again).`,
+    );
+    expect(bed.emu.requests()).toEqual([]);
+  });
+
+  it("a new name replaces, deleting first", async () => {
+    const { name, id, outs } = await createdSegment();
+    const news = (await p.check(outs, programFor(`${name}_2`))).inputs;
+    expect(await p.diff(id, outs, news)).toEqual({
+      changes: true,
+      replaces: ["name"],
+      deleteBeforeReplace: true,
+    });
+  });
+
+  it("refresh shows an environment activated out of band, and the next update deactivates it", async () => {
+    const { name, id, outs } = await createdSegment();
+    await bed.admin.largeSegments.activate(stagingId, name);
+    const read = await p.read(id, outs);
+    expect(read.props).toEqual({
+      ...outs,
+      environments: ["Production", "Staging"],
+      activeIn: activeIn("Production", "Staging"),
+    });
+    expect(read.inputs).toMatchObject({ environments: ["Production", "Staging"] });
+    const live = read.props as Record<string, unknown>;
+    const news = (await p.check(outs, programFor(name))).inputs;
+    expect(await p.diff(id, live, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    bed.reset();
+    expect((await p.update(id, live, news)).outs).toEqual(outs);
+    expect(bed.proxy.writes().map((w) => [w.method, w.path])).toEqual([
+      ["DELETE", `${V2}/large-segments/${stagingId}/${name}`],
+    ]);
+  });
+
+  it("deletes with one DELETE, deleting again succeeds, and a gone segment reads as gone", async () => {
+    const { name, id, outs } = await createdSegment();
+    bed.reset();
+    await p.delete(id, outs);
+    expect(bed.sent()).toEqual([`DELETE ${V2}/large-segments/ws/${ws.id}/${name}`]);
+    expect(await bed.admin.largeSegments.find(ws.id, name)).toBeUndefined();
+    await expect(p.delete(id, outs)).resolves.toBeUndefined();
+    expect(await p.read(id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+  });
+
+  it("refuses an existing large segment unless adopt is set, then takes it over, activating only what is missing", async () => {
+    const name = fresh();
+    await bed.admin.largeSegments.create(ws.id, "user", { name, description: "CRM export" });
+    await bed.admin.largeSegments.activate(stagingId, name);
+    await expect(p.create((await p.check({}, programFor(name))).inputs)).rejects.toThrow(
+      `a large segment named "${name}" in workspace "Default" already exists. Set \`adopt: true\``,
+    );
+    bed.reset();
+    const adopted = await p.create(
+      (await p.check({}, { ...programFor(name, ["Staging", "Production"]), adopt: true })).inputs,
+    );
+    expect(adopted.outs).toMatchObject({ name, adopt: true, activeIn: activeIn("Production", "Staging") });
+    expect(bed.proxy.writes().map((w) => [w.method, w.path])).toEqual([
+      ["POST", `${V2}/large-segments/${prodId}/${name}`],
+    ]);
+    await p.delete(adopted.id, adopted.outs);
+  });
+
+  it("refuses to adopt a large segment whose description differs, naming both", async () => {
+    const name = fresh();
+    await bed.admin.largeSegments.create(ws.id, "user", { name, description: "made by hand" });
+    bed.reset();
+    await expect(p.create((await p.check({}, { ...programFor(name), adopt: true })).inputs)).rejects.toThrow(
+      `a large segment named "${name}" in workspace "Default" exists with description "made by hand", not "CRM export"`,
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("recovers a create whose response was lost without creating a duplicate", async () => {
+    const name = fresh();
+    bed.reset();
+    bed.proxy.once(
+      { method: "POST", path: /\/large-segments\/ws\/[^/]+\/trafficTypes\/user$/ },
+      { lose: true },
+    );
+    const created = await p.create((await p.check({}, programFor(name))).inputs);
+    expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST", "POST"]);
+    expect(created.outs).toMatchObject({ name, description: "CRM export", activeIn: activeIn("Production") });
+    const same: string[] = [];
+    for await (const s of bed.admin.largeSegments.list(ws.id)) if (s.name === name) same.push(s.name);
+    expect(same).toEqual([name]);
+  });
+
+  it("imports by <workspace>/<name>", async () => {
+    const { name, outs } = await createdSegment();
+    if (mode !== "direct") return; // the import read has no state: the native provider's path
+    const read = await impl.read(`Default/${name}`, {} as never);
+    expect(read).toEqual({
+      id: `${ws.id}/${name}`,
+      props: { ...outs, environments: ["Production"] },
+      inputs: expect.objectContaining({ environments: ["Production"] }),
+    });
+  });
+});
