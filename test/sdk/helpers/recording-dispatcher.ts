@@ -45,7 +45,14 @@ export function recordingDispatcher(): Recorder {
       method: opts.method,
       path: opts.path,
       headers: headerRecord(opts.headers),
-      body: typeof opts.body === "string" ? opts.body : opts.body == null ? undefined : String(opts.body),
+      body:
+        typeof opts.body === "string"
+          ? opts.body
+          : opts.body == null
+            ? undefined
+            : opts.body instanceof Uint8Array // a multipart body, as its text
+              ? Buffer.from(opts.body).toString("utf8")
+              : String(opts.body),
     });
     return dispatch(opts, handler);
   });
