@@ -9,18 +9,24 @@
  * | diff | none: `workspace`, `flag` and `environment` replace (delete first: one definition per flag and environment); the rest updates in place |
  * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
  * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1) |
- * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch |
+ * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET /changeRequests/{id}`): while it is REQUESTED with this change, nothing is written |
+ | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition, killed}, operationType: CREATE or UPDATE, title, comment, approvers}`; with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`./core/change-request.ts`) |
  * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done |
  *
  * Title and comment (needed by workspaces that require them, ref admin §2) come from the `title`
  * and `comment` inputs, else from `flagstack:changeTitle` / `flagstack:changeComment`, else a
  * default naming the stack and the operation.
+ *
+ * Until its change request is approved, a definition records what is live (for a definition not
+ * yet created: no treatments, no rules, creation time 0) and the request in `pendingChangeRequest`,
+ * never the requested change: the next `up` shows the difference again and reports the request.
  * @module
  */
 import { z } from "zod";
 import type { AdminClient } from "../sdk/admin/client";
 import {
   Bucket,
+  type ChangeRequest,
   type Definition,
   DefinitionBody,
   FlagCreate,
@@ -31,6 +37,18 @@ import {
 } from "../sdk/admin/schemas";
 import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
+import {
+  type ChangeSubject,
+  changeRequestInputs,
+  changeRequestOutputs,
+  type PendingChangeRequest,
+  recheck,
+  refusedForApprovals,
+  requestNote,
+  settle,
+  stillPending,
+  submitOrFind,
+} from "./core/change-request";
 import type { InputProblem } from "./core/check";
 import { adminClient, changeNote } from "./core/config";
 import {
@@ -115,6 +133,7 @@ export const FlagDefinitionInputs = z.strictObject({
     .optional(),
   /** Take over an existing definition instead of failing. Default: false. */
   adopt: z.boolean().default(false),
+  ...changeRequestInputs,
 });
 
 /** The outputs of a {@link FlagDefinition}: the definition as the service holds it, plus ids and times. */
@@ -135,6 +154,7 @@ export const FlagDefinitionOutputs = FlagDefinitionInputs.extend({
   creationTime: z.number().int(),
   /** Last change, epoch milliseconds. */
   lastUpdateTime: z.number().int(),
+  ...changeRequestOutputs,
 });
 
 /** Checked inputs of a flag definition. */
@@ -256,6 +276,8 @@ function outputs(
     title: inputs.title,
     comment: inputs.comment,
     adopt: inputs.adopt,
+    changeRequest: inputs.changeRequest,
+    waitForApproval: inputs.waitForApproval,
     flagId: def.id,
     flagName: def.name,
     workspaceId: place.workspace.id,
@@ -369,6 +391,73 @@ async function converge(
   return current;
 }
 
+/** The change request of a definition change: the desired definition with `killed`. */
+function definitionChange(
+  place: Place,
+  flagName: string,
+  inputs: FlagDefinitionInputs,
+  operationType: "CREATE" | "UPDATE",
+): ChangeSubject {
+  return {
+    wsId: place.workspace.id,
+    environmentId: place.environment.id,
+    environmentName: place.environment.name,
+    kind: "split",
+    name: flagName,
+    payload: { ...desiredDoc(inputs), killed: inputs.killed },
+    operationType,
+    describe: `the definition of ${subject(flagName, place.environment.name)}`,
+  };
+}
+
+/** Submits (or finds open) the change request of a write the gated environment refused. */
+function submitChange(admin: AdminClient, change: ChangeSubject, inputs: FlagDefinitionInputs) {
+  const operation = change.operationType === "CREATE" ? "create" : "update";
+  return submitOrFind(
+    admin,
+    change,
+    requestNote(inputs.changeRequest, note(inputs, operation, subject(change.name, change.environmentName))),
+  );
+}
+
+/**
+ * The outputs of a definition that does not exist yet, its creation waiting on a change request:
+ * the place and the flag, an empty document (nothing is live) and the pending request.
+ */
+function notYetCreated(
+  place: Place,
+  flag: { id: string; name: string; trafficType: { name: string } },
+  inputs: FlagDefinitionInputs,
+  pending: PendingChangeRequest,
+): FlagDefinitionOutputs {
+  return plain({
+    ...inputs,
+    treatments: [],
+    defaultTreatment: "",
+    trafficAllocation: undefined,
+    baselineTreatment: undefined,
+    rules: [],
+    defaultRule: [],
+    killed: false,
+    flagId: flag.id,
+    flagName: flag.name,
+    workspaceId: place.workspace.id,
+    workspaceName: place.workspace.name,
+    environmentId: place.environment.id,
+    environmentName: place.environment.name,
+    trafficType: flag.trafficType.name,
+    creationTime: 0,
+    lastUpdateTime: 0,
+    pendingChangeRequest: pending,
+  }) as unknown as FlagDefinitionOutputs;
+}
+
+/** The members of the outputs that only the program sets (no meaning on the service). */
+function inputMembers(inputs: FlagDefinitionInputs) {
+  const { workspace, flag, environment, title, comment, adopt, changeRequest, waitForApproval } = inputs;
+  return { workspace, flag, environment, title, comment, adopt, changeRequest, waitForApproval };
+}
+
 /** Every field a create converges: the whole document and `killed`. */
 const ALL_FIELDS: readonly string[] = [...WRITABLE_FIELDS, "killed"];
 
@@ -427,27 +516,42 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       environment: { id: env.id, name: env.name },
     };
     const about = subject(inputs.flag, env.name);
-    const { value: created, how } = await createOrAdopt({
-      describe: `a definition of ${about}`,
-      adopt: inputs.adopt,
-      lookup: () => readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id)),
-      create: async () => {
-        try {
-          return await admin.definitions.create(ws.id, inputs.flag, env.id, {
-            ...(desiredDoc(inputs) as DefinitionBody),
-            ...note(inputs, "create", about),
-          });
-        } catch (e) {
-          if (isNotFound(e)) {
-            throw new Error(
-              `flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`,
-              { cause: e },
-            );
+    let made: Awaited<ReturnType<typeof createOrAdopt<Definition>>>;
+    try {
+      made = await createOrAdopt({
+        describe: `a definition of ${about}`,
+        adopt: inputs.adopt,
+        lookup: () => readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id)),
+        create: async () => {
+          try {
+            return await admin.definitions.create(ws.id, inputs.flag, env.id, {
+              ...(desiredDoc(inputs) as DefinitionBody),
+              ...note(inputs, "create", about),
+            });
+          } catch (e) {
+            if (isNotFound(e)) {
+              throw new Error(
+                `flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`,
+                { cause: e },
+              );
+            }
+            throw e;
           }
-          throw e;
-        }
-      },
-    });
+        },
+      });
+    } catch (e) {
+      if (!(await refusedForApprovals(admin, e, ws.id, env.id))) throw e;
+      const change = definitionChange(place, inputs.flag, inputs, "CREATE");
+      const cr = await submitChange(admin, change, inputs);
+      const pending = await settle(admin, cr, change.describe, inputs.waitForApproval);
+      if (pending) {
+        const flag = await admin.flags.get(ws.id, inputs.flag);
+        return { id: `${flag.id}:${env.id}`, outs: notYetCreated(place, flag, inputs, pending) };
+      }
+      const def = await admin.definitions.get(ws.id, inputs.flag, env.id);
+      return { id: `${def.id}:${env.id}`, outs: outputs(def, place, inputs) };
+    }
+    const { value: created, how } = made;
     const id = `${created.id}:${env.id}`;
     try {
       const final = await converge(admin, place, created, inputs, ALL_FIELDS);
@@ -469,12 +573,15 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     const def = await readOrGone(() =>
       admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
     );
+    // A definition whose creation waits on a change request is kept while the request is open.
+    const pending = await stillPending(admin, props.pendingChangeRequest);
+    if (!def && pending) return { id, props: { ...props, pendingChangeRequest: pending } };
     if (!def) return GONE;
     const place: Place = {
       workspace: { id: props.workspaceId, name: props.workspaceName },
       environment: { id: props.environmentId, name: def.environment.name },
     };
-    const outs = outputs(def, place, props);
+    const outs = plain({ ...outputs(def, place, props), pendingChangeRequest: pending });
     const inputs = plain({
       workspace: props.workspace,
       flag: props.flag,
@@ -489,6 +596,8 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       title: props.title,
       comment: props.comment,
       adopt: props.adopt,
+      changeRequest: props.changeRequest,
+      waitForApproval: props.waitForApproval,
     });
     return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
   },
@@ -502,23 +611,50 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     const describe = `the definition of ${subject(olds.flagName, olds.environmentName)}`;
     const fieldsFor = (def: Definition) =>
       fieldsToWrite(describe, definitionDiff, olds, news, outputs(def, place, olds));
+    // Nothing is live yet when the definition's creation waits on a change request.
+    const change = definitionChange(
+      place,
+      olds.flagName,
+      news,
+      olds.creationTime === 0 ? "CREATE" : "UPDATE",
+    );
     let def: Definition | undefined;
-    return guardedUpdate({
-      describe,
-      spec: definitionDiff,
-      recorded: olds,
-      desired: news,
-      read: async () => {
-        def = await readOrGone(() =>
-          admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
-        );
-        return def ? { id, props: outputs(def, place, olds) } : GONE;
-      },
-      write: async (fields) => {
-        const final = await converge(admin, place, def as Definition, news, fields, fieldsFor);
-        return outputs(final, place, news);
-      },
-    });
+    let cr: ChangeRequest | undefined;
+    if (olds.pendingChangeRequest) {
+      const found = await recheck(admin, olds.pendingChangeRequest, change);
+      if (found !== "done") cr = found.open;
+    }
+    if (!cr) {
+      try {
+        return await guardedUpdate({
+          describe,
+          spec: definitionDiff,
+          recorded: olds,
+          desired: news,
+          read: async () => {
+            def = await readOrGone(() =>
+              admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
+            );
+            return def ? { id, props: outputs(def, place, olds) } : GONE;
+          },
+          write: async (fields) => {
+            const final = await converge(admin, place, def as Definition, news, fields, fieldsFor);
+            return outputs(final, place, news);
+          },
+        });
+      } catch (e) {
+        if (!(await refusedForApprovals(admin, e, place.workspace.id, place.environment.id))) throw e;
+        cr = await submitChange(admin, change, news);
+      }
+    }
+    const pending = await settle(admin, cr, change.describe, news.waitForApproval);
+    if (pending) {
+      // What is live, never the requested change: the next `up` sees the difference again.
+      const live = def ? outputs(def, place, news) : { ...olds, ...inputMembers(news) };
+      return { outs: plain({ ...live, pendingChangeRequest: pending }) };
+    }
+    const applied = await admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId);
+    return { outs: outputs(applied, place, news) };
   },
 
   async lookup(inputs) {

@@ -10,6 +10,7 @@
  * | read | `GET /segments/{env}/{segment}/keys` (1,000 per page); a 404 (not active there, or no such segment) reports it gone |
  * | update | the minimal change from the recorded members to the desired ones: `PUT …/removeKeys` and `PUT …/uploadKeys`, 10,000 keys per request, each with the title and comment. A one-key change is one request |
  * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done |
+ | create, update in an environment that requires approvals | the refused key write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{segment: {name, keys}, operationType, title, comment, approvers}`: UPDATE with the keys added, or ARCHIVE with the keys removed (one open request per segment, so one change holds additions or removals, not both); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the members read back (`./core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
  *
  * **The update guard, per key.** The members are a set, so each key is a field of two values,
  * member or not, and the update writes only the keys the preview showed as changing. For such a
@@ -21,13 +22,29 @@
  * key a colleague added, keeps its live value (the next refresh shows it). A segment no longer
  * active in the environment fails the update with the guard's {@link GoneSinceRecordedError}.
  *
+ * Until its change request is approved, the resource records the live members and the request in
+ * `pendingChangeRequest`, never the requested ones: the next `up` shows the difference again.
+ *
  * The resource id is the natural key `<environment id>/<segment>`.
  * @module
  */
 import { z } from "zod";
+import type { ChangeRequest } from "../sdk/admin/schemas";
 import { type KeysChangeSummary, MAX_SEGMENT_MEMBERS } from "../sdk/admin/segment-keys";
 import { isNotFound } from "../sdk/core/errors";
-import { adminClient } from "./core/config";
+import {
+  type ChangeSubject,
+  changeRequestInputs,
+  changeRequestOutputs,
+  type PendingChangeRequest,
+  recheck,
+  refusedForApprovals,
+  requestNote,
+  settle,
+  stillPending,
+  submitOrFind,
+} from "./core/change-request";
+import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { GoneSinceRecordedError } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
@@ -73,6 +90,7 @@ export const SegmentKeysInputs = z.strictObject({
   comment: z.string().optional(),
   /** Take over a segment already active in the environment instead of failing. Default: false. */
   adopt: z.boolean().default(false),
+  ...changeRequestInputs,
 });
 
 /** The outputs of a {@link SegmentKeys}: the inputs (members as live) plus the ids and names. */
@@ -85,6 +103,7 @@ export const SegmentKeysOutputs = SegmentKeysInputs.extend({
   environmentId: z.string(),
   /** The environment's name. */
   environmentName: z.string(),
+  ...changeRequestOutputs,
 });
 
 /** Checked inputs of a segment's members in an environment. */
@@ -118,7 +137,14 @@ function outputs(inputs: SegmentKeysInputs, place: Place, keys: readonly string[
 
 /** The inputs a program would write for these outputs. */
 function inputsOf(outs: SegmentKeysOutputs): SegmentKeysInputs {
-  const { workspaceId: _w, workspaceName: _wn, environmentId: _e, environmentName: _en, ...inputs } = outs;
+  const {
+    workspaceId: _w,
+    workspaceName: _wn,
+    environmentId: _e,
+    environmentName: _en,
+    pendingChangeRequest: _p,
+    ...inputs
+  } = outs;
   return inputs;
 }
 
@@ -154,6 +180,86 @@ async function applyMembers(
   if (remove.length > 0) sent.push(await admin.segmentKeys.remove(environmentId, segment, remove, note));
   if (add.length > 0) sent.push(await admin.segmentKeys.add(environmentId, segment, add, note));
   return sent;
+}
+
+/**
+ * The change request of a key change refused by a gated environment: UPDATE with the keys added,
+ * or ARCHIVE with the keys removed (what the emulator models from splitapiclient's
+ * `segment_definition.py` `submit_change_request(keys, operation_type, ...)`). The service keeps
+ * one open request per segment and environment, so a change that both adds and removes keys is
+ * refused, naming `keys`.
+ */
+function keysChange(
+  place: Place,
+  segment: string,
+  from: readonly string[],
+  to: readonly string[],
+): ChangeSubject {
+  const { add, remove } = setChanges(from, to);
+  const where = `segment "${segment}" in environment "${place.environmentName}"`;
+  if (add.length > 0 && remove.length > 0) {
+    throw new Error(
+      `keys: environment "${place.environmentName}" requires approvals, and a change request of ${where} either adds ` +
+        `keys or removes them (one open change request per segment): this update adds ${add.length} and removes ` +
+        `${remove.length}. Apply the additions and the removals in two updates`,
+    );
+  }
+  return {
+    wsId: place.workspaceId,
+    environmentId: place.environmentId,
+    environmentName: place.environmentName,
+    kind: "segment",
+    name: segment,
+    payload: { keys: add.length > 0 ? add : remove },
+    operationType: add.length > 0 ? "UPDATE" : "ARCHIVE",
+    describe: `the keys of ${where}`,
+  };
+}
+
+/**
+ * Takes the members from `from` to `to` as {@link applyMembers} does; where the environment
+ * requires approvals (the first write refused with 403), through a change request instead:
+ * reported pending (the live members `from` recorded with it), or waited for and read back.
+ * A recorded pending request still open with this change is reported without a write.
+ */
+async function changeMembers(
+  place: Place,
+  inputs: SegmentKeysInputs,
+  from: readonly string[],
+  recorded?: PendingChangeRequest,
+): Promise<SegmentKeysOutputs> {
+  const admin = adminClient();
+  const change = () => keysChange(place, inputs.segment, from, inputs.keys);
+  let cr: ChangeRequest | undefined;
+  if (recorded) {
+    const found = await recheck(admin, recorded, change());
+    if (found !== "done") cr = found.open;
+  }
+  if (!cr) {
+    try {
+      await applyMembers(place.environmentId, inputs.segment, from, inputs.keys, noteOf(inputs));
+      return outputs(inputs, place, inputs.keys);
+    } catch (e) {
+      if (!(await refusedForApprovals(admin, e, place.workspaceId, place.environmentId))) throw e;
+      const subject = change();
+      const fallback = changeNote(
+        subject.operationType === "UPDATE" ? "add keys" : "remove keys",
+        subject.describe,
+      );
+      cr = await submitOrFind(
+        admin,
+        subject,
+        requestNote(inputs.changeRequest, {
+          title: inputs.title ?? fallback.title,
+          comment: inputs.comment ?? fallback.comment,
+        }),
+      );
+    }
+  }
+  const pending = await settle(admin, cr, change().describe, inputs.waitForApproval);
+  if (pending) return plain({ ...outputs(inputs, place, from), pendingChangeRequest: pending });
+  const live = await liveMembers(place.environmentId, inputs.segment);
+  return outputs(inputs, place, live ?? []);
 }
 
 /**
@@ -209,24 +315,24 @@ export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = {
     // A segment we just activated has no members; one taken over (or whose activation answer was lost) may.
     const live = how === "created" ? [] : ((await liveMembers(env.id, inputs.segment)) ?? []);
     try {
-      await applyMembers(env.id, inputs.segment, live, inputs.keys, noteOf(inputs));
+      return { id, outs: await changeMembers(place, inputs, live) };
     } catch (e) {
       throw new PartialFailure(id, outputs(inputs, place, live), e, "setting the members");
     }
-    return { id, outs: outputs(inputs, place, inputs.keys) };
   },
 
   async read(id, props) {
     if (props.environmentId === undefined) return importKeys(id);
     const keys = await liveMembers(props.environmentId, props.segment);
     if (keys === undefined) return GONE;
-    const outs = outputs(inputsOf(props), props, keys);
+    const pending = await stillPending(adminClient(), props.pendingChangeRequest);
+    const outs = plain({ ...outputs(inputsOf(props), props, keys), pendingChangeRequest: pending });
     return { id: keysId(props.environmentId, props.segment), props: outs, inputs: inputsOf(outs) };
   },
 
   async update(_id, olds, news) {
     try {
-      await applyMembers(olds.environmentId, olds.segment, olds.keys, news.keys, noteOf(news));
+      return { outs: await changeMembers(olds, news, olds.keys, olds.pendingChangeRequest) };
     } catch (e) {
       if (isNotFound(e)) {
         throw new GoneSinceRecordedError(
@@ -235,7 +341,6 @@ export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = {
       }
       throw e;
     }
-    return { outs: outputs(news, olds, news.keys) };
   },
 
   async delete(_id, props) {

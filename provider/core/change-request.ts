@@ -1,0 +1,313 @@
+/**
+ * Change requests of approval-gated environments, shared by `FlagDefinition` and `SegmentKeys`
+ * (ref admin §1.1 "change requests", §2 and §9.2; splitapiclient 3.5.9
+ * `resources/split_definition.py` and `segment_definition.py` `submit_change_request`).
+ *
+ * Where an environment's `changePermissions.areApprovalsRequired` is set, the service refuses a
+ * direct definition or segment-key write with 403. The provider finds out from that refusal (a
+ * gated environment costs nothing more until a write is refused, an ungated one costs nothing at
+ * all), confirms it from the environment's change permissions, so that a 403 of a scoped key is
+ * not mistaken for a gate (the list leaves them out, ref admin §1.2: they are read with a dry-run
+ * `PATCH ?dry_run=true` of no operations, which changes nothing and answers the environment with
+ * them), and then:
+ * - finds an open (REQUESTED) change request of the same object in the environment (the service
+ *   takes one per object, and an earlier `up` may have submitted it): when it holds the same
+ *   change it is reported, not submitted again; a different open change is refused, naming it;
+ * - otherwise submits one with the program's `changeRequest` title, comment and approvers;
+ * - without `waitForApproval` returns it as pending: the resource records what is live (never the
+ *   requested change) plus `pendingChangeRequest {id, status, reference}`, so the next `up` sees
+ *   the difference again, reads the request (one GET) and reports it while it is open;
+ * - with `waitForApproval` polls it, printing a progress line through the engine's log, until it
+ *   is APPROVED or PUBLISHED (the update then reads the applied change back), REJECTED or
+ *   WITHDRAWN (fails naming the request, its status and the last comment), or the timeout (fails
+ *   saying it is still pending; the next `up` picks it up).
+ *
+ * The first write of every update is the one refused, so a refused update has applied nothing.
+ * `reference` is `changeRequests/<id>`, the request's path under the admin API's v2 prefix.
+ * @module
+ */
+import { z } from "zod";
+import type { AdminClient } from "../../sdk/admin/client";
+import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
+import { ApiError } from "../../sdk/core/errors";
+import { jsonEqual } from "./diff";
+
+/** The `changeRequest` input: the request's title, comment and approvers. */
+export const ChangeRequestInput = z.strictObject({
+  /** The request's title. Default: the resource's `title`, else the provider's change title. */
+  title: z
+    .string()
+    .min(1, "changeRequest.title must not be empty")
+    .max(256, "changeRequest.title must be at most 256 characters")
+    .optional(),
+  /** The request's comment. Default: the resource's `comment`, else the provider's change comment. */
+  comment: z
+    .string()
+    .min(1, "changeRequest.comment must not be empty")
+    .max(4096, "changeRequest.comment must be at most 4096 characters")
+    .optional(),
+  /** Who may approve it: user emails or group names, as the API takes them. Default: none named. */
+  approvers: z.array(z.string().min(1, "an approver must not be empty")).optional(),
+});
+export type ChangeRequestInput = z.output<typeof ChangeRequestInput>;
+
+/** The `waitForApproval` input: how long `up` waits for a submitted request to be approved. */
+export const WaitForApprovalInput = z.strictObject({
+  /** Seconds to wait before failing with the request still pending. */
+  timeoutSeconds: z
+    .number({ error: "waitForApproval.timeoutSeconds must be a number" })
+    .positive("waitForApproval.timeoutSeconds must be positive")
+    .max(86_400, "waitForApproval.timeoutSeconds must be at most 86400 (a day)"),
+  /** Seconds between two reads of the request. Default 10. */
+  pollSeconds: z.number().positive("waitForApproval.pollSeconds must be positive").default(10),
+});
+export type WaitForApprovalInput = z.output<typeof WaitForApprovalInput>;
+
+/** The inputs both resources take (spread into their zod objects). */
+export const changeRequestInputs = {
+  /**
+   * Where the environment requires approvals, the change is submitted as a change request with
+   * this title, comment and approvers (all optional).
+   */
+  changeRequest: ChangeRequestInput.optional(),
+  /** Wait for the submitted change request to be approved instead of reporting it pending. */
+  waitForApproval: WaitForApprovalInput.optional(),
+};
+
+/** A change request submitted (or found open) and not yet approved. */
+export const PendingChangeRequest = z.object({
+  id: z.string(),
+  status: z.string(),
+  /** `changeRequests/<id>`: the request's path under the admin API's v2 prefix. */
+  reference: z.string(),
+});
+export type PendingChangeRequest = z.output<typeof PendingChangeRequest>;
+
+/** The output both resources add. */
+export const changeRequestOutputs = {
+  /** The change request this resource's change waits on, while it is not approved. */
+  pendingChangeRequest: PendingChangeRequest.optional(),
+};
+
+/** What a change request changes: one object of one environment. */
+export interface ChangeSubject {
+  wsId: string;
+  environmentId: string;
+  environmentName: string;
+  /** `split` (a flag's definition) or `segment` (a segment's keys). */
+  kind: "split" | "segment";
+  /** The flag's or segment's name. */
+  name: string;
+  /** The object's change without its name (the definition; `{keys}`). */
+  payload: Record<string, unknown>;
+  operationType: ChangeRequestCreate["operationType"];
+  /** For messages: `flag "x" in environment "Production"`. */
+  describe: string;
+}
+
+/** Where progress lines go: the engine's log (`info`), or stderr outside a Pulumi run. Tests replace it. */
+let progressSink: (message: string) => void = engineInfo;
+/** Replaces where progress lines go; returns the previous sink. */
+export function setProgressSink(sink: (message: string) => void): (message: string) => void {
+  const previous = progressSink;
+  progressSink = sink;
+  return previous;
+}
+
+function engineInfo(message: string): void {
+  try {
+    // a deep import, like config.ts: the package root would also load the Automation API
+    const log = require("@pulumi/pulumi/log") as { info(msg: string): Promise<void> };
+    void log.info(message);
+  } catch {
+    process.stderr.write(`${message}\n`);
+  }
+}
+
+/** `changeRequests/<id>`. */
+export const referenceOf = (id: string) => `changeRequests/${id}`;
+
+const pendingOf = (cr: ChangeRequest): PendingChangeRequest => ({
+  id: cr.id,
+  status: cr.status,
+  reference: referenceOf(cr.id),
+});
+
+/**
+ * Whether a refused write means the environment requires approvals: a 403 and the environment's
+ * `changePermissions.areApprovalsRequired`, read with a dry-run PATCH of no operations (the list
+ * leaves change permissions out, ref admin §1.2).
+ */
+export async function refusedForApprovals(
+  admin: AdminClient,
+  e: unknown,
+  wsId: string,
+  environmentId: string,
+): Promise<boolean> {
+  if (!ApiError.isInstance(e) || e.status !== 403) return false;
+  const env = await admin.environments.patch(wsId, environmentId, [], { dryRun: true });
+  return env.changePermissions?.areApprovalsRequired === true;
+}
+
+/** The object a request changes, when it is of this kind. */
+const objectOf = (cr: ChangeRequest, kind: ChangeSubject["kind"]) =>
+  (cr as Record<string, unknown>)[kind] as Record<string, unknown> | null | undefined;
+
+/** Whether an open request holds this subject's change (the members sent, compared by meaning). */
+function sameChange(cr: ChangeRequest, s: ChangeSubject): boolean {
+  const object = objectOf(cr, s.kind);
+  if (!object || cr.operationType !== s.operationType) return false;
+  return Object.keys(s.payload).every((k) => jsonEqual(object[k], s.payload[k]));
+}
+
+/** Why an open request of the object blocks a new one. */
+export class OtherChangeRequestOpenError extends Error {
+  constructor(s: ChangeSubject, cr: ChangeRequest) {
+    super(
+      `change request ${cr.id} (${referenceOf(cr.id)}) for ${s.describe} is open (REQUESTED) with a different change, ` +
+        "and the service takes one open change request per object: approve, reject or withdraw it, then run `pulumi up` again",
+    );
+    this.name = "OtherChangeRequestOpenError";
+  }
+}
+
+/** Why `up` failed on a request that will not be applied, or is still pending. */
+export class ChangeRequestNotAppliedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChangeRequestNotAppliedError";
+  }
+}
+
+/** The open (REQUESTED) request of the subject's object, if any (the list, filtered by environment). */
+async function openRequestOf(admin: AdminClient, s: ChangeSubject): Promise<ChangeRequest | undefined> {
+  for await (const cr of admin.changeRequests.list({ status: "REQUESTED", environmentId: s.environmentId })) {
+    if (objectOf(cr, s.kind)?.name === s.name) return cr;
+  }
+  return undefined;
+}
+
+/**
+ * The request holding this change: the open one of the object when it holds the same change
+ * (reported, not submitted twice), else a new one. A different open change is refused.
+ */
+export async function submitOrFind(
+  admin: AdminClient,
+  s: ChangeSubject,
+  note: { title: string; comment: string; approvers: readonly string[] },
+): Promise<ChangeRequest> {
+  const open = await openRequestOf(admin, s);
+  if (open) {
+    if (!sameChange(open, s)) throw new OtherChangeRequestOpenError(s, open);
+    progressSink(
+      `change request ${open.id} for ${s.describe} is already open (REQUESTED): not submitted again`,
+    );
+    return open;
+  }
+  const cr = await admin.changeRequests.create(s.wsId, s.environmentId, {
+    [s.kind]: { name: s.name, ...s.payload },
+    operationType: s.operationType,
+    title: note.title,
+    comment: note.comment,
+    approvers: [...note.approvers],
+  } as ChangeRequestCreate);
+  progressSink(
+    `environment "${s.environmentName}" requires approvals: submitted change request ${cr.id} for ${s.describe} (${cr.status})`,
+  );
+  return cr;
+}
+
+/** The last non-empty comment on a request, with who wrote it. */
+function lastWord(cr: ChangeRequest): string {
+  const c = [...cr.comments].reverse().find((x) => x.comment !== "");
+  return c ? `; ${c.user} (${c.role}) commented: "${c.comment}"` : "";
+}
+
+/** The failure of a request that will never be applied. */
+function refused(cr: ChangeRequest, describe: string): ChangeRequestNotAppliedError {
+  return new ChangeRequestNotAppliedError(
+    `change request ${cr.id} (${referenceOf(cr.id)}) for ${describe} was ${cr.status}${lastWord(cr)}; ` +
+      "nothing was applied. Run `pulumi up` again to submit the change anew",
+  );
+}
+
+const ENDED = new Set(["REJECTED", "WITHDRAWN"]);
+const APPLIED = new Set(["APPROVED", "PUBLISHED"]);
+
+/** Waits `ms`. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What became of a submitted (or found) request: `undefined` when it is applied (APPROVED or
+ * PUBLISHED), the pending request when the program does not wait. With `wait`, polls `get(id)`
+ * every `pollSeconds` until it is applied, REJECTED or WITHDRAWN (a {@link ChangeRequestNotAppliedError}
+ * naming the request, its status and the last comment), or `timeoutSeconds` pass (the same error,
+ * saying it is still pending and that the next `up` picks it up).
+ */
+export async function settle(
+  admin: AdminClient,
+  submitted: ChangeRequest,
+  describe: string,
+  wait: WaitForApprovalInput | undefined,
+): Promise<PendingChangeRequest | undefined> {
+  let cr = submitted;
+  const started = Date.now();
+  for (;;) {
+    if (APPLIED.has(cr.status)) return undefined;
+    if (ENDED.has(cr.status)) throw refused(cr, describe);
+    if (!wait) return pendingOf(cr);
+    const elapsed = (Date.now() - started) / 1000;
+    if (elapsed >= wait.timeoutSeconds) {
+      throw new ChangeRequestNotAppliedError(
+        `change request ${cr.id} (${referenceOf(cr.id)}) for ${describe} is still ${cr.status} after ${wait.timeoutSeconds}s ` +
+          "(waitForApproval.timeoutSeconds); nothing is applied until it is approved. " +
+          "The next `pulumi up` picks it up (it is not submitted again)",
+      );
+    }
+    progressSink(
+      `waiting for change request ${cr.id} (${cr.status}, ${Math.round(elapsed)}s of ${wait.timeoutSeconds}s)`,
+    );
+    await sleep(Math.min(wait.pollSeconds, wait.timeoutSeconds - elapsed) * 1000);
+    cr = await admin.changeRequests.get(cr.id);
+  }
+}
+
+/**
+ * The recorded pending request of an earlier `up`, read again (one GET): `"open"` with the request
+ * when it is still REQUESTED and holds this change, `"done"` when it was applied, ended or holds
+ * another change (the caller then writes or submits as usual). A REQUESTED request of a different
+ * change is refused ({@link OtherChangeRequestOpenError}).
+ */
+export async function recheck(
+  admin: AdminClient,
+  pending: PendingChangeRequest,
+  s: ChangeSubject,
+): Promise<{ open: ChangeRequest } | "done"> {
+  const cr = await admin.changeRequests.get(pending.id);
+  if (cr.status !== "REQUESTED") return "done";
+  if (!sameChange(cr, s)) throw new OtherChangeRequestOpenError(s, cr);
+  progressSink(`change request ${cr.id} for ${s.describe} is still REQUESTED: not submitted again`);
+  return { open: cr };
+}
+
+/** Whether a recorded pending request is still REQUESTED (refresh: one GET), as the pending output. */
+export async function stillPending(
+  admin: AdminClient,
+  pending: PendingChangeRequest | undefined,
+): Promise<PendingChangeRequest | undefined> {
+  if (!pending) return undefined;
+  const cr = await admin.changeRequests.get(pending.id).catch(() => undefined);
+  return cr?.status === "REQUESTED" ? pendingOf(cr) : undefined;
+}
+
+/** The request's note: the `changeRequest` input, else the resource's title and comment, else `fallback`. */
+export function requestNote(
+  input: ChangeRequestInput | undefined,
+  fallback: { title: string; comment: string },
+): { title: string; comment: string; approvers: readonly string[] } {
+  return {
+    title: input?.title ?? fallback.title,
+    comment: input?.comment ?? fallback.comment,
+    approvers: input?.approvers ?? [],
+  };
+}

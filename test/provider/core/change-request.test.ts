@@ -1,0 +1,390 @@
+/**
+ * Change requests of approval-gated environments (provider/core/change-request.ts) through
+ * FlagDefinition and SegmentKeys against the emulator: the refused write becomes a change request
+ * with the exact body, the state records what is live plus `pendingChangeRequest`, a second `up`
+ * submits nothing (the recorded request read again, or the open one found by the list after a
+ * timeout), a second admin key approves through the SDK and the next refresh shows no diff;
+ * `waitForApproval` succeeds when approved meanwhile (with its progress line) and fails on
+ * REJECTED, WITHDRAWN and the timeout with exact messages; an environment without approvals is
+ * written directly with the same requests as before.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setProgressSink } from "../../../provider/core/change-request";
+import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flag-definition";
+import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/segment-keys";
+import { AdminClient } from "../../../sdk/admin/client";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import type { Driver } from "../harness";
+import { startTestbed, type Testbed, unique } from "../testbed";
+
+let bed: Testbed;
+let ws: Workspace;
+let gatedId: string;
+let prodId: string;
+let approver: AdminClient;
+let defs: Driver;
+let keys: Driver;
+let progress: string[];
+type Props = Record<string, unknown>;
+const V2 = "/internal/api/v2";
+const TITLE = "pulumi up: shop/dev";
+const SUBMITTER = 'Admin (all workspaces) (SUBMITTER) commented: "oops"';
+
+beforeAll(async () => {
+  bed = await startTestbed();
+  ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
+  prodId = (await bed.admin.environments.find(ws.id, "Production"))!.id;
+  gatedId = (
+    await bed.admin.environments.create(ws.id, {
+      name: "Gated",
+      production: true,
+      changePermissions: { areApprovalsRequired: true },
+    })
+  ).id;
+  const key = await bed.admin.apiKeys.create({
+    name: "approver",
+    apiKeyType: "admin",
+    roles: ["API_ALL_GRANTED"],
+    workspace: { type: "workspace", id: ws.id },
+  });
+  approver = new AdminClient({ baseUrl: bed.emu.url, apiKey: key.key, requestsPerSecond: 1000 });
+  defs = await bed.driver("direct", definitions, flagDefinitionProviderText);
+  keys = await bed.driver("direct", segmentKeys, segmentKeysProviderText);
+});
+afterAll(async () => {
+  await bed?.stop();
+});
+let previousSink: ((m: string) => void) | undefined;
+beforeAll(() => {
+  previousSink = setProgressSink((m) => progress.push(m));
+});
+afterAll(() => {
+  if (previousSink) setProgressSink(previousSink);
+});
+afterEach(() => {
+  progress = [];
+});
+progress = [];
+
+const checked = async (p: Driver, program: Props) => {
+  const r = await p.check({}, program);
+  expect(r.failures).toEqual([]);
+  return r.inputs;
+};
+const doc = (split: number) => ({
+  treatments: [{ name: "on" }, { name: "off" }],
+  defaultTreatment: "off",
+  defaultRule: [
+    { treatment: "on", size: split },
+    { treatment: "off", size: 100 - split },
+  ],
+});
+const programFor = (flag: string, split: number, environment = "Gated", over: Props = {}) => ({
+  workspace: "Default",
+  flag,
+  environment,
+  ...doc(split),
+  changeRequest: { title: "Roll out", comment: `to ${split}%`, approvers: ["lead@example.com"] },
+  ...over,
+});
+/** A flag whose definition in Gated is `doc(50)`, made through an approved change request, and its state. */
+const seeded = async () => {
+  const flag = unique("cr-flag");
+  await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+  const cr = await bed.admin.changeRequests.create(ws.id, gatedId, {
+    split: { name: flag, ...doc(50) },
+    operationType: "CREATE",
+    title: "seed",
+    comment: "seed",
+  });
+  await approver.changeRequests.approve(cr.id, "ok");
+  const r = await defs.read(`Default/${flag}/Gated`, {});
+  const id = r.id as string;
+  const olds: Props = { ...(r.props as Props), changeRequest: programFor(flag, 50).changeRequest };
+  return { flag, id, olds };
+};
+/** The open change request of a flag in Gated, once the provider has submitted it. */
+const openRequestOf = async (name: string) => {
+  for (let i = 0; i < 200; i++) {
+    for await (const cr of bed.admin.changeRequests.list({ status: "REQUESTED", environmentId: gatedId })) {
+      const object = (cr.split ?? cr.segment) as { name: string } | null;
+      if (object?.name === name) return cr;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no open change request of ${name}`);
+};
+const definitionIn = async (flag: string, env: string) => {
+  const d = await bed.admin.definitions.get(ws.id, flag, env);
+  return d.defaultRule;
+};
+
+describe("FlagDefinition in an environment that requires approvals", () => {
+  it("submits an update as a change request, records what is live, never submits it twice, and is applied once approved", async () => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(defs, programFor(flag, 60));
+    bed.reset();
+    const first = await defs.update(id, olds, news);
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    expect(first.outs.pendingChangeRequest).toEqual({
+      id: pending.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    // What is live, not the requested change.
+    expect(first.outs.defaultRule).toEqual(doc(50).defaultRule);
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${V2}/splits/ws/${ws.id}/${olds.flagId}/environments/${gatedId} 200`,
+      `PATCH ${V2}/splits/ws/${ws.id}/${flag}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `GET ${V2}/changeRequests 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual({
+      split: {
+        name: flag,
+        treatments: [{ name: "on" }, { name: "off" }],
+        defaultTreatment: "off",
+        trafficAllocation: 100,
+        rules: [],
+        defaultRule: doc(60).defaultRule,
+        killed: false,
+      },
+      operationType: "UPDATE",
+      title: "Roll out",
+      comment: "to 60%",
+      approvers: ["lead@example.com"],
+    });
+    expect(progress).toEqual([
+      `environment "Gated" requires approvals: submitted change request ${pending.id} for the definition of flag "${flag}" in environment "Gated" (REQUESTED)`,
+    ]);
+
+    // The next `up` reads the recorded request and submits nothing.
+    expect((await defs.diff(id, first.outs, news)).changes).toBe(true);
+    bed.reset();
+    const second = await defs.update(id, first.outs, news);
+    expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET ${V2}/changeRequests/${pending.id}`,
+    ]);
+
+    // A second admin key approves through the SDK: refresh shows the program's definition, no diff.
+    await approver.changeRequests.approve(pending.id, "ship it");
+    expect(await definitionIn(flag, gatedId)).toEqual(doc(60).defaultRule);
+    const refreshed = await defs.read(id, second.outs);
+    expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
+    expect(refreshed.props?.defaultRule).toEqual(doc(60).defaultRule);
+    expect((await defs.diff(id, refreshed.props as Props, news)).changes).toBe(false);
+  });
+
+  it("waitForApproval: polls with a progress line until a second key approves, then records the applied definition", async () => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(
+      defs,
+      programFor(flag, 70, "Gated", { waitForApproval: { timeoutSeconds: 10, pollSeconds: 0.05 } }),
+    );
+    const approving = (async () => {
+      const cr = await openRequestOf(flag);
+      await approver.changeRequests.approve(cr.id, "fine");
+      return cr.id;
+    })();
+    const r = await defs.update(id, olds, news);
+    const crId = await approving;
+    expect(r.outs.pendingChangeRequest).toBeUndefined();
+    expect(r.outs.defaultRule).toEqual(doc(70).defaultRule);
+    expect(progress).toContain(`waiting for change request ${crId} (REQUESTED, 0s of 10s)`);
+  });
+
+  it.each([
+    ["REJECTED", 'approver (APPROVER) commented: "not this week"'],
+    ["WITHDRAWN", SUBMITTER],
+  ])("waitForApproval fails on %s with the request, its status and the comment", async (status, said) => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(
+      defs,
+      programFor(flag, 80, "Gated", { waitForApproval: { timeoutSeconds: 10, pollSeconds: 0.05 } }),
+    );
+    const ending = (async () => {
+      const cr = await openRequestOf(flag);
+      if (status === "REJECTED") await approver.changeRequests.reject(cr.id, "not this week");
+      else await bed.admin.changeRequests.withdraw(cr.id, "oops");
+      return cr.id;
+    })();
+    const failure = await defs.update(id, olds, news).catch((e: Error) => e);
+    const crId = await ending;
+    expect((failure as Error).message).toBe(
+      `change request ${crId} (changeRequests/${crId}) for the definition of flag "${flag}" in environment "Gated" was ${status}; ${said}; ` +
+        "nothing was applied. Run `pulumi up` again to submit the change anew",
+    );
+    expect(await definitionIn(flag, gatedId)).toEqual(doc(50).defaultRule);
+  });
+
+  it("waitForApproval fails on the timeout, and the next up finds the open request instead of submitting another", async () => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(
+      defs,
+      programFor(flag, 90, "Gated", { waitForApproval: { timeoutSeconds: 0.2, pollSeconds: 0.05 } }),
+    );
+    const failure = await defs.update(id, olds, news).catch((e: Error) => e);
+    const cr = await openRequestOf(flag);
+    expect((failure as Error).message).toBe(
+      `change request ${cr.id} (changeRequests/${cr.id}) for the definition of flag "${flag}" in environment "Gated" is still REQUESTED after 0.2s ` +
+        "(waitForApproval.timeoutSeconds); nothing is applied until it is approved. The next `pulumi up` picks it up (it is not submitted again)",
+    );
+    // The failed update recorded nothing: the next one has the old state, is refused, and finds the request.
+    bed.reset();
+    const { waitForApproval: _w, ...noWait } = news;
+    const next = await defs.update(id, olds, noWait);
+    expect(next.outs.pendingChangeRequest).toEqual({
+      id: cr.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${cr.id}`,
+    });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `PATCH ${V2}/splits/ws/${ws.id}/${flag}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+    ]);
+    expect(progress.at(-1)).toBe(
+      `change request ${cr.id} for the definition of flag "${flag}" in environment "Gated" is already open (REQUESTED): not submitted again`,
+    );
+  });
+
+  it("creates through a change request: nothing recorded as live until it is approved", async () => {
+    const flag = unique("cr-new");
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    const inputs = await checked(defs, programFor(flag, 40));
+    const made = await defs.create(inputs);
+    const pending = made.outs.pendingChangeRequest as { id: string };
+    expect(made.outs).toMatchObject({
+      treatments: [],
+      rules: [],
+      defaultRule: [],
+      creationTime: 0,
+      pendingChangeRequest: {
+        id: pending.id,
+        status: "REQUESTED",
+        reference: `changeRequests/${pending.id}`,
+      },
+    });
+    expect(bed.proxy.writes().at(-1)?.body).toMatchObject({ operationType: "CREATE", title: "Roll out" });
+    // Refresh keeps it while the request is open; after approval the update writes nothing.
+    expect((await defs.read(made.id, made.outs)).props?.pendingChangeRequest).toEqual(
+      made.outs.pendingChangeRequest,
+    );
+    await approver.changeRequests.approve(pending.id, "ok");
+    bed.reset();
+    const r = await defs.update(made.id, made.outs, inputs);
+    expect(r.outs.pendingChangeRequest).toBeUndefined();
+    expect(r.outs.defaultRule).toEqual(doc(40).defaultRule);
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+});
+
+describe("the change request's note", () => {
+  it("defaults to the resource's change title and comment, with no approvers", async () => {
+    const { flag, id, olds } = await seeded();
+    const { changeRequest: _c, ...program } = programFor(flag, 30);
+    bed.reset();
+    await defs.update(id, { ...olds, changeRequest: undefined }, await checked(defs, program));
+    expect(bed.proxy.writes().at(-1)?.body).toMatchObject({
+      operationType: "UPDATE",
+      title: TITLE,
+      comment: `update of flag "${flag}" in environment "Gated" by flagstack (Pulumi stack shop/dev)`,
+      approvers: [],
+    });
+  });
+});
+
+describe("an environment without approvals", () => {
+  it("is written directly: the same requests as before, no change request", async () => {
+    const flag = unique("cr-open");
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    const made = await defs.create(await checked(defs, programFor(flag, 50, "Production")));
+    bed.reset();
+    const r = await defs.update(made.id, made.outs, await checked(defs, programFor(flag, 60, "Production")));
+    expect(r.outs.pendingChangeRequest).toBeUndefined();
+    expect(bed.proxy.requests().map((x) => `${x.method} ${x.path} ${x.status}`)).toEqual([
+      `GET ${V2}/splits/ws/${ws.id}/${made.outs.flagId}/environments/${prodId} 200`,
+      `PATCH ${V2}/splits/ws/${ws.id}/${flag}/environments/${prodId} 200`,
+    ]);
+  });
+});
+
+describe("SegmentKeys in an environment that requires approvals", () => {
+  const segmentIn = async () => {
+    const segment = unique("cr_seg", "_");
+    await bed.admin.segments.create(ws.id, "user", { name: segment });
+    const made = await keys.create(
+      await checked(keys, { workspace: "Default", environment: "Gated", segment, title: "t", comment: "c" }),
+    );
+    return { segment, made };
+  };
+  const program = (segment: string, members: string[]) => ({
+    workspace: "Default",
+    environment: "Gated",
+    segment,
+    keys: members,
+    title: "t",
+    comment: "c",
+    changeRequest: { title: "Beta", comment: "two more", approvers: ["qa-leads"] },
+  });
+
+  it("submits an addition as a change request, once, applied after a second key approves", async () => {
+    const { segment, made } = await segmentIn();
+    const news = await checked(keys, program(segment, ["ana", "ben"]));
+    bed.reset();
+    const first = await keys.update(made.id, made.outs, news);
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    expect(first.outs.keys).toEqual([]);
+    expect(first.outs.pendingChangeRequest).toEqual({
+      id: pending.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    expect(
+      bed.proxy.writes().map((w) => ({ call: `${w.method} ${w.path} ${w.status}`, body: w.body })),
+    ).toEqual([
+      {
+        call: `PUT ${V2}/segments/${gatedId}/${segment}/uploadKeys 403`,
+        body: { keys: ["ana", "ben"], title: "t", comment: "c" },
+      },
+      { call: `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`, body: [] },
+      {
+        call: `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+        body: {
+          segment: { name: segment, keys: ["ana", "ben"] },
+          operationType: "UPDATE",
+          title: "Beta",
+          comment: "two more",
+          approvers: ["qa-leads"],
+        },
+      },
+    ]);
+    // The change permissions are read with a dry run, which changes nothing.
+    expect(bed.proxy.writes()[1]?.query).toEqual({ dry_run: "true" });
+    bed.reset();
+    const second = await keys.update(made.id, first.outs, news);
+    expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET ${V2}/changeRequests/${pending.id}`,
+    ]);
+
+    await approver.changeRequests.approve(pending.id, "ok");
+    const refreshed = await keys.read(made.id, second.outs);
+    expect(refreshed.props?.keys).toEqual(["ana", "ben"]);
+    expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
+    expect((await keys.diff(made.id, refreshed.props as Props, news)).changes).toBe(false);
+  });
+
+  it("refuses a change that both adds and removes keys, naming keys", async () => {
+    const { segment, made } = await segmentIn();
+    const olds = { ...made.outs, keys: ["ana"] };
+    const failure = await keys
+      .update(made.id, olds, await checked(keys, program(segment, ["ben"])))
+      .catch((e: Error) => e);
+    expect((failure as Error).message).toBe(
+      `keys: environment "Gated" requires approvals, and a change request of segment "${segment}" in environment "Gated" either adds ` +
+        "keys or removes them (one open change request per segment): this update adds 1 and removes 1. Apply the additions and the removals in two updates",
+    );
+  });
+});
