@@ -8,7 +8,9 @@
  * provider `internal/service/platform/secret/text.go`, `file.go`).
  *
  * The value: accepted on create and update, kept nowhere (the store holds no trace of it), so no
- * read, list, error, request log or state file shows it. An inline text secret reads back with
+ * read, list, error, request log or state file shows it. A file's content is kept as its SHA-256
+ * and length only (`fields.file`, for tests to see what was sent; never rendered); a `PUT` without
+ * a `file` part keeps the content the secret has (`@NotNull` is on create only, inferred). An inline text secret reads back with
  * `value: null`; a `Reference` value is a path in the secret manager, not the secret, and reads
  * back (Terraform provider `readSecretText` sets `value` only for `Reference`).
  *
@@ -21,6 +23,7 @@
  * scope"; an update of a missing one reads as the deletion (inferred).
  * @module
  */
+import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { SecretBody } from "../../sdk/platform/schemas";
@@ -91,8 +94,25 @@ const jsonWriter: EntityWriter = {
   read: async (c, pathId) => secretRequest(c, parseSecret(await readSecretJson(c)), pathId),
 };
 
-/** The multipart form: the `spec` part's JSON, and a `file` part (required on create, `@NotNull`). */
-const fileWriter: EntityWriter = {
+/** What the emulator keeps of a file secret's content. */
+export interface FileDigest {
+  sha256: string;
+  size: number;
+}
+
+/** The digest of a `file` part: a file, or a plain field (read as the content all the same). */
+async function digest(file: File | string): Promise<FileDigest> {
+  const bytes =
+    typeof file === "string" ? new TextEncoder().encode(file) : new Uint8Array(await file.arrayBuffer());
+  return { sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length };
+}
+
+/**
+ * The multipart form: the `spec` part's JSON, and a `file` part (required on create, `@NotNull`).
+ * A `file` part without a filename is read as the content too (the resource takes the part as an
+ * `InputStream` via Jersey's `@FormDataParam("file")`, which reads any part; inferred).
+ */
+const fileWriter = (store: Store): EntityWriter => ({
   path: "/files",
   read: async (c, pathId) => {
     if (mediaType(c) !== "multipart/form-data") throw mediaNotSupported();
@@ -106,12 +126,20 @@ const fileWriter: EntityWriter = {
     const secret = parseSecret(raw);
     if (secret.type !== "SecretFile")
       throw validationFailure([{ path: "secret.type", message: "must be SecretFile" }]);
-    if (pathId === null && !(form.file instanceof File)) {
+    const file = form.file;
+    if (pathId === null && file === undefined) {
       throw validationFailure([{ path: "file", message: "must not be null" }]);
     }
-    return secretRequest(c, secret, pathId);
+    const request = secretRequest(c, secret, pathId);
+    const kept =
+      file !== undefined
+        ? await digest(file as File | string)
+        : store.entities.get("secret", request.at, secret.identifier)?.fields.file;
+    return kept === undefined
+      ? request
+      : { ...request, fields: { ...request.fields, fields: { ...request.fields.fields, file: kept } } };
   },
-};
+});
 
 const missing = (id: string) =>
   entityNotFound(`Secret with identifier [${id}] does not exist in the specified scope`);
@@ -137,7 +165,7 @@ function secretData(e: StoredEntity) {
 }
 
 /** The secret table row. */
-export const secretSpec = (_store: Store): EntitySpec => ({
+export const secretSpec = (store: Store): EntitySpec => ({
   kind: "secret",
   resource: "secret",
   scopeRequired: false,
@@ -145,7 +173,7 @@ export const secretSpec = (_store: Store): EntitySpec => ({
   // ListSecretsV2's default page size (inferred).
   paging: { index: "pageIndex", size: "pageSize", defaultSize: 50 },
   ifMatch: false,
-  writers: [jsonWriter, fileWriter],
+  writers: [jsonWriter, fileWriter(store)],
   refusals: {
     duplicate: () => duplicateField("Duplicate identifier, please try again with a new identifier"),
     updateMissing: missing,

@@ -3,6 +3,7 @@
  * and the rule that a value is accepted and never shown: the sentinel is searched in every
  * response, the request log and the state file.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +70,22 @@ async function sendForm(method: string, path: string, form: FormData): Promise<R
   return reply;
 }
 
+/** What the state file keeps of a file secret's content (`fields.file`). */
+function storedFile(identifier: string): unknown {
+  const find = (v: unknown): unknown => {
+    if (typeof v !== "object" || v === null) return undefined;
+    const o = v as Record<string, unknown>;
+    if (o.identifier === identifier && typeof o.fields === "object" && o.fields !== null)
+      return (o.fields as Record<string, unknown>).file;
+    for (const child of Object.values(o)) {
+      const found = find(child);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return find(JSON.parse(readFileSync(statePath, "utf8")));
+}
+
 describe("secrets", () => {
   it("creates an inline text secret and never reads its value back", async () => {
     const created = await call("POST", SECRETS, {
@@ -131,6 +148,56 @@ describe("secrets", () => {
     );
     const replaced = await sendForm("PUT", `${SECRETS}/files/cert`, fileForm("cert", `${SENTINEL}-file`));
     expect(replaced.status).toBe(200);
+  });
+
+  it("keeps a file's SHA-256 and length only: a PUT with a file replaces them, one without keeps them", async () => {
+    const digest = (text: string) => ({
+      sha256: createHash("sha256").update(text).digest("hex"),
+      size: Buffer.byteLength(text),
+    });
+    const first = `${SENTINEL}-bundle`;
+    expect((await sendForm("POST", `${SECRETS}/files`, fileForm("bundle", first))).status).toBe(200);
+    expect(storedFile("bundle")).toEqual(digest(first));
+    const second = `${SENTINEL}-bundle-2`;
+    expect((await sendForm("PUT", `${SECRETS}/files/bundle`, fileForm("bundle", second))).status).toBe(200);
+    expect(storedFile("bundle")).toEqual(digest(second));
+    const metadataOnly = await sendForm("PUT", `${SECRETS}/files/bundle`, fileForm("bundle", null));
+    expect([metadataOnly.status, metadataOnly.body.data.secret.spec]).toEqual([
+      200,
+      { secretManagerIdentifier: "harnessSecretManager" },
+    ]);
+    expect(storedFile("bundle")).toEqual(digest(second));
+    const read = await call("GET", `${SECRETS}/bundle`);
+    expect(read.body.data.secret).not.toHaveProperty("file");
+  });
+
+  it("refuses a malformed file form as the service's validation failure (ref §2), naming the part", async () => {
+    const notJson = new FormData();
+    notJson.set("spec", `{"secret": ${SENTINEL}`);
+    notJson.set("file", new Blob(["x"]), "x");
+    const refused = await sendForm("POST", `${SECRETS}/files`, notJson);
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      failureBody("INVALID_REQUEST", "spec: must be the secret as JSON", [
+        { fieldId: "spec", error: "must be the secret as JSON" },
+      ]),
+    ]);
+    const textType = fileForm("text_type", "x");
+    const spec = JSON.parse(textType.get("spec") as string) as { secret: Record<string, unknown> };
+    textType.set("spec", JSON.stringify({ secret: { ...spec.secret, type: "SecretText" } }));
+    const wrongType = await sendForm("POST", `${SECRETS}/files`, textType);
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body).toMatchObject({ status: "FAILURE", code: "INVALID_REQUEST" });
+  });
+
+  it("reads a file part sent as a plain field as the content all the same", async () => {
+    const form = fileForm("plain_part", null);
+    form.set("file", `${SENTINEL}-plain`);
+    expect((await sendForm("POST", `${SECRETS}/files`, form)).status).toBe(200);
+    expect(storedFile("plain_part")).toEqual({
+      sha256: createHash("sha256").update(`${SENTINEL}-plain`).digest("hex"),
+      size: Buffer.byteLength(`${SENTINEL}-plain`),
+    });
   });
 
   it("refuses a scope other than the query's, a duplicate, and answers missing secrets as the service does", async () => {
