@@ -15,7 +15,7 @@ import { output } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
-import { ConnectorOutputs, dockerRegistryFromWire } from "./connector";
+import { ConnectorOutputs, typedFromWire } from "./connector";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import { OrganizationOutputs } from "./organization";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
@@ -142,7 +142,7 @@ export async function getConnector(
   });
   const c = data.connector;
   const { connectorType: _t, ...spec } = c.spec as Record<string, unknown>;
-  const docker = dockerRegistryFromWire(c.type, spec);
+  const typed = typedFromWire(c.type, spec);
   return ConnectorOutputs.omit({ adopt: true }).parse({
     ...(c.orgIdentifier ? { org: c.orgIdentifier } : {}),
     ...(c.projectIdentifier ? { project: c.projectIdentifier } : {}),
@@ -150,7 +150,7 @@ export async function getConnector(
     name: c.name,
     description: c.description,
     tags: c.tags,
-    ...(docker !== undefined ? { dockerRegistry: docker } : { generic: { type: c.type, spec } }),
+    ...(typed !== undefined ? { [typed.field]: typed.value } : { generic: { type: c.type, spec } }),
     type: c.type,
     spec,
     createdAt: data.createdAt,

@@ -8,7 +8,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { ConnectorBody, DockerRegistrySpec } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
 import { optionalQuery } from "../http";
@@ -23,9 +23,115 @@ export const CONNECTOR_PAGE_SIZE = 100;
 type ConnectorRequest = z.output<typeof ConnectorBody>;
 
 /**
+ * The connector types the service knows (Go SDK `harness/nextgen/enum_connector_types.go`). The
+ * service reads `type` with `ConnectorType.getConnectorType`, a `@JsonCreator` that matches the
+ * display name case-insensitively and otherwise throws `IllegalArgumentException("Invalid value: "
+ * + displayName)` (harness-core `ConnectorType`), which the JSON mapper answers as a 400 INVALID_REQUEST;
+ * the message's prefix is the emulator's JSON-error wording (inferred).
+ */
+export const CONNECTOR_TYPES = [
+  "K8sCluster",
+  "Git",
+  "Splunk",
+  "AppDynamics",
+  "Prometheus",
+  "Dynatrace",
+  "Vault",
+  "AzureKeyVault",
+  "DockerRegistry",
+  "JDBC",
+  "Local",
+  "AwsKms",
+  "GcpKms",
+  "AwsSecretManager",
+  "Gcp",
+  "Aws",
+  "Artifactory",
+  "Jira",
+  "Jenkins",
+  "Nexus",
+  "Github",
+  "Gitlab",
+  "Bitbucket",
+  "Codecommit",
+  "CEAws",
+  "CEAzure",
+  "GcpCloudCost",
+  "CEK8sCluster",
+  "HttpHelmRepo",
+  "OciHelmRepo",
+  "NewRelic",
+  "Datadog",
+  "SumoLogic",
+  "PagerDuty",
+  "GcpSecretManager",
+  "Azure",
+  "AzureArtifacts",
+  "Spot",
+  "ServiceNow",
+  "Tas",
+  "TerraformCloud",
+  "ElasticSearch",
+  "Rancher",
+  "CustomHealth",
+  "Pdc",
+  "CustomSecretManager",
+  "AzureRepo",
+] as const;
+
+const req = z.string().min(1);
+const typed = (values: readonly [string, ...string[]]) => z.enum(values);
+const anObject = z.record(z.string(), z.unknown());
+
+/**
+ * The members each typed kind's spec cannot do without: the Go SDK's non-`omitempty` members of
+ * `GithubConnector` (url, type, authentication {type, spec}), `GitConfig` (url, connectionType,
+ * type, spec), `KubernetesClusterConfig` (credential {type}; ManualConfig: spec {masterUrl, auth
+ * {type, spec}}), `AwsConnector` (credential {type}; ManualConfig: spec {secretKeyRef}),
+ * `GcpConnector` (credential {type}; ManualConfig: spec {secretKeyRef}) and `HttpHelmConnector`
+ * (helmRepoUrl). Deliberately loose beyond those: other members are echoed as sent.
+ */
+const KIND_SPECS: Record<string, z.ZodType> = {
+  Github: z.looseObject({
+    url: req,
+    type: typed(["Account", "Repo"]),
+    authentication: z.looseObject({ type: typed(["Http", "Ssh"]), spec: anObject }),
+  }),
+  Git: z.looseObject({
+    url: req,
+    connectionType: typed(["Account", "Repo"]),
+    type: typed(["Http", "Ssh"]),
+    spec: anObject,
+  }),
+  K8sCluster: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("InheritFromDelegate") }),
+      z.looseObject({
+        type: z.literal("ManualConfig"),
+        spec: z.looseObject({ masterUrl: req, auth: z.looseObject({ type: req, spec: anObject }) }),
+      }),
+    ]),
+  }),
+  Aws: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.enum(["InheritFromDelegate", "Irsa", "OidcAuthentication"]) }),
+      z.looseObject({ type: z.literal("ManualConfig"), spec: z.looseObject({ secretKeyRef: req }) }),
+    ]),
+  }),
+  Gcp: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.enum(["InheritFromDelegate", "OidcAuthentication"]) }),
+      z.looseObject({ type: z.literal("ManualConfig"), spec: z.looseObject({ secretKeyRef: req }) }),
+    ]),
+  }),
+  HttpHelmRepo: z.looseObject({ helmRepoUrl: req }),
+};
+
+/**
  * Bean validation of `{connector: {...}}` (ref §3 `ConnectorInfoDTO`): every violated field is
- * reported at once, including those of a `DockerRegistry` spec (ref §5 `DockerConnectorDTO`).
- * Other connector types only need a spec object: their shapes are not shown (spec §2).
+ * reported at once, including those of a `DockerRegistry` spec (ref §5 `DockerConnectorDTO`) and
+ * the required members of the typed kinds ({@link KIND_SPECS}). An unknown `type` is refused first
+ * ({@link CONNECTOR_TYPES}); the other known types only need a spec object (spec §2).
  */
 function parseConnectorRequest(raw: unknown): ConnectorRequest {
   const copy = wrappedObject(raw, "connector");
@@ -33,15 +139,21 @@ function parseConnectorRequest(raw: unknown): ConnectorRequest {
   for (const k of ["orgIdentifier", "projectIdentifier"] as const) {
     if (copy[k] === "" || copy[k] === null) delete copy[k];
   }
+  if (typeof copy.type === "string" && copy.type !== "") {
+    const known = CONNECTOR_TYPES.find((t) => t.toLowerCase() === (copy.type as string).toLowerCase());
+    if (known === undefined) throw invalidRequest(`Unable to process JSON: Invalid value: ${copy.type}`);
+    copy.type = known;
+  }
   const parsed = ConnectorBody.safeParse(copy);
   const violations = parsed.success ? [] : zodViolations("connector", parsed.error.issues);
+  const kindSpec = copy.type === "DockerRegistry" ? DockerRegistrySpec : KIND_SPECS[copy.type as string];
   if (
-    copy.type === "DockerRegistry" &&
+    kindSpec !== undefined &&
     copy.spec !== null &&
     typeof copy.spec === "object" &&
     !Array.isArray(copy.spec)
   ) {
-    const spec = DockerRegistrySpec.safeParse(copy.spec);
+    const spec = kindSpec.safeParse(copy.spec);
     if (!spec.success) violations.push(...zodViolations("connector.spec", spec.error.issues));
   }
   if (violations.length > 0 || !parsed.success) throw validationFailure(violations);

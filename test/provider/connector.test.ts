@@ -12,6 +12,7 @@ import {
   dockerRegistryFromWire,
   impl,
   parseConnectorId,
+  typedFromWire,
   wireSpec,
 } from "../../provider/connector";
 import type { PlatformClient } from "../../sdk";
@@ -87,13 +88,13 @@ describe("Connector check", () => {
       "no spec",
       { identifier: "x", name: "X" },
       "dockerRegistry",
-      "exactly one of dockerRegistry and generic is required",
+      "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp, httpHelm and generic is required",
     ],
     [
       "two specs",
       { ...valid, generic: { type: "Github", spec: {} } },
-      "dockerRegistry",
-      "exactly one of dockerRegistry and generic is required",
+      "generic",
+      "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp, httpHelm and generic is required",
     ],
     [
       "registry URL not a URL",
@@ -484,16 +485,12 @@ describe.each(MODES)("Connector lifecycle (%s)", (via) => {
   it("manages a generic connector and replaces it when its type changes", async () => {
     const identifier = `repo_${slug(via)}`;
     const generic = {
-      type: "Github",
-      spec: {
-        url: "https://github.example.test/acme",
-        connectionType: "Account",
-        authentication: { type: "Http" },
-      },
+      type: "Bitbucket",
+      spec: { url: "https://bitbucket.example.test/acme", connectionType: "Account" },
     };
     const inputs = (await d.check({}, { org: "default", identifier, name: `Repo ${via}`, generic })).inputs;
     const { id, outs } = await d.create(inputs);
-    expect(outs).toMatchObject({ type: "Github", generic, spec: generic.spec });
+    expect(outs).toMatchObject({ type: "Bitbucket", generic, spec: generic.spec });
     expect((await d.read(id, outs)).props).toEqual(outs);
     expect(await d.diff(id, outs, inputs)).toMatchObject({ changes: false });
     const asDocker = (
@@ -524,4 +521,318 @@ describe.each(MODES)("Connector create whose response was lost (%s)", (mode) => 
     expect(sent()).toEqual(["POST /ng/api/connectors", `GET /ng/api/connectors/${identifier}`]);
     await drivers[mode].delete(created.id, created.outs);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Typed connectors: GitHub, Git, Kubernetes cluster, AWS, GCP, Helm HTTP repository
+
+const github = {
+  url: "https://github.com/acme",
+  connectionType: "Account",
+  validationRepo: "acme/checkout",
+  auth: { username: "ci-bot", tokenRef: "account.github_pat" },
+  apiAccess: { tokenRef: "account.github_pat" },
+};
+const git = {
+  url: "git@git.example.test:acme/checkout.git",
+  connectionType: "Repo",
+  branch: "main",
+  auth: { type: "Ssh", sshKeyRef: "org.git_ssh_key" },
+};
+const kubernetes = {
+  credential: {
+    type: "ManualConfig",
+    masterUrl: "https://k8s.example.test:6443",
+    serviceAccountTokenRef: "account.k8s_sa_token",
+  },
+};
+const aws = {
+  credential: {
+    type: "ManualConfig",
+    accessKeyRef: "account.aws_access_key",
+    secretKeyRef: "account.aws_secret_key",
+  },
+  region: "eu-west-1",
+};
+const gcp = { credential: { type: "InheritFromDelegate" }, delegateSelectors: ["gke-delegate"] };
+const httpHelm = {
+  url: "https://charts.example.test",
+  auth: { type: "UsernamePassword", usernameRef: "account.helm_user", passwordRef: "account.helm_password" },
+};
+
+/** Each typed kind: its input, its wire type, and the exact wire spec its defaults give. */
+const typedKinds: [field: string, input: Props, type: string, spec: Props][] = [
+  [
+    "github",
+    github,
+    "Github",
+    {
+      url: "https://github.com/acme",
+      type: "Account",
+      validationRepo: "acme/checkout",
+      authentication: {
+        type: "Http",
+        spec: { type: "UsernameToken", spec: { username: "ci-bot", tokenRef: "account.github_pat" } },
+      },
+      apiAccess: { type: "Token", spec: { tokenRef: "account.github_pat" } },
+      delegateSelectors: [],
+      executeOnDelegate: true,
+    },
+  ],
+  [
+    "git",
+    git,
+    "Git",
+    {
+      url: "git@git.example.test:acme/checkout.git",
+      connectionType: "Repo",
+      branchName: "main",
+      type: "Ssh",
+      spec: { sshKeyRef: "org.git_ssh_key" },
+      delegateSelectors: [],
+      executeOnDelegate: true,
+    },
+  ],
+  [
+    "kubernetes",
+    kubernetes,
+    "K8sCluster",
+    {
+      credential: {
+        type: "ManualConfig",
+        spec: {
+          masterUrl: "https://k8s.example.test:6443",
+          auth: { type: "ServiceAccount", spec: { serviceAccountTokenRef: "account.k8s_sa_token" } },
+        },
+      },
+      delegateSelectors: [],
+    },
+  ],
+  [
+    "aws",
+    aws,
+    "Aws",
+    {
+      credential: {
+        type: "ManualConfig",
+        spec: { accessKeyRef: "account.aws_access_key", secretKeyRef: "account.aws_secret_key" },
+        region: "eu-west-1",
+      },
+      delegateSelectors: [],
+      executeOnDelegate: true,
+    },
+  ],
+  [
+    "gcp",
+    gcp,
+    "Gcp",
+    {
+      credential: { type: "InheritFromDelegate" },
+      delegateSelectors: ["gke-delegate"],
+      executeOnDelegate: true,
+    },
+  ],
+  [
+    "httpHelm",
+    httpHelm,
+    "HttpHelmRepo",
+    {
+      helmRepoUrl: "https://charts.example.test",
+      auth: {
+        type: "UsernamePassword",
+        spec: { usernameRef: "account.helm_user", passwordRef: "account.helm_password" },
+      },
+      delegateSelectors: [],
+    },
+  ],
+];
+
+describe("Typed connector check", () => {
+  const base = { org: "default", identifier: "typed", name: "Typed" };
+  const rows: [label: string, inputs: Props, property: string, reason: string][] = [
+    [
+      "a GitHub token in clear",
+      {
+        ...base,
+        github: {
+          ...github,
+          auth: { username: "ci-bot", tokenRef: "ghp_16C7e42F292c6912E7710c838347Ae178B4a" },
+        },
+      },
+      "github.auth.tokenRef",
+      "tokenRef looks like a literal token, not a secret reference: store it in a Secret and give its reference (account.<id>, org.<id> or <id>)",
+    ],
+    [
+      "a fine-grained GitHub token as API access",
+      {
+        ...base,
+        github: { ...github, apiAccess: { tokenRef: "github_pat_11ABCDEFG0123456789_abcdefghijklmnop" } },
+      },
+      "github.apiAccess.tokenRef",
+      "tokenRef looks like a literal token",
+    ],
+    [
+      "an AWS access key id as its reference",
+      { ...base, aws: { ...aws, credential: { ...aws.credential, accessKeyRef: "AKIAIOSFODNN7EXAMPLE" } } },
+      "aws.credential.accessKeyRef",
+      "accessKeyRef looks like a literal token",
+    ],
+    [
+      "a secret key with characters no reference has",
+      {
+        ...base,
+        aws: { ...aws, credential: { ...aws.credential, secretKeyRef: "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" } },
+      },
+      "aws.credential.secretKeyRef",
+      "the name of a stored secret, not its value",
+    ],
+    [
+      "GitHub without a token",
+      { ...base, github: { ...github, auth: { username: "ci-bot" } } },
+      "github.auth.tokenRef",
+      "tokenRef must be a secret reference such as account.github_token",
+    ],
+    [
+      "GitHub with both username and usernameRef",
+      { ...base, github: { ...github, auth: { ...github.auth, usernameRef: "account.gh_user" } } },
+      "github.auth",
+      "exactly one of username and usernameRef is required",
+    ],
+    [
+      "GitHub connection type unknown",
+      { ...base, github: { ...github, connectionType: "Org" } },
+      "github.connectionType",
+      'connectionType must be "Account" or "Repo"',
+    ],
+    [
+      "Git over SSH without a key",
+      { ...base, git: { ...git, auth: { type: "Ssh" } } },
+      "git.auth.sshKeyRef",
+      "sshKeyRef must be a secret reference such as account.git_ssh_key",
+    ],
+    [
+      "Git auth type unknown",
+      { ...base, git: { ...git, auth: { type: "Token" } } },
+      "git.auth.type",
+      'auth.type must be "Http" or "Ssh"',
+    ],
+    [
+      "Kubernetes without a service account token",
+      {
+        ...base,
+        kubernetes: { credential: { type: "ManualConfig", masterUrl: "https://k8s.example.test" } },
+      },
+      "kubernetes.credential.serviceAccountTokenRef",
+      "serviceAccountTokenRef must be a secret reference such as account.k8s_sa_token",
+    ],
+    [
+      "Kubernetes inheriting from a delegate it does not name",
+      { ...base, kubernetes: { credential: { type: "InheritFromDelegate" } } },
+      "kubernetes.delegateSelectors",
+      "a InheritFromDelegate credential needs at least one delegate selector",
+    ],
+    [
+      "AWS IRSA without a delegate",
+      { ...base, aws: { credential: { type: "Irsa" } } },
+      "aws.delegateSelectors",
+      "a Irsa credential needs at least one delegate selector",
+    ],
+    [
+      "AWS with both access key and its reference",
+      { ...base, aws: { ...aws, credential: { ...aws.credential, accessKey: "AKIDEXAMPLE" } } },
+      "aws.credential",
+      "exactly one of accessKey and accessKeyRef is required",
+    ],
+    [
+      "GCP without a key",
+      { ...base, gcp: { credential: { type: "ManualConfig" } } },
+      "gcp.credential.secretKeyRef",
+      "secretKeyRef must be a secret reference such as account.gcp_sa_key",
+    ],
+    [
+      "Helm repository URL not http(s)",
+      { ...base, httpHelm: { ...httpHelm, url: "oci://charts.example.test" } },
+      "httpHelm.url",
+      "url must be an http(s) URL",
+    ],
+    [
+      "two typed specs",
+      { ...base, github, git },
+      "git",
+      "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp, httpHelm and generic is required",
+    ],
+  ];
+
+  itRefusesWithNoRequest(rows, () => ({ bed, drivers }));
+});
+
+describe("Typed connector wire mapping", () => {
+  it.each(typedKinds)(
+    "writes %s as the API's spec and reads it back to the same inputs",
+    async (field, input, type, spec) => {
+      const inputs = (await impl.check({}, { identifier: "typed", name: "Typed", [field]: input })).inputs!;
+      const wire = wireSpec(inputs);
+      expect(wire).toEqual({ type, spec });
+      expect(typedFromWire(type, wire.spec)).toEqual({ field, value: (inputs as Props)[field] });
+    },
+  );
+
+  it("reads a spec that does not fit its typed kind as generic", () => {
+    expect(
+      typedFromWire("Github", { url: "https://github.com/acme", authentication: { type: "Ssh" } }),
+    ).toBeUndefined();
+    expect(typedFromWire("Bitbucket", {})).toBeUndefined();
+  });
+});
+
+describe("Typed connector lifecycle", () => {
+  const bodies = () => bed.proxy.writes().map((r) => (r.body as { connector: Props }).connector);
+
+  it.each(typedKinds)(
+    "creates a %s connector with one POST of the exact body, reads it back as no change, and updates one field with one PUT",
+    async (field, input, type, spec) => {
+      const d = drivers.direct;
+      const identifier = unique(`typed_${field.toLowerCase()}`, "_");
+      const program = {
+        org: "default",
+        project: "payments",
+        identifier,
+        name: `Typed ${identifier}`,
+        [field]: input,
+      };
+      const inputs = (await d.check({}, program)).inputs;
+      reset();
+      const { id, outs } = await d.create(inputs);
+      expect(sent()).toEqual(["POST /ng/api/connectors"]);
+      expect(bodies()).toEqual([
+        {
+          accountIdentifier: bed.emu.accountId,
+          name: `Typed ${identifier}`,
+          identifier,
+          description: "",
+          orgIdentifier: "default",
+          projectIdentifier: "payments",
+          tags: {},
+          type,
+          spec,
+        },
+      ]);
+      expect(outs).toMatchObject({ [field]: (inputs as Props)[field], type, spec });
+      const read = await d.read(id, outs);
+      expect(read.props).toEqual(outs);
+      expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false, replaces: [] });
+
+      const next = (await d.check({}, { ...program, description: "one field" })).inputs;
+      expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
+      reset();
+      const updated = (await d.update(id, outs, next)).outs;
+      expect(sent()).toEqual([`GET /ng/api/connectors/${identifier}`, "PUT /ng/api/connectors"]);
+      expect(bodies()).toEqual([expect.objectContaining({ description: "one field", type, spec })]);
+      expect(await d.diff(id, updated, next)).toMatchObject({ changes: false });
+
+      // Imported by id alone, the live spec comes back as the typed input.
+      expect((await d.read(id, {})).inputs).toMatchObject({ [field]: (inputs as Props)[field] });
+      await d.delete(id, updated);
+    },
+  );
 });

@@ -62,8 +62,8 @@ beforeAll(async () => {
     name: "Repo",
     description: "",
     tags: {},
-    type: "Github",
-    spec: { url: "https://github.example.test/acme" },
+    type: "Bitbucket",
+    spec: { url: "https://bitbucket.example.test/acme" },
   });
   await client.pipelines.create(renderPipelineYaml(deployCheckout, scope), scope);
 });
@@ -154,8 +154,8 @@ describe("getConnector", () => {
     const c = await getConnector({ identifier: "repo" }, options);
     expect(c).toMatchObject({
       identifier: "repo",
-      type: "Github",
-      generic: { type: "Github", spec: { url: "https://github.example.test/acme" } },
+      type: "Bitbucket",
+      generic: { type: "Bitbucket", spec: { url: "https://bitbucket.example.test/acme" } },
     });
     expect(c).not.toHaveProperty("org");
     expect(c).not.toHaveProperty("dockerRegistry");
@@ -179,7 +179,7 @@ describe("getConnector", () => {
 
   it("has an Output form", async () => {
     const out = getConnectorOutput({ identifier: "repo" }, options);
-    expect(await new Promise((resolve) => out.apply((c) => resolve(c.type)))).toBe("Github");
+    expect(await new Promise((resolve) => out.apply((c) => resolve(c.type)))).toBe("Bitbucket");
   });
 });
 

@@ -123,7 +123,7 @@ describe("POST /ng/api/connectors", () => {
       connector: {
         name: "Repo",
         identifier: "repo",
-        type: "Github",
+        type: "Bitbucket",
         spec: { url: "https://x.test", anything: [1] },
       },
     });
@@ -284,6 +284,106 @@ describe("POST /ng/api/connectors", () => {
     ],
   ])("refuses %s with a FailureDTO naming each field", async (_label, body, violations) => {
     const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationBody(violations));
+  });
+});
+
+describe("POST /ng/api/connectors: typed kinds", () => {
+  const kind = (identifier: string, type: string, spec: unknown) => ({
+    connector: { name: identifier, identifier, type, spec },
+  });
+
+  it('refuses an unknown connector type with 400 INVALID_REQUEST (ConnectorType\'s "Invalid value")', async () => {
+    const res = await post(kind("nope", "Subversion", { url: "https://svn.example.test" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      errorBody("INVALID_REQUEST", "Unable to process JSON: Invalid value: Subversion"),
+    );
+  });
+
+  it("reads the type case-insensitively and answers with its display name", async () => {
+    const res = await post(
+      kind("helm_lower", "httphelmrepo", { helmRepoUrl: "https://charts.example.test" }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data.connector.type).toBe("HttpHelmRepo");
+  });
+
+  it.each<[string, string, unknown]>([
+    [
+      "Github",
+      "Github",
+      {
+        url: "https://github.com/acme",
+        type: "Account",
+        authentication: {
+          type: "Http",
+          spec: { type: "UsernameToken", spec: { username: "u", tokenRef: "account.t" } },
+        },
+      },
+    ],
+    [
+      "Git",
+      "Git",
+      { url: "git@x.test:a/b.git", connectionType: "Repo", type: "Ssh", spec: { sshKeyRef: "account.k" } },
+    ],
+    [
+      "K8sCluster inheriting",
+      "K8sCluster",
+      { credential: { type: "InheritFromDelegate" }, delegateSelectors: ["d"] },
+    ],
+    ["Aws by IRSA", "Aws", { credential: { type: "Irsa" }, delegateSelectors: ["d"] }],
+    ["Gcp by key", "Gcp", { credential: { type: "ManualConfig", spec: { secretKeyRef: "account.gcp" } } }],
+    [
+      "HttpHelmRepo",
+      "HttpHelmRepo",
+      { helmRepoUrl: "https://charts.example.test", auth: { type: "Anonymous" } },
+    ],
+  ])("accepts a complete %s spec and echoes it", async (label, type, spec) => {
+    const res = await post(kind(`ok_${label.split(" ")[0]!.toLowerCase()}`, type, spec));
+    expect(res.status).toBe(200);
+    expect(res.body.data.connector.spec).toEqual(spec);
+  });
+
+  it.each<[string, string, unknown, [string, string][]]>([
+    [
+      "a Github spec without url, type and authentication",
+      "Github",
+      {},
+      [
+        ["connector.spec.url", "must not be null"],
+        ["connector.spec.type", 'Invalid option: expected one of "Account"|"Repo"'],
+        ["connector.spec.authentication", "must not be null"],
+      ],
+    ],
+    [
+      "a Git spec with an unknown auth type",
+      "Git",
+      { url: "https://git.example.test/a.git", connectionType: "Repo", type: "Token", spec: {} },
+      [["connector.spec.type", 'Invalid option: expected one of "Http"|"Ssh"']],
+    ],
+    [
+      "a K8sCluster manual config without a master URL",
+      "K8sCluster",
+      { credential: { type: "ManualConfig", spec: { auth: { type: "ServiceAccount", spec: {} } } } },
+      [["connector.spec.credential.spec.masterUrl", "must not be null"]],
+    ],
+    [
+      "an Aws manual config without its secret key",
+      "Aws",
+      { credential: { type: "ManualConfig", spec: { accessKey: "AKIDEXAMPLE" } } },
+      [["connector.spec.credential.spec.secretKeyRef", "must not be null"]],
+    ],
+    ["a Gcp spec without a credential", "Gcp", {}, [["connector.spec.credential", "must not be null"]]],
+    [
+      "an HttpHelmRepo spec without its URL",
+      "HttpHelmRepo",
+      { auth: { type: "Anonymous" } },
+      [["connector.spec.helmRepoUrl", "must not be null"]],
+    ],
+  ])("refuses %s with a FailureDTO naming each field", async (_label, type, spec, violations) => {
+    const res = await post(kind("bad_kind", type, spec));
     expect(res.status).toBe(400);
     expect(res.body).toEqual(validationBody(violations));
   });
