@@ -14,8 +14,8 @@ import { impl as definitions, flagDefinitionProviderText } from "../../../provid
 import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/segment-keys";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
-import type { Driver } from "../harness";
-import { startTestbed, type Testbed, unique } from "../testbed";
+import type { Driver, Mode } from "../harness";
+import { itRefusesWithNoRequest, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;
@@ -24,6 +24,7 @@ let prodId: string;
 let approver: AdminClient;
 let defs: Driver;
 let keys: Driver;
+let hostDefs: Driver;
 let progress: string[];
 type Props = Record<string, unknown>;
 const V2 = "/internal/api/v2";
@@ -50,6 +51,7 @@ beforeAll(async () => {
   approver = new AdminClient({ baseUrl: bed.emu.url, apiKey: key.key, requestsPerSecond: 1000 });
   defs = await bed.driver("direct", definitions, flagDefinitionProviderText);
   keys = await bed.driver("direct", segmentKeys, segmentKeysProviderText);
+  hostDefs = await bed.driver("gRPC host", definitions, flagDefinitionProviderText);
 });
 afterAll(async () => {
   await bed?.stop();
@@ -278,6 +280,72 @@ describe("FlagDefinition in an environment that requires approvals", () => {
     expect(r.outs.defaultRule).toEqual(doc(40).defaultRule);
     expect(bed.proxy.writes()).toEqual([]);
   });
+});
+
+describe("through the gRPC host", () => {
+  it("submits once, reports it on the next up, and records the applied definition after approval", async () => {
+    const host = hostDefs;
+    const { flag, id, olds } = await seeded();
+    const news = await checked(host, programFor(flag, 20));
+    const first = await host.update(id, olds, news);
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    expect(first.outs.pendingChangeRequest).toEqual({
+      id: pending.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    expect(first.outs.defaultRule).toEqual(doc(50).defaultRule);
+    const second = await host.update(id, first.outs, news);
+    expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
+    const open = [];
+    for await (const cr of bed.admin.changeRequests.list({ status: "REQUESTED", environmentId: gatedId })) {
+      if ((cr.split as { name: string } | null)?.name === flag) open.push(cr.id);
+    }
+    expect(open).toEqual([pending.id]);
+    await approver.changeRequests.approve(pending.id, "ok");
+    const third = await host.update(id, second.outs, news);
+    expect(third.outs.pendingChangeRequest).toBeUndefined();
+    expect(third.outs.defaultRule).toEqual(doc(20).defaultRule);
+  });
+});
+
+describe("check", () => {
+  const base = programFor("any-flag", 50);
+  itRefusesWithNoRequest(
+    [
+      [
+        "an empty title",
+        { ...base, changeRequest: { title: "" } },
+        "changeRequest.title",
+        "must not be empty",
+      ],
+      [
+        "an empty approver",
+        { ...base, changeRequest: { approvers: [""] } },
+        "changeRequest.approvers[0]",
+        "an approver must not be empty",
+      ],
+      [
+        "a negative timeout",
+        { ...base, waitForApproval: { timeoutSeconds: -1 } },
+        "waitForApproval.timeoutSeconds",
+        "must be positive",
+      ],
+      [
+        "no timeout",
+        { ...base, waitForApproval: { pollSeconds: 5 } },
+        "waitForApproval.timeoutSeconds",
+        "must be a number",
+      ],
+      [
+        "an unknown member",
+        { ...base, waitForApproval: { timeoutSeconds: 5, every: 1 } },
+        "waitForApproval.every",
+        "unknown property",
+      ],
+    ],
+    () => ({ bed, drivers: { direct: defs, "gRPC host": hostDefs } as Record<Mode, Driver> }),
+  );
 });
 
 describe("the change request's note", () => {
