@@ -179,6 +179,21 @@ describe("FlagDefinition in an environment that requires approvals", () => {
     expect((await defs.diff(id, refreshed.props as Props, news)).changes).toBe(false);
   });
 
+  it("refuses a different change while the recorded request is open, naming it", async () => {
+    const { flag, id, olds } = await seeded();
+    const first = await defs.update(id, olds, await checked(defs, programFor(flag, 60)));
+    const crId = (first.outs.pendingChangeRequest as { id: string }).id;
+    bed.reset();
+    const failure = await defs
+      .update(id, first.outs, await checked(defs, programFor(flag, 65)))
+      .catch((e: Error) => e);
+    expect((failure as Error).message).toBe(
+      `change request ${crId} (changeRequests/${crId}) for the definition of flag "${flag}" in environment "Gated" is open (REQUESTED) ` +
+        "with a different change, and the service takes one open change request per object: approve, reject or withdraw it, then run `pulumi up` again",
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
   it("waitForApproval: polls with a progress line until a second key approves, then records the applied definition", async () => {
     const { flag, id, olds } = await seeded();
     const news = await checked(
@@ -442,6 +457,30 @@ describe("SegmentKeys in an environment that requires approvals", () => {
     expect(refreshed.props?.keys).toEqual(["ana", "ben"]);
     expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
     expect((await keys.diff(made.id, refreshed.props as Props, news)).changes).toBe(false);
+  });
+
+  it("submits a removal as ARCHIVE of the keys removed, applied once approved", async () => {
+    const { segment, made } = await segmentIn();
+    const cr = await bed.admin.changeRequests.create(ws.id, gatedId, {
+      segment: { name: segment, keys: ["ana", "ben"] },
+      operationType: "UPDATE",
+      title: "seed",
+      comment: "seed",
+    });
+    await approver.changeRequests.approve(cr.id, "ok");
+    const olds = { ...made.outs, keys: ["ana", "ben"] };
+    bed.reset();
+    const r = await keys.update(made.id, olds, await checked(keys, program(segment, ["ana"])));
+    expect(r.outs.keys).toEqual(["ana", "ben"]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual({
+      segment: { name: segment, keys: ["ben"] },
+      operationType: "ARCHIVE",
+      title: "Beta",
+      comment: "two more",
+      approvers: ["qa-leads"],
+    });
+    await approver.changeRequests.approve((r.outs.pendingChangeRequest as { id: string }).id, "ok");
+    expect((await keys.read(made.id, r.outs)).props?.keys).toEqual(["ana"]);
   });
 
   it("refuses a change that both adds and removes keys, naming keys", async () => {
