@@ -3,8 +3,11 @@
  *
  * The spec shows none of these (it names the organization `default` and says another one may be
  * given, spec §4 rule 1); the emulator has them so that projects, connectors and pipelines can be
- * tried in another organization. They follow the project routes' conventions (envelope, ETag,
- * full-replace PUT, 404 ENTITY_NOT_FOUND on GET and DELETE); the messages are inferred.
+ * tried in another organization. Paths, bodies (`{organization: {identifier, name, description,
+ * tags}}`), `If-Match` on PUT and DELETE and `pageIndex`/`pageSize` paging are the Go SDK's
+ * (`harness/harness-go-sdk` `harness/nextgen/api_organization.go`); they follow the project routes'
+ * conventions (envelope, ETag, full-replace PUT, 404 ENTITY_NOT_FOUND on GET and DELETE); the
+ * messages are inferred.
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -119,6 +122,10 @@ export function organizationRoutes(store: Store): Hono<AppEnv> {
       throw entityNotFound(`Organization with identifier [${id}] does not exist in the specified scope`);
     }
     checkIfMatch(c, existing.version);
+    // Deleting an organization that still holds projects succeeds and deletes them: harness-core's
+    // ng-manager `io.harness.ng.core.event.ProjectEntityCRUDStreamListener` answers an organization
+    // DELETE event by deleting every project of it (and other listeners their entities); the
+    // service does it asynchronously, the emulator at once.
     store.platform.deleteOrganization(existing);
     await store.commit();
     return success(c, true);
