@@ -4,11 +4,18 @@
  * host with the serialized provider (needs `npm run build`: the serialized methods require `dist/`).
  * Each lifecycle test makes the organization it needs under an identifier of its own.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, organizationProviderText, organizationReplaceOnChange } from "../../provider/organization";
+import { providerText } from "../../provider/core/resource";
+import {
+  impl,
+  Organization,
+  organizationProviderText,
+  organizationReplaceOnChange,
+} from "../../provider/organization";
 import { getOrganization } from "../../provider/platform-lookups";
-import { impl as project } from "../../provider/project";
-import { ORGANIZATION_TYPE } from "../../provider/types";
+import { Project, impl as project } from "../../provider/project";
+import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode } from "./harness";
@@ -294,5 +301,35 @@ describe("Organization and its projects", () => {
 describe("Organization resource class", () => {
   it("registers under its own type token", () => {
     expect(ORGANIZATION_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:Organization");
+    expect(Organization.__pulumiType).toBe(ORGANIZATION_TYPE);
+  });
+
+  it("gives a Project its identifier output: the project is registered with it once the organization is", async () => {
+    const registered: pulumi.runtime.MockResourceArgs[] = [];
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          registered.push(args);
+          const { __provider: _, ...inputs } = args.inputs as Record<string, unknown>;
+          return { id: `${args.name}-id`, state: { ...inputs, createdAt: 1, lastModifiedAt: 2 } };
+        },
+        call: () => ({}),
+      },
+      "shop",
+      "dev",
+    );
+    const org = new Organization("delivery", { identifier: "delivery", name: "Delivery" });
+    const proj = new Project("storefront", {
+      org: org.identifier,
+      identifier: "storefront",
+      name: "Storefront",
+    });
+    const projectOrg = await new Promise((resolve) => proj.org.apply(resolve));
+    expect(projectOrg).toBe("delivery");
+    expect(registered.map((r) => [r.type, (r.inputs as { org?: string }).org])).toEqual([
+      [ORGANIZATION_TYPE, undefined],
+      [PROJECT_TYPE, "delivery"],
+    ]);
+    expect((registered[0]!.inputs as { __provider: string }).__provider).toBe(providerText("organization"));
   });
 });
