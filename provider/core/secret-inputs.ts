@@ -13,14 +13,16 @@ import type { ResourceClass } from "./resource";
 import { type WithSecretOutputs, withSecretOutputs } from "./secret-outputs";
 
 /**
- * `cls` with each of `names` wrapped as a secret in every object's arguments, and marked secret
- * among its outputs; its token, provider text, file and schemas are inherited.
+ * `cls` with each of `names` wrapped as a secret in every object's arguments, and `outputs` (by
+ * default the same names) marked secret among its outputs; its token, provider text, file and
+ * schemas are inherited. A platform file secret's content is an input only: its output is a hash.
  */
 export function withSecretInputs<A, O, C extends ResourceClass<A, O>>(
   cls: C & ResourceClass<A, O>,
-  names: readonly (keyof O & string)[],
+  names: readonly ((keyof O | keyof A) & string)[],
+  outputs: readonly (keyof O & string)[] = names as readonly (keyof O & string)[],
 ): WithSecretOutputs<C> {
-  const Base = withSecretOutputs(cls, names) as unknown as new (
+  const Base = withSecretOutputs(cls, outputs) as unknown as new (
     name: string,
     args: object,
     opts?: pulumi.CustomResourceOptions,
