@@ -11,7 +11,7 @@
  * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1) |
  * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET /changeRequests/{id}`): while it is REQUESTED with this change, nothing is written |
  | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition, killed}, operationType: CREATE or UPDATE, title, comment, approvers}`; with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`./core/change-request.ts`) |
- * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done |
+ * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done. Where the environment requires approvals: an ARCHIVE change request (waited for with `waitForApproval`, else the delete fails naming it, and the definition stays in the state) |
  *
  * Title and comment (needed by workspaces that require them, ref admin §2) come from the `title`
  * and `comment` inputs, else from `flagstack:changeTitle` / `flagstack:changeComment`, else a
@@ -38,6 +38,7 @@ import {
 import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
 import {
+  ChangeRequestNotAppliedError,
   type ChangeSubject,
   changeRequestInputs,
   changeRequestOutputs,
@@ -667,16 +668,57 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
 
   async delete(_id, props) {
     const admin = adminClient();
-    await deleteIdempotent(() =>
-      admin.definitions.delete(
-        props.workspaceId,
-        props.flagName,
-        props.environmentId,
-        note(props, "delete", subject(props.flagName, props.environmentName)),
-      ),
-    );
+    const about = subject(props.flagName, props.environmentName);
+    try {
+      await deleteIdempotent(() =>
+        admin.definitions.delete(
+          props.workspaceId,
+          props.flagName,
+          props.environmentId,
+          note(props, "delete", about),
+        ),
+      );
+    } catch (e) {
+      if (!(await refusedForApprovals(admin, e, props.workspaceId, props.environmentId))) throw e;
+      await deleteThroughChangeRequest(admin, props);
+    }
   },
 };
+
+/**
+ * The delete of a definition in an environment that requires approvals: an ARCHIVE change
+ * request (the definition removed once approved), found open rather than submitted twice. Waited
+ * for with `waitForApproval`; otherwise the delete fails, naming the request, so that the
+ * definition stays in the state until it is approved: the next delete then finds it gone (the
+ * request's 404 counts as done).
+ */
+async function deleteThroughChangeRequest(admin: AdminClient, props: FlagDefinitionOutputs): Promise<void> {
+  const about = subject(props.flagName, props.environmentName);
+  const change: ChangeSubject = {
+    wsId: props.workspaceId,
+    environmentId: props.environmentId,
+    environmentName: props.environmentName,
+    kind: "split",
+    name: props.flagName,
+    payload: {},
+    operationType: "ARCHIVE",
+    describe: `the definition of ${about}`,
+  };
+  // The gated environment refuses the DELETE before it looks for the definition, so a definition
+  // already gone (an approved ARCHIVE) shows here, as the change request's 404: done.
+  const cr = await readOrGone(() =>
+    submitOrFind(admin, change, requestNote(props.changeRequest, note(props, "delete", about))),
+  );
+  if (!cr) return;
+  const pending = await settle(admin, cr, change.describe, props.waitForApproval);
+  if (pending) {
+    throw new ChangeRequestNotAppliedError(
+      `environment "${props.environmentName}" requires approvals: change request ${pending.id} (${pending.reference}) ` +
+        `to delete ${change.describe} is ${pending.status}; the definition stays, and stays in the state, until it is ` +
+        "approved. Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
+    );
+  }
+}
 
 /** A treatment as returned in the outputs. */
 export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];

@@ -266,6 +266,24 @@ describe("FlagDefinition in an environment that requires approvals", () => {
     );
   });
 
+  it("deletes through an ARCHIVE change request: the delete fails naming it until it is approved", async () => {
+    const { flag, id, olds } = await seeded();
+    bed.reset();
+    const failure = await defs.delete(id, olds).catch((e: Error) => e);
+    const cr = await openRequestOf(flag);
+    expect(cr.operationType).toBe("ARCHIVE");
+    expect((failure as Error).message).toBe(
+      `environment "Gated" requires approvals: change request ${cr.id} (changeRequests/${cr.id}) to delete the definition of flag "${flag}" in environment "Gated" ` +
+        "is REQUESTED; the definition stays, and stays in the state, until it is approved. Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
+    );
+    // Again before approval: found, not submitted twice.
+    await expect(defs.delete(id, olds)).rejects.toThrow(`change request ${cr.id} `);
+    expect(bed.proxy.writes().filter((w) => w.method === "POST")).toHaveLength(1);
+    await approver.changeRequests.approve(cr.id, "ok");
+    await defs.delete(id, olds);
+    await expect(bed.admin.definitions.get(ws.id, flag, gatedId)).rejects.toMatchObject({ status: 404 });
+  });
+
   it("creates through a change request: nothing recorded as live until it is approved", async () => {
     const flag = unique("cr-new");
     await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
