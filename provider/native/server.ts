@@ -45,6 +45,7 @@ import type { dynamic } from "@pulumi/pulumi";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
 import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import { SPEC_FIELDS } from "../connector";
 import type { ProviderSettings as SettingsSchema } from "../core/config";
 import { watchEngine } from "../core/host";
 import type { NativeKind } from "./kinds";
@@ -270,13 +271,11 @@ function given(keys: string[], news: Record<string, unknown>): string[] {
 }
 
 /**
- * Replacement reasons a kind's `diff` names that are no input: a connector's `type`, from
- * `dockerRegistry` or `generic`.
+ * Replacement reasons a kind's `diff` names that are no input: a connector's `type`, from its spec
+ * inputs (`dockerRegistry`, `github`, ..., `generic`).
  */
 function replaceReasonInputs(kind: Pick<NativeKind, "name">, reason: string, news: Record<string, unknown>) {
-  return kind.name === "Connector" && reason === "type"
-    ? given(["dockerRegistry", "generic"], news)
-    : [reason];
+  return kind.name === "Connector" && reason === "type" ? given([...SPEC_FIELDS], news) : [reason];
 }
 
 /**

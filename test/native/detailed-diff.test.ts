@@ -114,7 +114,11 @@ describe("native provider: detailed diff", () => {
           {
             changes: true,
             replaces: ["type"],
-            stables: ["org", "project", "identifier", "name", "description", "tags"],
+            // What the connector's diff answers: every unchanged field, the absent typed specs too.
+            stables: [
+              ...["org", "project", "identifier", "name", "description", "tags"],
+              ...["github", "git", "kubernetes", "aws", "gcp", "httpHelm"],
+            ],
           },
         ),
       ),
