@@ -328,7 +328,8 @@ function connectorProblems(inputs: ConnectorInputs): InputProblem[] {
   const given = SPEC_FIELDS.filter((f) => inputs[f] !== undefined);
   if (given.length !== 1) {
     problems.push({
-      path: [given[1] ?? "dockerRegistry"],
+      // Named at the first spec input, as before the typed kinds (what programs and tests expect).
+      path: ["dockerRegistry"],
       message: `exactly one of ${SPEC_FIELDS.slice(0, -1).join(", ")} and generic is required`,
     });
   }

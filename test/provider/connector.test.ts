@@ -93,7 +93,7 @@ describe("Connector check", () => {
     [
       "two specs",
       { ...valid, generic: { type: "Github", spec: {} } },
-      "generic",
+      "dockerRegistry",
       "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp, httpHelm and generic is required",
     ],
     [
@@ -758,7 +758,7 @@ describe("Typed connector check", () => {
     [
       "two typed specs",
       { ...base, github, git },
-      "git",
+      "dockerRegistry",
       "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp, httpHelm and generic is required",
     ],
   ];
