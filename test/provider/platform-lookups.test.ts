@@ -10,6 +10,8 @@ import { renderPipelineYaml, validatePipelineModel } from "../../provider/pipeli
 import {
   getConnector,
   getConnectorOutput,
+  getOrganization,
+  getOrganizationOutput,
   getPipeline,
   getPipelineOutput,
   getProject,
@@ -159,6 +161,58 @@ describe("getConnector", () => {
     });
     expect(c).not.toHaveProperty("org");
     expect(c).not.toHaveProperty("dockerRegistry");
+  });
+
+  it("reads a Kubernetes cluster connector into the typed kubernetes form", async () => {
+    await client.connectors.create({
+      orgIdentifier: "default",
+      identifier: "k8s_staging",
+      name: "Staging cluster",
+      type: "K8sCluster",
+      spec: {
+        credential: {
+          type: "ManualConfig",
+          spec: {
+            masterUrl: "https://k8s.example.test:6443",
+            auth: { type: "ServiceAccount", spec: { serviceAccountTokenRef: "org.k8s_sa_token" } },
+          },
+        },
+        delegateSelectors: ["staging"],
+      },
+    });
+    const c = await getConnector({ identifier: "k8s_staging", org: "default" }, options);
+    expect(c).toMatchObject({
+      type: "K8sCluster",
+      kubernetes: {
+        credential: {
+          type: "ManualConfig",
+          masterUrl: "https://k8s.example.test:6443",
+          serviceAccountTokenRef: "org.k8s_sa_token",
+        },
+        delegateSelectors: ["staging"],
+      },
+    });
+    expect(c).not.toHaveProperty("generic");
+  });
+
+  it("finds an organization by identifier; an unknown one is not found", async () => {
+    await client.organizations.create({ identifier: "acme", name: "Acme", tags: { tier: "gold" } });
+    expect(await getOrganization({ identifier: "acme" }, options)).toMatchObject({
+      identifier: "acme",
+      name: "Acme",
+      description: "",
+      tags: { tier: "gold" },
+      version: 0,
+    });
+    expect(
+      await new Promise((resolve) =>
+        getOrganizationOutput({ identifier: "acme" }, options).apply((o) => resolve(o.name)),
+      ),
+    ).toBe("Acme");
+    await expect(getOrganization({ identifier: "nobody" }, options)).rejects.toMatchObject({
+      kind: "not-found",
+    });
+    await expect(getOrganization({ identifier: "not-an-id" }, options)).rejects.toThrow("identifier");
   });
 
   it("fails for a connector that is not in the scope (the service's 400 RESOURCE_NOT_FOUND_EXCEPTION)", async () => {
