@@ -9,8 +9,8 @@
  * | diff | none: `workspace`, `flag` and `environment` replace (delete first: one definition per flag and environment); the rest updates in place |
  * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
  * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1) |
- * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET /changeRequests/{id}`): while it is REQUESTED with this change, nothing is written |
- | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition, killed}, operationType: CREATE or UPDATE, title, comment, approvers}`; with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`./core/change-request.ts`) |
+ * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET` of the definition and `GET /changeRequests/{id}`): while it is REQUESTED with the change the program needs next, nothing is written |
+ | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition}, operationType: CREATE or UPDATE, title, comment, approvers}`, and `killed` as a KILL or RESTORE request once the document is applied (one open request per object); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back and the next request submitted (`./core/change-request.ts`) |
  * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done. Where the environment requires approvals: an ARCHIVE change request (waited for with `waitForApproval`, else the delete fails naming it, and the definition stays in the state) |
  *
  * Title and comment (needed by workspaces that require them, ref admin §2) come from the `title`
@@ -392,28 +392,72 @@ async function converge(
   return current;
 }
 
-/** The change request of a definition change: the desired definition with `killed`. */
-function definitionChange(
+/** Whether the live document differs from the desired one (what {@link converge} would patch). */
+function documentDiffers(live: Definition, inputs: FlagDefinitionInputs): boolean {
+  const from = liveDoc(live);
+  const aligned = alignToLive(desiredDoc(inputs), from);
+  const to: Record<string, unknown> = { ...from };
+  for (const field of WRITABLE_FIELDS) to[field] = aligned[field];
+  return guardedPatch(from, plain(to)).length > 0;
+}
+
+/**
+ * The next change request that takes the live definition towards the program, or `undefined`
+ * when there is nothing left to change. The definition goes as splitapiclient's
+ * `split_definition.py` `submit_change_request` sends it (CREATE when there is none live yet,
+ * else UPDATE, the whole document); `killed` goes by the KILL and RESTORE operations (a
+ * document request carries no `killed`), after the document (one open request per object).
+ */
+function nextChange(
   place: Place,
   flagName: string,
   inputs: FlagDefinitionInputs,
-  operationType: "CREATE" | "UPDATE",
-): ChangeSubject {
-  return {
+  live: Definition | undefined,
+): ChangeSubject | undefined {
+  const base = {
     wsId: place.workspace.id,
     environmentId: place.environment.id,
     environmentName: place.environment.name,
-    kind: "split",
+    kind: "split" as const,
     name: flagName,
-    payload: { ...desiredDoc(inputs), killed: inputs.killed },
-    operationType,
     describe: `the definition of ${subject(flagName, place.environment.name)}`,
   };
+  if (!live) return { ...base, payload: desiredDoc(inputs), operationType: "CREATE" };
+  if (documentDiffers(live, inputs)) return { ...base, payload: desiredDoc(inputs), operationType: "UPDATE" };
+  if (live.killed !== inputs.killed)
+    return { ...base, payload: {}, operationType: inputs.killed ? "KILL" : "RESTORE" };
+  return undefined;
+}
+
+/**
+ * Settles `cr` (`./core/change-request.ts` {@link settle}); once it is applied, reads the
+ * definition back and submits the next change the program still needs (the kill after the
+ * document), until none is left or one is pending. Returns the live definition and the pending
+ * request, if any.
+ */
+async function untilApplied(
+  admin: AdminClient,
+  place: Place,
+  flagName: string,
+  inputs: FlagDefinitionInputs,
+  submitted: { cr: ChangeRequest; change: ChangeSubject },
+  live: Definition | undefined,
+): Promise<{ def: Definition | undefined; pending?: PendingChangeRequest }> {
+  let { cr, change } = submitted;
+  for (;;) {
+    const pending = await settle(admin, cr, change.describe, inputs.waitForApproval);
+    if (pending) return { def: live, pending };
+    live = await admin.definitions.get(place.workspace.id, flagName, place.environment.id);
+    const next = nextChange(place, flagName, inputs, live);
+    if (!next) return { def: live };
+    change = next;
+    cr = await submitChange(admin, next, inputs);
+  }
 }
 
 /** Submits (or finds open) the change request of a write the gated environment refused. */
 function submitChange(admin: AdminClient, change: ChangeSubject, inputs: FlagDefinitionInputs) {
-  const operation = change.operationType === "CREATE" ? "create" : "update";
+  const operation = change.operationType.toLowerCase();
   return submitOrFind(
     admin,
     change,
@@ -542,15 +586,28 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       });
     } catch (e) {
       if (!(await refusedForApprovals(admin, e, ws.id, env.id))) throw e;
-      const change = definitionChange(place, inputs.flag, inputs, "CREATE");
+      const change = nextChange(place, inputs.flag, inputs, undefined) as ChangeSubject;
       const cr = await submitChange(admin, change, inputs);
-      const pending = await settle(admin, cr, change.describe, inputs.waitForApproval);
-      if (pending) {
-        const flag = await admin.flags.get(ws.id, inputs.flag);
-        return { id: `${flag.id}:${env.id}`, outs: notYetCreated(place, flag, inputs, pending) };
+      const { def, pending } = await untilApplied(
+        admin,
+        place,
+        inputs.flag,
+        inputs,
+        { cr, change },
+        undefined,
+      );
+      if (def && pending) {
+        return {
+          id: `${def.id}:${env.id}`,
+          outs: plain({ ...outputs(def, place, inputs), pendingChangeRequest: pending }),
+        };
       }
-      const def = await admin.definitions.get(ws.id, inputs.flag, env.id);
-      return { id: `${def.id}:${env.id}`, outs: outputs(def, place, inputs) };
+      if (def) return { id: `${def.id}:${env.id}`, outs: outputs(def, place, inputs) };
+      const flag = await admin.flags.get(ws.id, inputs.flag);
+      return {
+        id: `${flag.id}:${env.id}`,
+        outs: notYetCreated(place, flag, inputs, pending as PendingChangeRequest),
+      };
     }
     const { value: created, how } = made;
     const id = `${created.id}:${env.id}`;
@@ -612,20 +669,20 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     const describe = `the definition of ${subject(olds.flagName, olds.environmentName)}`;
     const fieldsFor = (def: Definition) =>
       fieldsToWrite(describe, definitionDiff, olds, news, outputs(def, place, olds));
-    // Nothing is live yet when the definition's creation waits on a change request.
-    const change = definitionChange(
-      place,
-      olds.flagName,
-      news,
-      olds.creationTime === 0 ? "CREATE" : "UPDATE",
-    );
+    const read = () =>
+      readOrGone(() => admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId));
     let def: Definition | undefined;
-    let cr: ChangeRequest | undefined;
+    let submitted: { cr: ChangeRequest; change: ChangeSubject } | undefined;
     if (olds.pendingChangeRequest) {
-      const found = await recheck(admin, olds.pendingChangeRequest, change);
-      if (found !== "done") cr = found.open;
+      // The request an earlier `up` submitted: still open with the change the program needs next?
+      // (nothing is live yet when the definition's creation waits on it)
+      def = await read();
+      const change = nextChange(place, olds.flagName, news, def);
+      if (def && !change) return { outs: outputs(def, place, news) };
+      const found = change && (await recheck(admin, olds.pendingChangeRequest, change));
+      if (change && found && found !== "done") submitted = { cr: found.open, change };
     }
-    if (!cr) {
+    if (!submitted) {
       try {
         return await guardedUpdate({
           describe,
@@ -633,9 +690,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
           recorded: olds,
           desired: news,
           read: async () => {
-            def = await readOrGone(() =>
-              admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId),
-            );
+            def = await read();
             return def ? { id, props: outputs(def, place, olds) } : GONE;
           },
           write: async (fields) => {
@@ -645,17 +700,17 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
         });
       } catch (e) {
         if (!(await refusedForApprovals(admin, e, place.workspace.id, place.environment.id))) throw e;
-        cr = await submitChange(admin, change, news);
+        // The refused write was the first: `def` is live as read, and differs from the program.
+        const change = nextChange(place, olds.flagName, news, def);
+        if (!change) throw e;
+        submitted = { cr: await submitChange(admin, change, news), change };
       }
     }
-    const pending = await settle(admin, cr, change.describe, news.waitForApproval);
-    if (pending) {
-      // What is live, never the requested change: the next `up` sees the difference again.
-      const live = def ? outputs(def, place, news) : { ...olds, ...inputMembers(news) };
-      return { outs: plain({ ...live, pendingChangeRequest: pending }) };
-    }
-    const applied = await admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId);
-    return { outs: outputs(applied, place, news) };
+    const { def: live, pending } = await untilApplied(admin, place, olds.flagName, news, submitted, def);
+    if (!pending) return { outs: outputs(live as Definition, place, news) };
+    // What is live, never the requested change: the next `up` sees the difference again.
+    const recorded = live ? outputs(live, place, news) : { ...olds, ...inputMembers(news) };
+    return { outs: plain({ ...recorded, pendingChangeRequest: pending }) };
   },
 
   async lookup(inputs) {

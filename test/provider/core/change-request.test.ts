@@ -150,7 +150,6 @@ describe("FlagDefinition in an environment that requires approvals", () => {
         trafficAllocation: 100,
         rules: [],
         defaultRule: doc(60).defaultRule,
-        killed: false,
       },
       operationType: "UPDATE",
       title: "Roll out",
@@ -161,12 +160,13 @@ describe("FlagDefinition in an environment that requires approvals", () => {
       `environment "Gated" requires approvals: submitted change request ${pending.id} for the definition of flag "${flag}" in environment "Gated" (REQUESTED)`,
     ]);
 
-    // The next `up` reads the recorded request and submits nothing.
+    // The next `up` reads the definition and the recorded request, and submits nothing.
     expect((await defs.diff(id, first.outs, news)).changes).toBe(true);
     bed.reset();
     const second = await defs.update(id, first.outs, news);
     expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
     expect(bed.proxy.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET ${V2}/splits/ws/${ws.id}/${olds.flagId}/environments/${gatedId}`,
       `GET ${V2}/changeRequests/${pending.id}`,
     ]);
 
@@ -177,6 +177,33 @@ describe("FlagDefinition in an environment that requires approvals", () => {
     expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
     expect(refreshed.props?.defaultRule).toEqual(doc(60).defaultRule);
     expect((await defs.diff(id, refreshed.props as Props, news)).changes).toBe(false);
+  });
+
+  it("kills through a KILL change request after the document's UPDATE, each approved in turn (waitForApproval)", async () => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(
+      defs,
+      programFor(flag, 55, "Gated", {
+        killed: true,
+        waitForApproval: { timeoutSeconds: 10, pollSeconds: 0.05 },
+      }),
+    );
+    const approving = (async () => {
+      const ops: string[] = [];
+      for (const _ of [1, 2]) {
+        const cr = await openRequestOf(flag);
+        ops.push(`${cr.operationType} ${JSON.stringify(cr.split)}`);
+        await approver.changeRequests.approve(cr.id, "ok");
+      }
+      return ops;
+    })();
+    const r = await defs.update(id, olds, news);
+    expect(await approving).toEqual([
+      `UPDATE ${JSON.stringify({ name: flag, treatments: [{ name: "on" }, { name: "off" }], defaultTreatment: "off", trafficAllocation: 100, rules: [], defaultRule: doc(55).defaultRule })}`,
+      `KILL ${JSON.stringify({ name: flag })}`,
+    ]);
+    expect(r.outs).toMatchObject({ killed: true, defaultRule: doc(55).defaultRule });
+    expect(r.outs.pendingChangeRequest).toBeUndefined();
   });
 
   it("refuses a different change while the recorded request is open, naming it", async () => {
