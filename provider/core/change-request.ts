@@ -29,7 +29,7 @@
 import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
 import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
-import { ApiError } from "../../sdk/core/errors";
+import { ApiError, isNotFound } from "../../sdk/core/errors";
 import { jsonEqual } from "./diff";
 
 /** The `changeRequest` input: the request's title, comment and approvers. */
@@ -296,7 +296,11 @@ export async function stillPending(
   pending: PendingChangeRequest | undefined,
 ): Promise<PendingChangeRequest | undefined> {
   if (!pending) return undefined;
-  const cr = await admin.changeRequests.get(pending.id).catch(() => undefined);
+  // A request the service no longer knows is no longer pending; any other failure fails the read.
+  const cr = await admin.changeRequests.get(pending.id).catch((e: unknown) => {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  });
   return cr?.status === "REQUESTED" ? pendingOf(cr) : undefined;
 }
 
