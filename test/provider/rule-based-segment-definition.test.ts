@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 const proRule = {
-  condition: { combiner: "AND", matchers: [{ type: "EQUAL_SET", attribute: "plan", strings: ["pro"] }] },
+  condition: {
+    combiner: "AND" as const,
+    matchers: [{ type: "EQUAL_SET" as const, attribute: "plan", strings: ["pro"] }],
+  },
 };
 const teamRule = {
   condition: {
