@@ -6,7 +6,10 @@
  * delete, delete again, gone, adopt, a create whose response was lost, import.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { settlePendingCreates } from "../../provider/core/recover";
+import { KINDS } from "../../provider/kinds";
 import { impl, largeSegmentProviderText } from "../../provider/large-segment";
+import { LARGE_SEGMENT_TYPE } from "../../provider/types";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { slug, startTestbed, type Testbed, unique } from "./testbed";
@@ -265,6 +268,25 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
     const same: string[] = [];
     for await (const s of bed.admin.largeSegments.list(ws.id)) if (s.name === name) same.push(s.name);
     expect(same).toEqual([name]);
+  });
+
+  it("`flagstack recover` adopts the large segment of a killed create by its natural key", async () => {
+    if (mode !== "direct") return; // settling a state runs in the CLI's process
+    const name = fresh();
+    await bed.admin.largeSegments.create(ws.id, "user", { name, description: "CRM export" });
+    const u = `urn:pulumi:dev::shop::${LARGE_SEGMENT_TYPE}::${name}`;
+    const inputs = { ...declared(name), __provider: largeSegmentProviderText };
+    const pending = {
+      type: "creating",
+      resource: { urn: u, custom: true, type: LARGE_SEGMENT_TYPE, inputs },
+    };
+    const { deployment, report } = await settlePendingCreates(
+      { resources: [], pending_operations: [pending] },
+      { kinds: KINDS, notBefore: 0 },
+    );
+    expect(report).toEqual({ recovered: [{ urn: u, id: `${ws.id}/${name}` }], cleared: [], kept: [] });
+    expect(deployment.resources?.[0]?.outputs).toMatchObject({ name, activeIn: activeIn("Production") });
+    expect(await bed.admin.largeSegments.activation(ws.id, prodId, name)).toBeDefined();
   });
 
   it("imports by <workspace>/<name>", async () => {

@@ -6,7 +6,10 @@
  * guard, delete, delete again, gone, adopt, a lost activation answer, import.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { settlePendingCreates } from "../../provider/core/recover";
+import { KINDS } from "../../provider/kinds";
 import { impl, ruleBasedSegmentDefinitionProviderText } from "../../provider/rule-based-segment-definition";
+import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../provider/types";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { slug, startTestbed, type Testbed, unique } from "./testbed";
@@ -327,6 +330,36 @@ describe.each(MODES)("RuleBasedSegmentDefinition (%s)", (mode) => {
     const created = await p.create((await p.check({}, programFor(segment))).inputs);
     expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST", "PUT"]);
     expect(created.outs).toMatchObject({ segment, rules: [proRule] });
+  });
+
+  it("`flagstack recover` settles a killed create: activated by it = adopted and finished, never activated = dropped", async () => {
+    if (mode !== "direct") return; // settling a state runs in the CLI's process
+    const made = await segmentOfOwn();
+    const never = await segmentOfOwn();
+    await bed.admin.ruleBasedSegments.activate(prodId, made);
+    const T = RULE_BASED_SEGMENT_DEFINITION_TYPE;
+    const pending = (segment: string) => ({
+      type: "creating",
+      resource: {
+        urn: `urn:pulumi:dev::shop::${T}::${segment}`,
+        custom: true,
+        type: T,
+        inputs: { ...declared(segment), __provider: ruleBasedSegmentDefinitionProviderText },
+      },
+    });
+    const { deployment, report } = await settlePendingCreates(
+      { resources: [], pending_operations: [pending(made), pending(never)] },
+      { kinds: KINDS, notBefore: 0 },
+    );
+    expect(report).toEqual({
+      recovered: [{ urn: `urn:pulumi:dev::shop::${T}::${made}`, id: `${prodId}/${made}` }],
+      cleared: [`urn:pulumi:dev::shop::${T}::${never}`],
+      kept: [],
+    });
+    expect(deployment.resources?.[0]?.outputs).toMatchObject({ segment: made, rules: [proRule] });
+    // Adopting finished the interrupted create: the rules are on the service now.
+    expect((await bed.admin.ruleBasedSegments.definition(ws.id, prodId, made))?.rules).toEqual([proRule]);
+    expect(await bed.admin.ruleBasedSegments.definition(ws.id, prodId, never)).toBeUndefined();
   });
 
   it("imports by <workspace>/<environment>/<segment>", async () => {
