@@ -13,7 +13,7 @@
  * | create | workspace and environment lists (once per process); `POST /rule-based-segments/{env}/{segment}` (activation, empty rules); then, unless the definition is empty, `PUT /rule-based-segments/ws/{ws}/{segment}/environments/{env}` `{rules, excludedKeys, excludedSegments, title, comment}`. With `adopt` (or a lost activation answer), the live definition is read and the PUT sent only when it differs |
  * | read | `GET /rule-based-segments/ws/{ws}/environments/{env}` (the API has no GET of one definition); a segment missing from the list (not active there, or no such segment) reports it gone |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then ONE `PUT` of the whole definition: the changed fields desired, the others live, with title and comment |
- * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done |
+ * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done. Given the `RuleBasedSegment` itself as `segment`, the definition is `deletedWith` it and a destroy sends no DELETE for it |
  *
  * Title and comment (needed by workspaces that require them) come from the `title` and `comment`
  * inputs, else from `flagstack:changeTitle` / `flagstack:changeComment`, else a default naming
@@ -35,7 +35,7 @@ import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } fro
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, environmentRule, importParts, setRule, workspaceRule } from "./core/workspace-fields";
-import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "./types";
+import { RULE_BASED_SEGMENT_DEFINITION_TYPE, RULE_BASED_SEGMENT_TYPE } from "./types";
 
 /** Excluded segments as one canonical list: each `{name, type}` once, sorted by name then type. */
 const segmentSet = (list: readonly { name: string; type: string }[] | undefined) =>
@@ -351,7 +351,7 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
  * const proInProd = new RuleBasedSegmentDefinition("pro-prod", {
  *   workspace: "Default",
  *   environment: "Production",
- *   segment: pro.name,
+ *   segment: pro, // the RuleBasedSegment (or its name): deleted with it, no DELETE of its own
  *   rules: [{ condition: { matchers: [{ type: "EQUAL_SET", attribute: "plan", strings: ["pro"] }] } }],
  *   excludedKeys: ["qa-bot"],
  *   excludedSegments: [{ name: "employees", type: "standard" }],
@@ -365,6 +365,9 @@ export const RuleBasedSegmentDefinition = resourceClass(
   RULE_BASED_SEGMENT_DEFINITION_TYPE,
   RuleBasedSegmentDefinitionInputs,
   RuleBasedSegmentDefinitionOutputs,
+  // Deleting a rule-based segment removes its definition from every environment: given the
+  // `RuleBasedSegment` itself, its definitions are `deletedWith` it, one DELETE for all.
+  { input: "segment", type: RULE_BASED_SEGMENT_TYPE, output: "name" },
 );
 /** A {@link RuleBasedSegmentDefinition} object: one `Output` per member of {@link RuleBasedSegmentDefinitionOutputs}. */
 export type RuleBasedSegmentDefinition = InstanceType<typeof RuleBasedSegmentDefinition>;
