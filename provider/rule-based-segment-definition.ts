@@ -67,7 +67,12 @@ export const RuleBasedSegmentDefinitionInputs = z.strictObject({
     )
     .default([])
     .transform(asSet),
-  /** Segments whose members are never in this one (`{name, type}`): a set. Default: none. */
+  /**
+   * Segments whose members are never in this one (`{name, type}`): a set. Default: none. `type`
+   * is the excluded segment's kind as the service spells it; no public source lists the values
+   * (splitapiclient's `rule_based_segment_definition.py` passes the objects through), so it is
+   * sent as given.
+   */
   excludedSegments: z.array(ExcludedSegment.strict()).default([]).transform(segmentSet),
   /** Title of the change sent to the service. Default: see the module notes. */
   title: z
