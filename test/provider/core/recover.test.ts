@@ -135,6 +135,7 @@ describe("settlePendingCreates", () => {
         description: "",
         tags: ["team"],
         rolloutStatus: "Pre-Production",
+        owners: [],
         adopt: false,
         flagId: made.id,
         creationTime: made.creationTime,
