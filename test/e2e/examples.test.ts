@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
+import { AdminClient } from "../../sdk/admin/client";
 import { clients, defaultWorkspaceId, flagNames, groupNames, projectIds, users } from "./fixtures";
 import { EngineStack, REPO_ROOT, type RequestRecord } from "./harness";
 
@@ -26,6 +27,77 @@ const examples = readdirSync(EXAMPLES, { withFileTypes: true })
   .filter((d) => !/^plugins:/m.test(readFileSync(join(EXAMPLES, d.name, "Pulumi.yaml"), "utf8")))
   .map((d) => d.name)
   .sort();
+
+/**
+ * A second admin key of the emulator's account for one workspace, made with the first: the key a
+ * colleague approves change requests with (the submitting key cannot approve its own).
+ */
+async function approverClient(emu: Emulator, workspace: string): Promise<AdminClient> {
+  const { admin } = clients(emu);
+  const ws = await admin.workspaces.getByName(workspace);
+  const key = await admin.apiKeys.create({
+    name: `approver-${Date.now()}`,
+    apiKeyType: "admin",
+    roles: ["API_ALL_GRANTED"],
+    workspace: { type: "workspace", id: ws!.id },
+  });
+  return new AdminClient({ baseUrl: emu.url, apiKey: key.key, requestsPerSecond: 1000, env: {} });
+}
+
+/** The pending change request of a stack output, as the provider reports it. */
+interface Pending {
+  id: string;
+  status: string;
+  reference: string;
+}
+
+/**
+ * What an example needs right after its first `up` before a preview can find nothing to change:
+ * workspace-from-nothing's Production definition is a change request until someone approves it.
+ */
+const settle: Record<string, (s: EngineStack) => Promise<void>> = {
+  async "workspace-from-nothing"(s) {
+    const { admin } = clients(s.emu);
+    const ws = (await admin.workspaces.getByName("Storefront"))!;
+    const pending = (await s.outputs()).productionChange as Pending;
+    expect(pending).toEqual({
+      id: expect.any(String),
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    // Production requires approvals: its segment members and its definition went out as change
+    // requests, and nothing of either is applied until they are approved.
+    const production = (await admin.environments.list(ws.id)).find((e) => e.name === "Production")!;
+    const open: { id: string; operationType: string; what: unknown }[] = [];
+    for await (const cr of admin.changeRequests.list({ status: "REQUESTED", environmentId: production.id })) {
+      const { split, segment } = cr as {
+        split?: { name: string } | null;
+        segment?: { name: string; keys: string[] } | null;
+      };
+      open.push({ id: cr.id, operationType: cr.operationType, what: split ? `flag ${split.name}` : segment });
+      expect(cr.approvers).toEqual(["storefront-approvers"]);
+    }
+    expect(open.map(({ operationType, what }) => ({ operationType, what }))).toEqual([
+      { operationType: "UPDATE", what: { name: "beta_accounts", keys: ["acct-acme", "acct-globex"] } },
+      { operationType: "CREATE", what: "flag new-search" },
+    ]);
+    expect(open[1]!.id).toBe(pending.id);
+    expect((await admin.changeRequests.get(pending.id)).title).toBe("New search at 0% in Production");
+    await expect(admin.definitions.get(ws.id, "new-search", "Production")).rejects.toThrow(/404|not found/i);
+    const members: string[] = [];
+    for await (const k of admin.segmentKeys.list(production.id, "beta_accounts")) members.push(k);
+    expect(members).toEqual([]);
+    // A second admin key approves them; a refresh records what is applied.
+    const approver = await approverClient(s.emu, "Storefront");
+    for (const { id } of open) await approver.changeRequests.approve(id, "approved for launch");
+    expect((await admin.changeRequests.get(pending.id)).status).toBe("PUBLISHED");
+    const refresh = await s.refresh();
+    // Reads only: the environment's change permissions are read by a dry-run PATCH that changes nothing.
+    expect(refresh.requests.filter((r) => r.method !== "GET" && r.query !== "dry_run=true")).toEqual([]);
+    await s.up(); // the stack output follows the refreshed state: no request pending
+    expect((await s.outputs()).productionChange).toBeUndefined();
+  },
+};
 
 /** The checks specific to one example, run between its `up` and its `destroy`. */
 const stories: Record<string, (s: EngineStack) => Promise<void>> = {
@@ -113,6 +185,80 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     expect(after.yamlPipeline).toContain("flag: instant-search-v2");
   },
 
+  async "workspace-from-nothing"(s) {
+    const { admin } = clients(s.emu);
+    const ws = (await admin.workspaces.getByName("Storefront"))!;
+    expect(ws.requiresTitleAndComments).toBe(true);
+    const envs = await admin.environments.list(ws.id);
+    expect(envs.map((e) => [e.name, e.production]).sort()).toEqual([
+      ["Production", true],
+      ["Staging", false],
+    ]);
+    const account = (await admin.trafficTypes.list(ws.id)).find((t) => t.name === "account")!;
+    const attributes = (await admin.attributes.list(ws.id, account.id)).map((a) => a.id);
+    expect(attributes.sort()).toEqual(["country", "plan"]);
+    for (const [env, keys] of [
+      ["Staging", ["acct-acme", "acct-qa-1", "acct-qa-2"]],
+      ["Production", ["acct-acme", "acct-globex"]],
+    ] as const) {
+      const members: string[] = [];
+      for await (const k of admin.segmentKeys.list(envs.find((e) => e.name === env)!.id, "beta_accounts"))
+        members.push(k);
+      expect(members.sort()).toEqual([...keys]);
+      const def = await admin.definitions.get(ws.id, "new-search", env);
+      expect(def.rules).toEqual([
+        {
+          condition: {
+            combiner: "AND",
+            matchers: [{ type: "IN_SEGMENT", string: "beta_accounts" }],
+          },
+          buckets: [{ treatment: "on", size: 100 }],
+        },
+      ]);
+    }
+    const outputs = await s.outputs();
+    const sdkKeys = outputs.serverSideSdkKeys as Record<string, string>;
+    expect(Object.keys(sdkKeys).sort()).toEqual(["Production", "Staging"]);
+    expect(sdkKeys.Production).not.toBe(sdkKeys.Staging);
+
+    // The approval-gated Production change: ramping to 10% goes out as one UPDATE change request
+    // and nothing else; `up` waits for it while a colleague approves it with another key.
+    await s.setConfig({
+      "workspace-from-nothing:productionPercent": "10",
+      "workspace-from-nothing:waitForApprovalSeconds": "120",
+    });
+    const approver = await approverClient(s.emu, "Storefront");
+    const approving = (async () => {
+      for (;;) {
+        for await (const cr of approver.changeRequests.list({ status: "REQUESTED" })) {
+          const split = (cr as { split?: { name?: string } | null }).split;
+          if (split?.name === "new-search") return approver.changeRequests.approve(cr.id, "ramp approved");
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const ramp = await s.up();
+    await approving;
+    expect(ramp.result.summary.resourceChanges).toEqual({ update: 1, same: expect.any(Number) });
+    expect(
+      writes(ramp.requests).map(
+        (r) => `${r.method} ${r.path.replace(/\/[0-9a-f-]{36}/g, "/{id}")} ${r.status}`,
+      ),
+    ).toEqual([
+      "PATCH /internal/api/v2/splits/ws/{id}/new-search/environments/{id} 403",
+      "PATCH /internal/api/v2/environments/ws/{id}/{id} 200",
+      "POST /internal/api/v2/changeRequests/ws/{id}/environments/{id} 200",
+      // The colleague's approval (the second key), while `up` waits.
+      expect.stringMatching(/^PUT \/internal\/api\/v2\/changeRequests\/[^/]+ 200$/),
+    ]);
+    expect(ramp.result.stdout).toMatch(/waiting for change request [^ ]+ \(REQUESTED, \d+s of 120s\)/);
+    expect((await admin.definitions.get(ws.id, "new-search", "Production")).defaultRule).toEqual([
+      { treatment: "on", size: 10 },
+      { treatment: "off", size: 90 },
+    ]);
+    expect((await s.preview()).result.changeSummary).toEqual({ same: expect.any(Number) });
+  },
+
   async "policy-check"(s) {
     const config = join(s.programDir, "policy-config.json");
     const passing = await s.preview({ policyPacks: [POLICY_PACK], policyPackConfigs: [config] });
@@ -145,13 +291,14 @@ describe("the examples", () => {
     await emu?.stop();
   });
 
-  it("are the five documented ones of the dynamic resources, each with a story checked here", () => {
+  it("are the six documented ones of the dynamic resources, each with a story checked here", () => {
     expect(examples).toEqual([
       "delivery-pipeline",
       "flag-and-pipeline",
       "policy-check",
       "progressive-rollout",
       "team-access",
+      "workspace-from-nothing",
     ]);
     expect(Object.keys(stories).sort()).toEqual(examples);
   });
@@ -168,6 +315,7 @@ describe("the examples", () => {
       expect(up.result.summary.result).toBe("succeeded");
       const created = up.result.summary.resourceChanges?.create ?? 0;
       expect(created).toBeGreaterThan(1);
+      await settle[name]?.(s);
       const preview = await s.preview();
       expect(preview.result.changeSummary).toEqual({ same: created });
       expect(preview.requests).toEqual([]);
@@ -186,6 +334,10 @@ describe("the examples", () => {
         name === "team-access" ? [{ email: "dana@example.com", status: "DEACTIVATED" }] : [],
       );
       expect(await projectIds(platform)).toEqual([]);
+      // Only the Default workspace the emulator starts with is left (workspace-from-nothing's goes).
+      const workspaces: string[] = [];
+      for await (const w of admin.workspaces.list()) workspaces.push(w.name);
+      expect(workspaces).toEqual(["Default"]);
     } finally {
       // A failed story must not leave objects behind for the next example on this emulator.
       if (!destroyed) await s.destroy().catch(() => undefined);
