@@ -353,14 +353,56 @@ export const KubernetesDirectInfrastructure = z.strictObject({
   allowSimultaneousDeployments: z.boolean().default(false),
 });
 
-/** A Deployment stage: a service deployed to an environment's Kubernetes infrastructure. */
-export const DeploymentStage = z.strictObject({
-  type: z.literal("Deployment"),
-  ...stageBase,
-  service: StageService,
-  environment: z.strictObject({ environmentRef: entityRef("environmentRef") }),
-  infrastructure: KubernetesDirectInfrastructure,
+/**
+ * Where a Deployment stage deploys: the environment, and, to deploy to infrastructure definitions
+ * kept as their own entities (`Infrastructure` resources), their identifiers (the v2 form,
+ * `spec.environment.infrastructureDefinitions` in YAML).
+ */
+export const StageEnvironment = z.strictObject({
+  environmentRef: entityRef("environmentRef"),
+  infrastructureDefinitions: z
+    .array(entityRef("infrastructureDefinitions"), {
+      error: "infrastructureDefinitions must be a list of infrastructure identifiers",
+    })
+    .min(1, "infrastructureDefinitions needs at least one infrastructure")
+    .optional(),
 });
+
+/**
+ * A Deployment stage: a service deployed to an environment's Kubernetes infrastructure, given
+ * inline (`infrastructure`, with the service's `variables`: the v1 form, `serviceConfig` and
+ * `infrastructure` in YAML) or as infrastructure definitions of the environment
+ * (`environment.infrastructureDefinitions`: the v2 form, `service` and `environment` in YAML, the
+ * service's variables living on the `Service`).
+ */
+export const DeploymentStage = z
+  .strictObject({
+    type: z.literal("Deployment"),
+    ...stageBase,
+    service: StageService,
+    environment: StageEnvironment,
+    infrastructure: KubernetesDirectInfrastructure.optional(),
+  })
+  .superRefine((s, ctx) => {
+    const refs = s.environment.infrastructureDefinitions !== undefined;
+    if (refs === (s.infrastructure !== undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: refs ? ["infrastructure"] : ["environment", "infrastructureDefinitions"],
+        message: refs
+          ? "give infrastructure or environment.infrastructureDefinitions, not both"
+          : "a Deployment stage needs infrastructure or environment.infrastructureDefinitions",
+      });
+    }
+    if (refs && s.service.variables.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["service", "variables"],
+        message:
+          "service variables go on the Service when the stage names infrastructureDefinitions (the v2 form has no serviceDefinition)",
+      });
+    }
+  });
 export type DeploymentStage = z.output<typeof DeploymentStage>;
 
 /** A Custom stage: steps only, no service or infrastructure. */

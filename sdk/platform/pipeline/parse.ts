@@ -182,6 +182,17 @@ function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof
   };
   if (s.type === "Custom") return { type: "Custom", ...base };
   if (s.type === "Approval") return { type: "Approval", ...base };
+  if ("environment" in s.spec) {
+    return {
+      type: "Deployment",
+      ...base,
+      service: { serviceRef: s.spec.service.serviceRef, variables: [] },
+      environment: {
+        environmentRef: s.spec.environment.environmentRef,
+        infrastructureDefinitions: s.spec.environment.infrastructureDefinitions.map((d) => d.identifier),
+      },
+    };
+  }
   const infra = s.spec.infrastructure;
   const inner = infra.infrastructureDefinition.spec.allowSimultaneousDeployments;
   if (

@@ -172,7 +172,21 @@ function renderStage(s: Stage): Plain {
   const out: Plain = { name: s.name, identifier: s.identifier };
   put(out, "description", s.description);
   out.type = s.type;
-  if (s.type === "Deployment") {
+  if (s.type === "Deployment" && s.infrastructure === undefined) {
+    out.spec = {
+      deploymentType: "Kubernetes",
+      service: { serviceRef: s.service.serviceRef },
+      environment: {
+        environmentRef: s.environment.environmentRef,
+        deployToAll: false,
+        infrastructureDefinitions: (s.environment.infrastructureDefinitions ?? []).map((identifier) => ({
+          identifier,
+        })),
+      },
+      execution: renderExecution(s.execution),
+    };
+  } else if (s.type === "Deployment") {
+    const infrastructure = s.infrastructure!;
     out.spec = {
       serviceConfig: {
         serviceRef: s.service.serviceRef,
@@ -184,14 +198,14 @@ function renderStage(s: Stage): Plain {
       infrastructure: {
         environmentRef: s.environment.environmentRef,
         infrastructureDefinition: {
-          type: s.infrastructure.type,
+          type: infrastructure.type,
           spec: {
-            connectorRef: s.infrastructure.connectorRef,
-            namespace: s.infrastructure.namespace,
-            releaseName: s.infrastructure.releaseName,
+            connectorRef: infrastructure.connectorRef,
+            namespace: infrastructure.namespace,
+            releaseName: infrastructure.releaseName,
           },
         },
-        allowSimultaneousDeployments: s.infrastructure.allowSimultaneousDeployments,
+        allowSimultaneousDeployments: infrastructure.allowSimultaneousDeployments,
       },
       execution: renderExecution(s.execution),
     };

@@ -145,34 +145,53 @@ const wireStageBase = {
   failureStrategies: z.array(FailureStrategy).optional(),
   variables: z.array(WireVariable).optional(),
 };
+/**
+ * The v2 form of a Deployment stage's spec (services and environments as entities): `service`
+ * and `environment` with its `infrastructureDefinitions` (Harness docs' v2 CD pipeline samples;
+ * harness/terraform-provider-harness examples of `harness_platform_pipeline`).
+ */
+const WireDeploymentSpecV2 = z.strictObject({
+  deploymentType: z.literal("Kubernetes", { error: "only Kubernetes services are supported" }),
+  service: z.strictObject({ serviceRef: entityRef("serviceRef") }),
+  environment: z.strictObject({
+    environmentRef: entityRef("environmentRef"),
+    deployToAll: z.literal(false, { error: "deployToAll is not supported" }).optional(),
+    infrastructureDefinitions: z
+      .array(z.strictObject({ identifier: entityRef("identifier") }))
+      .min(1, "infrastructureDefinitions needs at least one infrastructure"),
+  }),
+  execution: WireExecution,
+});
 const WireDeploymentStage = z.strictObject({
   type: z.literal("Deployment"),
   ...wireStageBase,
-  spec: z.strictObject({
-    serviceConfig: z.strictObject({
-      serviceRef: entityRef("serviceRef"),
-      serviceDefinition: z.strictObject({
-        type: z.literal("Kubernetes", { error: "only Kubernetes services are supported" }),
-        spec: z.strictObject({ variables: z.array(WireVariable).optional() }).optional(),
-      }),
-    }),
-    infrastructure: z.strictObject({
-      environmentRef: entityRef("environmentRef"),
-      infrastructureDefinition: z.strictObject({
-        type: z.literal("KubernetesDirect", { error: "only KubernetesDirect infrastructure is supported" }),
-        spec: z.strictObject({
-          connectorRef: entityRef("connectorRef"),
-          namespace: text("namespace"),
-          releaseName: text("releaseName"),
-          // Listed in the infrastructure definition's spec by the spec, next to it in real
-          // pipelines (ref §7.1); both are read.
-          allowSimultaneousDeployments: z.boolean().optional(),
+  spec: z
+    .strictObject({
+      serviceConfig: z.strictObject({
+        serviceRef: entityRef("serviceRef"),
+        serviceDefinition: z.strictObject({
+          type: z.literal("Kubernetes", { error: "only Kubernetes services are supported" }),
+          spec: z.strictObject({ variables: z.array(WireVariable).optional() }).optional(),
         }),
       }),
-      allowSimultaneousDeployments: z.boolean().optional(),
-    }),
-    execution: WireExecution,
-  }),
+      infrastructure: z.strictObject({
+        environmentRef: entityRef("environmentRef"),
+        infrastructureDefinition: z.strictObject({
+          type: z.literal("KubernetesDirect", { error: "only KubernetesDirect infrastructure is supported" }),
+          spec: z.strictObject({
+            connectorRef: entityRef("connectorRef"),
+            namespace: text("namespace"),
+            releaseName: text("releaseName"),
+            // Listed in the infrastructure definition's spec by the spec, next to it in real
+            // pipelines (ref §7.1); both are read.
+            allowSimultaneousDeployments: z.boolean().optional(),
+          }),
+        }),
+        allowSimultaneousDeployments: z.boolean().optional(),
+      }),
+      execution: WireExecution,
+    })
+    .or(WireDeploymentSpecV2),
 });
 const WireCustomStage = z.strictObject({
   type: z.literal("Custom"),
