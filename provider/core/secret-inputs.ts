@@ -12,6 +12,12 @@ import { secret } from "@pulumi/pulumi/output";
 import type { ResourceClass } from "./resource";
 import { type WithSecretOutputs, withSecretOutputs } from "./secret-outputs";
 
+/** A resource class that wraps {@link secretInputs} as secrets in every object's arguments. */
+export type WithSecretInputs<C> = WithSecretOutputs<C> & {
+  /** The inputs always stored as secrets (the native provider's schema and `Check` mark them too). */
+  readonly secretInputs: readonly string[];
+};
+
 /**
  * `cls` with each of `names` wrapped as a secret in every object's arguments, and `outputs` (by
  * default the same names) marked secret among its outputs; its token, provider text, file and
@@ -21,13 +27,14 @@ export function withSecretInputs<A, O, C extends ResourceClass<A, O>>(
   cls: C & ResourceClass<A, O>,
   names: readonly ((keyof O | keyof A) & string)[],
   outputs: readonly (keyof O & string)[] = names as readonly (keyof O & string)[],
-): WithSecretOutputs<C> {
+): WithSecretInputs<C> {
   const Base = withSecretOutputs(cls, outputs) as unknown as new (
     name: string,
     args: object,
     opts?: pulumi.CustomResourceOptions,
   ) => object;
   class SecretInputs extends Base {
+    static readonly secretInputs: readonly string[] = names;
     constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
       const wrapped: Record<string, unknown> = { ...args };
       for (const n of names) if (wrapped[n] !== undefined) wrapped[n] = secret(wrapped[n]);
@@ -35,5 +42,5 @@ export function withSecretInputs<A, O, C extends ResourceClass<A, O>>(
     }
   }
   Object.defineProperty(SecretInputs, "name", { value: (cls as { name: string }).name });
-  return SecretInputs as unknown as WithSecretOutputs<C>;
+  return SecretInputs as unknown as WithSecretInputs<C>;
 }

@@ -58,6 +58,11 @@ interface KindSchema {
   module: string;
   /** The outputs stored as secrets (`provider/core/secret-outputs.ts`): `key` of an `ApiKey`, ... */
   secretOutputs?: readonly string[];
+  /**
+   * The inputs always stored as secrets (`provider/core/secret-inputs.ts`): `value` and `file` of a
+   * `Secret`. Secret in the schema, and answered as secrets by `Check` whatever the program passed.
+   */
+  secretInputs?: readonly string[];
 }
 
 /** Each kind's resource class (its token, schemas and module) with its replace list. */
@@ -102,6 +107,7 @@ const SCHEMAS: ReadonlyMap<string, KindSchema> = new Map(
       replaceOnChange,
       module: cls.file,
       secretOutputs: (cls as { secretOutputs?: readonly string[] }).secretOutputs ?? [],
+      secretInputs: (cls as { secretInputs?: readonly string[] }).secretInputs ?? [],
     },
   ]),
 );

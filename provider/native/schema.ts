@@ -518,6 +518,12 @@ export function packageSchema(kinds: readonly NativeKind[], options: SchemaOptio
       const prop = outputs.properties[name];
       if (prop) prop.secret = true;
     }
+    // A secret input (a `Secret`'s value): the generated SDKs wrap it with `secret()`; YAML does not
+    // read the schema for that, so `Check` marks it too (`./server.ts` `withSecretInputs`).
+    for (const name of kind.secretInputs ?? []) {
+      const prop = inputs.properties[name];
+      if (prop) prop.secret = true;
+    }
     resources[kind.token] = {
       ...(docs.description ? { description: docs.description } : {}),
       properties: outputs.properties,

@@ -30,6 +30,10 @@
  *   empty bag where the engine expects none (`pulumi import` would then say the provider cannot
  *   import, instead of that the object does not exist): the wrapper drops it.
  *
+ * - `Check`: a kind's secret inputs (a `Secret`'s `value`) come back as secrets
+ *   ({@link markSecretInputs}), so the engine encrypts them in the state even when the program
+ *   passed plain text; the schema marks them `secret` too.
+ *
  * Each provider instance, default or explicit, is a process of its own (the engine starts one
  * plugin per provider resource: pkg/host/host.go `Provider`), so the process-wide settings of
  * `provider/core/config.ts` are per instance: two explicit providers with different accounts
@@ -80,6 +84,20 @@ export function withSecrets(kind: Pick<NativeKind, "secretOutputs">, outs: Recor
   const out = plain(outs);
   for (const name of kind.secretOutputs ?? [])
     if (out[name] !== undefined) out[name] = { [SIG_KEY]: SECRET_SIG, value: out[name] };
+  return out;
+}
+
+/**
+ * The checked inputs with each of the kind's secret inputs (a `Secret`'s `value` and `file`) in the
+ * engine's secret wrapper. The engine keeps the secrets a provider's `Check` answers (it unmarshals
+ * the checked inputs keeping secrets: `provider_plugin.go` `Check`) and records those inputs, so a
+ * YAML or Python program that passes plain text (no `fn::secret`) still gets them encrypted in the
+ * state, as the TypeScript class's wrapping does (`provider/core/secret-inputs.ts`).
+ */
+export function markSecretInputs(kind: Pick<NativeKind, "secretInputs">, inputs: Record<string, unknown>) {
+  const out = plain(inputs);
+  for (const name of kind.secretInputs ?? [])
+    if (out[name] !== undefined) out[name] = { [SIG_KEY]: SECRET_SIG, value: unwrapSecrets(out[name]) };
   return out;
 }
 
@@ -181,8 +199,10 @@ export function nativeProvider(options: NativeProviderOptions): Provider {
     version: options.version,
     getSchema: options.schema,
     async check(urn, olds, news) {
-      const result = await kindOf(urn).impl.check(olds ?? {}, news ?? {});
-      return { inputs: plain(result.inputs), ...(result.failures ? { failures: result.failures } : {}) };
+      const kind = kindOf(urn);
+      const result = await kind.impl.check(olds ?? {}, news ?? {});
+      const inputs = result.inputs === undefined ? undefined : markSecretInputs(kind, result.inputs);
+      return { inputs, ...(result.failures ? { failures: result.failures } : {}) };
     },
     async diff(id, urn, olds, news) {
       return kindOf(urn).impl.diff(id, olds ?? {}, news ?? {});
