@@ -14,6 +14,12 @@
  * | read | `GET /rule-based-segments/ws/{ws}/environments/{env}` (the API has no GET of one definition); a segment missing from the list (not active there, or no such segment) reports it gone |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then ONE `PUT` of the whole definition: the changed fields desired, the others live, with title and comment |
  * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done. Given the `RuleBasedSegment` itself as `segment`, the definition is `deletedWith` it and a destroy sends no DELETE for it |
+ * | create, update in an environment that requires approvals | the refused PUT (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment with the same definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{ruleBasedSegment: {name, rules, excludedKeys, excludedSegments}, operationType: UPDATE, title, comment, approvers}` (splitapiclient 3.5.9 `rule_based_segment_definition.py` `submit_change_request`); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`./core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
+ *
+ * Activation is no definition write (the service takes it in a gated environment too); the PUT
+ * of the rules is. Until its change request is approved, the resource records the live definition
+ * and the request in `pendingChangeRequest`, never the requested one: the next `up` shows the
+ * difference again.
  *
  * Title and comment (needed by workspaces that require them) come from the `title` and `comment`
  * inputs, else from `flagstack:changeTitle` / `flagstack:changeComment`, else a default naming
@@ -26,7 +32,19 @@ import {
   type RuleBasedSegmentDefinition as DefinitionResponse,
   segmentRuleProblems,
 } from "../sdk/admin/rule-based-segments";
-import { ExcludedSegment, SegmentCreateBody, SegmentRule } from "../sdk/admin/schemas";
+import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../sdk/admin/schemas";
+import {
+  type ChangeSubject,
+  changeRequestInputs,
+  changeRequestOutputs,
+  type PendingChangeRequest,
+  recheck,
+  refusedForApprovals,
+  requestNote,
+  settle,
+  stillPending,
+  submitOrFind,
+} from "./core/change-request";
 import { adminClient, changeNote } from "./core/config";
 import { canonicalField } from "./core/definition-doc";
 import { canonicalJson, type DiffSpec } from "./core/diff";
@@ -88,6 +106,7 @@ export const RuleBasedSegmentDefinitionInputs = z.strictObject({
     .optional(),
   /** Take over a segment already active in the environment instead of failing. Default: false. */
   adopt: z.boolean().default(false),
+  ...changeRequestInputs,
 });
 
 /** The outputs of a {@link RuleBasedSegmentDefinition}: the definition as live, plus ids, names and time. */
@@ -104,6 +123,7 @@ export const RuleBasedSegmentDefinitionOutputs = RuleBasedSegmentDefinitionInput
   trafficType: z.string(),
   /** When the segment was activated in the environment, epoch milliseconds. */
   creationTime: z.number().int(),
+  ...changeRequestOutputs,
 });
 
 /** Checked inputs of a rule-based segment's definition. */
@@ -166,7 +186,14 @@ function outputs(
   place: Place,
   inputs: Pick<
     RuleBasedSegmentDefinitionInputs,
-    "workspace" | "environment" | "segment" | "title" | "comment" | "adopt"
+    | "workspace"
+    | "environment"
+    | "segment"
+    | "title"
+    | "comment"
+    | "adopt"
+    | "changeRequest"
+    | "waitForApproval"
   >,
 ): RuleBasedSegmentDefinitionOutputs {
   return plain({
@@ -179,6 +206,8 @@ function outputs(
     title: inputs.title,
     comment: inputs.comment,
     adopt: inputs.adopt,
+    changeRequest: inputs.changeRequest,
+    waitForApproval: inputs.waitForApproval,
     workspaceId: place.workspaceId,
     workspaceName: place.workspaceName,
     environmentId: place.environmentId,
@@ -197,6 +226,7 @@ function inputsOf(outs: RuleBasedSegmentDefinitionOutputs): RuleBasedSegmentDefi
     environmentName: _en,
     trafficType: _t,
     creationTime: _c,
+    pendingChangeRequest: _p,
     ...inputs
   } = outs;
   return inputs;
@@ -229,6 +259,62 @@ const putDefinition = (
     ...docOf(doc),
     ...note,
   });
+
+/** The change request of a definition refused by a gated environment: an UPDATE of the whole definition. */
+const definitionChange = (
+  place: Place,
+  segment: string,
+  doc: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
+): ChangeSubject => ({
+  wsId: place.workspaceId,
+  environmentId: place.environmentId,
+  environmentName: place.environmentName,
+  kind: "ruleBasedSegment",
+  name: segment,
+  payload: docOf(doc),
+  // An active segment's definition is replaced: splitapiclient sends the whole definition with
+  // the caller's operation; CREATE would name a segment new to the environment (activation does that).
+  operationType: "UPDATE",
+  describe: `the definition of rule-based segment "${segment}" in environment "${place.environmentName}"`,
+});
+
+/**
+ * Replaces the definition with `doc` ({@link putDefinition}); where the environment requires
+ * approvals (the PUT refused with 403), through a change request instead: reported pending (the
+ * `live` outputs recorded with it), or waited for and read back. A recorded pending request
+ * still open with this change is reported without a write.
+ */
+async function writeDefinition(
+  place: Place,
+  inputs: RuleBasedSegmentDefinitionInputs,
+  doc: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
+  operation: "create" | "update",
+  live: RuleBasedSegmentDefinitionOutputs,
+  recorded?: PendingChangeRequest,
+): Promise<RuleBasedSegmentDefinitionOutputs> {
+  const admin = adminClient();
+  const change = () => definitionChange(place, inputs.segment, doc);
+  const note = noteOf(inputs, operation, place);
+  let cr: ChangeRequest | undefined;
+  if (recorded) {
+    const found = await recheck(admin, recorded, change());
+    if (found !== "done") cr = found.open;
+  }
+  if (!cr) {
+    try {
+      return outputs(await putDefinition(place, inputs.segment, doc, note), place, inputs);
+    } catch (e) {
+      if (!(await refusedForApprovals(admin, e, place.workspaceId, place.environmentId))) throw e;
+      cr = await submitOrFind(admin, change(), requestNote(inputs.changeRequest, note));
+    }
+  }
+  const pending = await settle(admin, cr, change().describe, inputs.waitForApproval);
+  const { pendingChangeRequest: _p, ...recordedLive } = live;
+  if (pending) return plain({ ...recordedLive, pendingChangeRequest: pending });
+  const applied = await liveDefinition(place.workspaceId, place.environmentId, inputs.segment);
+  if (applied === undefined) throw new Error(`${change().describe}: not active there any more`);
+  return outputs(applied, place, inputs);
+}
 
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
@@ -284,10 +370,10 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
     };
     const id = definitionId(env.id, inputs.segment);
     // A segment just activated has an empty definition; one taken over (or whose answer was lost) may not.
-    if (sameDoc(outputs(live, place, inputs), inputs)) return { id, outs: outputs(live, place, inputs) };
+    const liveOuts = outputs(live, place, inputs);
+    if (sameDoc(liveOuts, inputs)) return { id, outs: liveOuts };
     try {
-      const put = await putDefinition(place, inputs.segment, inputs, noteOf(inputs, "create", place));
-      return { id, outs: outputs(put, place, inputs) };
+      return { id, outs: await writeDefinition(place, inputs, inputs, "create", liveOuts) };
     } catch (e) {
       throw new PartialFailure(id, outputs(live, place, inputs), e, "putting the definition");
     }
@@ -297,7 +383,8 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
     if (props.environmentId === undefined) return importDefinition(id);
     const def = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
     if (def === undefined) return GONE;
-    const outs = outputs(def, props, props);
+    const pending = await stillPending(adminClient(), props.pendingChangeRequest);
+    const outs = plain({ ...outputs(def, props, props), pendingChangeRequest: pending });
     return { id: definitionId(props.environmentId, def.name), props: outs, inputs: inputsOf(outs) };
   },
 
@@ -307,7 +394,8 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
       spec: definitionDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // The live definition alone: the recorded request is read once, by the write that needs it.
+      read: () => impl.read(id, { ...olds, pendingChangeRequest: undefined }),
       write: async (fields, live) => {
         const kept = {
           ...live,
@@ -316,6 +404,8 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
           title: news.title,
           comment: news.comment,
           adopt: news.adopt,
+          changeRequest: news.changeRequest,
+          waitForApproval: news.waitForApproval,
         };
         if (fields.length === 0) return kept;
         // A PUT replaces the whole definition: the changed fields desired, the others as live.
@@ -325,8 +415,14 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
           excludedKeys: pick("excludedKeys"),
           excludedSegments: pick("excludedSegments"),
         };
-        const put = await putDefinition(olds, olds.segment, doc, noteOf(news, "update", olds));
-        return outputs(put, olds, news);
+        return writeDefinition(
+          olds,
+          { ...news, segment: olds.segment },
+          doc,
+          "update",
+          kept,
+          olds.pendingChangeRequest,
+        );
       },
     });
   },

@@ -94,8 +94,8 @@ export interface ChangeSubject {
   wsId: string;
   environmentId: string;
   environmentName: string;
-  /** `split` (a flag's definition) or `segment` (a segment's keys). */
-  kind: "split" | "segment";
+  /** `split` (a flag's definition), `segment` (a segment's keys) or `ruleBasedSegment` (its definition). */
+  kind: "split" | "segment" | "ruleBasedSegment";
   /** The flag's or segment's name. */
   name: string;
   /** The object's change without its name (the definition; `{keys}`). */

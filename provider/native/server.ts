@@ -244,8 +244,11 @@ export function nativeProvider(options: NativeProviderOptions): Provider {
 // ---------------------------------------------------------------------------------------------
 // Detailed diffs
 
-/** Inputs no kind's `diff` compares: they say how a change is made (adopt, change titles), not what. */
-const UNCOMPARED = new Set(["adopt", "title", "comment"]);
+/**
+ * Inputs no kind's `diff` compares: they say how a change is made (adopt, change titles, the change
+ * request of a gated environment and whether to wait for it), not what.
+ */
+const UNCOMPARED = new Set(["adopt", "title", "comment", "changeRequest", "waitForApproval"]);
 
 /** The kind of one property's change, as the engine's `PropertyDiff.Kind` numbers it. */
 export const PropertyDiffKind = {

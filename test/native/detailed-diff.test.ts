@@ -67,6 +67,37 @@ describe("native provider: detailed diff", () => {
     });
   });
 
+  it("a change request's note and wait are no change of their own, beside the field that changed", async () => {
+    const place = {
+      workspace: "Default",
+      environment: "Gated",
+      segment: "pro_users",
+      excludedKeys: [],
+      excludedSegments: [],
+      adopt: false,
+    };
+    const outs = {
+      ...place,
+      rules: [],
+      workspaceId: "ws-1",
+      workspaceName: "Default",
+      environmentId: "env-1",
+      environmentName: "Gated",
+      trafficType: "user",
+      creationTime: 1,
+      pendingChangeRequest: { id: "cr-1", status: "REQUESTED", reference: "changeRequests/cr-1" },
+    };
+    const rules = [{ condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta" }] } }];
+    expect(
+      await diffOf("RuleBasedSegmentDefinition", outs, {
+        ...place,
+        rules,
+        changeRequest: { title: "Pro users", approvers: ["lead@example.com"] },
+        waitForApproval: { timeoutSeconds: 60, pollSeconds: 10 },
+      }),
+    ).toEqual({ rules: PropertyDiffKind.UPDATE });
+  });
+
   it("a change that replaces is marked so", async () => {
     expect(await diffOf("Flag", flagOutputs, { ...flagInputs, name: "checkout-2" })).toEqual({
       name: PropertyDiffKind.UPDATE_REPLACE,

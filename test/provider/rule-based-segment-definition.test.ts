@@ -3,13 +3,20 @@
  * check (failures naming the field, matcher rules of a definition's rules, no request), create
  * (activation POST, then one PUT of the exact body), read, no-op diff (same meaning), one field
  * changed = one PUT (the other fields as live), refresh after an out-of-band change, the update
- * guard, delete, delete again, gone, adopt, a lost activation answer, import.
+ * guard, delete, delete again, gone, adopt, a lost activation answer, import. In an environment
+ * that requires approvals (as test/provider/core/change-request.test.ts for FlagDefinition and
+ * SegmentKeys): the refused PUT becomes a change request with the exact body, the state records
+ * what is live plus `pendingChangeRequest`, a second `up` submits nothing, a second admin key
+ * approves through the SDK and the next refresh shows no diff; `waitForApproval` reads the
+ * applied definition back, and its timeout leaves the open request to the next `up`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setProgressSink } from "../../provider/core/change-request";
 import { settlePendingCreates } from "../../provider/core/recover";
 import { KINDS } from "../../provider/kinds";
 import { impl, ruleBasedSegmentDefinitionProviderText } from "../../provider/rule-based-segment-definition";
 import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../provider/types";
+import { AdminClient } from "../../sdk/admin/client";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { slug, startTestbed, type Testbed, unique } from "./testbed";
@@ -371,5 +378,243 @@ describe.each(MODES)("RuleBasedSegmentDefinition (%s)", (mode) => {
       props: { ...outs, title: undefined, comment: undefined, adopt: false },
       inputs: expect.objectContaining({ rules: [proRule], excludedKeys: ["qa-bot"] }),
     });
+  });
+});
+
+describe("RuleBasedSegmentDefinition in an environment that requires approvals", () => {
+  let gatedId: string;
+  let approver: AdminClient;
+  let p: Driver;
+  let host: Driver;
+  let progress: string[] = [];
+  let previousSink: ((m: string) => void) | undefined;
+  const crNote = { title: "Pro users", comment: "gate it", approvers: ["lead@example.com"] };
+  const gatedProgram = (segment: string, change: Record<string, unknown> = {}) => ({
+    workspace: "Default",
+    environment: "Gated",
+    segment,
+    rules: [proRule],
+    excludedKeys: ["qa-bot"],
+    changeRequest: crNote,
+    ...change,
+  });
+  const checkedIn = async (d: Driver, program: Record<string, unknown>) => {
+    const r = await d.check({}, program);
+    expect(r.failures).toEqual([]);
+    return r.inputs;
+  };
+  /** A rule-based segment active in Gated with an empty definition, recorded by a create (no PUT). */
+  const activeInGated = async (d: Driver) => {
+    const segment = unique("rbs_gated", "_");
+    await bed.admin.ruleBasedSegments.create(ws.id, "user", { name: segment });
+    const { id, outs } = await d.create(
+      await checkedIn(d, gatedProgram(segment, { rules: [], excludedKeys: [] })),
+    );
+    return { segment, id, outs };
+  };
+  const requestLines = () => bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`);
+  const crBody = (segment: string, over: Record<string, unknown> = {}) => ({
+    ruleBasedSegment: { name: segment, rules: [proRule], excludedKeys: ["qa-bot"], excludedSegments: [] },
+    operationType: "UPDATE",
+    ...crNote,
+    ...over,
+  });
+  const openRequestOf = async (name: string) => {
+    for (let i = 0; i < 200; i++) {
+      for await (const cr of bed.admin.changeRequests.list({ status: "REQUESTED", environmentId: gatedId })) {
+        if ((cr.ruleBasedSegment as { name: string } | null)?.name === name) return cr;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no open change request of ${name}`);
+  };
+
+  beforeAll(async () => {
+    gatedId = (
+      await bed.admin.environments.create(ws.id, {
+        name: "Gated",
+        production: true,
+        changePermissions: { areApprovalsRequired: true },
+      })
+    ).id;
+    const key = await bed.admin.apiKeys.create({
+      name: "rbs-approver",
+      apiKeyType: "admin",
+      roles: ["API_ALL_GRANTED"],
+      workspace: { type: "workspace", id: ws.id },
+    });
+    approver = new AdminClient({ baseUrl: bed.emu.url, apiKey: key.key, requestsPerSecond: 1000 });
+    p = await bed.driver("direct", impl, ruleBasedSegmentDefinitionProviderText);
+    host = await bed.driver("gRPC host", impl, ruleBasedSegmentDefinitionProviderText);
+    previousSink = setProgressSink((m) => progress.push(m));
+  });
+  afterAll(() => {
+    if (previousSink) setProgressSink(previousSink);
+  });
+  afterEach(() => {
+    progress = [];
+  });
+
+  it("submits an update as a change request, records what is live, never submits it twice, and is applied once approved", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const news = await checkedIn(p, gatedProgram(segment));
+    bed.reset();
+    const first = await p.update(id, outs, news);
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    expect(first.outs.pendingChangeRequest).toEqual({
+      id: pending.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    // What is live, not the requested change.
+    expect(first.outs).toMatchObject({ rules: [], excludedKeys: [], excludedSegments: [] });
+    expect(requestLines()).toEqual([
+      `GET ${V2}/rule-based-segments/ws/${ws.id}/environments/${gatedId} 200`,
+      `PUT ${V2}/rule-based-segments/ws/${ws.id}/${segment}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `GET ${V2}/changeRequests 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual(crBody(segment));
+    expect(progress).toEqual([
+      `environment "Gated" requires approvals: submitted change request ${pending.id} for the definition of rule-based segment "${segment}" in environment "Gated" (REQUESTED)`,
+    ]);
+
+    // The next `up` sees the difference again, reads the recorded request, and submits nothing.
+    expect((await p.diff(id, first.outs, news)).changes).toBe(true);
+    bed.reset();
+    const second = await p.update(id, first.outs, news);
+    expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
+    expect(second.outs.rules).toEqual([]);
+    expect(requestLines()).toEqual([
+      `GET ${V2}/rule-based-segments/ws/${ws.id}/environments/${gatedId} 200`,
+      `GET ${V2}/changeRequests/${pending.id} 200`,
+    ]);
+    expect(bed.proxy.writes()).toEqual([]);
+
+    // A second admin key approves through the SDK: refresh shows the program's definition, no diff.
+    await approver.changeRequests.approve(pending.id, "ship it");
+    expect((await bed.admin.ruleBasedSegments.definition(ws.id, gatedId, segment))?.rules).toEqual([proRule]);
+    const refreshed = await p.read(id, second.outs);
+    expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
+    expect(refreshed.props).toMatchObject({ rules: [proRule], excludedKeys: ["qa-bot"] });
+    expect((await p.diff(id, refreshed.props as Record<string, unknown>, news)).changes).toBe(false);
+  });
+
+  it("creates through a change request: the activation, then the live (empty) definition recorded as pending", async () => {
+    const segment = unique("rbs_gated", "_");
+    await bed.admin.ruleBasedSegments.create(ws.id, "user", { name: segment });
+    const inputs = await checkedIn(p, gatedProgram(segment));
+    bed.reset();
+    const created = await p.create(inputs);
+    const pending = created.outs.pendingChangeRequest as { id: string };
+    expect(created).toEqual({
+      id: `${gatedId}/${segment}`,
+      outs: {
+        ...inputs,
+        rules: [],
+        excludedKeys: [],
+        excludedSegments: [],
+        workspaceId: ws.id,
+        workspaceName: "Default",
+        environmentId: gatedId,
+        environmentName: "Gated",
+        trafficType: "user",
+        creationTime: expect.any(Number),
+        pendingChangeRequest: {
+          id: pending.id,
+          status: "REQUESTED",
+          reference: `changeRequests/${pending.id}`,
+        },
+      },
+    });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `POST ${V2}/rule-based-segments/${gatedId}/${segment} 200`,
+      `PUT ${V2}/rule-based-segments/ws/${ws.id}/${segment}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual(crBody(segment));
+    // Read while open: still pending, the live definition.
+    const read = await p.read(created.id, created.outs);
+    expect(read.props).toEqual(created.outs);
+    expect(read.inputs).not.toHaveProperty("pendingChangeRequest");
+  });
+
+  it("refuses a different change while the recorded request is open, naming it", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const first = await p.update(id, outs, await checkedIn(p, gatedProgram(segment)));
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    const other = await checkedIn(p, gatedProgram(segment, { excludedKeys: ["qa-bot", "zed"] }));
+    bed.reset();
+    await expect(p.update(id, first.outs, other)).rejects.toThrow(
+      `change request ${pending.id} (changeRequests/${pending.id}) for the definition of rule-based segment "${segment}" in environment "Gated" is open (REQUESTED) with a different change, ` +
+        "and the service takes one open change request per object: approve, reject or withdraw it, then run `pulumi up` again",
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("waitForApproval: polls with a progress line until a second key approves, then records the applied definition", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const news = await checkedIn(
+      p,
+      gatedProgram(segment, { waitForApproval: { timeoutSeconds: 10, pollSeconds: 0.05 } }),
+    );
+    const approving = (async () => {
+      const cr = await openRequestOf(segment);
+      await approver.changeRequests.approve(cr.id, "ok");
+      return cr.id;
+    })();
+    const r = await p.update(id, outs, news);
+    const crId = await approving;
+    expect(r.outs.pendingChangeRequest).toBeUndefined();
+    expect(r.outs).toMatchObject({ rules: [proRule], excludedKeys: ["qa-bot"], excludedSegments: [] });
+    expect(progress[0]).toBe(
+      `environment "Gated" requires approvals: submitted change request ${crId} for the definition of rule-based segment "${segment}" in environment "Gated" (REQUESTED)`,
+    );
+    expect(
+      progress.slice(1).every((m) => m.startsWith(`waiting for change request ${crId} (REQUESTED, `)),
+    ).toBe(true);
+    expect((await p.diff(id, r.outs, news)).changes).toBe(false);
+  });
+
+  it("waitForApproval fails on the timeout, and the next up finds the open request instead of submitting another", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const news = await checkedIn(
+      p,
+      gatedProgram(segment, { waitForApproval: { timeoutSeconds: 0.1, pollSeconds: 0.05 } }),
+    );
+    await expect(p.update(id, outs, news)).rejects.toThrow(/is still REQUESTED after 0.1s/);
+    const open = await openRequestOf(segment);
+    bed.reset();
+    const next = await p.update(id, outs, await checkedIn(p, gatedProgram(segment)));
+    expect(next.outs.pendingChangeRequest).toEqual({
+      id: open.id,
+      status: "REQUESTED",
+      reference: `changeRequests/${open.id}`,
+    });
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `PUT ${V2}/rule-based-segments/ws/${ws.id}/${segment}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+    ]);
+    expect(progress.at(-1)).toBe(
+      `change request ${open.id} for the definition of rule-based segment "${segment}" in environment "Gated" is already open (REQUESTED): not submitted again`,
+    );
+  });
+
+  it("through the gRPC host: submits once, reports it on the next up, and records the applied definition after approval", async () => {
+    const { segment, id, outs } = await activeInGated(host);
+    const news = await checkedIn(host, gatedProgram(segment));
+    const first = await host.update(id, outs, news);
+    const pending = first.outs.pendingChangeRequest as { id: string; status: string };
+    expect(pending.status).toBe("REQUESTED");
+    bed.reset();
+    const second = await host.update(id, first.outs, news);
+    expect(second.outs.pendingChangeRequest).toEqual(first.outs.pendingChangeRequest);
+    expect(bed.proxy.writes()).toEqual([]);
+    await approver.changeRequests.approve(pending.id, "ok");
+    const refreshed = await host.read(id, second.outs);
+    expect(refreshed.props?.pendingChangeRequest).toBeUndefined();
+    expect(refreshed.props?.rules).toEqual([proRule]);
   });
 });
