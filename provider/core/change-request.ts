@@ -1,7 +1,8 @@
 /**
- * Change requests of approval-gated environments, shared by `FlagDefinition` and `SegmentKeys`
- * (ref admin §1.1 "change requests", §2 and §9.2; splitapiclient 3.5.9
- * `resources/split_definition.py` and `segment_definition.py` `submit_change_request`).
+ * Change requests of approval-gated environments, shared by `FlagDefinition`, `SegmentKeys` and
+ * `RuleBasedSegmentDefinition` (ref admin §1.1 "change requests", §2 and §9.2; splitapiclient 3.5.9
+ * `resources/split_definition.py`, `segment_definition.py` and `rule_based_segment_definition.py`
+ * `submit_change_request`).
  *
  * Where an environment's `changePermissions.areApprovalsRequired` is set, the service refuses a
  * direct definition or segment-key write with 403. The provider finds out from that refusal (a
