@@ -20,6 +20,7 @@ import { Segment } from "../../sdk/admin/segments";
 import { ConnectorOutputs } from "../connector";
 import { adminClient } from "../core/config";
 import * as lookups from "../lookups";
+import { OrganizationOutputs } from "../organization";
 import { PipelineOutputs } from "../pipeline";
 import { PipelineModel } from "../pipeline-model";
 import { platformApi } from "../platform-common";
@@ -107,7 +108,7 @@ const fn = <M extends NativeFunction["module"]>(
 };
 
 const { GetGroupArgs, GetUsersArgs, GetWorkspaceArgs, InWorkspaceArgs } = lookups;
-const { GetConnectorArgs, GetPipelineArgs, GetProjectArgs } = platformLookups;
+const { GetConnectorArgs, GetOrganizationArgs, GetPipelineArgs, GetProjectArgs } = platformLookups;
 
 /** Every function, in the order of the lookups' modules. */
 export const NATIVE_FUNCTIONS: readonly NativeFunction[] = [
@@ -119,6 +120,7 @@ export const NATIVE_FUNCTIONS: readonly NativeFunction[] = [
   fn("lookups", "getSegment", InWorkspaceArgs, Segment),
   fn("lookups", "getFlagSet", InWorkspaceArgs, FlagSet),
   fn("lookups", "getUsers", GetUsersArgs, z.object({ users: z.array(User) }), "users"),
+  fn("platform-lookups", "getOrganization", GetOrganizationArgs, OrganizationOutputs.omit({ adopt: true })),
   fn("platform-lookups", "getProject", GetProjectArgs, ProjectOutputs.omit({ adopt: true })),
   fn("platform-lookups", "getConnector", GetConnectorArgs, ConnectorOutputs.omit({ adopt: true })),
   fn("platform-lookups", "getPipeline", GetPipelineArgs, PipelineInfoSchema),

@@ -131,6 +131,7 @@ describe("the committed schema's functions", () => {
       "flagstack:index:getSegment",
       "flagstack:index:getFlagSet",
       "flagstack:index:getUsers",
+      "flagstack:index:getOrganization",
       "flagstack:index:getProject",
       "flagstack:index:getConnector",
       "flagstack:index:getPipeline",

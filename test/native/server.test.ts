@@ -281,12 +281,20 @@ describe("native plugin: functions", () => {
     });
   });
 
+  it("getOrganization is served, and says which platform setting is missing when the provider has none", async () => {
+    // This plugin is configured for the admin API only.
+    await expect(plugin.invoke("flagstack:index:getOrganization", { identifier: "default" })).rejects.toThrow(
+      "flagstack: no platform API URL configured: run `pulumi config set flagstack:platformApiUrl <value>` or set FLAGSTACK_PLATFORM_API_URL",
+    );
+  });
+  });
+
   it("an unknown name fails with the valid ones, an unknown function with the functions served", async () => {
     await expect(plugin.invoke("flagstack:index:getWorkspace", { name: "Nowhere" })).rejects.toThrow(
       'workspace "Nowhere" not found; valid workspaces: "Default"',
     );
     await expect(plugin.invoke("flagstack:index:getNothing", {})).rejects.toThrow(
-      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getSegment, flagstack:index:getFlagSet, flagstack:index:getUsers, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
+      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getSegment, flagstack:index:getFlagSet, flagstack:index:getUsers, flagstack:index:getOrganization, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
     );
   });
 });
