@@ -287,7 +287,6 @@ describe("native plugin: functions", () => {
       "flagstack: no platform API URL configured: run `pulumi config set flagstack:platformApiUrl <value>` or set FLAGSTACK_PLATFORM_API_URL",
     );
   });
-  });
 
   it("an unknown name fails with the valid ones, an unknown function with the functions served", async () => {
     await expect(plugin.invoke("flagstack:index:getWorkspace", { name: "Nowhere" })).rejects.toThrow(
