@@ -76,7 +76,7 @@ function apply(store: Store, r: ChangeRequestRecord): void {
     if (!flag) throw notFound(`Could not find split ${name}`);
     const d = store.definitions.get(flag.id, env.id);
     if (op === "CREATE" || op === "UPDATE") {
-      const { doc, killed } = parseDocument(payload);
+      const { doc, killed } = parseDocument(payload, { store, workspaceId: r.workspaceId, previous: d?.doc });
       if (d) store.definitions.replace(d, doc, killed);
       else store.definitions.create(flag, env, doc, killed ?? false);
     } else if (d && op === "ARCHIVE") store.removeDefinition(d);
@@ -153,7 +153,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       const flag = flagOr404(store, ws, name);
       if (body.operationType === "CREATE" || body.operationType === "UPDATE") {
         const { name: _n, ...definition } = payload;
-        parseDocument(definition);
+        parseDocument(definition, { store, workspaceId: ws.id });
       } else if (!store.definitions.get(flag.id, env.id))
         throw notFound(`Could not find splitmetadata ${name}`);
     } else if (kind === "segment") {

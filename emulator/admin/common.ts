@@ -259,6 +259,7 @@ export function definitionJson(store: Store, d: DefinitionRecord) {
   out.trafficAllocation = d.doc.trafficAllocation;
   out.rules = d.doc.rules;
   out.defaultRule = d.doc.defaultRule;
+  out.flagSets = (d.doc.flagSets ?? []).map((f) => ({ id: f.id, type: f.type }));
   out.creationTime = d.creationTime;
   out.lastUpdateTime = d.lastUpdateTime;
   return out;

@@ -13,6 +13,9 @@
  *   `killed` kept unless sent (inferred).
  * - `PATCH` → RFC 6902 JSON Patch applied with `rfc6902` to the whole definition; the result is
  *   validated as a whole; an invalid result is 400 and nothing changes. A failed `test` is 409.
+ * - `flagSets: [{id, type}]` (ref §2): the flag sets the flag belongs to in this environment, each
+ *   a flag set of the workspace (400 naming `flagSets[i].id`); GET always has it (`[]` when none);
+ *   a PUT without it keeps the current sets (inferred); `replace /flagSets` by PATCH.
  * - `DELETE` → removes it and returns `true`; the SDK then gets ARCHIVED and `control`.
  * - `PUT …/kill`, `PUT …/restore` (ref §1.1) → the definition with `killed` set / cleared.
  * - `GET /splits/ws/{ws}/environments/{env}?offset&limit` → `{objects, offset, limit, totalCount}`.
@@ -91,11 +94,46 @@ function dropNullLists(value: unknown): unknown {
   return body;
 }
 
-/** Parses a POST/PUT body (or a patched document) into the stored document. */
-export function parseDocument(value: unknown): { doc: DefinitionDocument; killed: boolean | undefined } {
+/** Where a document is written: its workspace's flag sets are the only ones it may name. */
+export interface DocumentPlace {
+  store: Store;
+  workspaceId: string;
+  /** The document replaced (PUT, change-request UPDATE): its flag sets are kept when none are sent. */
+  previous?: DefinitionDocument | undefined;
+}
+
+/**
+ * The flag sets of a document written at `place` (ref admin §2 `flagSets: [{id, type}]`): each
+ * id must be a flag set of the definition's workspace (400 naming `flagSets[i].id`); a repeated id
+ * counts once; none sent keeps the replaced document's (clients that predate flag sets, such as
+ * the davidji99 provider's Go client, send whole definitions without them: inferred); none at all
+ * is `[]`.
+ */
+function flagSetsAt(doc: DefinitionDocument, place: DocumentPlace): DefinitionDocument["flagSets"] {
+  if (doc.flagSets === undefined) return place.previous?.flagSets ?? [];
+  const seen = new Set<string>();
+  return doc.flagSets.flatMap((ref, i) => {
+    const set = place.store.catalog.flagSets.get(ref.id);
+    if (!set || set.workspaceId !== place.workspaceId)
+      throw badRequest(`flagSets[${i}].id: no flag set ${ref.id} in this workspace`);
+    if (seen.has(ref.id)) return [];
+    seen.add(ref.id);
+    return [{ id: ref.id, type: "flag_set" }];
+  });
+}
+
+/**
+ * Parses a POST/PUT body (or a patched document) into the stored document; with a `place`, its
+ * `flagSets` are checked against the workspace's flag sets ({@link flagSetsAt}).
+ */
+export function parseDocument(
+  value: unknown,
+  place?: DocumentPlace,
+): { doc: DefinitionDocument; killed: boolean | undefined } {
   const body = parseValue(DefinitionBody, dropNullLists(value));
   const { title: _t, comment: _c, killed, ...doc } = body;
   assertValidDefinition(doc);
+  if (place) doc.flagSets = flagSetsAt(doc, place);
   return { doc, killed };
 }
 
@@ -109,6 +147,7 @@ const WRITABLE = new Set([
   "rules",
   "defaultRule",
   "killed",
+  "flagSets",
 ]);
 
 /**
@@ -195,7 +234,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const at = forWrite(c);
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
-    const { doc, killed } = parseDocument(body);
+    const { doc, killed } = parseDocument(body, { store, workspaceId: at.ws.id });
     const d = store.definitions.create(at.flag, at.env, doc, killed ?? false);
     await store.commit();
     return c.json(definitionJson(store, d));
@@ -206,7 +245,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
     const d = existing(at);
     const body = await bodyObject(c);
     requireTitleAndComment(at.ws, body.title, body.comment);
-    const { doc, killed } = parseDocument(body);
+    const { doc, killed } = parseDocument(body, { store, workspaceId: at.ws.id, previous: d.doc });
     store.definitions.replace(d, doc, killed);
     await store.commit();
     return c.json(definitionJson(store, d));
@@ -229,7 +268,7 @@ export function definitionRoutes(store: Store): Hono<AppEnv> {
       if (!WRITABLE.has(key)) throw badRequest(`${key}: not a field of a feature flag definition`);
       writable[key] = key === "treatments" ? dropAddedEmpties(d.doc, value) : value;
     }
-    const { doc, killed } = parseDocument(writable);
+    const { doc, killed } = parseDocument(writable, { store, workspaceId: at.ws.id, previous: d.doc });
     store.definitions.replace(d, doc, killed);
     await store.commit();
     return c.json(definitionJson(store, d));

@@ -6,7 +6,9 @@
  *   `{id, name, description, workspace:{id, type:"WORKSPACE"}, createdAt (ISO time), type:"flag_set"}`;
  *   409 for a name taken in the workspace (inferred).
  * - `GET /flag-sets?workspace_id&limit&after` → `{data, nextMarker, previousMarker, limit, count}`.
- * - `GET /flag-sets/{id}`; `DELETE /flag-sets/{id}` → 204 (the client reads no body, inferred).
+ * - `GET /flag-sets/{id}`; `DELETE /flag-sets/{id}` → 204 (the client reads no body, inferred);
+ *   the flag set leaves every definition that named it (a new change number each, so SDKs drop it
+ *   from `sets`): removal rather than refusal while used is inferred, no public evidence either way.
  * @module
  */
 import { Hono } from "hono";
@@ -61,7 +63,13 @@ export function flagSetRoutes(store: Store): Hono<AppEnv> {
   app.get("/flag-sets/:id", (c) => c.json(flagSetJson(flagSetOr404(c))));
 
   app.delete("/flag-sets/:id", async (c) => {
-    sets.remove(flagSetOr404(c));
+    const f = flagSetOr404(c);
+    for (const d of store.definitions.dump().definitions) {
+      const kept = (d.doc.flagSets ?? []).filter((ref) => ref.id !== f.id);
+      if (kept.length !== (d.doc.flagSets ?? []).length)
+        store.definitions.replace(d, { ...d.doc, flagSets: kept }, undefined);
+    }
+    sets.remove(f);
     await store.commit();
     return emptyResponse(204);
   });

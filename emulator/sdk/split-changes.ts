@@ -8,6 +8,13 @@
  *   deleted flag), so the SDK drops them and answers `control` (ref wire §1).
  * - `till` is the largest change number returned (or `since` when nothing changed: `s == t`).
  *   Change numbers are strictly increasing across the account (`Store.nextChangeNumber`).
+ * - `sets=a,b` (the SDK's `sync.splitFilters` `bySet`, ref wire §6): only the definitions in at
+ *   least one of those flag sets (by name); with a later `since`, a changed definition in none of
+ *   them is served as an ARCHIVED tombstone, so an SDK that held it drops it (the SDK itself drops
+ *   any split outside its sets, `splitChangesUpdater` `matchFilters`; the tombstone is inferred).
+ *   `till` still counts every definition of the environment, so the next poll asks only for what
+ *   changed after it (a filtered-out change is not served again and again).
+ * - `sets` of each split: the names of the definition's flag sets, sorted (ref wire §1).
  * - Each split is built by `sdk/split/convert.ts` (shared with the policy pack) from the stored
  *   definition, its stable random seeds, and `algo: 2`.
  * @module
@@ -32,8 +39,26 @@ export function splitOf(store: Store, d: DefinitionRecord): SdkSplit | undefined
       trafficAllocationSeed: d.trafficAllocationSeed,
       changeNumber: d.changeNumber,
       trafficTypeName: store.trafficTypes.get(flag.trafficTypeId)?.name ?? "user",
+      sets: setNames(store, d),
     },
   );
+}
+
+/** The names of a definition's flag sets (a deleted set's id is left out). */
+function setNames(store: Store, d: DefinitionRecord): string[] {
+  return (d.doc.flagSets ?? []).flatMap((ref) => {
+    const set = store.catalog.flagSets.get(ref.id);
+    return set ? [set.name] : [];
+  });
+}
+
+/** The `sets` query: the flag set names asked for, or `undefined` for every flag. */
+function setsFilter(raw: string | undefined): Set<string> | undefined {
+  const names = (raw ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+  return names.length ? new Set(names) : undefined;
 }
 
 /** Route `/splitChanges`, mounted under `/api` behind the SDK-key middleware. */
@@ -44,6 +69,7 @@ export function splitChangesRoutes(store: Store): Hono<AppEnv> {
     const env = store.environmentOf(c.get("key"));
     const since = intQuery(c, "since", -1, CHANGE_NUMBER);
     const rbSince = intQuery(c, "rbSince", -1, CHANGE_NUMBER);
+    const sets = setsFilter(c.req.query("sets"));
     const splits: SdkSplit[] = [];
     let till = since;
     if (env) {
@@ -51,8 +77,18 @@ export function splitChangesRoutes(store: Store): Hono<AppEnv> {
         if (since !== -1 && d.changeNumber <= since) continue;
         const split = splitOf(store, d);
         if (!split) continue;
-        splits.push(split);
         till = Math.max(till, d.changeNumber);
+        if (sets && !split.sets.some((n) => sets.has(n))) {
+          if (since === -1) continue;
+          splits.push(
+            archivedSplit(split.name, {
+              seed: d.seed,
+              trafficAllocationSeed: d.trafficAllocationSeed,
+              changeNumber: d.changeNumber,
+              trafficTypeName: split.trafficTypeName,
+            }),
+          );
+        } else splits.push(split);
       }
       if (since !== -1) {
         for (const t of store.definitions.tombstonesIn(env.id)) {

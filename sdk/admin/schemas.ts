@@ -344,6 +344,18 @@ export const ChangeNote = z.object({
 /** Title and comment of a definition change. */
 export type ChangeNote = z.input<typeof ChangeNote>;
 
+/**
+ * A flag set a definition belongs to, as the definition carries it (ref admin §2: `flagSets:
+ * [{id, type}]`; splitapiclient 3.5.9 `resources/split_definition.py` reads it). The `type` is
+ * spelled as the flag set resource's own `type` (`resources/flag_set.py`; the emulator's
+ * `flag-sets.ts` answers `"flag_set"`): inferred, no public evidence spells a membership's type.
+ */
+export const FlagSetRef = z.object({
+  id: z.string().min(1, "a flag set id must not be empty"),
+  type: z.string().default("flag_set"),
+});
+export type FlagSetRef = z.output<typeof FlagSetRef>;
+
 export const DefinitionBody = z.object({
   treatments: z.array(Treatment).min(1, "at least one treatment is required"),
   defaultTreatment: z.string().min(1, "defaultTreatment must not be empty"),
@@ -357,6 +369,8 @@ export const DefinitionBody = z.object({
   rules: z.array(Rule).default([]),
   defaultRule: z.array(Bucket).min(1, "defaultRule needs at least one bucket"),
   killed: z.boolean().optional(),
+  /** The flag sets the flag belongs to in this environment (omitted on PUT: kept, inferred). */
+  flagSets: z.array(FlagSetRef).optional(),
   ...ChangeNote.shape,
 });
 export type DefinitionBody = z.input<typeof DefinitionBody>;
@@ -497,6 +511,7 @@ export const Definition = z.looseObject({
     }),
   ),
   defaultRule: z.array(Bucket),
+  flagSets: z.array(FlagSetRef.loose()).optional(),
   creationTime: z.number().int(),
   lastUpdateTime: z.number().int(),
 });

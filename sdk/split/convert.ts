@@ -186,7 +186,7 @@ export function toSdkSplit(def: SplitSource, meta: SplitMeta): SdkSplit {
     trafficAllocationSeed: m.trafficAllocationSeed,
     algo: 2,
     configurations,
-    sets: [],
+    sets: [...new Set(m.sets ?? [])].sort(),
     impressionsDisabled: false,
     conditions,
   };

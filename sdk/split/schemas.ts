@@ -130,6 +130,8 @@ export const SplitMeta = z.object({
   /** The definition's lastUpdateTime in ms: strictly increasing. */
   changeNumber: z.number().int(),
   trafficTypeName: z.string().min(1),
+  /** The names of the flag sets the definition belongs to (ref wire §1 `sets`); default none. */
+  sets: z.array(z.string()).optional(),
 });
 export type SplitMeta = z.infer<typeof SplitMeta>;
 

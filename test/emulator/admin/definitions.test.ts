@@ -72,6 +72,7 @@ describe("POST", () => {
       trafficType: { id: userTt.id, name: "user" },
       killed: false,
       ...body,
+      flagSets: [],
       creationTime: expect.any(Number),
       lastUpdateTime: r.body.creationTime,
     });
