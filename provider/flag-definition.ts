@@ -8,8 +8,8 @@
  * | check | none: the zod schema below plus `validateDefinition` (bucket sums, known treatments) |
  * | diff | none: `workspace`, `flag` and `environment` replace (delete first: one definition per flag and environment); the rest updates in place |
  * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
- * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1) |
- * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=`; `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET` of the definition and `GET /changeRequests/{id}`): while it is REQUESTED with the change the program needs next, nothing is written |
+ * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1); `flagSets` reports the live membership |
+ * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=` (a change of `flagSets` is one guarded `replace /flagSets` of `[{id, type}]`, ref admin §2); `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET` of the definition and `GET /changeRequests/{id}`): while it is REQUESTED with the change the program needs next, nothing is written |
  | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition}, operationType: CREATE or UPDATE, title, comment, approvers}`, and `killed` as a KILL or RESTORE request once the document is applied (one open request per object); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back and the next request submitted (`./core/change-request.ts`) |
  * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done. Where the environment requires approvals: an ARCHIVE change request (waited for with `waitForApproval`, else the delete fails naming it, and the definition stays in the state) |
  *
@@ -56,13 +56,13 @@ import {
   alignToLive,
   canonicalField,
   configurationText,
+  documentPatch,
   liveDoc,
   WRITABLE_FIELDS,
 } from "./core/definition-doc";
 import type { DiffSpec } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
-import { guardedPatch } from "./core/patch";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "./types";
@@ -118,6 +118,11 @@ export const FlagDefinitionInputs = z.strictObject({
   rules: z.array(Rule).default([]),
   /** Buckets for keys no rule matches; sizes sum to 100. Default: 100% the default treatment. */
   defaultRule: z.array(Bucket).min(1, "defaultRule needs at least one bucket").optional(),
+  /**
+   * The flag sets (by id, e.g. a `FlagSet`'s `flagSetId`) the flag belongs to in this environment:
+   * a set (order and repetitions mean nothing). When omitted, the service's value is kept.
+   */
+  flagSets: StringSet(z.array(z.string().min(1, "a flag set id must not be empty"))),
   /** Whether the flag is killed in this environment (applied with the kill / restore operation). Default false. */
   killed: z.boolean().default(false),
   /** Title of the change sent to the service. Default: see the module notes. */
@@ -200,6 +205,12 @@ const definitionDiff: DiffSpec<DefinitionField> = {
     defaultRule: documentField("defaultRule"),
     // Omitted: the service's value is not managed.
     baselineTreatment: { equals: (o, n) => n === undefined || n === o },
+    flagSets: {
+      equals: (o, n) =>
+        n === undefined ||
+        JSON.stringify(canonicalField("flagSets", o) ?? []) ===
+          JSON.stringify(canonicalField("flagSets", n) ?? []),
+    },
     killed: { normalize: (v) => v === true },
   },
 };
@@ -250,6 +261,7 @@ export function desiredDoc(inputs: FlagDefinitionInputs): Record<string, unknown
     trafficAllocation: inputs.trafficAllocation,
     rules: inputs.rules,
     defaultRule: inputs.defaultRule ?? [{ treatment: inputs.defaultTreatment, size: 100 }],
+    flagSets: inputs.flagSets?.map((id) => ({ id, type: "flag_set" })),
   });
 }
 
@@ -273,6 +285,7 @@ function outputs(
       "treatments" | "defaultTreatment" | "trafficAllocation" | "rules" | "defaultRule"
     >),
     baselineTreatment: def.baselineTreatment,
+    flagSets: def.flagSets?.map((f) => f.id),
     killed: def.killed,
     title: inputs.title,
     comment: inputs.comment,
@@ -357,7 +370,7 @@ async function converge(
     const aligned = alignToLive(desiredDoc(inputs), from);
     const to: Record<string, unknown> = { ...from };
     for (const field of WRITABLE_FIELDS) if (touched.includes(field)) to[field] = aligned[field];
-    const ops = guardedPatch(from, plain(to)) as JsonPatch;
+    const ops = documentPatch(from, plain(to)) as JsonPatch;
     if (ops.length === 0) break;
     try {
       current = await admin.definitions.patch(
@@ -398,7 +411,7 @@ function documentDiffers(live: Definition, inputs: FlagDefinitionInputs): boolea
   const aligned = alignToLive(desiredDoc(inputs), from);
   const to: Record<string, unknown> = { ...from };
   for (const field of WRITABLE_FIELDS) to[field] = aligned[field];
-  return guardedPatch(from, plain(to)).length > 0;
+  return documentPatch(from, plain(to)).length > 0;
 }
 
 /**
@@ -481,6 +494,7 @@ function notYetCreated(
     defaultTreatment: "",
     trafficAllocation: undefined,
     baselineTreatment: undefined,
+    flagSets: [],
     rules: [],
     defaultRule: [],
     killed: false,
@@ -650,6 +664,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
       trafficAllocation: outs.trafficAllocation,
       rules: outs.rules,
       defaultRule: outs.defaultRule,
+      flagSets: outs.flagSets?.length ? outs.flagSets : undefined,
       killed: outs.killed,
       title: props.title,
       comment: props.comment,

@@ -23,6 +23,7 @@ import {
   TREATMENT_FIELDS,
 } from "../../sdk/admin/schemas";
 import { canonicalJson } from "./diff";
+import { guardedPatch, leafTests, type PatchOp } from "./patch";
 
 /** The writable fields of a definition, in the service's shape (from the SDK's `DefinitionBody`). */
 export const WRITABLE_FIELDS = DEFINITION_DOC_FIELDS;
@@ -52,7 +53,15 @@ export function liveDoc(def: Definition): Doc {
     defaultRule: def.defaultRule.map((b) => ({ treatment: b.treatment, size: b.size })),
   };
   if (def.baselineTreatment !== undefined) doc.baselineTreatment = def.baselineTreatment;
+  if (def.flagSets !== undefined) doc.flagSets = def.flagSets.map((f) => ({ id: f.id, type: f.type }));
   return doc;
+}
+
+/** The flag set ids of a `flagSets` member (`[{id, type}]`), each once and sorted: a set. */
+function flagSetIds(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ids = value.map((f) => (typeof f === "string" ? f : String((f as { id?: unknown })?.id)));
+  return ids.length === 0 ? undefined : [...new Set(ids)].sort();
 }
 
 const isEmptyish = (v: unknown) =>
@@ -120,10 +129,31 @@ export function alignToLive(
   const out = align(desired, live, undefined) as Record<string, unknown>;
   if (desired.baselineTreatment === undefined && live.baselineTreatment !== undefined)
     out.baselineTreatment = live.baselineTreatment;
+  if (desired.flagSets === undefined && live.flagSets !== undefined) out.flagSets = live.flagSets;
   return out;
 }
 
+/**
+ * The guarded RFC 6902 patch from the live document to the desired one (`./patch.ts`), with a
+ * change of flag sets as ONE `replace /flagSets` of the whole list (guarded by tests of the live
+ * ids): membership is a set, so an element-wise patch of it would mean nothing to a reader.
+ */
+export function documentPatch(from: Record<string, unknown>, to: Record<string, unknown>): PatchOp[] {
+  const { flagSets: liveSets, ...liveRest } = from;
+  const { flagSets: wantedSets, ...wantedRest } = to;
+  const ops = guardedPatch(liveRest, wantedRest);
+  if (wantedSets === undefined) return ops;
+  if (canonicalJson(flagSetIds(liveSets) ?? []) === canonicalJson(flagSetIds(wantedSets) ?? [])) return ops;
+  if (liveSets === undefined) return [...ops, { op: "add", path: "/flagSets", value: wantedSets }];
+  return [
+    ...ops,
+    ...leafTests(liveSets, "/flagSets"),
+    { op: "replace", path: "/flagSets", value: wantedSets },
+  ];
+}
+
 function canonical(value: unknown, key: string | undefined): unknown {
+  if (key === "flagSets") return flagSetIds(value);
   if (key === "configurations" && typeof value === "string") {
     const parsed = parseJson(value);
     return typeof parsed === "symbol" ? value : canonicalJson(parsed);

@@ -134,6 +134,7 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
       flag,
       environment: "Production",
       ...doc,
+      flagSets: [],
       killed: false,
       adopt: false,
       flagId: expect.any(String),
@@ -407,6 +408,115 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     ]);
     await expect(bed.admin.definitions.get(ws.id, flag, prod.id)).rejects.toMatchObject({ status: 404 });
     await expect(p.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  describe("flag sets (membership by flag set id, a set)", () => {
+    /** Two flag sets of the test's own, by id. */
+    const twoSets = async () => {
+      const make = async (name: string) =>
+        (
+          await bed.admin.flagSets.create({
+            name: unique(name).replace(/-/g, "_"),
+            workspace: { id: ws.id, type: "WORKSPACE" },
+          })
+        ).id;
+      return [await make(`web_${slug(mode)}`), await make(`mobile_${slug(mode)}`)] as const;
+    };
+
+    it("refuses an empty flag set id naming flagSets[0], with no request", async () => {
+      bed.emu.resetRequests();
+      const checked = await p.check({}, { ...programFor(fresh()), flagSets: [""] });
+      expect(checked.failures).toEqual([
+        { property: "flagSets[0]", reason: "a flag set id must not be empty" },
+      ]);
+      expect(bed.emu.requests()).toEqual([]);
+    });
+
+    it("creates with the sets in the POST, sees no change for reordered or repeated ids, replaces them with one guarded replace", async () => {
+      const [web, mobile] = await twoSets();
+      const { flag, program } = await freshFlag();
+      bed.proxy.reset();
+      const created = await p.create(await check({}, { ...program, flagSets: [web, web] }));
+      expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+        {
+          method: "POST",
+          path: defPath(flag),
+          body: {
+            ...doc,
+            flagSets: [{ id: web, type: "flag_set" }],
+            title: TITLE,
+            comment: comment("create", flag),
+          },
+        },
+      ]);
+      expect(created.outs.flagSets).toEqual([web]);
+      const outs = (
+        await p.update(
+          created.id,
+          created.outs,
+          await check(created.outs, { ...program, flagSets: [web, mobile] }),
+        )
+      ).outs;
+      bed.emu.resetRequests();
+      const same = await check(outs, { ...program, flagSets: [mobile, web, mobile] });
+      expect(await p.diff(created.id, outs, same)).toEqual({
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      expect(await p.diff(created.id, outs, await check(outs, program))).toMatchObject({ changes: false });
+      expect(bed.emu.requests()).toEqual([]);
+      const news = await check(outs, { ...program, flagSets: [mobile] });
+      expect(await p.diff(created.id, outs, news)).toEqual({
+        changes: true,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      bed.proxy.reset();
+      const updated = await p.update(created.id, outs, news);
+      expect(bed.proxy.writes().map(({ method, body }) => ({ method, body }))).toEqual([
+        {
+          method: "PATCH",
+          body: [
+            { op: "test", path: "/flagSets/0/id", value: web },
+            { op: "test", path: "/flagSets/0/type", value: "flag_set" },
+            { op: "test", path: "/flagSets/1/id", value: mobile },
+            { op: "test", path: "/flagSets/1/type", value: "flag_set" },
+            { op: "replace", path: "/flagSets", value: [{ id: mobile, type: "flag_set" }] },
+          ],
+        },
+      ]);
+      expect(updated.outs.flagSets).toEqual([mobile]);
+    });
+
+    it("leaves the service's sets alone when omitted; refresh reports an out-of-band change", async () => {
+      const [web, mobile] = await twoSets();
+      const { flag, program, id, outs } = await defined((f) => ({ ...programFor(f), flagSets: [web] }));
+      await bed.admin.definitions.patch(
+        ws.id,
+        flag,
+        prod.id,
+        [{ op: "replace", path: "/flagSets", value: [{ id: mobile, type: "flag_set" }] }],
+        { title: "t", comment: "c" },
+      );
+      const read = await p.read(id, outs);
+      expect(read.props).toMatchObject({ flagSets: [mobile] });
+      expect(read.inputs).toMatchObject({ flagSets: [mobile] });
+      const props = read.props as Record<string, unknown>;
+      expect(await p.diff(id, props, await check(props, { ...program, flagSets: [web] }))).toMatchObject({
+        changes: true,
+      });
+      bed.proxy.reset();
+      await p.update(
+        id,
+        props,
+        await check(props, { ...program, defaultRule: [{ treatment: "on", size: 100 }] }),
+      );
+      expect(JSON.stringify(bed.proxy.writes()[0]?.body)).not.toContain("flagSets");
+      expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).flagSets).toEqual([
+        { id: mobile, type: "flag_set" },
+      ]);
+    });
   });
 
   it("creates killed: POST then kill", async () => {

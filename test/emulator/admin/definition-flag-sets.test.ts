@@ -59,12 +59,21 @@ describe("flag sets of a definition", () => {
   it("keeps them on a PUT without flagSets, replaces them with a PUT or one PATCH replace", async () => {
     const kept = await call("PUT", defPath("search"), { body: definitionBody() });
     expect(kept.body.flagSets).toEqual([{ id: web, type: "flag_set" }]);
-    const put = await call("PUT", defPath("search"), { body: definitionBody({ flagSets: [{ id: mobile }] }) });
+    const put = await call("PUT", defPath("search"), {
+      body: definitionBody({ flagSets: [{ id: mobile }] }),
+    });
     expect(put.body.flagSets).toEqual([{ id: mobile, type: "flag_set" }]);
     const patched = await call("PATCH", defPath("search"), {
       body: [
         { op: "test", path: "/flagSets/0/id", value: mobile },
-        { op: "replace", path: "/flagSets", value: [{ id: web, type: "flag_set" }, { id: mobile, type: "flag_set" }] },
+        {
+          op: "replace",
+          path: "/flagSets",
+          value: [
+            { id: web, type: "flag_set" },
+            { id: mobile, type: "flag_set" },
+          ],
+        },
       ],
     });
     expect(patched.status).toBe(200);

@@ -92,12 +92,7 @@ describe("flag sets on the SDK wire", () => {
     const client = factory.client();
     try {
       await client.whenReady();
-      expect(
-        factory
-          .manager()
-          .names()
-          .sort(),
-      ).toEqual(["both", "web_only"]);
+      expect(factory.manager().names().sort()).toEqual(["both", "web_only"]);
       expect(factory.manager().split("both")?.sets).toEqual(["android", "mobile", "web"]);
       expect(client.getTreatment("someone", "web_only")).toBe("on");
       expect(client.getTreatment("someone", "both")).toBe("on");
