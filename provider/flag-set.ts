@@ -17,9 +17,10 @@
  * (a member list on the set) would give two resources the same field to fight over, and a
  * membership resource would write the very definition `FlagDefinition` owns; either would make
  * diffs inexact. Its exact home is therefore a `flagSets` input of `FlagDefinition`, which this
- * resource's `flagSetId` feeds. The emulator neither stores nor serves a definition's `flagSets`
- * yet, so that input is not added until it does (a declared membership that every refresh reads
- * back as empty would be a perpetual diff).
+ * resource's `flagSetId` feeds (`flagSets: [web.flagSetId]`; a set of ids, omitted = not
+ * managed; one `replace /flagSets` on change). The emulator stores it, serves each SDK split's
+ * `sets` (names) and filters `splitChanges?sets=`; deleting a flag set removes it from every
+ * definition that named it (inferred).
  * @module
  */
 import { z } from "zod";
