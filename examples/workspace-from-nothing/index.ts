@@ -126,6 +126,7 @@ for (const [name, environment] of Object.entries(environments) as [
       treatments: [{ name: "on" }, { name: "off" }],
       defaultTreatment: "off",
       baselineTreatment: "off",
+      flagSets: [web.flagSetId],
       rules: [
         {
           condition: { matchers: [{ type: "IN_SEGMENT", string: beta.name }] },

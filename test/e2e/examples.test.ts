@@ -197,6 +197,7 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     const account = (await admin.trafficTypes.list(ws.id)).find((t) => t.name === "account")!;
     const attributes = (await admin.attributes.list(ws.id, account.id)).map((a) => a.id);
     expect(attributes.sort()).toEqual(["country", "plan"]);
+    const { flagSetId } = await s.outputs();
     for (const [env, keys] of [
       ["Staging", ["acct-acme", "acct-qa-1", "acct-qa-2"]],
       ["Production", ["acct-acme", "acct-globex"]],
@@ -215,6 +216,8 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
           buckets: [{ treatment: "on", size: 100 }],
         },
       ]);
+      // Both definitions are in the storefront_web flag set (FlagDefinition.flagSets).
+      expect(def.flagSets).toEqual([{ id: flagSetId, type: "flag_set" }]);
     }
     const outputs = await s.outputs();
     const sdkKeys = outputs.serverSideSdkKeys as Record<string, string>;
