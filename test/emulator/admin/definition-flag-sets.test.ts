@@ -88,8 +88,23 @@ describe("flag sets of a definition", () => {
     expect(bad.body.message).toMatch(/^flagSets\[0\]\.id: /);
   });
 
+  it("a split change request carries them: checked on submission, stored when applied", async () => {
+    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, { body: { name: "by_request" } });
+    const submit = (flagSets: unknown) =>
+      call("POST", `/internal/api/v2/changeRequests/ws/${ws.id}/environments/Production`, {
+        body: { split: { name: "by_request", ...definitionBody(), flagSets }, operationType: "CREATE" },
+      });
+    const bad = await submit([{ id: "nope", type: "flag_set" }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual(adminError(400, "flagSets[0].id: no flag set nope in this workspace"));
+    const ok = await submit([{ id: mobile, type: "flag_set" }]);
+    expect(ok.body.status).toBe("PUBLISHED");
+    expect((await call("GET", defPath("by_request"))).body.flagSets).toEqual([{ id: mobile, type: "flag_set" }]);
+  });
+
   it("drops a deleted flag set from every definition", async () => {
     expect((await call("DELETE", `${V3}/${mobile}`)).status).toBe(204);
     expect((await call("GET", defPath("search"))).body.flagSets).toEqual([{ id: web, type: "flag_set" }]);
+    expect((await call("GET", defPath("by_request"))).body.flagSets).toEqual([]);
   });
 });

@@ -250,6 +250,12 @@ describe("toSdkSplit", () => {
     );
   });
 
+  it("carries the definition's flag set names in sets, each once and sorted (ref wire §1)", () => {
+    const split = toSdkSplit({ ...doc, name: "new-checkout" }, { ...meta, sets: ["web", "android", "web"] });
+    expect(split.sets).toEqual(["android", "web"]);
+    expect(toSdkSplit({ ...doc, name: "new-checkout" }, meta).sets).toEqual([]);
+  });
+
   it("refuses seeds outside int32", () => {
     expect(() => archivedSplit("f", { ...meta, seed: 2 ** 31 })).toThrow();
   });
