@@ -89,7 +89,9 @@ describe("flag sets of a definition", () => {
   });
 
   it("a split change request carries them: checked on submission, stored when applied", async () => {
-    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, { body: { name: "by_request" } });
+    await call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "by_request" },
+    });
     const submit = (flagSets: unknown) =>
       call("POST", `/internal/api/v2/changeRequests/ws/${ws.id}/environments/Production`, {
         body: { split: { name: "by_request", ...definitionBody(), flagSets }, operationType: "CREATE" },
@@ -99,7 +101,9 @@ describe("flag sets of a definition", () => {
     expect(bad.body).toEqual(adminError(400, "flagSets[0].id: no flag set nope in this workspace"));
     const ok = await submit([{ id: mobile, type: "flag_set" }]);
     expect(ok.body.status).toBe("PUBLISHED");
-    expect((await call("GET", defPath("by_request"))).body.flagSets).toEqual([{ id: mobile, type: "flag_set" }]);
+    expect((await call("GET", defPath("by_request"))).body.flagSets).toEqual([
+      { id: mobile, type: "flag_set" },
+    ]);
   });
 
   it("drops a deleted flag set from every definition", async () => {

@@ -340,6 +340,25 @@ describe("FlagDefinition in an environment that requires approvals", () => {
     expect(r.outs.defaultRule).toEqual(doc(40).defaultRule);
     expect(bed.proxy.writes()).toEqual([]);
   });
+
+  it("sends flagSets in the split of the change request; once approved, nothing is left to write", async () => {
+    const flag = unique("cr-sets");
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    const set = await bed.admin.flagSets.create({ name: flag.replace(/-/g, "_"), workspace: { id: ws.id } });
+    const inputs = await checked(defs, programFor(flag, 40, "Gated", { flagSets: [set.id] }));
+    bed.reset();
+    const made = await defs.create(inputs);
+    const pending = made.outs.pendingChangeRequest as { id: string };
+    expect(bed.proxy.writes().at(-1)?.body).toMatchObject({
+      operationType: "CREATE",
+      split: { name: flag, flagSets: [{ id: set.id, type: "flag_set" }] },
+    });
+    await approver.changeRequests.approve(pending.id, "ok");
+    bed.reset();
+    const r = await defs.update(made.id, made.outs, inputs);
+    expect(r.outs.flagSets).toEqual([set.id]);
+    expect(bed.proxy.writes()).toEqual([]);
+  });
 });
 
 describe("through the gRPC host", () => {
