@@ -14,6 +14,8 @@
 import { z } from "zod";
 import type { AdminAuth } from "../sdk/admin/auth";
 import type { AdminClient } from "../sdk/admin/client";
+import type { LargeSegment } from "../sdk/admin/large-segments";
+import type { RuleBasedSegment } from "../sdk/admin/rule-based-segments";
 import {
   type Environment,
   type FlagSet,
@@ -201,6 +203,32 @@ export const getSegment: InWorkspaceLookup<Segment> = inWorkspace("getSegment", 
  */
 export const getFlagSet: InWorkspaceLookup<FlagSet> = inWorkspace("getFlagSet", (admin, ws, n) =>
   findInWorkspace("flag set", ws, n, admin.flagSets.list(ws.id)),
+);
+
+/**
+ * A large segment of a workspace by name.
+ *
+ * @example
+ * ```ts
+ * const devices = await getLargeSegment({ workspace: "Default", name: "all_devices" });   // { name, description, trafficType, creationTime, tags }
+ * ```
+ */
+export const getLargeSegment: InWorkspaceLookup<LargeSegment> = inWorkspace(
+  "getLargeSegment",
+  (admin, ws, n) => findInWorkspace("large segment", ws, n, admin.largeSegments.list(ws.id)),
+);
+
+/**
+ * A rule-based segment of a workspace by name.
+ *
+ * @example
+ * ```ts
+ * const heavy = await getRuleBasedSegment({ workspace: "Default", name: "heavy_buyers" });   // { name, description, trafficType, creationTime, tags }
+ * ```
+ */
+export const getRuleBasedSegment: InWorkspaceLookup<RuleBasedSegment> = inWorkspace(
+  "getRuleBasedSegment",
+  (admin, ws, n) => findInWorkspace("rule-based segment", ws, n, admin.ruleBasedSegments.list(ws.id)),
 );
 
 export { NotFoundByName };

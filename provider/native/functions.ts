@@ -119,6 +119,8 @@ export const NATIVE_FUNCTIONS: readonly NativeFunction[] = [
   fn("lookups", "getGroup", GetGroupArgs, Group),
   fn("lookups", "getSegment", InWorkspaceArgs, Segment),
   fn("lookups", "getFlagSet", InWorkspaceArgs, FlagSet),
+  fn("lookups", "getLargeSegment", InWorkspaceArgs, Segment),
+  fn("lookups", "getRuleBasedSegment", InWorkspaceArgs, Segment),
   fn("lookups", "getUsers", GetUsersArgs, z.object({ users: z.array(User) }), "users"),
   fn("platform-lookups", "getOrganization", GetOrganizationArgs, OrganizationOutputs.omit({ adopt: true })),
   fn("platform-lookups", "getProject", GetProjectArgs, ProjectOutputs.omit({ adopt: true })),

@@ -130,6 +130,8 @@ describe("the committed schema's functions", () => {
       "flagstack:index:getGroup",
       "flagstack:index:getSegment",
       "flagstack:index:getFlagSet",
+      "flagstack:index:getLargeSegment",
+      "flagstack:index:getRuleBasedSegment",
       "flagstack:index:getUsers",
       "flagstack:index:getOrganization",
       "flagstack:index:getProject",

@@ -293,7 +293,7 @@ describe("native plugin: functions", () => {
       'workspace "Nowhere" not found; valid workspaces: "Default"',
     );
     await expect(plugin.invoke("flagstack:index:getNothing", {})).rejects.toThrow(
-      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getSegment, flagstack:index:getFlagSet, flagstack:index:getUsers, flagstack:index:getOrganization, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
+      "flagstack: unknown function flagstack:index:getNothing; this provider serves flagstack:index:getWorkspace, flagstack:index:getEnvironment, flagstack:index:getRolloutStatus, flagstack:index:getTrafficType, flagstack:index:getGroup, flagstack:index:getSegment, flagstack:index:getFlagSet, flagstack:index:getLargeSegment, flagstack:index:getRuleBasedSegment, flagstack:index:getUsers, flagstack:index:getOrganization, flagstack:index:getProject, flagstack:index:getConnector, flagstack:index:getPipeline",
     );
   });
 });

@@ -4,7 +4,13 @@
  * also by id), an unknown name failing with the valid ones, bad arguments refused before a request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getFlagSet, getSegment, type LookupOptions } from "../../provider/lookups";
+import {
+  getFlagSet,
+  getLargeSegment,
+  getRuleBasedSegment,
+  getSegment,
+  type LookupOptions,
+} from "../../provider/lookups";
 import { NATIVE_FUNCTIONS_BY_TOKEN } from "../../provider/native/functions";
 import type { Workspace } from "../../sdk";
 import { type AdminBed, startAdminBed } from "../sdk/helpers/admin-bed";
@@ -18,6 +24,14 @@ beforeAll(async () => {
   ws = bed.ws;
   opts = { client: bed.admin };
   await bed.admin.segments.create(ws.id, "account", { name: "beta_accounts", description: "Early access" });
+  await bed.admin.largeSegments.create(ws.id, "account", {
+    name: "all_devices",
+    description: "Every device",
+  });
+  await bed.admin.ruleBasedSegments.create(ws.id, "account", {
+    name: "heavy_buyers",
+    description: "Buy a lot",
+  });
   await bed.admin.flagSets.create({
     name: "mobile",
     description: "Flags of the apps",
@@ -37,6 +51,26 @@ describe("getSegment and getFlagSet", () => {
       creationTime: expect.any(Number),
       tags: [],
     });
+  });
+
+  it("getLargeSegment and getRuleBasedSegment by name; an unknown name lists the valid ones", async () => {
+    expect(await getLargeSegment({ workspace: "Default", name: "all_devices" }, opts)).toEqual({
+      name: "all_devices",
+      description: "Every device",
+      trafficType: { id: expect.any(String), name: "account" },
+      creationTime: expect.any(Number),
+      tags: [],
+    });
+    expect(await getRuleBasedSegment({ workspace: "Default", name: "heavy_buyers" }, opts)).toMatchObject({
+      name: "heavy_buyers",
+      description: "Buy a lot",
+      trafficType: { name: "account" },
+    });
+    await expect(getLargeSegment({ workspace: "Default", name: "beta_accounts" }, opts)).rejects.toThrow(
+      'large segment "beta_accounts" not found in workspace "Default"; valid large segments: "all_devices"',
+    );
+    expect(NATIVE_FUNCTIONS_BY_TOKEN.get("flagstack:index:getLargeSegment")?.module).toBe("lookups");
+    expect(NATIVE_FUNCTIONS_BY_TOKEN.get("flagstack:index:getRuleBasedSegment")?.module).toBe("lookups");
   });
 
   it("getFlagSet by name and by id", async () => {
