@@ -29,7 +29,15 @@ import type { EmulatorError } from "../errors";
 import { invalidRequest, invalidYaml, type SchemaError, schemaValidationFailed } from "./errors";
 
 /** Module of each stage type, for `data.modules` of a pipeline GET (inferred mapping). */
-const STAGE_MODULES: Record<string, string> = { Deployment: "cd", CI: "ci", FeatureFlag: "cf", IACM: "iacm" };
+// Approval and Custom stages belong to the pipeline service itself (`pms`, listed for every pipeline).
+const STAGE_MODULES: Record<string, string> = {
+  Deployment: "cd",
+  CI: "ci",
+  FeatureFlag: "cf",
+  IACM: "iacm",
+  Approval: "pms",
+  Custom: "pms",
+};
 
 /** The service's wording of each refusal (networknt style, inferred: ref §12). */
 export const SERVER_MESSAGES: ServiceMessages = {
@@ -45,6 +53,9 @@ export const SERVER_MESSAGES: ServiceMessages = {
   constant: (value) => `must be a constant value ${value}`,
   duplicate: (what, id) =>
     `duplicate ${what} identifier [${id}]; ${what} identifiers must be unique within the ${what === "stage" ? "pipeline" : "stage"}`,
+  // Inferred wording: the schema of each stage kind lists its step types, so another type fails
+  // the `type` enumeration of the step (ref §12: schema messages undocumented).
+  stepInStage: (stepType, stageType) => `step type ${stepType} is not supported in a ${stageType} stage`,
 };
 
 /** The pipeline YAML schema for a pipeline saved under `org`/`project` (ref §6.2: both injected as `const`). */

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import {
+  CI_SHELLS,
   IDENTIFIER_PATTERN,
   isDurationValue,
   isName,
@@ -19,6 +20,7 @@ import {
   SCRIPT_SOURCE_TYPES,
   SHELLS,
 } from "./grammar";
+import { STAGE_STEP_TYPES, STAGE_TYPES, STEP_TYPES } from "./model";
 
 /** A path into the YAML document: keys and indexes from the root (`["pipeline", "stages", 0]`). */
 export type YamlPath = readonly PropertyKey[];
@@ -50,6 +52,8 @@ export interface ServiceMessages {
   constant(expected: string, path: YamlPath): string;
   /** A stage identifier used twice in the pipeline, or a step identifier twice in its stage. */
   duplicate(what: "stage" | "step", id: string, path: YamlPath): string;
+  /** A step of a type the stage's kind does not run (a Run step in a Deployment stage). */
+  stepInStage(stepType: string, stageType: string, path: YamlPath): string;
 }
 
 /** An entry of a steps list as the schema reads it (the annotation its recursive schema needs). */
@@ -158,6 +162,43 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     delegateSelectors: orInput("delegateSelectors", arr(str())).optional(),
   });
 
+  /** CI `Run` step spec (Harness docs' CI samples: `shell`, `command`, `image`, `connectorRef`). */
+  const runSpec = obj({
+    connectorRef: str().optional(),
+    image: str().optional(),
+    shell: orInput("shell", enumOf(CI_SHELLS)).optional(),
+    command: str(),
+  });
+  /** `BuildAndPushDockerRegistry` step spec: the connector, the repository and the tags are required. */
+  const buildAndPushSpec = obj({
+    connectorRef: str(),
+    repo: str(),
+    tags: orInput("tags", atLeastOne(str())),
+  });
+  /**
+   * `HarnessApproval` step spec: the message and the approvers (the service's `Approvers` bean:
+   * `userGroups` and `minimumCount` are `@NotNull`).
+   */
+  const harnessApprovalSpec = obj({
+    approvalMessage: str(),
+    includePipelineExecutionHistory: orInput("includePipelineExecutionHistory", bool()).optional(),
+    approvers: obj({
+      userGroups: orInput("userGroups", atLeastOne(str())),
+      minimumCount: orInput(
+        "minimumCount",
+        z.union([z.number().int().min(1), z.string()], { error: typed("integer") }),
+      ),
+      disallowPipelineExecutor: orInput("disallowPipelineExecutor", bool()).optional(),
+    }),
+    approverInputs: orInput("approverInputs", arr(obj({ name: str() }))).optional(),
+  });
+  const stepSpecs: Record<string, z.ZodType> = {
+    ShellScript: shellScriptSpec,
+    Run: runSpec,
+    BuildAndPushDockerRegistry: buildAndPushSpec,
+    HarnessApproval: harnessApprovalSpec,
+  };
+
   const step = obj({
     identifier: identifier(),
     name: name(),
@@ -169,8 +210,9 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
   }).superRefine((s, ctx) => {
     if (s.template !== undefined) return;
     if (s.spec === undefined) return missingAt(ctx, ["spec"]);
-    if (s.type === "ShellScript" && isMap(s.spec)) {
-      const r = shellScriptSpec.safeParse(s.spec);
+    const specSchema = typeof s.type === "string" ? stepSpecs[s.type] : undefined;
+    if (specSchema !== undefined && isMap(s.spec)) {
+      const r = specSchema.safeParse(s.spec);
       if (!r.success) {
         for (const issue of r.error.issues)
           ctx.addIssue({ code: "custom", path: ["spec", ...issue.path], message: issue.message });
@@ -346,6 +388,52 @@ function uniquenessIssues(pipeline: Record<string, unknown>, m: ServiceMessages)
   return issues;
 }
 
+const KNOWN_STAGES = new Set<string>(STAGE_TYPES);
+const KNOWN_STEPS = new Set<string>(STEP_TYPES);
+
+/**
+ * Steps of the typed model's types in a stage of the typed model's kinds that the kind does not run
+ * ({@link STAGE_STEP_TYPES}): the service's schema lists the step types of each stage kind. Other
+ * step and stage types (templates, Http, Wait, ...) are left to the service.
+ */
+function stageStepIssues(pipeline: Record<string, unknown>, m: ServiceMessages): ServiceIssue[] {
+  const issues: ServiceIssue[] = [];
+  const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const visitSteps = (elements: unknown, path: PropertyKey[], stageType: keyof typeof STAGE_STEP_TYPES) => {
+    asList(elements).forEach((el, i) => {
+      if (!isMap(el)) return;
+      const here = [...path, i];
+      const st = el.step;
+      if (isMap(st) && typeof st.type === "string" && KNOWN_STEPS.has(st.type)) {
+        if (!(STAGE_STEP_TYPES[stageType] as readonly string[]).includes(st.type)) {
+          const at = [...here, "step", "type"];
+          issues.push({ path: at, message: m.stepInStage(st.type, stageType, at) });
+        }
+      }
+      visitSteps(el.parallel, [...here, "parallel"], stageType);
+      if (isMap(el.stepGroup)) {
+        visitSteps(el.stepGroup.steps, [...here, "stepGroup", "steps"], stageType);
+        visitSteps(el.stepGroup.rollbackSteps, [...here, "stepGroup", "rollbackSteps"], stageType);
+      }
+    });
+  };
+  const visitStage = (st: unknown, path: PropertyKey[]) => {
+    if (!isMap(st) || typeof st.type !== "string" || !KNOWN_STAGES.has(st.type)) return;
+    const type = st.type as keyof typeof STAGE_STEP_TYPES;
+    const exec = isMap(st.spec) && isMap(st.spec.execution) ? st.spec.execution : {};
+    visitSteps(exec.steps, [...path, "spec", "execution", "steps"], type);
+    visitSteps(exec.rollbackSteps, [...path, "spec", "execution", "rollbackSteps"], type);
+  };
+  asList(pipeline.stages).forEach((el, i) => {
+    if (!isMap(el)) return;
+    visitStage(el.stage, ["pipeline", "stages", i, "stage"]);
+    asList(el.parallel).forEach((p, j) => {
+      if (isMap(p)) visitStage(p.stage, ["pipeline", "stages", i, "parallel", j, "stage"]);
+    });
+  });
+  return issues;
+}
+
 /**
  * Checks a parsed pipeline YAML document as the service does, for a pipeline saved under `scope`
  * (without a scope, `orgIdentifier` and `projectIdentifier` may be absent). Returns every problem,
@@ -362,6 +450,7 @@ export function checkServicePipeline(
     ? []
     : parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
   const pipeline = isMap(doc) ? doc.pipeline : undefined;
-  if (isMap(pipeline)) issues.push(...uniquenessIssues(pipeline, messages));
+  if (isMap(pipeline))
+    issues.push(...uniquenessIssues(pipeline, messages), ...stageStepIssues(pipeline, messages));
   return parsed.success && issues.length === 0 ? { issues, pipeline: parsed.data.pipeline } : { issues };
 }

@@ -6,8 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { DEFAULT_STEP_TIMEOUT, RUNTIME_INPUT } from "./grammar";
+import { DEFAULT_APPROVAL_TIMEOUT, DEFAULT_STEP_TIMEOUT, isRuntimeInputText, RUNTIME_INPUT } from "./grammar";
 import { loadYaml } from "./parse";
+import { RuntimeInputOptions, runtimeInputText } from "./runtime-input";
 
 /** A variable as read: name, type (`String` when absent) and value, unvalidated. */
 export const VariableView = z.object({ name: z.string(), type: z.string(), value: z.unknown() });
@@ -20,6 +21,7 @@ export const StepView = z.object({
   name: z.string(),
   type: z.string(),
   timeout: z.string().optional(),
+  /** A ShellScript step's script, or a Run step's command. */
   script: z.string().optional(),
   /** Environment variables of a ShellScript step. */
   environmentVariables: z.array(VariableView),
@@ -41,6 +43,8 @@ export const StageView = z.object({
   rollbackSteps: z.array(StepView),
   /** The stage's variables and, for a Deployment stage, its service's. */
   variables: z.array(VariableView),
+  /** The environment a Deployment stage deploys to (`environmentRef`), when it names one as text. */
+  environmentRef: z.string().optional(),
 });
 /** See {@link StageView}. */
 export type StageView = z.output<typeof StageView>;
@@ -52,6 +56,8 @@ export const PipelineView = z.object({
   form: z.enum(["model", "yaml"]),
   stages: z.array(StageView),
   variables: z.array(VariableView),
+  /** True when some field is a runtime input (`<+input>...`): a run asks for a value. */
+  hasRuntimeInputs: z.boolean(),
 });
 /** See {@link PipelineView}. */
 export type PipelineView = z.output<typeof PipelineView>;
@@ -71,6 +77,18 @@ const timeoutText = (v: unknown): string | undefined =>
   typeof v === "string" ? v : isRecord(v) && "$input" in v ? RUNTIME_INPUT : undefined;
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
+/** A reference as text: a string, or a model's runtime input (`{ $input }`) as its `<+input>` text. */
+const refText = (v: unknown): string | undefined =>
+  isRecord(v) && isRecord(v.$input) ? runtimeInputText(RuntimeInputOptions.parse(v.$input)) : str(v);
+
+/** True when any value in a model or a document is a runtime input (text, or a model's `{ $input }`). */
+function anyRuntimeInput(node: unknown): boolean {
+  if (isRuntimeInputText(node)) return true;
+  if (Array.isArray(node)) return node.some(anyRuntimeInput);
+  if (!isRecord(node)) return false;
+  return "$input" in node || Object.values(node).some(anyRuntimeInput);
+}
+
 /**
  * Reads a typed pipeline model. A step without a timeout gets {@link DEFAULT_STEP_TIMEOUT}, the
  * timeout the model deploys it with.
@@ -80,8 +98,10 @@ export function pipelineViewOfModel(model: Props): PipelineView {
     identifier: label(s, "identifier"),
     name: label(s, "name"),
     type: String(s.type ?? ""),
-    timeout: timeoutText(s.timeout) ?? DEFAULT_STEP_TIMEOUT,
-    script: str(s.script),
+    timeout:
+      timeoutText(s.timeout) ??
+      (s.type === "HarnessApproval" ? DEFAULT_APPROVAL_TIMEOUT : DEFAULT_STEP_TIMEOUT),
+    script: str(s.script) ?? str(s.command),
     environmentVariables: variables(s.environmentVariables),
     path,
     rollback,
@@ -112,8 +132,10 @@ export function pipelineViewOfModel(model: Props): PipelineView {
           steps: steps(execution.steps, `stages[${i}].execution.steps`, false),
           rollbackSteps: steps(execution.rollbackSteps, `stages[${i}].execution.rollbackSteps`, true),
           variables: [...variables(s.variables), ...variables(record(s.service).variables)],
+          environmentRef: refText(record(s.environment).environmentRef),
         };
       }),
+    hasRuntimeInputs: anyRuntimeInput(model),
   };
 }
 
@@ -125,7 +147,7 @@ function yamlStep(s: Props, path: string, rollback: boolean): StepView {
     type: String(s.type ?? ""),
     // The spec shows the timeout under the step's spec; real pipelines put it on the step (ref §7.1).
     timeout: timeoutText(s.timeout) ?? timeoutText(spec.timeout),
-    script: str(record(record(spec.source).spec).script),
+    script: str(record(record(spec.source).spec).script) ?? str(spec.command),
     environmentVariables: variables(spec.environmentVariables),
     path,
     rollback,
@@ -159,6 +181,9 @@ function yamlStage(s: Props, at: string): StageView {
     steps: yamlSteps(execution.steps, `${at}.spec.execution.steps`, false),
     rollbackSteps: yamlSteps(execution.rollbackSteps, `${at}.spec.execution.rollbackSteps`, true),
     variables: [...variables(s.variables), ...variables(serviceSpec.variables)],
+    // `infrastructure.environmentRef` (spec §2), or `environment.environmentRef` of newer stages.
+    environmentRef:
+      str(record(spec.infrastructure).environmentRef) ?? str(record(spec.environment).environmentRef),
   };
 }
 
@@ -181,6 +206,7 @@ export function pipelineViewOfDocument(pipeline: Props): PipelineView {
     form: "yaml",
     variables: variables(pipeline.variables),
     stages,
+    hasRuntimeInputs: anyRuntimeInput(pipeline),
   };
 }
 

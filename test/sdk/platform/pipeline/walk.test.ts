@@ -82,6 +82,7 @@ describe("pipelineViewOfModel", () => {
           variables: [{ name: "r", type: "Number", value: 3 }],
         },
       ],
+      hasRuntimeInputs: true,
     };
     expect(pipelineViewOfModel(model)).toEqual(expected);
     expect(pipelineViewOfModel(JSON.parse(JSON.stringify(model)))).toEqual(expected);
@@ -104,6 +105,7 @@ describe("pipelineViewOfModel", () => {
           variables: [],
         },
       ],
+      hasRuntimeInputs: false,
     });
   });
 });
