@@ -248,7 +248,10 @@ export const Approvers = z.strictObject({
     .array(entityRef("userGroups"), { error: "userGroups must be a list of user group references" })
     .min(1, "userGroups needs at least one user group"),
   minimumCount: inputable(
-    z.union([z.number().int().min(1), z.string().refine(isExpression)], { error: MINIMUM_COUNT }),
+    z.union(
+      [z.number().int(MINIMUM_COUNT).min(1, MINIMUM_COUNT), z.string().refine(isExpression, MINIMUM_COUNT)],
+      { error: MINIMUM_COUNT },
+    ),
   ).default(1),
   disallowPipelineExecutor: Flag.default(false),
 });

@@ -265,7 +265,9 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
     spec: obj({
       execution: execution.optional(),
       serviceConfig: serviceConfig.optional(),
-      infrastructure: infrastructure.optional(),
+      // A Deployment stage's infrastructure (checked below); a CI stage's build infrastructure
+      // (`{type: KubernetesDirect, spec: {connectorRef, namespace}}`) has another shape.
+      infrastructure: z.unknown().optional(),
     }).optional(),
     template: obj({ templateRef: str() }).optional(),
     tags: tags(),
@@ -273,6 +275,16 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
   }).superRefine((s, ctx) => {
     if (s.template !== undefined) return;
     if (s.type === undefined) missingAt(ctx, ["type"]);
+    if (s.type !== "CI" && isMap(s.spec) && s.spec.infrastructure !== undefined) {
+      const r = infrastructure.safeParse(s.spec.infrastructure);
+      if (!r.success)
+        for (const issue of r.error.issues)
+          ctx.addIssue({
+            code: "custom",
+            path: ["spec", "infrastructure", ...issue.path],
+            message: issue.message,
+          });
+    }
     if (s.spec === undefined) missingAt(ctx, ["spec"]);
     else if (
       typeof s.type === "string" &&
