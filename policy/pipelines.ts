@@ -12,12 +12,15 @@ import {
   durationMs as grammarDurationMs,
   isDuration,
 } from "../sdk/platform/pipeline";
-import { resourcePolicy } from "./common";
+import { eachOf, readAll, resourcePolicy, stackPolicy } from "./common";
 import {
+  type DeliveryEnvironmentView,
   isType,
   isUnknownValueError,
   type PipelineView,
+  readDeliveryEnvironment,
   readPipeline,
+  readTrigger,
   type StageView,
   type StepView,
   TYPES,
@@ -253,6 +256,125 @@ export const pipelineStepTimeouts = resourcePolicy(
         else if (max !== undefined && ms > max)
           report(`${label} has timeout ${step.timeout}, longer than the maximum ${maxTimeout}`);
       }
+    }
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Production deployments: an approval before them, and input sets for the triggers that start them
+
+export const ProductionConfig = z.object({
+  productionEnvironmentPattern: z
+    .string()
+    .min(1)
+    .default("prod")
+    .describe(
+      "A regular expression (case-insensitive) that the environmentRef of a production environment matches, when the stack has no DeliveryEnvironment of that identifier (whose type then decides).",
+    ),
+});
+export type ProductionConfig = z.output<typeof ProductionConfig>;
+
+/**
+ * Why a Deployment stage's environment is production, or undefined: a DeliveryEnvironment of the
+ * stack with its identifier (an `org.`/`account.` prefix set aside) decides by its type; without
+ * one, the reference matching the configured pattern does. An expression decides nothing.
+ */
+export function productionEnvironmentReason(
+  environmentRef: string | undefined,
+  environments: readonly DeliveryEnvironmentView[],
+  config: ProductionConfig,
+): string | undefined {
+  if (environmentRef === undefined || containsExpression(environmentRef)) return undefined;
+  const identifier = environmentRef.replace(/^(?:account|org)\./, "");
+  const env = environments.find((e) => e.identifier === identifier);
+  if (env !== undefined)
+    return env.type === "Production" ? "a DeliveryEnvironment of type Production" : undefined;
+  const pattern = new RegExp(config.productionEnvironmentPattern, "i");
+  return pattern.test(environmentRef)
+    ? `its identifier matches /${config.productionEnvironmentPattern}/i`
+    : undefined;
+}
+
+const isApprovalStep = (type: string) => type.endsWith("Approval");
+
+/** The pipelines of the stack with their URNs; YAML that does not parse is skipped (check reports it). */
+async function* pipelinesOf(resources: Parameters<typeof eachOf>[0]) {
+  const read = async (props: Record<string, unknown>) => {
+    try {
+      return await readPipeline(props);
+    } catch (e) {
+      if (isUnknownValueError(e)) throw e;
+      return undefined;
+    }
+  };
+  for await (const { urn, view } of eachOf(resources, TYPES.pipeline, read)) if (view) yield { urn, view };
+}
+
+/**
+ * pipeline-approval-before-production: a Deployment stage deploying to a production environment
+ * is preceded by an Approval stage, or has an approval step before its first Kubernetes step. A
+ * stack policy, since the environment's type is a DeliveryEnvironment resource's; the name
+ * pattern decides for environments the stack does not declare.
+ */
+export const pipelineApprovalBeforeProduction = stackPolicy(
+  {
+    name: "pipeline-approval-before-production",
+    description:
+      "A Deployment stage to a production environment (a DeliveryEnvironment of type Production, or an environmentRef matching the configured pattern) comes after an Approval stage or an approval step.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    config: ProductionConfig,
+  },
+  async (args, config, report) => {
+    const environments = await readAll(args.resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
+    for await (const { urn, view: pipeline } of pipelinesOf(args.resources)) {
+      pipeline.stages.forEach((stage, i) => {
+        if (stage.type !== "Deployment") return;
+        const reason = productionEnvironmentReason(stage.environmentRef, environments, config);
+        if (reason === undefined) return;
+        if (pipeline.stages.slice(0, i).some((s) => s.type === "Approval")) return;
+        const firstDeploy = stage.steps.findIndex((s) => s.type.startsWith("K8s"));
+        const before = firstDeploy < 0 ? stage.steps : stage.steps.slice(0, firstDeploy);
+        if (before.some((s) => isApprovalStep(s.type))) return;
+        report(
+          `${stageLabel(pipeline, stage)} deploys to production environment "${stage.environmentRef}" (${reason}) with no approval before it: add an Approval stage before it, or a HarnessApproval step before its deployment steps`,
+          urn,
+        );
+      });
+    }
+  },
+);
+
+/**
+ * trigger-production-input-set: a Trigger starting a pipeline of the stack that deploys to
+ * production and asks for runtime inputs names an input set (`inputSetRefs`), so an unattended run
+ * never deploys with values nobody reviewed.
+ */
+export const triggerProductionInputSet = stackPolicy(
+  {
+    name: "trigger-production-input-set",
+    description:
+      "A Trigger on a pipeline that deploys to production and has runtime inputs references an input set (inputSetRefs).",
+    enforcementLevel: "mandatory",
+    severity: "medium",
+    config: ProductionConfig,
+  },
+  async (args, config, report) => {
+    const environments = await readAll(args.resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
+    const pipelines: PipelineView[] = [];
+    for await (const { view } of pipelinesOf(args.resources)) pipelines.push(view);
+    for await (const { urn, view: trigger } of eachOf(args.resources, TYPES.trigger, readTrigger)) {
+      if ((trigger.inputSetRefs ?? []).length > 0) continue;
+      const pipeline = pipelines.find((p) => p.identifier === trigger.pipelineIdentifier);
+      if (pipeline === undefined || !pipeline.hasRuntimeInputs) continue;
+      const production = pipeline.stages.find(
+        (s) => s.type === "Deployment" && productionEnvironmentReason(s.environmentRef, environments, config),
+      );
+      if (production === undefined) continue;
+      report(
+        `trigger "${trigger.identifier ?? "?"}" starts pipeline "${pipeline.identifier}", which deploys to production environment "${production.environmentRef}" and asks for runtime inputs, but names no input set: set inputSetRefs`,
+        urn,
+      );
     }
   },
 );

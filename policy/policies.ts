@@ -10,7 +10,13 @@ import { apiKeysScoped, productionRequiresApprovals } from "./access";
 import { connectorNoAnonymousProduction } from "./connectors";
 import { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 import { flagNaming, flagRequiredTags } from "./flags";
-import { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+import {
+  pipelineApprovalBeforeProduction,
+  pipelineDeploymentRollback,
+  pipelineNoLiteralSecrets,
+  pipelineStepTimeouts,
+  triggerProductionInputSet,
+} from "./pipelines";
 import { secretsNotInline } from "./secrets";
 import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
@@ -19,7 +25,13 @@ export { apiKeysScoped, productionRequiresApprovals } from "./access";
 export { connectorNoAnonymousProduction } from "./connectors";
 export { definitionWellFormed, killSwitchDocumented, productionRampGuard } from "./definitions";
 export { flagNaming, flagRequiredTags } from "./flags";
-export { pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts } from "./pipelines";
+export {
+  pipelineApprovalBeforeProduction,
+  pipelineDeploymentRollback,
+  pipelineNoLiteralSecrets,
+  pipelineStepTimeouts,
+  triggerProductionInputSet,
+} from "./pipelines";
 export { secretsNotInline } from "./secrets";
 export { segmentSizeLimit } from "./segments";
 export { targetingAssertions } from "./targeting";
@@ -43,4 +55,6 @@ export const policies: Policies = [
   productionRequiresApprovals,
   apiKeysScoped,
   secretsNotInline,
+  pipelineApprovalBeforeProduction,
+  triggerProductionInputSet,
 ];

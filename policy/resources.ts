@@ -25,6 +25,7 @@ import { z } from "zod";
 import { ApiKeyInputs } from "../provider/api-key";
 import { ConnectorInputs, ConnectorOutputs, wireSpec } from "../provider/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
+import { DeliveryEnvironmentInputs } from "../provider/delivery-environment";
 import { EnvironmentInputs } from "../provider/environment";
 import { FlagInputs } from "../provider/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
@@ -34,9 +35,11 @@ import { PipelineInputs } from "../provider/pipeline";
 import { ProjectInputs } from "../provider/project";
 import { SegmentKeysInputs } from "../provider/segment-keys";
 import { ServiceInputs } from "../provider/service";
+import { TriggerInputs } from "../provider/trigger";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
+  DELIVERY_ENVIRONMENT_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
   FLAG_TYPE,
@@ -44,6 +47,7 @@ import {
   PROJECT_TYPE,
   SEGMENT_KEYS_TYPE,
   SERVICE_TYPE,
+  TRIGGER_TYPE,
 } from "../provider/types";
 import { DefinitionBody } from "../sdk/admin/schemas";
 import {
@@ -70,6 +74,8 @@ export const TYPES = {
   environment: ENVIRONMENT_TYPE,
   apiKey: API_KEY_TYPE,
   service: SERVICE_TYPE,
+  deliveryEnvironment: DELIVERY_ENVIRONMENT_TYPE,
+  trigger: TRIGGER_TYPE,
 } as const;
 
 type Props = Record<string, unknown>;
@@ -549,5 +555,48 @@ export async function readServiceDocument(props: Props): Promise<DefinitionDocum
   return {
     ...def,
     identifier: textOf(props, c, "identifier") ?? textField(def.document, "service", "identifier"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery environments and triggers
+
+/** What the policies read of a DeliveryEnvironment: its identifier, scope and type. */
+export const DeliveryEnvironmentView = DeliveryEnvironmentInputs.pick({
+  identifier: true,
+  org: true,
+  project: true,
+  type: true,
+}).partial();
+export type DeliveryEnvironmentView = z.output<typeof DeliveryEnvironmentView>;
+
+/** Reads a DeliveryEnvironment. */
+export async function readDeliveryEnvironment(props: Props): Promise<DeliveryEnvironmentView> {
+  const c = await checkProps(DELIVERY_ENVIRONMENT_TYPE, DeliveryEnvironmentInputs, props);
+  return {
+    identifier: textOf(props, c, "identifier"),
+    org: need(props, c, "org"),
+    project: need(props, c, "project"),
+    type: need(props, c, "type"),
+  };
+}
+
+/** What the policies read of a Trigger: its identifier, its pipeline and its input sets. */
+export const TriggerView = TriggerInputs.pick({
+  identifier: true,
+  project: true,
+  pipelineIdentifier: true,
+  inputSetRefs: true,
+}).partial();
+export type TriggerView = z.output<typeof TriggerView>;
+
+/** Reads a Trigger. */
+export async function readTrigger(props: Props): Promise<TriggerView> {
+  const c = await checkProps(TRIGGER_TYPE, TriggerInputs, props);
+  return {
+    identifier: textOf(props, c, "identifier"),
+    project: need(props, c, "project"),
+    pipelineIdentifier: textOf(props, c, "pipelineIdentifier"),
+    inputSetRefs: need(props, c, "inputSetRefs"),
   };
 }

@@ -19,6 +19,8 @@ describe("the pack", () => {
       ["production-requires-approvals", "mandatory"],
       ["api-keys-scoped", "mandatory"],
       ["secrets-not-inline", "mandatory"],
+      ["pipeline-approval-before-production", "mandatory"],
+      ["trigger-production-input-set", "mandatory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -51,6 +53,8 @@ describe("the pack", () => {
       "connector-no-anonymous-production",
       "targeting-assertions",
       "segment-size-limit",
+      "pipeline-approval-before-production",
+      "trigger-production-input-set",
     ]);
   });
 });
