@@ -14,6 +14,7 @@
 
 import { dotPath } from "../../sdk/core/issues";
 import {
+  anArticle,
   checkServicePipeline,
   IDENTIFIER_PATTERN,
   identifierIsRuntimeInput,
@@ -55,7 +56,8 @@ export const SERVER_MESSAGES: ServiceMessages = {
     `duplicate ${what} identifier [${id}]; ${what} identifiers must be unique within the ${what === "stage" ? "pipeline" : "stage"}`,
   // Inferred wording: the schema of each stage kind lists its step types, so another type fails
   // the `type` enumeration of the step (ref §12: schema messages undocumented).
-  stepInStage: (stepType, stageType) => `step type ${stepType} is not supported in a ${stageType} stage`,
+  stepInStage: (stepType, stageType) =>
+    `step type ${stepType} is not supported in ${anArticle(stageType)} stage`,
 };
 
 /** The pipeline YAML schema for a pipeline saved under `org`/`project` (ref §6.2: both injected as `const`). */

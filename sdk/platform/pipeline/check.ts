@@ -6,7 +6,7 @@
  */
 import { durationMessage, nameMessage } from "./fields";
 import { IDENTIFIER_RULE, PIPELINE_YAML_MAX_BYTES } from "./grammar";
-import { STAGE_STEP_TYPES } from "./model";
+import { anArticle, STAGE_STEP_TYPES } from "./model";
 import { loadYaml } from "./parse";
 import {
   checkServicePipeline,
@@ -46,7 +46,7 @@ export const CHECK_MESSAGES: ServiceMessages = {
   duplicate: (what, id) =>
     `${what} identifier ${id} is used more than once in the ${what === "stage" ? "pipeline" : "stage"}`,
   stepInStage: (stepType, stageType) =>
-    `a ${stepType} step cannot run in a ${stageType} stage; a ${stageType} stage takes ${STAGE_STEP_TYPES[stageType as keyof typeof STAGE_STEP_TYPES]?.join(", ") ?? "other steps"}`,
+    `a ${stepType} step cannot run in ${anArticle(stageType)} stage; ${anArticle(stageType)} stage takes ${STAGE_STEP_TYPES[stageType as keyof typeof STAGE_STEP_TYPES]?.join(", ") ?? "other steps"}`,
 };
 
 const isMap = (v: unknown): v is Record<string, unknown> =>

@@ -482,6 +482,9 @@ export type Stage = z.output<typeof Stage>;
 // ---------------------------------------------------------------------------------------------
 // Pipeline
 
+/** `a CI`, `an Approval`: the word with its article, for messages. */
+export const anArticle = (word: string): string => `${/^[AEIOUaeiou]/.test(word) ? "an" : "a"} ${word}`;
+
 /** Each step of a list with its path in the list (`[i]` or `[i, "steps", j]`). */
 function stepsOf(elements: StepElement[]): { step: Step; path: (string | number)[] }[] {
   return elements.flatMap((e, i) =>
@@ -569,7 +572,7 @@ export const PipelineModel = z
           ctx.addIssue({
             code: "custom",
             path: ["stages", i, "execution", list, ...path, "type"],
-            message: `a ${step.type} step cannot run in a ${stage.type} stage; a ${stage.type} stage takes ${allowed.join(", ")}`,
+            message: `a ${step.type} step cannot run in ${anArticle(stage.type)} stage; ${anArticle(stage.type)} stage takes ${allowed.join(", ")}`,
           });
         }
       }

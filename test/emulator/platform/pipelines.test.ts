@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { renderPipelineYaml } from "../../../sdk/platform/pipeline";
 import {
   type Call,
   errorBody,
@@ -631,5 +632,79 @@ describe("DELETE /pipeline/api/pipelines/{identifier}", () => {
       ),
     );
     expect((await create(simplePipeline("short_lived", "delivery"))).status).toBe(200);
+  });
+});
+
+describe("CI and Approval stages rendered by the SDK (issue 19)", () => {
+  const model = {
+    name: "Ship",
+    identifier: "ship_ci",
+    codebase: { connectorRef: "github", repoName: "payments" },
+    stages: [
+      {
+        type: "CI",
+        name: "Build",
+        identifier: "build",
+        infrastructure: { type: "KubernetesDirect", connectorRef: "cluster", namespace: "builds" },
+        execution: { steps: [{ type: "Run", name: "Test", identifier: "test", command: "npm test" }] },
+      },
+      {
+        type: "Approval",
+        name: "Approve",
+        identifier: "approve",
+        execution: {
+          steps: [
+            {
+              type: "HarnessApproval",
+              name: "Approve",
+              identifier: "ok",
+              approvalMessage: "Ship?",
+              approvers: { userGroups: ["account._account_all_users"] },
+            },
+          ],
+        },
+      },
+    ],
+  } as const;
+
+  it("accepts the rendered YAML and lists the ci and pms modules", async () => {
+    const yaml = renderPipelineYaml(model as never, { org: "default", project: "delivery" });
+    const res = await create(yaml);
+    expect(res.body).toEqual(successBody({ identifier: "ship_ci", governanceMetadata: { deny: false } }));
+    const read = await get("ship_ci");
+    expect((read.body as { data: { modules: string[]; yamlPipeline: string } }).data.modules).toEqual([
+      "ci",
+      "pms",
+    ]);
+    expect((read.body as { data: { yamlPipeline: string } }).data.yamlPipeline).toBe(yaml);
+  });
+
+  it("refuses a Run step in an Approval stage, naming the step's type", async () => {
+    const doc = {
+      pipeline: {
+        name: "Bad",
+        identifier: "bad_ci",
+        ...SCOPE,
+        stages: [
+          {
+            stage: {
+              name: "Approve",
+              identifier: "approve",
+              type: "Approval",
+              spec: {
+                execution: {
+                  steps: [{ step: { name: "R", identifier: "r", type: "Run", spec: { command: "ls" } } }],
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const res = await create(stringify(doc));
+    expect(res.status).toBe(400);
+    expect((res.body as { message: string }).message).toBe(
+      "Invalid yaml: $.pipeline.stages[0].stage.spec.execution.steps[0].step.type: step type Run is not supported in an Approval stage",
+    );
   });
 });

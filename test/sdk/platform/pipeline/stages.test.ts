@@ -208,7 +208,7 @@ describe("CI, Approval and Deployment stages", () => {
       {
         path: "stages[1].execution.steps[1].type",
         message:
-          "a K8sRollingDeploy step cannot run in a Approval stage; a Approval stage takes ShellScript, HarnessApproval",
+          "a K8sRollingDeploy step cannot run in an Approval stage; an Approval stage takes ShellScript, HarnessApproval",
       },
       {
         path: "stages[2].execution.steps[1].type",
