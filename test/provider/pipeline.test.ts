@@ -134,9 +134,9 @@ describe("Pipeline check", () => {
     ],
     [
       "an unknown stage type",
-      { project: "payments", pipeline: model({}, { type: "CI" }) },
+      { project: "payments", pipeline: model({}, { type: "FeatureFlag" }) },
       "pipeline.stages[0].type",
-      'unknown stage type "CI"',
+      'unknown stage type "FeatureFlag"',
     ],
     [
       "an unknown step type",
