@@ -401,7 +401,7 @@ const checkRows: CheckRow[] = [
     { ...pipeline, pipeline: { ...model, stages: [] } },
     "pipeline.stages",
   ],
-  ["Pipeline", "stage of an unknown type", withStage({ type: "Approval" }), "pipeline.stages[0].type"],
+  ["Pipeline", "stage of an unknown type", withStage({ type: "FeatureFlag" }), "pipeline.stages[0].type"],
   [
     "Pipeline",
     "step timeout that is not a duration",
