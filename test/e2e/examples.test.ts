@@ -99,6 +99,58 @@ const settle: Record<string, (s: EngineStack) => Promise<void>> = {
   },
 };
 
+/** The GitHub token of delivery-project: a sentinel to search for wherever it must not be. */
+const GITHUB_TOKEN_SENTINEL = "sentinel-github-token-7f3c9e1d";
+
+/** Config an example needs before its first `up`. */
+const initialConfig: Record<string, Record<string, { value: string; secret?: boolean }>> = {
+  "delivery-project": { "delivery-project:githubToken": { value: GITHUB_TOKEN_SENTINEL, secret: true } },
+};
+
+/** Every file under `dir`, as text: symbolic links and `node_modules` not followed. */
+function filesUnder(dir: string): { path: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === "node_modules" ? [] : filesUnder(path);
+    return e.isFile() ? [{ path, text: readFileSync(path, "latin1") }] : [];
+  });
+}
+
+/** Checks of an example's `destroy`, given the requests it made. */
+const destroys: Record<string, (requests: RequestRecord[]) => void> = {
+  /** Dependents first: each DELETE comes after those of everything that references its object. */
+  "delivery-project"(requests) {
+    const kinds: [string, RegExp][] = [
+      ["trigger", /\/triggers\//],
+      ["input set", /\/inputSets\//],
+      ["pipeline", /\/pipelines\//],
+      ["service", /\/servicesV2\//],
+      ["infrastructure", /\/infrastructures\//],
+      ["environment", /\/environmentsV2\//],
+      ["connector", /\/connectors\//],
+      ["secret", /\/secrets\//],
+      ["project", /\/projects\//],
+      ["organization", /\/organizations\//],
+    ];
+    const order = requests
+      .filter((r) => r.method === "DELETE")
+      .map((r) => kinds.find(([, re]) => re.test(r.path))?.[0] ?? r.path);
+    expect(order).toHaveLength(12); // three connectors
+    const last = (k: string) => order.lastIndexOf(k);
+    const first = (k: string) => order.indexOf(k);
+    const before = (a: string, b: string) =>
+      expect(`${a} before ${b}: ${last(a) < first(b)}`).toBe(`${a} before ${b}: true`);
+    before("trigger", "input set");
+    before("input set", "pipeline");
+    for (const k of ["service", "infrastructure", "environment", "connector"]) before("pipeline", k);
+    before("infrastructure", "environment");
+    before("service", "connector");
+    before("connector", "secret");
+    for (const k of ["secret", "service", "environment"]) before(k, "project");
+    before("project", "organization");
+  },
+};
+
 /** The checks specific to one example, run between its `up` and its `destroy`. */
 const stories: Record<string, (s: EngineStack) => Promise<void>> = {
   async "progressive-rollout"(s) {
@@ -262,6 +314,85 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
     expect((await s.preview()).result.changeSummary).toEqual({ same: expect.any(Number) });
   },
 
+  async "delivery-project"(s) {
+    const { platform } = clients(s.emu);
+    const scope = { org: "acme", project: "orders" };
+    const orgs: string[] = [];
+    for await (const o of platform.organizations.list({})) orgs.push(o.organization.identifier);
+    expect(orgs.sort()).toEqual(["acme", "default"]);
+    const projects: string[] = [];
+    for await (const p of platform.projects.list({ org: "acme" })) projects.push(p.project.identifier);
+    expect(projects).toEqual(["orders"]);
+    expect((await platform.connectors.get("acme_github", scope)).connector).toMatchObject({
+      type: "Github",
+      spec: { url: "https://github.com/acme", type: "Account" },
+    });
+    expect((await platform.connectors.get("prod_cluster", scope)).connector.type).toBe("K8sCluster");
+    const stored = await platform.pipelines.get("ship_orders", scope);
+    expect(stored.yamlPipeline).toBe((await s.outputs()).pipelineYaml);
+    // The stages reference the other resources by their identifier outputs.
+    const yaml = stored.yamlPipeline;
+    for (const needle of [
+      "type: CI",
+      "type: Approval",
+      "type: HarnessApproval",
+      "type: Deployment",
+      "serviceRef: orders",
+      "environmentRef: production",
+      "- identifier: prod_k8s",
+      "connectorRef: acme_github",
+      "connectorRef: acme_ghcr",
+      "connectorRef: prod_cluster",
+    ])
+      expect(yaml).toContain(needle);
+    expect((await s.outputs()).tokenRef).toBe("github_token");
+
+    // A one-field change (Production's replicas) updates exactly one resource with one write.
+    await s.setConfig({ "delivery-project:replicas": "5" });
+    const change = await s.up();
+    expect(change.result.summary.resourceChanges).toEqual({ update: 1, same: expect.any(Number) });
+    expect(writes(change.requests).map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect.stringMatching(/^PUT \/ng\/api\/environmentsV2$/),
+    ]);
+
+    // An edit of the pipeline made outside Pulumi between a refresh and an update is refused,
+    // not overwritten.
+    await s.refresh();
+    const live = await platform.pipelines.get("ship_orders", scope);
+    await platform.pipelines.update(
+      "ship_orders",
+      live.yamlPipeline.replace("Ship <+pipeline.variables.release> to Production?", "Edited in the UI"),
+      scope,
+    );
+    await s.setConfig({ "delivery-project:minimumApprovals": "2" });
+    const refused = await s.up().then(
+      () => "succeeded",
+      (e: unknown) => String(e),
+    );
+    expect(refused).toContain(
+      'pipeline "ship_orders" in project acme/orders was changed outside Pulumi since its state was recorded',
+    );
+    expect(refused).toContain("Nothing was written.");
+    expect((await platform.pipelines.get("ship_orders", scope)).yamlPipeline).toContain("Edited in the UI");
+    // After a refresh the update goes through (the program's pipeline wins).
+    await s.refresh();
+    await s.up();
+    const converged = (await platform.pipelines.get("ship_orders", scope)).yamlPipeline;
+    expect(converged).toContain("minimumCount: 2");
+    expect(converged).not.toContain("Edited in the UI");
+
+    // The token is nowhere: not in the stack's export, its backend files, the program directory,
+    // the emulator's request log, or any output of the runs above.
+    const exported = await s.cli(["stack", "export"]);
+    expect(exported.stdout).not.toContain(GITHUB_TOKEN_SENTINEL);
+    for (const f of filesUnder(s.dir)) {
+      expect(f.text.includes(GITHUB_TOKEN_SENTINEL) ? f.path : "").toBe("");
+    }
+    for (const text of [change.result.stdout, change.result.stderr, refused]) {
+      expect(text).not.toContain(GITHUB_TOKEN_SENTINEL);
+    }
+  },
+
   async "policy-check"(s) {
     const config = join(s.programDir, "policy-config.json");
     const passing = await s.preview({ policyPacks: [POLICY_PACK], policyPackConfigs: [config] });
@@ -294,9 +425,10 @@ describe("the examples", () => {
     await emu?.stop();
   });
 
-  it("are the six documented ones of the dynamic resources, each with a story checked here", () => {
+  it("are the seven documented ones of the dynamic resources, each with a story checked here", () => {
     expect(examples).toEqual([
       "delivery-pipeline",
+      "delivery-project",
       "flag-and-pipeline",
       "policy-check",
       "progressive-rollout",
@@ -311,6 +443,7 @@ describe("the examples", () => {
       program: join(EXAMPLES, name),
       stackName: "dev",
       sharedEmulator: emu,
+      config: initialConfig[name],
     });
     let destroyed = false;
     try {
@@ -327,6 +460,7 @@ describe("the examples", () => {
 
       const destroy = await s.destroy();
       destroyed = true;
+      destroys[name]?.(destroy.requests);
       expect(destroy.result.summary.result).toBe("succeeded");
       expect(await s.resources()).toEqual([]);
       const { admin, platform } = clients(emu);
@@ -341,6 +475,10 @@ describe("the examples", () => {
       const workspaces: string[] = [];
       for await (const w of admin.workspaces.list()) workspaces.push(w.name);
       expect(workspaces).toEqual(["Default"]);
+      // Only the `default` organization is left (delivery-project's goes, with its project).
+      const orgs: string[] = [];
+      for await (const o of platform.organizations.list({})) orgs.push(o.organization.identifier);
+      expect(orgs).toEqual(["default"]);
     } finally {
       // A failed story must not leave objects behind for the next example on this emulator.
       if (!destroyed) await s.destroy().catch(() => undefined);
