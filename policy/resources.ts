@@ -23,7 +23,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ApiKeyInputs } from "../provider/api-key";
-import { ConnectorInputs, ConnectorOutputs, wireSpec } from "../provider/connector";
+import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
 import { DeliveryEnvironmentInputs } from "../provider/delivery-environment";
 import { EnvironmentInputs } from "../provider/environment";
@@ -399,10 +399,14 @@ export type ConnectorView = z.output<typeof ConnectorView>;
 /** Reads a Connector: the type and spec are the provider's wire form of its checked inputs (`wireSpec`). */
 export async function readConnector(props: Props): Promise<ConnectorView> {
   const c = await checkProps(CONNECTOR_TYPE, ConnectorInputs, props);
-  const dockerRegistry = need(props, c, "dockerRegistry");
-  const generic = need(props, c, "generic");
-  const wire = dockerRegistry || generic ? wireSpec({ dockerRegistry, generic }) : undefined;
-  const auth = wire?.spec.auth;
+  // Every spec input (the typed kinds and `generic`), so a typed kind's auth is read as it is sent.
+  const specs = Object.fromEntries(SPEC_FIELDS.map((f) => [f, need(props, c, f)]));
+  const given = Object.values(specs).some((v) => v !== undefined);
+  const wire = given ? wireSpec(specs) : undefined;
+  // Registries and Helm repositories put their auth under `auth`, Git providers under
+  // `authentication.spec` (the wire shapes of provider/connector.ts).
+  const authentication = wire?.spec.authentication;
+  const auth = wire?.spec.auth ?? (isRecord(authentication) ? authentication.spec : undefined);
   return {
     identifier: need(props, c, "identifier"),
     org: need(props, c, "org"),

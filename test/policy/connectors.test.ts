@@ -34,6 +34,33 @@ describe("connector-no-anonymous-production", () => {
     ]);
   });
 
+  it("reads the typed kinds too: an anonymous Helm repository in a production project is reported", async () => {
+    const reports = await runStackPolicy(
+      connectorNoAnonymousProduction,
+      await Promise.all([
+        project("payments", { env: "production" }),
+        connector({
+          org: "default",
+          project: "payments",
+          identifier: "charts",
+          httpHelm: { url: "https://charts.example.test", auth: { type: "Anonymous" } },
+        }),
+        connector({
+          org: "default",
+          project: "payments",
+          identifier: "charts_private",
+          httpHelm: {
+            url: "https://charts.example.test",
+            auth: { type: "UsernamePassword", username: "ci", passwordRef: "account.charts_pw" },
+          },
+        }),
+      ]),
+    );
+    expect(reports.map((r) => r.message)).toEqual([
+      'connector "charts" in project "payments" uses anonymous registry auth, and the project is production (tagged env: production): use UsernamePassword auth with a passwordRef',
+    ]);
+  });
+
   it("reports a generic connector of a project listed in the config, by the auth of the spec it sends", async () => {
     const reports = await runStackPolicy(
       connectorNoAnonymousProduction,
