@@ -15,23 +15,19 @@
  * - `PUT /rule-based-segments/ws/{ws}/{name}/environments/{env} {rules, excludedKeys,
  *   excludedSegments, title, comment}` replaces its definition there (a full replace).
  *
- * The routes live here rather than in `./endpoints.ts`, with the part that calls them.
+ * The routes and most of the part's methods are those both kinds share (`./kind-segments.ts`).
  * @module
  */
 import { z } from "zod";
-import { checkPageSize } from "../core/paginate";
 import { route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { conversionProblems } from "../split/convert";
-import { KIND_SEGMENTS_PAGE_MAX, KindSegment, segmentNotFound, walkArrayPages } from "./large-segments";
-import { AdminApiPart } from "./part";
+import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./kind-segments";
 import {
   ExcludedSegment,
   IdRef,
   RuleBasedSegmentDefinitionBody,
-  SegmentCreateBody,
   SegmentRule,
-  TrueBody,
   validateDefinition,
 } from "./schemas";
 
@@ -61,35 +57,15 @@ export const RuleBasedSegmentDefinition = z.looseObject({
 });
 export type RuleBasedSegmentDefinition = z.infer<typeof RuleBasedSegmentDefinition>;
 
-/** The rule-based segment routes. */
+/** The rule-based segment routes: those both kinds share, and the PUT of a definition. */
 export const ruleBasedSegmentEndpoints = {
-  list: route("GET /internal/api/v2/rule-based-segments/ws/{wsId}", z.array(RuleBasedSegment)),
-  create: route(
-    "POST /internal/api/v2/rule-based-segments/ws/{wsId}/trafficTypes/{trafficType}",
-    RuleBasedSegment,
-  ),
-  /** Removes the segment from every environment too. */
-  delete: route("DELETE /internal/api/v2/rule-based-segments/ws/{wsId}/{segment}", TrueBody, {
-    goneOnRetry: true,
-  }),
-  /** The definitions of the segments active in an environment. */
-  definitions: route(
-    "GET /internal/api/v2/rule-based-segments/ws/{wsId}/environments/{environment}",
-    z.array(RuleBasedSegmentDefinition),
-  ),
-  activate: route(
-    "POST /internal/api/v2/rule-based-segments/{environment}/{segment}",
-    RuleBasedSegmentDefinition,
-  ),
-  deactivate: route("DELETE /internal/api/v2/rule-based-segments/{environment}/{segment}", TrueBody, {
-    goneOnRetry: true,
-  }),
+  ...kindSegmentRoutes("rule-based-segments", RuleBasedSegmentDefinition),
   /** Replaces the definition in the environment (403 where the environment requires approvals). */
   put: route(
     "PUT /internal/api/v2/rule-based-segments/ws/{wsId}/{segment}/environments/{environment}",
     RuleBasedSegmentDefinition,
   ),
-} as const;
+};
 
 /**
  * What the service refuses in a rule-based segment's rules, by the rules of a definition's rules
@@ -112,56 +88,9 @@ export function segmentRuleProblems(rules: readonly SegmentRule[]) {
 }
 
 /** Rule-based segments of a workspace and their definitions per environment: `admin.ruleBasedSegments`. */
-export class RuleBasedSegmentsApi extends AdminApiPart {
-  /**
-   * Every rule-based segment of a workspace, page after page.
-   * @param options.pageSize Segments per request, 1 to 50 (default 50).
-   * @example
-   * for await (const s of admin.ruleBasedSegments.list(ws.id)) console.log(s.name);
-   */
-  list(wsId: string, options: { pageSize?: number } = {}): AsyncIterable<RuleBasedSegment> {
-    const r = ruleBasedSegmentEndpoints.list;
-    const limit = checkPageSize(
-      options.pageSize,
-      KIND_SEGMENTS_PAGE_MAX,
-      KIND_SEGMENTS_PAGE_MAX,
-      "GET",
-      r.template,
-    );
-    return walkArrayPages((query) => this.request(r, { wsId }, { query }), limit);
-  }
-
-  /** The rule-based segment with exactly this name, or `undefined` (a walk of the list). */
-  async find(wsId: string, name: string): Promise<RuleBasedSegment | undefined> {
-    for await (const s of this.list(wsId)) if (s.name === name) return s;
-    return undefined;
-  }
-
-  /**
-   * The rule-based segment of this name (a walk of the list: the API has no GET of one).
-   * @throws NotFoundError when the workspace has none of that name.
-   */
-  async get(wsId: string, name: string): Promise<RuleBasedSegment> {
-    const found = await this.find(wsId, name);
-    if (found === undefined)
-      throw segmentNotFound(ruleBasedSegmentEndpoints.list.template, "rule-based segment", name);
-    return found;
-  }
-
-  /**
-   * Creates a rule-based segment of a traffic type (by name or id).
-   * @throws ConflictError when the workspace has a rule-based segment of that name.
-   * @example
-   * const pro = await admin.ruleBasedSegments.create(ws.id, "user", { name: "pro_users", description: "plan = pro" });
-   */
-  async create(wsId: string, trafficType: string, body: SegmentCreateBody): Promise<RuleBasedSegment> {
-    return this.send(ruleBasedSegmentEndpoints.create, { wsId, trafficType }, SegmentCreateBody, body);
-  }
-
-  /** Deletes the rule-based segment and its definition in every environment; returns `true`. */
-  async delete(wsId: string, name: string): Promise<true> {
-    return this.request(ruleBasedSegmentEndpoints.delete, { wsId, segment: name });
-  }
+export class RuleBasedSegmentsApi extends KindSegmentsApi<typeof RuleBasedSegmentDefinition> {
+  protected readonly routes = ruleBasedSegmentEndpoints;
+  protected readonly label = "rule-based segment";
 
   /**
    * The definitions of every rule-based segment active in an environment (id), page after page.
@@ -172,15 +101,7 @@ export class RuleBasedSegmentsApi extends AdminApiPart {
     envId: string,
     options: { pageSize?: number } = {},
   ): AsyncIterable<RuleBasedSegmentDefinition> {
-    const r = ruleBasedSegmentEndpoints.definitions;
-    const limit = checkPageSize(
-      options.pageSize,
-      KIND_SEGMENTS_PAGE_MAX,
-      KIND_SEGMENTS_PAGE_MAX,
-      "GET",
-      r.template,
-    );
-    return walkArrayPages((query) => this.request(r, { wsId, environment: envId }, { query }), limit);
+    return this.activeIn(wsId, envId, options);
   }
 
   /** The segment's definition in the environment, or `undefined` when it is not active there (a walk of the list). */
@@ -189,21 +110,7 @@ export class RuleBasedSegmentsApi extends AdminApiPart {
     envId: string,
     name: string,
   ): Promise<RuleBasedSegmentDefinition | undefined> {
-    for await (const d of this.definitions(wsId, envId)) if (d.name === name) return d;
-    return undefined;
-  }
-
-  /**
-   * Activates the rule-based segment in an environment (id), with no rules: it matches no key.
-   * @throws ConflictError when it is active there already.
-   */
-  async activate(envId: string, name: string): Promise<RuleBasedSegmentDefinition> {
-    return this.request(ruleBasedSegmentEndpoints.activate, { environment: envId, segment: name });
-  }
-
-  /** Removes the rule-based segment, with its definition, from the environment; returns `true`. */
-  async deactivate(envId: string, name: string): Promise<true> {
-    return this.request(ruleBasedSegmentEndpoints.deactivate, { environment: envId, segment: name });
+    return this.activeOne(wsId, envId, name);
   }
 
   /**
