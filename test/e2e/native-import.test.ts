@@ -207,6 +207,7 @@ describe("native provider: pulumi import by natural id", () => {
       description: "made outside Pulumi",
       tags: ["payments"],
       rolloutStatus: "Pre-Production",
+      owners: [],
       adopt: false,
       flagId: flag.id,
       creationTime: flag.creationTime,
