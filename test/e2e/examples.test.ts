@@ -290,17 +290,23 @@ const stories: Record<string, (s: EngineStack) => Promise<void>> = {
       "workspace-from-nothing:waitForApprovalSeconds": "120",
     });
     const approver = await approverClient(s.emu, "Storefront");
+    // The colleague polls until the request shows up, and stops when `up` ends either way (a
+    // failed `up` must not leave the poll running).
+    let upEnded = false;
     const approving = (async () => {
-      for (;;) {
+      while (!upEnded) {
         for await (const cr of approver.changeRequests.list({ status: "REQUESTED" })) {
           const split = (cr as { split?: { name?: string } | null }).split;
           if (split?.name === "new-search") return approver.changeRequests.approve(cr.id, "ramp approved");
         }
         await new Promise((r) => setTimeout(r, 250));
       }
+      return undefined;
     })();
-    const ramp = await s.up();
-    await approving;
+    const ramp = await s.up().finally(() => {
+      upEnded = true;
+    });
+    expect((await approving)?.status).toBe("PUBLISHED");
     expect(ramp.result.summary.resourceChanges).toEqual({ update: 1, same: expect.any(Number) });
     expect(
       writes(ramp.requests).map(
