@@ -217,8 +217,9 @@ function resolveOwner(
   if (!(given instanceof FlagstackResource)) return [args, opts];
   const type = (given.constructor as { __pulumiType?: string }).__pulumiType;
   if (type !== owner.type) {
+    const short = (t: string) => t.slice(t.lastIndexOf(":") + 1);
     throw new TypeError(
-      `${name}: ${owner.input} must be a ${owner.type.slice(owner.type.lastIndexOf(":") + 1)} resource, its ${owner.output}, or a string; got a ${type ?? "resource"} resource`,
+      `${name}: ${owner.input} must be a ${short(owner.type)} resource, its ${owner.output}, or a string; got a ${type === undefined ? "different" : short(type)} resource`,
     );
   }
   const value = (given as unknown as Record<string, unknown>)[owner.output];

@@ -80,4 +80,29 @@ describe("resource classes", () => {
       NonNullable<FlagDefinitionArgs["defaultRule"]>
     >();
   });
+
+  it("take the owning resource for an owner input: its name is passed, any other resource refused", async () => {
+    const flag = new Flag("owned-flag", { workspace: "Default", name: "owned-checkout" });
+    const def = new FlagDefinition("owned-def", {
+      workspace: "Default",
+      flag,
+      environment: "Production",
+      treatments: [{ name: "on" }, { name: "off" }],
+      defaultTreatment: "off",
+    });
+    expect(await output(def.flag)).toBe("owned-checkout");
+    const inputs = registered.find((r) => r.name === "owned-def")?.inputs as Record<string, unknown>;
+    expect(inputs.flag).toBe("owned-checkout");
+    const group = new Group("not-a-flag", { name: "reviewers" });
+    expect(
+      () =>
+        new FlagDefinition("wrong-owner", {
+          workspace: "Default",
+          flag: group,
+          environment: "Production",
+          treatments: [{ name: "on" }],
+          defaultTreatment: "on",
+        }),
+    ).toThrow("wrong-owner: flag must be a Flag resource, its name, or a string; got a Group resource");
+  });
 });
