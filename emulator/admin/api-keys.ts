@@ -1,7 +1,9 @@
 /**
  * API keys (ref admin §1.1 "api keys", §9.1 `split_api_key`): `POST /apiKeys` and
  * `DELETE /apiKeys/{id}`; there is no read or list. Needed so environments can be deleted (their
- * auto-created SDK keys must be revoked first). Account-wide: an unrestricted admin key only.
+ * auto-created SDK keys must be revoked first). An unrestricted key mints and revokes any key; a
+ * Harness token of some organizations or projects only keys no wider than itself; a restricted
+ * admin key none (`Scope.assertMint`, `Scope.assertRevoke`).
  * @module
  */
 import { Hono } from "hono";
@@ -9,7 +11,7 @@ import { z } from "zod";
 import type { AppEnv } from "../context";
 import { badRequest } from "../errors";
 import { scopeOf } from "../middleware/auth";
-import { newKeyString, type Store } from "../store";
+import { type EnvironmentRecord, newKeyString, type Store } from "../store";
 import { parseBody } from "./common";
 import { apiTokenJson } from "./environments";
 
@@ -34,20 +36,24 @@ export function apiKeyRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
 
   app.post("/apiKeys", async (c) => {
-    scopeOf(store, c).assertAccountWide("create API keys");
+    const scope = scopeOf(store, c);
+    scope.assertMint();
     const body = await parseBody(c, ApiKeyCreate);
     const ws = body.workspace ? store.workspaces.get(body.workspace.id) : undefined;
     if (body.workspace && !ws)
       throw badRequest(`workspace.id: workspace ${body.workspace.id} does not exist`);
+    const envs: EnvironmentRecord[] = [];
     for (const [i, e] of body.environments.entries()) {
       const env = store.environments.get(e.id);
       if (!env) throw badRequest(`environments[${i}].id: environment ${e.id} does not exist`);
       if (ws && env.workspaceId !== ws.id)
         throw badRequest(`environments[${i}].id: environment ${e.id} is not in workspace ${ws.id}`);
+      envs.push(env);
     }
     if (body.apiKeyType !== "admin" && body.environments.length !== 1) {
       throw badRequest("environments: an SDK key belongs to exactly one environment");
     }
+    scope.assertMint({ workspace: ws, environments: envs });
     const admin = body.apiKeyType === "admin";
     const key = store.keys.add({
       name: body.name,
@@ -62,8 +68,9 @@ export function apiKeyRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.delete("/apiKeys/:id", async (c) => {
-    scopeOf(store, c).assertAccountWide("revoke API keys");
-    store.keys.revoke(c.req.param("id"));
+    const id = c.req.param("id");
+    scopeOf(store, c).assertRevoke(store.keys.byId(id));
+    store.keys.revoke(id);
     await store.commit();
     return c.json(true);
   });

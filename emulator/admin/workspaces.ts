@@ -6,7 +6,9 @@
  *   `STARTS_WITH` or `CONTAINS` (ref admin §1.1).
  * - `POST /workspaces {name, requiresTitleAndComments}` creates a workspace with a `user` traffic
  *   type and no environment (ref admin §1.1); a duplicate name is 409 (inferred).
- * - `PATCH /workspaces/{id}` JSON Patch on `/name` and `/requiresTitleAndComments` (ref §9.1).
+ * - `PATCH /workspaces/{id}` JSON Patch on `/name` and `/requiresTitleAndComments` (ref §9.1); an
+ *   unrestricted key, or a Harness token of the workspace's project or organization, which may not
+ *   rename it out of its own scope (`Scope.assertWorkspaceChange`).
  * - `DELETE /workspaces/{id}` is refused while traffic types exist (ref admin §1.2), else `true`.
  * @module
  */
@@ -50,17 +52,16 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
     let all = store.workspaces.list().filter((w) => scope.workspaceAllowed(w));
     // Harness mode (ref admin §1.2: [HSDK] `workspaces.go` resolves a workspace from the Harness
     // organization and project, `?organizationIdentifier=&projectIdentifier=`; a public migration
-    // script does the same lookup). Under Harness an FME project is the Harness project, so the
-    // emulator links a workspace to the platform project of that organization whose name or
-    // identifier is the workspace's name (inferred); none when the project does not exist.
+    // script does the same lookup): the workspace of that project (`Store.inProject`, inferred);
+    // none when the project does not exist.
     const org = c.req.query("organizationIdentifier");
     const project = c.req.query("projectIdentifier");
     if (org !== undefined || project !== undefined) {
       if (!org || !project) {
         throw badRequest("organizationIdentifier and projectIdentifier must be given together");
       }
-      const linked = store.platform.project(org, project)?.project;
-      all = linked ? all.filter((w) => w.name === linked.name || w.name === linked.identifier) : [];
+      const linked = store.platform.project(org, project);
+      all = linked ? all.filter((w) => store.inProject(w, linked)) : [];
     }
     if (name !== undefined && name !== "") {
       all = all.filter((w) =>
@@ -89,7 +90,8 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
 
   app.patch("/workspaces/:ws", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    scopeOf(store, c).assertAccountWide("change workspaces");
+    const scope = scopeOf(store, c);
+    scope.assertWorkspaceChange(ws);
     const ops = await parsePatch(c);
     const patched = applyJsonPatch(workspaceJson(ws), ops);
     if (patched.id !== ws.id || patched.type !== "workspace")
@@ -98,6 +100,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
       name: patched.name,
       requiresTitleAndComments: patched.requiresTitleAndComments,
     });
+    scope.assertWorkspaceChange(ws, next.name);
     store.workspaces.update(ws, next);
     await store.commit();
     return c.json(workspaceJson(ws));

@@ -7,8 +7,8 @@
  *   accounts migrated to Harness authenticate (ref admin §4, §9.1 `harness_token`; splitapiclient's
  *   Harness mode sends its token there for every admin call, `http_clients/harness_client.py`).
  *   Each key works in either mode; a Harness token sent as a Bearer key is 401. Any other key, or
- *   none, gives 401 with the admin error body. A Harness token acts account-wide on the admin API
- *   (the emulator does not map Harness projects onto workspaces).
+ *   none, gives 401 with the admin error body. A Harness token acts in the scope it was issued for
+ *   (ref admin §4): see the restrictions below.
  * - The event import and the SDK endpoints take an SDK key, which belongs to one environment;
  *   an admin or platform key gives 401 ("an Admin key is not the key type for this endpoint").
  * - The platform API takes a platform key in `x-api-key`; anything else is 401 INVALID_TOKEN
@@ -26,7 +26,20 @@
  *   restricted key sees the users whose invitation scope shares a workspace with its own. Groups
  *   are account-wide: every admin key can read them, only an unrestricted key can create, change
  *   or delete them, or create workspaces.
- * - A platform key restricted to organizations and projects acts only there ({@link keyAllows}).
+ * - A Harness token (a platform key) has the scope it was issued for: the account (no
+ *   `organizations` or `projects`), organizations, or projects (`<org>/<project>`). On the
+ *   platform API it acts only there ({@link keyAllows}). On the admin API it reaches the
+ *   workspaces of those projects (of every project of those organizations), a workspace belonging
+ *   to the project whose name or identifier it carries (`Store.inProject`, the link
+ *   `?organizationIdentifier=&projectIdentifier=` resolves); anything else is the restricted admin
+ *   key's 403. Account-wide objects (groups, users, rollout statuses, creating or deleting
+ *   workspaces) follow the restricted admin key's rules. It may rename its own workspace, but not
+ *   out of its scope, and it mints and revokes only keys no wider than itself: an admin key needs
+ *   a workspace or environments within its scope ({@link Scope.assertMint}). The account's token
+ *   acts account-wide. Refusals are 403, as for a restricted admin key: the reference lists 403
+ *   "role insufficient" and 404 "not found or no access" (ref admin §4) without saying which a
+ *   token outside its project gets, so the emulator keeps one answer for every key out of scope
+ *   (inferred).
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -134,23 +147,44 @@ export function keyAuth(store: Store, api: keyof typeof KEY_KINDS): MiddlewareHa
 const listed = (list: string[] | undefined, rec: { id: string; name: string }) =>
   !!list && (list.includes(rec.id) || list.includes(rec.name));
 
-/** What one admin key may touch. */
+/** What one admin key (or Harness token) may touch. */
 export class Scope {
   constructor(
     private readonly store: Store,
     readonly key: KeyRecord,
   ) {}
 
-  /** No workspace or environment restriction. */
-  get unrestricted(): boolean {
-    return !this.key.workspaces?.length && !this.key.environments?.length;
+  /** A Harness token issued for some organizations or projects, not for the account. */
+  private get harness(): boolean {
+    return (
+      this.key.type === "platform" &&
+      (this.key.organizations !== undefined || this.key.projects !== undefined)
+    );
   }
 
-  /** Whether the key may touch the workspace (listed, or holding a listed environment). */
+  /** Restricted to workspaces or environments (as an admin key is). */
+  private get listed(): boolean {
+    return !!this.key.workspaces?.length || !!this.key.environments?.length;
+  }
+
+  /** No restriction: every workspace and environment, and account-wide changes. */
+  get unrestricted(): boolean {
+    return !this.listed && !this.harness;
+  }
+
+  /** Whether a workspace (or one of that name) belongs to a project the Harness token was issued for. */
+  private projectAllowed(ws: Pick<WorkspaceRecord, "name">): boolean {
+    return this.store.projectsOf(ws).some((p) => keyAllows(this.key, p));
+  }
+
+  /** Whether the key may touch the workspace (listed, or holding a listed environment; of its projects). */
   workspaceAllowed(ws: WorkspaceRecord): boolean {
     if (this.unrestricted) return true;
+    if (this.harness && !this.projectAllowed(ws)) return false;
     if (this.key.workspaces?.length) return listed(this.key.workspaces, ws);
-    return this.store.environments.inWorkspace(ws.id).some((e) => listed(this.key.environments, e));
+    if (this.key.environments?.length)
+      return this.store.environments.inWorkspace(ws.id).some((e) => listed(this.key.environments, e));
+    return true;
   }
 
   /** Whether the key may touch the environment (and its workspace). */
@@ -193,10 +227,83 @@ export class Scope {
       throw forbidden(`The API key is not allowed to access environment ${env.id}`);
   }
 
+  /** How the key is restricted, as the refusals say it. */
+  private get restriction(): string {
+    if (!this.harness) return "The API key is restricted to some workspaces or environments";
+    const { organizations, projects } = this.key;
+    const [one, many, list] =
+      projects !== undefined
+        ? ["project", "projects", projects]
+        : ["organization", "organizations", organizations ?? []];
+    return `The Harness token is restricted to ${list.length === 1 ? one : many} ${list.join(", ") || "(none)"}`;
+  }
+
   /** Account-wide changes (workspaces, groups) need an unrestricted key. */
   assertAccountWide(action: string): void {
-    if (!this.unrestricted)
-      throw forbidden(`The API key is restricted to some workspaces or environments and cannot ${action}`);
+    if (!this.unrestricted) throw forbidden(`${this.restriction} and cannot ${action}`);
+  }
+
+  /**
+   * A change of a workspace the key may touch: an unrestricted key, or a Harness token (only
+   * Harness restrictions), which may not rename it out of its scope (`name`, once known).
+   */
+  assertWorkspaceChange(ws: WorkspaceRecord, name?: string): void {
+    if (this.unrestricted) return;
+    if (this.listed) {
+      this.assertAccountWide("change workspaces");
+      return;
+    }
+    if (name !== undefined && name !== ws.name && !this.projectAllowed({ name }))
+      throw forbidden(
+        `${this.restriction} and cannot rename workspace ${ws.id} to ${name}: the workspace would leave its scope (a workspace belongs to the Harness project whose name or identifier it carries)`,
+      );
+  }
+
+  /**
+   * A new API key: any for an unrestricted key, none for a restricted admin key, and for a
+   * Harness token one no wider than itself (checked once the `target` is parsed): its workspace
+   * and environments within the token's scope, and an admin key restricted to some.
+   */
+  assertMint(target?: { workspace: WorkspaceRecord | undefined; environments: EnvironmentRecord[] }): void {
+    if (this.unrestricted) return;
+    if (this.listed) {
+      this.assertAccountWide("create API keys");
+      return;
+    }
+    if (!target) return;
+    const { workspace, environments } = target;
+    if (workspace && !this.workspaceAllowed(workspace))
+      throw forbidden(`${this.restriction} and cannot create an API key for workspace ${workspace.id}`);
+    for (const env of environments) {
+      if (!this.environmentAllowed(env))
+        throw forbidden(`${this.restriction} and cannot create an API key for environment ${env.id}`);
+    }
+    if (!workspace && environments.length === 0)
+      throw forbidden(
+        `${this.restriction} and cannot create an admin API key for every workspace: name a workspace or environments within its scope`,
+      );
+  }
+
+  /**
+   * Revoking a key: any for an unrestricted key, none for a restricted admin key, and for a
+   * Harness token an admin or SDK key no wider than itself (an unknown `target` is left to the
+   * 404).
+   */
+  assertRevoke(target: KeyRecord | undefined): void {
+    if (this.unrestricted) return;
+    if (this.listed) {
+      this.assertAccountWide("revoke API keys");
+      return;
+    }
+    if (!target) return;
+    const theirs = new Scope(this.store, target);
+    const mine = new Set(this.workspaceIds());
+    if (
+      target.type === "platform" ||
+      theirs.unrestricted ||
+      !theirs.workspaceIds().every((id) => mine.has(id))
+    )
+      throw forbidden(`${this.restriction} and cannot revoke API key ${target.id}, which reaches beyond it`);
   }
 }
 

@@ -25,8 +25,10 @@ import {
   type FlagRecord,
   type GroupRecord,
   type KeyRecord,
+  type PlatformScope,
   STATE_FORMAT,
   type StateFile,
+  type StoredProject,
   type TrafficTypeRecord,
   type WorkspaceRecord,
 } from "./records";
@@ -252,5 +254,24 @@ export class Store extends Journal {
     if (byId) return byId;
     const ws = this.workspaces.byRef(key.workspaces?.[0] ?? "Default");
     return ws ? this.environments.byRef(ws.id, ref) : undefined;
+  }
+
+  /**
+   * Whether a workspace is the one of a platform project. Under Harness an FME project is the
+   * Harness project, and clients resolve a workspace from the organization and project (ref admin
+   * §9.2: [HSDK] `workspaces.go`, `GET /workspaces?organizationIdentifier=&projectIdentifier=`);
+   * the emulator links a workspace to each project whose name or identifier is the workspace's
+   * name (inferred: the reference shows the lookup, not how the service links them).
+   */
+  inProject(ws: Pick<WorkspaceRecord, "name">, project: StoredProject): boolean {
+    return ws.name === project.project.name || ws.name === project.project.identifier;
+  }
+
+  /** The platform projects a workspace (or a workspace of that name) belongs to ({@link inProject}). */
+  projectsOf(ws: Pick<WorkspaceRecord, "name">): PlatformScope[] {
+    return this.platform
+      .projects()
+      .filter((p) => this.inProject(ws, p))
+      .map((p) => ({ org: p.project.orgIdentifier, project: p.project.identifier }));
   }
 }

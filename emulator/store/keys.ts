@@ -28,9 +28,14 @@ export class Keys extends Table<KeyRecord> {
     return this.put({ ...k, id: k.id ?? randomUUID(), name: k.name ?? `${k.type} key`, primary });
   }
 
+  /** The key with this id. */
+  byId(id: string): KeyRecord | undefined {
+    return this.find((k) => k.id === id);
+  }
+
   /** Revokes the key with this id; 404 when there is none. */
   revoke(id: string): void {
-    const key = this.find((k) => k.id === id);
+    const key = this.byId(id);
     if (!key) throw notFound(`Could not find API key ${id}`);
     this.drop(key.key);
   }

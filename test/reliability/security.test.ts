@@ -806,6 +806,60 @@ describe("a restricted key cannot read or change anything outside its scope", ()
       kind: "not-found",
     });
   });
+
+  it("a Harness token of one project on the admin API: another project's workspace is refused, and no key it mints is wider", async () => {
+    // Each workspace carries its project's identifier: the workspace of that Harness project.
+    const mine = (await admin.workspaces.create({ name: "proj_a", requiresTitleAndComments: false })).id;
+    const theirs = (await admin.workspaces.create({ name: "proj_b", requiresTitleAndComments: false })).id;
+    await admin.flags.create(theirs, "user", { name: "their-flag", description: "theirs" });
+    const harness = new AdminClient({ baseUrl: emu.url, apiKey: PROJECT_KEY, requestsPerSecond: inf });
+    // The attack: rename the other project's workspace, mint an unrestricted admin key.
+    await expect(
+      harness.workspaces.patch(theirs, [{ op: "replace", path: "/name", value: "owned" }]),
+    ).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining(`The API key is not allowed to access workspace ${theirs}`),
+    });
+    await expect(harness.apiKeys.create({ name: "wider", apiKeyType: "admin" })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining(
+        "The Harness token is restricted to project proj_a and cannot create an admin API key for every workspace",
+      ),
+    });
+    await expect(
+      harness.apiKeys.create({
+        name: "theirs",
+        apiKeyType: "admin",
+        workspace: { type: "workspace", id: theirs },
+      }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(harness.flags.delete(theirs, "their-flag")).rejects.toMatchObject({ status: 403 });
+    const names: string[] = [];
+    for await (const w of harness.workspaces.list()) names.push(w.name);
+    expect(names).toEqual(["proj_a"]);
+    // Its own project's workspace: a change, a flag, a key restricted to it (which reaches no further).
+    expect(
+      (
+        await harness.workspaces.patch(mine, [
+          { op: "replace", path: "/requiresTitleAndComments", value: true },
+        ])
+      ).requiresTitleAndComments,
+    ).toBe(true);
+    expect((await harness.flags.create(mine, "user", { name: "my-flag", description: "mine" })).name).toBe(
+      "my-flag",
+    );
+    const minted = await harness.apiKeys.create({
+      name: "mine",
+      apiKeyType: "admin",
+      workspace: { type: "workspace", id: mine },
+    });
+    const narrow = new AdminClient({ baseUrl: emu.url, apiKey: minted.key, requestsPerSecond: inf });
+    expect((await narrow.flags.get(mine, "my-flag")).name).toBe("my-flag");
+    await expect(narrow.flags.delete(theirs, "their-flag")).rejects.toMatchObject({ status: 403 });
+    const after = await admin.workspaces.getByName("proj_b");
+    expect(after?.id).toBe(theirs);
+    expect((await admin.flags.get(theirs, "their-flag")).description).toBe("theirs");
+  });
 });
 
 describe("no key in anything logged", () => {

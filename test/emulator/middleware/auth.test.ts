@@ -251,3 +251,253 @@ describe("Harness mode (ref admin §4: migrated accounts send a Harness token in
     expect(r.body).toEqual(adminError(401, "Invalid API key"));
   });
 });
+
+describe("Harness token scopes (ref admin §4, §9.2): a token reaches the workspaces of the projects it was issued for", () => {
+  const PROJECT_TOKEN = "pat.scoped.payments-only.0123456789";
+  const ORG_TOKEN = "pat.scoped.acme-only.0123456789";
+  const asToken = (key: string, body?: unknown) => ({ key: null, headers: { "x-api-key": key }, body });
+  let h: Awaited<ReturnType<typeof start>>;
+  const ws: Record<string, { id: string; name: string }> = {};
+  const prod: Record<string, { id: string; name: string }> = {};
+  const listed = async (key: string) =>
+    (await h.call("GET", "/internal/api/v2/workspaces", asToken(key))).body.objects.map(
+      (w: { name: string }) => w.name,
+    );
+
+  beforeAll(async () => {
+    h = await start({
+      keys: [
+        { key: PROJECT_TOKEN, type: "platform", organizations: ["default"], projects: ["default/payments"] },
+        { key: ORG_TOKEN, type: "platform", organizations: ["acme"] },
+      ],
+    });
+    const platform = (path: string, body: unknown, org?: string) =>
+      h.call(
+        "POST",
+        `${path}?accountIdentifier=${h.emu.accountId}${org ? `&orgIdentifier=${org}` : ""}`,
+        asToken(h.emu.platformKey, body),
+      );
+    expect(
+      (await platform("/ng/api/organizations", { organization: { identifier: "acme", name: "Acme" } }))
+        .status,
+    ).toBe(200);
+    for (const [identifier, name, org] of [
+      ["payments", "Payments", undefined],
+      ["search", "Search", undefined],
+      ["shop", "Shop", "acme"],
+    ] as const) {
+      expect((await platform("/ng/api/projects", { project: { identifier, name } }, org)).status).toBe(200);
+    }
+    // Each workspace carries its project's identifier or name (emulator/store/index.ts projectsOf).
+    for (const name of ["payments", "Search", "shop"]) {
+      ws[name] = (await h.call("POST", "/internal/api/v2/workspaces", { body: { name } })).body;
+      prod[name] = (
+        await h.call("POST", `/internal/api/v2/environments/ws/${ws[name]?.id}`, { body: { name: "Prod" } })
+      ).body;
+      await h.call("POST", `/internal/api/v2/splits/ws/${ws[name]?.id}/trafficTypes/user`, {
+        body: { name: "theirs" },
+      });
+    }
+  });
+  afterAll(() => h.emu.stop());
+
+  it("a project token: another project's workspace is refused, its rename and an unrestricted key too", async () => {
+    const search = ws.Search as { id: string };
+    const rename = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${search.id}`,
+      asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "owned" }]),
+    );
+    expect(rename.status).toBe(403);
+    expect(rename.body).toEqual(
+      adminError(403, `The API key is not allowed to access workspace ${search.id}`),
+    );
+    const minted = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(PROJECT_TOKEN, { name: "wider", apiKeyType: "admin" }),
+    );
+    expect(minted.status).toBe(403);
+    expect(minted.body).toEqual(
+      adminError(
+        403,
+        "The Harness token is restricted to project default/payments and cannot create an admin API key for every workspace: name a workspace or environments within its scope",
+      ),
+    );
+    for (const [body, what] of [
+      [
+        { name: "w", apiKeyType: "admin", workspace: { type: "workspace", id: search.id } },
+        `workspace ${search.id}`,
+      ],
+      [
+        { name: "e", apiKeyType: "admin", environments: [{ type: "environment", id: prod.Search?.id }] },
+        `environment ${prod.Search?.id}`,
+      ],
+      [
+        {
+          name: "s",
+          apiKeyType: "server_side",
+          environments: [{ type: "environment", id: prod.Search?.id }],
+        },
+        `environment ${prod.Search?.id}`,
+      ],
+    ] as const) {
+      const r = await h.call("POST", "/internal/api/v2/apiKeys", asToken(PROJECT_TOKEN, body));
+      expect(r.body).toEqual(
+        adminError(
+          403,
+          `The Harness token is restricted to project default/payments and cannot create an API key for ${what}`,
+        ),
+      );
+    }
+    for (const [method, path, body] of [
+      ["GET", `/internal/api/v2/splits/ws/${search.id}`, undefined],
+      ["DELETE", `/internal/api/v2/splits/ws/${search.id}/theirs`, undefined],
+      ["POST", `/internal/api/v2/splits/ws/${search.id}/trafficTypes/user`, { name: "intruder" }],
+      ["GET", `/internal/api/v2/rolloutStatuses?wsId=${search.id}`, undefined],
+      ["DELETE", `/internal/api/v2/workspaces/${search.id}`, undefined],
+    ] as const) {
+      const r = await h.call(method, path, asToken(PROJECT_TOKEN, body));
+      expect([method, path, r.status]).toEqual([method, path, 403]);
+    }
+    expect(await listed(PROJECT_TOKEN)).toEqual(["payments"]);
+    const group = await h.call("POST", "/internal/api/v2/groups", asToken(PROJECT_TOKEN, { name: "g" }));
+    expect(group.body).toEqual(
+      adminError(403, "The Harness token is restricted to project default/payments and cannot create groups"),
+    );
+    expect((await h.call("GET", "/internal/api/v2/groups", asToken(PROJECT_TOKEN))).status).toBe(200);
+    expect((await h.call("GET", `/internal/api/v2/workspaces/${search.id}`)).body.name).toBe("Search");
+    expect((await h.call("GET", `/internal/api/v2/splits/ws/${search.id}/theirs`)).status).toBe(200);
+  });
+
+  it("a project token works in its own project's workspace and mints keys within it", async () => {
+    const payments = ws.payments as { id: string };
+    const flag = await h.call(
+      "POST",
+      `/internal/api/v2/splits/ws/${payments.id}/trafficTypes/user`,
+      asToken(PROJECT_TOKEN, { name: "checkout" }),
+    );
+    expect(flag.status).toBe(200);
+    const renamed = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${payments.id}`,
+      asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "Payments" }]),
+    );
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe("Payments");
+    const away = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${payments.id}`,
+      asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "Elsewhere" }]),
+    );
+    expect(away.body).toEqual(
+      adminError(
+        403,
+        `The Harness token is restricted to project default/payments and cannot rename workspace ${payments.id} to Elsewhere: the workspace would leave its scope (a workspace belongs to the Harness project whose name or identifier it carries)`,
+      ),
+    );
+    const key = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(PROJECT_TOKEN, {
+        name: "mine",
+        apiKeyType: "admin",
+        workspace: { type: "workspace", id: payments.id },
+      }),
+    );
+    expect(key.status).toBe(200);
+    expect(key.body).toMatchObject({ name: "mine", apiKeyType: "admin", roles: [] });
+    const minted = key.body.key as string;
+    expect(
+      (await h.call("GET", `/internal/api/v2/splits/ws/${payments.id}/checkout`, { key: minted })).status,
+    ).toBe(200);
+    expect(
+      (await h.call("DELETE", `/internal/api/v2/splits/ws/${ws.Search?.id}/theirs`, { key: minted })).status,
+    ).toBe(403);
+    const sdk = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(PROJECT_TOKEN, {
+        name: "sdk",
+        apiKeyType: "server_side",
+        environments: [{ type: "environment", id: prod.payments?.id }],
+      }),
+    );
+    expect(sdk.status).toBe(200);
+    // It revokes what lies within its scope, and nothing wider.
+    expect(
+      (await h.call("DELETE", `/internal/api/v2/apiKeys/${key.body.id}`, asToken(PROJECT_TOKEN))).body,
+    ).toBe(true);
+    const wide = (
+      await h.call("POST", "/internal/api/v2/apiKeys", { body: { name: "wide", apiKeyType: "admin" } })
+    ).body;
+    const revoke = await h.call("DELETE", `/internal/api/v2/apiKeys/${wide.id}`, asToken(PROJECT_TOKEN));
+    expect(revoke.body).toEqual(
+      adminError(
+        403,
+        `The Harness token is restricted to project default/payments and cannot revoke API key ${wide.id}, which reaches beyond it`,
+      ),
+    );
+    expect((await h.call("GET", "/internal/api/v2/workspaces", { key: wide.key })).status).toBe(200);
+  });
+
+  it("an organization token reaches the workspaces of that organization's projects", async () => {
+    expect(await listed(ORG_TOKEN)).toEqual(["shop"]);
+    const shop = ws.shop as { id: string };
+    expect(
+      (await h.call("GET", `/internal/api/v2/splits/ws/${shop.id}/theirs`, asToken(ORG_TOKEN))).status,
+    ).toBe(200);
+    const def = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${h.ws.id}`,
+      asToken(ORG_TOKEN, [{ op: "replace", path: "/name", value: "Mine" }]),
+    );
+    expect(def.body).toEqual(adminError(403, `The API key is not allowed to access workspace ${h.ws.id}`));
+    const unrestricted = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(ORG_TOKEN, { name: "wider", apiKeyType: "admin" }),
+    );
+    expect(unrestricted.body).toEqual(
+      adminError(
+        403,
+        "The Harness token is restricted to organization acme and cannot create an admin API key for every workspace: name a workspace or environments within its scope",
+      ),
+    );
+    const within = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(ORG_TOKEN, {
+        name: "shop key",
+        apiKeyType: "admin",
+        workspace: { type: "workspace", id: shop.id },
+      }),
+    );
+    expect(within.status).toBe(200);
+  });
+
+  it("an account token acts on every workspace and mints unrestricted keys, as before", async () => {
+    const all = (await h.call("GET", "/internal/api/v2/workspaces")).body.objects.map(
+      (w: { name: string }) => w.name,
+    );
+    expect(all).toHaveLength(4);
+    expect(await listed(h.emu.platformKey)).toEqual(all);
+    const search = ws.Search as { id: string };
+    const rename = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${search.id}`,
+      asToken(h.emu.platformKey, [{ op: "replace", path: "/requiresTitleAndComments", value: false }]),
+    );
+    expect(rename.status).toBe(200);
+    const key = await h.call(
+      "POST",
+      "/internal/api/v2/apiKeys",
+      asToken(h.emu.platformKey, { name: "all", apiKeyType: "admin" }),
+    );
+    expect(key.status).toBe(200);
+    expect(
+      (await h.call("POST", "/internal/api/v2/groups", asToken(h.emu.platformKey, { name: "account-group" })))
+        .status,
+    ).toBe(200);
+  });
+});

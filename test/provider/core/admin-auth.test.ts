@@ -13,6 +13,8 @@ import {
   resetProvider,
 } from "../../../provider/core/config";
 import { getWorkspace } from "../../../provider/lookups";
+import { AdminClient } from "../../../sdk/admin/client";
+import { PlatformClient } from "../../../sdk/platform/client";
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -63,6 +65,39 @@ describe("flagstack:adminAuth", () => {
     expect(() => providerSettings({ FLAGSTACK_ADMIN_AUTH: "Bearer" })).toThrow(
       'FLAGSTACK_ADMIN_AUTH: must be one of "bearer", "x-api-key"',
     );
+  });
+
+  it("a project's Harness token reaches that project's workspace only (emulator/middleware/auth.ts)", async () => {
+    const inf = Number.POSITIVE_INFINITY;
+    const platform = new PlatformClient({
+      baseUrl: emu.url,
+      apiKey: emu.platformKey,
+      accountId: emu.accountId,
+      requestsPerSecond: inf,
+    });
+    await platform.projects.create({ identifier: "payments", name: "Payments" }, { org: "default" });
+    const owner = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: inf });
+    const ws = await owner.workspaces.create({ name: "payments", requiresTitleAndComments: false });
+    const token = `pat.${emu.accountId}.payments.0123456789`;
+    await emu.addKey({
+      key: token,
+      type: "platform",
+      organizations: ["default"],
+      projects: ["default/payments"],
+    });
+    configure({ "flagstack:adminApiKey": token });
+    const admin = adminClient(providerSettings({}));
+    expect((await admin.workspaces.getByHarnessProject("default", "payments"))?.id).toBe(ws.id);
+    expect(await admin.workspaces.getByName("Default")).toBeUndefined();
+    const options = { adminApiUrl: emu.url, adminApiKey: token };
+    expect((await getWorkspace({ name: "payments" }, options)).id).toBe(ws.id);
+    await expect(getWorkspace({ name: "Default" }, options)).rejects.toThrow();
+    expect((await admin.flags.create(ws.id, "user", { name: "pay-flag", description: "" })).name).toBe(
+      "pay-flag",
+    );
+    await expect(admin.apiKeys.create({ name: "wider", apiKeyType: "admin" })).rejects.toMatchObject({
+      status: 403,
+    });
   });
 
   it("reaches the program-side lookups through their options", async () => {
