@@ -386,6 +386,21 @@ export interface RecordingProxy {
     match: { method: string; path: RegExp },
     action: { after?: () => Promise<void>; lose?: boolean },
   ): void;
+  /**
+   * Acts once on the `n`-th request that changes something (not GET, counted from 0 from now), as
+   * {@link once} does; `respond` replaces the service's answer by the one it returns, given the
+   * service's status and body text and the request's body text.
+   */
+  onWrite(
+    n: number,
+    action: {
+      lose?: boolean;
+      respond?: (
+        upstream: { status: number; text: string },
+        request: string,
+      ) => { status: number; text: string };
+    },
+  ): void;
   stop(): Promise<void>;
 }
 
@@ -399,6 +414,11 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     match: { method: string; path: RegExp };
     action: { after?: () => Promise<void>; lose?: boolean };
   }[] = [];
+  let writeHooks: {
+    n: number;
+    action: Parameters<RecordingProxy["onWrite"]>[1];
+  }[] = [];
+  let writesSeen = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -439,6 +459,19 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
             return;
           }
         }
+        let answer = { status: upstream.status, text };
+        if ((req.method ?? "GET") !== "GET") {
+          const index = writesSeen++;
+          const writeHook = writeHooks.find((h) => h.n === index);
+          if (writeHook) {
+            writeHooks = writeHooks.filter((h) => h !== writeHook);
+            if (writeHook.action.lose) {
+              req.socket.destroy();
+              return;
+            }
+            if (writeHook.action.respond) answer = writeHook.action.respond(answer, raw);
+          }
+        }
         const out: Record<string, string> = {};
         upstream.headers.forEach((v, k) => {
           if (
@@ -449,8 +482,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           )
             out[k] = v;
         });
-        res.writeHead(upstream.status, out);
-        res.end(text);
+        res.writeHead(answer.status, out);
+        res.end(answer.text);
       } catch (e) {
         res.writeHead(502);
         res.end(String(e));
@@ -468,6 +501,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     },
     once: (match, action) => {
       hooks.push({ match, action });
+    },
+    onWrite: (n, action) => {
+      writeHooks.push({ n: writesSeen + n, action });
     },
     stop: () =>
       new Promise<void>((resolve) => {
