@@ -137,8 +137,10 @@ export function validatePipeline(doc: unknown, scope: { org: string; project: st
   if (identifierIsRuntimeInput(doc)) throw invalidRequest("Pipeline identifier cannot be runtime input");
   const { issues, pipeline: p } = checkServicePipeline(doc, scope, SERVER_MESSAGES);
   if (p === undefined) throw schemaFailure(doc, issues);
-  const tagMap: Record<string, string> = {};
-  for (const [k, v] of Object.entries(p.tags ?? {})) tagMap[k] = v === null ? "" : String(v);
+  // `fromEntries` makes each key a member, `__proto__` too (an assignment would drop it).
+  const tagMap = Object.fromEntries(
+    Object.entries(p.tags ?? {}).map(([k, v]) => [k, v === null ? "" : String(v)]),
+  );
   return {
     identifier: p.identifier,
     name: p.name,

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { ChangeRequestStatus, ExcludedSegment, SegmentRule } from "../../sdk/admin/schemas";
+import { dataRecord } from "../../sdk/core/data-record";
 import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
 
 /** A flag set of a workspace (ref admin §1.1, v3). */
@@ -35,7 +36,8 @@ export const IdentityRecord = z.object({
   trafficTypeId: z.string(),
   environmentId: z.string(),
   key: z.string(),
-  values: z.record(z.string(), z.unknown()),
+  /** By attribute id, a user's name ({@link dataRecord}: `__proto__` is kept). */
+  values: dataRecord(z.unknown()),
 });
 /** An identity. */
 export type IdentityRecord = z.output<typeof IdentityRecord>;

@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../../sdk/core/data-record";
 import { Tags } from "../../sdk/platform/schemas";
 
 /** The v2 entity kinds, in the order a deletion cascades through them. */
@@ -57,9 +58,12 @@ export const StoredEntity = EntityFields.extend({
 /** A stored v2 entity. */
 export type StoredEntity = z.infer<typeof StoredEntity>;
 
-/** Every v2 entity by kind, each by `<org>/<project>/<parent>/<identifier>` (`-` for an absent level). */
+/**
+ * Every v2 entity by kind, each by `<org>/<project>/<parent>/<identifier>` (`-` for an absent
+ * level); the keys are user identifiers, so each map is a {@link dataRecord}.
+ */
 export const PlatformEntitiesState = z.object(
-  Object.fromEntries(ENTITY_KINDS.map((k) => [k, z.record(z.string(), StoredEntity).default({})])) as Record<
+  Object.fromEntries(ENTITY_KINDS.map((k) => [k, dataRecord(StoredEntity).default({})])) as Record<
     EntityKind,
     z.ZodDefault<z.ZodRecord<z.ZodString, typeof StoredEntity>>
   >,

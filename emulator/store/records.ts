@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
+import { dataRecord } from "../../sdk/core/data-record";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
 import { CatalogState } from "./catalog-records";
 import { PlatformEntitiesState } from "./platform-entity-records";
@@ -268,14 +269,16 @@ export type StoredPipeline = z.infer<typeof StoredPipeline>;
 /**
  * Everything the platform API stores, as the state file holds it. Keys: organizations by
  * identifier; projects by `<org>/<identifier lower-cased>`; connectors by `<org>/<project>/<id>`
- * (`-` for an absent scope level); pipelines by `<org>/<project>/<id>`.
+ * (`-` for an absent scope level); pipelines by `<org>/<project>/<id>`. The keys are made of
+ * user identifiers, so they are {@link dataRecord}s: an organization `__proto__` is read back from
+ * the file like any other (`z.record` would drop it).
  */
 export const PlatformState = z.object({
   accountId: z.string(),
-  organizations: z.record(z.string(), StoredOrganization),
-  projects: z.record(z.string(), StoredProject),
-  connectors: z.record(z.string(), StoredConnector),
-  pipelines: z.record(z.string(), StoredPipeline),
+  organizations: dataRecord(StoredOrganization),
+  projects: dataRecord(StoredProject),
+  connectors: dataRecord(StoredConnector),
+  pipelines: dataRecord(StoredPipeline),
 });
 /** The platform part of the state file. */
 export type PlatformState = z.infer<typeof PlatformState>;

@@ -9,6 +9,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { setOwn } from "../../sdk/core/data-record";
 import { containsUnknown, PROVIDER_KEY } from "./check";
 
 /** Per-field customisation of the comparison. */
@@ -20,6 +21,15 @@ export interface FieldRule {
    * by name equals the same workspace given by id (the old state holds both).
    */
   equals?: (oldValue: unknown, newValue: unknown, olds: Record<string, unknown>) => boolean;
+  /**
+   * The program may leave the field out, and the service's value is then not managed: an omitted
+   * new value is no change. Only the program's value is omitted this way: `equals` and `normalize`
+   * never see an omitted program value, so they compare two values as they are, and a recorded
+   * "none" differs from a live value (the guard, `./guard.ts`, compares the live value with the
+   * recorded one by the same rule: a colleague's value set where the state recorded none is an
+   * edit since, not "not managed").
+   */
+  optional?: boolean;
 }
 
 /** What a resource tells {@link diffInputs}. */
@@ -47,7 +57,8 @@ function canonicalize(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = canonicalize(v);
+      // `setOwn`: a `__proto__` key (a tag) is a member, so a change of its value is a change.
+      if (v !== undefined) setOwn(out, key, canonicalize(v));
     }
     return out;
   }
@@ -75,14 +86,26 @@ export function changedFields<K extends string>(
       continue;
     }
     const rule = spec.rules?.[field];
-    const same = rule?.equals
-      ? rule.equals(oldValue, newValue, olds)
-      : rule?.normalize
-        ? jsonEqual(rule.normalize(oldValue), rule.normalize(newValue))
-        : jsonEqual(oldValue, newValue);
-    if (!same) changed.push(field);
+    if (rule?.optional && newValue === undefined) continue;
+    if (!sameByRule(rule, oldValue, newValue, olds)) changed.push(field);
   }
   return changed;
+}
+
+/**
+ * Whether two values of a field mean the same by its rule: `equals`, else `normalize`, else JSON
+ * equality. Both are values as they are (an omitted program value of an `optional` field is
+ * decided before: see {@link FieldRule.optional}); `olds` is the whole state `a` comes from.
+ */
+export function sameByRule(
+  rule: FieldRule | undefined,
+  a: unknown,
+  b: unknown,
+  olds: Record<string, unknown>,
+): boolean {
+  if (rule?.equals) return rule.equals(a, b, olds);
+  if (rule?.normalize) return jsonEqual(rule.normalize(a), rule.normalize(b));
+  return jsonEqual(a, b);
 }
 
 /**

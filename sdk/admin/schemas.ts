@@ -11,6 +11,8 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../core/data-record";
+import { secretField } from "../core/secret-fields";
 import { regexProblem } from "../split/regex-safety";
 
 /** Treatment names the service refuses (ref §2, "Creating a rollout plan"). */
@@ -123,13 +125,16 @@ export const ChangePermissions = z.looseObject({
 });
 export type ChangePermissions = z.infer<typeof ChangePermissions>;
 
-/** An SDK key the service makes with an environment (`apiTokens`, ref §1.2); `key` only where the service returns it. */
+/**
+ * An SDK key the service makes with an environment (`apiTokens`, ref §1.2); `key` only where the
+ * service returns it, a secret field (`sdk/core/secret-fields.ts`: no error of the call shows it).
+ */
 export const ApiToken = z.looseObject({
   id: z.string(),
   name: z.string(),
   type: z.string().optional(),
   apiKeyType: z.string(),
-  key: z.string().optional(),
+  key: secretField(z.string()).optional(),
 });
 export type ApiToken = z.infer<typeof ApiToken>;
 
@@ -674,7 +679,8 @@ export const IdentityBody = z.object({
   key: z.string().min(1, "key must not be empty").max(250, "key must be at most 250 characters").optional(),
   trafficTypeId: z.string().optional(),
   environmentId: z.string().optional(),
-  values: z.record(z.string(), z.unknown(), { error: "values must be an object of attribute values" }),
+  /** By attribute id: user names, so a {@link dataRecord} (`__proto__` is an attribute id like any other). */
+  values: dataRecord(z.unknown(), { error: "values must be an object of attribute values" }),
 });
 export type IdentityBody = z.input<typeof IdentityBody>;
 

@@ -7,6 +7,8 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../core/data-record";
+import { secretField } from "../core/secret-fields";
 import { IDENTIFIER_PATTERN, IDENTIFIER_RULE, isReservedIdentifier } from "./pipeline/grammar";
 
 // The identifier grammar is the pipeline package's (`./pipeline/grammar.ts`): one pattern and one
@@ -39,7 +41,11 @@ export const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 export const DEFAULT_PROJECT_COLOUR = "#0063F7";
 export const DEFAULT_ORG = "default";
 
-export const Tags = z.record(z.string(), z.string());
+/**
+ * Key/value tags. A key is user data: `__proto__`, `constructor` and `prototype` are keys like any
+ * other, kept through parsing (`dataRecord`, `sdk/core/data-record.ts`).
+ */
+export const Tags = dataRecord(z.string());
 
 // ---------------------------------------------------------------------------------------------
 // Envelopes and errors (spec §2 "Success envelope", ref §1-2)
@@ -532,12 +538,14 @@ export const SECRET_VALUE_TYPES = ["Inline", "Reference"] as const;
 
 /**
  * `spec` of a SecretText. `value` is accepted on create and update; the service never returns an
- * inline value (TFP `readSecretText` reads `value` back only for `Reference`).
+ * inline value (TFP `readSecretText` reads `value` back only for `Reference`). It is a secret
+ * field (`sdk/core/secret-fields.ts`): the secrets' routes declare it, so no error of a call that
+ * sends it shows it.
  */
 export const SecretTextSpec = z.looseObject({
   secretManagerIdentifier: z.string().min(1, "secretManagerIdentifier is required"),
   valueType: z.enum(SECRET_VALUE_TYPES),
-  value: z.string().optional(),
+  value: secretField(z.string()).optional(),
 });
 /** `spec` of a SecretFile; the content travels as the multipart `file` part. */
 export const SecretFileSpec = z.looseObject({
@@ -565,7 +573,7 @@ export const Secret = entityDetails({
   spec: z.looseObject({
     secretManagerIdentifier: z.string(),
     valueType: z.enum(SECRET_VALUE_TYPES).optional(),
-    value: z.string().nullable().optional(),
+    value: secretField(z.string()).nullable().optional(),
   }),
 });
 export type Secret = z.infer<typeof Secret>;

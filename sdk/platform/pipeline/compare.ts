@@ -4,6 +4,7 @@
  * too, ref §11.1 `YamlDiffSuppressFunction`: the service re-serializes what it stores).
  * @module
  */
+import { setOwn } from "../../core/data-record";
 import type { PipelineModel, PipelineModelInput, PipelineScope } from "./model";
 import { readYaml } from "./parse";
 import { renderPipelineDocument } from "./render";
@@ -23,7 +24,7 @@ export function normalizePipeline(value: unknown): unknown {
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v === null || v === undefined) continue;
-      out[key] = normalizePipeline(v);
+      setOwn(out, key, normalizePipeline(v));
     }
     return out;
   }
