@@ -389,7 +389,8 @@ export interface RecordingProxy {
   /**
    * Acts once on the `n`-th request that changes something (not GET, counted from 0 from now), as
    * {@link once} does; `respond` replaces the service's answer by the one it returns, given the
-   * service's status and body text and the request's body text.
+   * service's status and body text, the request's body text and its path. {@link reset} drops
+   * those pending.
    */
   onWrite(
     n: number,
@@ -469,7 +470,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
               req.socket.destroy();
               return;
             }
-            if (writeHook.action.respond) answer = writeHook.action.respond(answer, raw);
+            if (writeHook.action.respond) answer = writeHook.action.respond(answer, raw, u.pathname);
           }
         }
         const out: Record<string, string> = {};
@@ -498,6 +499,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     writes: () => log.filter((r) => r.method !== "GET"),
     reset: () => {
       log = [];
+      writeHooks = [];
     },
     once: (match, action) => {
       hooks.push({ match, action });

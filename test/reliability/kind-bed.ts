@@ -22,6 +22,8 @@ export interface KindBed {
   proxy: RecordingProxy;
   ctx: SampleContext;
   config: Record<string, string>;
+  /** Every object `ctx.make` made, in order. */
+  made(): { kind: string; id: string; inputs: Props; outs: Props }[];
   /** How many stored objects each collection of the emulator's state file holds now. */
   census(): Promise<Record<string, number>>;
   stop(): Promise<void>;
@@ -68,6 +70,7 @@ export async function startKindBed(): Promise<KindBed> {
     requestsPerSecond: Number.POSITIVE_INFINITY,
   });
   let project: Promise<string> | undefined;
+  const made: { kind: string; id: string; inputs: Props; outs: Props }[] = [];
   const ctx: SampleContext = {
     emu,
     admin,
@@ -81,7 +84,9 @@ export async function startKindBed(): Promise<KindBed> {
       if (!sample) throw new Error(`no sample of ${kind}`);
       const inputs = await checked(kind, { ...(await sample.inputs(ctx)), ...change });
       const { id, outs } = await implOf(kind).create(inputs);
-      return { id, inputs, outs: JSON.parse(JSON.stringify(outs ?? {})) as Props };
+      const object = { id, inputs, outs: JSON.parse(JSON.stringify(outs ?? {})) as Props };
+      made.push({ kind, ...object });
+      return object;
     },
     project() {
       project ??= (async () => {
@@ -100,6 +105,7 @@ export async function startKindBed(): Promise<KindBed> {
     proxy,
     ctx,
     config,
+    made: () => made.slice(),
     async census() {
       // Every response is held until its change is on disk, so the file is current here.
       return census(JSON.parse(readFileSync(statePath, "utf8")));

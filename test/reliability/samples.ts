@@ -67,6 +67,13 @@ export interface Sample {
   writeOnly?: Record<string, string>;
   /** The input naming the feature-flag environment the kind writes into (approval gates apply). */
   environmentInput?: string;
+  /**
+   * Writes into a gated environment that change no targeting (`METHOD path`), which the service
+   * does not gate: each pattern's reason is in the sample's comment.
+   */
+  ungatedWrites?: RegExp[];
+  /** Why a kind whose inputs name environments writes nothing an approval gate covers. */
+  notGated?: string;
 }
 
 /**
@@ -191,6 +198,7 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       environments: ["Staging"],
     }),
     edits: () => ({}),
+    notGated: "an API key is not a change to an environment's targeting: change permissions do not cover it",
     noRead: "the API has no read of a key: what was recorded is all there is",
     lostCreateRefused: /the answer to creating API key "key_\d+" was lost .*revoke any key named "key_\d+"/s,
   },
@@ -350,6 +358,9 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   SegmentKeys: {
     environmentInput: "environment",
+    // Activating the segment in the environment before any key is uploaded: no key, no targeting
+    // (the service gates the keys, ref admin §1.2).
+    ungatedWrites: [/^POST \/internal\/api\/v2\/segments\/[^/]+\/[^/]+$/],
     inputs: async (c) => {
       const segment = await c.make("Segment");
       return {
@@ -371,6 +382,8 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   LargeSegment: {
+    notGated:
+      "it activates and deactivates the segment in environments and manages no members: with none, no targeting changes, and the service gates only a segment that holds members",
     inputs: async (c) => ({
       workspace: "Default",
       trafficType: "user",
@@ -484,6 +497,7 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     notEdited: { overrides: "service manifests per environment: covered by the delivery-environment tests" },
   },
   Infrastructure: {
+    notGated: "its environment is a delivery environment of the platform API, which has no approval gates",
     inputs: async (c) => {
       const env = await c.make("DeliveryEnvironment");
       return {
