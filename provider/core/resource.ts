@@ -8,10 +8,12 @@ import type * as pulumi from "@pulumi/pulumi";
 // which neither the program nor the provider process needs.
 import { CustomResource } from "@pulumi/pulumi/resource";
 import type { z } from "zod";
+import { protoKeyPath } from "../../sdk/core/data-record";
 import { type CheckSpec, checkWith } from "./check";
 import { configureProvider } from "./config";
 import { type DiffSpec, diffInputs } from "./diff";
 import { watchEngine } from "./host";
+import { protoKeyMessage } from "./proto-keys";
 
 /**
  * A value a program may pass for an input of type `T`: the value, a promise or an `Output`, at
@@ -147,6 +149,9 @@ export abstract class FlagstackResource extends CustomResource {
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
+    // Pulumi's runtime would drop an own `__proto__` key silently (`proto-keys.ts`): refuse it.
+    const protoKey = protoKeyPath(args);
+    if (protoKey !== undefined) throw new TypeError(protoKeyMessage(name, protoKey));
     // Every output the schema names gets an `Output` on the object: the list cannot drift from it.
     const props = { ...seedOutputs(Object.keys(outputs.shape), args), __provider: provider };
     const limit = Error.stackTraceLimit;

@@ -28,6 +28,29 @@ export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   }
 }
 
+/**
+ * The path of the first own `__proto__` key inside a JSON-like value (plain objects and arrays;
+ * anything else, such as a Pulumi `Output`, is not looked into), or `undefined` when there is none.
+ */
+export function protoKeyPath(value: unknown, at: (string | number)[] = []): (string | number)[] | undefined {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = protoKeyPath(v, [...at, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (k === PROTO) return [...at, k];
+    const found = protoKeyPath(v, [...at, k]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Whether `input` is a plain object with an own `__proto__` member (as `JSON.parse` makes one). */
 function hasOwnProto(input: unknown): input is Record<string, unknown> {
   return (

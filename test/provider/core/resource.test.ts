@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Flag, Group } from "../../../provider";
+import { Flag, Group, Organization } from "../../../provider";
 import { FLAG_TYPE } from "../../../provider/types";
 
 beforeAll(async () => {
@@ -76,5 +76,25 @@ describe("FlagstackResource", () => {
     const stack = (caught as Error).stack ?? "";
     expect(stack.split("\n")[0]).toBe("Error: transformation failed");
     expect(stack).toContain("resource.test.ts");
+  });
+});
+
+describe("an input holding a key named __proto__ (issue 23 item 2)", () => {
+  it("is refused when the resource is declared, naming the field, as Pulumi's runtime would drop it", () => {
+    const tags = JSON.parse('{"team":"web","__proto__":"x"}') as Record<string, string>;
+    expect(() => new Organization("o", { identifier: "acme", name: "Acme", tags })).toThrow(
+      new TypeError(
+        'o: tags.__proto__: a key named "__proto__" cannot pass through Pulumi: its Node.js runtime builds each input object by assignment, which drops that key without a word (the service and the flagstack SDK keep it); use another key',
+      ),
+    );
+  });
+
+  it("lets identifiers and tag keys constructor and prototype pass", () => {
+    const org = new Organization("p", {
+      identifier: "__proto__",
+      name: "Proto",
+      tags: JSON.parse('{"constructor":"c","prototype":"p"}') as Record<string, string>,
+    });
+    expect(org).toBeInstanceOf(pulumi.CustomResource);
   });
 });

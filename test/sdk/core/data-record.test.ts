@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { dataRecord, setOwn } from "../../../sdk/core/data-record";
+import { dataRecord, protoKeyPath, setOwn } from "../../../sdk/core/data-record";
 
 const parsed = (text: string) => JSON.parse(text) as unknown;
 
@@ -68,5 +68,25 @@ describe("setOwn", () => {
       ["b", "y"],
     ]);
     expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+  });
+});
+
+describe("protoKeyPath", () => {
+  it("finds the first own __proto__ key in plain objects and arrays, and looks into nothing else", () => {
+    expect(protoKeyPath(parsed('{"a":[{"b":1},{"c":{"__proto__":"x"}}]}'))).toEqual([
+      "a",
+      1,
+      "c",
+      "__proto__",
+    ]);
+    expect(protoKeyPath(parsed('{"constructor":"c","prototype":{"__proto__":{}}}'))).toEqual([
+      "prototype",
+      "__proto__",
+    ]);
+    expect(protoKeyPath(parsed('{"constructor":"c","prototype":"p"}'))).toBeUndefined();
+    class Boxed {
+      readonly inner = parsed('{"__proto__":"x"}');
+    }
+    expect(protoKeyPath({ boxed: new Boxed() })).toBeUndefined();
   });
 });
