@@ -38,14 +38,15 @@ import {
 import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
 import { conversionProblems } from "../sdk/split/convert";
 import {
-  ChangeRequestNotAppliedError,
   type ChangeSubject,
   changeRequestInputs,
   changeRequestOutputs,
+  gatedDelete,
   type PendingChangeRequest,
-  recheck,
+  recordedRequest,
   refusedForApprovals,
   requestNote,
+  reuseOpen,
   settle,
   stillPending,
   submitOrFind,
@@ -62,9 +63,9 @@ import {
 } from "./core/definition-doc";
 import type { DiffSpec } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "./types";
 
 const Configurations = z
@@ -553,242 +554,248 @@ async function importDefinition(importId: string): ReturnType<typeof impl.read> 
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link flagDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
  */
-export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = {
-  ...dataVerbs(
-    {
-      schema: FlagDefinitionInputs,
-      complete: (i) => ({
-        ...i,
-        defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }],
-      }),
-      validate: definitionProblems,
-    },
-    definitionDiff,
-  ),
-
-  async create(inputs) {
-    const admin = adminClient();
-    const ws = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, ws, inputs.environment);
-    const place: Place = {
-      workspace: { id: ws.id, name: ws.name },
-      environment: { id: env.id, name: env.name },
-    };
-    const about = subject(inputs.flag, env.name);
-    let made: Awaited<ReturnType<typeof createOrAdopt<Definition>>>;
-    try {
-      made = await createOrAdopt({
-        describe: `a definition of ${about}`,
-        adopt: inputs.adopt,
-        lookup: () => readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id)),
-        create: async () => {
-          try {
-            return await admin.definitions.create(ws.id, inputs.flag, env.id, {
-              ...(desiredDoc(inputs) as DefinitionBody),
-              ...note(inputs, "create", about),
-            });
-          } catch (e) {
-            if (isNotFound(e)) {
-              throw new Error(
-                `flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`,
-                { cause: e },
-              );
-            }
-            throw e;
-          }
-        },
-      });
-    } catch (e) {
-      if (!(await refusedForApprovals(admin, e, ws.id, env.id))) throw e;
-      const change = nextChange(place, inputs.flag, inputs, undefined) as ChangeSubject;
-      const cr = await submitChange(admin, change, inputs);
-      const { def, pending } = await untilApplied(
-        admin,
-        place,
-        inputs.flag,
-        inputs,
-        { cr, change },
-        undefined,
-      );
-      if (def && pending) {
-        return {
-          id: `${def.id}:${env.id}`,
-          outs: plain({ ...outputs(def, place, inputs), pendingChangeRequest: pending }),
-        };
-      }
-      if (def) return { id: `${def.id}:${env.id}`, outs: outputs(def, place, inputs) };
-      const flag = await admin.flags.get(ws.id, inputs.flag);
-      return {
-        id: `${flag.id}:${env.id}`,
-        outs: notYetCreated(place, flag, inputs, pending as PendingChangeRequest),
+export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs> = resourceHandlers(
+  {
+    schema: FlagDefinitionInputs,
+    complete: (i) => ({
+      ...i,
+      defaultRule: i.defaultRule ?? [{ treatment: i.defaultTreatment, size: 100 }],
+    }),
+    validate: definitionProblems,
+  },
+  definitionDiff,
+  {
+    async create(inputs) {
+      const admin = adminClient();
+      const ws = await resolveWorkspace(admin, inputs.workspace);
+      const env = await resolveEnvironment(admin, ws, inputs.environment);
+      const place: Place = {
+        workspace: { id: ws.id, name: ws.name },
+        environment: { id: env.id, name: env.name },
       };
-    }
-    const { value: created, how } = made;
-    const id = `${created.id}:${env.id}`;
-    try {
-      const final = await converge(admin, place, created, inputs, ALL_FIELDS);
-      return { id, outs: outputs(final, place, inputs) };
-    } catch (e) {
-      if (how === "adopted") throw e;
-      throw new PartialFailure(
-        id,
-        outputs(created, place, inputs),
-        e,
-        inputs.killed ? "killing the flag" : "converging the definition",
-      );
-    }
-  },
-
-  async read(id, props) {
-    if (props.workspaceId === undefined) return importDefinition(id);
-    const admin = adminClient();
-    const def = await readOrGone(() =>
-      admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
-    );
-    // A definition whose creation waits on a change request is kept while the request is open.
-    const pending = await stillPending(admin, props.pendingChangeRequest);
-    if (!def && pending) return { id, props: { ...props, pendingChangeRequest: pending } };
-    if (!def) return GONE;
-    const place: Place = {
-      workspace: { id: props.workspaceId, name: props.workspaceName },
-      environment: { id: props.environmentId, name: def.environment.name },
-    };
-    const outs = plain({ ...outputs(def, place, props), pendingChangeRequest: pending });
-    const inputs = plain({
-      workspace: props.workspace,
-      flag: props.flag,
-      environment: props.environment,
-      treatments: outs.treatments,
-      defaultTreatment: outs.defaultTreatment,
-      baselineTreatment: outs.baselineTreatment,
-      trafficAllocation: outs.trafficAllocation,
-      rules: outs.rules,
-      defaultRule: outs.defaultRule,
-      flagSets: outs.flagSets?.length ? outs.flagSets : undefined,
-      killed: outs.killed,
-      title: props.title,
-      comment: props.comment,
-      adopt: props.adopt,
-      changeRequest: props.changeRequest,
-      waitForApproval: props.waitForApproval,
-    });
-    return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
-  },
-
-  async update(id, olds, news) {
-    const admin = adminClient();
-    const place: Place = {
-      workspace: { id: olds.workspaceId, name: olds.workspaceName },
-      environment: { id: olds.environmentId, name: olds.environmentName },
-    };
-    const describe = `the definition of ${subject(olds.flagName, olds.environmentName)}`;
-    const fieldsFor = (def: Definition) =>
-      fieldsToWrite(describe, definitionDiff, olds, news, outputs(def, place, olds));
-    const read = () =>
-      readOrGone(() => admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId));
-    let def: Definition | undefined;
-    let submitted: { cr: ChangeRequest; change: ChangeSubject } | undefined;
-    if (olds.pendingChangeRequest) {
-      // The request an earlier `up` submitted: still open with the change the program needs next?
-      // (nothing is live yet when the definition's creation waits on it)
-      def = await read();
-      const change = nextChange(place, olds.flagName, news, def);
-      if (def && !change) return { outs: outputs(def, place, news) };
-      const found = change && (await recheck(admin, olds.pendingChangeRequest, change));
-      if (change && found && found !== "done") submitted = { cr: found.open, change };
-    }
-    if (!submitted) {
+      const about = subject(inputs.flag, env.name);
+      let made: Awaited<ReturnType<typeof createOrAdopt<Definition>>>;
       try {
-        return await guardedUpdate({
-          describe,
-          spec: definitionDiff,
-          recorded: olds,
-          desired: news,
-          read: async () => {
-            def = await read();
-            return def ? { id, props: outputs(def, place, olds) } : GONE;
-          },
-          write: async (fields) => {
-            const final = await converge(admin, place, def as Definition, news, fields, fieldsFor);
-            return outputs(final, place, news);
+        made = await createOrAdopt({
+          describe: `a definition of ${about}`,
+          adopt: inputs.adopt,
+          lookup: () => readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id)),
+          create: async () => {
+            try {
+              return await admin.definitions.create(ws.id, inputs.flag, env.id, {
+                ...(desiredDoc(inputs) as DefinitionBody),
+                ...note(inputs, "create", about),
+              });
+            } catch (e) {
+              if (isNotFound(e)) {
+                throw new Error(
+                  `flag "${inputs.flag}" does not exist in workspace "${ws.name}" (${(e as Error).message})`,
+                  { cause: e },
+                );
+              }
+              throw e;
+            }
           },
         });
       } catch (e) {
-        if (!(await refusedForApprovals(admin, e, place.workspace.id, place.environment.id))) throw e;
-        // The refused write was the first: `def` is live as read, and differs from the program.
-        const change = nextChange(place, olds.flagName, news, def);
-        if (!change) throw e;
-        submitted = { cr: await submitChange(admin, change, news), change };
+        if (!(await refusedForApprovals(admin, e, ws.id, env.id))) throw e;
+        const change = nextChange(place, inputs.flag, inputs, undefined) as ChangeSubject;
+        const cr = await submitChange(admin, change, inputs);
+        const { def, pending } = await untilApplied(
+          admin,
+          place,
+          inputs.flag,
+          inputs,
+          { cr, change },
+          undefined,
+        );
+        if (def && pending) {
+          return {
+            id: `${def.id}:${env.id}`,
+            outs: plain({ ...outputs(def, place, inputs), pendingChangeRequest: pending }),
+          };
+        }
+        if (def) return { id: `${def.id}:${env.id}`, outs: outputs(def, place, inputs) };
+        const flag = await admin.flags.get(ws.id, inputs.flag);
+        return {
+          id: `${flag.id}:${env.id}`,
+          outs: notYetCreated(place, flag, inputs, pending as PendingChangeRequest),
+        };
       }
-    }
-    const { def: live, pending } = await untilApplied(admin, place, olds.flagName, news, submitted, def);
-    if (!pending) return { outs: outputs(live as Definition, place, news) };
-    // What is live, never the requested change: the next `up` sees the difference again.
-    const recorded = live ? outputs(live, place, news) : { ...olds, ...inputMembers(news) };
-    return { outs: plain({ ...recorded, pendingChangeRequest: pending }) };
-  },
+      const { value: created, how } = made;
+      const id = `${created.id}:${env.id}`;
+      try {
+        const final = await converge(admin, place, created, inputs, ALL_FIELDS);
+        return { id, outs: outputs(final, place, inputs) };
+      } catch (e) {
+        if (how === "adopted") throw e;
+        throw new PartialFailure(
+          id,
+          outputs(created, place, inputs),
+          e,
+          inputs.killed ? "killing the flag" : "converging the definition",
+        );
+      }
+    },
 
-  async lookup(inputs) {
-    const admin = adminClient();
-    const ws = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, ws, inputs.environment);
-    const def = await readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id));
-    return def && { createdAt: def.creationTime };
-  },
-
-  async delete(_id, props) {
-    const admin = adminClient();
-    const about = subject(props.flagName, props.environmentName);
-    try {
-      await deleteIdempotent(() =>
-        admin.definitions.delete(
-          props.workspaceId,
-          props.flagName,
-          props.environmentId,
-          note(props, "delete", about),
-        ),
+    async read(id, props) {
+      if (props.workspaceId === undefined) return importDefinition(id);
+      const admin = adminClient();
+      const def = await readOrGone(() =>
+        admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
       );
-    } catch (e) {
-      if (!(await refusedForApprovals(admin, e, props.workspaceId, props.environmentId))) throw e;
-      await deleteThroughChangeRequest(admin, props);
-    }
+      // A definition whose creation waits on a change request is kept while the request is open.
+      const pending = await stillPending(admin, props.pendingChangeRequest);
+      if (!def && pending) return { id, props: { ...props, pendingChangeRequest: pending } };
+      if (!def) return GONE;
+      const place: Place = {
+        workspace: { id: props.workspaceId, name: props.workspaceName },
+        environment: { id: props.environmentId, name: def.environment.name },
+      };
+      const outs = plain({ ...outputs(def, place, props), pendingChangeRequest: pending });
+      const inputs = plain({
+        workspace: props.workspace,
+        flag: props.flag,
+        environment: props.environment,
+        treatments: outs.treatments,
+        defaultTreatment: outs.defaultTreatment,
+        baselineTreatment: outs.baselineTreatment,
+        trafficAllocation: outs.trafficAllocation,
+        rules: outs.rules,
+        defaultRule: outs.defaultRule,
+        flagSets: outs.flagSets?.length ? outs.flagSets : undefined,
+        killed: outs.killed,
+        title: props.title,
+        comment: props.comment,
+        adopt: props.adopt,
+        changeRequest: props.changeRequest,
+        waitForApproval: props.waitForApproval,
+      });
+      return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
+    },
+
+    async update(id, olds, news) {
+      const admin = adminClient();
+      const place: Place = {
+        workspace: { id: olds.workspaceId, name: olds.workspaceName },
+        environment: { id: olds.environmentId, name: olds.environmentName },
+      };
+      const describe = `the definition of ${subject(olds.flagName, olds.environmentName)}`;
+      const fieldsFor = (def: Definition) =>
+        fieldsToWrite(describe, definitionDiff, base, news, outputs(def, place, olds));
+      const read = () =>
+        readOrGone(() => admin.definitions.get(olds.workspaceId, olds.flagId, olds.environmentId));
+      let def: Definition | undefined;
+      let submitted: { cr: ChangeRequest; change: ChangeSubject } | undefined;
+      // The guard's base: the recorded state, or the live definition once a recorded request was applied.
+      let base: FlagDefinitionOutputs = olds;
+      if (olds.pendingChangeRequest) {
+        // The request an earlier `up` submitted: still open with the change the program needs next?
+        // (nothing is live yet when the definition's creation waits on it)
+        def = await read();
+        const change = nextChange(place, olds.flagName, news, def);
+        if (def && !change) return { outs: outputs(def, place, news) };
+        const request = await recordedRequest(admin, olds.pendingChangeRequest);
+        if (change && request.state === "open") submitted = { cr: reuseOpen(request.cr, change), change };
+        // Applied since: the live definition is the request's outcome, not a colleague's edit.
+        if (request.state === "applied" && def) base = outputs(def, place, olds);
+      }
+      if (!submitted) {
+        try {
+          return await guardedUpdate({
+            describe,
+            spec: definitionDiff,
+            recorded: base,
+            desired: news,
+            read: async () => {
+              def = await read();
+              return def ? { id, props: outputs(def, place, olds) } : GONE;
+            },
+            write: async (fields) => {
+              const final = await converge(admin, place, def as Definition, news, fields, fieldsFor);
+              return outputs(final, place, news);
+            },
+          });
+        } catch (e) {
+          if (!(await refusedForApprovals(admin, e, place.workspace.id, place.environment.id))) throw e;
+          // The refused write was the first: `def` is live as read, and differs from the program.
+          const change = nextChange(place, olds.flagName, news, def);
+          if (!change) throw e;
+          submitted = { cr: await submitChange(admin, change, news), change };
+        }
+      }
+      const { def: live, pending } = await untilApplied(admin, place, olds.flagName, news, submitted, def);
+      if (!pending) return { outs: outputs(live as Definition, place, news) };
+      // What is live, never the requested change: the next `up` sees the difference again.
+      const recorded = live ? outputs(live, place, news) : { ...olds, ...inputMembers(news) };
+      return { outs: plain({ ...recorded, pendingChangeRequest: pending }) };
+    },
+
+    async lookup(inputs) {
+      const admin = adminClient();
+      const ws = await resolveWorkspace(admin, inputs.workspace);
+      const env = await resolveEnvironment(admin, ws, inputs.environment);
+      const def = await readOrGone(() => admin.definitions.get(ws.id, inputs.flag, env.id));
+      return def && { createdAt: def.creationTime };
+    },
+
+    async delete(_id, props) {
+      const admin = adminClient();
+      const about = subject(props.flagName, props.environmentName);
+      // Where approvals are required, through an ARCHIVE request (`./core/change-request.ts` `gatedDelete`).
+      await gatedDelete({
+        admin,
+        wsId: props.workspaceId,
+        environmentId: props.environmentId,
+        environmentName: props.environmentName,
+        remove: () =>
+          admin.definitions.delete(
+            props.workspaceId,
+            props.flagName,
+            props.environmentId,
+            note(props, "delete", about),
+          ),
+        // The gated environment refuses the DELETE before it looks for the definition, so a
+        // definition already gone (an approved ARCHIVE) shows as the change request's 404: done.
+        archive: async () =>
+          definitionArchive(
+            props.workspaceId,
+            { id: props.environmentId, name: props.environmentName },
+            props.flagName,
+          ),
+        note: () => requestNote(props.changeRequest, note(props, "delete", about)),
+        wait: props.waitForApproval,
+        stays: "the definition stays, and stays in the state",
+      });
+    },
   },
-};
+);
 
 /**
- * The delete of a definition in an environment that requires approvals: an ARCHIVE change
- * request (the definition removed once approved), found open rather than submitted twice. Waited
- * for with `waitForApproval`; otherwise the delete fails, naming the request, so that the
- * definition stays in the state until it is approved: the next delete then finds it gone (the
- * request's 404 counts as done).
+ * The change request that deletes a flag's definition in an environment (ARCHIVE, splitapiclient
+ * `split_definition.py` `submit_change_request`): a `FlagDefinition`'s delete, and a `Flag`'s in
+ * the environments that require approvals.
  */
-async function deleteThroughChangeRequest(admin: AdminClient, props: FlagDefinitionOutputs): Promise<void> {
-  const about = subject(props.flagName, props.environmentName);
-  const change: ChangeSubject = {
-    wsId: props.workspaceId,
-    environmentId: props.environmentId,
-    environmentName: props.environmentName,
+export function definitionArchive(
+  wsId: string,
+  environment: { id: string; name: string },
+  flagName: string,
+): ChangeSubject {
+  return {
+    wsId,
+    environmentId: environment.id,
+    environmentName: environment.name,
     kind: "split",
-    name: props.flagName,
+    name: flagName,
     payload: {},
     operationType: "ARCHIVE",
-    describe: `the definition of ${about}`,
+    describe: `the definition of ${subject(flagName, environment.name)}`,
   };
-  // The gated environment refuses the DELETE before it looks for the definition, so a definition
-  // already gone (an approved ARCHIVE) shows here, as the change request's 404: done.
-  const cr = await readOrGone(() =>
-    submitOrFind(admin, change, requestNote(props.changeRequest, note(props, "delete", about))),
-  );
-  if (!cr) return;
-  const pending = await settle(admin, cr, change.describe, props.waitForApproval);
-  if (pending) {
-    throw new ChangeRequestNotAppliedError(
-      `environment "${props.environmentName}" requires approvals: change request ${pending.id} (${pending.reference}) ` +
-        `to delete ${change.describe} is ${pending.status}; the definition stays, and stays in the state, until it is ` +
-        "approved. Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
-    );
-  }
 }
+
+/** The title and comment of a definition's delete where the program gives none: `changeNote`'s. */
+export const definitionDeleteNote = (flagName: string, environmentName: string) =>
+  note({}, "delete", subject(flagName, environmentName));
 
 /** A treatment as returned in the outputs. */
 export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];

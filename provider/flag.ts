@@ -9,7 +9,7 @@
  * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags, rollout status and owners when given (tags cannot be set on create, ref admin §1.1) |
  * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
  * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flags.ts`) |
- * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done |
+ * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done. First, in each environment that requires approvals (the workspace's environment list and one dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` each, once per process), `GET .../splits/ws/{ws}/{name}/environments/{env}`: a definition there is deleted through an ARCHIVE change request (`GET /changeRequests?status=REQUESTED&environmentId=`, an open one found rather than submitted twice, else `POST /changeRequests/ws/{ws}/environments/{env}`), and the delete fails, naming each environment and request, until every one is approved: `deletedWith` never removes a definition behind the gate (`./core/change-request.ts` `ownerDeleteGate`) |
  * @module
  */
 import { z } from "zod";
@@ -19,12 +19,21 @@ import {
   type JsonPatch,
   ROLLOUT_STATUS_NAMES,
 } from "../sdk/admin/schemas";
+import { ownerDeleteGate, requestNote } from "./core/change-request";
 import { adminClient } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import {
+  createOrAdopt,
+  deleteIdempotent,
+  GONE,
+  PartialFailure,
+  readOrGone,
+  resourceHandlers,
+} from "./core/lifecycle";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { definitionArchive, definitionDeleteNote } from "./flag-definition";
 import { FLAG_TYPE } from "./types";
 
 const tagList = z
@@ -230,128 +239,144 @@ async function importFlag(importId: string): ReturnType<ResourceHandlers<FlagInp
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link flagProviderText}) loads this object in the provider process; the tests call it directly.
  */
-export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = {
-  ...dataVerbs({ schema: FlagInputs }, flagDiff),
-
-  async create(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const trafficType = await resolveTrafficType(admin, workspace, inputs.trafficType);
-    // Resolved before anything is written, so an unknown status fails without creating the flag.
-    const status =
-      inputs.rolloutStatus === undefined
-        ? undefined
-        : await resolveRolloutStatus(admin, workspace, inputs.rolloutStatus);
-    const { value: flag, how } = await createOrAdopt({
-      describe: `a flag named "${inputs.name}" in workspace "${workspace.name}"`,
-      adopt: inputs.adopt,
-      lookup: () => readOrGone(() => admin.flags.get(workspace.id, inputs.name)),
-      create: () =>
-        admin.flags.create(workspace.id, trafficType.name, {
-          name: inputs.name,
-          description: inputs.description,
-        }),
-    });
-    if (how === "adopted" && flag.trafficType.id !== trafficType.id) {
-      throw new Error(
-        `flag "${inputs.name}" in workspace "${workspace.name}" exists with traffic type "${flag.trafficType.name}", not "${trafficType.name}"; a flag's traffic type cannot change`,
-      );
-    }
-    const ops = flagPatch(
-      {
-        description: flag.description,
-        tags: tagNames(flag),
-        rolloutStatusId: flag.rolloutStatus.id,
-        owners: (flag.owners ?? []) as FlagOwner[],
-      },
-      {
-        description: inputs.description,
-        tags: inputs.tags,
-        rolloutStatusId: status?.id,
-        owners: inputs.owners,
-      },
-    );
-    if (ops.length === 0) return { id: flag.id, outs: outputs(flag, workspace, inputs) };
-    try {
-      const patched = await admin.flags.patch(workspace.id, flag.name, ops);
-      return { id: patched.id, outs: outputs(patched, workspace, inputs) };
-    } catch (e) {
-      throw new PartialFailure(
-        flag.id,
-        outputs(flag, workspace, inputs),
-        e,
-        "setting tags, rollout status and owners",
-      );
-    }
-  },
-
-  async read(id, props) {
-    if (props.workspaceId === undefined) return importFlag(id);
-    const flag = await readOrGone(() => adminClient().flags.get(props.workspaceId, id));
-    if (!flag) return GONE;
-    const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);
-    const sameTrafficType = props.trafficTypeId === flag.trafficType.id;
-    const inputs = plain({
-      workspace: props.workspace,
-      trafficType: sameTrafficType ? props.trafficType : flag.trafficType.name,
-      name: outs.name,
-      description: outs.description,
-      tags: outs.tags,
-      rolloutStatus: outs.rolloutStatus,
-      // An import writes no `owners: []` into the program; owners it finds are written.
-      owners: outs.owners.length > 0 ? outs.owners : undefined,
-      adopt: props.adopt,
-    });
-    return { id: flag.id, props: outs, inputs };
-  },
-
-  async update(id, olds, news) {
-    const admin = adminClient();
-    const workspace = { id: olds.workspaceId, name: olds.workspaceName };
-    return guardedUpdate({
-      describe: `flag "${olds.name}" in workspace "${workspace.name}"`,
-      spec: flagDiff,
-      recorded: olds,
-      desired: news,
-      read: () => impl.read(id, olds),
-      write: async (fields, live) => {
-        let status: { id: string } | undefined;
-        if (fields.includes("rolloutStatus") && news.rolloutStatus !== undefined) {
-          const ws = await resolveWorkspace(admin, olds.workspaceId);
-          status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
-        }
-        const ops = flagPatch(
-          {
-            description: live.description,
-            tags: live.tags,
-            rolloutStatusId: live.rolloutStatusId,
-            owners: live.owners,
-          },
-          {
-            description: fields.includes("description") ? news.description : live.description,
-            tags: fields.includes("tags") ? news.tags : live.tags,
-            rolloutStatusId: status?.id,
-            owners: fields.includes("owners") ? news.owners : undefined,
-          },
+export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = resourceHandlers(
+  { schema: FlagInputs },
+  flagDiff,
+  {
+    async create(inputs) {
+      const admin = adminClient();
+      const workspace = await resolveWorkspace(admin, inputs.workspace);
+      const trafficType = await resolveTrafficType(admin, workspace, inputs.trafficType);
+      // Resolved before anything is written, so an unknown status fails without creating the flag.
+      const status =
+        inputs.rolloutStatus === undefined
+          ? undefined
+          : await resolveRolloutStatus(admin, workspace, inputs.rolloutStatus);
+      const { value: flag, how } = await createOrAdopt({
+        describe: `a flag named "${inputs.name}" in workspace "${workspace.name}"`,
+        adopt: inputs.adopt,
+        lookup: () => readOrGone(() => admin.flags.get(workspace.id, inputs.name)),
+        create: () =>
+          admin.flags.create(workspace.id, trafficType.name, {
+            name: inputs.name,
+            description: inputs.description,
+          }),
+      });
+      if (how === "adopted" && flag.trafficType.id !== trafficType.id) {
+        throw new Error(
+          `flag "${inputs.name}" in workspace "${workspace.name}" exists with traffic type "${flag.trafficType.name}", not "${trafficType.name}"; a flag's traffic type cannot change`,
         );
-        if (ops.length === 0)
-          return { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
-        return outputs(await admin.flags.patch(workspace.id, olds.name, ops), workspace, news);
-      },
-    });
-  },
+      }
+      const ops = flagPatch(
+        {
+          description: flag.description,
+          tags: tagNames(flag),
+          rolloutStatusId: flag.rolloutStatus.id,
+          owners: (flag.owners ?? []) as FlagOwner[],
+        },
+        {
+          description: inputs.description,
+          tags: inputs.tags,
+          rolloutStatusId: status?.id,
+          owners: inputs.owners,
+        },
+      );
+      if (ops.length === 0) return { id: flag.id, outs: outputs(flag, workspace, inputs) };
+      try {
+        const patched = await admin.flags.patch(workspace.id, flag.name, ops);
+        return { id: patched.id, outs: outputs(patched, workspace, inputs) };
+      } catch (e) {
+        throw new PartialFailure(
+          flag.id,
+          outputs(flag, workspace, inputs),
+          e,
+          "setting tags, rollout status and owners",
+        );
+      }
+    },
 
-  async delete(_id, props) {
-    await deleteIdempotent(() => adminClient().flags.delete(props.workspaceId, props.name));
-  },
+    async read(id, props) {
+      if (props.workspaceId === undefined) return importFlag(id);
+      const flag = await readOrGone(() => adminClient().flags.get(props.workspaceId, id));
+      if (!flag) return GONE;
+      const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);
+      const sameTrafficType = props.trafficTypeId === flag.trafficType.id;
+      const inputs = plain({
+        workspace: props.workspace,
+        trafficType: sameTrafficType ? props.trafficType : flag.trafficType.name,
+        name: outs.name,
+        description: outs.description,
+        tags: outs.tags,
+        rolloutStatus: outs.rolloutStatus,
+        // An import writes no `owners: []` into the program; owners it finds are written.
+        owners: outs.owners.length > 0 ? outs.owners : undefined,
+        adopt: props.adopt,
+      });
+      return { id: flag.id, props: outs, inputs };
+    },
 
-  async lookup(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const flag = await readOrGone(() => admin.flags.get(workspace.id, inputs.name));
-    return flag && { createdAt: flag.creationTime };
+    async update(id, olds, news) {
+      const admin = adminClient();
+      const workspace = { id: olds.workspaceId, name: olds.workspaceName };
+      return guardedUpdate({
+        describe: `flag "${olds.name}" in workspace "${workspace.name}"`,
+        spec: flagDiff,
+        recorded: olds,
+        desired: news,
+        read: () => impl.read(id, olds),
+        write: async (fields, live) => {
+          let status: { id: string } | undefined;
+          if (fields.includes("rolloutStatus") && news.rolloutStatus !== undefined) {
+            const ws = await resolveWorkspace(admin, olds.workspaceId);
+            status = await resolveRolloutStatus(admin, ws, news.rolloutStatus);
+          }
+          const ops = flagPatch(
+            {
+              description: live.description,
+              tags: live.tags,
+              rolloutStatusId: live.rolloutStatusId,
+              owners: live.owners,
+            },
+            {
+              description: fields.includes("description") ? news.description : live.description,
+              tags: fields.includes("tags") ? news.tags : live.tags,
+              rolloutStatusId: status?.id,
+              owners: fields.includes("owners") ? news.owners : undefined,
+            },
+          );
+          if (ops.length === 0)
+            return { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
+          return outputs(await admin.flags.patch(workspace.id, olds.name, ops), workspace, news);
+        },
+      });
+    },
+
+    async delete(_id, props) {
+      const admin = adminClient();
+      // The DELETE takes the flag's definitions with it (their resources are `deletedWith` it): in
+      // an environment that requires approvals, only once an approved ARCHIVE request removed them.
+      await ownerDeleteGate({
+        admin,
+        wsId: props.workspaceId,
+        describe: `flag "${props.name}" in workspace "${props.workspaceName}"`,
+        noun: "flag",
+        holds: "definitions",
+        archiveIn: async (env) =>
+          (await readOrGone(() => admin.definitions.get(props.workspaceId, props.name, env.id))) &&
+          definitionArchive(props.workspaceId, env, props.name),
+        note: (s) => requestNote(undefined, definitionDeleteNote(props.name, s.environmentName)),
+      });
+      await deleteIdempotent(() => admin.flags.delete(props.workspaceId, props.name));
+    },
+
+    async lookup(inputs) {
+      const admin = adminClient();
+      const workspace = await resolveWorkspace(admin, inputs.workspace);
+      const flag = await readOrGone(() => admin.flags.get(workspace.id, inputs.name));
+      return flag && { createdAt: flag.creationTime };
+    },
   },
-};
+);
 
 /**
  * A feature flag.

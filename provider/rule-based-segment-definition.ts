@@ -37,21 +37,20 @@ import {
   type ChangeSubject,
   changeRequestInputs,
   changeRequestOutputs,
-  type PendingChangeRequest,
-  recheck,
-  refusedForApprovals,
+  gatedDelete,
+  gatedWrite,
+  type RecordedRequest,
+  recordedRequest,
   requestNote,
-  settle,
   stillPending,
-  submitOrFind,
 } from "./core/change-request";
 import { adminClient, changeNote } from "./core/config";
 import { canonicalField } from "./core/definition-doc";
 import { canonicalJson, type DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, environmentRule, importParts, setRule, workspaceRule } from "./core/workspace-fields";
 import { RULE_BASED_SEGMENT_DEFINITION_TYPE, RULE_BASED_SEGMENT_TYPE } from "./types";
 
@@ -280,9 +279,9 @@ const definitionChange = (
 
 /**
  * Replaces the definition with `doc` ({@link putDefinition}); where the environment requires
- * approvals (the PUT refused with 403), through a change request instead: reported pending (the
- * `live` outputs recorded with it), or waited for and read back. A recorded pending request
- * still open with this change is reported without a write.
+ * approvals (the PUT refused with 403), through a change request instead (`./core/change-request.ts`
+ * {@link gatedWrite}): reported pending (the `live` outputs recorded with it), or waited for and
+ * read back. `open`, the recorded request still REQUESTED with this change, is reported without a write.
  */
 async function writeDefinition(
   place: Place,
@@ -290,30 +289,29 @@ async function writeDefinition(
   doc: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
   operation: "create" | "update",
   live: RuleBasedSegmentDefinitionOutputs,
-  recorded?: PendingChangeRequest,
+  open?: ChangeRequest,
 ): Promise<RuleBasedSegmentDefinitionOutputs> {
-  const admin = adminClient();
   const change = () => definitionChange(place, inputs.segment, doc);
   const note = noteOf(inputs, operation, place);
-  let cr: ChangeRequest | undefined;
-  if (recorded) {
-    const found = await recheck(admin, recorded, change());
-    if (found !== "done") cr = found.open;
-  }
-  if (!cr) {
-    try {
-      return outputs(await putDefinition(place, inputs.segment, doc, note), place, inputs);
-    } catch (e) {
-      if (!(await refusedForApprovals(admin, e, place.workspaceId, place.environmentId))) throw e;
-      cr = await submitOrFind(admin, change(), requestNote(inputs.changeRequest, note));
-    }
-  }
-  const pending = await settle(admin, cr, change().describe, inputs.waitForApproval);
-  const { pendingChangeRequest: _p, ...recordedLive } = live;
-  if (pending) return plain({ ...recordedLive, pendingChangeRequest: pending });
-  const applied = await liveDefinition(place.workspaceId, place.environmentId, inputs.segment);
-  if (applied === undefined) throw new Error(`${change().describe}: not active there any more`);
-  return outputs(applied, place, inputs);
+  return gatedWrite({
+    admin: adminClient(),
+    wsId: place.workspaceId,
+    environmentId: place.environmentId,
+    change,
+    open,
+    note: () => requestNote(inputs.changeRequest, note),
+    wait: inputs.waitForApproval,
+    write: async () => outputs(await putDefinition(place, inputs.segment, doc, note), place, inputs),
+    pending: (pending) => {
+      const { pendingChangeRequest: _p, ...recordedLive } = live;
+      return plain({ ...recordedLive, pendingChangeRequest: pending });
+    },
+    applied: async () => {
+      const applied = await liveDefinition(place.workspaceId, place.environmentId, inputs.segment);
+      if (applied === undefined) throw new Error(`${change().describe}: not active there any more`);
+      return outputs(applied, place, inputs);
+    },
+  });
 }
 
 /**
@@ -349,98 +347,112 @@ async function importDefinition(
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link ruleBasedSegmentDefinitionProviderText}) loads this object in the provider process; the tests call it directly.
  */
-export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedSegmentDefinitionOutputs> = {
-  ...dataVerbs({ schema: RuleBasedSegmentDefinitionInputs, validate: definitionProblems }, definitionDiff),
-
-  async create(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, workspace, inputs.environment);
-    const { value: live } = await createOrAdopt({
-      describe: `rule-based segment "${inputs.segment}" active in environment "${env.name}" of workspace "${workspace.name}"`,
-      adopt: inputs.adopt,
-      lookup: () => admin.ruleBasedSegments.definition(workspace.id, env.id, inputs.segment),
-      create: () => admin.ruleBasedSegments.activate(env.id, inputs.segment),
-    });
-    const place: Place = {
-      workspaceId: workspace.id,
-      workspaceName: workspace.name,
-      environmentId: env.id,
-      environmentName: env.name,
-    };
-    const id = definitionId(env.id, inputs.segment);
-    // A segment just activated has an empty definition; one taken over (or whose answer was lost) may not.
-    const liveOuts = outputs(live, place, inputs);
-    if (sameDoc(liveOuts, inputs)) return { id, outs: liveOuts };
-    try {
-      return { id, outs: await writeDefinition(place, inputs, inputs, "create", liveOuts) };
-    } catch (e) {
-      throw new PartialFailure(id, outputs(live, place, inputs), e, "putting the definition");
-    }
-  },
-
-  async read(id, props) {
-    if (props.environmentId === undefined) return importDefinition(id);
-    const def = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
-    if (def === undefined) return GONE;
-    const pending = await stillPending(adminClient(), props.pendingChangeRequest);
-    const outs = plain({ ...outputs(def, props, props), pendingChangeRequest: pending });
-    return { id: definitionId(props.environmentId, def.name), props: outs, inputs: inputsOf(outs) };
-  },
-
-  async update(id, olds, news) {
-    return guardedUpdate({
-      describe: `rule-based segment "${olds.segment}" in environment "${olds.environmentName}" of workspace "${olds.workspaceName}"`,
-      spec: definitionDiff,
-      recorded: olds,
-      desired: news,
-      // The live definition alone: the recorded request is read once, by the write that needs it.
-      read: () => impl.read(id, { ...olds, pendingChangeRequest: undefined }),
-      write: async (fields, live) => {
-        const kept = {
-          ...live,
-          workspace: news.workspace,
-          environment: news.environment,
-          title: news.title,
-          comment: news.comment,
-          adopt: news.adopt,
-          changeRequest: news.changeRequest,
-          waitForApproval: news.waitForApproval,
+export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedSegmentDefinitionOutputs> =
+  resourceHandlers(
+    { schema: RuleBasedSegmentDefinitionInputs, validate: definitionProblems },
+    definitionDiff,
+    {
+      async create(inputs) {
+        const admin = adminClient();
+        const workspace = await resolveWorkspace(admin, inputs.workspace);
+        const env = await resolveEnvironment(admin, workspace, inputs.environment);
+        const { value: live } = await createOrAdopt({
+          describe: `rule-based segment "${inputs.segment}" active in environment "${env.name}" of workspace "${workspace.name}"`,
+          adopt: inputs.adopt,
+          lookup: () => admin.ruleBasedSegments.definition(workspace.id, env.id, inputs.segment),
+          create: () => admin.ruleBasedSegments.activate(env.id, inputs.segment),
+        });
+        const place: Place = {
+          workspaceId: workspace.id,
+          workspaceName: workspace.name,
+          environmentId: env.id,
+          environmentName: env.name,
         };
-        if (fields.length === 0) return kept;
-        // A PUT replaces the whole definition: the changed fields desired, the others as live.
-        const pick = <F extends DocField>(f: F) => (fields.includes(f) ? news[f] : live[f]);
-        const doc = {
-          rules: pick("rules"),
-          excludedKeys: pick("excludedKeys"),
-          excludedSegments: pick("excludedSegments"),
-        };
-        return writeDefinition(
-          olds,
-          { ...news, segment: olds.segment },
-          doc,
-          "update",
-          kept,
-          olds.pendingChangeRequest,
-        );
+        const id = definitionId(env.id, inputs.segment);
+        // A segment just activated has an empty definition; one taken over (or whose answer was lost) may not.
+        const liveOuts = outputs(live, place, inputs);
+        if (sameDoc(liveOuts, inputs)) return { id, outs: liveOuts };
+        try {
+          return { id, outs: await writeDefinition(place, inputs, inputs, "create", liveOuts) };
+        } catch (e) {
+          throw new PartialFailure(id, outputs(live, place, inputs), e, "putting the definition");
+        }
       },
-    });
-  },
 
-  async delete(_id, props) {
-    await deleteIdempotent(() =>
-      adminClient().ruleBasedSegments.deactivate(props.environmentId, props.segment),
-    );
-  },
+      async read(id, props) {
+        if (props.environmentId === undefined) return importDefinition(id);
+        const def = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
+        if (def === undefined) return GONE;
+        const pending = await stillPending(adminClient(), props.pendingChangeRequest);
+        const outs = plain({ ...outputs(def, props, props), pendingChangeRequest: pending });
+        return { id: definitionId(props.environmentId, def.name), props: outs, inputs: inputsOf(outs) };
+      },
 
-  async lookup(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, workspace, inputs.environment);
-    const def = await admin.ruleBasedSegments.definition(workspace.id, env.id, inputs.segment);
-    return def && { createdAt: def.creationTime };
-  },
-};
+      async update(id, olds, news) {
+        let request: RecordedRequest = { state: "none" };
+        return guardedUpdate({
+          describe: `rule-based segment "${olds.segment}" in environment "${olds.environmentName}" of workspace "${olds.workspaceName}"`,
+          spec: definitionDiff,
+          recorded: olds,
+          desired: news,
+          // The live definition alone; the recorded request is read once, next.
+          read: () => impl.read(id, { ...olds, pendingChangeRequest: undefined }),
+          // Once the recorded request was applied, the live definition is its outcome: the base.
+          rebase: async () => {
+            request = await recordedRequest(adminClient(), olds.pendingChangeRequest);
+            return request.state === "applied";
+          },
+          write: async (fields, live) => {
+            // The program-only inputs (note, adopt, ...) are the program's: `resourceHandlers` records them.
+            const kept = { ...live, workspace: news.workspace, environment: news.environment };
+            if (fields.length === 0) return kept;
+            // A PUT replaces the whole definition: the changed fields desired, the others as live.
+            const pick = <F extends DocField>(f: F) => (fields.includes(f) ? news[f] : live[f]);
+            const doc = {
+              rules: pick("rules"),
+              excludedKeys: pick("excludedKeys"),
+              excludedSegments: pick("excludedSegments"),
+            };
+            return writeDefinition(
+              olds,
+              { ...news, segment: olds.segment },
+              doc,
+              "update",
+              kept,
+              request.state === "open" ? request.cr : undefined,
+            );
+          },
+        });
+      },
+
+      async delete(_id, props) {
+        const admin = adminClient();
+        // Where approvals are required, through an ARCHIVE request (`./core/change-request.ts` `gatedDelete`).
+        await gatedDelete({
+          admin,
+          wsId: props.workspaceId,
+          environmentId: props.environmentId,
+          environmentName: props.environmentName,
+          remove: () => admin.ruleBasedSegments.deactivate(props.environmentId, props.segment),
+          archive: async () => {
+            const live = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
+            return live && { ...definitionChange(props, props.segment, live), operationType: "ARCHIVE" };
+          },
+          note: () => requestNote(props.changeRequest, noteOf(props, "delete", props)),
+          wait: props.waitForApproval,
+          stays: "the definition stays, and stays in the state",
+        });
+      },
+
+      async lookup(inputs) {
+        const admin = adminClient();
+        const workspace = await resolveWorkspace(admin, inputs.workspace);
+        const env = await resolveEnvironment(admin, workspace, inputs.environment);
+        const def = await admin.ruleBasedSegments.definition(workspace.id, env.id, inputs.segment);
+        return def && { createdAt: def.creationTime };
+      },
+    },
+  );
 
 /**
  * A rule-based segment's definition in one environment: the segment is activated there and

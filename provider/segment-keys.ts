@@ -36,20 +36,19 @@ import {
   type ChangeSubject,
   changeRequestInputs,
   changeRequestOutputs,
-  type PendingChangeRequest,
-  recheck,
-  refusedForApprovals,
+  gatedDelete,
+  gatedWrite,
+  recordedRequest,
+  referenceOf,
   requestNote,
-  settle,
   stillPending,
-  submitOrFind,
 } from "./core/change-request";
 import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { GoneSinceRecordedError } from "./core/guard";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
   asSet,
   environmentRule,
@@ -148,6 +147,10 @@ function inputsOf(outs: SegmentKeysOutputs): SegmentKeysInputs {
   return inputs;
 }
 
+/** `segment "beta" in environment "Production" of workspace "Default"`, for messages. */
+const describeKeys = (o: Pick<SegmentKeysOutputs, "segment" | "environmentName" | "workspaceName">) =>
+  `segment "${o.segment}" in environment "${o.environmentName}" of workspace "${o.workspaceName}"`;
+
 /** The resource id: the natural key `<environment id>/<segment>`. */
 const keysId = (environmentId: string, segment: string) => `${environmentId}/${segment}`;
 
@@ -216,50 +219,50 @@ function keysChange(
   };
 }
 
+/** The request's note: the `changeRequest` input, else the title and comment, else the provider's. */
+function requestNoteOf(inputs: SegmentKeysInputs, s: ChangeSubject) {
+  const fallback = changeNote(s.operationType === "UPDATE" ? "add keys" : "remove keys", s.describe);
+  return requestNote(inputs.changeRequest, {
+    title: inputs.title ?? fallback.title,
+    comment: inputs.comment ?? fallback.comment,
+  });
+}
+
 /**
  * Takes the members from `from` to `to` as {@link applyMembers} does; where the environment
- * requires approvals (the first write refused with 403), through a change request instead:
- * reported pending (the live members `from` recorded with it), or waited for and read back.
- * A recorded pending request still open with this change is reported without a write.
+ * requires approvals (the first write refused with 403), through a change request instead
+ * (`./core/change-request.ts` {@link gatedWrite}): reported pending (the live members `from`
+ * recorded with it), or waited for and read back. `open`, the recorded request still REQUESTED
+ * with this change, is reported without a write. Nothing to change is no request at all.
  */
 async function changeMembers(
   place: Place,
   inputs: SegmentKeysInputs,
   from: readonly string[],
-  recorded?: PendingChangeRequest,
+  open?: ChangeRequest,
 ): Promise<SegmentKeysOutputs> {
-  const admin = adminClient();
-  const change = () => keysChange(place, inputs.segment, from, inputs.keys);
-  let cr: ChangeRequest | undefined;
-  if (recorded) {
-    const found = await recheck(admin, recorded, change());
-    if (found !== "done") cr = found.open;
+  const { add, remove } = setChanges(from, inputs.keys);
+  if (add.length === 0 && remove.length === 0) {
+    // An open request of another change stays recorded while it is open.
+    const kept = open && { id: open.id, status: open.status, reference: referenceOf(open.id) };
+    return plain({ ...outputs(inputs, place, from), pendingChangeRequest: kept });
   }
-  if (!cr) {
-    try {
+  return gatedWrite({
+    admin: adminClient(),
+    wsId: place.workspaceId,
+    environmentId: place.environmentId,
+    change: () => keysChange(place, inputs.segment, from, inputs.keys),
+    open,
+    note: (s) => requestNoteOf(inputs, s),
+    wait: inputs.waitForApproval,
+    write: async () => {
       await applyMembers(place.environmentId, inputs.segment, from, inputs.keys, noteOf(inputs));
       return outputs(inputs, place, inputs.keys);
-    } catch (e) {
-      if (!(await refusedForApprovals(admin, e, place.workspaceId, place.environmentId))) throw e;
-      const subject = change();
-      const fallback = changeNote(
-        subject.operationType === "UPDATE" ? "add keys" : "remove keys",
-        subject.describe,
-      );
-      cr = await submitOrFind(
-        admin,
-        subject,
-        requestNote(inputs.changeRequest, {
-          title: inputs.title ?? fallback.title,
-          comment: inputs.comment ?? fallback.comment,
-        }),
-      );
-    }
-  }
-  const pending = await settle(admin, cr, change().describe, inputs.waitForApproval);
-  if (pending) return plain({ ...outputs(inputs, place, from), pendingChangeRequest: pending });
-  const live = await liveMembers(place.environmentId, inputs.segment);
-  return outputs(inputs, place, live ?? []);
+    },
+    pending: (pending) => plain({ ...outputs(inputs, place, from), pendingChangeRequest: pending }),
+    applied: async () =>
+      outputs(inputs, place, (await liveMembers(place.environmentId, inputs.segment)) ?? []),
+  });
 }
 
 /**
@@ -292,69 +295,92 @@ async function importKeys(
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link segmentKeysProviderText}) loads this object in the provider process; the tests call it directly.
  */
-export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = {
-  ...dataVerbs({ schema: SegmentKeysInputs }, segmentKeysDiff),
-
-  async create(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, workspace, inputs.environment);
-    const { how } = await createOrAdopt({
-      describe: `segment "${inputs.segment}" active in environment "${env.name}" of workspace "${workspace.name}"`,
-      adopt: inputs.adopt,
-      lookup: () => admin.segmentKeys.activation(workspace.id, env.id, inputs.segment),
-      create: () => admin.segmentKeys.activate(env.id, inputs.segment),
-    });
-    const id = keysId(env.id, inputs.segment);
-    const place = {
-      workspaceId: workspace.id,
-      workspaceName: workspace.name,
-      environmentId: env.id,
-      environmentName: env.name,
-    };
-    // A segment we just activated has no members; one taken over (or whose activation answer was lost) may.
-    const live = how === "created" ? [] : ((await liveMembers(env.id, inputs.segment)) ?? []);
-    try {
-      return { id, outs: await changeMembers(place, inputs, live) };
-    } catch (e) {
-      throw new PartialFailure(id, outputs(inputs, place, live), e, "setting the members");
-    }
-  },
-
-  async read(id, props) {
-    if (props.environmentId === undefined) return importKeys(id);
-    const keys = await liveMembers(props.environmentId, props.segment);
-    if (keys === undefined) return GONE;
-    const pending = await stillPending(adminClient(), props.pendingChangeRequest);
-    const outs = plain({ ...outputs(inputsOf(props), props, keys), pendingChangeRequest: pending });
-    return { id: keysId(props.environmentId, props.segment), props: outs, inputs: inputsOf(outs) };
-  },
-
-  async update(_id, olds, news) {
-    try {
-      return { outs: await changeMembers(olds, news, olds.keys, olds.pendingChangeRequest) };
-    } catch (e) {
-      if (isNotFound(e)) {
-        throw new GoneSinceRecordedError(
-          `segment "${olds.segment}" in environment "${olds.environmentName}" of workspace "${olds.workspaceName}"`,
-        );
+export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = resourceHandlers(
+  { schema: SegmentKeysInputs },
+  segmentKeysDiff,
+  {
+    async create(inputs) {
+      const admin = adminClient();
+      const workspace = await resolveWorkspace(admin, inputs.workspace);
+      const env = await resolveEnvironment(admin, workspace, inputs.environment);
+      const { how } = await createOrAdopt({
+        describe: `segment "${inputs.segment}" active in environment "${env.name}" of workspace "${workspace.name}"`,
+        adopt: inputs.adopt,
+        lookup: () => admin.segmentKeys.activation(workspace.id, env.id, inputs.segment),
+        create: () => admin.segmentKeys.activate(env.id, inputs.segment),
+      });
+      const id = keysId(env.id, inputs.segment);
+      const place = {
+        workspaceId: workspace.id,
+        workspaceName: workspace.name,
+        environmentId: env.id,
+        environmentName: env.name,
+      };
+      // A segment we just activated has no members; one taken over (or whose activation answer was lost) may.
+      const live = how === "created" ? [] : ((await liveMembers(env.id, inputs.segment)) ?? []);
+      try {
+        return { id, outs: await changeMembers(place, inputs, live) };
+      } catch (e) {
+        throw new PartialFailure(id, outputs(inputs, place, live), e, "setting the members");
       }
-      throw e;
-    }
-  },
+    },
 
-  async delete(_id, props) {
-    await deleteIdempotent(() => adminClient().segmentKeys.deactivate(props.environmentId, props.segment));
-  },
+    async read(id, props) {
+      if (props.environmentId === undefined) return importKeys(id);
+      const keys = await liveMembers(props.environmentId, props.segment);
+      if (keys === undefined) return GONE;
+      const pending = await stillPending(adminClient(), props.pendingChangeRequest);
+      const outs = plain({ ...outputs(inputsOf(props), props, keys), pendingChangeRequest: pending });
+      return { id: keysId(props.environmentId, props.segment), props: outs, inputs: inputsOf(outs) };
+    },
 
-  async lookup(inputs) {
-    const admin = adminClient();
-    const workspace = await resolveWorkspace(admin, inputs.workspace);
-    const env = await resolveEnvironment(admin, workspace, inputs.environment);
-    const active = await admin.segmentKeys.activation(workspace.id, env.id, inputs.segment);
-    return active && { createdAt: active.creationTime };
+    async update(_id, olds, news) {
+      try {
+        // The keys change from the recorded members, without a read (see the module notes), unless
+        // the request recorded as pending was applied since: the members are then its outcome, read.
+        const request = await recordedRequest(adminClient(), olds.pendingChangeRequest);
+        const from =
+          request.state === "applied" ? await liveMembers(olds.environmentId, olds.segment) : olds.keys;
+        if (from === undefined) throw new GoneSinceRecordedError(describeKeys(olds));
+        return {
+          outs: await changeMembers(olds, news, from, request.state === "open" ? request.cr : undefined),
+        };
+      } catch (e) {
+        if (isNotFound(e)) throw new GoneSinceRecordedError(describeKeys(olds));
+        throw e;
+      }
+    },
+
+    async delete(_id, props) {
+      const admin = adminClient();
+      // Where approvals are required the members leave through an ARCHIVE request of the live ones,
+      // then the emptied activation goes (`./core/change-request.ts` `gatedDelete`).
+      await gatedDelete({
+        admin,
+        wsId: props.workspaceId,
+        environmentId: props.environmentId,
+        environmentName: props.environmentName,
+        remove: () => admin.segmentKeys.deactivate(props.environmentId, props.segment),
+        archive: async () => {
+          const live = await liveMembers(props.environmentId, props.segment);
+          return live?.length ? keysChange(props, props.segment, live, []) : undefined;
+        },
+        note: (s) => requestNoteOf(inputsOf(props), s),
+        wait: props.waitForApproval,
+        stays: "the members stay, and stay in the state",
+        removeAfter: true,
+      });
+    },
+
+    async lookup(inputs) {
+      const admin = adminClient();
+      const workspace = await resolveWorkspace(admin, inputs.workspace);
+      const env = await resolveEnvironment(admin, workspace, inputs.environment);
+      const active = await admin.segmentKeys.activation(workspace.id, env.id, inputs.segment);
+      return active && { createdAt: active.creationTime };
+    },
   },
-};
+);
 
 /**
  * A segment's members in one environment: the segment is activated there and holds exactly these

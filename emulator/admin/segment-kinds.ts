@@ -11,7 +11,9 @@
  * - `POST /{kind}/{env}/{name}` activates it in an environment → its definition `{name,
  *   environment:{id, name}, trafficType, creationTime}` (a rule-based one adds `rules`,
  *   `excludedKeys`, `excludedSegments`, empty at first); 409 when active;
- *   `DELETE /{kind}/{env}/{name}` → `true`;
+ *   `DELETE /{kind}/{env}/{name}` → `true`, refused with 403 where approvals are required and
+ *   the activation holds members, rules or exclusions (they would leave without approval; an
+ *   ARCHIVE change request removes them; inferred from ref admin §2 "direct writes return 403");
  * - `GET /{kind}/ws/{ws}/environments/{env}[?offset&limit]` → a bare array of definitions;
  * - rule-based only: `PUT /rule-based-segments/ws/{ws}/{name}/environments/{env} {rules,
  *   excludedKeys, excludedSegments, title?, comment?}` → the definition. Rules are conditions
@@ -154,7 +156,11 @@ export function kindSegmentRoutes(store: Store, kind: SegmentKind): Hono<AppEnv>
 
   app.delete(`${p}/:env/:name`, async (c) => {
     const { env, seg } = inEnvPath(c);
-    segs.deactivate(activationOf(env, seg));
+    const a = activationOf(env, seg);
+    // What it holds leaves with it: a direct write, refused where approvals are required (the
+    // ARCHIVE change request is the way); an empty activation holds nothing to approve (inferred).
+    if (segs.holdsContent(a)) assertDirectWrite(store, env);
+    segs.deactivate(a);
     await store.commit();
     return c.json(true);
   });

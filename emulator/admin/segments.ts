@@ -15,7 +15,8 @@
  *   reads `tags` `[{'name': ...}]`; the Harness script "Export a List of Tags for Feature Flags and
  *   Segments", https://developer.harness.io/docs/feature-management-experimentation/api/examples/extract-list,
  *   skips segments whose tags are `None`); they are set with the tag route (`./flags.ts`).
- * - `POST /segments/{env}/{name}` activates it in an environment, `DELETE` deactivates it;
+ * - `POST /segments/{env}/{name}` activates it in an environment, `DELETE` deactivates it (refused
+ *   with 403 where approvals are required and it has members: they would leave without approval);
  *   `GET /segments/ws/{ws}/environments/{env}` lists the active ones (no `id`, ref §1.2).
  * - `PUT /segments/{env}/{name}/uploadKeys?replace=bool {keys, title, comment}` adds keys
  *   (at most 10,000 per call, 100,000 per segment, ref §1.1); title/comment are required when
@@ -169,7 +170,12 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
   });
 
   app.delete("/segments/:env/:name", async (c) => {
-    store.segments.deactivate(activationOf(c).a);
+    const { a, env } = activationOf(c);
+    // The members leave with the activation: a direct key write, refused where approvals are
+    // required (an ARCHIVE change request of the keys is the way); an empty activation holds no
+    // key to approve (inferred from ref admin §2 "direct writes return 403").
+    if (a.members.size > 0) assertDirectWrite(store, env);
+    store.segments.deactivate(a);
     await store.commit();
     return c.json(true);
   });

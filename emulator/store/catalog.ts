@@ -191,6 +191,17 @@ export class KindSegments extends Part<KindSegmentRecord> {
     return this.activations.set({ ...a, ...next });
   }
 
+  /**
+   * Whether an activation holds anything a deactivation would remove: members (large), rules or
+   * exclusions (rule-based). An approval-gated environment refuses the direct deactivation of one
+   * that does (`admin/segment-kinds.ts`).
+   */
+  holdsContent(a: KindActivationRecord): boolean {
+    return (
+      a.members.length > 0 || a.rules.length > 0 || a.excludedKeys.length > 0 || a.excludedSegments.length > 0
+    );
+  }
+
   /** Deactivates a segment in an environment. */
   deactivate(a: KindActivationRecord): void {
     this.activations.dropWhere((x) => x === a);

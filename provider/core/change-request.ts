@@ -31,7 +31,10 @@ import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
 import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../../sdk/core/errors";
+import { memo } from "./config";
 import { jsonEqual } from "./diff";
+import { deleteIdempotent, readOrGone } from "./lifecycle";
+import { workspaceEnvironments } from "./resolve";
 
 /** The `changeRequest` input: the request's title, comment and approvers. */
 export const ChangeRequestInput = z.strictObject({
@@ -195,7 +198,7 @@ async function openRequestOf(admin: AdminClient, s: ChangeSubject): Promise<Chan
 export async function submitOrFind(
   admin: AdminClient,
   s: ChangeSubject,
-  note: { title: string; comment: string; approvers: readonly string[] },
+  note: RequestNote,
 ): Promise<ChangeRequest> {
   const open = await openRequestOf(admin, s);
   if (open) {
@@ -273,22 +276,217 @@ export async function settle(
   }
 }
 
-/**
- * The recorded pending request of an earlier `up`, read again (one GET): `"open"` with the request
- * when it is still REQUESTED and holds this change, `"done"` when it was applied, ended or holds
- * another change (the caller then writes or submits as usual). A REQUESTED request of a different
- * change is refused ({@link OtherChangeRequestOpenError}).
- */
-export async function recheck(
+/** What became of the request an earlier `up` recorded in `pendingChangeRequest`. */
+export type RecordedRequest =
+  /** None was recorded. */
+  | { state: "none" }
+  /** Still REQUESTED: reported (when it holds this change), nothing written. */
+  | { state: "open"; cr: ChangeRequest }
+  /**
+   * APPROVED or PUBLISHED: its change is live. The recorded outputs predate it (they hold what was
+   * live when it was submitted), so the update starts from the live object, the request's outcome.
+   */
+  | { state: "applied"; cr: ChangeRequest }
+  /** REJECTED or WITHDRAWN, or unknown to the service: nothing was applied; the next change is submitted anew. */
+  | { state: "ended" };
+
+/** Reads the request an earlier `up` recorded as pending (one GET; none when nothing is recorded). */
+export async function recordedRequest(
   admin: AdminClient,
-  pending: PendingChangeRequest,
-  s: ChangeSubject,
-): Promise<{ open: ChangeRequest } | "done"> {
-  const cr = await admin.changeRequests.get(pending.id);
-  if (cr.status !== "REQUESTED") return "done";
+  pending: PendingChangeRequest | undefined,
+): Promise<RecordedRequest> {
+  if (!pending) return { state: "none" };
+  const cr = await readOrGone(() => admin.changeRequests.get(pending.id));
+  if (!cr) return { state: "ended" };
+  if (cr.status === "REQUESTED") return { state: "open", cr };
+  if (APPLIED.has(cr.status)) return { state: "applied", cr };
+  return { state: "ended" };
+}
+
+/** The open request of `s`'s object, reported instead of submitting another; a different change is refused. */
+export function reuseOpen(cr: ChangeRequest, s: ChangeSubject): ChangeRequest {
   if (!sameChange(cr, s)) throw new OtherChangeRequestOpenError(s, cr);
   progressSink(`change request ${cr.id} for ${s.describe} is still REQUESTED: not submitted again`);
-  return { open: cr };
+  return cr;
+}
+
+/** A change request's title, comment and approvers. */
+export interface RequestNote {
+  title: string;
+  comment: string;
+  approvers: readonly string[];
+}
+
+/**
+ * A write into an environment that may require approvals, the one mechanism of every gated
+ * resource's create and update ({@link gatedWrite}).
+ */
+export interface GatedWrite<Outs> {
+  admin: AdminClient;
+  /** Where the write goes: the environment whose change permissions decide. */
+  wsId: string;
+  environmentId: string;
+  /** The change as a request, built only when one is needed (a write that goes through needs none). */
+  change: () => ChangeSubject;
+  /** The recorded request, still REQUESTED ({@link recordedRequest}): reported when it holds this change, nothing written. */
+  open?: ChangeRequest | undefined;
+  /** The request's note, for the change. */
+  note: (s: ChangeSubject) => RequestNote;
+  wait: WaitForApprovalInput | undefined;
+  /** The direct write, and the outputs after it; a gated environment refuses its first request. */
+  write: () => Promise<Outs>;
+  /** The outputs while the request waits: what is live, with the request. */
+  pending: (p: PendingChangeRequest) => Outs;
+  /** The outputs once the request is applied: the object read back. */
+  applied: () => Promise<Outs>;
+}
+
+/**
+ * Writes directly; where the environment requires approvals (the first request refused with
+ * 403, confirmed from the change permissions), submits the change as a request instead (or
+ * finds it open), and then reports it pending, or waits for it and reads the object back. A
+ * recorded request still open with this change is reported without a write.
+ */
+export async function gatedWrite<Outs>(g: GatedWrite<Outs>): Promise<Outs> {
+  let cr: ChangeRequest;
+  if (g.open) cr = reuseOpen(g.open, g.change());
+  else {
+    try {
+      return await g.write();
+    } catch (e) {
+      if (!(await refusedForApprovals(g.admin, e, g.wsId, g.environmentId))) throw e;
+      const change = g.change();
+      cr = await submitOrFind(g.admin, change, g.note(change));
+    }
+  }
+  const pending = await settle(g.admin, cr, g.change().describe, g.wait);
+  return pending ? g.pending(pending) : g.applied();
+}
+
+/** A delete in an environment that may require approvals ({@link gatedDelete}). */
+export interface GatedDelete {
+  admin: AdminClient;
+  wsId: string;
+  environmentId: string;
+  environmentName: string;
+  /** The direct delete; a 404 counts as done. */
+  remove: () => Promise<unknown>;
+  /**
+   * The request that removes, through the gate, what the refused delete would have (ARCHIVE),
+   * from the live object; `undefined` (or a 404) when nothing is left to remove.
+   */
+  archive: () => Promise<ChangeSubject | undefined>;
+  note: (s: ChangeSubject) => RequestNote;
+  wait: WaitForApprovalInput | undefined;
+  /** What the failure says stays while the request waits: `the definition stays, and stays in the state`. */
+  stays: string;
+  /**
+   * Once the request is applied, send the direct delete again: what is left holds nothing to
+   * approve (a segment's activation emptied of its members). A refusal leaves it, empty.
+   */
+  removeAfter?: boolean;
+}
+
+/**
+ * Deletes directly; where the environment requires approvals (the delete refused with 403,
+ * confirmed from the change permissions), through an ARCHIVE change request instead, found open
+ * rather than submitted twice. The delete succeeds only once nothing is left behind the gate: the
+ * request applied (waited for with `waitForApproval`), or nothing left to remove. Otherwise it fails
+ * naming the request, so that the resource stays in the state (a delete that succeeds removes it)
+ * until the request is approved; the next delete then finds it applied.
+ */
+export async function gatedDelete(d: GatedDelete): Promise<void> {
+  try {
+    await deleteIdempotent(d.remove);
+    return;
+  } catch (e) {
+    if (!(await refusedForApprovals(d.admin, e, d.wsId, d.environmentId))) throw e;
+  }
+  const change = await readOrGone(d.archive);
+  if (!change) return;
+  // The gated environment may refuse the DELETE before it looks for the object, so an object
+  // already gone (an approved ARCHIVE) can show here, as the change request's 404: done.
+  const cr = await readOrGone(() => submitOrFind(d.admin, change, d.note(change)));
+  if (!cr) return;
+  const pending = await settle(d.admin, cr, change.describe, d.wait);
+  if (pending) {
+    throw new ChangeRequestNotAppliedError(
+      `environment "${d.environmentName}" requires approvals: change request ${pending.id} (${pending.reference}) ` +
+        `to delete ${change.describe} is ${pending.status}; ${d.stays}, until it is approved. ` +
+        "Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
+    );
+  }
+  if (!d.removeAfter) return;
+  await deleteIdempotent(d.remove).catch((e: unknown) => {
+    if (!ApiError.isInstance(e) || e.status !== 403) throw e;
+  });
+}
+
+/**
+ * Whether an environment requires approvals: its change permissions, read with a dry-run PATCH
+ * of no operations (the list leaves them out, ref admin §1.2), once per process and client. An
+ * environment gone since the list, or out of the key's reach (404, 403), holds nothing this key
+ * could gate.
+ */
+export function approvalsRequired(admin: AdminClient, wsId: string, environmentId: string): Promise<boolean> {
+  return memo(admin, `approvalsRequired:${environmentId}`, async () => {
+    try {
+      const env = await admin.environments.patch(wsId, environmentId, [], { dryRun: true });
+      return env.changePermissions?.areApprovalsRequired === true;
+    } catch (e) {
+      if (ApiError.isInstance(e) && (e.status === 404 || e.status === 403)) return false;
+      throw e;
+    }
+  });
+}
+
+/** The delete of an object the service deletes with what it holds in every environment ({@link ownerDeleteGate}). */
+export interface OwnerDelete {
+  admin: AdminClient;
+  wsId: string;
+  /** The owner, for messages: `flag "checkout" in workspace "Default"`. */
+  describe: string;
+  /** What it is, for messages: `flag`. */
+  noun: string;
+  /** What it holds per environment, for messages: `definitions`. */
+  holds: string;
+  /** The ARCHIVE request of what the owner holds in the environment; `undefined` (or a 404) when it holds nothing there. */
+  archiveIn: (env: { id: string; name: string }) => Promise<ChangeSubject | undefined>;
+  note: (s: ChangeSubject) => RequestNote;
+}
+
+/**
+ * The gate of an owner's delete: deleting a flag (a segment) deletes its definitions (members)
+ * in every environment, so Pulumi's `deletedWith` skips their own deletes. Where an environment
+ * requires approvals ({@link approvalsRequired}) and the owner holds something there, the owner's
+ * delete first takes it through an ARCHIVE change request (found open rather than submitted
+ * twice, such as the one the held resource's own delete submitted), and fails, naming each
+ * environment and request, until every one is applied: the owner stays, and stays in the state,
+ * and nothing goes behind the gate. An environment that requires no approvals costs one dry-run
+ * read per process, and nothing per delete.
+ */
+export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
+  const envs = await workspaceEnvironments(o.admin, o.wsId);
+  const gated = await Promise.all(envs.map((env) => approvalsRequired(o.admin, o.wsId, env.id)));
+  const waiting: string[] = [];
+  for (const env of envs.filter((_, i) => gated[i])) {
+    const change = await readOrGone(() => o.archiveIn(env));
+    if (!change) continue;
+    const cr = await readOrGone(() => submitOrFind(o.admin, change, o.note(change)));
+    if (!cr) continue;
+    const pending = await settle(o.admin, cr, change.describe, undefined);
+    if (pending) {
+      waiting.push(
+        `Environment "${env.name}": change request ${pending.id} (${pending.reference}) to delete ${change.describe} is ${pending.status}.`,
+      );
+    }
+  }
+  if (waiting.length === 0) return;
+  throw new ChangeRequestNotAppliedError(
+    `${o.describe} is not deleted: deleting it would also delete its ${o.holds} in environments that require approvals, without approval. ` +
+      `${waiting.join(" ")} The ${o.noun} stays, and stays in the state, until each is approved; ` +
+      "run the delete again then (the requests are not submitted again)",
+  );
 }
 
 /** Whether a recorded pending request is still REQUESTED (refresh: one GET), as the pending output. */
@@ -309,7 +507,7 @@ export async function stillPending(
 export function requestNote(
   input: ChangeRequestInput | undefined,
   fallback: { title: string; comment: string },
-): { title: string; comment: string; approvers: readonly string[] } {
+): RequestNote {
   return {
     title: input?.title ?? fallback.title,
     comment: input?.comment ?? fallback.comment,

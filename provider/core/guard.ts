@@ -27,6 +27,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown } from "./check";
 import { changedFields, type DiffSpec, jsonEqual } from "./diff";
+import { plain } from "./resource";
 
 /** One field the preview showed as changing, with its three values. */
 export interface FieldValues {
@@ -135,8 +136,16 @@ export interface GuardedUpdateSpec<K extends string, Outputs> {
   /** Reads the live object: the resource's own `read` verb. */
   read: () => Promise<pulumi.dynamic.ReadResult<Outputs>>;
   /**
+   * Whether the live object replaces the recorded state as the base of the guard, asked once the
+   * live object is read: true when a change request this resource recorded as pending was applied
+   * since (`./change-request.ts` `recordedRequest`), so that the live values are the program's own
+   * change, not a colleague's. Default: never.
+   */
+  rebase?: () => Promise<boolean>;
+  /**
    * Writes the `fields` (possibly none) from `desired` onto the live object and returns the new
-   * outputs; every other field keeps its `live` value.
+   * outputs; every other field keeps its `live` value. What it returns is made plain JSON (the
+   * engine cannot carry `undefined`).
    */
   write: (fields: K[], live: Outputs) => Promise<Outputs>;
 }
@@ -149,14 +158,15 @@ export async function guardedUpdate<K extends string, Outputs>(
   if (found.id === undefined || found.props === undefined) throw new GoneSinceRecordedError(u.describe);
   const live = found.props;
   const view = u.view ?? ((outs: Outputs) => outs as object);
+  const recorded = (await u.rebase?.()) ? live : u.recorded;
   const fields = fieldsToWrite(
     u.describe,
     u.spec,
-    view(u.recorded) as Record<string, unknown>,
+    view(recorded) as Record<string, unknown>,
     u.desired as Record<string, unknown>,
     view(live) as Record<string, unknown>,
   );
-  return { outs: await u.write(fields, live) };
+  return { outs: plain(await u.write(fields, live)) };
 }
 
 /** The members `fields` of `values` (for a full-replace write: these desired, the rest live). */

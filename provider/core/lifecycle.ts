@@ -14,7 +14,11 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import { ApiError, isConflict, isNotFound, isOutcomeUnknown } from "../../sdk/core/errors";
+import type { CheckSpec } from "./check";
+import type { DiffSpec } from "./diff";
+import { dataVerbs, plain, type ResourceHandlers } from "./resource";
 
 /** The `read` result that tells the engine the object no longer exists. */
 export const GONE: pulumi.dynamic.ReadResult = Object.freeze({});
@@ -163,4 +167,72 @@ export class PartialFailure extends Error {
     this.properties = properties;
     this.reasons = [`${step}: ${reason}`];
   }
+}
+
+/**
+ * The inputs that only the program holds: those of the schema that the diff never compares
+ * (`DiffSpec.fields` are the inputs with a meaning on the service), such as a change's `title`
+ * and `comment`, `adopt`, `changeRequest` and `waitForApproval`.
+ */
+export function programOnlyInputs(schema: z.ZodObject, diff: DiffSpec): string[] {
+  return Object.keys(schema.shape).filter((k) => !(diff.fields as readonly string[]).includes(k));
+}
+
+/** The verbs a resource file writes: {@link dataVerbs} supplies `configure`, `check` and `diff`. */
+export type OwnVerbs<Inputs, Outputs> = Omit<
+  ResourceHandlers<Inputs, Outputs>,
+  "configure" | "check" | "diff"
+>;
+
+/**
+ * A resource's provider: {@link dataVerbs} and its own verbs, whose results all pass through one
+ * place before the engine sees them. Every `create`, `read` and `update` result (and a
+ * {@link PartialFailure}'s outputs) is plain JSON: the engine's protobuf `Struct` cannot carry
+ * `undefined` ("Unexpected struct type."), which a path that has nothing to write could otherwise
+ * leave where the program gave no `title`. `create` and `update` record the program-only inputs
+ * ({@link programOnlyInputs}) exactly as the call's inputs give them, whichever path produced the
+ * outputs: a write, nothing to write (a colleague made the same change), or a change request.
+ */
+export function resourceHandlers<
+  S extends z.ZodObject,
+  K extends string,
+  Outputs extends Record<string, unknown>,
+>(
+  check: CheckSpec<S>,
+  diff: DiffSpec<K>,
+  verbs: OwnVerbs<z.output<S>, Outputs>,
+): ResourceHandlers<z.output<S>, Outputs> {
+  const own = programOnlyInputs(check.schema, diff);
+  const carried = <T>(outs: T, program: unknown): T => {
+    const from = program as Record<string, unknown>;
+    const members: Record<string, unknown> = {};
+    for (const k of own) members[k] = from[k];
+    return plain({ ...(outs as object), ...members }) as T;
+  };
+  const plainFailure = (e: unknown): unknown => {
+    if (e instanceof PartialFailure)
+      (e as { properties: Record<string, unknown> }).properties = plain(e.properties);
+    return e;
+  };
+  return {
+    ...dataVerbs(check, diff),
+    ...verbs,
+    async create(inputs) {
+      const r = await verbs.create(inputs).catch((e: unknown) => Promise.reject(plainFailure(e)));
+      return r.outs === undefined ? r : { ...r, outs: carried(r.outs, inputs) };
+    },
+    async read(id, props) {
+      const r = await verbs.read(id, props);
+      if (r.id === undefined || r.id === "") return r;
+      return {
+        ...r,
+        ...(r.props === undefined ? {} : { props: plain(r.props) }),
+        ...(r.inputs === undefined ? {} : { inputs: plain(r.inputs) }),
+      };
+    },
+    async update(id, olds, news) {
+      const r = await verbs.update(id, olds, news).catch((e: unknown) => Promise.reject(plainFailure(e)));
+      return r.outs === undefined ? r : { ...r, outs: carried(r.outs, news) };
+    },
+  };
 }

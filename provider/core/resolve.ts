@@ -113,6 +113,11 @@ function inWorkspace<T extends { id: string; name: string }>(
     );
 }
 
+/** Every environment of a workspace: the list {@link resolveEnvironment} reads, memoised with it. */
+export function workspaceEnvironments(admin: AdminClient, workspaceId: string): Promise<Environment[]> {
+  return memo(admin, `environments:${workspaceId}`, () => admin.environments.list(workspaceId));
+}
+
 /** An environment of a workspace by name or id. */
 export const resolveEnvironment: InWorkspace<Environment> = inWorkspace(
   "environment",

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { route } from "../core/route";
+import { secretField } from "../core/secret-fields";
 import { AdminApiPart } from "./part";
 import { TrueBody } from "./schemas";
 
@@ -53,8 +54,11 @@ export const ApiKey = z.looseObject({
   id: z.string(),
   name: z.string(),
   apiKeyType: z.string(),
-  /** The key itself: shown once, in this answer only. */
-  key: z.string(),
+  /**
+   * The key itself: shown once, in this answer only. A secret field (`sdk/core/secret-fields.ts`):
+   * no error of the call shows it, whatever the service echoes.
+   */
+  key: secretField(z.string()),
   roles: z.array(z.string()).optional(),
 });
 export type ApiKey = z.infer<typeof ApiKey>;

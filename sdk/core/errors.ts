@@ -61,6 +61,12 @@ export interface ApiErrorInit {
    * field of the error, with credential-shaped text and fields (`sdk/core/redact.ts`). Never stored.
    */
   secrets?: readonly (string | undefined)[] | undefined;
+  /**
+   * The names of the fields the call's route declares secret (`sdk/core/secret-fields.ts`: a new
+   * API key's `key`): their values are removed from the body, and their `name: value` forms from
+   * every text of the error. Never stored.
+   */
+  secretFields?: readonly string[] | undefined;
   /** A {@link RateLimitError}'s: how long the server asked us to wait, in milliseconds. */
   retryAfterMs?: number | undefined;
   /** A {@link NetworkError}'s: the transport's error code. */
@@ -85,25 +91,27 @@ export function redactUrl(url: string): string {
   return out.replace(SECRET_QUERY, "$1***");
 }
 
-/** A copy of `init` with every credential removed (see `sdk/core/redact.ts`), and no `secrets`. */
+/**
+ * A copy of `init` with every credential removed (see `sdk/core/redact.ts`), and no `secrets` or
+ * `secretFields`.
+ */
 function redactInit(init: ApiErrorInit): ApiErrorInit {
   const secrets = usableSecrets(init.secrets ?? []);
-  const text = (s: string | undefined) => (s === undefined ? undefined : redactText(s, secrets));
-  const { secrets: _dropped, ...rest } = init;
+  const fields = init.secretFields ?? [];
+  const clean = (s: string) => redactText(s, secrets, fields);
+  const text = (s: string | undefined) => (s === undefined ? undefined : clean(s));
+  const { secrets: _dropped, secretFields: _names, ...rest } = init;
   return {
     ...rest,
-    url: redactText(redactUrl(init.url), secrets),
-    message: redactText(init.message, secrets),
-    code: typeof init.code === "string" ? redactText(init.code, secrets) : init.code,
+    url: clean(redactUrl(init.url)),
+    message: clean(init.message),
+    code: typeof init.code === "string" ? clean(init.code) : init.code,
     details: text(init.details),
     transactionId: text(init.transactionId),
     correlationId: text(init.correlationId),
-    fieldErrors: init.fieldErrors?.map((f) => ({
-      field: redactText(f.field, secrets),
-      message: redactText(f.message, secrets),
-    })),
-    body: init.body === undefined ? undefined : redactValue(init.body, secrets),
-    cause: init.cause === undefined ? undefined : redactCause(init.cause, secrets),
+    fieldErrors: init.fieldErrors?.map((f) => ({ field: clean(f.field), message: clean(f.message) })),
+    body: init.body === undefined ? undefined : redactValue(init.body, secrets, fields),
+    cause: init.cause === undefined ? undefined : redactCause(init.cause, secrets, fields),
   };
 }
 

@@ -13,7 +13,11 @@
  *    more characters with a digit), and platform tokens (`pat.<account>.<id>.<secret>`, `sat.…`);
  * 3. in a parsed body, the value of any field named like a credential (`apiKey`, `token`,
  *    `password`, `authorization`, ...) and the environment's `apiTokens` (the admin API returns the
- *    new SDK keys there, ref admin §1.1).
+ *    new SDK keys there, ref admin §1.1);
+ * 4. the fields a call's route declares secret (`secret-fields.ts`: a new API key's `key`, a text
+ *    secret's `value`), names too generic to be credentials everywhere: in a parsed body their
+ *    values, in text their `"name": "value"` (any value) and `name: value` / `name=value` forms
+ *    (a token-shaped value).
  * @module
  */
 import { inspect } from "node:util";
@@ -69,14 +73,73 @@ export function usableSecrets(secrets: readonly (string | undefined)[]): string[
   ].sort((a, b) => b.length - a.length);
 }
 
-/** Removes credentials (see the module comment) from a piece of text. */
-export function redactText(text: string, secrets: readonly string[] = []): string {
+/** What one redaction removes beyond the credential shapes and names every redaction knows. */
+interface Rules {
+  /** Known secret values (whole or in fragments). */
+  secrets: readonly string[];
+  /** Declared secret field names, normalised as {@link normalName} does. */
+  fields: ReadonlySet<string>;
+  /** Their `"name": "value"` and `name: token` forms in text; none without declared fields. */
+  patterns: readonly RegExp[];
+}
+
+const normalName = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
+const compiledFields = new Map<string, Omit<Rules, "secrets">>();
+
+/** The text forms of a declared field's value, for field names `names` (a regex alternation). */
+function fieldPatterns(names: string): RegExp[] {
+  const name = String.raw`((?<![\w-])(?:${names})`;
+  return [
+    // `"key": "..."` (JSON): any value, escapes included
+    new RegExp(String.raw`${name}"\s*:\s*")(?!\*\*\*")(?:[^"\\]|\\.)+`, "gi"),
+    // `\"key\": \"...\"` (a JSON text inside a JSON string): up to the escaped closing quote
+    new RegExp(String.raw`${name}\\"\s*:\s*\\")(?!\*\*\*\\")(?:[^"\\]|\\(?!"))+`, "gi"),
+    // `'key': '...'`
+    new RegExp(String.raw`${name}'\s*:\s*')(?!\*\*\*')[^']+`, "gi"),
+    // `key: value`, `key=value`: a token-shaped value, so that prose stays readable
+    new RegExp(String.raw`${name}\s*[:=]\s*)${TOKEN_VALUE}`, "gi"),
+  ];
+}
+
+function rulesOf(secrets: readonly string[], fields: readonly string[]): Rules {
+  if (fields.length === 0) return { secrets, fields: NO_FIELDS, patterns: [] };
+  const key = fields.join("\n");
+  let compiled = compiledFields.get(key);
+  if (compiled === undefined) {
+    compiled = {
+      fields: new Set(fields.map(normalName)),
+      patterns: fieldPatterns(fields.map(escapeRegExp).join("|")),
+    };
+    if (compiledFields.size > 256) compiledFields.clear();
+    compiledFields.set(key, compiled);
+  }
+  return { secrets, ...compiled };
+}
+
+/**
+ * Removes credentials (see the module comment) from a piece of text: the known `secrets`, the
+ * credential shapes, and the `fields` a route declares secret.
+ */
+export function redactText(
+  text: string,
+  secrets: readonly string[] = [],
+  fields: readonly string[] = [],
+): string {
+  return redact(text, rulesOf(secrets, fields));
+}
+
+function redact(text: string, rules: Rules): string {
   let out = text;
-  for (const secret of secrets) out = removeSecret(out, secret);
-  return out
+  for (const secret of rules.secrets) out = removeSecret(out, secret);
+  out = out
     .replace(AUTH_SCHEME, `$1$2${REDACTED}`)
     .replace(NAMED_VALUE, `$1${REDACTED}`)
     .replace(PLATFORM_TOKEN, REDACTED);
+  for (const pattern of rules.patterns) out = out.replace(pattern, `$1${REDACTED}`);
+  return out;
 }
 
 /** Replaces every occurrence of `secret`, and of any fragment of it of {@link MIN_FRAGMENT}+ characters. */
@@ -109,27 +172,41 @@ function removeSecret(text: string, secret: string): string {
 }
 
 /** True when `text` holds something {@link redactText} would remove. */
-export function holdsCredential(text: string, secrets: readonly string[] = []): boolean {
-  return redactText(text, secrets) !== text;
+export function holdsCredential(
+  text: string,
+  secrets: readonly string[] = [],
+  fields: readonly string[] = [],
+): boolean {
+  return holds(text, rulesOf(secrets, fields));
 }
 
-function isCredentialField(name: string): boolean {
-  return CREDENTIAL_FIELDS.has(name.toLowerCase().replace(/[-_]/g, ""));
+function holds(text: string, rules: Rules): boolean {
+  return redact(text, rules) !== text;
+}
+
+function isCredentialField(name: string, rules: Rules): boolean {
+  const n = normalName(name);
+  return CREDENTIAL_FIELDS.has(n) || rules.fields.has(n);
 }
 
 const MAX_DEPTH = 32;
 
 /**
  * A copy of a value (a parsed JSON body, a raw text, field errors) with every credential removed:
- * strings through {@link redactText}, credential-named fields replaced by {@link REDACTED}, at every
- * level. Cycles and depth beyond 32 levels become `"[...]"`. The value itself is never changed.
+ * strings through {@link redactText}, credential-named fields and the declared `fields` replaced
+ * by {@link REDACTED}, at every level. Cycles and depth beyond 32 levels become `"[...]"`. The
+ * value itself is never changed.
  */
-export function redactValue(value: unknown, secrets: readonly string[] = []): unknown {
-  return copy(value, secrets, 0, new WeakSet());
+export function redactValue(
+  value: unknown,
+  secrets: readonly string[] = [],
+  fields: readonly string[] = [],
+): unknown {
+  return copy(value, rulesOf(secrets, fields), 0, new WeakSet());
 }
 
-function copy(value: unknown, secrets: readonly string[], depth: number, seen: WeakSet<object>): unknown {
-  if (typeof value === "string") return redactText(value, secrets);
+function copy(value: unknown, secrets: Rules, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === "string") return redact(value, secrets);
   if (typeof value !== "object" || value === null) return value;
   if (value instanceof Error) return redactError(value, secrets, depth, seen);
   if (seen.has(value) || depth >= MAX_DEPTH) return "[...]";
@@ -140,14 +217,14 @@ function copy(value: unknown, secrets: readonly string[], depth: number, seen: W
     if (proto !== Object.prototype && proto !== null) {
       // Not plain data (a Buffer, a socket's details, a class instance): kept as it is when its
       // inspection shows no credential, else replaced whole, since it cannot be copied faithfully.
-      return holdsCredential(inspect(value, { depth: 6, showHidden: true }), secrets)
+      return holds(inspect(value, { depth: 6, showHidden: true }), secrets)
         ? `[${proto?.constructor?.name ?? "object"} removed: it held a credential]`
         : value;
     }
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] =
-        isCredentialField(k) && v !== null && v !== undefined && v !== ""
+        isCredentialField(k, secrets) && v !== null && v !== undefined && v !== ""
           ? REDACTED
           : copy(v, secrets, depth + 1, seen);
     }
@@ -163,11 +240,15 @@ function copy(value: unknown, secrets: readonly string[], depth: number, seen: W
  * it; else a copy with the same prototype (so `instanceof` and `name` still work) whose every own
  * property is redacted.
  */
-export function redactCause(cause: unknown, secrets: readonly string[] = []): unknown {
-  return copy(cause, secrets, 0, new WeakSet());
+export function redactCause(
+  cause: unknown,
+  secrets: readonly string[] = [],
+  fields: readonly string[] = [],
+): unknown {
+  return copy(cause, rulesOf(secrets, fields), 0, new WeakSet());
 }
 
-function redactError(e: Error, secrets: readonly string[], depth: number, seen: WeakSet<object>): unknown {
+function redactError(e: Error, secrets: Rules, depth: number, seen: WeakSet<object>): unknown {
   if (seen.has(e) || depth >= MAX_DEPTH) return "[...]";
   if (!errorHoldsCredential(e, secrets, 0, new WeakSet())) return e;
   seen.add(e);
@@ -190,24 +271,19 @@ function redactError(e: Error, secrets: readonly string[], depth: number, seen: 
   }
 }
 
-function errorHoldsCredential(
-  e: Error,
-  secrets: readonly string[],
-  depth: number,
-  seen: WeakSet<object>,
-): boolean {
+function errorHoldsCredential(e: Error, secrets: Rules, depth: number, seen: WeakSet<object>): boolean {
   if (seen.has(e) || depth > 8) return false;
   seen.add(e);
-  if (holdsCredential(`${e.message}\n${e.stack ?? ""}`, secrets)) return true;
+  if (holds(`${e.message}\n${e.stack ?? ""}`, secrets)) return true;
   for (const key of Reflect.ownKeys(e)) {
     const v = (e as unknown as Record<PropertyKey, unknown>)[key];
     if (v instanceof Error) {
       if (errorHoldsCredential(v, secrets, depth + 1, seen)) return true;
     } else if (typeof v === "string") {
-      if (holdsCredential(v, secrets) || (typeof key === "string" && isCredentialField(key) && v !== ""))
+      if (holds(v, secrets) || (typeof key === "string" && isCredentialField(key, secrets) && v !== ""))
         return true;
     } else if (typeof v === "object" && v !== null) {
-      if (holdsCredential(inspect(v, { depth: 6, showHidden: true }), secrets)) return true;
+      if (holds(inspect(v, { depth: 6, showHidden: true }), secrets)) return true;
     }
   }
   return false;

@@ -10,7 +10,11 @@
  * call's errors as the credential is).
  *
  * Credentials live only in private fields and the request headers: they never appear in a URL, an
- * error message, an error's `body`, or `JSON.stringify` of an error or a client.
+ * error message, an error's `body`, or `JSON.stringify` of an error or a client. Neither do the
+ * secrets a call sends or receives: a route declares them in its schemas (`secret-fields.ts`: the
+ * response's credential fields, such as a new API key's `key`, and with `RouteOptions.request` the
+ * request body's, such as a text secret's `value`), and a call may name more values
+ * ({@link CallInit.secrets}); every error of the call is built without them (`redact.ts`).
  * @module
  */
 import type { IncomingHttpHeaders } from "node:http";
@@ -35,6 +39,7 @@ import {
   retryAfterMs,
 } from "./retry";
 import { buildQuery, expandPath, type Query, type Route, type RouteParams } from "./route";
+import { secretValues } from "./secret-fields";
 
 export { dotPath } from "./issues";
 export type { Query, Route, RouteParams } from "./route";
@@ -52,6 +57,20 @@ export interface CallInit {
   headers?: Readonly<Record<string, string>> | undefined;
   /** Told the headers of the success response (its `ETag`, say) before the body is returned. */
   onHeaders?: ((headers: IncomingHttpHeaders) => void) | undefined;
+  /**
+   * Values this call sends that are secrets, beside those its route's request schema declares:
+   * removed, whole or in fragments, from every error of the call.
+   */
+  secrets?: readonly (string | undefined)[] | undefined;
+}
+
+/**
+ * What a call's errors are built without: the client's key, the values the call sends as secrets,
+ * and the names of the route's secret fields (given to every error the core builds for the call).
+ */
+interface CallSecrets {
+  secrets: readonly string[];
+  secretFields: readonly string[];
 }
 
 /** Told about every retry, for logs and tests. */
@@ -183,13 +202,17 @@ export class HttpCore {
         message: "invalid path parameter",
         fieldErrors: [{ field: expanded.param, message: expanded.message }],
         secrets: this.#secrets,
+        secretFields: r.secretFields,
       });
     }
     const path = this.#basePath + expanded + buildQuery(init?.query);
     let body: string | Uint8Array | undefined;
     let headers = this.#plainHeaders;
-    // The credential, and for a multipart call its file parts: what this call's errors never show.
+    // The credential, the secrets the call sends (the request schema's secret fields, the call's
+    // own `secrets`, and for a multipart call its file parts): what this call's errors never show.
     let secrets = this.#secrets;
+    const sent = [...secretValues(r.secretRequestPaths ?? [], init?.body), ...(init?.secrets ?? [])];
+    if (sent.length > 0) secrets = usableSecrets([...secrets, ...withEscapes(sent)]);
     if (init?.body !== undefined) {
       if (r.body === "multipart") {
         if (!isFormData(init.body)) {
@@ -200,11 +223,12 @@ export class HttpCore {
             message: "invalid request body",
             fieldErrors: [{ field: "(body)", message: "a multipart route's body must be a FormData" }],
             secrets,
+            secretFields: r.secretFields,
           });
         }
         const form = await encodeMultipart(init.body, secrets);
         body = form.bytes;
-        secrets = form.secrets;
+        secrets = usableSecrets(withEscapes(form.secrets));
         headers = { ...this.#plainHeaders, "content-type": form.contentType };
       } else if (r.body === "yaml") {
         body = String(init.body);
@@ -215,6 +239,7 @@ export class HttpCore {
       }
     }
     if (init?.headers !== undefined) headers = { ...headers, ...init.headers };
+    const cs: CallSecrets = { secrets, secretFields: r.secretFields ?? [] };
     const signal = init?.signal;
     const limiter = this.#limiter;
     let started = 0;
@@ -227,7 +252,7 @@ export class HttpCore {
           await wait;
         } catch (err) {
           // aborted while queued: this attempt was never sent, and a retried one failed harmlessly
-          throw this.#networkError(method, path, err, true, attempt - 1, true, secrets);
+          throw this.#networkError(method, path, err, true, attempt - 1, true, cs);
         }
       }
       if (attempt === 1) started = performance.now();
@@ -246,19 +271,19 @@ export class HttpCore {
         });
       } catch (err) {
         limiter.release();
-        const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, secrets);
+        const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, cs);
         maybeApplied ||= failure.maybeApplied;
-        if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal, secrets)))
+        if (!(await this.#shouldRetry(failure, attempt, started, method, path, signal, cs)))
           throw failure.error;
         continue;
       }
 
       let outcome: Outcome;
       try {
-        outcome = await this.#readResponse(r, res, method, path, attempt, secrets);
+        outcome = await this.#readResponse(r, res, method, path, attempt, cs);
       } catch (err) {
         // the body broke off: the request was certainly sent
-        outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, secrets);
+        outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, cs);
       } finally {
         limiter.release();
       }
@@ -270,7 +295,7 @@ export class HttpCore {
       if (maybeApplied && r.hasGoneOnRetry && outcome.error.kind === "not-found")
         return r.goneOnRetry as z.output<S>;
       maybeApplied ||= outcome.maybeApplied;
-      if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal, secrets)))
+      if (!(await this.#shouldRetry(outcome, attempt, started, method, path, signal, cs)))
         throw outcome.error;
     }
   }
@@ -281,18 +306,18 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     attempt: number,
-    secrets: readonly string[],
+    cs: CallSecrets,
   ): Promise<Outcome> {
     const status = res.statusCode;
     if (status >= 200 && status < 300) {
       let text = "";
       if (status === 204 || status === 205) await res.body.dump();
       else text = await res.body.text();
-      return this.#parseSuccess(r, status, res.headers, text, method, path, attempt, secrets);
+      return this.#parseSuccess(r, status, res.headers, text, method, path, attempt, cs);
     }
     // Redacted before anything is taken from it: a message cut at 200 characters could keep a
     // fragment of a key too short to be recognised afterwards.
-    const text = redactText(await res.body.text(), secrets);
+    const text = redactText(await res.body.text(), cs.secrets, cs.secretFields);
     const idempotent = r.idempotent;
     const advised = status === 429 ? rateLimitWaitMs(res.headers) : retryAfterMs(res.headers);
     const retryable = status === 429 || (idempotent && this.#policy.retryStatuses.includes(status));
@@ -307,7 +332,7 @@ export class HttpCore {
       attempts: attempt,
       outcomeUnknown: !idempotent && WRITE_MAYBE_APPLIED.has(status),
       retryAfterMs: advised,
-      secrets,
+      ...cs,
     });
     return {
       ok: false,
@@ -327,9 +352,9 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     attempt: number,
-    secrets: readonly string[],
+    cs: CallSecrets,
   ): Outcome {
-    const body = this.#successBody(r, text, secrets);
+    const body = this.#successBody(r, text, cs);
     if ("value" in body) return { ok: true, value: body.value };
     const tx = headers["x-transaction-id"];
     return {
@@ -345,7 +370,7 @@ export class HttpCore {
         ...body,
         attempts: attempt,
         transactionId: Array.isArray(tx) ? tx[0] : tx,
-        secrets,
+        ...cs,
       }),
     };
   }
@@ -354,7 +379,7 @@ export class HttpCore {
   #successBody(
     r: Route,
     text: string,
-    secrets: readonly string[],
+    cs: CallSecrets,
   ):
     | { value: unknown }
     | { message: string; fieldErrors: { field: string; message: string }[]; body: unknown } {
@@ -366,7 +391,7 @@ export class HttpCore {
       try {
         value = JSON.parse(text);
       } catch {
-        const body = redactText(text, secrets).slice(0, 500);
+        const body = redactText(text, cs.secrets, cs.secretFields).slice(0, 500);
         return { message: "the response body is not JSON", fieldErrors: [], body };
       }
     }
@@ -386,13 +411,13 @@ export class HttpCore {
     idempotent: boolean,
     attempt: number,
     signal: AbortSignal | undefined,
-    secrets: readonly string[],
+    cs: CallSecrets,
   ): Failure {
     const aborted = signal?.aborted === true;
     const failure = classifyNetworkError(err, idempotent, aborted);
     return {
       ok: false,
-      error: this.#networkError(method, path, err, idempotent, attempt, aborted, secrets),
+      error: this.#networkError(method, path, err, idempotent, attempt, aborted, cs),
       retry: failure.retryable,
       delayMs: backoffMs(attempt - 1, this.#policy),
       pause: false,
@@ -407,7 +432,7 @@ export class HttpCore {
     idempotent: boolean,
     attempts: number,
     aborted: boolean,
-    secrets: readonly string[] = this.#secrets,
+    cs: CallSecrets,
   ): NetworkError {
     const failure = classifyNetworkError(err, idempotent, aborted);
     let message = `network error: ${failure.reason}`;
@@ -426,7 +451,7 @@ export class HttpCore {
       url: this.origin + path,
       message,
       cause: err,
-      secrets,
+      ...cs,
       attempts,
       outcomeUnknown: failure.outcomeUnknown,
       errorCode: failure.code,
@@ -440,7 +465,7 @@ export class HttpCore {
     method: HttpMethod,
     path: string,
     signal: AbortSignal | undefined,
-    secrets: readonly string[],
+    cs: CallSecrets,
   ): Promise<boolean> {
     const delayMs = outcome.delayMs;
     // A 429 holds back every request to this base URL, whether or not this one is retried.
@@ -460,7 +485,7 @@ export class HttpCore {
       try {
         await sleep(delayMs, undefined, { signal });
       } catch (err) {
-        throw this.#networkError(method, path, err, true, attempt, true, secrets);
+        throw this.#networkError(method, path, err, true, attempt, true, cs);
       }
     }
     return true;
@@ -470,4 +495,19 @@ export class HttpCore {
   toJSON(): Record<string, unknown> {
     return { origin: this.origin, basePath: this.#basePath };
   }
+}
+
+/**
+ * Each value, and its JSON-escaped form when that differs (a value with a newline or a quote is
+ * echoed that way inside a JSON text): both are searched for in the call's error answers.
+ */
+function withEscapes(values: readonly (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    if (v === undefined) continue;
+    out.push(v);
+    const escaped = JSON.stringify(v).slice(1, -1);
+    if (escaped !== v) out.push(escaped);
+  }
+  return out;
 }

@@ -53,6 +53,8 @@ export interface FailedResponse {
   attempts: number;
   /** The call's credentials, removed from every field of the error (never stored). */
   secrets?: readonly string[] | undefined;
+  /** The fields the route declares secret, removed by name from every field of the error. */
+  secretFields?: readonly string[] | undefined;
   /** Whether the request may have been applied anyway (a 5xx to a POST or PATCH). */
   outcomeUnknown: boolean;
   /** For 429: how long the server asked to wait. */
@@ -102,6 +104,7 @@ export function errorFromResponse(r: FailedResponse): ApiError {
     attempts: r.attempts,
     outcomeUnknown: r.outcomeUnknown,
     secrets: r.secrets,
+    secretFields: r.secretFields,
   };
   let platformCode: string | undefined;
 

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import { type HttpMethod, RETRY_DEFAULTS } from "./retry";
+import { type SecretPath, secretFieldNames, secretPaths } from "./secret-fields";
 
 /** Names of the `{param}` placeholders of a route string. */
 export type ParamNames<R extends string> = R extends `${string}{${infer N}}${infer Rest}`
@@ -47,6 +48,12 @@ export interface RouteOptions {
    * that not-found is thrown like any other.
    */
   goneOnRetry?: unknown;
+  /**
+   * The schema of a JSON request body, for the secrets it declares (`secret-fields.ts`): each
+   * call's values of those fields are removed from every error of the call (the core does not
+   * validate the body with it; the client part does, before the call).
+   */
+  request?: z.ZodType;
 }
 
 /** A compiled endpoint; build one with {@link route}. */
@@ -69,6 +76,13 @@ export interface Route<R extends string = string, S extends z.ZodType = z.ZodTyp
   readonly emptyBadRequest: string | undefined;
   readonly hasGoneOnRetry: boolean;
   readonly goneOnRetry: unknown;
+  /** Where the request body's secret fields are ({@link RouteOptions.request}). */
+  readonly secretRequestPaths: readonly SecretPath[];
+  /**
+   * The names of the secret fields of the request and response schemas: removed by name from the
+   * body and text of every error of a call of this route (`redact.ts`).
+   */
+  readonly secretFields: readonly string[];
 }
 
 /**
@@ -95,6 +109,10 @@ export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>
     last = m.index + m[0].length;
   }
   literals.push(template.slice(last));
+  const secretRequestPaths = options.request ? secretPaths(options.request) : [];
+  const secretFields = [
+    ...new Set([...secretFieldNames(schema), ...secretRequestPaths.map((p) => p[p.length - 1]!)]),
+  ];
   return Object.freeze({
     route: r,
     method,
@@ -109,6 +127,8 @@ export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>
     emptyBadRequest: options.emptyBadRequest,
     hasGoneOnRetry: "goneOnRetry" in options,
     goneOnRetry: options.goneOnRetry,
+    secretRequestPaths,
+    secretFields,
   });
 }
 

@@ -12,12 +12,13 @@
  * take the body alone; reads and deletes take the identifier and the scope.
  * @module
  */
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import type { z } from "zod";
 import { checkPageSize } from "../core/paginate";
 import type { CallInit, HttpCore, Query } from "../core/request";
 import { type Route, route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
+import { loadYaml } from "../core/yaml";
 import { BooleanData, envelope, PLATFORM_PAGE_MAX, pageOf } from "./schemas";
 import { type IfMatchOption, type Versioned, versionedCall } from "./versioned";
 
@@ -74,16 +75,20 @@ const gone = { goneOnRetry: { status: "SUCCESS", data: true, metaData: null, cor
 /**
  * The routes of an entity at `base`: `data` is the `data` schema of a create, get and update,
  * `item` of one list item; `putById` puts `PUT {base}/{identifier}` (else `PUT {base}`), `yaml`
- * sends YAML bodies.
+ * sends YAML bodies, and `request` is the schema of a JSON write's body, for the secret fields it
+ * declares (`sdk/core/secret-fields.ts`).
  */
 export function entityRoutes(
   base: `/${string}`,
   data: z.ZodType,
   item: z.ZodType,
-  opts: { putById: boolean; yaml?: boolean },
+  opts: { putById: boolean; yaml?: boolean; request?: z.ZodType },
 ): EntityRoutes {
   const one = envelope(data);
-  const body = opts.yaml ? ({ body: "yaml" } as const) : {};
+  const body = {
+    ...(opts.yaml ? ({ body: "yaml" } as const) : {}),
+    ...(opts.request ? { request: opts.request } : {}),
+  };
   return {
     create: route(`POST ${base}`, one, body),
     get: route(`GET ${base}/{identifier}`, one),
@@ -118,17 +123,10 @@ export function yamlWrite<S extends z.ZodType>(
   build: (parsed: z.output<S>) => Omit<EntityWrite, "body">,
 ): EntityWrite {
   const text = typeof yaml === "string" ? yaml : stringify(yaml);
-  let value: unknown;
-  try {
-    value = parse(text, { uniqueKeys: true });
-  } catch (e) {
-    throw invalidInput(
-      r,
-      "YAML",
-      [{ path: [], message: String((e as Error).message).split("\n")[0]! }],
-      "yaml",
-    );
-  }
+  // The one bounded reading (`sdk/core/yaml.ts`): an alias bomb or a text over 1 MiB is refused here.
+  const read = loadYaml(text);
+  if (!read.ok) throw invalidInput(r, "YAML", [{ path: [], message: read.error.message }], "yaml");
+  const value = read.value;
   return { ...build(parseInput(schema, value, r, "YAML", "yaml")), body: text };
 }
 

@@ -72,7 +72,11 @@ export class SecretsApi extends EntityApi<SecretScope, SecretBody, SecretData> {
   constructor(ctx: EntityCtx) {
     super(ctx, {
       label: "secret",
-      routes: entityRoutes("/ng/api/v2/secrets", SecretData, SecretData, { putById: true }),
+      // the body is `{secret}`: its schema declares a text secret's `value` a secret field
+      routes: entityRoutes("/ng/api/v2/secrets", SecretData, SecretData, {
+        putById: true,
+        request: z.object({ secret: SecretBody }),
+      }),
       paging: ["pageIndex", "pageSize"],
       ifMatch: false,
       scopeQuery: listQuery,

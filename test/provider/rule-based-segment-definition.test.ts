@@ -48,6 +48,12 @@ const teamRule = {
   },
 };
 const note = { title: "Pro users", comment: "managed by Pulumi" };
+/** The paths of the members holding `undefined`, which the engine's protobuf Struct refuses ("Unexpected struct type."). */
+const undefinedMembers = (value: unknown, path = ""): string[] => {
+  if (value === undefined) return [path];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => undefinedMembers(v, path === "" ? k : `${path}.${k}`));
+};
 
 describe.each(MODES)("RuleBasedSegmentDefinition (%s)", (mode) => {
   let p: Driver;
@@ -266,6 +272,37 @@ describe.each(MODES)("RuleBasedSegmentDefinition (%s)", (mode) => {
       replaces: [],
       deleteBeforeReplace: false,
     });
+  });
+
+  it("a colleague's edit equal to the program's change: nothing written, plain outputs carrying the program's note", async () => {
+    const { title: _t, comment: _c, ...bare } = programFor("");
+    const segment = await segmentOfOwn();
+    const made = await p.create((await p.check({}, { ...bare, segment })).inputs);
+    // No title, comment, changeRequest or waitForApproval: the members the engine cannot carry as undefined.
+    const news = (await p.check(made.outs, { ...bare, segment, rules: [proRule, teamRule] })).inputs;
+    await bed.admin.ruleBasedSegments.put(ws.id, segment, prodId, {
+      rules: [proRule, teamRule as never],
+      excludedKeys: ["qa-bot"],
+      excludedSegments: [],
+    });
+    bed.reset();
+    const updated = (await p.update(made.id, made.outs, news)).outs;
+    expect(bed.proxy.writes()).toEqual([]);
+    expect(updated).toEqual({ ...made.outs, rules: [proRule, teamRule] });
+    // A new note is recorded as the program gives it, with nothing written either.
+    const noted = (await p.check(updated, { ...bare, segment, rules: [proRule, teamRule], title: "later" }))
+      .inputs;
+    await bed.admin.ruleBasedSegments.put(ws.id, segment, prodId, {
+      rules: [proRule],
+      excludedKeys: ["qa-bot"],
+      excludedSegments: [],
+    });
+    const again = (await p.update(made.id, updated, { ...noted, rules: [proRule] })).outs;
+    expect(again).toEqual({ ...made.outs, title: "later" });
+    if (mode === "direct") {
+      const raw = await impl.update(made.id, again as never, { ...news, rules: [proRule] } as never);
+      expect(undefinedMembers(raw.outs)).toEqual([]);
+    }
   });
 
   it("a new segment or environment replaces, deleting first", async () => {
@@ -600,6 +637,81 @@ describe("RuleBasedSegmentDefinition in an environment that requires approvals",
     expect(progress.at(-1)).toBe(
       `change request ${open.id} for the definition of rule-based segment "${segment}" in environment "Gated" is already open (REQUESTED): not submitted again`,
     );
+  });
+
+  it("after approval, the next up writes nothing and records the applied definition (gRPC host and direct: plain outputs)", async () => {
+    for (const d of [host, p]) {
+      const { segment, id, outs } = await activeInGated(d);
+      // The program gives no title or comment: nothing the engine cannot carry may stand for them.
+      const news = await checkedIn(d, gatedProgram(segment));
+      const first = await d.update(id, outs, news);
+      const pending = first.outs.pendingChangeRequest as { id: string };
+      await approver.changeRequests.approve(pending.id, "ok");
+      bed.reset();
+      const next = await d.update(id, first.outs, news);
+      expect(next.outs).toEqual({
+        ...outs,
+        rules: [proRule],
+        excludedKeys: ["qa-bot"],
+        changeRequest: crNote,
+      });
+      expect(bed.proxy.writes()).toEqual([]);
+      expect(requestLines()).toEqual([
+        `GET ${V2}/rule-based-segments/ws/${ws.id}/environments/${gatedId} 200`,
+        `GET ${V2}/changeRequests/${pending.id} 200`,
+      ]);
+      expect((await d.diff(id, next.outs, news)).changes).toBe(false);
+      if (d === p) {
+        const raw = await impl.update(id, first.outs as never, news as never);
+        expect(undefinedMembers(raw.outs)).toEqual([]);
+      }
+    }
+  });
+
+  it("after approval, a further change starts from the live definition: one request of it, not a refusal", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const first = await p.update(id, outs, await checkedIn(p, gatedProgram(segment)));
+    await approver.changeRequests.approve((first.outs.pendingChangeRequest as { id: string }).id, "ok");
+    bed.reset();
+    const next = await p.update(
+      id,
+      first.outs,
+      await checkedIn(p, gatedProgram(segment, { excludedKeys: [] })),
+    );
+    expect(next.outs).toMatchObject({ rules: [proRule], excludedKeys: ["qa-bot"] });
+    expect(bed.proxy.writes().at(-1)?.body).toEqual(
+      crBody(segment, {
+        ruleBasedSegment: { name: segment, rules: [proRule], excludedKeys: [], excludedSegments: [] },
+      }),
+    );
+  });
+
+  it("deletes through an ARCHIVE change request: fails naming it until approved, never submits twice, and the definition stays live", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const first = await p.update(id, outs, await checkedIn(p, gatedProgram(segment)));
+    await approver.changeRequests.approve((first.outs.pendingChangeRequest as { id: string }).id, "ok");
+    const live = (await p.read(id, first.outs)).props as Record<string, unknown>;
+    bed.reset();
+    const failure = await p.delete(id, live).catch((e: Error) => e);
+    const cr = await openRequestOf(segment);
+    expect((failure as Error).message).toBe(
+      `environment "Gated" requires approvals: change request ${cr.id} (changeRequests/${cr.id}) to delete the definition of rule-based segment "${segment}" in environment "Gated" ` +
+        "is REQUESTED; the definition stays, and stays in the state, until it is approved. Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
+    );
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `DELETE ${V2}/rule-based-segments/${gatedId}/${segment} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual(crBody(segment, { operationType: "ARCHIVE" }));
+    expect((await bed.admin.ruleBasedSegments.definition(ws.id, gatedId, segment))?.rules).toEqual([proRule]);
+    bed.reset();
+    await expect(p.delete(id, live)).rejects.toThrow(`change request ${cr.id} `);
+    expect(bed.proxy.writes().filter((w) => w.method === "POST")).toEqual([]);
+    await approver.changeRequests.approve(cr.id, "ok");
+    await p.delete(id, live);
+    expect(await bed.admin.ruleBasedSegments.definition(ws.id, gatedId, segment)).toBeUndefined();
+    expect(await p.read(id, live)).toEqual({ id: undefined, props: undefined, inputs: undefined });
   });
 
   it("through the gRPC host: submits once, reports it on the next up, and records the applied definition after approval", async () => {

@@ -181,6 +181,103 @@ describe("bodies echoed back by a server", () => {
   });
 });
 
+/** A key the service makes (`POST /apiKeys` answers it once): the client never knew it. */
+const NEW_KEY = "7s2kLEAKCANARYq9x1b3c5d7e9f0a2b4c6";
+/** A text secret's value: prose with spaces, so no credential shape finds it, only the call's knowledge. */
+const SECRET_TEXT = "correct horse LEAKCANARY battery staple";
+
+const textSecret = (value: string) => ({
+  type: "SecretText" as const,
+  name: "db password",
+  identifier: "db_pw",
+  orgIdentifier: "default",
+  spec: { secretManagerIdentifier: "harnessSecretManager", valueType: "Inline" as const, value },
+});
+
+describe("secrets the call sends or the service answers (issue 23 item 4)", () => {
+  it("a new API key in a 200 that fails validation is kept out of ValidationError.body; the rest stays", async () => {
+    handler = reply(200, { name: "ci", apiKeyType: "admin", roles: ["API_ALL_GRANTED"], key: NEW_KEY });
+    const e = await cleanError(admin().apiKeys.create({ name: "ci", apiKeyType: "admin" }));
+    expect(e).toBeInstanceOf(ValidationError);
+    expect([e.status, e.message]).toEqual([
+      200,
+      "POST /internal/api/v2/apiKeys: 200 the response body does not match the expected shape: id: Invalid input: expected string, received undefined",
+    ]);
+    expect(e.body).toEqual({ name: "ci", apiKeyType: "admin", roles: ["API_ALL_GRANTED"], key: "***" });
+    expect(received).toBe(1);
+  });
+
+  it("a 500 that echoes the new API key in its message, details and body keeps it nowhere", async () => {
+    handler = reply(500, {
+      code: 500,
+      message: `api key created but not indexed: {"id":"k9","name":"ci","key":"${NEW_KEY}"}`,
+      details: `key=${NEW_KEY}`,
+      transactionId: "t500",
+      created: { id: "k9", name: "ci", key: NEW_KEY },
+    });
+    const e = await cleanError(admin().apiKeys.create({ name: "ci", apiKeyType: "admin" }));
+    expect([e.status, e.outcomeUnknown, e.transactionId]).toEqual([500, true, "t500"]);
+    expect(e.message).toBe(
+      'POST /internal/api/v2/apiKeys: 500 api key created but not indexed: {"id":"k9","name":"ci","key":"***"} (key=***) (transaction t500)',
+    );
+    expect((e.body as { created: unknown }).created).toEqual({ id: "k9", name: "ci", key: "***" });
+    expect(received).toBe(1);
+  });
+
+  it("an environment's SDK keys echoed by a 500 to its create are kept out of the error", async () => {
+    handler = reply(500, {
+      code: 500,
+      message: `environment QA created; tokens [{"id":"t1","key":"${SDK_KEY}"}] not indexed`,
+      transactionId: "t501",
+    });
+    const e = await cleanError(admin().environments.create("ws1", { name: "QA" }));
+    expect(e.message).toBe(
+      'POST /internal/api/v2/environments/ws/ws1: 500 environment QA created; tokens [{"id":"t1","key":"***"}] not indexed (transaction t501)',
+    );
+  });
+
+  it("a 400 that echoes a text Secret's value, whole, cut and in the request it quotes, keeps it nowhere", async () => {
+    handler = (req, res, body) =>
+      reply(400, {
+        status: "ERROR",
+        code: "INVALID_REQUEST",
+        message: `Invalid request: value '${SECRET_TEXT}' is not allowed for ${req.method}`,
+        detailedMessage: `near '${SECRET_TEXT.slice(4, 30)}'`,
+        correlationId: "c400",
+        request: JSON.parse(body),
+      })(req, res, body);
+    const e = await cleanError(platform().secrets.create(textSecret(SECRET_TEXT)));
+    expect([e.status, e.code, e.correlationId]).toEqual([400, "INVALID_REQUEST", "c400"]);
+    expect(e.message).toBe(
+      "POST /ng/api/v2/secrets: 400 Invalid request: value '***' is not allowed for POST (near '***') (correlation c400)",
+    );
+    // the rest of the body stays (a member named `secret` is a credential's name: removed whole)
+    expect(e.body).toEqual({
+      status: "ERROR",
+      code: "INVALID_REQUEST",
+      message: "Invalid request: value '***' is not allowed for POST",
+      detailedMessage: "near '***'",
+      correlationId: "c400",
+      request: { secret: "***" },
+    });
+    expect(received).toBe(1);
+  });
+
+  it("an update's 400 echoing a multi-line value inside a JSON text keeps none of it", async () => {
+    const value = `-----BEGIN KEY-----\nMIIB "LEAKCANARY" 9c8b7a6f5e4d3c2b1a\n-----END KEY-----`;
+    handler = reply(400, {
+      status: "ERROR",
+      code: "INVALID_REQUEST",
+      message: `Invalid request: ${JSON.stringify({ value })}`,
+      correlationId: "c401",
+    });
+    const e = await cleanError(platform().secrets.update(textSecret(value)));
+    expect(e.message).toBe(
+      'PUT /ng/api/v2/secrets/db_pw: 400 Invalid request: {"value":"***"} (correlation c401)',
+    );
+  });
+});
+
 describe("the cause chain", () => {
   it("a transport error whose message and fields hold the key is kept as a redacted copy", async () => {
     // A proxy agent that fails with the request's headers in its error, as some do.

@@ -155,6 +155,45 @@ describe("an environment that requires approvals", () => {
     expect((await call("GET", "/internal/api/v2/segments/Gated/vip/keys")).body.count).toBe(0);
   });
 
+  it("refuses a direct delete that would remove a definition, members or rules; an empty activation goes", async () => {
+    const message = `Environment Gated requires approvals: submit this change as a change request (POST /changeRequests/ws/${ws.id}/environments/${gated.id})`;
+    const V2 = "/internal/api/v2";
+    // A segment with members: the deactivation would remove them.
+    await call("POST", `${V2}/segments/ws/${ws.id}/trafficTypes/user`, { body: { name: "held" } });
+    await call("POST", `${V2}/segments/Gated/held`);
+    const seeded = await submit({ segment: { name: "held", keys: ["m1"] }, operationType: "UPDATE" });
+    await call("PUT", `${CR}/${seeded.body.id}`, { key: APPROVER, body: { status: "APPROVED" } });
+    const keys = await call("DELETE", `${V2}/segments/Gated/held`);
+    expect([keys.status, keys.body]).toEqual([403, adminError(403, message)]);
+    expect((await call("GET", `${V2}/segments/Gated/held/keys`)).body.keys).toEqual([{ key: "m1" }]);
+    // Once an approved ARCHIVE removed them, the empty activation is no change to approve.
+    const archive = await submit({ segment: { name: "held", keys: ["m1"] }, operationType: "ARCHIVE" });
+    await call("PUT", `${CR}/${archive.body.id}`, { key: APPROVER, body: { status: "APPROVED" } });
+    expect((await call("DELETE", `${V2}/segments/Gated/held`)).status).toBe(200);
+    expect((await call("GET", `${V2}/segments/Gated/held/keys`)).status).toBe(404);
+
+    // A rule-based segment with a definition: the deactivation would remove it.
+    await call("POST", `${V2}/rule-based-segments/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "ruled" },
+    });
+    await call("POST", `${V2}/rule-based-segments/Gated/ruled`);
+    const ruled = await submit({
+      ruleBasedSegment: { name: "ruled", rules: [], excludedKeys: ["x"], excludedSegments: [] },
+      operationType: "UPDATE",
+    });
+    await call("PUT", `${CR}/${ruled.body.id}`, { key: APPROVER, body: { status: "APPROVED" } });
+    const rbs = await call("DELETE", `${V2}/rule-based-segments/Gated/ruled`);
+    expect([rbs.status, rbs.body]).toEqual([403, adminError(403, message)]);
+    const listed = await call("GET", `${V2}/rule-based-segments/ws/${ws.id}/environments/Gated`);
+    expect(listed.body.map((d: { name: string }) => d.name)).toContain("ruled");
+    await call("POST", `${V2}/rule-based-segments/ws/${ws.id}/trafficTypes/user`, { body: { name: "bare" } });
+    await call("POST", `${V2}/rule-based-segments/Gated/bare`);
+    expect((await call("DELETE", `${V2}/rule-based-segments/Gated/bare`)).status).toBe(200);
+    // A definition's DELETE is refused whatever it holds.
+    const def = await call("DELETE", `${V2}/splits/ws/${ws.id}/gated_flag/environments/Gated`);
+    expect([def.status, def.body]).toEqual([403, adminError(403, message)]);
+  });
+
   it("refuses changes that could not be applied", async () => {
     expect((await submit(splitChange({ split: { name: "nope", ...definitionBody() } }))).body).toEqual(
       adminError(404, "Could not find split nope"),

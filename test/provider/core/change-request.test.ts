@@ -10,6 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../../provider/core/change-request";
+import { impl as flag, flagProviderText } from "../../../provider/flag";
 import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flag-definition";
 import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/segment-keys";
 import { AdminClient } from "../../../sdk/admin/client";
@@ -24,6 +25,7 @@ let prodId: string;
 let approver: AdminClient;
 let defs: Driver;
 let keys: Driver;
+let flags: Driver;
 let hostDefs: Driver;
 let progress: string[];
 type Props = Record<string, unknown>;
@@ -51,6 +53,7 @@ beforeAll(async () => {
   approver = new AdminClient({ baseUrl: bed.emu.url, apiKey: key.key, requestsPerSecond: 1000 });
   defs = await bed.driver("direct", definitions, flagDefinitionProviderText);
   keys = await bed.driver("direct", segmentKeys, segmentKeysProviderText);
+  flags = await bed.driver("direct", flag, flagProviderText);
   hostDefs = await bed.driver("gRPC host", definitions, flagDefinitionProviderText);
 });
 afterAll(async () => {
@@ -361,6 +364,95 @@ describe("FlagDefinition in an environment that requires approvals", () => {
   });
 });
 
+describe("a Flag with a definition in an environment that requires approvals", () => {
+  /** The flag's state as a create records it (read by its id). */
+  const flagState = async (flag: string) => {
+    const f = await bed.admin.flags.get(ws.id, flag);
+    const r = await flags.read(f.id, {
+      workspace: "Default",
+      trafficType: "user",
+      name: flag,
+      workspaceId: ws.id,
+      workspaceName: "Default",
+    } as Props);
+    return { id: f.id, outs: r.props as Props };
+  };
+
+  it("is not deleted behind the gate: its delete submits the ARCHIVE request, fails naming it, and deletes once it is approved", async () => {
+    const { flag } = await seeded();
+    const { id, outs } = await flagState(flag);
+    bed.reset();
+    const failure = await flags.delete(id, outs).catch((e: Error) => e);
+    const cr = await openRequestOf(flag);
+    expect(cr.operationType).toBe("ARCHIVE");
+    expect((failure as Error).message).toBe(
+      `flag "${flag}" in workspace "Default" is not deleted: deleting it would also delete its definitions in environments that require approvals, without approval. ` +
+        `Environment "Gated": change request ${cr.id} (changeRequests/${cr.id}) to delete the definition of flag "${flag}" in environment "Gated" is REQUESTED. ` +
+        "The flag stays, and stays in the state, until each is approved; run the delete again then (the requests are not submitted again)",
+    );
+    // The environments' change permissions are read with dry runs (once per process), which change nothing.
+    expect(bed.proxy.writes().every((w) => w.method !== "PATCH" || w.query.dry_run === "true")).toBe(true);
+    expect(
+      bed.proxy
+        .writes()
+        .filter((w) => w.method !== "PATCH")
+        .map((w) => ({ call: `${w.method} ${w.path} ${w.status}`, body: w.body })),
+    ).toEqual([
+      {
+        call: `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+        body: {
+          split: { name: flag },
+          operationType: "ARCHIVE",
+          title: TITLE,
+          comment: `delete of flag "${flag}" in environment "Gated" by flagstack (Pulumi stack shop/dev)`,
+          approvers: [],
+        },
+      },
+    ]);
+    expect(await definitionIn(flag, gatedId)).toEqual(doc(50).defaultRule);
+    // Again before approval: the open request is named, not submitted twice, and the flag stays.
+    bed.reset();
+    await expect(flags.delete(id, outs)).rejects.toThrow(`change request ${cr.id} `);
+    expect(bed.proxy.writes()).toEqual([]);
+    await approver.changeRequests.approve(cr.id, "ok");
+    bed.reset();
+    await flags.delete(id, outs);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `DELETE ${V2}/splits/ws/${ws.id}/${flag} 200`,
+    ]);
+    await expect(bed.admin.flags.get(ws.id, flag)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("finds the ARCHIVE request its definition's delete submitted (deletedWith): the flag stays while it is REQUESTED", async () => {
+    const { flag, id: defId, olds } = await seeded();
+    await expect(defs.delete(defId, olds)).rejects.toThrow(/to delete the definition of flag/);
+    const cr = await openRequestOf(flag);
+    const { id, outs } = await flagState(flag);
+    bed.reset();
+    await expect(flags.delete(id, outs)).rejects.toThrow(
+      `Environment "Gated": change request ${cr.id} (changeRequests/${cr.id}) to delete the definition of flag "${flag}" in environment "Gated" is REQUESTED.`,
+    );
+    expect(bed.proxy.writes().filter((w) => w.method !== "PATCH")).toEqual([]);
+    expect(await definitionIn(flag, gatedId)).toEqual(doc(50).defaultRule);
+  });
+
+  it("a flag whose definitions are all in environments without approvals is deleted with one DELETE", async () => {
+    const flag = unique("cr-free");
+    await bed.admin.flags.create(ws.id, "user", { name: flag, description: "" });
+    await defs.create(await checked(defs, programFor(flag, 50, "Production")));
+    const { id, outs } = await flagState(flag);
+    bed.reset();
+    await flags.delete(id, outs);
+    expect(
+      bed.proxy
+        .writes()
+        .filter((w) => w.method !== "PATCH")
+        .map((w) => `${w.method} ${w.path}`),
+    ).toEqual([`DELETE ${V2}/splits/ws/${ws.id}/${flag}`]);
+    await expect(bed.admin.flags.get(ws.id, flag)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
 describe("through the gRPC host", () => {
   it("submits once, reports it on the next up, and records the applied definition after approval", async () => {
     const host = hostDefs;
@@ -458,6 +550,20 @@ describe("an environment without approvals", () => {
 });
 
 describe("SegmentKeys in an environment that requires approvals", () => {
+  const openSegmentRequest = async (name: string) => {
+    for (let i = 0; i < 200; i++) {
+      for await (const cr of bed.admin.changeRequests.list({ status: "REQUESTED", environmentId: gatedId })) {
+        if ((cr.segment as { name: string } | null)?.name === name) return cr;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`no open change request of ${name}`);
+  };
+  const membersIn = async (segment: string) => {
+    const out: string[] = [];
+    for await (const k of bed.admin.segmentKeys.list(gatedId, segment)) out.push(k);
+    return out.sort();
+  };
   const segmentIn = async () => {
     const segment = unique("cr_seg", "_");
     await bed.admin.segments.create(ws.id, "user", { name: segment });
@@ -545,6 +651,117 @@ describe("SegmentKeys in an environment that requires approvals", () => {
     });
     await approver.changeRequests.approve((r.outs.pendingChangeRequest as { id: string }).id, "ok");
     expect((await keys.read(made.id, r.outs)).props?.keys).toEqual(["ana"]);
+  });
+
+  it("after a colleague approves, the next up reads the request's outcome, records the live members and submits nothing", async () => {
+    const { segment, made } = await segmentIn();
+    const news = await checked(keys, program(segment, ["ana", "ben"]));
+    const first = await keys.update(made.id, made.outs, news);
+    const pending = first.outs.pendingChangeRequest as { id: string };
+    await approver.changeRequests.approve(pending.id, "ok");
+    bed.reset();
+    const second = await keys.update(made.id, first.outs, news);
+    expect(second.outs).toEqual({ ...made.outs, ...news, keys: ["ana", "ben"] });
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${V2}/changeRequests/${pending.id} 200`,
+      `GET ${V2}/segments/${gatedId}/${segment}/keys 200`,
+    ]);
+    // Settled: the next up has nothing to change, and sends nothing.
+    expect((await keys.diff(made.id, second.outs, news)).changes).toBe(false);
+    let open = 0;
+    for await (const cr of bed.admin.changeRequests.list({ status: "REQUESTED", environmentId: gatedId })) {
+      if ((cr.segment as { name: string } | null)?.name === segment) open += 1;
+    }
+    expect(open).toBe(0);
+  });
+
+  it("after approval, a further change starts from the live members: one request of that change alone", async () => {
+    const { segment, made } = await segmentIn();
+    const first = await keys.update(
+      made.id,
+      made.outs,
+      await checked(keys, program(segment, ["ana", "ben"])),
+    );
+    await approver.changeRequests.approve((first.outs.pendingChangeRequest as { id: string }).id, "ok");
+    bed.reset();
+    const next = await keys.update(
+      made.id,
+      first.outs,
+      await checked(keys, program(segment, ["ana", "ben", "cy"])),
+    );
+    expect(next.outs.keys).toEqual(["ana", "ben"]);
+    expect(bed.proxy.writes().at(-1)?.body).toEqual({
+      segment: { name: segment, keys: ["cy"] },
+      operationType: "UPDATE",
+      title: "Beta",
+      comment: "two more",
+      approvers: ["qa-leads"],
+    });
+  });
+
+  it("deletes through an ARCHIVE change request of its members: fails naming it until approved, never submits twice, then deactivates", async () => {
+    const { segment, made } = await segmentIn();
+    const seed = await bed.admin.changeRequests.create(ws.id, gatedId, {
+      segment: { name: segment, keys: ["ana", "ben"] },
+      operationType: "UPDATE",
+      title: "seed",
+      comment: "seed",
+    });
+    await approver.changeRequests.approve(seed.id, "ok");
+    const outs = { ...made.outs, keys: ["ana", "ben"], changeRequest: { title: "Retire", comment: "bye" } };
+    bed.reset();
+    const failure = await keys.delete(made.id, outs).catch((e: Error) => e);
+    const cr = await openSegmentRequest(segment);
+    expect((failure as Error).message).toBe(
+      `environment "Gated" requires approvals: change request ${cr.id} (changeRequests/${cr.id}) to delete the keys of segment "${segment}" in environment "Gated" ` +
+        "is REQUESTED; the members stay, and stay in the state, until it is approved. Run the delete again after approval (the request is not submitted again), or set `waitForApproval`",
+    );
+    expect(
+      bed.proxy.writes().map((w) => ({ call: `${w.method} ${w.path} ${w.status}`, body: w.body })),
+    ).toEqual([
+      { call: `DELETE ${V2}/segments/${gatedId}/${segment} 403`, body: undefined },
+      { call: `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`, body: [] },
+      {
+        call: `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+        body: {
+          segment: { name: segment, keys: ["ana", "ben"] },
+          operationType: "ARCHIVE",
+          title: "Retire",
+          comment: "bye",
+          approvers: [],
+        },
+      },
+    ]);
+    // The members are live: nothing went behind the gate.
+    expect(await membersIn(segment)).toEqual(["ana", "ben"]);
+    // Again before approval: found, not submitted twice.
+    bed.reset();
+    await expect(keys.delete(made.id, outs)).rejects.toThrow(`change request ${cr.id} `);
+    expect(bed.proxy.writes().filter((w) => w.method === "POST")).toEqual([]);
+    await approver.changeRequests.approve(cr.id, "ok");
+    await keys.delete(made.id, outs);
+    expect(await bed.admin.segmentKeys.activation(ws.id, gatedId, segment)).toBeUndefined();
+    expect(await keys.read(made.id, outs)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+  });
+
+  it("a delete with waitForApproval succeeds once a second key approves the ARCHIVE request", async () => {
+    const { segment, made } = await segmentIn();
+    const seed = await bed.admin.changeRequests.create(ws.id, gatedId, {
+      segment: { name: segment, keys: ["ana"] },
+      operationType: "UPDATE",
+      title: "seed",
+      comment: "seed",
+    });
+    await approver.changeRequests.approve(seed.id, "ok");
+    const outs = { ...made.outs, keys: ["ana"], waitForApproval: { timeoutSeconds: 10, pollSeconds: 0.05 } };
+    const approving = (async () => {
+      const cr = await openSegmentRequest(segment);
+      await approver.changeRequests.approve(cr.id, "ok");
+      return cr;
+    })();
+    await keys.delete(made.id, outs);
+    expect((await approving).operationType).toBe("ARCHIVE");
+    expect(await bed.admin.segmentKeys.activation(ws.id, gatedId, segment)).toBeUndefined();
   });
 
   it("refuses a change that both adds and removes keys, naming keys", async () => {
