@@ -32,6 +32,40 @@ describe("redactText", () => {
   });
 });
 
+describe("fields a route declares secret", () => {
+  const NEW = "7s2kq9x1b3c5d7e9f0a2b4c6";
+  it.each([
+    [`created {"id":"k1","key":"${NEW}"}`, 'created {"id":"k1","key":"***"}'],
+    // a JSON text inside a JSON string, as a raw error body carries it
+    [JSON.stringify({ m: `created {"key":"${NEW}"}` }), '{"m":"created {\\"key\\":\\"***\\"}"}'],
+    [`'key': 'any value at all'`, `'key': '***'`],
+    [`key=${NEW}; KEY: ${NEW}`, "key=***; KEY: ***"],
+    // prose, other names, and values already redacted stay as they are
+    ["the key k1 is unknown", "the key k1 is unknown"],
+    [`monkey=${NEW}`, `monkey=${NEW}`],
+    ['"key": "***"', '"key": "***"'],
+  ])("%s → %s", (input, output) => {
+    expect(redactText(input, [], ["key"])).toBe(output);
+  });
+
+  it("leaves text alone when no field is declared", () => {
+    expect(redactText(`{"key":"${NEW}"}`)).toBe(`{"key":"${NEW}"}`);
+  });
+
+  it("replaces a declared field's value at any depth of a body, whatever its case", () => {
+    expect(
+      redactValue({ id: "k1", key: NEW, keys: ["user-1"], created: { Key: NEW, name: "ci" } }, [], ["key"]),
+    ).toEqual({ id: "k1", key: "***", keys: ["user-1"], created: { Key: "***", name: "ci" } });
+    expect(redactValue({ key: NEW }, [])).toEqual({ key: NEW });
+  });
+
+  it("copies an error of the cause chain whose message holds a declared field", () => {
+    const cause = new Error(`echo {"key":"${NEW}"}`);
+    expect((redactCause(cause, [], ["key"]) as Error).message).toBe('echo {"key":"***"}');
+    expect(redactCause(cause, [])).toBe(cause);
+  });
+});
+
 describe("redactValue", () => {
   it("copies a body with credential fields and echoed keys removed, leaving the original as it was", () => {
     const body = {

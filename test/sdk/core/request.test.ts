@@ -14,6 +14,7 @@ import { type CommonOptions, resolveCommonOptions } from "../../../sdk/core/opti
 import { closeSharedPools } from "../../../sdk/core/pool";
 import { type CoreConfig, HttpCore, type RetryEvent } from "../../../sdk/core/request";
 import { route } from "../../../sdk/core/route";
+import { secretField } from "../../../sdk/core/secret-fields";
 import { freePort, json, type ScriptedServer, scriptedServer } from "../helpers/scripted-server";
 
 const KEY = "sentinel-key-7f3a9c1e5b";
@@ -413,6 +414,54 @@ describe("credentials never leak", () => {
     ]) {
       expect(text).not.toContain(KEY);
     }
+  });
+
+  it("keeps the secrets a route's schemas declare, and a call's own, out of its errors", async () => {
+    const VALUE = "correct horse battery staple";
+    const Sent = z.object({ name: z.string(), spec: z.object({ value: secretField(z.string()) }) });
+    const Answer = z.object({ id: z.string(), token: z.string(), pin: secretField(z.string()) });
+    const postSecret = route("POST /secrets", Answer, { request: Sent });
+    expect([postSecret.secretRequestPaths, postSecret.secretFields]).toEqual([
+      [["spec", "value"]],
+      ["pin", "value"],
+    ]);
+    srv.script((_req, res, body) =>
+      json(res, 400, {
+        code: 400,
+        message: `refused ${VALUE.slice(2, 20)} and ${JSON.parse(body).extra}`,
+        details: `"pin": "1234"`,
+        echo: { ...JSON.parse(body), pin: "1234" },
+      }),
+    );
+    const err = (await makeCore(srv.url)
+      .request(
+        postSecret,
+        {},
+        {
+          body: { name: "db", spec: { value: VALUE }, extra: "other-secret-1" },
+          secrets: ["other-secret-1", undefined],
+        },
+      )
+      .catch((e: unknown) => e)) as ApiError;
+    expect(err.message).toBe('POST /secrets: 400 refused *** and *** ("pin": "***")');
+    expect(err.body).toEqual({
+      code: 400,
+      message: "refused *** and ***",
+      details: '"pin": "***"',
+      echo: { name: "db", spec: { value: "***" }, extra: "***", pin: "***" },
+    });
+    for (const text of [JSON.stringify(err), inspect(err, { depth: 10 }), String(err)]) {
+      expect(text).not.toContain("horse");
+      expect(text).not.toContain("other-secret");
+      expect(text).not.toContain("1234");
+    }
+    // a 2xx that fails validation: the answer's secret field is not kept in the error's body
+    srv.script((_req, res) => json(res, 200, { id: "s1", pin: "98765" }));
+    const bad = (await makeCore(srv.url)
+      .request(postSecret, {}, { body: { name: "db", spec: { value: VALUE } } })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(bad.body).toEqual({ id: "s1", pin: "***" });
   });
 
   it("keeps the key out of network errors", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { expandPath, pathValueProblem, route } from "../../../sdk/core/route";
+import { secretField } from "../../../sdk/core/secret-fields";
 
 const WHY = "URL normalisation would make the request name another object";
 
@@ -37,5 +38,16 @@ describe("expandPath", () => {
       param: "second",
       message: `"%2E" is not a valid path value (it decodes to ".", a dot segment: ${WHY})`,
     });
+  });
+});
+
+describe("route: secret fields", () => {
+  it("takes the response schema's secret field names, and the request schema's paths and names", () => {
+    const Answer = z.object({ id: z.string(), key: secretField(z.string()) });
+    const Sent = z.object({ spec: z.object({ value: secretField(z.string()).optional() }) });
+    const r = route("POST /keys", Answer, { request: Sent });
+    expect([r.secretFields, r.secretRequestPaths]).toEqual([["key", "value"], [["spec", "value"]]]);
+    const plain = route("GET /items/{id}", z.object({ id: z.string() }));
+    expect([plain.secretFields, plain.secretRequestPaths]).toEqual([[], []]);
   });
 });
