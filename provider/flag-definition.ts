@@ -204,14 +204,10 @@ const definitionDiff: DiffSpec<DefinitionField> = {
     treatments: documentField("treatments"),
     rules: documentField("rules"),
     defaultRule: documentField("defaultRule"),
-    // Omitted: the service's value is not managed.
-    baselineTreatment: { equals: (o, n) => n === undefined || n === o },
-    flagSets: {
-      equals: (o, n) =>
-        n === undefined ||
-        JSON.stringify(canonicalField("flagSets", o) ?? []) ===
-          JSON.stringify(canonicalField("flagSets", n) ?? []),
-    },
+    // Omitted: the service's value is not managed (a recorded none is still a value: the guard
+    // refuses a colleague's baseline set since, see `FieldRule.optional`).
+    baselineTreatment: { optional: true },
+    flagSets: { optional: true, normalize: (v) => canonicalField("flagSets", v) ?? [] },
     killed: { normalize: (v) => v === true },
   },
 };

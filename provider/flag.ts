@@ -138,16 +138,16 @@ const flagDiff: DiffSpec<FlagField> = {
     trafficType: { equals: (o, n, olds) => sameText(n, o ?? "user") || sameText(n, olds.trafficTypeId) },
     description: { normalize: (v) => v ?? "" },
     tags: { normalize: (v) => [...new Set((v as string[] | undefined) ?? [])].sort() },
-    // Omitted: the service's value is not managed.
+    // Omitted: the service's value is not managed (a recorded value is still compared with the
+    // live one by the guard, see `FieldRule.optional`).
     rolloutStatus: {
-      equals: (o, n, olds) => n === undefined || sameText(n, o) || sameText(n, olds.rolloutStatusId),
+      optional: true,
+      equals: (o, n, olds) => o === n || sameText(n, o) || sameText(n, olds.rolloutStatusId),
     },
     // Omitted: the service's owners are not managed; given: compared as a set.
     owners: {
-      equals: (o, n) =>
-        n === undefined ||
-        JSON.stringify(ownerSet(n as FlagOwner[])) ===
-          JSON.stringify(ownerSet((o as FlagOwner[] | undefined) ?? [])),
+      optional: true,
+      normalize: (v) => ownerSet((v as FlagOwner[] | undefined) ?? []),
     },
   },
 };

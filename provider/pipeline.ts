@@ -335,7 +335,8 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
       describe,
       spec: pipelineDiff,
       recorded: olds,
-      desired: newView(news),
+      // The inputs beside the compared YAML: a refusal names the input that differs (`pipeline`).
+      desired: { ...news, ...newView(news) },
       view: oldView,
       read: () => impl.read(id, olds),
       // The YAML is one field: written whole when it changed (guarded by the version read, or

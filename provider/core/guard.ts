@@ -25,8 +25,8 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { containsUnknown } from "./check";
-import { changedFields, type DiffSpec, jsonEqual } from "./diff";
+import { containsUnknown, PROVIDER_KEY, SECRET_SHOWN } from "./check";
+import { canonicalJson, changedFields, type DiffSpec, jsonEqual, sameByRule } from "./diff";
 import { plain } from "./resource";
 
 /** One field the preview showed as changing, with its three values. */
@@ -41,10 +41,12 @@ export interface FieldValues {
 export class ChangedSinceRecordedError extends Error {
   /** The fields whose live value is neither the recorded nor the desired one. */
   readonly fields: readonly FieldValues[];
-  constructor(describe: string, fields: readonly FieldValues[]) {
-    const lines = fields.map(
-      (f) => `  ${f.field}: recorded ${show(f.recorded)}, live ${show(f.live)}, desired ${show(f.desired)}`,
+  /** `secret`: the fields whose values are secrets, shown (and kept in `fields`) as `[secret]`. */
+  constructor(describe: string, conflicts: readonly FieldValues[], secret: readonly string[] = []) {
+    const fields = conflicts.map((f) =>
+      secret.includes(f.field) ? { field: f.field, recorded: HIDDEN, live: HIDDEN, desired: HIDDEN } : f,
     );
+    const lines = fields.flatMap(describeField);
     super(
       `${describe} was changed outside Pulumi since its state was recorded, in ${
         fields.length === 1 ? "a field" : "fields"
@@ -67,10 +69,80 @@ export class GoneSinceRecordedError extends Error {
   }
 }
 
-/** A value for a message: JSON, cut at 160 characters. */
+/** A secret field's value in a refusal: shown as `[secret]`. */
+const HIDDEN: unknown = Object.freeze({ toJSON: () => SECRET_SHOWN });
+
+/** The longest value a message shows whole. */
+const SHOWN = 160;
+
+/** A value for a message: JSON (keys sorted, the same whichever way it came), cut at {@link SHOWN} characters. */
 function show(value: unknown): string {
-  const text = value === undefined ? "(none)" : JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  if (value === HIDDEN) return SECRET_SHOWN;
+  const text = value === undefined ? "(none)" : canonicalJson(value);
+  return text.length > SHOWN ? `${text.slice(0, SHOWN - 3)}...` : text;
+}
+
+/** How many places inside one field a message names before it counts the rest. */
+const PLACES = 5;
+
+/**
+ * The lines of a message for one field: its three values, or, when one is too long to show whole
+ * (a pipeline, a rule list), each place inside it where the live value differs from the recorded
+ * one (`pipeline.stages[0].execution.steps[0].script: recorded "echo hello", live ...`), so the
+ * edit is visible rather than cut off.
+ */
+function describeField(f: FieldValues): string[] {
+  const line = (name: string, at: readonly (string | number)[]) =>
+    `  ${name}: recorded ${show(valueAt(f.recorded, at))}, live ${show(valueAt(f.live, at))}, desired ${show(valueAt(f.desired, at))}`;
+  const long = [f.recorded, f.live, f.desired].some(
+    (v) => v !== undefined && canonicalJson(v).length > SHOWN,
+  );
+  const places = long ? differences(f.recorded, f.live) : [];
+  if (places.length === 0 || (places.length === 1 && places[0]!.length === 0)) return [line(f.field, [])];
+  const lines = places.slice(0, PLACES).map((at) => line(`${f.field}${pathText(at)}`, at));
+  if (places.length > PLACES) lines.push(`  (${places.length - PLACES} more differences in ${f.field})`);
+  return lines;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The innermost places where `a` and `b` differ as JSON: members of two objects and elements of
+ * two arrays of one length are compared one by one; any other difference is its own place.
+ */
+function differences(a: unknown, b: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (jsonEqual(a, b)) return [];
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((x, i) => differences(x, b[i], [...at, i]));
+  if (isRecord(a) && isRecord(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => differences(a[k], b[k], [...at, k]));
+  }
+  return [at];
+}
+
+/** The value at a place (see {@link differences}), `undefined` where there is none. */
+function valueAt(value: unknown, at: readonly (string | number)[]): unknown {
+  let v = value;
+  for (const step of at) {
+    if (typeof step === "number" ? !Array.isArray(v) : !isRecord(v)) return undefined;
+    v = Object.hasOwn(v as object, step) ? (v as Record<string | number, unknown>)[step] : undefined;
+  }
+  return v;
+}
+
+/** A place as a path after a field's name: `[0].script`, `["a b"]`. */
+function pathText(at: readonly (string | number)[]): string {
+  return at
+    .map((step) =>
+      typeof step === "number"
+        ? `[${step}]`
+        : /^[A-Za-z_$][\w$]*$/.test(step)
+          ? `.${step}`
+          : `[${JSON.stringify(step)}]`,
+    )
+    .join("");
 }
 
 /** Whether `a` (an output-shaped value) and `b` mean the same for `field`, by the diff's own rules. */
@@ -82,10 +154,9 @@ function same<K extends string>(
   props: Record<string, unknown>,
 ): boolean {
   if (containsUnknown(b)) return false;
-  const rule = spec.rules?.[field];
-  if (rule?.equals) return rule.equals(a, b, props);
-  if (rule?.normalize) return jsonEqual(rule.normalize(a), rule.normalize(b));
-  return jsonEqual(a, b);
+  // By the rule alone: `b` is a desired value the program gave, or the recorded one, where "none"
+  // is a value (a field the program leaves out never reaches here: it shows as no change).
+  return sameByRule(spec.rules?.[field], a, b, props);
 }
 
 /**
@@ -100,6 +171,18 @@ export function fieldsToWrite<K extends string>(
   desired: Record<string, unknown>,
   live: Record<string, unknown>,
 ): K[] {
+  const { write, conflicts } = compareFields(spec, recorded, desired, live);
+  if (conflicts.length > 0) throw new ChangedSinceRecordedError(describe, conflicts, spec.secret);
+  return write;
+}
+
+/** {@link fieldsToWrite}'s comparison: the fields to write, and those live neither as recorded nor as desired. */
+function compareFields<K extends string>(
+  spec: DiffSpec<K>,
+  recorded: Record<string, unknown>,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+): { write: K[]; conflicts: FieldValues[] } {
   const write: K[] = [];
   const conflicts: FieldValues[] = [];
   for (const field of changedFields(spec, recorded, desired)) {
@@ -114,8 +197,39 @@ export function fieldsToWrite<K extends string>(
         desired: desired[field],
       });
   }
-  if (conflicts.length > 0) throw new ChangedSinceRecordedError(describe, conflicts);
-  return write;
+  return { write, conflicts };
+}
+
+/**
+ * The conflicts in the program's terms. A diff field that the `view` derives, and the outputs do
+ * not hold (a kind's YAML document compared as one `content`), is named by the inputs the kind's
+ * read parsed from the live object (`ReadResult.inputs`, the outputs holding them too): each input
+ * outside the diff's own fields whose live value differs from the recorded one, with its
+ * recorded, live and desired values (`variables: recorded [...], live [...], desired [...]`). The
+ * derived field itself is named only when no input shows the difference.
+ */
+function inInputTerms(
+  conflicts: readonly FieldValues[],
+  spec: DiffSpec,
+  outputs: { recorded: Record<string, unknown>; live: Record<string, unknown> },
+  liveInputs: Record<string, unknown> | undefined,
+  desired: Record<string, unknown>,
+): FieldValues[] {
+  const { recorded, live } = outputs;
+  const derived = (field: string) => !Object.hasOwn(recorded, field) && !Object.hasOwn(live, field);
+  const inputs = [...new Set([...Object.keys(liveInputs ?? {}), ...Object.keys(desired)])].filter(
+    (k) => k !== PROVIDER_KEY && !spec.fields.includes(k),
+  );
+  const named: FieldValues[] = [];
+  const add = (f: FieldValues) => {
+    if (!named.some((n) => n.field === f.field)) named.push(f);
+  };
+  for (const conflict of conflicts) {
+    const differing = derived(conflict.field) ? inputs.filter((k) => !jsonEqual(recorded[k], live[k])) : [];
+    if (differing.length === 0) add(conflict);
+    for (const k of differing) add({ field: k, recorded: recorded[k], live: live[k], desired: desired[k] });
+  }
+  return named;
 }
 
 /** What {@link guardedUpdate} needs from a resource. */
@@ -126,11 +240,16 @@ export interface GuardedUpdateSpec<K extends string, Outputs> {
   spec: DiffSpec<K>;
   /** The recorded outputs (the engine's `olds`). */
   recorded: Outputs;
-  /** The checked inputs (the engine's `news`), in the shape the diff spec compares. */
+  /**
+   * The checked inputs (the engine's `news`), in the shape the diff spec compares; where that
+   * shape derives a field (`view`), with the inputs beside it: a refusal names the inputs.
+   */
   desired: object;
   /**
    * The outputs in the shape the diff spec compares, when that is not the outputs themselves
-   * (a pipeline compares its rendered YAML). Default: the outputs.
+   * (a pipeline compares its rendered YAML). Default: the outputs. A refusal over a field the view
+   * derives (one the outputs do not hold) names instead the inputs the `read` parsed whose live
+   * value differs from the recorded one.
    */
   view?: (outs: Outputs) => object;
   /** Reads the live object: the resource's own `read` verb. */
@@ -159,14 +278,21 @@ export async function guardedUpdate<K extends string, Outputs>(
   const live = found.props;
   const view = u.view ?? ((outs: Outputs) => outs as object);
   const recorded = (await u.rebase?.()) ? live : u.recorded;
-  const fields = fieldsToWrite(
-    u.describe,
+  const desired = u.desired as Record<string, unknown>;
+  const { write, conflicts } = compareFields(
     u.spec,
     view(recorded) as Record<string, unknown>,
-    u.desired as Record<string, unknown>,
+    desired,
     view(live) as Record<string, unknown>,
   );
-  return { outs: plain(await u.write(fields, live)) };
+  if (conflicts.length > 0) {
+    const outputs = { recorded: recorded as Record<string, unknown>, live: live as Record<string, unknown> };
+    const named = u.view
+      ? inInputTerms(conflicts, u.spec, outputs, found.inputs as never, desired)
+      : conflicts;
+    throw new ChangedSinceRecordedError(u.describe, named, u.spec.secret);
+  }
+  return { outs: plain(await u.write(write, live)) };
 }
 
 /** The members `fields` of `values` (for a full-replace write: these desired, the rest live). */

@@ -519,6 +519,32 @@ describe.each(MODES)("FlagDefinition (%s)", (mode) => {
     });
   });
 
+  it("refuses a baseline a colleague set where up recorded none, naming baselineTreatment; a program without one shows no change", async () => {
+    const { flag, program, id, outs } = await defined();
+    expect(outs.baselineTreatment).toBeUndefined();
+    await bed.admin.definitions.patch(
+      ws.id,
+      flag,
+      prod.id,
+      [{ op: "add", path: "/baselineTreatment", value: "on" }],
+      { title: "t", comment: "c" },
+    );
+    bed.proxy.reset();
+    await expect(
+      p.update(id, outs, await check(outs, { ...program, baselineTreatment: "off" })),
+    ).rejects.toThrow(
+      `the definition of flag "${flag}" in environment "Production" was changed outside Pulumi since its state was recorded, in a field this update changes:\n` +
+        '  baselineTreatment: recorded (none), live "on", desired "off"\nNothing was written.',
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+    expect((await bed.admin.definitions.get(ws.id, flag, prod.id)).baselineTreatment).toBe("on");
+    // Left out by the program, the service's baseline is not managed: no change before or after a refresh.
+    expect((await p.diff(id, outs, await check(outs, program))).changes).toBe(false);
+    const read = (await p.read(id, outs)).props as Record<string, unknown>;
+    expect(read.baselineTreatment).toBe("on");
+    expect((await p.diff(id, read, await check(read, program))).changes).toBe(false);
+  });
+
   it("creates killed: POST then kill", async () => {
     const { flag, program } = await freshFlag();
     bed.proxy.reset();

@@ -206,10 +206,12 @@ describe.each(MODES)("Infrastructure lifecycle (%s)", (via) => {
     const refreshed = await d.read(id, outs);
     expect(refreshed.props).toMatchObject({ definition: direct, yaml: theirs });
     expect(await d.diff(id, refreshed.props!, inputs)).toMatchObject({ changes: true, replaces: [] });
-    // From the stale record the update refuses, naming the YAML, and writes nothing.
+    // From the stale record the update refuses, naming the input the YAML holds (`definition`)
+    // with its recorded, live and desired values, and writes nothing.
     bed.reset();
-    await expect(d.update(id, outs, { ...inputs, definition: { ...gke, namespace: "x" } })).rejects.toThrow(
-      "was changed outside Pulumi since its state was recorded",
+    const ours = { ...gke, namespace: "x" };
+    await expect(d.update(id, outs, { ...inputs, definition: ours })).rejects.toThrow(
+      `was changed outside Pulumi since its state was recorded, in a field this update changes:\n  definition: recorded {"cluster":"prod-1","connectorRef":"gcp","namespace":"co","releaseName":"co","type":"KubernetesGcp"}, live {"connectorRef":"k8s","namespace":"co","releaseName":"co","type":"KubernetesDirect"}, desired {"cluster":"prod-1","connectorRef":"gcp","namespace":"x","releaseName":"co","type":"KubernetesGcp"}\nNothing was written.`,
     );
     expect(bed.proxy.writes()).toEqual([]);
     bed.reset();

@@ -327,7 +327,9 @@ const CASES: Record<string, Case> = {
   Pipeline: {
     v1: (s) => [project(projectId(s)), pipeline(s, "echo declared")],
     v2: (s) => [project(projectId(s)), pipeline(s, "echo ours")],
-    conflictLine: () => "content: recorded ",
+    // The input the read parsed from the YAML, at the place the colleague changed.
+    conflictLine: () =>
+      'pipeline.stages[0].execution.steps[0].script: recorded "echo declared", live "echo theirs", desired "echo ours"',
     sameField: async (s) => {
       const scope = { org: "default", project: projectId(s) };
       const live = await platform.pipelines.get("deploy", scope);
