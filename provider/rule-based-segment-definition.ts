@@ -278,6 +278,21 @@ const definitionChange = (
 });
 
 /**
+ * The change request that takes a rule-based segment out of an environment (ARCHIVE, with the live
+ * definition): a `RuleBasedSegmentDefinition`'s delete, and a `RuleBasedSegment`'s in the
+ * environments that require approvals.
+ */
+export const ruleBasedArchive = (
+  place: Place,
+  segment: string,
+  live: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
+): ChangeSubject => ({ ...definitionChange(place, segment, live), operationType: "ARCHIVE" });
+
+/** Whether a definition holds anything (rules or exclusions): an empty one is no targeting to approve. */
+export const holdsTargeting = (d: Pick<RuleBasedSegmentDefinitionInputs, DocField>) =>
+  d.rules.length > 0 || d.excludedKeys.length > 0 || d.excludedSegments.length > 0;
+
+/**
  * Replaces the definition with `doc` ({@link putDefinition}); where the environment requires
  * approvals (the PUT refused with 403), through a change request instead (`./core/change-request.ts`
  * {@link gatedWrite}): reported pending (the `live` outputs recorded with it), or waited for and
@@ -436,7 +451,7 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
           remove: () => admin.ruleBasedSegments.deactivate(props.environmentId, props.segment),
           archive: async () => {
             const live = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
-            return live && { ...definitionChange(props, props.segment, live), operationType: "ARCHIVE" };
+            return live && ruleBasedArchive(props, props.segment, live);
           },
           note: () => requestNote(props.changeRequest, noteOf(props, "delete", props)),
           wait: props.waitForApproval,

@@ -12,7 +12,7 @@
  * | create | workspace and traffic type lists (once per process); `POST /rule-based-segments/ws/{ws}/trafficTypes/{tt}` `{name, description}` |
  * | read | `GET /rule-based-segments/ws/{ws}?offset&limit` (the API has no GET of one); a segment missing from the list reports it gone |
  * | update | nothing to send: only `adopt` and the spelling of `workspace` / `trafficType` can change without a replacement |
- * | delete | `DELETE /rule-based-segments/ws/{ws}/{name}` (its definitions in every environment go with it); a 404 counts as done |
+ * | delete | `DELETE /rule-based-segments/ws/{ws}/{name}` (its definitions in every environment go with it); a 404 counts as done. First, in each environment that requires approvals (`./core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), a definition holding rules or exclusions there is taken out through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
  * The API has no update of a rule-based segment's description. Replacing the segment for it would
  * delete its definition in every environment while each `RuleBasedSegmentDefinition` of it (same
@@ -26,12 +26,14 @@
 import { z } from "zod";
 import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../sdk/admin/rule-based-segments";
 import { SegmentCreateBody } from "../sdk/admin/schemas";
-import { adminClient } from "./core/config";
+import { ownerDeleteGate, requestNote } from "./core/change-request";
+import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { importParts, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
+import { holdsTargeting, ruleBasedArchive } from "./rule-based-segment-definition";
 import { RULE_BASED_SEGMENT_TYPE } from "./types";
 
 /** The inputs of a {@link RuleBasedSegment}. */
@@ -201,7 +203,27 @@ export const impl: ResourceHandlers<RuleBasedSegmentInputs, RuleBasedSegmentOutp
   },
 
   async delete(_id, props) {
-    await deleteIdempotent(() => adminClient().ruleBasedSegments.delete(props.workspaceId, props.name));
+    const admin = adminClient();
+    // Its definitions go with it (its `RuleBasedSegmentDefinition`s are `deletedWith` it): in an
+    // environment that requires approvals, only once an approved ARCHIVE request removed them.
+    await ownerDeleteGate({
+      admin,
+      wsId: props.workspaceId,
+      describe: `rule-based segment "${props.name}" in workspace "${props.workspaceName}"`,
+      noun: "rule-based segment",
+      holds: "definitions",
+      archiveIn: async (env) => {
+        const live = await admin.ruleBasedSegments.definition(props.workspaceId, env.id, props.name);
+        const place = { ...props, environmentId: env.id, environmentName: env.name };
+        return live && holdsTargeting(live) ? ruleBasedArchive(place, props.name, live) : undefined;
+      },
+      note: (s) =>
+        requestNote(
+          undefined,
+          changeNote("delete", `rule-based segment "${props.name}" in environment "${s.environmentName}"`),
+        ),
+    });
+    await deleteIdempotent(() => admin.ruleBasedSegments.delete(props.workspaceId, props.name));
   },
 
   async lookup(inputs) {

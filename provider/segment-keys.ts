@@ -219,6 +219,19 @@ function keysChange(
   };
 }
 
+/**
+ * The change request that removes every live member of a segment in an environment (ARCHIVE of
+ * the keys): a `SegmentKeys`'s delete, and a `Segment`'s in the environments that require approvals.
+ * `undefined` when it has none.
+ */
+export function keysArchive(
+  place: Place,
+  segment: string,
+  live: readonly string[],
+): ChangeSubject | undefined {
+  return live.length > 0 ? keysChange(place, segment, live, []) : undefined;
+}
+
 /** The request's note: the `changeRequest` input, else the title and comment, else the provider's. */
 function requestNoteOf(inputs: SegmentKeysInputs, s: ChangeSubject) {
   const fallback = changeNote(s.operationType === "UPDATE" ? "add keys" : "remove keys", s.describe);
@@ -363,7 +376,7 @@ export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = res
         remove: () => admin.segmentKeys.deactivate(props.environmentId, props.segment),
         archive: async () => {
           const live = await liveMembers(props.environmentId, props.segment);
-          return live?.length ? keysChange(props, props.segment, live, []) : undefined;
+          return live && keysArchive(props, props.segment, live);
         },
         note: (s) => requestNoteOf(inputsOf(props), s),
         wait: props.waitForApproval,

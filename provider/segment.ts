@@ -9,7 +9,7 @@
  * | create | workspace and traffic type lists (once per process); `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}`; then, when tags are given, `POST /tags/ws/{ws}/object/{name}/objecttype/Segment` with the tag names (tags cannot be set on create, as for flags, ref §1.1) |
  * | read | `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
- * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done |
+ * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done. First, in each environment that requires approvals (`./core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), its members there (`GET /segments/{env}/{name}/keys`) are removed through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
  * The API has no update of a segment's description. Replacing the segment for it would delete its
  * members in every environment while each `SegmentKeys` of it (same segment name, so no diff) kept
@@ -22,13 +22,15 @@
 import { z } from "zod";
 import { SegmentCreateBody } from "../sdk/admin/schemas";
 import type { Segment as SegmentResponse } from "../sdk/admin/segments";
-import { adminClient } from "./core/config";
+import { ownerDeleteGate, requestNote } from "./core/change-request";
+import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, importParts, setRule, TagSet, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
+import { keysArchive } from "./segment-keys";
 import { SEGMENT_TYPE } from "./types";
 
 /** The inputs of a {@link Segment}. */
@@ -219,7 +221,28 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
   },
 
   async delete(_id, props) {
-    await deleteIdempotent(() => adminClient().segments.delete(props.workspaceId, props.name));
+    const admin = adminClient();
+    // Its members in every environment go with it (its `SegmentKeys` are `deletedWith` it): in an
+    // environment that requires approvals, only once an approved ARCHIVE request removed them.
+    await ownerDeleteGate({
+      admin,
+      wsId: props.workspaceId,
+      describe: `segment "${props.name}" in workspace "${props.workspaceName}"`,
+      noun: "segment",
+      holds: "members",
+      archiveIn: async (env) => {
+        const keys: string[] = [];
+        for await (const key of admin.segmentKeys.list(env.id, props.name)) keys.push(key);
+        const place = { ...props, environmentId: env.id, environmentName: env.name };
+        return keysArchive(place, props.name, keys);
+      },
+      note: (s) =>
+        requestNote(
+          undefined,
+          changeNote("remove keys", `segment "${props.name}" in environment "${s.environmentName}"`),
+        ),
+    });
+    await deleteIdempotent(() => admin.segments.delete(props.workspaceId, props.name));
   },
 
   async lookup(inputs) {

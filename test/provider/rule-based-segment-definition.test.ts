@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../provider/core/change-request";
 import { settlePendingCreates } from "../../provider/core/recover";
 import { KINDS } from "../../provider/kinds";
+import { impl as rbs, ruleBasedSegmentProviderText } from "../../provider/rule-based-segment";
 import { impl, ruleBasedSegmentDefinitionProviderText } from "../../provider/rule-based-segment-definition";
 import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../provider/types";
 import { AdminClient } from "../../sdk/admin/client";
@@ -712,6 +713,42 @@ describe("RuleBasedSegmentDefinition in an environment that requires approvals",
     await p.delete(id, live);
     expect(await bed.admin.ruleBasedSegments.definition(ws.id, gatedId, segment)).toBeUndefined();
     expect(await p.read(id, live)).toEqual({ id: undefined, props: undefined, inputs: undefined });
+  });
+
+  it("the RuleBasedSegment's delete (its definitions deletedWith it) takes no definition out behind the gate: an ARCHIVE request first, named until approved", async () => {
+    const { segment, id, outs } = await activeInGated(p);
+    const first = await p.update(id, outs, await checkedIn(p, gatedProgram(segment)));
+    await approver.changeRequests.approve((first.outs.pendingChangeRequest as { id: string }).id, "ok");
+    const owner = await bed.driver("direct", rbs, ruleBasedSegmentProviderText);
+    const { id: ownerId, props } = (await owner.read(`Default/${segment}`, {})) as {
+      id: string;
+      props: Record<string, unknown>;
+    };
+    bed.reset();
+    const failure = await owner.delete(ownerId, props).catch((e: Error) => e);
+    const cr = await openRequestOf(segment);
+    expect((failure as Error).message).toBe(
+      `rule-based segment "${segment}" in workspace "Default" is not deleted: deleting it would also delete its definitions in environments that require approvals, without approval. ` +
+        `Environment "Gated": change request ${cr.id} (changeRequests/${cr.id}) to delete the definition of rule-based segment "${segment}" in environment "Gated" is REQUESTED. ` +
+        "The rule-based segment stays, and stays in the state, until each is approved; run the delete again then (the requests are not submitted again)",
+    );
+    expect(
+      bed.proxy
+        .writes()
+        .filter((w) => w.method !== "PATCH")
+        .map((w) => w.body),
+    ).toEqual([
+      {
+        ...crBody(segment, { operationType: "ARCHIVE" }),
+        title: "pulumi up: shop/dev",
+        comment: `delete of rule-based segment "${segment}" in environment "Gated" by flagstack (Pulumi stack shop/dev)`,
+        approvers: [],
+      },
+    ]);
+    expect((await bed.admin.ruleBasedSegments.definition(ws.id, gatedId, segment))?.rules).toEqual([proRule]);
+    await approver.changeRequests.approve(cr.id, "ok");
+    await owner.delete(ownerId, props);
+    expect((await owner.read(ownerId, props)).id).toBeUndefined();
   });
 
   it("through the gRPC host: submits once, reports it on the next up, and records the applied definition after approval", async () => {

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../../provider/core/change-request";
 import { impl as flag, flagProviderText } from "../../../provider/flag";
 import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flag-definition";
+import { impl as segment, segmentProviderText } from "../../../provider/segment";
 import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/segment-keys";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
@@ -26,6 +27,7 @@ let approver: AdminClient;
 let defs: Driver;
 let keys: Driver;
 let flags: Driver;
+let segments: Driver;
 let hostDefs: Driver;
 let progress: string[];
 type Props = Record<string, unknown>;
@@ -54,6 +56,7 @@ beforeAll(async () => {
   defs = await bed.driver("direct", definitions, flagDefinitionProviderText);
   keys = await bed.driver("direct", segmentKeys, segmentKeysProviderText);
   flags = await bed.driver("direct", flag, flagProviderText);
+  segments = await bed.driver("direct", segment, segmentProviderText);
   hostDefs = await bed.driver("gRPC host", definitions, flagDefinitionProviderText);
 });
 afterAll(async () => {
@@ -762,6 +765,47 @@ describe("SegmentKeys in an environment that requires approvals", () => {
     await keys.delete(made.id, outs);
     expect((await approving).operationType).toBe("ARCHIVE");
     expect(await bed.admin.segmentKeys.activation(ws.id, gatedId, segment)).toBeUndefined();
+  });
+
+  it("the Segment's delete (its SegmentKeys deletedWith it) removes no member behind the gate: an ARCHIVE request first, named until approved", async () => {
+    const { segment } = await segmentIn();
+    const seed = await bed.admin.changeRequests.create(ws.id, gatedId, {
+      segment: { name: segment, keys: ["ana", "ben"] },
+      operationType: "UPDATE",
+      title: "seed",
+      comment: "seed",
+    });
+    await approver.changeRequests.approve(seed.id, "ok");
+    const { id, props } = (await segments.read(`Default/${segment}`, {})) as { id: string; props: Props };
+    bed.reset();
+    const failure = await segments.delete(id, props).catch((e: Error) => e);
+    const cr = await openSegmentRequest(segment);
+    expect((failure as Error).message).toBe(
+      `segment "${segment}" in workspace "Default" is not deleted: deleting it would also delete its members in environments that require approvals, without approval. ` +
+        `Environment "Gated": change request ${cr.id} (changeRequests/${cr.id}) to delete the keys of segment "${segment}" in environment "Gated" is REQUESTED. ` +
+        "The segment stays, and stays in the state, until each is approved; run the delete again then (the requests are not submitted again)",
+    );
+    expect(
+      bed.proxy
+        .writes()
+        .filter((w) => w.method !== "PATCH")
+        .map((w) => w.body),
+    ).toEqual([
+      {
+        segment: { name: segment, keys: ["ana", "ben"] },
+        operationType: "ARCHIVE",
+        title: TITLE,
+        comment: `remove keys of segment "${segment}" in environment "Gated" by flagstack (Pulumi stack shop/dev)`,
+        approvers: [],
+      },
+    ]);
+    expect(await membersIn(segment)).toEqual(["ana", "ben"]);
+    bed.reset();
+    await expect(segments.delete(id, props)).rejects.toThrow(`change request ${cr.id} `);
+    expect(bed.proxy.writes().filter((w) => w.method !== "PATCH")).toEqual([]);
+    await approver.changeRequests.approve(cr.id, "ok");
+    await segments.delete(id, props);
+    expect((await segments.read(id, props)).id).toBeUndefined();
   });
 
   it("refuses a change that both adds and removes keys, naming keys", async () => {
