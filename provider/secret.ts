@@ -32,6 +32,7 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { secretField, secretFieldNames } from "../sdk/core/secret-fields";
 import type { PlatformClient } from "../sdk/platform/client";
 import type { SecretBody, SecretData } from "../sdk/platform/schemas";
 import type { SecretFileBody } from "../sdk/platform/secrets";
@@ -71,19 +72,17 @@ export const SecretInputs = z.strictObject({
    * The secret text of a text secret (give this or `file`). Always stored as a Pulumi secret;
    * never read back from the service.
    */
-  value: z
-    .string({ error: "value must be a string (the secret text)" })
-    .min(1, "value cannot be empty")
-    .optional(),
+  value: secretField(
+    z.string({ error: "value must be a string (the secret text)" }).min(1, "value cannot be empty"),
+  ).optional(),
   /**
    * The content of a file secret (give this or `value`): UTF-8 text, or base64 with
    * `fileEncoding: "base64"`. Always stored as a Pulumi secret, and only as an input: the outputs
    * hold its SHA-256 (`fileSha256`); never read back from the service.
    */
-  file: z
-    .string({ error: "file must be a string (the file's content)" })
-    .min(1, "file cannot be empty")
-    .optional(),
+  file: secretField(
+    z.string({ error: "file must be a string (the file's content)" }).min(1, "file cannot be empty"),
+  ).optional(),
   /** How `file` is written: `utf8` (the default: the text itself) or `base64` (binary content). */
   fileEncoding: z.enum(["utf8", "base64"], { error: 'fileEncoding must be "utf8" or "base64"' }).optional(),
   /** Take over an existing secret with this identifier in this scope (its value is then replaced). */
@@ -117,6 +116,8 @@ export const secretReplaceOnChange = SCOPE_REPLACE_ON_CHANGE satisfies readonly 
 const secretDiff: DiffSpec<keyof SecretInputs> = {
   fields: ["org", "project", "identifier", "name", "description", "tags", "secretManager", "value", "file"],
   replaceOnChange: secretReplaceOnChange,
+  // `value` and `file`: a refused update shows them as `[secret]`
+  secret: secretFieldNames(SecretInputs) as (keyof SecretInputs)[],
 };
 
 /** The bytes a file secret's content stands for. */

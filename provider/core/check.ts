@@ -11,6 +11,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { dotPath } from "../../sdk/core/issues";
+import { secretPaths, secretValues } from "../../sdk/core/secret-fields";
 
 /** The property under which the engine stores the serialized provider (ref pulumi-notes §1). */
 export const PROVIDER_KEY = "__provider";
@@ -107,12 +108,42 @@ export interface CheckSpec<S extends z.ZodObject> {
  *   without an unknown is parsed on its own (so its default applies and a bad value is still
  *   reported); a field holding an unknown is passed through as is; whole-document rules are skipped
  *   because they cannot be decided yet.
+ *
+ * No failure shows the value of a secret input (a field the schema marks with `secretField`,
+ * `sdk/core/secret-fields.ts`: a `Secret`'s value or file content): wherever a reason quotes it,
+ * it reads `[secret]`.
  */
 export function checkInputs<S extends z.ZodObject>(
   spec: CheckSpec<S>,
   news: Record<string, unknown> | undefined,
 ): pulumi.dynamic.CheckResult<z.output<S>> {
   const raw = withoutProvider(news);
+  const result = checkRaw(spec, raw);
+  if (!result.failures?.length) return result;
+  const secrets = secretValues(secretPaths(spec.schema), raw).filter((v) => v.length >= MIN_HIDDEN);
+  if (secrets.length === 0) return result;
+  return { ...result, failures: result.failures.map((f) => ({ ...f, reason: hide(f.reason, secrets) })) };
+}
+
+/** What a message shows in place of a secret input's value. */
+export const SECRET_SHOWN = "[secret]";
+
+/** Secret values shorter than this are not searched for in reasons (they would garble the text). */
+const MIN_HIDDEN = 4;
+
+/** `text` with every occurrence of each of `secrets` (longest first), and of its JSON form, hidden. */
+function hide(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    out = out.replaceAll(JSON.stringify(secret), SECRET_SHOWN).replaceAll(secret, SECRET_SHOWN);
+  }
+  return out;
+}
+
+function checkRaw<S extends z.ZodObject>(
+  spec: CheckSpec<S>,
+  raw: Record<string, unknown>,
+): pulumi.dynamic.CheckResult<z.output<S>> {
   if (!containsUnknown(raw)) {
     const parsed = spec.schema.safeParse(raw);
     if (!parsed.success) {

@@ -40,6 +40,12 @@ export interface DiffSpec<K extends string = string> {
   replaceOnChange: readonly K[];
   /** Delete the old object before creating the new one (natural keys that must stay unique). */
   deleteBeforeReplace?: boolean;
+  /**
+   * The fields whose values are secrets (a `Secret`'s value and file): a refused update shows
+   * them as `[secret]` (`./guard.ts`). Take them from the input schema's marks
+   * (`secretFieldNames`, `sdk/core/secret-fields.ts`), which `check` hides by too.
+   */
+  secret?: readonly K[];
   rules?: Partial<Record<K, FieldRule>>;
 }
 
