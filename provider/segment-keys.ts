@@ -9,7 +9,7 @@
  * | create | workspace and environment lists (once per process); `POST /segments/{env}/{segment}` (activation); then `PUT …/uploadKeys?replace=false {keys, title, comment}`, 10,000 keys per request. With `adopt` (or a lost activation answer), the live members are read and only the difference is sent |
  * | read | `GET /segments/{env}/{segment}/keys` (1,000 per page); a 404 (not active there, or no such segment) reports it gone |
  * | update | the minimal change from the recorded members to the desired ones: `PUT …/removeKeys` and `PUT …/uploadKeys`, 10,000 keys per request, each with the title and comment. A one-key change is one request |
- * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done |
+ * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done. Where the environment requires approvals (the DELETE of a segment with members refused with 403): `GET …/keys`, an `ARCHIVE` change request of every live member (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits), then the emptied activation is deleted (`./core/change-request.ts` `gatedDelete`) |
  | create, update in an environment that requires approvals | the refused key write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{segment: {name, keys}, operationType, title, comment, approvers}`: UPDATE with the keys added, or ARCHIVE with the keys removed (one open request per segment, so one change holds additions or removals, not both); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the members read back (`./core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
  *
  * **The update guard, per key.** The members are a set, so each key is a field of two values,
@@ -23,7 +23,9 @@
  * active in the environment fails the update with the guard's {@link GoneSinceRecordedError}.
  *
  * Until its change request is approved, the resource records the live members and the request in
- * `pendingChangeRequest`, never the requested ones: the next `up` shows the difference again.
+ * `pendingChangeRequest`, never the requested ones: the next `up` shows the difference again. Once
+ * it is applied, that `up` reads the live members (the request's outcome) instead of sending the
+ * change from the recorded ones, and sends nothing when they are the desired ones.
  *
  * The resource id is the natural key `<environment id>/<segment>`.
  * @module
