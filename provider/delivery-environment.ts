@@ -19,6 +19,7 @@
  */
 import YAML from "yaml";
 import { z } from "zod";
+import { readYaml } from "../sdk/core/yaml";
 import type { PlatformClient } from "../sdk/platform/client";
 import {
   PLATFORM_ENVIRONMENT_TYPES,
@@ -105,7 +106,7 @@ export function deliveryEnvironmentYaml(i: DeliveryEnvironmentInputs): string {
 /** Variables and overrides of a live YAML; `{}` when it does not parse as an environment. */
 function definitionFromYaml(text: string | undefined): Record<string, unknown> {
   try {
-    const parsed = PlatformEnvironmentYaml.safeParse(YAML.parse(text ?? ""));
+    const parsed = PlatformEnvironmentYaml.safeParse(readYaml(text ?? ""));
     if (!parsed.success) return {};
     const { variables, overrides } = parsed.data.environment;
     return { variables, overrides };

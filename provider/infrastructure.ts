@@ -17,6 +17,7 @@
  */
 import YAML from "yaml";
 import { z } from "zod";
+import { readYaml } from "../sdk/core/yaml";
 import type { PlatformClient } from "../sdk/platform/client";
 import type { InfrastructureScope } from "../sdk/platform/infrastructures";
 import { Identifier, type InfrastructureData, InfrastructureYaml } from "../sdk/platform/schemas";
@@ -126,7 +127,7 @@ export function infrastructureYaml(i: InfrastructureInputs): string {
 /** The typed definition of a live YAML; `undefined` when it is not one of the typed kinds. */
 function definitionFromYaml(text: string | undefined): InfrastructureDefinitionInput | undefined {
   try {
-    const doc = InfrastructureYaml.safeParse(YAML.parse(text ?? ""));
+    const doc = InfrastructureYaml.safeParse(readYaml(text ?? ""));
     if (!doc.success) return undefined;
     const { type, spec } = doc.data.infrastructureDefinition;
     const parsed = InfrastructureDefinitionInput.safeParse({ ...spec, type });

@@ -54,7 +54,7 @@ const RawInputSetYaml = z.string({ error: "yaml must be a string" }).superRefine
 
 /** A pipeline's YAML, to type the values against (a top-level `pipeline:` mapping). */
 const PipelineYamlInput = z.string({ error: "pipelineYaml must be a string" }).superRefine((text, ctx) => {
-  const m = yamlMapping(text, "pipeline");
+  const m = yamlMapping(text, "pipeline", "pipelineYaml");
   if (typeof m === "string") ctx.addIssue({ code: "custom", message: m });
 });
 

@@ -18,8 +18,8 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import YAML from "yaml";
 import { z } from "zod";
+import { yamlDocument } from "../sdk/core/yaml";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
@@ -162,7 +162,7 @@ export function effectiveYaml(inputs: Pick<PipelineInputs, "org" | "project" | "
   const text = inputs.yaml!;
   const h = header(text);
   if (h.orgIdentifier !== undefined && h.projectIdentifier !== undefined) return text;
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  const doc = yamlDocument(text);
   if (h.projectIdentifier === undefined) doc.setIn(["pipeline", "projectIdentifier"], inputs.project);
   if (h.orgIdentifier === undefined) doc.setIn(["pipeline", "orgIdentifier"], inputs.org);
   return doc.toString({ lineWidth: 0 });

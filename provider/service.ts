@@ -20,6 +20,7 @@
  */
 import YAML from "yaml";
 import { z } from "zod";
+import { loadYaml, yamlDocument } from "../sdk/core/yaml";
 import type { PlatformClient } from "../sdk/platform/client";
 import { Identifier, type ServiceData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
@@ -123,11 +124,11 @@ export type ServiceOutputs = z.output<typeof ServiceOutputs>;
 
 const KEYS = ["identifier", "name", "orgIdentifier", "projectIdentifier"] as const;
 
-/** The `service:` mapping of raw YAML, or why there is none. */
+/** The `service:` mapping of raw YAML, read within the SDK's bounds (`sdk/core/yaml.ts`), or why there is none. */
 function rawService(text: string): Record<string, unknown> | string {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) return doc.errors[0]!.message.split("\n")[0]!;
-  const value = doc.toJS() as { service?: unknown } | null;
+  const read = loadYaml(text);
+  if (!read.ok) return read.error.reason === "syntax" ? read.error.message : read.error.about("yaml");
+  const value = read.value as { service?: unknown } | null;
   const service = value?.service;
   if (typeof service !== "object" || service === null || Array.isArray(service)) {
     return "the YAML needs a top-level service mapping";
@@ -173,7 +174,7 @@ function serviceProblems(inputs: ServiceInputs): InputProblem[] {
 export function serviceYaml(inputs: ServiceInputs): string {
   const head = { ...wanted(inputs), description: inputs.description, tags: inputs.tags };
   if (inputs.yaml !== undefined) {
-    const doc = YAML.parseDocument(inputs.yaml, { uniqueKeys: true });
+    const doc = yamlDocument(inputs.yaml);
     for (const [key, value] of Object.entries(head)) {
       if (value !== undefined && !doc.hasIn(["service", key])) doc.setIn(["service", key], value);
     }

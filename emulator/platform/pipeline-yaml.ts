@@ -66,23 +66,24 @@ export function pipelineYamlSchema(scope: { org: string; project: string }) {
 }
 
 /**
- * Parses YAML text (a JSON body is YAML too, ref §6.2 quirk). Syntax errors, duplicate keys and
- * several documents are 400 INVALID_YAML_ERROR (ref §6.2).
+ * Parses YAML text (a JSON body is YAML too, ref §6.2 quirk) with the SDK's bounded reading
+ * (`sdk/core/yaml.ts`). Syntax errors, duplicate keys and several documents are 400
+ * INVALID_YAML_ERROR (ref §6.2); so are a text over 1 MiB and an alias bomb (the service's parser
+ * refuses both, its texts unpublished: the emulator says which bound the text broke).
  */
 export function parsePipelineYaml(text: string): unknown {
   if (text.trim() === "") throw invalidYaml("Invalid yaml: the request body is empty");
   const read = loadYaml(text);
   if (read.ok) return read.value;
-  const first = read.errors[0]!;
-  const where = first.linePos?.[0] ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : "";
-  if (first.code === "DUPLICATE_KEY") {
-    const line = text.split(/\r?\n/)[(first.linePos?.[0]?.line ?? 1) - 1] ?? "";
+  const e = read.error;
+  if (e.reason !== "syntax") throw invalidYaml(`Invalid yaml: ${e.message}`);
+  const where = e.line !== undefined ? ` at line ${e.line}, column ${e.col}` : "";
+  if (e.code === "DUPLICATE_KEY") {
+    const line = text.split(/\r?\n/)[(e.line ?? 1) - 1] ?? "";
     const key = line.trim().replace(/^-\s*/, "").split(":")[0]?.trim() ?? "";
     throw invalidYaml(`Invalid yaml: duplicate key [${key}]${where}`);
   }
-  throw invalidYaml(
-    `Invalid yaml: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}${where}`,
-  );
+  throw invalidYaml(`Invalid yaml: ${e.message.replace(/ at line \d+, column \d+:?$/, "")}${where}`);
 }
 
 function infoAt(doc: unknown, path: readonly PropertyKey[], key: "stage" | "step"): SchemaError["stageInfo"] {

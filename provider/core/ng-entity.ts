@@ -5,8 +5,8 @@
  * identifier, or, without old state, the resource id `<org>/<project>/<identifier>`).
  * @module
  */
-import YAML from "yaml";
 import type { z } from "zod";
+import { readYaml } from "../../sdk/core/yaml";
 import { parseConnectorId } from "../connector";
 import { canonicalJson } from "./diff";
 import { pickFields } from "./guard";
@@ -17,7 +17,7 @@ import type { EntityKey } from "./platform-scope";
 export function sameYaml(a: unknown, b: unknown): boolean {
   if (typeof a !== "string" || typeof b !== "string") return false;
   try {
-    return canonicalJson(YAML.parse(a)) === canonicalJson(YAML.parse(b));
+    return canonicalJson(readYaml(a)) === canonicalJson(readYaml(b));
   } catch {
     return false;
   }

@@ -5,8 +5,8 @@
  * inputs (`<+input>`).
  * @module
  */
-import YAML from "yaml";
 import { z } from "zod";
+import { loadYaml, yamlDocument } from "../../sdk/core/yaml";
 import { isRuntimeInputText } from "../../sdk/platform/pipeline";
 import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
 import type { Versioned } from "../../sdk/platform/versioned";
@@ -94,11 +94,15 @@ export const childHead = (k: PipelineChildKey & { name: string }) => ({
   projectIdentifier: k.project,
 });
 
-/** The `root:` mapping of a YAML text, parsed strictly (duplicate keys refused), or why there is none. */
-export function yamlMapping(text: string, root: string): Record<string, unknown> | string {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) return doc.errors[0]!.message.split("\n")[0]!;
-  const value = doc.toJS() as Record<string, unknown> | null;
+/**
+ * The `root:` mapping of a YAML text, read within the SDK's bounds (`sdk/core/yaml.ts`: size,
+ * aliases, duplicate keys refused), or why there is none; a broken bound names `field`, the input
+ * holding the text.
+ */
+export function yamlMapping(text: string, root: string, field = "yaml"): Record<string, unknown> | string {
+  const read = loadYaml(text);
+  if (!read.ok) return read.error.reason === "syntax" ? read.error.message : read.error.about(field);
+  const value = read.value as Record<string, unknown> | null;
   const m = value?.[root];
   if (typeof m !== "object" || m === null || Array.isArray(m)) {
     return `the YAML needs a top-level ${root} mapping`;
@@ -130,7 +134,7 @@ export function mismatchProblems(
 
 /** Raw YAML with the wanted fields it leaves out filled in under `root`. */
 export function fillYaml(text: string, root: string, wanted: Record<string, unknown>): string {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  const doc = yamlDocument(text);
   for (const [key, value] of Object.entries(wanted)) {
     if (value !== undefined && !doc.hasIn([root, key])) doc.setIn([root, key], value);
   }

@@ -8,12 +8,13 @@
  * errors; a missing connector's 400 RESOURCE_NOT_FOUND_EXCEPTION is a NotFoundError (ref §5).
  * @module
  */
-import { parseDocument, stringify } from "yaml";
+import { stringify } from "yaml";
 import { type CommonOptions, ConfigurationError, resolveCommonOptions } from "../core/options";
 import { checkPageSize } from "../core/paginate";
 import { type CallInit, HttpCore, type Query } from "../core/request";
 import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
+import { loadYaml } from "../core/yaml";
 import { platformEndpoints as E } from "./endpoints";
 import { type EnvironmentsApi, environmentsApi } from "./environments";
 import { type InfrastructuresApi, infrastructuresApi } from "./infrastructures";
@@ -381,16 +382,10 @@ function pipelineText(r: Route, yaml: PipelineYaml): string {
     }
     return stringify(yaml);
   }
-  const doc = parseDocument(yaml, { uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw invalidInput(
-      r,
-      "pipeline YAML",
-      [{ path: [], message: doc.errors[0]!.message.split("\n")[0]! }],
-      "yaml",
-    );
-  }
-  const value = doc.toJS() as { pipeline?: unknown } | null;
+  // The one bounded reading (`sdk/core/yaml.ts`): an alias bomb or a text over 1 MiB is refused here.
+  const read = loadYaml(yaml);
+  if (!read.ok) throw invalidInput(r, "pipeline YAML", [{ path: [], message: read.error.message }], "yaml");
+  const value = read.value as { pipeline?: unknown } | null;
   if (
     typeof value !== "object" ||
     value === null ||

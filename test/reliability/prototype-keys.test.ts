@@ -272,7 +272,7 @@ describe("the provider keeps prototype-named identifiers and tags", () => {
           ["team", "web"],
         ],
       ]);
-      const live = await bed.platform.organizations.get("__proto__");
+      const live = await bed.platform.organizations.get("__proto__", {});
       expect([live.organization.identifier, members(live.organization.tags)]).toEqual([
         "__proto__",
         [

@@ -5,7 +5,7 @@
  * @module
  */
 import { durationMessage, nameMessage } from "./fields";
-import { IDENTIFIER_RULE, PIPELINE_YAML_MAX_BYTES } from "./grammar";
+import { IDENTIFIER_RULE } from "./grammar";
 import { anArticle, STAGE_STEP_TYPES } from "./model";
 import { loadYaml } from "./parse";
 import {
@@ -54,25 +54,14 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * The problems of raw pipeline YAML, none when the service would accept it (for the scope it
- * names, or any scope when it names none). Cost is bounded: text over
- * {@link PIPELINE_YAML_MAX_BYTES} is refused before it is parsed.
+ * names, or any scope when it names none). Cost is bounded ({@link loadYaml}): text over 1 MiB is
+ * refused before it is parsed, and an alias bomb before it is expanded, each naming `yaml`.
  */
 export function pipelineYamlProblems(text: string): YamlProblem[] {
-  // `length` counts UTF-16 units, never more than the UTF-8 bytes: a text longer than the limit is
-  // refused without reading it.
-  const bytes = text.length > PIPELINE_YAML_MAX_BYTES ? undefined : Buffer.byteLength(text, "utf8");
-  if (bytes === undefined || bytes > PIPELINE_YAML_MAX_BYTES) {
-    const size = bytes === undefined ? `at least ${text.length} bytes` : `${bytes} bytes`;
-    return [
-      {
-        path: [],
-        message: `yaml is ${size}; pipeline YAML is limited to ${PIPELINE_YAML_MAX_BYTES} bytes (1 MiB) of UTF-8`,
-      },
-    ];
-  }
   const read = loadYaml(text);
   if (!read.ok) {
-    return read.errors.map((e) => ({ path: [], message: `invalid YAML: ${e.message.split("\n")[0]}` }));
+    const e = read.error;
+    return [{ path: [], message: e.reason === "syntax" ? `invalid YAML: ${e.message}` : e.about("yaml") }];
   }
   const doc = read.value;
   if (!isMap(doc) || !isMap(doc.pipeline)) {

@@ -8,6 +8,7 @@
  * decide with these functions, so what one accepts the other accepts.
  * @module
  */
+import { YAML_MAX_BYTES } from "../../core/yaml";
 
 // ---------------------------------------------------------------------------------------------
 // Identifiers (ref §3 `EntityIdentifierValidator`, newest version; ref §10 item 5)
@@ -213,9 +214,7 @@ export const DEFAULT_APPROVAL_TIMEOUT = "1d";
 // Size
 
 /**
- * Largest pipeline YAML `check` reads: 1 MiB of UTF-8. The reference documents no hard limit; it
- * says requests over 500,000 characters are throttled to one per 10 s (ref §9), so a pipeline
- * twice that size is certainly a mistake (a generated file, a pasted log). The bound is checked
- * before parsing: parsing a 10 MB YAML took seconds and close to a gigabyte.
+ * Largest pipeline YAML `check` reads: 1 MiB of UTF-8, the bound of every YAML read
+ * (`sdk/core/yaml.ts` `YAML_MAX_BYTES`, which says why), checked before parsing.
  */
-export const PIPELINE_YAML_MAX_BYTES = 1024 * 1024;
+export const PIPELINE_YAML_MAX_BYTES = YAML_MAX_BYTES;

@@ -3,8 +3,8 @@
  * field the model cannot represent is refused, never dropped, naming its YAML path.
  * @module
  */
-import YAML, { type YAMLError } from "yaml";
 import { z } from "zod";
+import { loadYaml } from "../../core/yaml";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import {
   type PipelineModel,
@@ -23,29 +23,18 @@ import {
   type WireVariable,
 } from "./wire";
 
-/** YAML text read strictly: its value, or the parser's errors (the first is the earliest). */
-export type YamlRead = { ok: true; value: unknown } | { ok: false; errors: readonly YAMLError[] };
-
 /**
- * Reads YAML text as the service does: one document, duplicate keys refused (ref §6.2), at most
- * 100 aliases (a guard against alias bombs). The provider, the emulator and the readers all read
- * pipeline YAML through this one function.
+ * Reads YAML text as the service does: the SDK's one bounded reading (`sdk/core/yaml.ts`: one
+ * document, duplicate keys refused (ref §6.2), at most 1 MiB and 100 alias expansions). The
+ * provider, the emulator and the readers all read pipeline YAML through it.
  */
-export function loadYaml(text: string): YamlRead {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) return { ok: false, errors: doc.errors };
-  return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
-}
+export { loadYaml, type YamlRead } from "../../core/yaml";
 
-/** Reads YAML strictly ({@link loadYaml}); throws {@link PipelineModelError} with the parser's messages. */
+/** Reads YAML strictly ({@link loadYaml}); throws {@link PipelineModelError} with the reason it was not read. */
 export function readYaml(text: string): unknown {
   const read = loadYaml(text);
-  if (!read.ok) {
-    throw new PipelineModelError(
-      "invalid pipeline YAML",
-      read.errors.map((e) => ({ path: "", message: e.message.split("\n")[0] ?? e.message })),
-    );
-  }
+  if (!read.ok)
+    throw new PipelineModelError("invalid pipeline YAML", [{ path: "", message: read.error.message }]);
   return read.value;
 }
 

@@ -216,8 +216,7 @@ export function pipelineViewOfDocument(pipeline: Props): PipelineView {
  */
 export function pipelineViewOfYaml(text: string): PipelineView {
   const read = loadYaml(text);
-  if (!read.ok)
-    throw new Error(`the pipeline YAML does not parse: ${read.errors[0]!.message.split("\n")[0]}`);
+  if (!read.ok) throw new Error(`the pipeline YAML does not parse: ${read.error.message}`);
   const doc = read.value;
   if (!isRecord(doc) || !isRecord(doc.pipeline))
     throw new Error("the pipeline YAML has no top-level pipeline key");

@@ -183,7 +183,7 @@ describe("the size bound", () => {
     expect(pipelineYamlProblems(sized(PIPELINE_YAML_MAX_BYTES + 1))).toEqual([
       {
         path: [],
-        message: "yaml is at least 1048577 bytes; pipeline YAML is limited to 1048576 bytes (1 MiB) of UTF-8",
+        message: "yaml is at least 1048577 bytes; YAML is limited to 1048576 bytes (1 MiB) of UTF-8",
       },
     ]);
   });
@@ -194,7 +194,7 @@ describe("the size bound", () => {
     expect(pipelineYamlProblems(text)).toEqual([
       {
         path: [],
-        message: "yaml is 1048578 bytes; pipeline YAML is limited to 1048576 bytes (1 MiB) of UTF-8",
+        message: "yaml is 1048578 bytes; YAML is limited to 1048576 bytes (1 MiB) of UTF-8",
       },
     ]);
   });
@@ -214,7 +214,7 @@ describe("the size bound", () => {
     expect(result.failures).toEqual([
       {
         property: "yaml",
-        reason: `yaml is at least ${yaml.length} bytes; pipeline YAML is limited to 1048576 bytes (1 MiB) of UTF-8`,
+        reason: `yaml is at least ${yaml.length} bytes; YAML is limited to 1048576 bytes (1 MiB) of UTF-8`,
       },
     ]);
     // Parsing it took 3-4 s and 860 MB; the bound is read from the string's length alone.
