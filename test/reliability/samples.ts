@@ -410,6 +410,9 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   RuleBasedSegmentDefinition: {
     environmentInput: "environment",
+    // Activating the segment in the environment, with an empty definition, before its rules go
+    // through a change request: no rule, no targeting (the service gates the definition's PUT).
+    ungatedWrites: [/^POST \/internal\/api\/v2\/rule-based-segments\/[^/]+\/[^/]+$/],
     inputs: async (c) => {
       const segment = await c.make("RuleBasedSegment");
       return {
