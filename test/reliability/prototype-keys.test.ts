@@ -18,6 +18,7 @@ import { type Emulator, startEmulator } from "../../emulator";
 import { impl as organization, organizationProviderText } from "../../provider/organization";
 import { impl as project, projectProviderText } from "../../provider/project";
 import { caller as adminCaller } from "../emulator/helpers";
+import { simplePipeline } from "../emulator/platform/harness";
 import { type Driver, MODES, type Mode } from "../provider/harness";
 import { startTestbed, type Testbed } from "../provider/testbed";
 
@@ -130,6 +131,33 @@ describe("the emulator stores, persists and serves prototype-named identifiers a
     const projectAfter = await platform(again, "GET", "/ng/api/projects/shop?orgIdentifier=acme");
     expect(members(projectAfter.body.data.project.tags)).toEqual([["__proto__", "y"]]);
     await again.stop();
+  });
+
+  it("a pipeline YAML's __proto__ tag is stored with the pipeline", async () => {
+    const statePath = join(root, "pipeline.json");
+    const emu = await startEmulator({ port: 0, statePath });
+    const made = await platform(
+      emu,
+      "POST",
+      "/ng/api/projects",
+      '{"project":{"identifier":"proj","name":"P"}}',
+    );
+    expect(made.status).toBe(200);
+    const res = await fetch(
+      `${emu.url}/pipeline/api/pipelines/v2?accountIdentifier=${emu.accountId}&orgIdentifier=default&projectIdentifier=proj`,
+      {
+        method: "POST",
+        headers: { "x-api-key": emu.platformKey, "content-type": "application/yaml" },
+        body: simplePipeline("tagged", "proj", "default", "  tags:\n    __proto__: x\n    team: web\n"),
+      },
+    );
+    expect(res.status).toBe(200);
+    await emu.stop();
+    const file = JSON.parse(readFileSync(statePath, "utf8"));
+    expect(members(file.platform.pipelines["default/proj/tagged"].tags)).toEqual([
+      ["__proto__", "x"],
+      ["team", "web"],
+    ]);
   });
 
   it("a tag __proto__ replacing another is kept by a PUT, and a change of its value is stored", async () => {

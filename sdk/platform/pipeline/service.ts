@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../../core/data-record";
 import {
   CI_SHELLS,
   IDENTIFIER_PATTERN,
@@ -129,12 +130,11 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
       .string({ error: typed("string") })
       .nullable()
       .optional();
+  // Tag keys are user data: `dataRecord` keeps a `__proto__` key (`sdk/core/data-record.ts`).
   const tags = () =>
-    z
-      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), {
-        error: typed("object"),
-      })
-      .optional();
+    dataRecord(z.union([z.string(), z.number(), z.boolean(), z.null()]), {
+      error: typed("object"),
+    }).optional();
   const exactlyOne = (keys: string[]) => (v: Record<string, unknown>, ctx: z.RefinementCtx) => {
     if (keys.filter((k) => v[k] !== undefined).length !== 1)
       ctx.addIssue({ code: "custom", message: m.exactlyOne(keys, []) });
