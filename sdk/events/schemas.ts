@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../core/data-record";
 
 export const EVENT_TYPE_ID_PATTERN = /^[a-zA-Z0-9][-_.:a-zA-Z0-9]{0,79}$/;
 export const MAX_EVENT_PROPERTIES = 300;
@@ -43,8 +44,8 @@ export const EventRecord = z
       .finite("value must be a finite number")
       .nullable()
       .optional(),
-    properties: z
-      .record(z.string(), z.unknown(), { error: "properties must be an object" })
+    // Property names are user data: `dataRecord` keeps a `__proto__` key (`sdk/core/data-record.ts`).
+    properties: dataRecord(z.unknown(), { error: "properties must be an object" })
       .refine((p) => Object.keys(p).length <= MAX_EVENT_PROPERTIES, {
         message: `properties may hold at most ${MAX_EVENT_PROPERTIES} keys`,
       })

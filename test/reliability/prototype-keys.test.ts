@@ -160,6 +160,28 @@ describe("the emulator stores, persists and serves prototype-named identifiers a
     ]);
   });
 
+  it("an event property __proto__ is stored and read back after a restart", async () => {
+    const statePath = join(root, "events.json");
+    const emu = await startEmulator({ port: 0, statePath });
+    const sent = await fetch(`${emu.url}/api/events/bulk`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${emu.sdkKey}`, "content-type": "application/json" },
+      body: '[{"eventTypeId":"e","trafficTypeName":"user","key":"k","timestamp":1,"properties":{"__proto__":1,"plan":"pro"}}]',
+    });
+    expect(sent.status).toBe(202);
+    expect(members(emu.events()[0]?.properties)).toEqual([
+      ["__proto__", 1],
+      ["plan", "pro"],
+    ]);
+    await emu.stop();
+    const again = await startEmulator({ port: 0, statePath });
+    expect(members(again.events()[0]?.properties)).toEqual([
+      ["__proto__", 1],
+      ["plan", "pro"],
+    ]);
+    await again.stop();
+  });
+
   it("a tag __proto__ replacing another is kept by a PUT, and a change of its value is stored", async () => {
     const statePath = join(root, "put.json");
     const emu = await startEmulator({ port: 0, statePath });
