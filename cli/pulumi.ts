@@ -18,16 +18,23 @@ export interface StackTarget {
 
 /**
  * Runs `pulumi <args> [--stack NAME]` in `target.cwd` and returns its standard output; throws with
- * the command's own output when it fails, and says so when `pulumi` is not on PATH.
+ * the command's own output when it fails, and says so when `pulumi` is not on PATH. `input` is
+ * written to its standard input (`pulumi stack import` reads the state from there, so a state
+ * never has to be written to a file).
  */
-export async function pulumi(target: StackTarget, args: string[]): Promise<string> {
+export async function pulumi(target: StackTarget, args: string[], input?: string): Promise<string> {
   const full = [...args, ...(target.stack ? ["--stack", target.stack] : [])];
   try {
-    const { stdout } = await execFileAsync("pulumi", full, {
+    const running = execFileAsync("pulumi", full, {
       cwd: target.cwd,
       env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
       maxBuffer: 1 << 30,
     });
+    running.child.stdin?.on("error", () => {
+      // the command ended without reading all of it: its own error says why
+    });
+    running.child.stdin?.end(input ?? "");
+    const { stdout } = await running;
     return stdout;
   } catch (e) {
     const { stdout = "", stderr = "", code } = e as { stdout?: string; stderr?: string; code?: unknown };

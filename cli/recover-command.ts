@@ -4,12 +4,20 @@
  * ```
  * flagstack recover [--stack NAME] [--cwd DIR] [--dry-run] [--no-refresh]
  * ```
- * 1. `pulumi stack export`, `pulumi config --json --show-secrets` (the provider's URLs and keys)
- *    and `pulumi stack history --json` (when the last completed update ended);
+ * 1. `pulumi stack export` (the state written back: its secrets stay encrypted), the same with
+ *    `--show-secrets` (the pending creates' inputs are checked with their secrets revealed),
+ *    `pulumi config --json --show-secrets` (the provider's URLs and keys) and `pulumi stack history
+ *    --json`: the interrupted update is the one that recorded the pending creates, which began
+ *    after the last update whose own final state (`pulumi stack export --version N`) does not hold
+ *    them; updates retried after the kill (a CI job's retry, before anyone ran `recover`) carry them
+ *    over and so do not count (where a backend cannot export an old version: the last update that
+ *    succeeded);
  * 2. settles each pending create of a flagstack resource (provider/core/recover.ts): an object the
  *    interrupted run made is adopted into the state, one it never made is dropped from the
- *    pending operations, and one that someone else made is left alone and reported;
- * 3. `pulumi stack import` of the settled state, then `pulumi refresh --yes` (which also clears
+ *    pending operations, one a retried update already recorded is dropped too, and one that
+ *    someone else made is left alone and reported;
+ * 3. `pulumi stack import` of the settled state, read from standard input (no file holds it),
+ *    then `pulumi refresh --yes` (which also clears
  *    the pending updates and deletes, and records what the interrupted run changed). The lock a
  *    killed run leaves on a file backend is removed (`pulumi cancel`) only when it is provably
  *    stale: taken on this machine by a process that no longer exists.
@@ -17,9 +25,7 @@
  * passphrase or secrets provider, as every `pulumi` command does.
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { hostname } from "node:os";
 import type { Command } from "commander";
 import { configureProvider, resetProvider } from "../provider/core/config";
 import { type Deployment, type RecoverReport, settlePendingCreates } from "../provider/core/recover";
@@ -64,15 +70,75 @@ async function withStaleLockCleared<T>(
   }
 }
 
-/** When the stack's last completed update ended, epoch milliseconds (0 when it has none). */
+/** One update of `pulumi stack history --json` (newest first), in the members read here. */
+interface HistoryEntry {
+  version?: number;
+  kind?: string;
+  result?: string;
+  endTime?: string;
+}
+
+/** The history entries, newest first. */
+function historyEntries(historyJson: string): HistoryEntry[] {
+  const history = JSON.parse(historyJson || "[]") as HistoryEntry[] | null;
+  return [...(history ?? [])].sort((a, b) => (b.version ?? 0) - (a.version ?? 0));
+}
+
+/** When an entry ended, epoch milliseconds (NaN when it has no end). */
+const endOf = (entry: HistoryEntry) => (entry.endTime === undefined ? Number.NaN : Date.parse(entry.endTime));
+
+/**
+ * When the stack's last update that succeeded ended, epoch milliseconds (0 when it has none).
+ * A failed update does not count: it may be a retry run after the killed one.
+ */
 export function lastUpdateEnd(historyJson: string): number {
-  const history = JSON.parse(historyJson || "[]") as { endTime?: string }[];
   let latest = 0;
-  for (const entry of history ?? []) {
-    const end = entry.endTime === undefined ? Number.NaN : Date.parse(entry.endTime);
+  for (const entry of historyEntries(historyJson)) {
+    if (entry.result !== "succeeded") continue;
+    const end = endOf(entry);
     if (Number.isFinite(end) && end > latest) latest = end;
   }
   return latest;
+}
+
+/**
+ * When the update before the interrupted one ended, per pending create: walking the history from
+ * the newest update back, the first whose final state (`exportVersion`) does not hold the pending
+ * create ended before the interrupted run began; the updates after it ran with the pending create
+ * already in the state (retries after the kill). A pending create held by every version dates
+ * from before the oldest (0). Where `exportVersion` fails (a backend that keeps no old versions),
+ * every pending create gets {@link lastUpdateEnd}.
+ */
+export async function interruptedRunStarts(
+  historyJson: string,
+  pendingUrns: readonly string[],
+  exportVersion: (version: number) => Promise<string>,
+): Promise<(urn: string) => number> {
+  const fallback = lastUpdateEnd(historyJson);
+  const start = new Map<string, number>();
+  let open = new Set(pendingUrns);
+  try {
+    for (const entry of historyEntries(historyJson)) {
+      if (open.size === 0) break;
+      if (entry.version === undefined) throw new Error("a history entry without a version");
+      const state = JSON.parse(await exportVersion(entry.version)) as { deployment?: Deployment };
+      const held = new Set(
+        (state.deployment?.pending_operations ?? [])
+          .filter((op) => op.type === "creating")
+          .map((op) => op.resource.urn),
+      );
+      const end = endOf(entry);
+      const still = new Set<string>();
+      for (const urn of open) {
+        if (held.has(urn)) still.add(urn);
+        else start.set(urn, Number.isFinite(end) ? end : 0);
+      }
+      open = still;
+    }
+  } catch {
+    return () => fallback;
+  }
+  return (urn) => start.get(urn) ?? 0;
 }
 
 /** The report as lines for the terminal. */
@@ -82,6 +148,7 @@ export function describeReport(report: RecoverReport): string[] {
     lines.push(`recovered ${r.urn} (id ${r.id}): created by the interrupted run`);
   for (const urn of report.cleared)
     lines.push(`cleared ${urn}: never created; the next \`pulumi up\` creates it`);
+  for (const urn of report.recorded) lines.push(`cleared ${urn}: a later update already recorded it`);
   for (const k of report.kept) lines.push(`kept pending ${k.urn}: ${k.reason}`);
   if (lines.length === 0) lines.push("no pending create of a flagstack resource");
   return lines;
@@ -93,6 +160,18 @@ export async function recover(options: RecoverCommandOptions, log: (line: string
     version: number;
     deployment: Deployment;
   };
+  const pendingCreates = (exported.deployment.pending_operations ?? []).filter(
+    (op) => op.type === "creating",
+  );
+  // Only when there is something to settle: the revealed state holds every secret of the stack.
+  const revealed =
+    pendingCreates.length > 0
+      ? (
+          JSON.parse(await pulumi(options, ["stack", "export", "--show-secrets"])) as {
+            deployment: Deployment;
+          }
+        ).deployment
+      : undefined;
   const config = JSON.parse(await pulumi(options, ["config", "--json", "--show-secrets"])) as Record<
     string,
     { value?: unknown }
@@ -101,22 +180,24 @@ export async function recover(options: RecoverCommandOptions, log: (line: string
   configureProvider({
     get: (key) => (config[key]?.value === undefined ? undefined : String(config[key]?.value)),
   });
-  const notBefore = lastUpdateEnd(await pulumi(options, ["stack", "history", "--json"]));
-  const { deployment, report } = await settlePendingCreates(exported.deployment, { kinds: KINDS, notBefore });
+  const notBefore = await interruptedRunStarts(
+    await pulumi(options, ["stack", "history", "--json"]),
+    pendingCreates.map((op) => op.resource.urn),
+    (version) => pulumi(options, ["stack", "export", "--version", String(version)]),
+  );
+  const { deployment, report } = await settlePendingCreates(exported.deployment, {
+    kinds: KINDS,
+    notBefore,
+    ...(revealed ? { revealed } : {}),
+  });
   for (const line of describeReport(report)) log(line);
   if (options.dryRun) {
     log("dry run: the state was not changed");
     return report;
   }
-  if (report.recovered.length > 0 || report.cleared.length > 0) {
-    const dir = mkdtempSync(join(tmpdir(), "flagstack-recover-"));
-    try {
-      const file = join(dir, "state.json");
-      writeFileSync(file, JSON.stringify({ ...exported, deployment }), { mode: 0o600 });
-      await withStaleLockCleared(options, log, () => pulumi(options, ["stack", "import", "--file", file]));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  if (report.recovered.length > 0 || report.cleared.length > 0 || report.recorded.length > 0) {
+    const state = JSON.stringify({ ...exported, deployment });
+    await withStaleLockCleared(options, log, () => pulumi(options, ["stack", "import"], state));
     log("the settled state was imported");
   }
   if (options.refresh) {

@@ -10,18 +10,31 @@
  *
  * The pending create is a sound marker: it records that this stack asked for exactly this natural
  * key (flag name, group name, project identifier, ...). For each one of a flagstack type:
+ * - the state already holds a resource of its URN: a later run (an `up` retried before
+ *   `recover`) created and recorded it; the pending operation is dropped (never a second
+ *   resource of one URN, which `pulumi stack import` refuses);
  * - nothing on the service has that key: the create never happened; the pending operation is
  *   dropped, and the next `up` creates the object;
- * - an object has that key and was created after the stack's last completed update ended
- *   (`notBefore`; the interrupted run started after that): it is the interrupted run's own
- *   object. It is adopted exactly as `adopt: true` would (which also finishes a create that was
- *   cut between its steps, such as a flag created but not yet tagged), and recorded in the state
- *   with its id and outputs;
+ * - an object has that key and was created after the update before the interrupted one ended
+ *   (`notBefore`, per pending create: the interrupted run started after that; updates retried
+ *   after the kill carry the pending create over and do not count): it is the interrupted run's
+ *   own object. It is adopted as `adopt: true` would (which also finishes a create that was cut
+ *   between its steps, such as a flag created but not yet tagged), or by the kind's own
+ *   {@link AnyHandlers.recover} where adopting alone would lose what the create answered once
+ *   (an environment's SDK keys), and recorded in the state with its id and outputs;
  * - an object has that key but is older: someone else made it. It is left alone and the pending
  *   operation kept, and the report says so (the next `up` then reports the duplicate, and
  *   `adopt: true` is the deliberate way to take it over).
  * Kinds whose API reports no creation time (groups, users, pipelines) are taken as the
  * interrupted run's own when their natural key matches.
+ *
+ * **Secrets.** The engine records a secret input (a `Secret`'s `value`) as a secret: in
+ * `pulumi stack export` an object `{"4dabf…": "1b47…", "ciphertext": …}`, and with `--show-secrets`
+ * the same object with `"plaintext"` (the value's JSON). The inputs are checked and used with each
+ * plaintext secret revealed ({@link revealSecrets}); the state written back keeps the recorded
+ * inputs as they were, and each output that the engine stores as a secret (one whose input is a
+ * secret, or one the resource names in `additionalSecretOutputs`) is written as a plaintext
+ * secret object ({@link asSecret}), which `pulumi stack import` encrypts.
  * @module
  */
 
@@ -38,6 +51,8 @@ export interface StateResource {
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   dependencies?: string[];
+  /** A resource a replacement replaced, to be deleted by the next update. */
+  delete?: boolean;
   parent?: string;
   [member: string]: unknown;
 }
@@ -55,6 +70,8 @@ export interface RecoverReport {
   recovered: { urn: string; id: string }[];
   /** Never created: dropped from the pending operations. */
   cleared: string[];
+  /** Already in the state's resources (a later run recorded it): dropped from the pending operations. */
+  recorded: string[];
   /** Left pending: an object with the key exists but is not the interrupted run's. */
   kept: { urn: string; reason: string }[];
 }
@@ -63,10 +80,79 @@ export interface RecoverReport {
 export interface RecoverOptions {
   /** The implementation of each kind, by type token. */
   kinds: Readonly<Record<string, AnyHandlers>>;
-  /** Epoch milliseconds before which an object cannot be the interrupted run's (the last completed update's end). */
-  notBefore: number;
+  /**
+   * Epoch milliseconds before which an object cannot be the interrupted run's: when the update
+   * before the interrupted one ended, for all pending creates or for each by URN.
+   */
+  notBefore: number | ((urn: string) => number);
+  /**
+   * The same state exported with `--show-secrets`: the pending creates' inputs are read from it,
+   * with their secrets revealed. Without it, a pending create whose inputs hold an encrypted
+   * secret is kept (its inputs cannot be checked).
+   */
+  revealed?: Deployment;
   /** The time written into recovered resources' `created` / `modified`. */
   now?: () => Date;
+}
+
+/** The member that marks a secret in a state file (`sig.Key` of the engine's `resource` package). */
+export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+/** Its value for a secret (`sig.Secret`). */
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/** A secret as a state file holds it: its `plaintext` (the value's JSON) or its `ciphertext`. */
+export type StateSecret = { [SECRET_SIG_KEY]: typeof SECRET_SIG; plaintext?: string; ciphertext?: string };
+
+/** Whether a state value is a secret object. */
+export function isStateSecret(v: unknown): v is StateSecret {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    !Array.isArray(v) &&
+    (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG
+  );
+}
+
+/** A value as a plaintext secret object, which `pulumi stack import` stores encrypted. */
+export function asSecret(value: unknown): StateSecret {
+  return { [SECRET_SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) };
+}
+
+/**
+ * A state value with every plaintext secret replaced by its value, as the engine hands inputs to a
+ * provider; `encrypted` lists the paths of secrets that are still ciphertext (left as they are).
+ */
+export function revealSecrets(value: unknown, path = ""): { value: unknown; encrypted: string[] } {
+  const encrypted: string[] = [];
+  const walk = (v: unknown, at: string): unknown => {
+    if (isStateSecret(v)) {
+      if (typeof v.plaintext === "string") return walk(JSON.parse(v.plaintext), at);
+      encrypted.push(at || "(the value)");
+      return v;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${at}[${i}]`));
+    if (typeof v === "object" && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, at ? `${at}.${k}` : k)]));
+    return v;
+  };
+  return { value: walk(value, path), encrypted };
+}
+
+/**
+ * The outputs the engine stores as secrets: those of a secret input's name, and those the
+ * resource names in `additionalSecretOutputs`, each wrapped with {@link asSecret}.
+ */
+export function secretOutputs(
+  resource: StateResource,
+  outputs: Record<string, unknown>,
+): Record<string, unknown> {
+  const names = new Set<string>(
+    Array.isArray(resource.additionalSecretOutputs) ? (resource.additionalSecretOutputs as string[]) : [],
+  );
+  for (const [k, v] of Object.entries(resource.inputs ?? {})) if (isStateSecret(v)) names.add(k);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(outputs)) out[k] = names.has(k) && v !== undefined ? asSecret(v) : v;
+  return out;
 }
 
 /**
@@ -77,10 +163,24 @@ export async function settlePendingCreates(
   deployment: Deployment,
   options: RecoverOptions,
 ): Promise<{ deployment: Deployment; report: RecoverReport }> {
-  const report: RecoverReport = { recovered: [], cleared: [], kept: [] };
+  const report: RecoverReport = { recovered: [], cleared: [], recorded: [], kept: [] };
   const pending: NonNullable<Deployment["pending_operations"]> = [];
   const recovered: StateResource[] = [];
+  /** Resources of the state replaced by a recovered one (a create-before-delete replacement): marked for deletion. */
+  const replaced = new Set<string>();
   const now = (options.now ?? (() => new Date()))().toISOString();
+  const inState = new Map(
+    (deployment.resources ?? []).filter((r) => !r.delete).map((r) => [r.urn, r] as const),
+  );
+  const revealedState = new Map((options.revealed?.resources ?? []).map((r) => [r.urn, r.inputs] as const));
+  const handled = new Set<string>();
+  const notBefore =
+    typeof options.notBefore === "number" ? () => options.notBefore as number : options.notBefore;
+  const revealedInputs = new Map(
+    (options.revealed?.pending_operations ?? [])
+      .filter((op) => op.type === "creating")
+      .map((op) => [op.resource.urn, op.resource.inputs] as const),
+  );
   for (const op of deployment.pending_operations ?? []) {
     const impl = options.kinds[op.resource.type];
     if (op.type !== "creating" || impl === undefined) {
@@ -88,7 +188,26 @@ export async function settlePendingCreates(
       continue;
     }
     const urn = op.resource.urn;
-    const checked = await impl.check({}, withoutProvider(op.resource.inputs));
+    // One pending create per URN is settled; a second one of the same URN is the same resource.
+    if (handled.has(urn)) continue;
+    handled.add(urn);
+    const recordedInputs = revealedInputs.get(urn) ?? op.resource.inputs;
+    const existing = inState.get(urn);
+    // A later run (an `up` retried before `recover`) created and recorded it: never a second resource of one URN.
+    if (existing !== undefined && sameInputs(revealedState.get(urn) ?? existing.inputs, recordedInputs)) {
+      report.recorded.push(urn);
+      continue;
+    }
+    const { value: revealed, encrypted } = revealSecrets(withoutProvider(recordedInputs));
+    if (encrypted.length > 0) {
+      pending.push(op);
+      report.kept.push({
+        urn,
+        reason: `its recorded inputs hold encrypted secrets (${encrypted.join(", ")}): read the state with \`pulumi stack export --show-secrets\` (the stack's passphrase or secrets provider)`,
+      });
+      continue;
+    }
+    const checked = await impl.check({}, revealed as Record<string, unknown>);
     if (checked.failures && checked.failures.length > 0) {
       pending.push(op);
       report.kept.push({
@@ -103,7 +222,7 @@ export async function settlePendingCreates(
       report.cleared.push(urn);
       continue;
     }
-    if (found.createdAt !== undefined && found.createdAt < options.notBefore) {
+    if (found.createdAt !== undefined && found.createdAt < notBefore(urn)) {
       pending.push(op);
       report.kept.push({
         urn,
@@ -111,12 +230,17 @@ export async function settlePendingCreates(
       });
       continue;
     }
-    const { id, outs } = await impl.create({ ...inputs, adopt: true });
+    const { id, outs } = impl.recover
+      ? await impl.recover(inputs)
+      : await impl.create({ ...inputs, adopt: true });
+    // The state's resource of this URN is the object a create-before-delete replacement replaces:
+    // marked for deletion, as the engine records it once the replacement's create succeeded.
+    if (existing !== undefined) replaced.add(urn);
     recovered.push({
       ...op.resource,
       id,
       outputs: {
-        ...plain(outs as Record<string, unknown>),
+        ...secretOutputs(op.resource, plain(outs as Record<string, unknown>)),
         adopt: inputs.adopt,
         [PROVIDER_KEY]: op.resource.inputs?.[PROVIDER_KEY],
       },
@@ -125,13 +249,36 @@ export async function settlePendingCreates(
     });
     report.recovered.push({ urn, id });
   }
-  const next: Deployment = {
-    ...deployment,
-    resources: [...(deployment.resources ?? []), ...dependencyOrder(recovered)],
-  };
+  const kept = (deployment.resources ?? []).map((r) =>
+    replaced.has(r.urn) && !r.delete ? { ...r, delete: true } : r,
+  );
+  const next: Deployment = { ...deployment, resources: [...kept, ...dependencyOrder(recovered)] };
   if (pending.length > 0) next.pending_operations = pending;
   else delete next.pending_operations;
   return { deployment: next, report };
+}
+
+/**
+ * Whether two recorded inputs are the same, `__provider` aside, secrets compared by their
+ * revealed values (a secret still encrypted in either is taken as equal: each encryption differs).
+ */
+function sameInputs(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const canonical = (v: Record<string, unknown> | undefined) =>
+    JSON.stringify(sorted(revealSecrets(withoutProvider(v)).value, true));
+  return canonical(a) === canonical(b);
+}
+
+/** A JSON value with object members sorted; with `blindSecrets`, an encrypted secret becomes one marker. */
+function sorted(v: unknown, blindSecrets: boolean): unknown {
+  if (blindSecrets && isStateSecret(v)) return SECRET_SIG;
+  if (Array.isArray(v)) return v.map((x) => sorted(x, blindSecrets));
+  if (typeof v === "object" && v !== null)
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted((v as Record<string, unknown>)[k], blindSecrets)]),
+    );
+  return v;
 }
 
 /** The resources ordered so that each comes after those of them it depends on (as the state requires). */

@@ -58,6 +58,13 @@ export interface ResourceHandlers<Inputs, Outputs> {
    * `pulumi up` (see `./recover.ts`).
    */
   lookup(inputs: Inputs): Promise<Found | undefined>;
+  /**
+   * Takes over the object that the interrupted create of a killed `pulumi up` made, for
+   * `flagstack recover` (see `./recover.ts`), where `create` with `adopt: true` (what recover
+   * does otherwise) would lose what only the create's answer showed, such as an environment's
+   * SDK keys.
+   */
+  recover?(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
 }
 
 /** What {@link ResourceHandlers.lookup} found. */

@@ -2,20 +2,31 @@
  * Settling the pending creates of a killed `pulumi up` (provider/core/recover.ts), against the
  * emulator: an object the interrupted run made is adopted into the state with its id and outputs,
  * one it never made is dropped, one someone made before the interrupted update is left alone and
- * reported, and what is not a pending create of a flagstack type passes through untouched.
+ * reported, and what is not a pending create of a flagstack type passes through untouched. A
+ * secret input is checked revealed and written back encrypted; a pending create that a later
+ * update recorded is dropped, never a second resource of its URN.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { configureProvider, resetProvider } from "../../../provider/core/config";
-import { type Deployment, settlePendingCreates } from "../../../provider/core/recover";
+import {
+  asSecret,
+  type Deployment,
+  revealSecrets,
+  SECRET_SIG,
+  SECRET_SIG_KEY,
+  settlePendingCreates,
+} from "../../../provider/core/recover";
 import { flagProviderText } from "../../../provider/flag";
 import { groupProviderText } from "../../../provider/group";
 import { KINDS } from "../../../provider/kinds";
-import { FLAG_TYPE, GROUP_TYPE } from "../../../provider/types";
-import { AdminClient } from "../../../sdk";
+import { secretProviderText } from "../../../provider/secret";
+import { FLAG_TYPE, GROUP_TYPE, SECRET_TYPE } from "../../../provider/types";
+import { AdminClient, PlatformClient } from "../../../sdk";
 
 let emu: Emulator;
 let admin: AdminClient;
+let platform: PlatformClient;
 let wsId: string;
 
 beforeAll(async () => {
@@ -26,12 +37,21 @@ beforeAll(async () => {
       ({
         "flagstack:adminApiUrl": emu.url,
         "flagstack:adminApiKey": emu.adminKey,
+        "flagstack:platformApiUrl": emu.url,
+        "flagstack:platformApiKey": emu.platformKey,
+        "flagstack:accountId": emu.accountId,
         "flagstack:requestsPerSecond": "1000",
       })[k],
   });
   admin = new AdminClient({
     baseUrl: emu.url,
     apiKey: emu.adminKey,
+    requestsPerSecond: Number.POSITIVE_INFINITY,
+  });
+  platform = new PlatformClient({
+    baseUrl: emu.url,
+    apiKey: emu.platformKey,
+    accountId: emu.accountId,
     requestsPerSecond: Number.POSITIVE_INFINITY,
   });
   wsId = (await admin.workspaces.getByName("Default"))?.id as string;
@@ -116,6 +136,7 @@ describe("settlePendingCreates", () => {
         { urn: urn(GROUP_TYPE, "g"), id: group.id },
       ],
       cleared: [urn(FLAG_TYPE, "recover-never")],
+      recorded: [],
       kept: [
         {
           urn: urn(FLAG_TYPE, "recover-older"),
@@ -167,7 +188,215 @@ describe("settlePendingCreates", () => {
     const deployment: Deployment = { resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }] };
     expect(await settlePendingCreates(deployment, { kinds: KINDS, notBefore: 0 })).toEqual({
       deployment,
-      report: { recovered: [], cleared: [], kept: [] },
+      report: { recovered: [], cleared: [], recorded: [], kept: [] },
     });
+  });
+});
+
+/** A secret as `pulumi stack export` shows it. */
+const encrypted = (n: number) => ({ [SECRET_SIG_KEY]: SECRET_SIG, ciphertext: `v1:opaque${n}` });
+
+const secretInputs = (identifier: string, value: unknown) => ({
+  __provider: secretProviderText,
+  adopt: false,
+  description: "",
+  identifier,
+  name: "Recovered",
+  org: "default",
+  secretManager: "harnessSecretManager",
+  tags: {},
+  value,
+});
+
+const pendingSecret = (identifier: string, value: unknown) => ({
+  type: "creating",
+  resource: {
+    urn: urn(SECRET_TYPE, identifier),
+    custom: true,
+    type: SECRET_TYPE,
+    inputs: secretInputs(identifier, value),
+    parent: STACK,
+    additionalSecretOutputs: ["value", "fileSha256"],
+  },
+});
+
+describe("secrets in the state", () => {
+  it("revealSecrets: plaintext secrets become their values, at any depth; ciphertext stays and is listed", () => {
+    expect(
+      revealSecrets({
+        value: asSecret("s3cret"),
+        nested: { list: [asSecret({ a: 1 }), 2], hidden: encrypted(1) },
+      }),
+    ).toEqual({
+      value: { value: "s3cret", nested: { list: [{ a: 1 }, 2], hidden: encrypted(1) } },
+      encrypted: ["nested.hidden"],
+    });
+    expect(asSecret("s3cret")).toEqual({ [SECRET_SIG_KEY]: SECRET_SIG, plaintext: '"s3cret"' });
+  });
+
+  it("a pending Secret create: checked with its value revealed, adopted, written back with the value a secret", async () => {
+    const stackResource = { urn: STACK, type: "pulumi:pulumi:Stack", custom: false };
+    // The interrupted run's create reached the service.
+    await platform.secrets.create({
+      type: "SecretText",
+      identifier: "recover_pw",
+      name: "Recovered",
+      orgIdentifier: "default",
+      spec: { secretManagerIdentifier: "harnessSecretManager", valueType: "Inline", value: "s3cret" },
+    });
+    const deployment: Deployment = {
+      resources: [stackResource],
+      pending_operations: [pendingSecret("recover_pw", encrypted(1))],
+    };
+    const revealed: Deployment = {
+      resources: [stackResource],
+      pending_operations: [pendingSecret("recover_pw", asSecret("s3cret"))],
+    };
+    const now = () => new Date("2026-11-23T12:00:00.000Z");
+
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+      revealed,
+      now,
+    });
+
+    expect(report).toEqual({
+      recovered: [{ urn: urn(SECRET_TYPE, "recover_pw"), id: "default/recover_pw" }],
+      cleared: [],
+      recorded: [],
+      kept: [],
+    });
+    const live = await platform.secrets.get("recover_pw", { org: "default" });
+    expect(next).toEqual({
+      resources: [
+        stackResource,
+        {
+          ...pendingSecret("recover_pw", encrypted(1)).resource,
+          id: "default/recover_pw",
+          outputs: {
+            org: "default",
+            identifier: "recover_pw",
+            name: "Recovered",
+            description: "",
+            tags: {},
+            secretManager: "harnessSecretManager",
+            value: { [SECRET_SIG_KEY]: SECRET_SIG, plaintext: '"s3cret"' },
+            adopt: false,
+            type: "SecretText",
+            ref: "org.recover_pw",
+            createdAt: live.createdAt,
+            updatedAt: live.updatedAt,
+            __provider: secretProviderText,
+          },
+          created: "2026-11-23T12:00:00.000Z",
+          modified: "2026-11-23T12:00:00.000Z",
+        },
+      ],
+    });
+    // The value is in the written state once, as the secret object `pulumi stack import` encrypts.
+    expect(JSON.stringify(next).split("s3cret").length - 1).toBe(1);
+  });
+
+  it("without the revealed state, a pending create whose inputs hold an encrypted secret is kept, saying why", async () => {
+    const deployment: Deployment = { pending_operations: [pendingSecret("recover_enc", encrypted(2))] };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report.kept).toEqual([
+      {
+        urn: urn(SECRET_TYPE, "recover_enc"),
+        reason:
+          "its recorded inputs hold encrypted secrets (value): read the state with `pulumi stack export --show-secrets` (the stack's passphrase or secrets provider)",
+      },
+    ]);
+    expect(next.pending_operations).toEqual(deployment.pending_operations);
+  });
+});
+
+describe("a pending create that a later update settled", () => {
+  const stackResource = { urn: STACK, type: "pulumi:pulumi:Stack", custom: false };
+
+  it("already in the state's resources (an up retried before recover created it): dropped, never added twice", async () => {
+    const group = await admin.groups.create({ name: "recover-retried", description: "" });
+    const inputs = { name: "recover-retried", description: "", adopt: false, __provider: groupProviderText };
+    const recorded = {
+      urn: urn(GROUP_TYPE, "retried"),
+      custom: true,
+      type: GROUP_TYPE,
+      id: group.id,
+      inputs,
+      outputs: { ...inputs, groupId: group.id },
+      parent: STACK,
+    };
+    const pendingGroup = {
+      type: "creating",
+      resource: { urn: urn(GROUP_TYPE, "retried"), custom: true, type: GROUP_TYPE, inputs, parent: STACK },
+    };
+    const deployment: Deployment = {
+      resources: [stackResource, recorded],
+      // The killed run's pending create, and the same one again (a second killed run).
+      pending_operations: [pendingGroup, pendingGroup, pendingFlag("recover-retried-never")],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report).toEqual({
+      recovered: [],
+      cleared: [urn(FLAG_TYPE, "recover-retried-never")],
+      recorded: [urn(GROUP_TYPE, "retried")],
+      kept: [],
+    });
+    expect(next).toEqual({ resources: [stackResource, recorded] });
+  });
+
+  it("the interrupted run is told per pending create: one made before its own run's start is kept, one after is adopted", async () => {
+    const first = await admin.flags.create(wsId, "user", { name: "recover-run-a", description: "" });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await admin.flags.create(wsId, "user", { name: "recover-run-b", description: "" });
+    const deployment: Deployment = {
+      resources: [stackResource],
+      pending_operations: [pendingFlag("recover-run-a"), pendingFlag("recover-run-b")],
+    };
+    // recover-run-b's create was recorded by a run that began after recover-run-a was made.
+    const starts: Record<string, number> = {
+      [urn(FLAG_TYPE, "recover-run-a")]: first.creationTime + 1,
+      [urn(FLAG_TYPE, "recover-run-b")]: first.creationTime + 1,
+    };
+    const { report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: (u) => starts[u] as number,
+    });
+    expect(report.recovered).toEqual([{ urn: urn(FLAG_TYPE, "recover-run-b"), id: second.id }]);
+    expect(report.kept.map((k) => k.urn)).toEqual([urn(FLAG_TYPE, "recover-run-a")]);
+  });
+
+  it("a create-before-delete replacement cut at its create: the new object is adopted and the old marked for deletion", async () => {
+    const old = await admin.flags.create(wsId, "user", { name: "recover-old-name", description: "" });
+    const made = await admin.flags.create(wsId, "user", { name: "recover-new-name", description: "" });
+    const oldResource = {
+      ...pendingFlag("recover-old-name").resource,
+      urn: urn(FLAG_TYPE, "renamed"),
+      id: old.id,
+      outputs: { name: "recover-old-name" },
+    };
+    const pending = {
+      ...pendingFlag("recover-new-name"),
+      resource: { ...pendingFlag("recover-new-name").resource, urn: urn(FLAG_TYPE, "renamed") },
+    };
+    const deployment: Deployment = { resources: [stackResource, oldResource], pending_operations: [pending] };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report.recovered).toEqual([{ urn: urn(FLAG_TYPE, "renamed"), id: made.id }]);
+    expect(next.resources?.map((r) => [r.urn, r.id, r.delete])).toEqual([
+      [STACK, undefined, undefined],
+      [urn(FLAG_TYPE, "renamed"), old.id, true],
+      [urn(FLAG_TYPE, "renamed"), made.id, undefined],
+    ]);
+    expect(next.pending_operations).toBeUndefined();
   });
 });
