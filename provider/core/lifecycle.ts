@@ -81,7 +81,8 @@ export interface Created<T> {
  *   if it exists, it is ours (`recovered`); if not, the create did not happen and is sent again,
  *   its answer handled the same way ({@link CREATE_ATTEMPTS} creates at most).
  * - The service reports a duplicate: with `adopt`, looks it up and takes it over (a race with
- *   another writer); without, fails with a message that names the object and the `adopt` input.
+ *   another writer); without, fails with a message that names the object, the `adopt` input and
+ *   `flagstack recover` (the object may be an interrupted run's: {@link INTERRUPTED_RUN_HINT}).
  */
 export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>> {
   if (spec.adopt) {
@@ -106,7 +107,7 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
         }
         throw new Error(
           `${spec.describe} already exists. Set \`adopt: true\` on the resource to manage the existing one, ` +
-            `or choose another name. (${(e as Error).message})`,
+            `or choose another name. ${INTERRUPTED_RUN_HINT} (${(e as Error).message})`,
           { cause: e },
         );
       }
@@ -114,6 +115,14 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
     }
   }
 }
+
+/**
+ * What a create conflict adds: the object may be one that a killed `pulumi up` made but never
+ * recorded (its create is pending in the state), which `flagstack recover` takes into the state.
+ */
+export const INTERRUPTED_RUN_HINT =
+  "If an interrupted `pulumi up` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack recover`: " +
+  "it takes the objects of that run into the state.";
 
 /** Creates sent at most by one {@link createOrAdopt} when their outcome stays unknown and the object is not there. */
 export const CREATE_ATTEMPTS = 3;

@@ -123,9 +123,11 @@ describe("createOrAdopt", () => {
     expect(calls).toEqual(["create", "lookup", "create"]);
   });
 
-  it("names the object and the adopt input on a duplicate", async () => {
+  it("names the object, the adopt input and flagstack recover (an interrupted run's object) on a duplicate", async () => {
     await expect(createOrAdopt(spec({ createFails: conflict }))).rejects.toThrow(
-      'a group named "g" already exists. Set `adopt: true` on the resource to manage the existing one, or choose another name.',
+      'a group named "g" already exists. Set `adopt: true` on the resource to manage the existing one, or choose another name. ' +
+        "If an interrupted `pulumi up` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack recover`: " +
+        "it takes the objects of that run into the state. (",
     );
   });
 
