@@ -9,13 +9,17 @@
  * | create | workspace list (once per process); `POST /environments/ws/{ws}` with the change permissions; its answer lists the two SDK keys the service makes (`apiTokens`); with `adopt`, first the environment list to find the name, then one `PATCH` when production or the permissions differ |
  * | read | `GET /environments/ws/{ws}` and find the id (there is no GET of one environment, ref §1.2); when the resource manages change permissions and the list does not show them (ref §1.2: only create and update answers do), `PATCH ?dry_run=true` with an empty patch, which answers the environment with them and changes nothing (ref §1.1 `?dry_run`, inferred) |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH /environments/ws/{ws}/{id}`: `test` and `replace` of `/name` and `/production`, `add` of `/changePermissions/areApprovalsRequired` and `/changePermissions/approvers` (so members the program does not manage, such as `allowKills`, keep their values) |
- * | delete | `DELETE /apiKeys/{id}` for each SDK key the create recorded (the service refuses to delete an environment while its keys exist, ref §1.2), then `DELETE /environments/ws/{ws}/{id}`; 404s count as done |
+ * | delete | `DELETE /apiKeys/{id}` for each SDK key the create recorded (the service refuses to delete an environment while its keys exist, ref §1.2), then `DELETE /environments/ws/{ws}/{id}`; 404s count as done; refused while keys the state does not record exist, the error says to revoke them |
+ * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`./core/created-journal.ts`) |
  *
  * The SDK keys the service makes with the environment are outputs (`serverSideSdkKey`,
  * `clientSideSdkKey`) where its answer carries the key strings (the emulator's does; the real
  * answer shows `{id, name, type, apiKeyType}`, ref §1.2), stored as secrets
- * (`./core/secret-outputs.ts`). An adopted environment, or one whose create answer was lost, has no
- * recorded keys: its keys must be revoked before it can be deleted.
+ * (`./core/secret-outputs.ts`). The create's answer is the only place that shows the keys (the API
+ * cannot list them), so the create notes their ids on this machine before it returns; `flagstack
+ * recover` records them for the environment of a killed `pulumi up` (the key strings it does not
+ * know), so a destroy revokes them. An adopted environment, or one whose create answer was lost,
+ * has no recorded keys: its keys must be revoked (in the admin settings) before it can be deleted.
  *
  * **Why `Environment`.** This module is the feature-flag API's, whose objects keep the API's names
  * (`Flag`, `Segment`, `TrafficType`), so its environment is `Environment`, as the API and the
@@ -34,7 +38,9 @@ import {
   EnvironmentName,
   type JsonPatch,
 } from "../sdk/admin/schemas";
+import { isConflict } from "../sdk/core/errors";
 import { adminClient } from "./core/config";
+import { createdNote, createNoted } from "./core/created-journal";
 import { changedFields, type DiffSpec, jsonEqual } from "./core/diff";
 import { replaceFields } from "./core/field-patch";
 import { guardedUpdate } from "./core/guard";
@@ -136,6 +142,9 @@ const environmentDiff: DiffSpec<Exclude<keyof EnvironmentInputs, "adopt">> = {
 function livePermissions(p: ChangePermissions | Permissions | undefined): Permissions {
   return { areApprovalsRequired: p?.areApprovalsRequired ?? false, approvers: approverSet(p?.approvers) };
 }
+
+/** The kind of an environment's notes in `./core/created-journal.ts`. */
+const ENVIRONMENT_NOTE = "environment";
 
 /** The workspace as the outputs record it. */
 type WorkspaceRef = { id: string; name: string };
@@ -254,12 +263,18 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
       describe,
       adopt: inputs.adopt,
       lookup: () => admin.environments.find(workspace.id, inputs.name),
+      // The answer is the one place that shows the SDK keys: their ids are noted for `flagstack recover`.
       create: () =>
-        admin.environments.create(workspace.id, {
-          name: inputs.name,
-          production: inputs.production,
-          ...(inputs.changePermissions ? { changePermissions: inputs.changePermissions } : {}),
-        }),
+        createNoted(
+          ENVIRONMENT_NOTE,
+          () =>
+            admin.environments.create(workspace.id, {
+              name: inputs.name,
+              production: inputs.production,
+              ...(inputs.changePermissions ? { changePermissions: inputs.changePermissions } : {}),
+            }),
+          (made) => ({ id: made.id, data: { workspaceId: workspace.id, apiTokens: keysOf(made).apiTokens } }),
+        ),
     });
     const managed = inputs.changePermissions !== undefined;
     if (how === "created") {
@@ -333,8 +348,36 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
 
   async delete(id, props) {
     const admin = adminClient();
-    for (const token of props.apiTokens ?? []) await deleteIdempotent(() => admin.apiKeys.revoke(token.id));
-    await deleteIdempotent(() => admin.environments.delete(props.workspaceId, id));
+    const tokens = props.apiTokens ?? [];
+    for (const token of tokens) await deleteIdempotent(() => admin.apiKeys.revoke(token.id));
+    try {
+      await deleteIdempotent(() => admin.environments.delete(props.workspaceId, id));
+    } catch (e) {
+      if (!isConflict(e) || tokens.length > 0) throw e;
+      throw new Error(
+        `environment "${props.name}" in workspace "${props.workspaceName}" cannot be deleted while its SDK keys exist, ` +
+          "and the state records none (the environment was adopted, or the answer of its create was lost; the API " +
+          "cannot list keys): revoke its server-side and client-side keys in the admin settings (API keys), then " +
+          `delete again (${(e as Error).message})`,
+        { cause: e },
+      );
+    }
+  },
+
+  /**
+   * `flagstack recover` of the environment a killed `pulumi up` created: adopted, with the SDK
+   * keys that its create's answer showed, from the note the create left on this machine
+   * (`./core/created-journal.ts`), so that a destroy revokes them and can delete it. Without a
+   * note (the answer never arrived, or another machine ran the create) it has none, as an adopted
+   * environment.
+   */
+  async recover(inputs) {
+    const adopted = await impl.create({ ...inputs, adopt: true });
+    const outs = { ...(adopted.outs as EnvironmentOutputs), adopt: inputs.adopt };
+    const noted = createdNote(ENVIRONMENT_NOTE, adopted.id);
+    const tokens = z.array(SdkKeyRef).safeParse(noted?.apiTokens);
+    const known = tokens.success && noted?.workspaceId === outs.workspaceId && outs.apiTokens.length === 0;
+    return { id: adopted.id, outs: plain(known ? { ...outs, apiTokens: tokens.data } : outs) };
   },
 
   async lookup(inputs) {

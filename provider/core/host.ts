@@ -9,9 +9,12 @@
  * shim, not the engine, so a changed parent pid says nothing.
  *
  * So once per second the host dials the engine's address: a refused connection means the engine
- * is gone, and the process exits at once (what it was sending is then in the state as a pending
- * operation, which `flagstack recover` settles). Any other dial error (a busy machine) is not
- * taken as death. The timer is `unref`ed and does nothing outside that host.
+ * is gone, and the process exits (what it was sending is then in the state as a pending
+ * operation, which `flagstack recover` settles). It exits at once, except while a create whose
+ * answer shows what no read shows again is in flight ({@link holdExit}: an environment's SDK
+ * keys, noted for `recover` by `./created-journal.ts`): it waits for that answer, at most
+ * {@link HOLD_EXIT_MS}. Any other dial error (a busy machine) is not taken as death. The timer is
+ * `unref`ed and does nothing outside that host.
  * @module
  */
 import { connect } from "node:net";
@@ -32,14 +35,46 @@ export function engineAddress(
 
 let watching = false;
 
+/** The longest the process waits for held work once its engine is gone. */
+export const HOLD_EXIT_MS = 30_000;
+
+const held = new Set<Promise<unknown>>();
+
+/**
+ * Marks `work` as work the process finishes before it exits when its engine is gone (at most
+ * {@link HOLD_EXIT_MS}); returns it.
+ */
+export function holdExit<T>(work: Promise<T>): Promise<T> {
+  held.add(work);
+  const done = () => {
+    held.delete(work);
+  };
+  work.then(done, done);
+  return work;
+}
+
+/** Resolves when every held work has settled, or after `ms`. */
+export async function heldWorkSettled(ms = HOLD_EXIT_MS): Promise<void> {
+  if (held.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...held]),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /**
  * Starts watching the engine (once per process; a no-op outside the dynamic-provider host).
- * `onGone` defaults to exiting the process with status 1.
+ * `onGone` defaults to exiting the process with status 1; it runs once the held work has settled.
  */
 export function watchEngine(
   argv: readonly string[] = process.argv,
   onGone: () => void = () => process.exit(1),
   intervalMs = ENGINE_PROBE_MS,
+  holdMs = HOLD_EXIT_MS,
 ): void {
   const address = engineAddress(argv);
   if (address === undefined || watching) return;
@@ -51,7 +86,7 @@ export function watchEngine(
       socket.destroy();
       if (e.code === "ECONNREFUSED") {
         clearInterval(timer);
-        onGone();
+        void heldWorkSettled(holdMs).then(onGone);
       }
     });
   }, intervalMs);

@@ -126,6 +126,8 @@ export function engineEnv(home: string, backendDir: string): Record<string, stri
   ]) {
     env[name] = "";
   }
+  // What the provider notes for `flagstack recover` (provider/core/created-journal.ts) stays in the sandbox.
+  env.FLAGSTACK_JOURNAL_DIR = join(home, "flagstack-journal");
   return env;
 }
 

@@ -6,7 +6,12 @@
  * lost create answer. Each test makes the environment it needs under a name of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Environment, environmentProviderText, impl } from "../../provider/environment";
+import {
+  Environment,
+  type EnvironmentInputs,
+  environmentProviderText,
+  impl,
+} from "../../provider/environment";
 import { ENVIRONMENT_TYPE } from "../../provider/types";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES, type Mode } from "./harness";
@@ -320,6 +325,51 @@ describe.each(MODES)("Environment (%s)", (mode) => {
     expect(outs).toMatchObject({ name, environmentId: id, apiTokens: [] });
     const same = (await bed.admin.environments.list(ws.id)).filter((e) => e.name === name);
     expect(same.map((e) => e.id)).toEqual([id]);
+  });
+});
+
+describe("Environment: flagstack recover of a killed up's environment (direct)", () => {
+  const program = (name: string) => ({ workspace: "Default", name });
+
+  it("records the SDK keys its create noted; a destroy then revokes them and deletes it", async () => {
+    const name = unique("recovered-env");
+    const inputs = (await impl.check({}, program(name))).inputs as EnvironmentInputs;
+    // The interrupted run's create: the service answered, the engine never recorded it.
+    const made = await impl.create(inputs);
+    const tokens = made.outs?.apiTokens ?? [];
+    expect(tokens.map((t) => t.apiKeyType).sort()).toEqual(["client_side", "server_side"]);
+    const { id, outs } = await (impl.recover as NonNullable<typeof impl.recover>)(inputs);
+    expect(id).toBe(made.id);
+    expect(outs).toEqual({
+      ...made.outs,
+      apiTokens: tokens,
+      serverSideSdkKey: undefined,
+      clientSideSdkKey: undefined,
+    });
+    bed.reset();
+    await impl.delete(id, outs as NonNullable<typeof outs>);
+    expect(bed.sent()).toEqual([
+      ...tokens.map((t) => `DELETE ${V2}/apiKeys/${t.id}`),
+      `DELETE ${V2}/environments/ws/${ws.id}/${id}`,
+    ]);
+    expect(await bed.admin.environments.find(ws.id, name)).toBeUndefined();
+  });
+
+  it("without a note it records no keys, and its delete says to revoke them", async () => {
+    const name = unique("unnoted-env");
+    const existing = await bed.admin.environments.create(ws.id, { name, production: false });
+    const inputs = (await impl.check({}, program(name))).inputs as EnvironmentInputs;
+    const { id, outs } = await (impl.recover as NonNullable<typeof impl.recover>)(inputs);
+    expect(id).toBe(existing.id);
+    expect(outs?.apiTokens).toEqual([]);
+    await expect(impl.delete(id, outs as NonNullable<typeof outs>)).rejects.toThrow(
+      `environment "${name}" in workspace "Default" cannot be deleted while its SDK keys exist, and the state ` +
+        "records none (the environment was adopted, or the answer of its create was lost; the API cannot list " +
+        "keys): revoke its server-side and client-side keys in the admin settings (API keys), then delete again (",
+    );
+    for (const t of existing.apiTokens ?? []) await bed.admin.apiKeys.revoke(t.id);
+    await impl.delete(id, outs as NonNullable<typeof outs>);
+    expect(await bed.admin.environments.find(ws.id, name)).toBeUndefined();
   });
 });
 

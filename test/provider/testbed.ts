@@ -5,6 +5,9 @@
  * and an SDK client straight to the emulator for out-of-band changes.
  * @module
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
@@ -65,6 +68,8 @@ export async function startTestbed(): Promise<Testbed> {
   // The engine sets these for the provider; direct calls see the same stack as the host.
   process.env.PULUMI_NODEJS_PROJECT = "shop";
   process.env.PULUMI_NODEJS_STACK = "dev";
+  // What creates note for `flagstack recover` (provider/core/created-journal.ts) stays out of $HOME.
+  process.env.FLAGSTACK_JOURNAL_DIR ||= mkdtempSync(join(tmpdir(), "flagstack-journal-"));
   const host = await startProviderHost();
   const config = {
     "flagstack:adminApiUrl": proxy.url,

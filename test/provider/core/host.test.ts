@@ -1,10 +1,12 @@
 /**
  * The provider process ends when the engine does (provider/core/host.ts): the real
  * dynamic-provider host, once flagstack's provider is loaded, exits within a few seconds of its
- * engine endpoint going away, and stays up while the engine is there.
+ * engine endpoint going away, and stays up while the engine is there; work held with `holdExit`
+ * (a create whose answer must be noted for `flagstack recover`) is finished first.
  */
+import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { engineAddress } from "../../../provider/core/host";
+import { engineAddress, heldWorkSettled, holdExit, watchEngine } from "../../../provider/core/host";
 import { flagProviderText } from "../../../provider/flag";
 import { hostDriver, type ProviderHost, startProviderHost } from "../harness";
 
@@ -55,4 +57,37 @@ describe("the dynamic-provider host with flagstack's provider loaded", () => {
     await host.closeEngine();
     expect(await host.exited).toBe(1);
   }, 20_000);
+});
+
+describe("work held when the engine is gone", () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("the watch calls onGone only once the held work has settled", async () => {
+    const engine = createServer();
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+    const { port } = engine.address() as { port: number };
+    const events: string[] = [];
+    const answer = sleep(800).then(() => {
+      events.push("answer noted");
+    });
+    expect(holdExit(answer)).toBe(answer);
+    watchEngine(["node", HOST_SCRIPT, `127.0.0.1:${port}`], () => events.push("gone"), 50, 10_000);
+    await sleep(200);
+    expect(events).toEqual([]);
+    await new Promise<void>((resolve) => engine.close(() => resolve()));
+    for (let i = 0; i < 60 && !events.includes("gone"); i++) await sleep(50);
+    expect(events).toEqual(["answer noted", "gone"]);
+  });
+
+  it("waits at most the bound it is given, and at once when nothing is held", async () => {
+    const started = Date.now();
+    await heldWorkSettled(1000);
+    expect(Date.now() - started).toBeLessThan(100);
+    void holdExit(sleep(3000));
+    const bounded = Date.now();
+    await heldWorkSettled(300);
+    const waited = Date.now() - bounded;
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(2000);
+  });
 });

@@ -1,0 +1,124 @@
+/**
+ * What a create's answer showed once, noted on this machine for `flagstack recover`.
+ *
+ * Some creates answer with what no later read shows: an environment's SDK keys, which the
+ * service makes with it (the admin API has no read or list of keys, ref admin §1.1, and refuses to
+ * delete an environment while they exist, §1.2). When `pulumi up` is killed after the service
+ * answered but before the engine recorded the answer, only the provider process saw it, and the
+ * object adopted by `flagstack recover` could never be deleted. So such a create notes the ids in
+ * its answer here before it returns (and the provider process, whose engine is gone, waits for
+ * it: `./host.ts` {@link holdExit}), and `recover` reads them back.
+ *
+ * Only ids and names are noted, never a key or any other secret (an id revokes nothing without
+ * an admin key). The journal is one JSON line per create in `created.jsonl` under
+ * `$FLAGSTACK_JOURNAL_DIR`, by default `~/.flagstack`; lines older than {@link JOURNAL_DAYS} days
+ * are dropped when it grows past {@link JOURNAL_PRUNE_BYTES}. Noting is best effort: a create
+ * never fails because the journal cannot be written.
+ * @module
+ */
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { holdExit } from "./host";
+
+/** How long a note is kept, in days. */
+export const JOURNAL_DAYS = 30;
+/** The journal's size past which old notes are dropped. */
+export const JOURNAL_PRUNE_BYTES = 256 * 1024;
+
+/** One note: the kind, the object's id, when, and what the answer showed. */
+interface Note {
+  kind: string;
+  id: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** The journal file. */
+export function journalPath(): string {
+  const dir = process.env.FLAGSTACK_JOURNAL_DIR || join(homedir(), ".flagstack");
+  return join(dir, "created.jsonl");
+}
+
+function readNotes(path: string): Note[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  const notes: Note[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      notes.push(JSON.parse(line) as Note);
+    } catch {
+      // a line cut by a crash: the others stand
+    }
+  }
+  return notes;
+}
+
+/** Notes what the create of the `kind` object `id` answered (ids only, never a secret). */
+export function noteCreated(kind: string, id: string, data: Record<string, unknown>, now = new Date()): void {
+  const path = journalPath();
+  try {
+    mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+    const note: Note = { kind, id, at: now.toISOString(), data };
+    if (statSize(path) > JOURNAL_PRUNE_BYTES) {
+      const cutoff = now.getTime() - JOURNAL_DAYS * 86_400_000;
+      const kept = readNotes(path).filter((n) => Date.parse(n.at) >= cutoff);
+      writeFileSync(path, kept.map((n) => `${JSON.stringify(n)}\n`).join(""), { mode: 0o600 });
+    }
+    appendFileSync(path, `${JSON.stringify(note)}\n`, { mode: 0o600 });
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // best effort: see the module notes
+  }
+}
+
+function statSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What the create of the `kind` object `id` answered, from its latest note; `undefined` when none. */
+export function createdNote(kind: string, id: string): Record<string, unknown> | undefined {
+  const notes = readNotes(journalPath()).filter((n) => n.kind === kind && n.id === id);
+  return notes[notes.length - 1]?.data;
+}
+
+/**
+ * Runs a create whose answer shows what no read shows again, and notes `note(answer)` before
+ * returning it; the provider process does not end (its engine gone) while it runs.
+ */
+export function createNoted<T>(
+  kind: string,
+  create: () => Promise<T>,
+  note: (answer: T) => { id: string; data: Record<string, unknown> },
+): Promise<T> {
+  return holdExit(
+    create().then((answer) => {
+      const { id, data } = note(answer);
+      noteCreated(kind, id, data);
+      return answer;
+    }),
+  );
+}
