@@ -23,12 +23,15 @@
  */
 import { SplitFactory } from "@splitsoftware/splitio";
 import { z } from "zod";
+import { dataRecord } from "../core/data-record";
 import { deriveSeeds, type SplitSource, toSdkSplit } from "./convert";
 import type { SdkSplit } from "./schemas";
 
-/** Attribute values the SDK accepts (`SplitIO.AttributeType`); dates are epoch milliseconds. */
-export const Attributes = z.record(
-  z.string(),
+/**
+ * Attribute values the SDK accepts (`SplitIO.AttributeType`); dates are epoch milliseconds. An
+ * attribute's name is user data: `dataRecord` keeps one named `__proto__` (`sdk/core/data-record.ts`).
+ */
+export const Attributes = dataRecord(
   z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]),
 );
 export type Attributes = z.infer<typeof Attributes>;

@@ -15,8 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
+import { KeyExpectation } from "../../policy/targeting";
 import { impl as organization, organizationProviderText } from "../../provider/organization";
 import { impl as project, projectProviderText } from "../../provider/project";
+import { IdentityBody } from "../../sdk/admin/schemas";
 import { caller as adminCaller } from "../emulator/helpers";
 import { simplePipeline } from "../emulator/platform/harness";
 import { type Driver, MODES, type Mode } from "../provider/harness";
@@ -334,4 +336,20 @@ describe("the provider keeps prototype-named identifiers and tags", () => {
       await orgs[mode].delete(createdOrg.id, createdOrg.outs);
     },
   );
+});
+
+describe("the SDK's schemas of user-keyed maps keep a __proto__ key", () => {
+  it("an identity's attribute values, and a targeting expectation's attributes", () => {
+    const identity = IdentityBody.parse(JSON.parse('{"key":"k","values":{"__proto__":"gold","plan":"pro"}}'));
+    expect(members(identity.values)).toEqual([
+      ["__proto__", "gold"],
+      ["plan", "pro"],
+    ]);
+    const expectation = KeyExpectation.parse(
+      JSON.parse(
+        '{"flag":"f","environment":"Production","key":"k","treatment":"on","attributes":{"__proto__":"gold"}}',
+      ),
+    );
+    expect(members(expectation.attributes)).toEqual([["__proto__", "gold"]]);
+  });
 });
