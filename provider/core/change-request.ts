@@ -1,6 +1,6 @@
 /**
  * Change requests of approval-gated environments, shared by `FlagDefinition`, `SegmentKeys` and
- * `RuleBasedSegmentDefinition` (ref admin §1.1 "change requests", §2 and §9.2; splitapiclient 3.5.9
+ * `RuleBasedSegmentDefinition`, and by the deletes of `Flag`, `Segment` and `RuleBasedSegment` (ref admin §1.1 "change requests", §2 and §9.2; splitapiclient 3.5.9
  * `resources/split_definition.py`, `segment_definition.py` and `rule_based_segment_definition.py`
  * `submit_change_request`).
  *
@@ -17,11 +17,19 @@
  * - otherwise submits one with the program's `changeRequest` title, comment and approvers;
  * - without `waitForApproval` returns it as pending: the resource records what is live (never the
  *   requested change) plus `pendingChangeRequest {id, status, reference}`, so the next `up` sees
- *   the difference again, reads the request (one GET) and reports it while it is open;
+ *   the difference again, reads the request (one GET, {@link recordedRequest}) and reports it
+ *   while it is open; once it is applied, the live object is its outcome and the update's base
+ *   (nothing is sent for what is live);
  * - with `waitForApproval` polls it, printing a progress line through the engine's log, until it
  *   is APPROVED or PUBLISHED (the update then reads the applied change back), REJECTED or
  *   WITHDRAWN (fails naming the request, its status and the last comment), or the timeout (fails
  *   saying it is still pending; the next `up` picks it up).
+ *
+ * {@link gatedWrite} is that path for every create and update. Deletes are gated too: a refused
+ * delete becomes an ARCHIVE request ({@link gatedDelete}), and the delete of an owner that takes
+ * what it holds in every environment with it (a flag, a segment, a rule-based segment, whose
+ * resources are `deletedWith` it) first takes what it holds in each gated environment through
+ * one ({@link ownerDeleteGate}); neither succeeds while anything is left behind the gate.
  *
  * The first write of every update is the one refused, so a refused update has applied nothing.
  * `reference` is `changeRequests/<id>`, the request's path under the admin API's v2 prefix.
