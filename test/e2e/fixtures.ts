@@ -15,6 +15,8 @@ export interface StackSpec {
   projects?: Record<string, Record<string, unknown>>;
   connectors?: Record<string, Record<string, unknown> & { project?: string }>;
   pipelines?: Record<string, Record<string, unknown> & { project: string }>;
+  secrets?: Record<string, Record<string, unknown>>;
+  environments?: Record<string, Record<string, unknown>>;
 }
 
 /** How many resources a spec declares (the stack resource itself not counted). */

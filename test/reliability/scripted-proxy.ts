@@ -2,14 +2,24 @@
  * A pass-through HTTP proxy in front of the emulator whose answers can be scripted, one request at
  * a time: forward the request and then drop the connection (the service acted, the answer was
  * lost), or answer it with a status of our choosing without forwarding (the service failed before
- * acting). Lets a test put one precise fault on one precise request, where the emulator's seeded
+ * acting), or forward it and hold the answer until the test lets it go (the service acted, the
+ * answer is late: a test kills the engine meanwhile), or stall it (it never reaches the service). Lets a test put one precise fault on one precise request, where the emulator's seeded
  * faults only give a share of all requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** What to do with the next request that matches. */
-export type ScriptedAction = { lose: true } | { status: number; body?: unknown };
+/**
+ * What to do with the next request that matches: lose its answer, answer it without forwarding,
+ * forward it and hold its answer (`answered` is called once the service answered, and the
+ * answer goes out when `until` settles), or stall it: never forwarded, never answered (`stalled`
+ * is called when it arrives).
+ */
+export type ScriptedAction =
+  | { lose: true }
+  | { status: number; body?: unknown }
+  | { answered: () => void; until: Promise<unknown> }
+  | { stalled: () => void };
 
 /** One scripted answer. */
 export interface Rule {
@@ -46,6 +56,11 @@ export async function startScriptedProxy(target: string): Promise<ScriptedProxy>
     const url = new URL(req.url ?? "/", "http://proxy");
     const at = rules.findIndex((r) => r.method === method && r.path.test(url.pathname));
     const rule = at >= 0 ? rules.splice(at, 1)[0] : undefined;
+    if (rule && "stalled" in rule.action) {
+      seen.push(`${method} ${url.pathname} -> stalled`);
+      rule.action.stalled();
+      return;
+    }
     if (rule && "status" in rule.action) {
       seen.push(`${method} ${url.pathname} -> ${rule.action.status} (scripted)`);
       res.writeHead(rule.action.status, { "content-type": "application/json" });
@@ -68,7 +83,11 @@ export async function startScriptedProxy(target: string): Promise<ScriptedProxy>
         req.socket.destroy();
         return;
       }
-      seen.push(`${method} ${url.pathname} -> ${upstream.status}`);
+      if (rule && "until" in rule.action) {
+        seen.push(`${method} ${url.pathname} -> ${upstream.status} (held)`);
+        rule.action.answered();
+        await rule.action.until.catch(() => undefined);
+      } else seen.push(`${method} ${url.pathname} -> ${upstream.status}`);
       const out: Record<string, string> = {};
       upstream.headers.forEach((v, k) => {
         if (!["content-length", "transfer-encoding", "connection", "content-encoding"].includes(k))

@@ -6,6 +6,7 @@
  *   depends on the flag (and follows a rename) and is deleted with it (one DELETE for both);
  * - a user invite names its groups by logical name and takes their `name` outputs;
  * - a connector or pipeline names its project by logical name and takes its `identifier` output.
+ * Secrets and environments take their arguments as they are.
  * Stack outputs: every resource's id by logical name, under `ids`.
  */
 import { readFileSync } from "node:fs";
@@ -14,6 +15,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   Connector,
   type ConnectorArgs,
+  Environment,
+  type EnvironmentArgs,
   Flag,
   type FlagArgs,
   FlagDefinition,
@@ -24,6 +27,8 @@ import {
   type PipelineArgs,
   Project,
   type ProjectArgs,
+  Secret,
+  type SecretArgs,
   UserInvite,
   type UserInviteArgs,
 } from "flagstack/provider";
@@ -37,6 +42,8 @@ interface Spec {
   projects?: Record<string, ProjectArgs>;
   connectors?: Record<string, Omit<ConnectorArgs, "project"> & { project?: string }>;
   pipelines?: Record<string, Omit<PipelineArgs, "project"> & { project: string }>;
+  secrets?: Record<string, SecretArgs>;
+  environments?: Record<string, EnvironmentArgs>;
 }
 
 // The spec is a file beside the program (written by the harness): a spec of hundreds of
@@ -86,5 +93,7 @@ for (const [key, { project, ...args }] of Object.entries(spec.connectors ?? {}))
 for (const [key, { project, ...args }] of Object.entries(spec.pipelines ?? {})) {
   ids[key] = new Pipeline(key, { ...args, project: projectRef(`pipeline ${key}`, project) }).id;
 }
+for (const [key, args] of Object.entries(spec.secrets ?? {})) ids[key] = new Secret(key, args).id;
+for (const [key, args] of Object.entries(spec.environments ?? {})) ids[key] = new Environment(key, args).id;
 
 export const resourceIds = ids;
