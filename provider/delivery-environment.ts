@@ -234,10 +234,12 @@ export const impl: ResourceHandlers<DeliveryEnvironmentInputs, DeliveryEnvironme
       recorded: olds,
       desired: newView(news),
       view: oldView,
+      derive: (inputs) => newView(inputs as DeliveryEnvironmentInputs),
       read: () => impl.read(id, olds),
-      write: async (fields, live) => {
+      write: async (fields, live, kept) => {
         if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
-        const merged = inputsOf(mergeForWrite(fields, live, news, ["variables", "overrides"]));
+        const from = kept ? inputsOf(kept) : news;
+        const merged = inputsOf(mergeForWrite(fields, live, from, ["variables", "overrides"]));
         return plain(await put(platformApi(), merged, live.version ?? olds.version));
       },
     });

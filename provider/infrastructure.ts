@@ -273,10 +273,12 @@ export const impl: ResourceHandlers<InfrastructureInputs, InfrastructureOutputs>
       recorded: olds,
       desired: newView(news),
       view: oldView,
+      derive: (inputs) => newView(inputs as InfrastructureInputs),
       read: () => impl.read(id, olds),
-      write: async (fields, live) => {
+      write: async (fields, live, kept) => {
         if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
-        const merged = inputsOf(mergeForWrite(fields, live, news, ["definition", "deploymentType"]));
+        const from = kept ? inputsOf(kept) : news;
+        const merged = inputsOf(mergeForWrite(fields, live, from, ["definition", "deploymentType"]));
         return plain(await put(platformApi(), merged));
       },
     });

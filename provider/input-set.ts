@@ -233,8 +233,9 @@ export const impl: ResourceHandlers<InputSetInputs, InputSetOutputs> = {
       recorded: olds,
       desired: newView(news),
       view: oldView,
+      derive: (inputs) => newView(inputs as InputSetInputs),
       read: () => impl.read(id, olds),
-      put: (ifMatch) => life.put(news, ifMatch),
+      put: (ifMatch, merged) => life.put(merged ? inputsFrom(InputSetInputs, merged) : news, ifMatch),
       keep: (live) => ({ ...live, adopt: news.adopt, pipelineYaml: news.pipelineYaml }),
     });
   },

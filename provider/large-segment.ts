@@ -18,7 +18,8 @@
  * and the update writes only the environments the preview showed as changing: for each, the live
  * value is the recorded or the desired one, so the rule of `./core/guard.ts` can never refuse.
  * The update therefore activates and deactivates without reading first; an activation that is
- * already there (409) and a deactivation of one already gone (404) count as done. Environments it
+ * already there (409) and a deactivation of one already gone (404: the segment is read then, and
+ * a segment deleted outside Pulumi fails the update) count as done. Environments it
  * did not touch keep their live state (the next refresh shows a colleague's).
  *
  * The API has no update of a large segment's description, and replacing the segment would delete
@@ -182,6 +183,7 @@ async function desiredEnvs(admin: AdminClient, workspace: Workspace, refs: reado
  */
 async function applyEnvironments(
   admin: AdminClient,
+  wsId: string,
   name: string,
   from: readonly ActiveIn[],
   to: readonly ActiveIn[],
@@ -197,7 +199,13 @@ async function applyEnvironments(
     }
   }
   for (const env of from) {
-    if (!after.has(env.id)) await deleteIdempotent(() => admin.largeSegments.deactivate(env.id, name));
+    if (after.has(env.id)) continue;
+    try {
+      await admin.largeSegments.deactivate(env.id, name);
+    } catch (e) {
+      // Not active there (done), or the segment itself deleted outside Pulumi (the update fails).
+      if (!isNotFound(e) || (await liveSegment(wsId, name)) === undefined) throw e;
+    }
   }
 }
 
@@ -272,7 +280,7 @@ export const impl: ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs> = {
     // A segment we just created is active nowhere; one taken over (or whose answer was lost) may be.
     const live = how === "created" ? [] : await liveActiveIn(admin, workspace.id, segment.name);
     try {
-      await applyEnvironments(admin, segment.name, live, envs);
+      await applyEnvironments(admin, workspace.id, segment.name, live, envs);
     } catch (e) {
       throw new PartialFailure(
         id,
@@ -308,7 +316,7 @@ export const impl: ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs> = {
     const workspace = await resolveWorkspace(admin, olds.workspaceId);
     const envs = await desiredEnvs(admin, workspace, news.environments);
     try {
-      await applyEnvironments(admin, olds.name, olds.activeIn, envs);
+      await applyEnvironments(admin, workspace.id, olds.name, olds.activeIn, envs);
     } catch (e) {
       if (isNotFound(e)) {
         throw new GoneSinceRecordedError(`large segment "${olds.name}" in workspace "${olds.workspaceName}"`);

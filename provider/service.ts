@@ -320,13 +320,15 @@ export const impl: ResourceHandlers<ServiceInputs, ServiceOutputs> = {
       recorded: olds,
       desired: newView(news),
       view: oldView,
+      derive: (inputs) => newView(inputs as ServiceInputs),
       read: () => impl.read(id, olds),
-      write: async (fields, live) => {
+      write: async (fields, live, kept) => {
         if (fields.length === 0) return plain({ ...live, adopt: news.adopt });
         const { yaml: _y, ref: _r, version, kubernetes: _k, ...liveFields } = live;
+        const from = kept ? inputsOf(kept) : news;
         const merged = fields.includes("content")
-          ? { ...liveFields, ...pickFields(news, fields), kubernetes: news.kubernetes, yaml: news.yaml }
-          : { ...liveFields, ...pickFields(news, fields), yaml: live.yaml };
+          ? { ...liveFields, ...pickFields(from, fields), kubernetes: from.kubernetes, yaml: from.yaml }
+          : { ...liveFields, ...pickFields(from, fields), yaml: live.yaml };
         return plain(
           await put(platformApi(), inputsOf({ ...merged, adopt: news.adopt }), version ?? olds.version),
         );

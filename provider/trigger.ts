@@ -247,8 +247,9 @@ export const impl: ResourceHandlers<TriggerInputs, TriggerOutputs> = {
       recorded: olds,
       desired: newView(news),
       view: oldView,
+      derive: (inputs) => newView(inputs as TriggerInputs),
       read: () => impl.read(id, olds),
-      put: (ifMatch) => life.put(news, ifMatch),
+      put: (ifMatch, merged) => life.put(merged ? inputsFrom(TriggerInputs, merged) : news, ifMatch),
       keep: (live) => ({ ...live, adopt: news.adopt }),
     });
   },

@@ -232,6 +232,62 @@ function inInputTerms(
   return named;
 }
 
+/** The outcome of {@link byInputs}: the merged inputs and the fields to write, or the inputs in conflict. */
+type ByInputs<K> = { merged: Record<string, unknown>; write: K[] } | { conflicts: FieldValues[] };
+
+/**
+ * A conflict over derived fields (a YAML document), decided input by input as the guard decides
+ * fields, when the kind can render inputs (`derive`) and the live document is exactly what its
+ * inputs render to (nothing in it that the inputs do not hold, which a write from inputs would
+ * lose). An input the program changes (desired differs from recorded) must be live as recorded
+ * or as desired, else it is in conflict; an input the program leaves as recorded takes its live
+ * value, so a colleague's edit of another part of the document survives the write. `undefined`
+ * when the conflict cannot be decided so (the refusal stands): a conflict on a field of the
+ * diff's own, no `derive`, a document given whole by the program (its source input, such as
+ * `yaml`, desired), or a live document its inputs do not render.
+ */
+function byInputs<K extends string>(
+  u: Pick<GuardedUpdateSpec<K, unknown>, "spec" | "desired" | "derive">,
+  found: { write: K[]; conflicts: readonly FieldValues[] },
+  outputs: { recorded: Record<string, unknown>; live: Record<string, unknown> },
+  views: { recorded: Record<string, unknown>; live: Record<string, unknown> },
+  liveInputs: Record<string, unknown> | undefined,
+): ByInputs<K> | undefined {
+  const { recorded, live } = outputs;
+  const desired = u.desired as Record<string, unknown>;
+  const derived = (field: string) => !Object.hasOwn(recorded, field) && !Object.hasOwn(live, field);
+  if (u.derive === undefined || found.conflicts.some((c) => !derived(c.field))) return undefined;
+  const fields = found.conflicts.map((c) => c.field as K);
+  // The members a derived field is made from as a whole (a `yaml` output, also an input).
+  const sources = Object.keys(recorded).filter((k) =>
+    fields.some((f) => jsonEqual(recorded[k], views.recorded[f])),
+  );
+  if (sources.some((k) => desired[k] !== undefined)) return undefined;
+  const keys = [...new Set([...Object.keys(liveInputs ?? {}), ...Object.keys(desired)])].filter(
+    (k) => k !== PROVIDER_KEY && !sources.includes(k) && !(fields as string[]).includes(k),
+  );
+  const eq = (k: string, a: unknown, b: unknown) =>
+    containsUnknown(b) ? false : sameByRule(u.spec.rules?.[k as K], a, b, views.live);
+  const liveOnly = Object.fromEntries(keys.map((k) => [k, live[k]]));
+  const rendered = u.derive(liveOnly) as Record<string, unknown>;
+  if (fields.some((f) => !same(u.spec, f, views.live[f], rendered[f], views.live))) return undefined;
+  const merged: Record<string, unknown> = {};
+  const conflicts: FieldValues[] = [];
+  for (const k of keys) {
+    const ours = !eq(k, recorded[k], desired[k]);
+    if (ours && !eq(k, recorded[k], live[k]) && !eq(k, live[k], desired[k]))
+      conflicts.push({ field: k, recorded: recorded[k], live: live[k], desired: desired[k] });
+    merged[k] = ours ? desired[k] : live[k];
+  }
+  if (conflicts.length > 0) return { conflicts };
+  const target = u.derive(merged) as Record<string, unknown>;
+  const write = [
+    ...found.write,
+    ...fields.filter((f) => !same(u.spec, f, views.live[f], target[f], views.live)),
+  ];
+  return { merged, write };
+}
+
 /** What {@link guardedUpdate} needs from a resource. */
 export interface GuardedUpdateSpec<K extends string, Outputs> {
   /** The object, for messages: `flag "checkout" in workspace "Default"`. */
@@ -252,6 +308,13 @@ export interface GuardedUpdateSpec<K extends string, Outputs> {
    * value differs from the recorded one.
    */
   view?: (outs: Outputs) => object;
+  /**
+   * The kind's `desired` of a set of inputs (its own view of the program's inputs). Given, a
+   * conflict over a derived field (a YAML document compared whole) is decided input by input
+   * (see {@link byInputs}): a colleague's edit of an input the program does not change is kept,
+   * and `write` gets the merged inputs.
+   */
+  derive?: (inputs: Record<string, unknown>) => object;
   /** Reads the live object: the resource's own `read` verb. */
   read: () => Promise<pulumi.dynamic.ReadResult<Outputs>>;
   /**
@@ -264,9 +327,10 @@ export interface GuardedUpdateSpec<K extends string, Outputs> {
   /**
    * Writes the `fields` (possibly none) from `desired` onto the live object and returns the new
    * outputs; every other field keeps its `live` value. What it returns is made plain JSON (the
-   * engine cannot carry `undefined`).
+   * engine cannot carry `undefined`). `merged`: the inputs to write instead of the program's, when
+   * the update kept a colleague's edit of inputs the program does not change (see `derive`).
    */
-  write: (fields: K[], live: Outputs) => Promise<Outputs>;
+  write: (fields: K[], live: Outputs, merged?: Record<string, unknown>) => Promise<Outputs>;
 }
 
 /** Runs an update by the rule of this module: read, compare with the recorded state, write the touched fields. */
@@ -279,20 +343,23 @@ export async function guardedUpdate<K extends string, Outputs>(
   const view = u.view ?? ((outs: Outputs) => outs as object);
   const recorded = (await u.rebase?.()) ? live : u.recorded;
   const desired = u.desired as Record<string, unknown>;
-  const { write, conflicts } = compareFields(
-    u.spec,
-    view(recorded) as Record<string, unknown>,
-    desired,
-    view(live) as Record<string, unknown>,
-  );
-  if (conflicts.length > 0) {
-    const outputs = { recorded: recorded as Record<string, unknown>, live: live as Record<string, unknown> };
-    const named = u.view
-      ? inInputTerms(conflicts, u.spec, outputs, found.inputs as never, desired)
-      : conflicts;
-    throw new ChangedSinceRecordedError(u.describe, named, u.spec.secret);
-  }
-  return { outs: plain(await u.write(write, live)) };
+  const views = {
+    recorded: view(recorded) as Record<string, unknown>,
+    live: view(live) as Record<string, unknown>,
+  };
+  const compared = compareFields(u.spec, views.recorded, desired, views.live);
+  if (compared.conflicts.length === 0) return { outs: plain(await u.write(compared.write, live)) };
+  const outputs = { recorded: recorded as Record<string, unknown>, live: live as Record<string, unknown> };
+  const liveInputs = found.inputs as Record<string, unknown> | undefined;
+  const decided = u.view ? byInputs(u, compared, outputs, views, liveInputs) : undefined;
+  if (decided && "merged" in decided)
+    return { outs: plain(await u.write(decided.write, live, decided.merged)) };
+  const named = decided
+    ? decided.conflicts
+    : u.view
+      ? inInputTerms(compared.conflicts, u.spec, outputs, liveInputs, desired)
+      : compared.conflicts;
+  throw new ChangedSinceRecordedError(u.describe, named, u.spec.secret);
 }
 
 /** The members `fields` of `values` (for a full-replace write: these desired, the rest live). */

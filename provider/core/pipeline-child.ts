@@ -206,20 +206,21 @@ export function runtimeInputProblems(
 
 /**
  * The update of a resource whose YAML is one `content` field: the guarded update of `./guard.ts`
- * that, when the content changed, writes it whole with `put` given the version read (or recorded),
- * and otherwise keeps the live object with `keep`.
+ * that, when the content changed, writes it whole with `put` given the version read (or recorded)
+ * and the merged inputs when the guard kept a colleague's edit of inputs the program does not
+ * change (`derive`), and otherwise keeps the live object with `keep`.
  */
 export function contentUpdate<K extends string, O extends { version?: number | undefined }>(
   u: Omit<GuardedUpdateSpec<K | "content", O>, "write"> & {
-    put: (ifMatch: number | undefined) => Promise<O>;
+    put: (ifMatch: number | undefined, merged?: Record<string, unknown>) => Promise<O>;
     keep: (live: O) => O;
   },
 ) {
   const { put, keep, ...spec } = u;
   return guardedUpdate({
     ...spec,
-    write: async (fields, live) =>
-      plain(fields.includes("content") ? await put(live.version ?? u.recorded.version) : keep(live)),
+    write: async (fields, live, merged) =>
+      plain(fields.includes("content") ? await put(live.version ?? u.recorded.version, merged) : keep(live)),
   });
 }
 

@@ -217,6 +217,25 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
     ]);
   });
 
+  it("an update that only deactivates: a segment no longer active there counts as done; one deleted outside Pulumi fails saying so", async () => {
+    const { name, id, outs } = await createdSegment(["Production", "Staging"]);
+    const news = (await p.check(outs, programFor(name))).inputs;
+    await bed.admin.largeSegments.deactivate(stagingId, name);
+    bed.reset();
+    expect((await p.update(id, outs, news)).outs).toMatchObject({ activeIn: activeIn("Production") });
+    expect(bed.sent()).toEqual([
+      `DELETE ${V2}/large-segments/${stagingId}/${name}`,
+      `GET ${V2}/large-segments/ws/${ws.id}`,
+    ]);
+    const gone = await createdSegment(["Production", "Staging"]);
+    await bed.admin.largeSegments.delete(ws.id, gone.name);
+    await expect(
+      p.update(gone.id, gone.outs, (await p.check(gone.outs, programFor(gone.name))).inputs),
+    ).rejects.toThrow(
+      `large segment "${gone.name}" in workspace "Default" was deleted outside Pulumi since its state was recorded; nothing was written.`,
+    );
+  });
+
   it("deletes with one DELETE, deleting again succeeds, and a gone segment reads as gone", async () => {
     const { name, id, outs } = await createdSegment();
     bed.reset();

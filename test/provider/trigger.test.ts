@@ -199,6 +199,36 @@ describe.each(MODES)("Trigger lifecycle (%s)", (via) => {
     expect(updated).toEqual({ ...next, yaml: triggerYaml(next as unknown as TriggerInputs), version: 3 });
   });
 
+  it("a colleague's rename survives the program's schedule change (one read, one PUT of both); the same field changed by both is refused naming it", async () => {
+    const { identifier, id, outs, inputs } = await created();
+    const theirs = { ...inputs, name: "Theirs" } as unknown as TriggerInputs;
+    await bed.platform.triggers.update(triggerYaml(theirs), { ifMatch: 0 });
+    const next = { ...inputs, cron: { expression: "30 2 * * *" } };
+    bed.reset();
+    const updated = (await d.update(id, outs, next)).outs;
+    expect(bed.sent()).toEqual([
+      `GET /pipeline/api/triggers/${identifier}`,
+      `PUT /pipeline/api/triggers/${identifier}`,
+    ]);
+    const both = { ...next, name: "Theirs" };
+    expect(updated).toEqual({ ...both, yaml: triggerYaml(both as unknown as TriggerInputs), version: 2 });
+    expect((await bed.platform.triggers.get(identifier, at)).name).toBe("Theirs");
+
+    const again = await created();
+    await bed.platform.triggers.update(
+      triggerYaml({ ...again.inputs, cron: { expression: "0 4 * * *" } } as unknown as TriggerInputs),
+      { ifMatch: 0 },
+    );
+    bed.reset();
+    await expect(
+      d.update(again.id, again.outs, { ...again.inputs, cron: { expression: "0 5 * * *" } }),
+    ).rejects.toThrow(
+      `trigger "${again.identifier}" of pipeline default/trig/hello was changed outside Pulumi since its state was recorded, in a field this update changes:\n` +
+        '  cron: recorded {"expression":"0 3 * * 1-5"}, live {"expression":"0 4 * * *"}, desired {"expression":"0 5 * * *"}\nNothing was written.',
+    );
+    expect(bed.proxy.writes()).toEqual([]);
+  });
+
   it("adopts an existing trigger with one read and one guarded PUT, and finds its own lost create", async () => {
     const identifier = fresh();
     await bed.platform.triggers.create(byHand(identifier, "By hand", "0 1 * * *"));

@@ -18,7 +18,41 @@ const refusal = (lines: string[], fields = lines.length) =>
     fields === 1 ? "a field" : "fields"
   } this update changes:\n${lines.join("\n")}\n${TAIL}`;
 
-/** Runs a guarded update over `recorded` and `live`; the message it fails with, or the fields it wrote. */
+/** What a write was called with. */
+interface Written<K> {
+  fields: K[];
+  merged?: Props | undefined;
+}
+
+/** Runs a guarded update over `recorded` and `live`; the message it fails with, or what it wrote. */
+async function runWith<K extends string>(
+  spec: DiffSpec<K>,
+  recorded: Props,
+  desired: Props,
+  live: { props: Props; inputs?: Props },
+  shape: { view?: (o: Props) => Props; derive?: (i: Props) => Props } = {},
+): Promise<string | Written<K>> {
+  let written: Written<K> | undefined;
+  try {
+    await guardedUpdate<K, Props>({
+      describe: 'thing "t"',
+      spec,
+      recorded,
+      desired,
+      ...shape,
+      read: async () => ({ id: "t", ...live }),
+      write: async (fields, l, merged) => {
+        written = { fields, merged };
+        return l;
+      },
+    });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return written as Written<K>;
+}
+
+/** {@link runWith}: the message, or the fields written. */
 async function run<K extends string>(
   spec: DiffSpec<K>,
   recorded: Props,
@@ -26,24 +60,8 @@ async function run<K extends string>(
   live: { props: Props; inputs?: Props },
   view?: (o: Props) => Props,
 ): Promise<string | K[]> {
-  let written: K[] | undefined;
-  try {
-    await guardedUpdate<K, Props>({
-      describe: 'thing "t"',
-      spec,
-      recorded,
-      desired,
-      ...(view ? { view } : {}),
-      read: async () => ({ id: "t", ...live }),
-      write: async (fields, l) => {
-        written = fields;
-        return l;
-      },
-    });
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return written as K[];
+  const r = await runWith(spec, recorded, desired, live, view ? { view } : {});
+  return typeof r === "string" ? r : r.fields;
 }
 
 describe("a field the program may leave out (optional)", () => {
@@ -123,6 +141,89 @@ describe("a field the view derives (a YAML document compared whole)", () => {
     expect(await run(spec, outputs(3), desired, { props: outputs(3), inputs: inputs(3) }, view)).toEqual([
       "content",
     ]);
+  });
+});
+
+describe("a derived field the kind renders from inputs (derive): decided input by input", () => {
+  // Like a trigger: the name lives in the YAML only, so the diff compares it as `content`.
+  type F = "identifier" | "content";
+  const spec: DiffSpec<F> = {
+    fields: ["identifier", "content"],
+    replaceOnChange: ["identifier"],
+    rules: { content: { equals: (a, b) => a === b } },
+  };
+  const render = (i: Props) => `name: ${i.name}\nvariables: ${JSON.stringify(i.variables)}\n`;
+  const shape = {
+    view: (o: Props) => ({ ...o, content: o.yaml }),
+    derive: (i: Props) => ({ ...i, content: render(i) }),
+  };
+  const vars = (value: number) => [{ name: "replicas", value }];
+  const inputs = (name: string, value: number) => ({
+    identifier: "t",
+    name,
+    variables: vars(value),
+    adopt: false,
+  });
+  const outputs = (name: string, value: number, extra = "") => ({
+    ...inputs(name, value),
+    yaml: render(inputs(name, value)) + extra,
+    version: value,
+  });
+  const desired = (name: string, value: number) => shape.derive(inputs(name, value));
+  const liveOf = (name: string, value: number, extra = "") => ({
+    props: outputs(name, value, extra),
+    inputs: inputs(name, value),
+  });
+
+  it("a colleague's edit of another input survives: the content is written from the merged inputs", async () => {
+    expect(await runWith(spec, outputs("T", 3), desired("T", 5), liveOf("Theirs", 3), shape)).toEqual({
+      fields: ["content"],
+      merged: inputs("Theirs", 5),
+    });
+  });
+
+  it("the colleague's edit is the program's change: nothing to write", async () => {
+    expect(await runWith(spec, outputs("T", 3), desired("T", 5), liveOf("T", 5), shape)).toEqual({
+      fields: [],
+    });
+  });
+
+  it("an input both changed, differently: refused naming that input alone", async () => {
+    expect(await runWith(spec, outputs("T", 3), desired("T", 5), liveOf("Theirs", 4), shape)).toBe(
+      refusal([
+        '  variables: recorded [{"name":"replicas","value":3}], live [{"name":"replicas","value":4}], desired [{"name":"replicas","value":5}]',
+      ]),
+    );
+  });
+
+  it("a live document its inputs do not render (a part they do not hold, which a write would lose): refused naming it", async () => {
+    const extra = "colour: red\n";
+    expect(await runWith(spec, outputs("T", 3), desired("T", 5), liveOf("Theirs", 3, extra), shape)).toBe(
+      refusal(['  name: recorded "T", live "Theirs", desired "T"']),
+    );
+  });
+
+  it("a document the program gives whole (its source input desired): refused, not merged", async () => {
+    const text = (name: string, value: number) => render(inputs(name, value));
+    const given = (name: string, value: number) => ({
+      identifier: "t",
+      yaml: text(name, value),
+      adopt: false,
+    });
+    const live = { props: { ...given("Theirs", 3), version: 1 }, inputs: given("Theirs", 3) };
+    expect(
+      await runWith(
+        spec,
+        { ...given("T", 3), version: 0 },
+        { ...given("T", 5), content: text("T", 5) },
+        live,
+        shape,
+      ),
+    ).toBe(
+      refusal([
+        `  yaml: recorded ${JSON.stringify(text("T", 3))}, live ${JSON.stringify(text("Theirs", 3))}, desired ${JSON.stringify(text("T", 5))}`,
+      ]),
+    );
   });
 });
 
