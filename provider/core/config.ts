@@ -12,7 +12,8 @@
  * limiter and one keep-alive pool are shared by every resource.
  *
  * A credential set in the stack config without `--secret` is warned about from the program's
- * process, the only one that can tell ({@link warnPlaintextCredentials}).
+ * process, the only one that can tell ({@link warnPlaintextCredentials}), and kept out of the
+ * stack's state by a provider of flagstack's own (`./config-provider.ts`).
  * @module
  */
 
@@ -341,15 +342,65 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
+/** Where a program's config is read: the two variables of {@link plaintextCredentialKeys}. */
+export type ConfigSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The program's config as the Pulumi runtime holds it (`@pulumi/pulumi/runtime/state` `getStore()`:
+ * the two variables, from the environment in a program the CLI runs, from the run's request in an
+ * Automation API inline program, which has neither in its environment); the process's environment
+ * when `@pulumi/pulumi` is not installed.
+ */
+export function programConfigSource(): ConfigSource {
+  return runtimeStore()?.config ?? process.env;
+}
+
+/**
+ * What identifies the current program run: the Pulumi runtime's store (one per run, also for the
+ * Automation API's inline programs), else the process's environment.
+ */
+export function programRun(): object {
+  return runtimeStore() ?? process.env;
+}
+
+/** The Pulumi runtime's store of the current program run, if `@pulumi/pulumi` is installed. */
+function runtimeStore(): { config: ConfigSource } | undefined {
+  try {
+    // a deep import, like resource.ts: the package root would also load the Automation API
+    return (require("@pulumi/pulumi/runtime/state") as { getStore(): { config: ConfigSource } }).getStore();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A program's stack config: each value by its `namespace:name` key, and the keys set as secrets. */
+export interface ProgramConfig {
+  values: ReadonlyMap<string, string>;
+  secret: ReadonlySet<string>;
+}
+
+/** The stack config that `source` (a program's environment or runtime store) holds; empty outside a program. */
+export function programConfig(source: ConfigSource = programConfigSource()): ProgramConfig {
+  const config = parseJson(source[CONFIG_ENV]);
+  const values = new Map<string, string>();
+  if (typeof config === "object" && config !== null) {
+    for (const [k, v] of Object.entries(config)) if (typeof v === "string") values.set(cleanKey(k), v);
+  }
+  const secretList = parseJson(source[SECRET_KEYS_ENV]);
+  const secret = new Set(Array.isArray(secretList) ? secretList.map((k) => cleanKey(String(k))) : []);
+  return { values, secret };
+}
+
 /**
  * The credential keys ({@link CREDENTIAL_CONFIG_KEYS}) that the program's stack config sets
  * without `--secret`, in that order; `[]` outside a Pulumi program, when every credential is a
  * secret, or when `flagstack:allowPlaintextKeys` is `true`.
  *
- * Such a value sits unencrypted in `Pulumi.<stack>.yaml` and in the stack's state: the engine
- * passes the whole stack config to the dynamic provider, and stores it as the inputs of the
- * default `pulumi-nodejs` provider, encrypted only where the config value is a secret (pkg
- * resource/deploy/target.go `GetPackageConfig`: `property.New(v).WithSecret(c.Secure())`).
+ * Such a value sits unencrypted in `Pulumi.<stack>.yaml`. The engine passes the whole stack config
+ * to the dynamic provider, and stores it as the inputs of the default `pulumi-nodejs` provider,
+ * encrypted only where the config value is a secret (pkg resource/deploy/target.go
+ * `GetPackageConfig`: `property.New(v).WithSecret(c.Secure())`), so flagstack's resources then
+ * take a provider of their own whose inputs hold the key as a secret (`./config-provider.ts`).
  *
  * Only the program's process can tell: the provider's `configure` receives every value already
  * unwrapped (the dynamic-provider host's `configure` RPC, @pulumi/pulumi 3.259.0
@@ -357,19 +408,9 @@ function parseJson(text: string | undefined): unknown {
  * and the provider process's `PULUMI_CONFIG` holds the `pulumi-nodejs` namespace only (pkg
  * host/host.go `Provider`), with no `PULUMI_CONFIG_SECRET_KEYS`.
  */
-export function plaintextCredentialKeys(env: NodeJS.ProcessEnv = process.env): string[] {
-  const config = parseJson(env[CONFIG_ENV]);
-  if (typeof config !== "object" || config === null) return [];
-  const values = new Map<string, unknown>();
-  for (const [k, v] of Object.entries(config)) values.set(cleanKey(k), v);
-  if (
-    String(values.get(ALLOW_PLAINTEXT_KEYS) ?? "")
-      .trim()
-      .toLowerCase() === "true"
-  )
-    return [];
-  const secretList = parseJson(env[SECRET_KEYS_ENV]);
-  const secret = new Set(Array.isArray(secretList) ? secretList.map((k) => cleanKey(String(k))) : []);
+export function plaintextCredentialKeys(source: ConfigSource = programConfigSource()): string[] {
+  const { values, secret } = programConfig(source);
+  if ((values.get(ALLOW_PLAINTEXT_KEYS) ?? "").trim().toLowerCase() === "true") return [];
   return CREDENTIAL_CONFIG_KEYS.filter((key) => {
     const v = values.get(key);
     return v !== undefined && v !== "" && !secret.has(key);
@@ -377,45 +418,52 @@ export function plaintextCredentialKeys(env: NodeJS.ProcessEnv = process.env): s
 }
 
 /** The warning for {@link plaintextCredentialKeys}, naming the keys (never their values), or `undefined`. */
-export function plaintextCredentialWarning(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const keys = plaintextCredentialKeys(env);
+export function plaintextCredentialWarning(source: ConfigSource = programConfigSource()): string | undefined {
+  const keys = plaintextCredentialKeys(source);
   if (keys.length === 0) return undefined;
   const listed = keys.join(", ");
+  const one = keys.length === 1;
   const fix = keys.map((k) => `\`pulumi config set --secret ${k} <value>\``).join(", ");
   return (
-    `flagstack: ${listed} ${keys.length === 1 ? "is" : "are"} set in the stack config in plain text ` +
-    `(without --secret), so ${keys.length === 1 ? "it is" : "they are"} stored unencrypted in Pulumi.<stack>.yaml ` +
-    `and in the stack's state; run ${fix} (the next update encrypts the state's copy), or set ` +
-    `${ALLOW_PLAINTEXT_KEYS} to true to accept plain-text keys`
+    `flagstack: ${listed} ${one ? "is" : "are"} set in the stack config in plain text (without --secret), ` +
+    `so ${one ? "it is" : "they are"} stored unencrypted in Pulumi.<stack>.yaml and in each update's record ` +
+    `of the config; flagstack's resources keep ` +
+    `${one ? "it" : "them"} out of the stack's state by taking the provider ${CONFIG_PROVIDER_NAME}, which holds ` +
+    `the flagstack config with the keys encrypted. Run ${fix}, or set ${ALLOW_PLAINTEXT_KEYS} to true to ` +
+    "accept plain-text keys"
   );
 }
 
-const WARNED = Symbol.for("flagstack.provider.plaintextKeysWarned");
+/** The name of the provider that holds the flagstack config with plain-text keys encrypted (`./config-provider.ts`). */
+export const CONFIG_PROVIDER_NAME = "flagstack-config";
+
+/** The program runs (their runtime stores, or the sources given) already warned. */
+const warned = new WeakSet<object>();
 
 /**
- * Warns, once per process, when the program's stack config holds a credential in plain text
+ * Warns, once per program run, when the program's stack config holds a credential in plain text
  * ({@link plaintextCredentialWarning}): through the Pulumi engine's log (`@pulumi/pulumi/log`
  * `warn`: a `warning:` diagnostic of the update, as `pulumi up` and `preview` print them), or on
  * stderr when `@pulumi/pulumi` is not installed. Returns the warning, or `undefined`.
  *
  * A warning, not a refusal: by the time a program runs, the value is already in
- * `Pulumi.<stack>.yaml` (and, after an earlier update, in the state), so refusing would undo
- * nothing; it would only break stacks that work today (stacks of a local emulator with throwaway
- * keys, CI stacks) on upgrade. Encrypting the value with `pulumi config set --secret` and running
- * an update does fix both copies, and the warning says so. `flagstack:allowPlaintextKeys: true`
+ * `Pulumi.<stack>.yaml`, so refusing would undo nothing; it would only break stacks that work
+ * today (stacks of a local emulator with throwaway keys, CI stacks) on upgrade. The state's copy
+ * is kept encrypted meanwhile (`./config-provider.ts`). `flagstack:allowPlaintextKeys: true`
  * silences it.
  *
- * Called when this module loads in a program's process (every resource class imports it), see below.
+ * Called when this module loads in a program's process (every resource class imports it), and
+ * when the program declares a flagstack resource (`./config-provider.ts`): the same run warns once.
  */
 export function warnPlaintextCredentials(
-  env: NodeJS.ProcessEnv = process.env,
+  source?: ConfigSource,
   warn: (message: string) => unknown = engineWarn,
 ): string | undefined {
-  const g = globalThis as unknown as Record<symbol, boolean | undefined>;
-  if (g[WARNED]) return undefined;
-  const message = plaintextCredentialWarning(env);
+  const run: object = source ?? programRun();
+  if (warned.has(run)) return undefined;
+  const message = plaintextCredentialWarning(source ?? programConfigSource());
   if (message === undefined) return undefined;
-  g[WARNED] = true;
+  warned.add(run);
   warn(message);
   return message;
 }

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { protoKeyPath } from "../../sdk/core/data-record";
 import { type CheckSpec, checkWith } from "./check";
 import { configureProvider } from "./config";
+import { withConfigProvider } from "./config-provider";
 import { type DiffSpec, diffInputs } from "./diff";
 import { watchEngine } from "./host";
 import { protoKeyMessage } from "./proto-keys";
@@ -161,10 +162,12 @@ export abstract class FlagstackResource extends CustomResource {
     if (protoKey !== undefined) throw new TypeError(protoKeyMessage(name, protoKey));
     // Every output the schema names gets an `Output` on the object: the list cannot drift from it.
     const props = { ...seedOutputs(Object.keys(outputs.shape), args), __provider: provider };
+    // A credential set in plain text stays out of the state (`config-provider.ts`).
+    const options = withConfigProvider(type, opts);
     const limit = Error.stackTraceLimit;
     if (!process.env.PULUMI_DEBUG_PROMISE_LEAKS) Error.stackTraceLimit = 0;
     try {
-      super(type, name, props, opts);
+      super(type, name, props, options);
     } catch (e) {
       Error.stackTraceLimit = limit;
       if (e instanceof Error) Error.captureStackTrace(e, new.target);

@@ -1,7 +1,8 @@
 /**
- * A credential set with `pulumi config set` without `--secret` (issue 14, group 6) lands in
- * `Pulumi.<stack>.yaml` and in the stack's state in plain text; flagstack warns, naming the key and
- * never its value.
+ * A credential set with `pulumi config set` without `--secret` (issue 14, group 6; issue 23 item 9)
+ * lands in `Pulumi.<stack>.yaml` in plain text; flagstack warns, naming the key and never its
+ * value, and keeps it out of the stack's state (`provider/core/config-provider.ts`; the real
+ * engine's side is `test/e2e/keys-plaintext-config.test.ts`).
  *
  * The program's process is the only one that knows which config values are secrets (the language
  * host's `PULUMI_CONFIG_SECRET_KEYS`; the dynamic provider's `configure` gets every value already
@@ -45,7 +46,7 @@ const STACK = {
 };
 
 const ONE_KEY =
-  "flagstack: flagstack:adminApiKey is set in the stack config in plain text (without --secret), so it is stored unencrypted in Pulumi.<stack>.yaml and in the stack's state; run `pulumi config set --secret flagstack:adminApiKey <value>` (the next update encrypts the state's copy), or set flagstack:allowPlaintextKeys to true to accept plain-text keys";
+  "flagstack: flagstack:adminApiKey is set in the stack config in plain text (without --secret), so it is stored unencrypted in Pulumi.<stack>.yaml and in each update's record of the config; flagstack's resources keep it out of the stack's state by taking the provider flagstack-config, which holds the flagstack config with the keys encrypted. Run `pulumi config set --secret flagstack:adminApiKey <value>`, or set flagstack:allowPlaintextKeys to true to accept plain-text keys";
 
 describe("which credentials are in plain text", () => {
   it("a credential set without --secret is named, in a fixed order, never with its value", () => {
@@ -53,7 +54,7 @@ describe("which credentials are in plain text", () => {
     expect(plaintextCredentialKeys(env)).toEqual(["flagstack:adminApiKey", "flagstack:sdkKey"]);
     const warning = plaintextCredentialWarning(env);
     expect(warning).toBe(
-      "flagstack: flagstack:adminApiKey, flagstack:sdkKey are set in the stack config in plain text (without --secret), so they are stored unencrypted in Pulumi.<stack>.yaml and in the stack's state; run `pulumi config set --secret flagstack:adminApiKey <value>`, `pulumi config set --secret flagstack:sdkKey <value>` (the next update encrypts the state's copy), or set flagstack:allowPlaintextKeys to true to accept plain-text keys",
+      "flagstack: flagstack:adminApiKey, flagstack:sdkKey are set in the stack config in plain text (without --secret), so they are stored unencrypted in Pulumi.<stack>.yaml and in each update's record of the config; flagstack's resources keep them out of the stack's state by taking the provider flagstack-config, which holds the flagstack config with the keys encrypted. Run `pulumi config set --secret flagstack:adminApiKey <value>`, `pulumi config set --secret flagstack:sdkKey <value>`, or set flagstack:allowPlaintextKeys to true to accept plain-text keys",
     );
     expect(warning).not.toContain("PLAINCANARY");
     expect(
@@ -90,20 +91,15 @@ describe("which credentials are in plain text", () => {
     ).toHaveLength(3);
   });
 
-  it("warns once per process", () => {
-    const key = Symbol.for("flagstack.provider.plaintextKeysWarned");
-    const g = globalThis as unknown as Record<symbol, boolean | undefined>;
-    const saved = g[key];
-    g[key] = undefined;
-    try {
-      const told: string[] = [];
-      const env = programEnv(STACK, ["flagstack:platformApiKey", "flagstack:sdkKey"]);
-      expect(warnPlaintextCredentials(env, (m) => told.push(m))).toBe(ONE_KEY);
-      expect(warnPlaintextCredentials(env, (m) => told.push(m))).toBeUndefined();
-      expect(told).toEqual([ONE_KEY]);
-    } finally {
-      g[key] = saved;
-    }
+  it("warns once per program run", () => {
+    const told: string[] = [];
+    const env = programEnv(STACK, ["flagstack:platformApiKey", "flagstack:sdkKey"]);
+    expect(warnPlaintextCredentials(env, (m) => told.push(m))).toBe(ONE_KEY);
+    expect(warnPlaintextCredentials(env, (m) => told.push(m))).toBeUndefined();
+    // another run (an Automation API program runs many in one process) is warned again
+    const next = programEnv(STACK, ["flagstack:platformApiKey", "flagstack:sdkKey"]);
+    expect(warnPlaintextCredentials(next, (m) => told.push(m))).toBe(ONE_KEY);
+    expect(told).toEqual([ONE_KEY, ONE_KEY]);
   });
 });
 
