@@ -159,7 +159,7 @@ describe("native plugin: a Flag's lifecycle through the shared impl", () => {
     const error = await driver.create(inputs).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginError);
     expect((error as PluginError).message).toMatch(
-      /^a flag named "native-four" in workspace "Default" already exists\. Set `adopt: true` on the resource to manage the existing one, or choose another name\. \(POST \/internal\/api\/v2\/splits\/ws\/[^/]+\/trafficTypes\/user\/: 409 Split with name native-four already exists in workspace Default \(transaction \w+\)\)$/,
+      /^a flag named "native-four" in workspace "Default" already exists\. Set `adopt: true` on the resource to manage the existing one, or choose another name\. If an interrupted `pulumi up` \(killed, or stopped by a CI timeout\) may have made it, run `npx flagstack recover`: it takes the objects of that run into the state\. \(POST \/internal\/api\/v2\/splits\/ws\/[^/]+\/trafficTypes\/user\/: 409 Split with name native-four already exists in workspace Default \(transaction \w+\)\)$/,
     );
     await driver.delete(created.id, created.outs);
   });
