@@ -399,6 +399,7 @@ export interface RecordingProxy {
       respond?: (
         upstream: { status: number; text: string },
         request: string,
+        path: string,
       ) => { status: number; text: string };
     },
   ): void;
