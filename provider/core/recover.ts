@@ -11,8 +11,12 @@
  * The pending create is a sound marker: it records that this stack asked for exactly this natural
  * key (flag name, group name, project identifier, ...). For each one of a flagstack type:
  * - the state already holds a resource of its URN: a later run (an `up` retried before
- *   `recover`) created and recorded it; the pending operation is dropped (never a second
- *   resource of one URN, which `pulumi stack import` refuses);
+ *   `recover`) created and recorded it (its recorded inputs are the pending create's, or differ
+ *   in no input that replaces); the pending operation is dropped (never a second resource of one
+ *   URN, which `pulumi stack import` refuses). Where an input that replaces differs, the pending
+ *   create is a create-before-delete replacement's: settled as below, and if its object is
+ *   adopted, the recorded one is marked for deletion (`delete: true`, as the engine records a
+ *   replacement whose create succeeded), so the next `up` deletes it;
  * - nothing on the service has that key: the create never happened; the pending operation is
  *   dropped, and the next `up` creates the object;
  * - an object has that key and was created after the update before the interrupted one ended
@@ -172,7 +176,7 @@ export async function settlePendingCreates(
   const inState = new Map(
     (deployment.resources ?? []).filter((r) => !r.delete).map((r) => [r.urn, r] as const),
   );
-  const revealedState = new Map((options.revealed?.resources ?? []).map((r) => [r.urn, r.inputs] as const));
+  const revealedState = new Map((options.revealed?.resources ?? []).map((r) => [r.urn, r] as const));
   const handled = new Set<string>();
   const notBefore =
     typeof options.notBefore === "number" ? () => options.notBefore as number : options.notBefore;
@@ -193,8 +197,9 @@ export async function settlePendingCreates(
     handled.add(urn);
     const recordedInputs = revealedInputs.get(urn) ?? op.resource.inputs;
     const existing = inState.get(urn);
+    const existingRevealed = revealedState.get(urn) ?? existing;
     // A later run (an `up` retried before `recover`) created and recorded it: never a second resource of one URN.
-    if (existing !== undefined && sameInputs(revealedState.get(urn) ?? existing.inputs, recordedInputs)) {
+    if (existing !== undefined && sameInputs(existingRevealed?.inputs, recordedInputs)) {
       report.recorded.push(urn);
       continue;
     }
@@ -217,6 +222,17 @@ export async function settlePendingCreates(
       continue;
     }
     const inputs = checked.inputs as Record<string, unknown>;
+    // The state holds the URN with other inputs: a later update recorded it from a changed
+    // program (the same object: no input that replaces differs), or the pending create is a
+    // create-before-delete replacement's (it replaces the recorded object).
+    if (existing !== undefined) {
+      const olds = revealSecrets(withoutProvider(existingRevealed?.outputs)).value;
+      const diff = await impl.diff(existing.id ?? "", olds, inputs);
+      if ((diff.replaces ?? []).length === 0) {
+        report.recorded.push(urn);
+        continue;
+      }
+    }
     const found = await impl.lookup(inputs);
     if (found === undefined) {
       report.cleared.push(urn);
@@ -264,19 +280,19 @@ export async function settlePendingCreates(
  */
 function sameInputs(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
   const canonical = (v: Record<string, unknown> | undefined) =>
-    JSON.stringify(sorted(revealSecrets(withoutProvider(v)).value, true));
+    JSON.stringify(sorted(revealSecrets(withoutProvider(v)).value));
   return canonical(a) === canonical(b);
 }
 
-/** A JSON value with object members sorted; with `blindSecrets`, an encrypted secret becomes one marker. */
-function sorted(v: unknown, blindSecrets: boolean): unknown {
-  if (blindSecrets && isStateSecret(v)) return SECRET_SIG;
-  if (Array.isArray(v)) return v.map((x) => sorted(x, blindSecrets));
+/** A JSON value with object members sorted, each secret still encrypted as one marker. */
+function sorted(v: unknown): unknown {
+  if (isStateSecret(v)) return SECRET_SIG;
+  if (Array.isArray(v)) return v.map(sorted);
   if (typeof v === "object" && v !== null)
     return Object.fromEntries(
       Object.keys(v)
         .sort()
-        .map((k) => [k, sorted((v as Record<string, unknown>)[k], blindSecrets)]),
+        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
     );
   return v;
 }

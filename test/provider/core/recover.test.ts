@@ -352,6 +352,45 @@ describe("a pending create that a later update settled", () => {
     expect(next).toEqual({ resources: [stackResource, recorded] });
   });
 
+  it("recorded by a later update from a changed program (no input that replaces differs): dropped, the object not written", async () => {
+    const group = await admin.groups.create({ name: "recover-changed", description: "new" });
+    const recordedInputs = {
+      name: "recover-changed",
+      description: "new",
+      adopt: false,
+      __provider: groupProviderText,
+    };
+    const recorded = {
+      urn: urn(GROUP_TYPE, "changed"),
+      custom: true,
+      type: GROUP_TYPE,
+      id: group.id,
+      inputs: recordedInputs,
+      outputs: { ...recordedInputs, groupId: group.id },
+      parent: STACK,
+    };
+    const pendingGroup = {
+      type: "creating",
+      resource: {
+        ...recorded,
+        id: undefined,
+        outputs: undefined,
+        inputs: { ...recordedInputs, description: "old" },
+      },
+    };
+    const deployment: Deployment = {
+      resources: [stackResource, recorded],
+      pending_operations: [pendingGroup],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report).toEqual({ recovered: [], cleared: [], recorded: [urn(GROUP_TYPE, "changed")], kept: [] });
+    expect(next).toEqual({ resources: [stackResource, recorded] });
+    expect((await admin.groups.get(group.id)).description).toBe("new");
+  });
+
   it("the interrupted run is told per pending create: one made before its own run's start is kept, one after is adopted", async () => {
     const first = await admin.flags.create(wsId, "user", { name: "recover-run-a", description: "" });
     await new Promise((resolve) => setTimeout(resolve, 5));
