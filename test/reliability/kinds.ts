@@ -1,17 +1,15 @@
 /**
- * Every flagstack resource kind with its implementation and its serialized-provider object, and
- * the drivers of all of them for one mode (direct calls, or the real gRPC host), so a reliability
- * test can drive any resource the way the engine does.
+ * Every flagstack resource kind of the one list (`provider/kinds.ts`, through
+ * `provider/native/kinds.ts`) with its implementation and its `__provider` text, and the drivers
+ * of all of them for one mode (direct calls, or the real gRPC host), so a reliability test can
+ * drive any resource the way the engine does. Nothing here names a kind: a kind added to the list
+ * is here too.
  */
 import type { Emulator } from "../../emulator";
-import { impl as connectorImpl, connectorProviderText } from "../../provider/connector";
 import { configureProvider, resetProvider } from "../../provider/core/config";
-import { impl as flagImpl, flagProviderText } from "../../provider/flag";
-import { impl as flagDefinitionImpl, flagDefinitionProviderText } from "../../provider/flag-definition";
-import { impl as groupImpl, groupProviderText } from "../../provider/group";
-import { impl as pipelineImpl, pipelineProviderText } from "../../provider/pipeline";
-import { impl as projectImpl, projectProviderText } from "../../provider/project";
-import { impl as userInviteImpl, userInviteProviderText } from "../../provider/user-invite";
+import { providerText } from "../../provider/core/resource";
+import { NATIVE_KINDS } from "../../provider/native/kinds";
+import type * as types from "../../provider/types";
 import {
   type Driver,
   directDriver,
@@ -21,21 +19,19 @@ import {
   type ProviderHost,
 } from "../provider/harness";
 
-/** The seven resource kinds: implementation and `__provider` text. */
-export const KINDS = {
-  Flag: { impl: flagImpl as unknown as Impl, provider: flagProviderText },
-  FlagDefinition: { impl: flagDefinitionImpl as unknown as Impl, provider: flagDefinitionProviderText },
-  Group: { impl: groupImpl as unknown as Impl, provider: groupProviderText },
-  UserInvite: { impl: userInviteImpl as unknown as Impl, provider: userInviteProviderText },
-  Project: { impl: projectImpl as unknown as Impl, provider: projectProviderText },
-  Connector: { impl: connectorImpl as unknown as Impl, provider: connectorProviderText },
-  Pipeline: { impl: pipelineImpl as unknown as Impl, provider: pipelineProviderText },
-} as const;
+/** The type name of a dynamic token: `pulumi-nodejs:dynamic/flagstack:Flag` → `Flag`. */
+type TypeNameOf<T> = T extends `pulumi-nodejs:dynamic/flagstack:${infer N}` ? N : never;
 
-/** One of {@link KINDS}. */
-export type Kind = keyof typeof KINDS;
-/** Every kind, in a fixed order. */
-export const KIND_NAMES = Object.keys(KINDS) as Kind[];
+/** The name of a kind (`Flag`, `FlagDefinition`, ...): every type token of `provider/types.ts`. */
+export type Kind = TypeNameOf<(typeof types)[keyof typeof types]>;
+
+/** Every kind of the list: implementation and `__provider` text, by name. */
+export const KINDS = Object.fromEntries(
+  NATIVE_KINDS.map((k) => [k.name, { impl: k.impl as unknown as Impl, provider: providerText(k.module) }]),
+) as Readonly<Record<Kind, { impl: Impl; provider: string }>>;
+
+/** Every kind, in the list's order. */
+export const KIND_NAMES = NATIVE_KINDS.map((k) => k.name) as Kind[];
 
 /**
  * The stack config for an emulator (what `pulumi config` holds), with a client-side rate high

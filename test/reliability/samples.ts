@@ -74,6 +74,18 @@ export interface Sample {
   ungatedWrites?: RegExp[];
   /** Why a kind whose inputs name environments writes nothing an approval gate covers. */
   notGated?: string;
+  /**
+   * Changes made outside Pulumi to what the program does not declare (a user's status), by label:
+   * `settle` brings the new object where such a change can happen (a refresh then records it),
+   * `change` makes it. A refresh must see it and the next `up` put it back.
+   */
+  drifts?: Record<string, Drift>;
+}
+
+/** One change outside Pulumi of what the program does not declare ({@link Sample.drifts}). */
+export interface Drift {
+  settle?(ctx: SampleContext, object: { id: string; outs: Props }): Promise<void>;
+  change(ctx: SampleContext, object: { id: string; outs: Props }): Promise<void>;
 }
 
 /**
@@ -282,6 +294,23 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
     keepsOutOfBand: {
       onDelete: "what a destroy does to an active user: the state's alone, the service has no such field",
+    },
+    drifts: {
+      "deactivated by an administrator": {
+        settle: async (c, user) => {
+          await c.emu.acceptInvitation(user.id);
+        },
+        change: async (c, user) => {
+          const u = await c.admin.users.get(user.id);
+          await c.admin.users.put(user.id, {
+            email: u.email,
+            name: u.name,
+            "2fa": u["2fa"],
+            status: "DEACTIVATED",
+            type: "user",
+          });
+        },
+      },
     },
   },
   Organization: {
