@@ -66,11 +66,11 @@ describe("an admin key set without --secret", () => {
 
   it("the first up warns, and the state holds the key encrypted only", async () => {
     const { result } = await s.up();
-    expect(result.stdout).toContain(WARNING);
-    expect(result.summary.resourceChanges).toEqual({ create: 3 });
     const exported = await s.exportText();
     expect(exported).not.toContain(key);
     expect(checkpoint(s)).not.toContain(key);
+    expect(result.stdout).toContain(WARNING);
+    expect(result.summary.resourceChanges).toEqual({ create: 3 });
     const state = await stateOf(s);
     expect(state.map((r) => r.type)).toEqual([
       "pulumi:pulumi:Stack",
@@ -121,11 +121,11 @@ describe("a stack recorded with the admin key in plain text", () => {
 
   it("loses it at the next up, which moves the resources to flagstack-config without replacing them or a request", async () => {
     const { result, requests } = await s.up();
+    expect(await s.exportText()).not.toContain(key);
+    expect(checkpoint(s)).not.toContain(key);
     expect(result.stdout).toContain(WARNING);
     expect(result.summary.resourceChanges).toEqual({ create: 1, same: 2 });
     expect(requests).toEqual([]);
-    expect(await s.exportText()).not.toContain(key);
-    expect(checkpoint(s)).not.toContain(key);
     expect(await providers(s)).toEqual({ team: "flagstack-config" });
   });
 });
