@@ -10,17 +10,17 @@
  *    --json`: the interrupted update is the one that recorded the pending creates, which began
  *    after the last update whose own final state (`pulumi stack export --version N`) does not hold
  *    them; updates retried after the kill (a CI job's retry, before anyone ran `recover`) carry them
- *    over and so do not count (where a backend cannot export an old version: the last update that
- *    succeeded);
+ *    over and so do not count (where a backend cannot export an old version, such as the file
+ *    backend: the last update that succeeded);
  * 2. settles each pending create of a flagstack resource (provider/core/recover.ts): an object the
  *    interrupted run made is adopted into the state, one it never made is dropped from the
  *    pending operations, one a retried update already recorded is dropped too, and one that
  *    someone else made is left alone and reported;
  * 3. `pulumi stack import` of the settled state, read from standard input (no file holds it),
- *    then `pulumi refresh --yes` (which also clears
- *    the pending updates and deletes, and records what the interrupted run changed). The lock a
- *    killed run leaves on a file backend is removed (`pulumi cancel`) only when it is provably
- *    stale: taken on this machine by a process that no longer exists.
+ *    then `pulumi refresh --yes` (which also clears the pending updates and deletes, and records
+ *    what the interrupted run changed). The lock a killed run leaves on a file backend is removed
+ *    (`pulumi cancel`) only when it is provably stale: taken on this machine by a process that no
+ *    longer exists.
  * Then `pulumi up` converges as usual. It needs the `pulumi` CLI on PATH and the stack's
  * passphrase or secrets provider, as every `pulumi` command does.
  * @module

@@ -340,6 +340,13 @@ describe.skipIf(process.platform !== "linux")("flagstack recover after a killed 
       // The retry carried the killed run's pending creates over, and recorded some of them itself.
       expect(stillPending.length).toBeGreaterThanOrEqual(2);
       expect(stillPending.some((urn) => recordedByRetry.has(urn))).toBe(true);
+      // The history has the failed retry alone (the killed run wrote none): recover must not take
+      // it for the interrupted run. (The file backend keeps no old version to export, so recover
+      // compares with the last update that succeeded: none here.)
+      const history = JSON.parse((await bed.s.cli(["stack", "history", "--json"])).stdout) as {
+        result: string;
+      }[];
+      expect(history.map((h) => h.result)).toEqual(["failed"]);
 
       const out = await bed.recover();
       expect(out).not.toContain("kept pending");
