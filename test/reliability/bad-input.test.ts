@@ -1,13 +1,16 @@
 /**
- * Bad input: a corpus of malformed inputs across all seven resources and the event import, each
- * refused with a message that names the field at fault, and not one write request reaching the
- * emulator (its request log is reset before each case and read after it).
+ * Bad input, on every kind of `provider/kinds.ts` (through its sample) and on event records, each
+ * refused with a message that names the field at fault, and not one request reaching the emulator
+ * (its request log and the provider's proxy are reset before each case and read after it).
  *
- * - Resource inputs go through `check`, directly and through the real gRPC host with the
- *   serialized provider, as the engine sends them: the failure's `property` is the field's path
- *   and, rendered the way the engine prints it, names the field.
- * - Inputs that only the service can judge (a workspace, environment, traffic type or group that
- *   does not exist) pass `check` and are refused by `create` after reads only.
+ * - Each kind's malformed inputs (`bad-inputs.ts`: a change over the sample's inputs, the property
+ *   the failure names, a part of its reason) go through `check`, directly and through the real
+ *   gRPC host with the kind's `__provider` text, as the engine sends them. A kind without one fails
+ *   the suite. Rows of inputs that only the service can judge (a workspace, environment, traffic
+ *   type or group that does not exist) pass `check` and are refused by `create` after reads only.
+ * - Derived from each kind's zod inputs schema: every input given a value of each JSON type its
+ *   schema does not take, and every required input left out, is refused by `check` with a failure
+ *   whose property is that input, with no request.
  * - Event records go through `EventsClient.bulk` (refused before sending, the field named as
  *   `records[0].<field>`) and, all together, through the file importer (`importEvents`, what
  *   `flagstack events import` runs), whose rejects file names the field of every line.
@@ -16,487 +19,215 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../emulator";
+import type { z } from "zod";
+import { providerText } from "../../provider/core/resource";
 import { EventsClient, ValidationError } from "../../sdk";
 import { importEvents } from "../../sdk/events/import";
-import { type Driver, MODES, type Mode, type ProviderHost, startProviderHost } from "../provider/harness";
-import { configureDirect, drivers, type Kind, stackConfig } from "./kinds";
-import { pipelineModel, rawPipelineYaml } from "./program";
+import {
+  type Driver,
+  directDriver,
+  hostDriver,
+  MODES,
+  type Mode,
+  type ProviderHost,
+  startProviderHost,
+} from "../provider/harness";
+import { applyChange } from "./bad-inputs";
+import { Exercised } from "./coverage";
+import { type KindBed, names, startKindBed } from "./kind-bed";
+import { type KindUnderTest, kindsUnderTest } from "./samples";
 
 type Props = Record<string, unknown>;
+const kinds = kindsUnderTest();
+const exercised = new Exercised();
 
-let emu: Emulator;
+let bed: KindBed;
 let host: ProviderHost;
-const modeDrivers = {} as Record<Mode, Record<Kind, Driver>>;
-
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  const config = stackConfig(emu);
-  configureDirect(config);
+  bed = await startKindBed();
   host = await startProviderHost();
-  await host.configure(config);
-  modeDrivers.direct = await drivers("direct");
-  modeDrivers["gRPC host"] = await drivers("gRPC host", host);
+  await host.configure(bed.config);
 });
 afterAll(async () => {
   await host?.stop();
-  await emu?.stop();
-});
-beforeEach(() => {
-  emu.resetRequests();
+  await bed?.stop();
 });
 
-/** Requests that change something. */
-const writes = () => emu.requests().filter((r) => r.method !== "GET" && r.method !== "HEAD");
-
-// ---------------------------------------------------------------------------------------------
-// Valid inputs, each row breaks one field
-
-const flag = { workspace: "Default", name: "bad-input" };
-const definition = {
-  workspace: "Default",
-  flag: "bad-input",
-  environment: "Production",
-  treatments: [{ name: "on" }, { name: "off" }],
-  defaultTreatment: "off",
+/** Forgets every request seen so far, by the emulator and by the provider's proxy. */
+const reset = () => {
+  bed.emu.resetRequests();
+  bed.proxy.reset();
 };
-const rule = (over: Props = {}) => ({
-  condition: { matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["NL"] }] },
-  buckets: [{ treatment: "on", size: 100 }],
-  ...over,
-});
-const group = { name: "bad-input-team" };
-const user = { email: "ana@example.test" };
-const project = { identifier: "bad_input", name: "Bad input" };
-const registry = { url: "https://registry.example.test/v2", providerType: "DockerHub" };
-const connector = { identifier: "registry", name: "Registry", dockerRegistry: registry };
-const model = pipelineModel("deploy", "echo hi") as {
-  stages: { execution: { steps: Props[] } & Props }[];
-} & Props;
-const pipeline = { project: "bad_input", pipeline: model };
-const withStage = (stage: Props) => ({
-  ...pipeline,
-  pipeline: { ...model, stages: [{ ...model.stages[0], ...stage }] },
-});
-const withStep = (step: Props) =>
-  withStage({ execution: { steps: [{ ...model.stages[0]?.execution.steps[0], ...step }] } });
-const yaml = (text: string) => ({ project: "bad_input", yaml: text });
-const goodYaml = rawPipelineYaml("deploy", "echo hi");
-
-/** [resource, what is wrong, inputs, the property the failure must name]. */
-type CheckRow = [kind: Kind, label: string, inputs: Props, property: string];
-/** The same with the property third, so the case name shows it. */
-const checkCases = (): [Kind, string, string, Props][] => checkRows.map(([k, l, i, p]) => [k, l, p, i]);
-
-const checkRows: CheckRow[] = [
-  // Flag
-  ["Flag", "empty name", { ...flag, name: "" }, "name"],
-  ["Flag", "name starting with a digit", { ...flag, name: "9lives" }, "name"],
-  ["Flag", "name with a space", { ...flag, name: "bad input" }, "name"],
-  ["Flag", "name of 101 characters", { ...flag, name: `a${"b".repeat(100)}` }, "name"],
-  ["Flag", "missing name", { workspace: "Default" }, "name"],
-  ["Flag", "empty workspace", { ...flag, workspace: "" }, "workspace"],
-  ["Flag", "missing workspace", { name: "bad-input" }, "workspace"],
-  ["Flag", "workspace not a string", { ...flag, workspace: 7 }, "workspace"],
-  ["Flag", "description of 1025 characters", { ...flag, description: "d".repeat(1025) }, "description"],
-  ["Flag", "description not a string", { ...flag, description: ["d"] }, "description"],
-  ["Flag", "tags not a list", { ...flag, tags: "payments" }, "tags"],
-  ["Flag", "empty tag", { ...flag, tags: ["ok", ""] }, "tags[1]"],
-  ["Flag", "tag of 257 characters", { ...flag, tags: ["t".repeat(257)] }, "tags[0]"],
-  ["Flag", "unknown rollout status", { ...flag, rolloutStatus: "Rampin" }, "rolloutStatus"],
-  ["Flag", "empty traffic type", { ...flag, trafficType: "" }, "trafficType"],
-  ["Flag", "adopt not a boolean", { ...flag, adopt: "yes" }, "adopt"],
-  ["Flag", "unknown property", { ...flag, colour: "red" }, "colour"],
-  // FlagDefinition
-  ["FlagDefinition", "no treatments", { ...definition, treatments: [] }, "treatments"],
-  ["FlagDefinition", "missing treatments", { ...definition, treatments: undefined }, "treatments"],
-  [
-    "FlagDefinition",
-    "empty treatment name",
-    { ...definition, treatments: [{ name: "" }, { name: "off" }] },
-    "treatments[0].name",
-  ],
-  [
-    "FlagDefinition",
-    "reserved treatment name",
-    { ...definition, treatments: [{ name: "control" }, { name: "off" }] },
-    "treatments[0].name",
-  ],
-  [
-    "FlagDefinition",
-    "treatment name with a space",
-    { ...definition, treatments: [{ name: "on" }, { name: "o ff" }] },
-    "treatments[1].name",
-  ],
-  [
-    "FlagDefinition",
-    "treatment defined twice",
-    { ...definition, treatments: [{ name: "off" }, { name: "off" }] },
-    "treatments[1].name",
-  ],
-  [
-    "FlagDefinition",
-    "21 treatments",
-    {
-      ...definition,
-      treatments: Array.from({ length: 21 }, (_, i) => ({ name: i === 0 ? "off" : `t${i}` })),
-    },
-    "treatments",
-  ],
-  [
-    "FlagDefinition",
-    "default treatment not a treatment",
-    { ...definition, defaultTreatment: "maybe" },
-    "defaultTreatment",
-  ],
-  ["FlagDefinition", "empty default treatment", { ...definition, defaultTreatment: "" }, "defaultTreatment"],
-  [
-    "FlagDefinition",
-    "baseline not a treatment",
-    { ...definition, baselineTreatment: "maybe" },
-    "baselineTreatment",
-  ],
-  [
-    "FlagDefinition",
-    "traffic allocation 101",
-    { ...definition, trafficAllocation: 101 },
-    "trafficAllocation",
-  ],
-  ["FlagDefinition", "traffic allocation -1", { ...definition, trafficAllocation: -1 }, "trafficAllocation"],
-  [
-    "FlagDefinition",
-    "traffic allocation 50.5",
-    { ...definition, trafficAllocation: 50.5 },
-    "trafficAllocation",
-  ],
-  [
-    "FlagDefinition",
-    "default rule summing to 90",
-    {
-      ...definition,
-      defaultRule: [
-        { treatment: "on", size: 40 },
-        { treatment: "off", size: 50 },
-      ],
-    },
-    "defaultRule",
-  ],
-  ["FlagDefinition", "empty default rule", { ...definition, defaultRule: [] }, "defaultRule"],
-  [
-    "FlagDefinition",
-    "bucket of 101",
-    { ...definition, defaultRule: [{ treatment: "on", size: 101 }] },
-    "defaultRule[0].size",
-  ],
-  [
-    "FlagDefinition",
-    "bucket of an unknown treatment",
-    { ...definition, defaultRule: [{ treatment: "maybe", size: 100 }] },
-    "defaultRule[0].treatment",
-  ],
-  [
-    "FlagDefinition",
-    "rule buckets summing to 50",
-    { ...definition, rules: [rule({ buckets: [{ treatment: "on", size: 50 }] })] },
-    "rules[0].buckets",
-  ],
-  [
-    "FlagDefinition",
-    "rule without buckets",
-    { ...definition, rules: [rule({ buckets: [] })] },
-    "rules[0].buckets",
-  ],
-  [
-    "FlagDefinition",
-    "rule without matchers",
-    { ...definition, rules: [rule({ condition: { matchers: [] } })] },
-    "rules[0].condition.matchers",
-  ],
-  [
-    "FlagDefinition",
-    "matcher of an unknown type",
-    { ...definition, rules: [rule({ condition: { matchers: [{ type: "LIKE" }] } })] },
-    "rules[0].condition.matchers[0].type",
-  ],
-  [
-    "FlagDefinition",
-    "configurations that are not JSON",
-    { ...definition, treatments: [{ name: "on", configurations: "{color:" }, { name: "off" }] },
-    "treatments[0].configurations",
-  ],
-  [
-    "FlagDefinition",
-    "configurations a number",
-    { ...definition, treatments: [{ name: "on", configurations: 7 }, { name: "off" }] },
-    "treatments[0].configurations",
-  ],
-  [
-    "FlagDefinition",
-    "one key targeted by two treatments",
-    {
-      ...definition,
-      treatments: [
-        { name: "on", keys: ["k1"] },
-        { name: "off", keys: ["k1"] },
-      ],
-    },
-    "treatments[1].keys[0]",
-  ],
-  [
-    "FlagDefinition",
-    "empty target key",
-    { ...definition, treatments: [{ name: "on", keys: [""] }, { name: "off" }] },
-    "treatments[0].keys[0]",
-  ],
-  ["FlagDefinition", "killed not a boolean", { ...definition, killed: "yes" }, "killed"],
-  ["FlagDefinition", "empty environment", { ...definition, environment: "" }, "environment"],
-  ["FlagDefinition", "flag name starting with a digit", { ...definition, flag: "9lives" }, "flag"],
-  ["FlagDefinition", "empty title", { ...definition, title: "" }, "title"],
-  ["FlagDefinition", "comment of 4097 characters", { ...definition, comment: "c".repeat(4097) }, "comment"],
-  ["FlagDefinition", "unknown property", { ...definition, segments: ["beta"] }, "segments"],
-  // Group
-  ["Group", "empty name", { name: "" }, "name"],
-  ["Group", "missing name", {}, "name"],
-  ["Group", "name of 257 characters", { name: "g".repeat(257) }, "name"],
-  ["Group", "description not a string", { ...group, description: 3 }, "description"],
-  ["Group", "description of 1025 characters", { ...group, description: "d".repeat(1025) }, "description"],
-  ["Group", "adopt not a boolean", { ...group, adopt: 1 }, "adopt"],
-  ["Group", "unknown property", { ...group, members: ["ana"] }, "members"],
-  // UserInvite
-  ["UserInvite", "missing email", {}, "email"],
-  ["UserInvite", "email without @", { email: "ana.example.test" }, "email"],
-  ["UserInvite", "empty email", { email: "" }, "email"],
-  ["UserInvite", "groups not a list", { ...user, groups: "team" }, "groups"],
-  ["UserInvite", "empty group", { ...user, groups: [""] }, "groups[0]"],
-  ["UserInvite", "unknown onDelete", { ...user, onDelete: "remove" }, "onDelete"],
-  ["UserInvite", "adopt not a boolean", { ...user, adopt: "no" }, "adopt"],
-  ["UserInvite", "unknown property", { ...user, role: "admin" }, "role"],
-  // Project
-  ["Project", "missing identifier", { name: "Bad input" }, "identifier"],
-  ["Project", "identifier starting with a digit", { ...project, identifier: "1proj" }, "identifier"],
-  ["Project", "identifier with a hyphen", { ...project, identifier: "bad-input" }, "identifier"],
-  ["Project", "reserved identifier", { ...project, identifier: "status" }, "identifier"],
-  ["Project", "empty name", { ...project, name: " " }, "name"],
-  ["Project", "name with '!'", { ...project, name: "Bad!" }, "name"],
-  ["Project", "name of 65 characters", { ...project, name: "n".repeat(65) }, "name"],
-  ["Project", "colour not #RRGGBB", { ...project, color: "blue" }, "color"],
-  ["Project", "organization with a hyphen", { ...project, org: "my-org" }, "org"],
-  ["Project", "description of 1025 characters", { ...project, description: "d".repeat(1025) }, "description"],
-  ["Project", "tag value not a string", { ...project, tags: { team: 7 } }, "tags.team"],
-  ["Project", "empty module", { ...project, modules: [""] }, "modules[0]"],
-  ["Project", "unknown property", { ...project, owner: "me" }, "owner"],
-  // Connector
-  ["Connector", "missing identifier", { name: "Registry", dockerRegistry: registry }, "identifier"],
-  ["Connector", "identifier starting with a digit", { ...connector, identifier: "1registry" }, "identifier"],
-  ["Connector", "empty name", { ...connector, name: "" }, "name"],
-  [
-    "Connector",
-    "neither dockerRegistry nor generic",
-    { identifier: "registry", name: "Registry" },
-    "dockerRegistry",
-  ],
-  [
-    "Connector",
-    "both dockerRegistry and generic",
-    { ...connector, generic: { type: "Git", spec: {} } },
-    "dockerRegistry",
-  ],
-  [
-    "Connector",
-    "url that is not a URL",
-    { ...connector, dockerRegistry: { ...registry, url: "registry" } },
-    "dockerRegistry.url",
-  ],
-  [
-    "Connector",
-    "ftp url",
-    { ...connector, dockerRegistry: { ...registry, url: "ftp://registry.example.test" } },
-    "dockerRegistry.url",
-  ],
-  [
-    "Connector",
-    "unknown provider type",
-    { ...connector, dockerRegistry: { ...registry, providerType: "Gitlab" } },
-    "dockerRegistry.providerType",
-  ],
-  [
-    "Connector",
-    "unknown auth type",
-    { ...connector, dockerRegistry: { ...registry, auth: { type: "Token" } } },
-    "dockerRegistry.auth.type",
-  ],
-  [
-    "Connector",
-    "password without a secret reference",
-    { ...connector, dockerRegistry: { ...registry, auth: { type: "UsernamePassword", username: "bot" } } },
-    "dockerRegistry.auth.passwordRef",
-  ],
-  [
-    "Connector",
-    "a password value instead of a secret reference",
-    {
-      ...connector,
-      dockerRegistry: {
-        ...registry,
-        auth: { type: "UsernamePassword", username: "bot", passwordRef: "hunter2!" },
-      },
-    },
-    "dockerRegistry.auth.passwordRef",
-  ],
-  [
-    "Connector",
-    "neither username nor usernameRef",
-    {
-      ...connector,
-      dockerRegistry: { ...registry, auth: { type: "UsernamePassword", passwordRef: "account.pw" } },
-    },
-    "dockerRegistry.auth",
-  ],
-  ["Connector", "project without org", { ...connector, project: "bad_input" }, "org"],
-  [
-    "Connector",
-    "generic spec not an object",
-    { identifier: "git", name: "Git", generic: { type: "Git", spec: "url" } },
-    "generic.spec",
-  ],
-  [
-    "Connector",
-    "generic type empty",
-    { identifier: "git", name: "Git", generic: { type: "", spec: {} } },
-    "generic.type",
-  ],
-  [
-    "Connector",
-    "empty delegate selector",
-    { ...connector, dockerRegistry: { ...registry, delegateSelectors: [""] } },
-    "dockerRegistry.delegateSelectors[0]",
-  ],
-  [
-    "Connector",
-    "executeOnDelegate not a boolean",
-    { ...connector, dockerRegistry: { ...registry, executeOnDelegate: "yes" } },
-    "dockerRegistry.executeOnDelegate",
-  ],
-  ["Connector", "tag value not a string", { ...connector, tags: { team: false } }, "tags.team"],
-  // Pipeline
-  ["Pipeline", "neither pipeline nor yaml", { project: "bad_input" }, "pipeline"],
-  ["Pipeline", "both pipeline and yaml", { ...pipeline, yaml: goodYaml }, "pipeline"],
-  ["Pipeline", "missing project", { pipeline: model }, "project"],
-  ["Pipeline", "project with a hyphen", { ...pipeline, project: "bad-input" }, "project"],
-  [
-    "Pipeline",
-    "model identifier with a hyphen",
-    { ...pipeline, pipeline: { ...model, identifier: "de-ploy" } },
-    "pipeline.identifier",
-  ],
-  [
-    "Pipeline",
-    "model with an empty name",
-    { ...pipeline, pipeline: { ...model, name: "" } },
-    "pipeline.name",
-  ],
-  [
-    "Pipeline",
-    "model without stages",
-    { ...pipeline, pipeline: { ...model, stages: [] } },
-    "pipeline.stages",
-  ],
-  ["Pipeline", "stage of an unknown type", withStage({ type: "FeatureFlag" }), "pipeline.stages[0].type"],
-  [
-    "Pipeline",
-    "step timeout that is not a duration",
-    withStep({ timeout: "5 minutes" }),
-    "pipeline.stages[0].execution.steps[0].timeout",
-  ],
-  [
-    "Pipeline",
-    "step shell that is not Bash or PowerShell",
-    withStep({ shell: "zsh" }),
-    "pipeline.stages[0].execution.steps[0].shell",
-  ],
-  [
-    "Pipeline",
-    "stage identifier used twice",
-    { ...pipeline, pipeline: { ...model, stages: [model.stages[0], model.stages[0]] } },
-    "pipeline.stages[1].identifier",
-  ],
-  ["Pipeline", "YAML that does not parse", yaml("pipeline:\n  name: [unclosed\n"), "yaml"],
-  ["Pipeline", "YAML without a pipeline mapping", yaml("stages: []\n"), "yaml.pipeline"],
-  [
-    "Pipeline",
-    "YAML with a bad identifier",
-    yaml(goodYaml.replace("identifier: deploy", "identifier: de-ploy")),
-    "yaml.pipeline.identifier",
-  ],
-  [
-    "Pipeline",
-    "YAML with a duplicate key",
-    yaml(goodYaml.replace("  name: Pipeline deploy\n", "  name: Pipeline deploy\n  name: Again\n")),
-    "yaml",
-  ],
-  [
-    "Pipeline",
-    "YAML naming another project",
-    yaml(goodYaml.replace("pipeline:\n", "pipeline:\n  projectIdentifier: elsewhere\n")),
-    "yaml",
-  ],
-  ["Pipeline", "yaml not a string", { project: "bad_input", yaml: 42 }, "yaml"],
+/** Every request since the last {@link reset}: the provider's (through the proxy) and any other. */
+const requests = () => [
+  ...bed.proxy.requests().map((r) => `${r.method} ${r.path}`),
+  ...bed.emu.requests().map((r) => `${r.method} ${r.path}`),
 ];
+/** Requests that change something. */
+const writes = () => bed.emu.requests().filter((r) => r.method !== "GET" && r.method !== "HEAD");
 
-describe.each(MODES)("check refuses bad input field by field, with no request (%s)", (mode) => {
-  it.each(checkCases())("%s: %s → %s", async (kind, _label, property, inputs) => {
-    const d = modeDrivers[mode][kind];
-    const { failures } = await d.check({}, JSON.parse(JSON.stringify(inputs)) as Props);
-    const failure = failures.find((f) => f.property === property);
-    expect(failure, `failures: ${JSON.stringify(failures)}`).toBeDefined();
-    expect(failure?.reason.length).toBeGreaterThan(0);
-    // How the engine prints a check failure: the property, then the reason.
-    const leaf = property
-      .replace(/\[\d+\]$/, "")
-      .split(/[.[]/)
-      .pop() as string;
-    expect(`property ${failure?.property} has a problem: ${failure?.reason}`).toContain(leaf);
-    expect(emu.requests()).toEqual([]);
-  });
-});
+/** The kind's driver in `mode`: its implementation, or the host with its `__provider` text. */
+const driverOf = (kind: KindUnderTest, mode: Mode): Driver =>
+  mode === "direct" ? directDriver(kind.impl as never) : hostDriver(host, providerText(kind.module));
+
+/** Each kind's sample inputs, made once (what they live in is made on the way). */
+const bases = new Map<string, Promise<Props>>();
+const baseOf = (kind: KindUnderTest): Promise<Props> => {
+  let base = bases.get(kind.name);
+  if (!base) {
+    base = kind.sample.inputs(bed.ctx);
+    bases.set(kind.name, base);
+  }
+  return base;
+};
 
 // ---------------------------------------------------------------------------------------------
-// Inputs only the service can judge: refused by create after reads only
+// What each input's schema takes
 
-/** [resource, what is wrong, inputs, text the error must contain (it names the field)]. */
-type CreateRow = [kind: Kind, label: string, inputs: Props, names: string];
+/** The JSON types an input can have. */
+type JsonType = "string" | "number" | "boolean" | "array" | "object";
+const JSON_TYPES: readonly JsonType[] = ["string", "number", "boolean", "array", "object"];
+/** A value of each JSON type, for an input whose schema does not take that type. */
+const WRONG: Readonly<Record<JsonType, unknown>> = {
+  string: "wrong-type",
+  number: 7,
+  boolean: true,
+  array: ["wrong-type"],
+  object: { wrong: "type" },
+};
 
-const createRows: CreateRow[] = [
-  ["Flag", "a workspace that does not exist", { ...flag, workspace: "Nope" }, 'workspace "Nope" not found'],
-  [
-    "Flag",
-    "a traffic type that does not exist",
-    { ...flag, trafficType: "robot" },
-    'traffic type "robot" not found',
-  ],
-  [
-    "FlagDefinition",
-    "a workspace that does not exist",
-    { ...definition, workspace: "Nope" },
-    'workspace "Nope" not found',
-  ],
-  [
-    "FlagDefinition",
-    "an environment that does not exist",
-    { ...definition, environment: "Prod" },
-    'environment "Prod" not found',
-  ],
-  ["UserInvite", "a group that does not exist", { ...user, groups: ["ghosts"] }, 'group "ghosts" not found'],
-];
+/** The JSON types a zod schema takes as input (every type where it cannot tell: `custom`, `any`). */
+function jsonTypes(schema: z.ZodType): Set<JsonType> {
+  const def = (schema as unknown as { _zod: { def: Props & { type: string } } })._zod.def;
+  const of = (s: unknown) => jsonTypes(s as z.ZodType);
+  const typeOf = (v: unknown): JsonType[] =>
+    typeof v === "string"
+      ? ["string"]
+      : typeof v === "number"
+        ? ["number"]
+        : typeof v === "boolean"
+          ? ["boolean"]
+          : [];
+  switch (def.type) {
+    case "string":
+    case "template_literal":
+      return new Set(["string"]);
+    case "number":
+    case "int":
+      return new Set(["number"]);
+    case "boolean":
+      return new Set(["boolean"]);
+    case "array":
+    case "tuple":
+      return new Set(["array"]);
+    case "object":
+    case "record":
+      return new Set(["object"]);
+    case "null":
+    case "undefined":
+      return new Set();
+    case "enum":
+      return new Set(Object.values(def.entries as Props).flatMap(typeOf));
+    case "literal":
+      return new Set((def.values as unknown[]).flatMap(typeOf));
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "catch":
+    case "readonly":
+    case "nonoptional":
+      return of(def.innerType);
+    case "pipe": {
+      const input = def.in as { _zod: { def: { type: string } } };
+      return of(input._zod.def.type === "transform" ? def.out : def.in);
+    }
+    case "lazy":
+      return of((def.getter as () => unknown)());
+    case "union":
+      return new Set((def.options as unknown[]).flatMap((o) => [...of(o)]));
+    case "intersection": {
+      const right = of(def.right);
+      return new Set([...of(def.left)].filter((t) => right.has(t)));
+    }
+    default:
+      return new Set(JSON_TYPES);
+  }
+}
 
-describe.each(MODES)("create refuses names that do not exist, after reads only (%s)", (mode) => {
-  it.each(createRows)("%s: %s", async (kind, _label, inputs, names) => {
-    const d = modeDrivers[mode][kind];
-    const checked = await d.check({}, inputs);
-    expect(checked.failures).toEqual([]);
-    await expect(d.create(checked.inputs)).rejects.toThrow(names);
-    expect(emu.requests().length).toBeGreaterThan(0);
-    expect(writes()).toEqual([]);
+/** The attacks on one input derived from its schema: each JSON type it does not take, and leaving it out if it is required. */
+function schemaAttacks(kind: KindUnderTest): { field: string; label: string; value: unknown }[] {
+  return Object.entries(kind.inputs.shape as Record<string, z.ZodType>).flatMap(([field, schema]) => {
+    const takes = jsonTypes(schema);
+    const wrong = JSON_TYPES.filter((t) => !takes.has(t)).map((t) => ({
+      field,
+      label: `${field} as ${t === "array" || t === "object" ? "an" : "a"} ${t}`,
+      value: WRONG[t],
+    }));
+    const required = !schema.safeParse(undefined).success;
+    return required ? [...wrong, { field, label: `${field} left out`, value: undefined }] : wrong;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every kind's malformed inputs
+
+const ROWS = "its malformed inputs";
+const SCHEMA = "each input of a JSON type its schema does not take, or left out when required";
+
+it.each(names(kinds))("%s has malformed inputs to attack it with", (name) => {
+  const kind = kinds.find((k) => k.name === name) as KindUnderTest;
+  expect(kind.sample.badInputs?.length ?? 0).toBeGreaterThan(0);
+});
+
+describe.each(MODES)("(%s)", (mode) => {
+  describe.each(names(kinds))("%s: bad input refused naming the field, with no request", (name) => {
+    const kind = kinds.find((k) => k.name === name) as KindUnderTest;
+    const rows = (kind.sample.badInputs ?? []).map((r) => [r.label, r.property, r] as const);
+
+    if (rows.length > 0)
+      it.each(rows)(`${ROWS}: %s → %s`, async (_label, property, row) => {
+        const d = driverOf(kind, mode);
+        const inputs = applyChange(await baseOf(kind), row.change);
+        reset();
+        const { inputs: checkedInputs, failures } = await d.check({}, inputs);
+        if (row.create) {
+          expect(failures).toEqual([]);
+          const refused = await d.create(checkedInputs).then(
+            () => "(created)",
+            (e: unknown) => (e instanceof Error ? e.message : String(e)),
+          );
+          expect(refused).toContain(row.reason);
+          expect(requests().length).toBeGreaterThan(0);
+          expect(bed.proxy.writes().map((r) => `${r.method} ${r.path}`)).toEqual([]);
+        } else {
+          expect(failures).toContainEqual({ property, reason: expect.stringContaining(row.reason) });
+          expect(requests()).toEqual([]);
+        }
+        exercised.ran(`${ROWS} (${mode})`, name);
+      });
+
+    it(`${SCHEMA}: refused naming it, with no request`, async () => {
+      const d = driverOf(kind, mode);
+      const base = await baseOf(kind);
+      const attacks = schemaAttacks(kind);
+      expect(attacks.length).toBeGreaterThan(0);
+      const missed: string[] = [];
+      for (const { field, label, value } of attacks) {
+        const inputs = JSON.parse(JSON.stringify({ ...base, [field]: value })) as Props;
+        reset();
+        const { failures } = await d.check({}, inputs);
+        if (!failures.some((f) => f.property === field)) missed.push(`${label}: ${JSON.stringify(failures)}`);
+        const sent = requests();
+        if (sent.length > 0) missed.push(`${label}: sent ${sent.join(", ")}`);
+      }
+      expect(missed).toEqual([]);
+      exercised.ran(`${SCHEMA} (${mode})`, name);
+    });
+  });
+
+  it("every kind of the list was attacked by every case", () => {
+    exercised.expectEvery([`${ROWS} (${mode})`, `${SCHEMA} (${mode})`], names(kinds));
   });
 });
 
@@ -541,8 +272,14 @@ const eventRows: EventRow[] = [
 ];
 
 describe("event records are refused before sending, naming the field", () => {
+  beforeEach(reset);
+
   const events = () =>
-    new EventsClient({ baseUrl: emu.url, sdkKey: emu.sdkKey, requestsPerSecond: Number.POSITIVE_INFINITY });
+    new EventsClient({
+      baseUrl: bed.emu.url,
+      sdkKey: bed.emu.sdkKey,
+      requestsPerSecond: Number.POSITIVE_INFINITY,
+    });
 
   it.each(eventRows)("EventsClient.bulk: %s", async (_label, record, field) => {
     const err = await events()
@@ -555,7 +292,7 @@ describe("event records are refused before sending, naming the field", () => {
     const v = err as ValidationError;
     expect(v.fieldErrors.map((f) => f.field)).toContain(`records[1].${field}`);
     expect(v.message).toContain(`records[1].${field}`);
-    expect(emu.requests()).toEqual([]);
+    expect(bed.emu.requests()).toEqual([]);
   });
 
   it.each([
@@ -567,7 +304,7 @@ describe("event records are refused before sending, naming the field", () => {
       kind: "validation",
       message: expect.stringContaining("records[0]"),
     });
-    expect(emu.requests()).toEqual([]);
+    expect(bed.emu.requests()).toEqual([]);
   });
 
   it("the file importer rejects every bad line, naming its field, and sends nothing", async () => {
@@ -578,8 +315,8 @@ describe("event records are refused before sending, naming the field", () => {
       const rejects = join(dir, "rejects.ndjson");
       const summary = await importEvents({
         input,
-        eventsUrl: emu.url,
-        sdkKey: emu.sdkKey,
+        eventsUrl: bed.emu.url,
+        sdkKey: bed.emu.sdkKey,
         rejects,
         journal: false,
         requestsPerSecond: Number.POSITIVE_INFINITY,
@@ -606,5 +343,6 @@ describe("event records are refused before sending, naming the field", () => {
 });
 
 it("the corpus holds at least 100 malformed inputs", () => {
-  expect(checkRows.length + createRows.length + eventRows.length + 3).toBeGreaterThanOrEqual(100);
+  const rows = kinds.reduce((n, k) => n + (k.sample.badInputs?.length ?? 0), 0);
+  expect(rows + eventRows.length + 3).toBeGreaterThanOrEqual(100);
 });

@@ -55,8 +55,11 @@ export function configureDirect(config: Record<string, string>): void {
   configureProvider({ get: (k) => config[k] });
 }
 
+/** A driver per kind, by name: `d.Flag`, or `d[kind.name]` for a name read from the list. */
+export type Drivers = Record<Kind, Driver> & Readonly<Record<string, Driver>>;
+
 /** A driver per kind: direct calls of the implementations, or the host with each `__provider` text. */
-export async function drivers(mode: Mode, host?: ProviderHost): Promise<Record<Kind, Driver>> {
+export async function drivers(mode: Mode, host?: ProviderHost): Promise<Drivers> {
   const out = {} as Record<Kind, Driver>;
   for (const kind of KIND_NAMES) {
     const { impl, provider } = KINDS[kind];

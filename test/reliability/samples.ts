@@ -13,6 +13,7 @@ import { NATIVE_KINDS, type NativeKind } from "../../provider/native/kinds";
 import type { AdminClient, PlatformClient } from "../../sdk";
 import { renderPipelineYaml } from "../../sdk/platform/pipeline";
 import { hello } from "../provider/fixtures/pipelines";
+import { BAD_INPUTS, type BadInput } from "./bad-inputs";
 
 type Props = Record<string, unknown>;
 
@@ -80,6 +81,11 @@ export interface Sample {
    * `change` makes it. A refresh must see it and the next `up` put it back.
    */
   drifts?: Record<string, Drift>;
+  /**
+   * Malformed inputs of the kind, as changes over these inputs (`bad-inputs.ts`, merged in by
+   * {@link kindsUnderTest}): the bad input suite fails for a kind without one.
+   */
+  badInputs?: readonly BadInput[];
 }
 
 /** One change outside Pulumi of what the program does not declare ({@link Sample.drifts}). */
@@ -633,7 +639,7 @@ export function kindsUnderTest(): KindUnderTest[] {
   return NATIVE_KINDS.map((k) => {
     const sample = SAMPLES[k.name];
     if (sample === undefined) throw new Error(`test/reliability/samples.ts: no sample of the kind ${k.name}`);
-    return { ...k, sample };
+    return { ...k, sample: { badInputs: BAD_INPUTS[k.name] ?? [], ...sample } };
   });
 }
 

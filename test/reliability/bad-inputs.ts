@@ -1,0 +1,1333 @@
+/**
+ * Malformed inputs of every kind, as data over its sample's inputs (`samples.ts`): each row
+ * breaks one thing and says which property the failure names and a part of its reason. The bad
+ * input suite (`bad-input.test.ts`) runs every row of every kind of the list, directly and through
+ * the real gRPC host, and fails for a kind without a row. Rows marked `create` are inputs that
+ * only the service can judge (a name that does not exist): `check` passes them and `create`
+ * refuses them after reads only.
+ * @module
+ */
+
+type Props = Record<string, unknown>;
+
+/** One malformed input of a kind. */
+export interface BadInput {
+  /** What is wrong, for the test's name. */
+  label: string;
+  /**
+   * The change over the sample's inputs: members that replace the sample's (`undefined` removes
+   * one), or a function of the sample's inputs that returns the whole malformed inputs.
+   */
+  change: Props | ((inputs: Props) => Props);
+  /** The property the failure names (`rules[0].buckets`); for `create` rows, the input at fault. */
+  property: string;
+  /** A part of the failure's reason (for `create` rows, of the create's error message). */
+  reason: string;
+  /** Passes `check`; refused by `create` after reads only. */
+  create?: true;
+}
+
+/** The sample's inputs with `change` applied, as the engine sends them (JSON: `undefined` gone). */
+export function applyChange(inputs: Props, change: BadInput["change"]): Props {
+  const changed = typeof change === "function" ? change(structuredClone(inputs)) : { ...inputs, ...change };
+  return JSON.parse(JSON.stringify(changed)) as Props;
+}
+
+const rule = (over: Props = {}) => ({
+  condition: { matchers: [{ type: "IN_LIST_STRING", attribute: "country", strings: ["NL"] }] },
+  buckets: [{ treatment: "on", size: 100 }],
+  ...over,
+});
+const registry = { url: "https://registry.example.test/v2", providerType: "DockerHub" };
+
+/** A pipeline given as YAML: the sample's identifier, one shell step. */
+const pipelineYaml = (identifier: string) =>
+  [
+    "pipeline:",
+    `  name: Pipeline ${identifier}`,
+    `  identifier: ${identifier}`,
+    "  stages:",
+    "    - stage:",
+    "        name: Run",
+    "        identifier: run",
+    "        type: Custom",
+    "        spec:",
+    "          execution:",
+    "            steps:",
+    "              - step:",
+    "                  type: ShellScript",
+    "                  name: Script",
+    "                  identifier: script",
+    "                  spec:",
+    "                    shell: Bash",
+    "                    source:",
+    "                      type: Inline",
+    "                      spec:",
+    '                        script: "echo hi"',
+    "                    onDelegate: true",
+    "                  timeout: 5m",
+    "",
+  ].join("\n");
+
+type Model = { identifier: string; stages: ({ execution: { steps: Props[] } } & Props)[] } & Props;
+const model = (i: Props) => i.pipeline as Model;
+/** The sample's pipeline with its first stage changed. */
+const withStage = (stage: Props) => (i: Props) => {
+  const m = model(i);
+  return { ...i, pipeline: { ...m, stages: [{ ...m.stages[0], ...stage }] } };
+};
+/** The sample's pipeline with its first step changed. */
+const withStep = (step: Props) => (i: Props) => {
+  const first = model(i).stages[0];
+  return withStage({ execution: { steps: [{ ...first?.execution.steps[0], ...step }] } })(i);
+};
+/** The sample's pipeline given as YAML instead, edited by `edit`. */
+const asYaml =
+  (edit: (yaml: string) => string = (y) => y) =>
+  (i: Props) => {
+    const { pipeline: _, ...rest } = i;
+    return { ...rest, yaml: edit(pipelineYaml(model(i).identifier)) };
+  };
+
+const DUPLICATE = "  name: Pipeline ";
+
+/** Every kind's malformed inputs, by kind name. */
+export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
+  Workspace: [
+    { label: "an empty name", change: { name: "" }, property: "name", reason: "name must not be empty" },
+    {
+      label: "a non-boolean title rule",
+      change: { requiresTitleAndComments: "yes" },
+      property: "requiresTitleAndComments",
+      reason: "expected boolean",
+    },
+    {
+      label: "an unknown input",
+      change: { owner: "me" },
+      property: "owner",
+      reason: 'unknown property "owner"',
+    },
+  ],
+  Environment: [
+    {
+      label: "an empty workspace",
+      change: { workspace: "" },
+      property: "workspace",
+      reason: "workspace must not be empty",
+    },
+    {
+      label: "a name with a slash",
+      change: { name: "qa/1" },
+      property: "name",
+      reason: "name must start with a letter",
+    },
+    {
+      label: "a non-boolean production",
+      change: { production: "yes" },
+      property: "production",
+      reason: "expected boolean",
+    },
+    {
+      label: "an approver of no known type",
+      change: { changePermissions: { approvers: [{ type: "team", id: "t1" }] } },
+      property: "changePermissions.approvers[0].type",
+      reason: 'type must be "user" or "group"',
+    },
+    {
+      label: "an unknown input",
+      change: { region: "eu" },
+      property: "region",
+      reason: 'unknown property "region"',
+    },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
+  ],
+  TrafficType: [
+    {
+      label: "a name with a space",
+      change: { name: "my type" },
+      property: "name",
+      reason: "name must start with a letter",
+    },
+    {
+      label: "no workspace",
+      change: { workspace: undefined },
+      property: "workspace",
+      reason: "expected string",
+    },
+  ],
+  TrafficTypeAttribute: [
+    {
+      label: "an empty attribute id",
+      change: { attributeId: "" },
+      property: "attributeId",
+      reason: "id must not be empty",
+    },
+    {
+      label: "an unknown data type",
+      change: { dataType: "BOOLEAN" },
+      property: "dataType",
+      reason: "dataType must be one of STRING, DATETIME, NUMBER, SET",
+    },
+    {
+      label: "a long suggested value",
+      change: { suggestedValues: ["x".repeat(51)] },
+      property: "suggestedValues[0]",
+      reason: "a suggested value must be at most 50 characters",
+    },
+    {
+      label: "51 suggested values",
+      change: { suggestedValues: Array.from({ length: 51 }, (_, i) => `v${i}`) },
+      property: "suggestedValues",
+      reason: "at most 50 suggested values",
+    },
+  ],
+  ApiKey: [
+    {
+      label: "an unknown key type",
+      change: { apiKeyType: "root" },
+      property: "apiKeyType",
+      reason: 'apiKeyType must be one of "admin", "server_side", "client_side"',
+    },
+    {
+      label: "a long name",
+      change: { name: "k".repeat(101) },
+      property: "name",
+      reason: "name must be at most 100 characters",
+    },
+    {
+      label: "an SDK key of no environment",
+      change: { environments: [] },
+      property: "environments",
+      reason: "a server_side key belongs to exactly one environment; 0 given",
+    },
+    {
+      label: "an SDK key of two environments",
+      change: { apiKeyType: "client_side", environments: ["Production", "Staging"] },
+      property: "environments",
+      reason: "a client_side key belongs to exactly one environment; 2 given",
+    },
+    {
+      label: "roles on an SDK key",
+      change: { roles: ["API_ADMIN"] },
+      property: "roles",
+      reason: "roles are for admin keys only",
+    },
+    {
+      label: "an unknown role",
+      change: { apiKeyType: "admin", environments: undefined, roles: ["ROOT"] },
+      property: "roles[0]",
+      reason: "a role must be one of API_ALL_GRANTED",
+    },
+  ],
+  Flag: [
+    { label: "empty name", change: { name: "" }, property: "name", reason: "name must not be empty" },
+    {
+      label: "name starting with a digit",
+      change: { name: "9lives" },
+      property: "name",
+      reason: "name must start with a letter and use only letters, digits, '-' and",
+    },
+    {
+      label: "name with a space",
+      change: { name: "bad input" },
+      property: "name",
+      reason: "name must start with a letter and use only letters, digits, '-' and",
+    },
+    {
+      label: "name of 101 characters",
+      change: { name: `a${"b".repeat(100)}` },
+      property: "name",
+      reason: "name must be at most 100 characters",
+    },
+    {
+      label: "missing name",
+      change: { name: undefined },
+      property: "name",
+      reason: "Invalid input: expected string, received undefined",
+    },
+    {
+      label: "empty workspace",
+      change: { workspace: "" },
+      property: "workspace",
+      reason: "workspace must not be empty",
+    },
+    {
+      label: "missing workspace",
+      change: { workspace: undefined },
+      property: "workspace",
+      reason: "Invalid input: expected string, received undefined",
+    },
+    {
+      label: "workspace not a string",
+      change: { workspace: 7 },
+      property: "workspace",
+      reason: "Invalid input: expected string, received number",
+    },
+    {
+      label: "description of 1025 characters",
+      change: { description: "d".repeat(1025) },
+      property: "description",
+      reason: "description must be at most 1024 characters",
+    },
+    {
+      label: "description not a string",
+      change: { description: ["d"] },
+      property: "description",
+      reason: "Invalid input: expected string, received array",
+    },
+    {
+      label: "tags not a list",
+      change: { tags: "payments" },
+      property: "tags",
+      reason: "Invalid input: expected array, received string",
+    },
+    {
+      label: "empty tag",
+      change: { tags: ["ok", ""] },
+      property: "tags[1]",
+      reason: "a tag must not be empty",
+    },
+    {
+      label: "tag of 257 characters",
+      change: { tags: ["t".repeat(257)] },
+      property: "tags[0]",
+      reason: "a tag must be at most 256 characters",
+    },
+    {
+      label: "unknown rollout status",
+      change: { rolloutStatus: "Rampin" },
+      property: "rolloutStatus",
+      reason: 'rolloutStatus "Rampin" is not a rollout status; valid:',
+    },
+    {
+      label: "empty traffic type",
+      change: { trafficType: "" },
+      property: "trafficType",
+      reason: "trafficType must not be empty",
+    },
+    {
+      label: "adopt not a boolean",
+      change: { adopt: "yes" },
+      property: "adopt",
+      reason: "Invalid input: expected boolean, received string",
+    },
+    {
+      label: "unknown property",
+      change: { colour: "red" },
+      property: "colour",
+      reason: 'unknown property "colour"',
+    },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
+    {
+      label: "a traffic type that does not exist",
+      change: { trafficType: "robot" },
+      property: "trafficType",
+      reason: 'traffic type "robot" not found',
+      create: true,
+    },
+  ],
+  FlagDefinition: [
+    {
+      label: "no treatments",
+      change: { treatments: [] },
+      property: "treatments",
+      reason: "at least one treatment is required",
+    },
+    {
+      label: "missing treatments",
+      change: { treatments: undefined },
+      property: "treatments",
+      reason: "Invalid input: expected array, received undefined",
+    },
+    {
+      label: "empty treatment name",
+      change: { treatments: [{ name: "" }, { name: "off" }] },
+      property: "treatments[0].name",
+      reason: "treatment name must not be empty",
+    },
+    {
+      label: "reserved treatment name",
+      change: { treatments: [{ name: "control" }, { name: "off" }] },
+      property: "treatments[0].name",
+      reason: "treatment name is a reserved word",
+    },
+    {
+      label: "treatment name with a space",
+      change: { treatments: [{ name: "on" }, { name: "o ff" }] },
+      property: "treatments[1].name",
+      reason: "treatment name must start with a letter and use only letters, digits,",
+    },
+    {
+      label: "treatment defined twice",
+      change: { treatments: [{ name: "off" }, { name: "off" }] },
+      property: "treatments[1].name",
+      reason: 'treatment "off" is defined twice',
+    },
+    {
+      label: "21 treatments",
+      change: { treatments: Array.from({ length: 21 }, (_, i) => ({ name: i === 0 ? "off" : `t${i}` })) },
+      property: "treatments",
+      reason: "at most 20 treatments are allowed, got 21",
+    },
+    {
+      label: "default treatment not a treatment",
+      change: { defaultTreatment: "maybe" },
+      property: "defaultTreatment",
+      reason: 'defaultTreatment "maybe" is not one of the treatments ("on", "off")',
+    },
+    {
+      label: "empty default treatment",
+      change: { defaultTreatment: "" },
+      property: "defaultTreatment",
+      reason: "defaultTreatment must not be empty",
+    },
+    {
+      label: "baseline not a treatment",
+      change: { baselineTreatment: "maybe" },
+      property: "baselineTreatment",
+      reason: 'baselineTreatment "maybe" is not one of the treatments ("on", "off")',
+    },
+    {
+      label: "traffic allocation 101",
+      change: { trafficAllocation: 101 },
+      property: "trafficAllocation",
+      reason: "trafficAllocation must be 0..100",
+    },
+    {
+      label: "traffic allocation -1",
+      change: { trafficAllocation: -1 },
+      property: "trafficAllocation",
+      reason: "trafficAllocation must be 0..100",
+    },
+    {
+      label: "traffic allocation 50.5",
+      change: { trafficAllocation: 50.5 },
+      property: "trafficAllocation",
+      reason: "trafficAllocation must be a whole number",
+    },
+    {
+      label: "default rule summing to 90",
+      change: {
+        defaultRule: [
+          { treatment: "on", size: 40 },
+          { treatment: "off", size: 50 },
+        ],
+      },
+      property: "defaultRule",
+      reason: "bucket sizes must sum to 100, got 90",
+    },
+    {
+      label: "empty default rule",
+      change: { defaultRule: [] },
+      property: "defaultRule",
+      reason: "defaultRule needs at least one bucket",
+    },
+    {
+      label: "bucket of 101",
+      change: { defaultRule: [{ treatment: "on", size: 101 }] },
+      property: "defaultRule[0].size",
+      reason: "size must be 0..100",
+    },
+    {
+      label: "bucket of an unknown treatment",
+      change: { defaultRule: [{ treatment: "maybe", size: 100 }] },
+      property: "defaultRule[0].treatment",
+      reason: 'treatment "maybe" is not one of the treatments ("on", "off")',
+    },
+    {
+      label: "rule buckets summing to 50",
+      change: { rules: [rule({ buckets: [{ treatment: "on", size: 50 }] })] },
+      property: "rules[0].buckets",
+      reason: "bucket sizes must sum to 100, got 50",
+    },
+    {
+      label: "rule without buckets",
+      change: { rules: [rule({ buckets: [] })] },
+      property: "rules[0].buckets",
+      reason: "a rule needs at least one bucket",
+    },
+    {
+      label: "rule without matchers",
+      change: { rules: [rule({ condition: { matchers: [] } })] },
+      property: "rules[0].condition.matchers",
+      reason: "a condition needs at least one matcher",
+    },
+    {
+      label: "matcher of an unknown type",
+      change: { rules: [rule({ condition: { matchers: [{ type: "LIKE" }] } })] },
+      property: "rules[0].condition.matchers[0].type",
+      reason: "Invalid option: expected one of",
+    },
+    {
+      label: "configurations that are not JSON",
+      change: { treatments: [{ name: "on", configurations: "{color:" }, { name: "off" }] },
+      property: "treatments[0].configurations",
+      reason: "configurations must be valid JSON",
+    },
+    {
+      label: "configurations a number",
+      change: { treatments: [{ name: "on", configurations: 7 }, { name: "off" }] },
+      property: "treatments[0].configurations",
+      reason: "configurations must be a JSON string or an object",
+    },
+    {
+      label: "one key targeted by two treatments",
+      change: {
+        treatments: [
+          { name: "on", keys: ["k1"] },
+          { name: "off", keys: ["k1"] },
+        ],
+      },
+      property: "treatments[1].keys[0]",
+      reason: 'key "k1" is already a target of treatment "on"',
+    },
+    {
+      label: "empty target key",
+      change: { treatments: [{ name: "on", keys: [""] }, { name: "off" }] },
+      property: "treatments[0].keys[0]",
+      reason: "a target key must not be empty",
+    },
+    {
+      label: "killed not a boolean",
+      change: { killed: "yes" },
+      property: "killed",
+      reason: "Invalid input: expected boolean, received string",
+    },
+    {
+      label: "empty environment",
+      change: { environment: "" },
+      property: "environment",
+      reason: "environment must not be empty",
+    },
+    {
+      label: "flag name starting with a digit",
+      change: { flag: "9lives" },
+      property: "flag",
+      reason: "name must start with a letter and use only letters, digits, '-' and",
+    },
+    { label: "empty title", change: { title: "" }, property: "title", reason: "title must not be empty" },
+    {
+      label: "comment of 4097 characters",
+      change: { comment: "c".repeat(4097) },
+      property: "comment",
+      reason: "comment must be at most 4096 characters",
+    },
+    {
+      label: "unknown property",
+      change: { segments: ["beta"] },
+      property: "segments",
+      reason: 'unknown property "segments"',
+    },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
+    {
+      label: "an environment that does not exist",
+      change: { environment: "Prod" },
+      property: "environment",
+      reason: 'environment "Prod" not found',
+      create: true,
+    },
+  ],
+  Group: [
+    { label: "empty name", change: { name: "" }, property: "name", reason: "name must not be empty" },
+    {
+      label: "missing name",
+      change: { name: undefined },
+      property: "name",
+      reason: "Invalid input: expected string, received undefined",
+    },
+    {
+      label: "name of 257 characters",
+      change: { name: "g".repeat(257) },
+      property: "name",
+      reason: "name must be at most 256 characters",
+    },
+    {
+      label: "description not a string",
+      change: { description: 3 },
+      property: "description",
+      reason: "Invalid input: expected string, received number",
+    },
+    {
+      label: "description of 1025 characters",
+      change: { description: "d".repeat(1025) },
+      property: "description",
+      reason: "description must be at most 1024 characters",
+    },
+    {
+      label: "adopt not a boolean",
+      change: { adopt: 1 },
+      property: "adopt",
+      reason: "Invalid input: expected boolean, received number",
+    },
+    {
+      label: "unknown property",
+      change: { members: ["ana"] },
+      property: "members",
+      reason: 'unknown property "members"',
+    },
+  ],
+  UserInvite: [
+    {
+      label: "missing email",
+      change: { email: undefined },
+      property: "email",
+      reason: "email must be a valid e-mail address",
+    },
+    {
+      label: "email without @",
+      change: { email: "ana.example.test" },
+      property: "email",
+      reason: "email must be a valid e-mail address",
+    },
+    {
+      label: "empty email",
+      change: { email: "" },
+      property: "email",
+      reason: "email must be a valid e-mail address",
+    },
+    {
+      label: "groups not a list",
+      change: { groups: "team" },
+      property: "groups",
+      reason: "Invalid input: expected array, received string",
+    },
+    {
+      label: "empty group",
+      change: { groups: [""] },
+      property: "groups[0]",
+      reason: "a group must not be empty",
+    },
+    {
+      label: "unknown onDelete",
+      change: { onDelete: "remove" },
+      property: "onDelete",
+      reason: 'onDelete must be one of "deactivate", "retain", "fail"',
+    },
+    {
+      label: "adopt not a boolean",
+      change: { adopt: "no" },
+      property: "adopt",
+      reason: "Invalid input: expected boolean, received string",
+    },
+    {
+      label: "unknown property",
+      change: { role: "admin" },
+      property: "role",
+      reason: 'unknown property "role"',
+    },
+    {
+      label: "a group that does not exist",
+      change: { groups: ["ghosts"] },
+      property: "groups",
+      reason: 'group "ghosts" not found',
+      create: true,
+    },
+  ],
+  Organization: [
+    {
+      label: "missing identifier",
+      change: { identifier: undefined },
+      property: "identifier",
+      reason: "identifier is required",
+    },
+    {
+      label: "identifier with a hyphen",
+      change: { identifier: "pay-ments" },
+      property: "identifier",
+      reason: "can only contain alphanumeric, underscore and $ characters",
+    },
+    {
+      label: "reserved identifier",
+      change: { identifier: "org" },
+      property: "identifier",
+      reason: "org is a keyword, so cannot be used",
+    },
+    { label: "empty name", change: { name: " " }, property: "name", reason: "name cannot be empty." },
+    {
+      label: "description too long",
+      change: { description: "d".repeat(1025) },
+      property: "description",
+      reason: "description must be at most 1024 characters",
+    },
+    {
+      label: "tag value not a string",
+      change: { tags: { team: 1 } },
+      property: "tags.team",
+      reason: "expected string",
+    },
+    {
+      label: "adopt not a boolean",
+      change: { adopt: "yes" },
+      property: "adopt",
+      reason: "adopt must be true or false",
+    },
+    {
+      label: "misspelt input",
+      change: { color: "#FFFFFF" },
+      property: "color",
+      reason: 'unknown property "color"',
+    },
+  ],
+  Project: [
+    {
+      label: "missing identifier",
+      change: { identifier: undefined },
+      property: "identifier",
+      reason: "identifier is required",
+    },
+    {
+      label: "identifier starting with a digit",
+      change: { identifier: "1proj" },
+      property: "identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "identifier with a hyphen",
+      change: { identifier: "bad-input" },
+      property: "identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "reserved identifier",
+      change: { identifier: "status" },
+      property: "identifier",
+      reason: "status is a keyword, so cannot be used",
+    },
+    { label: "empty name", change: { name: " " }, property: "name", reason: "name cannot be empty." },
+    {
+      label: "name with '!'",
+      change: { name: "Bad!" },
+      property: "name",
+      reason: "name can only contain alphanumeric, space, hyphen, underscore, dot",
+    },
+    {
+      label: "name of 65 characters",
+      change: { name: "n".repeat(65) },
+      property: "name",
+      reason: "name cannot be more than 64 characters long.",
+    },
+    {
+      label: "colour not #RRGGBB",
+      change: { color: "blue" },
+      property: "color",
+      reason: "color must be a hex colour #RRGGBB",
+    },
+    {
+      label: "organization with a hyphen",
+      change: { org: "my-org" },
+      property: "org",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "description of 1025 characters",
+      change: { description: "d".repeat(1025) },
+      property: "description",
+      reason: "description must be at most 1024 characters",
+    },
+    {
+      label: "tag value not a string",
+      change: { tags: { team: 7 } },
+      property: "tags.team",
+      reason: "Invalid input: expected string, received number",
+    },
+    {
+      label: "empty module",
+      change: { modules: [""] },
+      property: "modules[0]",
+      reason: "module names cannot be empty",
+    },
+    {
+      label: "unknown property",
+      change: { owner: "me" },
+      property: "owner",
+      reason: 'unknown property "owner"',
+    },
+  ],
+  Connector: [
+    {
+      label: "missing identifier",
+      change: { identifier: undefined },
+      property: "identifier",
+      reason: "identifier is required",
+    },
+    {
+      label: "identifier starting with a digit",
+      change: { identifier: "1registry" },
+      property: "identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    { label: "empty name", change: { name: "" }, property: "name", reason: "name cannot be empty." },
+    {
+      label: "neither dockerRegistry nor generic",
+      change: { dockerRegistry: undefined },
+      property: "dockerRegistry",
+      reason: "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp,",
+    },
+    {
+      label: "both dockerRegistry and generic",
+      change: { generic: { type: "Git", spec: {} } },
+      property: "dockerRegistry",
+      reason: "exactly one of dockerRegistry, github, git, kubernetes, aws, gcp,",
+    },
+    {
+      label: "url that is not a URL",
+      change: { dockerRegistry: { ...registry, url: "registry" } },
+      property: "dockerRegistry.url",
+      reason: "url must be an http(s) URL",
+    },
+    {
+      label: "ftp url",
+      change: { dockerRegistry: { ...registry, url: "ftp://registry.example.test" } },
+      property: "dockerRegistry.url",
+      reason: "url must be an http(s) URL",
+    },
+    {
+      label: "unknown provider type",
+      change: { dockerRegistry: { ...registry, providerType: "Gitlab" } },
+      property: "dockerRegistry.providerType",
+      reason: "providerType must be one of DockerHub, Harbor, Quay, Other",
+    },
+    {
+      label: "unknown auth type",
+      change: { dockerRegistry: { ...registry, auth: { type: "Token" } } },
+      property: "dockerRegistry.auth.type",
+      reason: 'auth.type must be "Anonymous" or "UsernamePassword"',
+    },
+    {
+      label: "password without a secret reference",
+      change: { dockerRegistry: { ...registry, auth: { type: "UsernamePassword", username: "bot" } } },
+      property: "dockerRegistry.auth.passwordRef",
+      reason: "passwordRef must be a secret reference such as account.docker_password",
+    },
+    {
+      label: "a password value instead of a secret reference",
+      change: {
+        dockerRegistry: {
+          ...registry,
+          auth: { type: "UsernamePassword", username: "bot", passwordRef: "hunter2!" },
+        },
+      },
+      property: "dockerRegistry.auth.passwordRef",
+      reason: "must be a secret reference such as account.docker_password (the name",
+    },
+    {
+      label: "neither username nor usernameRef",
+      change: {
+        dockerRegistry: { ...registry, auth: { type: "UsernamePassword", passwordRef: "account.pw" } },
+      },
+      property: "dockerRegistry.auth",
+      reason: "exactly one of username and usernameRef is required",
+    },
+    {
+      label: "project without org",
+      change: { org: undefined },
+      property: "org",
+      reason: "a project-level connector needs org as well as project (ref platform",
+    },
+    {
+      label: "generic spec not an object",
+      change: { dockerRegistry: undefined, generic: { type: "Git", spec: "url" } },
+      property: "generic.spec",
+      reason: "spec must be an object",
+    },
+    {
+      label: "generic type empty",
+      change: { dockerRegistry: undefined, generic: { type: "", spec: {} } },
+      property: "generic.type",
+      reason: "type cannot be empty",
+    },
+    {
+      label: "empty delegate selector",
+      change: { dockerRegistry: { ...registry, delegateSelectors: [""] } },
+      property: "dockerRegistry.delegateSelectors[0]",
+      reason: "Too small: expected string to have >=1 characters",
+    },
+    {
+      label: "executeOnDelegate not a boolean",
+      change: { dockerRegistry: { ...registry, executeOnDelegate: "yes" } },
+      property: "dockerRegistry.executeOnDelegate",
+      reason: "Invalid input: expected boolean, received string",
+    },
+    {
+      label: "tag value not a string",
+      change: { tags: { team: false } },
+      property: "tags.team",
+      reason: "Invalid input: expected string, received boolean",
+    },
+  ],
+  Pipeline: [
+    {
+      label: "neither pipeline nor yaml",
+      change: { pipeline: undefined },
+      property: "pipeline",
+      reason: "exactly one of pipeline (the typed model) and yaml is required",
+    },
+    {
+      label: "both pipeline and yaml",
+      change: (i) => ({ ...i, yaml: pipelineYaml(model(i).identifier) }),
+      property: "pipeline",
+      reason: "exactly one of pipeline (the typed model) and yaml is required",
+    },
+    {
+      label: "missing project",
+      change: { project: undefined },
+      property: "project",
+      reason: "identifier is required",
+    },
+    {
+      label: "project with a hyphen",
+      change: { project: "bad-input" },
+      property: "project",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "model identifier with a hyphen",
+      change: (i) => ({ ...i, pipeline: { ...model(i), identifier: "de-ploy" } }),
+      property: "pipeline.identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "model with an empty name",
+      change: (i) => ({ ...i, pipeline: { ...model(i), name: "" } }),
+      property: "pipeline.name",
+      reason: "name cannot be empty.",
+    },
+    {
+      label: "model without stages",
+      change: (i) => ({ ...i, pipeline: { ...model(i), stages: [] } }),
+      property: "pipeline.stages",
+      reason: "a pipeline needs at least one stage",
+    },
+    {
+      label: "stage of an unknown type",
+      change: withStage({ type: "FeatureFlag" }),
+      property: "pipeline.stages[0].type",
+      reason: 'unknown stage type "FeatureFlag"; expected one of Deployment, Custom,',
+    },
+    {
+      label: "step timeout that is not a duration",
+      change: withStep({ timeout: "5 minutes" }),
+      property: "pipeline.stages[0].execution.steps[0].timeout",
+      reason: '"5 minutes" must be a duration such as 10m, 1h30m, 30s or 1d, or a',
+    },
+    {
+      label: "step shell that is not Bash or PowerShell",
+      change: withStep({ shell: "zsh" }),
+      property: "pipeline.stages[0].execution.steps[0].shell",
+      reason: "shell must be one of Bash, PowerShell",
+    },
+    {
+      label: "stage identifier used twice",
+      change: (i) => ({ ...i, pipeline: { ...model(i), stages: [model(i).stages[0], model(i).stages[0]] } }),
+      property: "pipeline.stages[1].identifier",
+      reason: "stage identifier say_hello is already used by stages[0]",
+    },
+    {
+      label: "YAML that does not parse",
+      change: asYaml(() => "pipeline:\n  name: [unclosed\n"),
+      property: "yaml",
+      reason: "invalid YAML: Flow sequence in block collection must be sufficiently",
+    },
+    {
+      label: "YAML without a pipeline mapping",
+      change: asYaml(() => "stages: []\n"),
+      property: "yaml.pipeline",
+      reason: "the YAML needs a top-level pipeline mapping",
+    },
+    {
+      label: "YAML with a bad identifier",
+      change: asYaml((y) => y.replace(/identifier: (\w+)\n/, "identifier: de-ploy\n")),
+      property: "yaml.pipeline.identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "YAML with a duplicate key",
+      change: asYaml((y) => y.replace(DUPLICATE, `  name: Again\n${DUPLICATE}`)),
+      property: "yaml",
+      reason: "invalid YAML: Map keys must be unique at line 3, column 3:",
+    },
+    {
+      label: "YAML naming another project",
+      change: asYaml((y) => y.replace("pipeline:\n", "pipeline:\n  projectIdentifier: elsewhere\n")),
+      property: "yaml",
+      reason: 'pipeline.projectIdentifier is "elsewhere" but the resource\'s project',
+    },
+    {
+      label: "yaml not a string",
+      change: (i) => ({ ...asYaml()(i), yaml: 42 }),
+      property: "yaml",
+      reason: "yaml must be a string",
+    },
+  ],
+  Segment: [
+    {
+      label: "an empty workspace",
+      change: { workspace: "" },
+      property: "workspace",
+      reason: "workspace must not be empty",
+    },
+    {
+      label: "a name with a space",
+      change: { name: "bad segment" },
+      property: "name",
+      reason: "name must start with a letter and use only letters, digits, '-' and '_'",
+    },
+    {
+      label: "a description of 1025 characters",
+      change: { description: "d".repeat(1025) },
+      property: "description",
+      reason: "description must be at most 1024 characters",
+    },
+    {
+      label: "an empty tag",
+      change: { tags: ["ok", ""] },
+      property: "tags[1]",
+      reason: "a tag must not be empty",
+    },
+    {
+      label: "an unknown input",
+      change: { colour: "red" },
+      property: "colour",
+      reason: 'unknown property "colour"',
+    },
+  ],
+  SegmentKeys: [
+    {
+      label: "an empty segment",
+      change: { segment: "" },
+      property: "segment",
+      reason: "segment must not be empty",
+    },
+    {
+      label: "an empty key",
+      change: { keys: ["k1", ""] },
+      property: "keys[1]",
+      reason: "a key must not be empty",
+    },
+    {
+      label: "a key of 251 characters",
+      change: { keys: ["k".repeat(251)] },
+      property: "keys[0]",
+      reason: "a key must be at most 250 characters",
+    },
+    {
+      label: "an unknown input",
+      change: { colour: "red" },
+      property: "colour",
+      reason: 'unknown property "colour"',
+    },
+  ],
+  LargeSegment: [
+    {
+      label: "an empty workspace",
+      change: { workspace: "" },
+      property: "workspace",
+      reason: "workspace must not be empty",
+    },
+    {
+      label: "a name with a space",
+      change: { name: "bad segment" },
+      property: "name",
+      reason: "name must start with a letter and use only letters, digits, '-' and '_'",
+    },
+    {
+      label: "an empty environment",
+      change: { environments: ["Staging", ""] },
+      property: "environments[1]",
+      reason: "an environment must not be empty",
+    },
+    {
+      label: "tags, which a large segment has not",
+      change: { tags: ["a"] },
+      property: "tags",
+      reason: 'unknown property "tags"',
+    },
+  ],
+  RuleBasedSegment: [
+    {
+      label: "an empty traffic type",
+      change: { trafficType: "" },
+      property: "trafficType",
+      reason: "trafficType must not be empty",
+    },
+    {
+      label: "a name with a space",
+      change: { name: "bad segment" },
+      property: "name",
+      reason: "name must start with a letter and use only letters, digits, '-' and '_'",
+    },
+    {
+      label: "rules, which belong to its definition",
+      change: { rules: [] },
+      property: "rules",
+      reason: 'unknown property "rules"',
+    },
+  ],
+  RuleBasedSegmentDefinition: [
+    {
+      label: "an empty environment",
+      change: { environment: "" },
+      property: "environment",
+      reason: "environment must not be empty",
+    },
+    {
+      label: "an empty excluded key",
+      change: { excludedKeys: [""] },
+      property: "excludedKeys[0]",
+      reason: "an excluded key must not be empty",
+    },
+    {
+      label: "a rule without matchers",
+      change: { rules: [{ condition: { matchers: [] } }] },
+      property: "rules[0].condition.matchers",
+      reason: "a condition needs at least one matcher",
+    },
+    {
+      label: "a matcher of an unknown type",
+      change: { rules: [{ condition: { matchers: [{ type: "LIKE" }] } }] },
+      property: "rules[0].condition.matchers[0].type",
+      reason: "Invalid option: expected one of",
+    },
+  ],
+  FlagSet: [
+    {
+      label: "a name with a capital",
+      change: { name: "Payments" },
+      property: "name",
+      reason: "name must start with a-z or 0-9 and use only a-z, 0-9, '_' and '.'",
+    },
+    {
+      label: "a description of 256 characters",
+      change: { description: "d".repeat(256) },
+      property: "description",
+      reason: "description must be at most 255 characters",
+    },
+    { label: "an unknown input", change: { size: 3 }, property: "size", reason: 'unknown property "size"' },
+  ],
+  Secret: [
+    {
+      label: "a missing value",
+      change: { value: undefined },
+      property: "value",
+      reason: "value must be a string (the secret text)",
+    },
+    { label: "an empty value", change: { value: "" }, property: "value", reason: "value cannot be empty" },
+    {
+      label: "a value not a string",
+      change: { value: 42 },
+      property: "value",
+      reason: "value must be a string (the secret text)",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    {
+      label: "a hyphenated identifier",
+      change: { identifier: "docker-pw" },
+      property: "identifier",
+      reason: "can only contain",
+    },
+    {
+      label: "an empty secret manager",
+      change: { secretManager: "" },
+      property: "secretManager",
+      reason: "cannot be empty",
+    },
+    {
+      label: "a misspelt input",
+      change: { secret: "s3cr3t-value" },
+      property: "secret",
+      reason: 'unknown property "secret"',
+    },
+  ],
+  Service: [
+    {
+      label: "both definitions",
+      change: { kubernetes: { manifests: [] }, yaml: "service: {}" },
+      property: "yaml",
+      reason: "at most one",
+    },
+    {
+      label: "YAML of another service",
+      change: { yaml: "service:\n  identifier: t\n" },
+      property: "yaml",
+      reason: "service.identifier is",
+    },
+    {
+      label: "YAML with a duplicate key",
+      change: { yaml: "service:\n  a: 1\n  a: 2\n" },
+      property: "yaml",
+      reason: "unique",
+    },
+    {
+      label: "a manifest without type",
+      change: { kubernetes: { manifests: [{ manifest: { identifier: "m", spec: {} } }] } },
+      property: "kubernetes.manifests[0].manifest.type",
+      reason: "manifest type is required",
+    },
+  ],
+  DeliveryEnvironment: [
+    {
+      label: "a missing type",
+      change: { type: undefined },
+      property: "type",
+      reason: "PreProduction or Production",
+    },
+    {
+      label: "another type",
+      change: { type: "Staging" },
+      property: "type",
+      reason: "PreProduction or Production",
+    },
+    {
+      label: "a variable of no known type",
+      change: { variables: [{ name: "v", type: "Bool", value: "1" }] },
+      property: "variables[0].type",
+      reason: "String, Secret or Number",
+    },
+    {
+      label: "an override manifest without type",
+      change: { overrides: { manifests: [{ manifest: { identifier: "m", spec: {} } }] } },
+      property: "overrides.manifests[0].manifest.type",
+      reason: "manifest type is required",
+    },
+    {
+      label: "a hyphenated identifier",
+      change: { identifier: "e-1" },
+      property: "identifier",
+      reason: "can only contain",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    {
+      label: "a misspelt input",
+      change: { variable: [] },
+      property: "variable",
+      reason: 'unknown property "variable"',
+    },
+  ],
+  Infrastructure: [
+    {
+      label: "no definition",
+      change: { definition: undefined },
+      property: "definition",
+      reason: "definition.type must be KubernetesDirect or KubernetesGcp",
+    },
+    {
+      label: "an untyped kind",
+      change: (i) => ({ ...i, definition: { ...(i.definition as Props), type: "Pdc" } }),
+      property: "definition.type",
+      reason: "KubernetesDirect or KubernetesGcp",
+    },
+    {
+      label: "GKE without cluster",
+      change: (i) => ({ ...i, definition: { ...(i.definition as Props), cluster: undefined } }),
+      property: "definition.cluster",
+      reason: "cluster is required",
+    },
+    {
+      label: "no environment",
+      change: { environment: undefined },
+      property: "environment",
+      reason: "identifier is required",
+    },
+    {
+      label: "another deployment type",
+      change: { deploymentType: "Ssh" },
+      property: "deploymentType",
+      reason: "Kubernetes",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+  ],
+  InputSet: [
+    {
+      label: "raw YAML naming another identifier",
+      change: { values: undefined, yaml: "inputSet:\n  identifier: t\n" },
+      property: "yaml",
+      reason: 'inputSet.identifier is "t"',
+    },
+    {
+      label: "raw YAML with a duplicate key",
+      change: { values: undefined, yaml: "inputSet:\n  a: 1\n  a: 2\n" },
+      property: "yaml",
+      reason: "unique",
+    },
+    {
+      label: "both values and yaml",
+      change: { yaml: "inputSet: {}\n" },
+      property: "yaml",
+      reason: "at most one",
+    },
+    {
+      label: "a bad identifier",
+      change: { identifier: "1s" },
+      property: "identifier",
+      reason: "identifier can be 128 characters long and can only contain",
+    },
+    {
+      label: "no pipeline",
+      change: { pipelineIdentifier: undefined },
+      property: "pipelineIdentifier",
+      reason: "identifier is required",
+    },
+  ],
+  Trigger: [
+    {
+      label: "a cron of four fields",
+      change: { cron: { expression: "0 3 * *" } },
+      property: "cron.expression",
+      reason: "has 5 fields",
+    },
+    {
+      label: "an hour of 24",
+      change: { cron: { expression: "0 24 * * *" } },
+      property: "cron.expression",
+      reason: 'hour field "24" is outside 0-23',
+    },
+    {
+      label: "a backwards range",
+      change: { cron: { expression: "0 3 * * 5-1" } },
+      property: "cron.expression",
+      reason: "backwards range",
+    },
+    {
+      label: "a step of 0",
+      change: { cron: { expression: "*/0 3 * * *" } },
+      property: "cron.expression",
+      reason: "step of 0",
+    },
+    {
+      label: "both sources",
+      change: { webhook: { type: "Github", event: "Push", connectorRef: "github", repoName: "checkout" } },
+      property: "webhook",
+      reason: "exactly one of webhook and cron",
+    },
+    {
+      label: "no source",
+      change: { cron: undefined },
+      property: "webhook",
+      reason: "exactly one of webhook and cron",
+    },
+    {
+      label: "an empty input set ref",
+      change: { inputSetRefs: [""] },
+      property: "inputSetRefs[0]",
+      reason: "cannot be empty",
+    },
+  ],
+};
