@@ -1,33 +1,31 @@
 /**
- * The `__provider` texts, as the engine stores them in every resource's inputs and outputs: a
- * constant that holds no secret and loads back, the way the dynamic-provider host loads it
- * (`requireFromString(text).handler()`, ref pulumi-notes §1), into the resource module's `impl`.
+ * The `__provider` texts of every kind of `provider/kinds.ts`, as the engine stores them in every
+ * resource's inputs and outputs: a constant that holds no secret and loads back, the way the
+ * dynamic-provider host loads it (`requireFromString(text).handler()`, ref pulumi-notes §1), into
+ * the resource module's `impl`. A kind added to the list is covered without a change here.
  * Needs `npm run build`: the text `require`s `flagstack/provider/<file>`, which resolves to `dist/`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectorProviderText } from "../../provider/connector";
 import { configureProvider, resetProvider } from "../../provider/core/config";
 import { providerText } from "../../provider/core/resource";
-import { flagProviderText } from "../../provider/flag";
-import { flagDefinitionProviderText } from "../../provider/flag-definition";
-import { groupProviderText } from "../../provider/group";
-import { pipelineProviderText } from "../../provider/pipeline";
-import { projectProviderText } from "../../provider/project";
-import { userInviteProviderText } from "../../provider/user-invite";
+import { NATIVE_KINDS, type NativeKind } from "../../provider/native/kinds";
 import { loadSerializedProvider } from "./harness";
 
 const SECRET = "sk-admin-SENTINEL-7f3c9a1e";
+/** The lifecycle verbs every provider answers (a kind may add its own, such as `recover`). */
 const METHODS = ["configure", "check", "diff", "create", "read", "update", "delete", "lookup"];
 
-const texts: Record<string, string> = {
-  connector: connectorProviderText,
-  flag: flagProviderText,
-  "flag-definition": flagDefinitionProviderText,
-  group: groupProviderText,
-  pipeline: pipelineProviderText,
-  project: projectProviderText,
-  "user-invite": userInviteProviderText,
-};
+/** Kinds whose text both tests checked. */
+const covered = { text: new Set<string>(), load: new Set<string>() };
+
+/** The text the resource class of `kind` gives the engine (its static `providerText`). */
+async function classText(kind: NativeKind): Promise<unknown> {
+  const module = (await import(`../../provider/${kind.module}.ts`)) as Record<string, unknown>;
+  const cls = Object.values(module).find(
+    (v) => typeof v === "function" && (v as { __pulumiType?: string }).__pulumiType === kind.dynamicToken,
+  ) as { providerText?: string } | undefined;
+  return cls?.providerText;
+}
 
 beforeAll(() => {
   // Credentials present everywhere they could leak from: process settings of both copies and env.
@@ -45,20 +43,30 @@ afterAll(() => {
   resetProvider();
 });
 
-describe.each(Object.keys(texts))("the %s provider text", (file) => {
-  it("is one require of the package's module, the same from the source and the built package", () => {
-    const text = texts[file]!;
-    expect(text).toBe(`exports.handler = () => require("flagstack/provider/${file}").impl;\n`);
-    expect(text).toBe(providerText(file));
-    expect(require("flagstack/provider/core/resource").providerText(file)).toBe(text);
+describe.each(NATIVE_KINDS.map((k) => k.name))("the %s provider text", (name) => {
+  const kind = NATIVE_KINDS.find((k) => k.name === name) as NativeKind;
+
+  it("is one require of the package's module, the same from the class, the source and the built package", async () => {
+    const text = await classText(kind);
+    expect(text).toBe(`exports.handler = () => require("flagstack/provider/${kind.module}").impl;\n`);
+    expect(text).toBe(providerText(kind.module));
+    expect(require("flagstack/provider/core/resource").providerText(kind.module)).toBe(text);
     expect(text).not.toContain(SECRET);
+    covered.text.add(name);
   });
 
   it("loads back with require-from-string into the built module's impl, which answers check", async () => {
-    const loaded = loadSerializedProvider(texts[file]!);
-    expect(loaded).toBe(require(`flagstack/provider/${file}`).impl);
-    expect(Object.keys(loaded).sort()).toEqual([...METHODS].sort());
-    const result = await loaded.check?.({}, { __provider: texts[file], bogus: 1 });
+    const loaded = loadSerializedProvider(providerText(kind.module));
+    expect(loaded).toBe(require(`flagstack/provider/${kind.module}`).impl);
+    expect(Object.keys(loaded).sort()).toEqual(Object.keys(kind.impl).sort());
+    expect(METHODS.filter((m) => !(m in loaded))).toEqual([]);
+    const result = await loaded.check?.({}, { __provider: providerText(kind.module), bogus: 1 });
     expect(result?.failures).toContainEqual({ property: "bogus", reason: 'unknown property "bogus"' });
+    covered.load.add(name);
   });
+});
+
+it("covers every kind of the list", () => {
+  const list = NATIVE_KINDS.map((k) => k.name);
+  expect({ text: [...covered.text], load: [...covered.load] }).toEqual({ text: list, load: list });
 });
