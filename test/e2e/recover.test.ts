@@ -25,15 +25,15 @@ import { EngineStack, pulumiCli, REPO_ROOT } from "./harness";
 const execFileAsync = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The pids of dynamic-provider hosts running in `dir` (Linux: from /proc). */
-function providerProcesses(dir: string): number[] {
+/** The pids of the processes running in `dir` whose command line holds `command` (Linux: from /proc). */
+function processesIn(dir: string, command: string): number[] {
   const want = realpathSync(dir);
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (!cmd.includes("cmd/dynamic-provider")) continue;
+      if (!cmd.includes(command)) continue;
       if (readlinkSync(`/proc/${entry}/cwd`) === want) pids.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
@@ -41,6 +41,9 @@ function providerProcesses(dir: string): number[] {
   }
   return pids;
 }
+
+/** The pids of dynamic-provider hosts running in `dir`. */
+const providerProcesses = (dir: string) => processesIn(dir, "cmd/dynamic-provider");
 
 /** A promise and the function that resolves it. */
 function signal(): { promise: Promise<void>; fire: () => void } {
@@ -96,6 +99,8 @@ class KillBed {
     release();
     for (let i = 0; i < 100 && providerProcesses(this.s.programDir).length > 0; i++) await sleep(100);
     expect(providerProcesses(this.s.programDir)).toEqual([]);
+    // The language host of the killed run outlives it, idle: this test stops it.
+    for (const pid of processesIn(this.s.programDir, "pulumi-language-nodejs")) process.kill(pid, "SIGKILL");
   }
 
   /** `flagstack recover` as a user runs it; its standard output. */
