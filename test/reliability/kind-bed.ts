@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Emulator, startEmulator } from "../../emulator";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
 import { AdminClient, PlatformClient } from "../../sdk";
 import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
@@ -40,11 +40,13 @@ export async function checked(kind: string, raw: Props): Promise<Props> {
   return r.inputs as Props;
 }
 
-/** Starts a {@link KindBed}. */
-export async function startKindBed(): Promise<KindBed> {
+/** Starts a {@link KindBed}; `options` go to the emulator (its keys, say). */
+export async function startKindBed(
+  options: Omit<EmulatorOptions, "port" | "statePath"> = {},
+): Promise<KindBed> {
   const dir = mkdtempSync(join(tmpdir(), "flagstack-kinds-"));
   const statePath = join(dir, "state.json");
-  const emu = await startEmulator({ port: 0, statePath });
+  const emu = await startEmulator({ ...options, port: 0, statePath });
   const proxy = await startRecordingProxy(emu.url);
   process.env.PULUMI_NODEJS_PROJECT = "shop";
   process.env.PULUMI_NODEJS_STACK = "dev";

@@ -3,13 +3,17 @@
  *
  * - Sentinel keys (admin, platform, SDK; each contains the word SENTINEL) are the emulator's real
  *   keys and the provider's configuration. The sentinel is then searched for everywhere a key could
- *   leak: each resource's `__provider` text (what the engine stores in every resource's state),
- *   the outputs and inputs every lifecycle call returns (directly, and the raw gRPC responses of
- *   the host, `__provider` included), the message, JSON, `util.inspect` and stack of every error
- *   from failed calls made with those keys (401, 403, 404, 409, a server echoing the key in its
- *   error body, refused connections, timeouts, bad configuration), the event importer's journal,
- *   rejects file and summary, the host's stderr, and every line logged through `console` or
- *   written to stdout/stderr while this file runs.
+ *   leak: the `__provider` text of every kind of `provider/kinds.ts` (what the engine stores in
+ *   every resource's state), what every call of every kind's lifecycle returns on its sample
+ *   (`samples.ts`: check, create, read, diff, update, delete; directly, and the raw gRPC responses
+ *   of the host, `__provider` included), the message, JSON, `util.inspect` and stack of every error
+ *   from failed calls made with those keys (401 from a service that does not know them, for every
+ *   kind directly and through the host; a second create of every kind's object and every kind's
+ *   names that do not exist; 403, 404, a server echoing the key in its error body, refused
+ *   connections, timeouts, bad configuration), the event importer's journal, rejects file and
+ *   summary, the host's stderr, and every line logged through `console` or written to
+ *   stdout/stderr while this file runs. Each every-kind case fails if a kind of the list is not
+ *   exercised.
  * - Key types: an SDK key cannot call admin endpoints, an admin key cannot import events, a
  *   platform key and an admin key cannot stand in for each other.
  * - Scopes: a key restricted to one workspace, one environment or one platform project can neither
@@ -24,12 +28,23 @@ import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { adminClient } from "../../provider/core/config";
+import { providerText } from "../../provider/core/resource";
 import { AdminClient, EventsClient, eventsEndpoints, PlatformClient } from "../../sdk";
 import { formatSummary, importEvents } from "../../sdk/events/import";
-import { type Driver, hostDriver, type ProviderHost, startProviderHost } from "../provider/harness";
-import { type Declared, MiniEngine } from "./engine";
-import { configureDirect, drivers, KIND_NAMES, KINDS, type Kind, stackConfig } from "./kinds";
-import { pipelineModel } from "./program";
+import {
+  type Driver,
+  directDriver,
+  hostDriver,
+  MODES,
+  type Mode,
+  type ProviderHost,
+  startProviderHost,
+} from "../provider/harness";
+import { applyChange } from "./bad-inputs";
+import { Exercised } from "./coverage";
+import { type KindBed, names, startKindBed } from "./kind-bed";
+import { configureDirect, drivers, stackConfig } from "./kinds";
+import { type Edit, type KindUnderTest, kindsUnderTest } from "./samples";
 
 /** What every sentinel key contains: searching for it finds any of them, whole or cut. */
 const SENTINEL = "SENTINEL";
@@ -76,6 +91,10 @@ async function failure(p: Promise<unknown>): Promise<Error> {
   return e as Error;
 }
 
+const kinds = kindsUnderTest();
+const exercised = new Exercised();
+
+let bed: KindBed;
 let emu: Emulator;
 /** Another emulator that knows none of the sentinel keys. */
 let stranger: Emulator;
@@ -102,83 +121,27 @@ beforeAll(async () => {
     );
   }
   dir = mkdtempSync(join(tmpdir(), "flagstack-security-"));
-  emu = await startEmulator({
-    port: 0,
+  // The kinds' bed (the provider's settings point at it through its proxy), with the sentinel keys.
+  bed = await startKindBed({
     accountId: ACCOUNT,
     adminKey: ADMIN_KEY,
     platformKey: PLATFORM_KEY,
     sdkKey: SDK_KEY,
   });
+  emu = bed.emu;
   stranger = await startEmulator({ port: 0, accountId: ACCOUNT });
   expect([emu.adminKey, emu.platformKey, emu.sdkKey]).toEqual([ADMIN_KEY, PLATFORM_KEY, SDK_KEY]);
-  const config = stackConfig(emu);
-  configureDirect(config);
   host = await startProviderHost();
-  await host.configure(config);
+  await host.configure(bed.config);
 });
 
 afterAll(async () => {
   await host?.stop();
-  await emu?.stop();
+  await bed?.stop();
   await stranger?.stop();
   for (const s of spies) s.mockRestore();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** One resource of every kind. */
-function program(prefix: string): Declared[] {
-  const proj = `${prefix}_proj`;
-  return [
-    { urn: "group", kind: "Group", inputs: { name: `${prefix}-team`, description: "t" }, deps: [] },
-    {
-      urn: "user",
-      kind: "UserInvite",
-      inputs: { email: `${prefix}@example.test`, groups: [`${prefix}-team`] },
-      deps: ["group"],
-    },
-    {
-      urn: "flag",
-      kind: "Flag",
-      inputs: { workspace: "Default", name: `${prefix}-flag`, tags: ["x"], rolloutStatus: "Ramping" },
-      deps: [],
-    },
-    {
-      urn: "definition",
-      kind: "FlagDefinition",
-      inputs: {
-        workspace: "Default",
-        flag: `${prefix}-flag`,
-        environment: "Production",
-        treatments: [{ name: "on", keys: ["k"] }, { name: "off" }],
-        defaultTreatment: "off",
-      },
-      deps: ["flag"],
-    },
-    { urn: "project", kind: "Project", inputs: { identifier: proj, name: "Sentinel" }, deps: [] },
-    {
-      urn: "connector",
-      kind: "Connector",
-      inputs: {
-        org: "default",
-        project: proj,
-        identifier: "registry",
-        name: "Registry",
-        dockerRegistry: {
-          url: "https://registry.example.test/v2",
-          providerType: "DockerHub",
-          auth: { type: "UsernamePassword", username: "bot", passwordRef: "account.registry_password" },
-        },
-      },
-      deps: ["project"],
-    },
-    {
-      urn: "pipeline",
-      kind: "Pipeline",
-      inputs: { project: proj, pipeline: pipelineModel("deploy", "echo hi") },
-      deps: ["project"],
-    },
-  ];
-}
 
 /** A host whose raw responses (with `__provider`) are all kept. */
 function recordingHost(h: ProviderHost, raw: unknown[]): ProviderHost {
@@ -200,102 +163,152 @@ function recordingHost(h: ProviderHost, raw: unknown[]): ProviderHost {
   };
 }
 
+/** The kind's driver in `mode` through `h`: its implementation, or the host with its `__provider` text. */
+const driverOf = (kind: KindUnderTest, mode: Mode, h: ProviderHost = host): Driver =>
+  mode === "direct" ? directDriver(kind.impl as never) : hostDriver(h, providerText(kind.module));
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Every call of one kind's lifecycle on a new object of its sample, through `d`: check, create,
+ * read, diff and update to the program's value of its first edit (or the same inputs), read,
+ * delete, and the read of the gone object. Returns what each call returned.
+ */
+async function lifecycle(kind: KindUnderTest, d: Driver): Promise<unknown[]> {
+  const got: unknown[] = [];
+  const raw = await kind.sample.inputs(bed.ctx);
+  const checked = await d.check({}, raw);
+  got.push(checked);
+  expect(checked.failures).toEqual([]);
+  const created = await d.create(checked.inputs);
+  got.push(created);
+  got.push(await d.read(created.id, created.outs));
+  const edits = await kind.sample.edits(bed.ctx, checked.inputs);
+  const [field] = Object.keys(edits);
+  const next = field === undefined ? raw : { ...raw, [field]: (edits[field] as Edit)[1] };
+  const news = await d.check({}, next);
+  got.push(news);
+  got.push(await d.diff(created.id, created.outs, news.inputs));
+  const updated = await d.update(created.id, created.outs, news.inputs);
+  got.push(updated);
+  got.push(await d.read(created.id, updated.outs));
+  await d.delete(created.id, updated.outs);
+  got.push(await d.read(created.id, updated.outs));
+  return got;
+}
+
+const PROVIDER_TEXT = "its __provider text holds no key and only requires the package";
+const LIFECYCLE = "check, create, read, diff, update and delete return no key";
+const STRANGER = "refused by a service that does not know the keys (401): no key in the errors";
+const REFUSED = "refused by the service that knows the keys (409, 404): no key in the errors";
+
 describe("no key in the __provider texts, state or outputs", () => {
-  it.each(KIND_NAMES)("the __provider text of %s holds no key and only requires the package", (kind) => {
+  it.each(names(kinds))(`%s: ${PROVIDER_TEXT}`, (name) => {
+    const kind = kinds.find((k) => k.name === name) as KindUnderTest;
     // The clients of this process hold the keys by now: nothing of them may reach the text.
     adminClient();
-    const text = KINDS[kind].provider;
-    expectNoKey(`${kind} __provider`, text);
+    const text = providerText(kind.module);
+    expectNoKey(`${name} __provider`, text);
     expect(text).toMatch(/^exports\.handler = \(\) => require\("flagstack\/provider\/[a-z-]+"\)\.impl;\n$/);
+    exercised.ran(PROVIDER_TEXT, name);
   });
 
-  it("create, read, diff, update and delete of every kind return no key (direct)", async () => {
-    const engine = new MiniEngine(await drivers("direct"));
-    const decl = program("sdirect");
-    expect(await engine.up(decl)).toMatchObject({ errors: [] });
-    expectNoKey("state after create (direct)", [...engine.state.values()]);
-    expect(await engine.refresh()).toEqual({ gone: [], errors: [] });
-    expectNoKey("state after refresh (direct)", [...engine.state.values()]);
-    const changed = decl.map((d) =>
-      d.kind === "Group" ? { ...d, inputs: { ...d.inputs, description: "changed" } } : d,
-    );
-    expect(await engine.up(changed)).toMatchObject({ errors: [], steps: [{ urn: "group", op: "update" }] });
-    expectNoKey("state after update (direct)", [...engine.state.values()]);
-    expect(await engine.up([])).toMatchObject({ errors: [] });
-    expect(engine.state.size).toBe(0);
-  });
-
-  it("the raw gRPC responses of every call through the host, __provider included, hold no key", async () => {
-    const raw: unknown[] = [];
-    const recording = recordingHost(host, raw);
-    const hostDrivers = {} as Record<Kind, Driver>;
-    for (const kind of KIND_NAMES) hostDrivers[kind] = hostDriver(recording, KINDS[kind].provider);
-    const engine = new MiniEngine(hostDrivers);
-    const decl = program("shost");
-    expect(await engine.up(decl)).toMatchObject({ errors: [] });
-    expect(await engine.refresh()).toEqual({ gone: [], errors: [] });
-    const changed = decl.map((d) =>
-      d.kind === "Project" ? { ...d, inputs: { ...d.inputs, name: "Changed" } } : d,
-    );
-    expect(await engine.up(changed)).toMatchObject({ errors: [], steps: [{ urn: "project", op: "update" }] });
-    expect(await engine.up([])).toMatchObject({ errors: [] });
-    expect(raw.length).toBeGreaterThan(40);
-    expect(JSON.stringify(raw)).toContain("__provider");
-    expectNoKey("raw host responses", raw);
-    expectNoKey("host stderr", host.stderr());
+  describe.each(MODES)("(%s)", (mode) => {
+    it.each(names(kinds))(`%s: ${LIFECYCLE}`, async (name) => {
+      const kind = kinds.find((k) => k.name === name) as KindUnderTest;
+      if (mode === "direct") {
+        expectNoKey(`${name} lifecycle (direct)`, await lifecycle(kind, driverOf(kind, mode)));
+      } else {
+        // The raw gRPC responses, `__provider` included.
+        const raw: unknown[] = [];
+        await lifecycle(kind, driverOf(kind, mode, recordingHost(host, raw)));
+        expect(raw.length).toBeGreaterThanOrEqual(8);
+        expect(JSON.stringify(raw)).toContain("__provider");
+        expectNoKey(`${name} lifecycle: raw host responses`, raw);
+        expectNoKey(`${name} lifecycle: host stderr`, host.stderr());
+      }
+      exercised.ran(`${LIFECYCLE} (${mode})`, name);
+    });
   });
 });
 
 describe("no key in the errors of failed calls made with it", () => {
-  it("provider calls refused by a service that does not know the keys (401), directly and through the host", async () => {
-    const config = stackConfig(stranger, {
-      "flagstack:adminApiKey": ADMIN_KEY,
-      "flagstack:platformApiKey": PLATFORM_KEY,
-    });
-    configureDirect(config);
-    const other = await startProviderHost();
-    try {
-      await other.configure(config);
-      const direct = await drivers("direct");
-      const viaHost = await drivers("gRPC host", other);
-      for (const d of program("s401")) {
-        const kind = d.kind as Kind;
-        const inputs = (await direct[kind].check({}, d.inputs)).inputs;
-        const e = await failure(direct[kind].create(inputs));
-        expect(e.message).toMatch(/401|INVALID_TOKEN|[Ii]nvalid/);
-        expectErrorClean(`direct ${kind} create against a stranger`, e);
-        expectErrorClean(
-          `host ${kind} create against a stranger`,
-          await failure(viaHost[kind].create(inputs)),
-        );
+  describe("provider calls refused by a service that does not know the keys (401), directly and through the host", () => {
+    let other: ProviderHost;
+    const inputs = new Map<string, Record<string, unknown>>();
+    beforeAll(async () => {
+      // What each sample lives in is made in the service that knows the keys, first.
+      for (const kind of kinds) {
+        const { inputs: checked, failures } = await kind.impl.check({}, await kind.sample.inputs(bed.ctx));
+        expect(failures ?? []).toEqual([]);
+        inputs.set(kind.name, checked as Record<string, unknown>);
       }
-      expectNoKey("stderr of the host that failed", other.stderr());
-    } finally {
-      await other.stop();
-      configureDirect(stackConfig(emu));
-    }
+      const config = stackConfig(stranger, {
+        "flagstack:adminApiKey": ADMIN_KEY,
+        "flagstack:platformApiKey": PLATFORM_KEY,
+      });
+      configureDirect(config);
+      other = await startProviderHost();
+      await other.configure(config);
+    });
+    afterAll(async () => {
+      expectNoKey("stderr of the host that failed", other?.stderr() ?? "");
+      await other?.stop();
+      configureDirect(bed.config);
+    });
+
+    it.each(names(kinds))(`%s: ${STRANGER}`, async (name) => {
+      const kind = kinds.find((k) => k.name === name) as KindUnderTest;
+      for (const mode of MODES) {
+        const e = await failure(
+          driverOf(kind, mode, other).create(inputs.get(name) as Record<string, unknown>),
+        );
+        expect(e.message).toMatch(/401|INVALID_TOKEN|[Ii]nvalid/);
+        expectErrorClean(`${mode} ${name} create against a stranger`, e);
+      }
+      exercised.ran(STRANGER, name);
+    });
   });
 
-  it("provider calls refused by the service that knows the keys (404, 409, 400)", async () => {
+  it.each(names(kinds))(`%s: ${REFUSED}`, async (name) => {
+    const kind = kinds.find((k) => k.name === name) as KindUnderTest;
+    // A second create of the same object: refused (409), naming the one that exists.
+    const base = await kind.sample.inputs(bed.ctx);
+    const checked = (await kind.impl.check({}, base)).inputs as Record<string, unknown>;
+    await kind.impl.create(checked);
+    const again = await kind.impl.create(checked).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The API has no read of the object (an API key): it cannot tell a second one from the first.
+    if (kind.sample.noRead === undefined) {
+      expect(messageOf(again)).toContain("already exists");
+      expectErrorClean(`${name}: a second create`, again);
+    }
+    // Names that do not exist (404), from the kind's malformed inputs.
+    for (const row of (kind.sample.badInputs ?? []).filter((r) => r.create)) {
+      const unknown = (await kind.impl.check({}, applyChange(base, row.change))).inputs as Record<
+        string,
+        unknown
+      >;
+      const e = await failure(kind.impl.create(unknown));
+      expect(messageOf(e)).toContain(row.reason);
+      expectErrorClean(`${name}: ${row.label}`, e);
+    }
+    exercised.ran(REFUSED, name, kind.sample.noRead);
+  });
+
+  it("a project in an organization that does not exist (400)", async () => {
     const d = await drivers("direct");
-    const flag = (await d.Flag.check({}, { workspace: "Default", name: "sentinel-dup" })).inputs;
-    await d.Flag.create(flag);
-    expectErrorClean("a duplicate flag (409)", await failure(d.Flag.create(flag)));
-    const def = (
-      await d.FlagDefinition.check(
-        {},
-        {
-          workspace: "Default",
-          flag: "no-such-flag",
-          environment: "Production",
-          treatments: [{ name: "on" }],
-          defaultTreatment: "on",
-        },
-      )
-    ).inputs;
-    expectErrorClean("a definition of a missing flag (404)", await failure(d.FlagDefinition.create(def)));
     const project = (await d.Project.check({}, { org: "no_such_org", identifier: "p", name: "P" })).inputs;
     expectErrorClean("a project in a missing organization", await failure(d.Project.create(project)));
+  });
+
+  it("every kind of the list went through every every-kind case", () => {
+    exercised.expectEvery(
+      [PROVIDER_TEXT, ...MODES.map((m) => `${LIFECYCLE} (${m})`), STRANGER, REFUSED],
+      names(kinds),
+    );
   });
 
   it("SDK calls: wrong key type, missing objects, an unreachable service and a service that never answers", async () => {
