@@ -7,11 +7,16 @@
  * code. Incremental: with nothing changed it takes about a second.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export default function setup(): void {
+export default function setup(): () => void {
   const root = join(__dirname, "..");
+  // What environment creates note for `flagstack recover` (provider/core/created-journal.ts)
+  // goes to a directory of this run, not ~/.flagstack; the workers inherit the variable.
+  const journal = mkdtempSync(join(tmpdir(), "flagstack-journal-"));
+  process.env.FLAGSTACK_JOURNAL_DIR ||= journal;
   try {
     execFileSync(
       process.execPath,
@@ -31,4 +36,5 @@ export default function setup(): void {
   // `require("flagstack/provider/...")` from the repository resolves through this link (scripts/setup.sh makes it too).
   const link = join(root, "node_modules", "flagstack");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
+  return () => rmSync(journal, { recursive: true, force: true });
 }

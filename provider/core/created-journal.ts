@@ -11,8 +11,9 @@
  *
  * Only ids and names are noted, never a key or any other secret (an id revokes nothing without
  * an admin key). The journal is one JSON line per create in `created.jsonl` under
- * `$FLAGSTACK_JOURNAL_DIR`, by default `~/.flagstack`; lines older than {@link JOURNAL_DAYS} days
- * are dropped when it grows past {@link JOURNAL_PRUNE_BYTES}. Noting is best effort: a create
+ * `$FLAGSTACK_JOURNAL_DIR`, by default `~/.flagstack`; when it grows past
+ * {@link JOURNAL_PRUNE_BYTES}, notes older than {@link JOURNAL_DAYS} days are dropped and at most
+ * the newest {@link JOURNAL_MAX_NOTES} kept. Noting is best effort: a create
  * never fails because the journal cannot be written.
  * @module
  */
@@ -34,6 +35,8 @@ import { holdExit } from "./host";
 export const JOURNAL_DAYS = 30;
 /** The journal's size past which old notes are dropped. */
 export const JOURNAL_PRUNE_BYTES = 256 * 1024;
+/** The most notes kept when the journal is pruned (the newest). */
+export const JOURNAL_MAX_NOTES = 1000;
 
 /** One note: the kind, the object's id, when, and what the answer showed. */
 interface Note {
@@ -76,7 +79,9 @@ export function noteCreated(kind: string, id: string, data: Record<string, unkno
     const note: Note = { kind, id, at: now.toISOString(), data };
     if (statSize(path) > JOURNAL_PRUNE_BYTES) {
       const cutoff = now.getTime() - JOURNAL_DAYS * 86_400_000;
-      const kept = readNotes(path).filter((n) => Date.parse(n.at) >= cutoff);
+      const kept = readNotes(path)
+        .filter((n) => Date.parse(n.at) >= cutoff)
+        .slice(-JOURNAL_MAX_NOTES);
       writeFileSync(path, kept.map((n) => `${JSON.stringify(n)}\n`).join(""), { mode: 0o600 });
     }
     appendFileSync(path, `${JSON.stringify(note)}\n`, { mode: 0o600 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createdNote,
   createNoted,
+  JOURNAL_MAX_NOTES,
   JOURNAL_PRUNE_BYTES,
   journalPath,
   noteCreated,
@@ -56,6 +57,26 @@ describe("created-journal", () => {
         .split("\n")
         .map((l) => JSON.parse(l).id),
     ).toEqual(["recent"]);
+  });
+
+  it("keeps at most the newest notes when pruning", () => {
+    process.env.FLAGSTACK_JOURNAL_DIR = join(dir, "d");
+    const at = "2026-03-01T00:00:00Z";
+    const pad = "x".repeat(400);
+    const lines = Array.from(
+      { length: JOURNAL_MAX_NOTES + 10 },
+      (_, i) => `${JSON.stringify({ kind: "environment", id: `e${i}`, at, data: { pad } })}\n`,
+    );
+    noteCreated("environment", "first", {}, new Date(at));
+    appendFileSync(journalPath(), lines.join(""));
+    noteCreated("environment", "last", {}, new Date(at));
+    const ids = readFileSync(journalPath(), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).id);
+    expect(ids.length).toBe(JOURNAL_MAX_NOTES + 1);
+    expect(ids[0]).toBe("e10");
+    expect(ids[ids.length - 1]).toBe("last");
   });
 
   it("never fails a create: a journal that cannot be written is skipped", async () => {
