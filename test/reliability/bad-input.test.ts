@@ -7,7 +7,8 @@
  *   the failure names, a part of its reason) go through `check`, directly and through the real
  *   gRPC host with the kind's `__provider` text, as the engine sends them. A kind without one fails
  *   the suite. Rows of inputs that only the service can judge (a workspace, environment, traffic
- *   type or group that does not exist) pass `check` and are refused by `create` after reads only.
+ *   type, group, project or pipeline that does not exist) pass `check` and are refused by `create`
+ *   with nothing stored (no write the service accepted, its stored records as they were).
  * - Derived from each kind's zod inputs schema: every input given a value of each JSON type its
  *   schema does not take, and every required input left out, is refused by `check` with a failure
  *   whose property is that input, with no request.
@@ -193,13 +194,21 @@ describe.each(MODES)("(%s)", (mode) => {
         const { inputs: checkedInputs, failures } = await d.check({}, inputs);
         if (row.create) {
           expect(failures).toEqual([]);
+          const before = await bed.census();
           const refused = await d.create(checkedInputs).then(
             () => "(created)",
             (e: unknown) => (e instanceof Error ? e.message : String(e)),
           );
           expect(refused).toContain(row.reason);
           expect(requests().length).toBeGreaterThan(0);
-          expect(bed.proxy.writes().map((r) => `${r.method} ${r.path}`)).toEqual([]);
+          // Nothing stored: no write the service accepted, the emulator's records as they were.
+          expect(
+            bed.proxy
+              .writes()
+              .filter((r) => r.status < 300)
+              .map((r) => `${r.method} ${r.path}`),
+          ).toEqual([]);
+          expect(await bed.census()).toEqual(before);
         } else {
           expect(failures).toContainEqual({ property, reason: expect.stringContaining(row.reason) });
           expect(requests()).toEqual([]);

@@ -4,7 +4,7 @@
  * input suite (`bad-input.test.ts`) runs every row of every kind of the list, directly and through
  * the real gRPC host, and fails for a kind without a row. Rows marked `create` are inputs that
  * only the service can judge (a name that does not exist): `check` passes them and `create`
- * refuses them after reads only.
+ * refuses them with nothing stored (after reads only, or a write the service refuses).
  * @module
  */
 
@@ -23,7 +23,7 @@ export interface BadInput {
   property: string;
   /** A part of the failure's reason (for `create` rows, of the create's error message). */
   reason: string;
-  /** Passes `check`; refused by `create` after reads only. */
+  /** Passes `check`; refused by `create` with nothing stored (no write the service accepts). */
   create?: true;
 }
 
@@ -160,6 +160,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "workspace",
       reason: "expected string",
     },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
   ],
   TrafficTypeAttribute: [
     {
@@ -185,6 +192,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { suggestedValues: Array.from({ length: 51 }, (_, i) => `v${i}`) },
       property: "suggestedValues",
       reason: "at most 50 suggested values",
+    },
+    {
+      label: "a traffic type that does not exist",
+      change: { trafficType: "robot" },
+      property: "trafficType",
+      reason: 'traffic type "robot" not found',
+      create: true,
     },
   ],
   ApiKey: [
@@ -223,6 +237,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { apiKeyType: "admin", environments: undefined, roles: ["ROOT"] },
       property: "roles[0]",
       reason: "a role must be one of API_ALL_GRANTED",
+    },
+    {
+      label: "an environment that does not exist",
+      change: { environments: ["Nope"] },
+      property: "environments",
+      reason: 'environment "Nope" not found',
+      create: true,
     },
   ],
   Flag: [
@@ -760,6 +781,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "owner",
       reason: 'unknown property "owner"',
     },
+    {
+      label: "an organization that does not exist",
+      change: { org: "no_such_org" },
+      property: "org",
+      reason: "Organization [no_such_org]",
+      create: true,
+    },
   ],
   Connector: [
     {
@@ -872,6 +900,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "tags.team",
       reason: "Invalid input: expected string, received boolean",
     },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
+    },
   ],
   Pipeline: [
     {
@@ -976,6 +1011,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "yaml",
       reason: "yaml must be a string",
     },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "identifier [no_such_project] not found",
+      create: true,
+    },
   ],
   Segment: [
     {
@@ -1008,6 +1050,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "colour",
       reason: 'unknown property "colour"',
     },
+    {
+      label: "a traffic type that does not exist",
+      change: { trafficType: "robot" },
+      property: "trafficType",
+      reason: 'traffic type "robot" not found',
+      create: true,
+    },
   ],
   SegmentKeys: [
     {
@@ -1033,6 +1082,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { colour: "red" },
       property: "colour",
       reason: 'unknown property "colour"',
+    },
+    {
+      label: "a segment that does not exist",
+      change: { segment: "no_such_segment" },
+      property: "segment",
+      reason: "Could not find segment no_such_segment",
+      create: true,
     },
   ],
   LargeSegment: [
@@ -1060,6 +1116,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "tags",
       reason: 'unknown property "tags"',
     },
+    {
+      label: "a traffic type that does not exist",
+      change: { trafficType: "robot" },
+      property: "trafficType",
+      reason: 'traffic type "robot" not found',
+      create: true,
+    },
   ],
   RuleBasedSegment: [
     {
@@ -1079,6 +1142,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { rules: [] },
       property: "rules",
       reason: 'unknown property "rules"',
+    },
+    {
+      label: "a traffic type that does not exist",
+      change: { trafficType: "robot" },
+      property: "trafficType",
+      reason: 'traffic type "robot" not found',
+      create: true,
     },
   ],
   RuleBasedSegmentDefinition: [
@@ -1106,6 +1176,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "rules[0].condition.matchers[0].type",
       reason: "Invalid option: expected one of",
     },
+    {
+      label: "a segment that does not exist",
+      change: { segment: "no_such_segment" },
+      property: "segment",
+      reason: "Could not find rule-based segment no_such_segment",
+      create: true,
+    },
   ],
   FlagSet: [
     {
@@ -1121,6 +1198,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       reason: "description must be at most 255 characters",
     },
     { label: "an unknown input", change: { size: 3 }, property: "size", reason: 'unknown property "size"' },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
   ],
   Secret: [
     {
@@ -1155,6 +1239,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "secret",
       reason: 'unknown property "secret"',
     },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
+    },
   ],
   Service: [
     {
@@ -1180,6 +1271,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { kubernetes: { manifests: [{ manifest: { identifier: "m", spec: {} } }] } },
       property: "kubernetes.manifests[0].manifest.type",
       reason: "manifest type is required",
+    },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
     },
   ],
   DeliveryEnvironment: [
@@ -1220,6 +1318,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       property: "variable",
       reason: 'unknown property "variable"',
     },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
+    },
   ],
   Infrastructure: [
     {
@@ -1253,6 +1358,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       reason: "Kubernetes",
     },
     { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    {
+      label: "an environment that does not exist",
+      change: { environment: "no_such_env" },
+      property: "environment",
+      reason: "Environment with ref [no_such_env] not found",
+      create: true,
+    },
   ],
   InputSet: [
     {
@@ -1284,6 +1396,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { pipelineIdentifier: undefined },
       property: "pipelineIdentifier",
       reason: "identifier is required",
+    },
+    {
+      label: "a pipeline that does not exist",
+      change: { pipelineIdentifier: "no_such_pipeline" },
+      property: "pipelineIdentifier",
+      reason: "Pipeline [no_such_pipeline]",
+      create: true,
     },
   ],
   Trigger: [
@@ -1328,6 +1447,13 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { inputSetRefs: [""] },
       property: "inputSetRefs[0]",
       reason: "cannot be empty",
+    },
+    {
+      label: "a pipeline that does not exist",
+      change: { pipelineIdentifier: "no_such_pipeline" },
+      property: "pipelineIdentifier",
+      reason: "Pipeline [no_such_pipeline]",
+      create: true,
     },
   ],
 };
