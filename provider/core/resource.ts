@@ -195,6 +195,8 @@ export interface ResourceClass<Args, Outs> {
   readonly inputs: z.ZodObject;
   /** The zod schema of its outputs (one `Output` for each member). */
   readonly outputs: z.ZodObject;
+  /** The resource its object lives inside and is deleted with, if any ({@link Owner}). */
+  readonly owner: Owner<string> | undefined;
 }
 
 /**
@@ -280,6 +282,7 @@ export function resourceClass<I extends z.ZodObject, O extends z.ZodObject>(
     static readonly file = file;
     static readonly inputs = inputs;
     static readonly outputs = outputs;
+    static readonly owner = owner;
     constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
       const [a, o] = owner ? resolveOwner(owner, name, args as Record<string, unknown>, opts) : [args, opts];
       super(provider, type, outputs, name, a, o);
