@@ -821,6 +821,9 @@ export const impl: ResourceHandlers<ConnectorInputs, ConnectorOutputs> = {
     return connectorDiffResult(olds, news);
   },
 
+  // The `type` replacement of `diff` is decided by the spec input the program gives.
+  replaceReasons: { type: SPEC_FIELDS },
+
   async create(inputs) {
     const api = platformApi();
     const where = inputs.project

@@ -193,6 +193,14 @@ export const pipelineReplaceOnChange = [
 
 type DiffView = { org: unknown; project: unknown; identifier: unknown; content: unknown };
 
+/** The inputs each field of the diff is read from: `identifier` and `content` from the YAML text or the model. */
+const pipelineDiffFields = {
+  org: ["org"],
+  project: ["project"],
+  identifier: ["yaml", "pipeline"],
+  content: ["yaml", "pipeline"],
+} as const satisfies Record<keyof DiffView, readonly (keyof PipelineInputs)[]>;
+
 const pipelineDiff: DiffSpec<keyof DiffView> = {
   fields: ["org", "project", "identifier", "content"],
   replaceOnChange: [...pipelineReplaceOnChange, "identifier"],
@@ -273,6 +281,8 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
   async diff(_id, olds, news) {
     return diffInputs(pipelineDiff, oldView(olds), newView(news));
   },
+
+  diffFields: pipelineDiffFields,
 
   async create(inputs) {
     const api = platformApi();

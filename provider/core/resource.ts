@@ -66,6 +66,22 @@ export interface ResourceHandlers<Inputs, Outputs> {
    * SDK keys.
    */
   recover?(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
+  /**
+   * The fields `diff` compares (the names its answer's `stables` and `replaces` use), each with the
+   * inputs it is read from, for a kind whose fields are not its inputs by name: a pipeline's
+   * `identifier` and `content` are read from `yaml` or `pipeline`. Of several inputs, the ones the
+   * new inputs give stand for the field (all of them when none is given). Without it, each input
+   * but those that say how a change is made (`adopt`, change-request titles) is a field of its own
+   * name. The native provider's detailed diff names the inputs by it (`../native/server.ts`).
+   */
+  readonly diffFields?: Readonly<Record<string, readonly (keyof Inputs & string)[]>>;
+  /**
+   * The reasons to replace that `diff` may answer beside its fields, each with the inputs that
+   * decide it, the ones the new inputs give: a connector's `type` is decided by whichever spec input
+   * (`dockerRegistry`, ..., `generic`) the program gives. The native provider's detailed diff marks
+   * those inputs as replacing (`../native/server.ts`).
+   */
+  readonly replaceReasons?: Readonly<Record<string, readonly (keyof Inputs & string)[]>>;
 }
 
 /** What {@link ResourceHandlers.lookup} found. */

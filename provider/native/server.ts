@@ -30,7 +30,7 @@
  *   empty bag where the engine expects none (`pulumi import` would then say the provider cannot
  *   import, instead of that the object does not exist): the wrapper drops it.
  *
- * - `Check`: a kind's secret inputs (a `Secret`'s `value`) come back as secrets
+ * - `Check`: a kind's secret inputs (its `secretInputs`) come back as secrets
  *   ({@link markSecretInputs}), so the engine encrypts them in the state even when the program
  *   passed plain text; the schema marks them `secret` too.
  *
@@ -38,6 +38,10 @@
  * plugin per provider resource: pkg/host/host.go `Provider`), so the process-wide settings of
  * `provider/core/config.ts` are per instance: two explicit providers with different accounts
  * in one program work.
+ *
+ * The server names no kind: what one kind does differently is data or a hook of that kind's
+ * definition (its `impl`, `provider/core/resource.ts` `ResourceHandlers`; its entry of
+ * `./kinds.ts`), read here the same way for every kind.
  *
  * Startup: the resource modules (zod schemas, SDK clients) load on the first call that needs
  * them, not before the server answers its first request (`GetPluginInfo`).
@@ -49,7 +53,6 @@ import type { dynamic } from "@pulumi/pulumi";
 import type * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
 import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
-import { SPEC_FIELDS } from "../connector";
 import type { ProviderSettings as SettingsSchema } from "../core/config";
 import { watchEngine } from "../core/host";
 import type { NativeKind } from "./kinds";
@@ -75,8 +78,8 @@ export function unwrapSecrets(value: unknown): unknown {
 const plain = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
 /**
- * The outputs with each of the kind's secret outputs (an API key, an environment's SDK keys) in the
- * engine's secret wrapper, so the engine stores them encrypted, as the dynamic resource's
+ * The outputs with each of the kind's secret outputs (`secretOutputs`: keys the service shows once)
+ * in the engine's secret wrapper, so the engine stores them encrypted, as the dynamic resource's
  * `additionalSecretOutputs` does (`provider/core/secret-outputs.ts`); the engine unmarshals a
  * provider's outputs keeping secrets.
  */
@@ -88,7 +91,7 @@ export function withSecrets(kind: Pick<NativeKind, "secretOutputs">, outs: Recor
 }
 
 /**
- * The checked inputs with each of the kind's secret inputs (a `Secret`'s `value` and `file`) in the
+ * The checked inputs with each of the kind's secret inputs (`secretInputs`: a secret's value) in the
  * engine's secret wrapper. The engine keeps the secrets a provider's `Check` answers (it unmarshals
  * the checked inputs keeping secrets: `provider_plugin.go` `Check`) and records those inputs, so a
  * YAML or Python program that passes plain text (no `fn::secret`) still gets them encrypted in the
@@ -264,23 +267,20 @@ type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDiffKind]
 /** What a kind's `diff` answers. */
 type KindDiff = dynamic.DiffResult;
 
+/** What the detailed diff reads of a kind: its inputs schema and its `impl`'s diff hooks. */
+type DiffedKind = Pick<NativeKind, "inputs"> & {
+  impl: Pick<NativeKind["impl"], "diffFields" | "replaceReasons">;
+};
+
 /**
- * The fields a kind's `diff` compares, each with the inputs it stands for. Every kind compares its
- * inputs by name (all but {@link UNCOMPARED}), except a pipeline, whose `identifier` and `content`
- * come from the YAML text or the model, whichever the program gives.
+ * The fields a kind's `diff` compares, each with the inputs it stands for: the kind's own
+ * `diffFields` (each field with the ones of its inputs the new inputs give), or else each of its
+ * inputs by name (all but {@link UNCOMPARED}).
  */
-export function comparedFields(
-  kind: Pick<NativeKind, "name" | "inputs">,
-  news: Record<string, unknown>,
-): Map<string, string[]> {
-  if (kind.name === "Pipeline") {
-    const text = given(["yaml", "pipeline"], news);
-    return new Map([
-      ["org", ["org"]],
-      ["project", ["project"]],
-      ["identifier", text],
-      ["content", text],
-    ]);
+export function comparedFields(kind: DiffedKind, news: Record<string, unknown>): Map<string, string[]> {
+  const declared = kind.impl.diffFields;
+  if (declared !== undefined) {
+    return new Map(Object.entries(declared).map(([field, inputs]) => [field, given(inputs, news)]));
   }
   const fields = new Map<string, string[]>();
   for (const key of Object.keys(kind.inputs.shape)) if (!UNCOMPARED.has(key)) fields.set(key, [key]);
@@ -288,17 +288,19 @@ export function comparedFields(
 }
 
 /** The keys the new inputs give a value to, or all of them when none has one. */
-function given(keys: string[], news: Record<string, unknown>): string[] {
+function given(keys: readonly string[], news: Record<string, unknown>): string[] {
   const present = keys.filter((k) => news[k] !== undefined);
-  return present.length > 0 ? present : keys;
+  return present.length > 0 ? present : [...keys];
 }
 
 /**
- * Replacement reasons a kind's `diff` names that are no input: a connector's `type`, from its spec
- * inputs (`dockerRegistry`, `github`, ..., `generic`).
+ * The inputs behind a reason to replace that is none of the kind's fields: those of the kind's
+ * `replaceReasons` entry the new inputs give, or else the input of the reason's name.
  */
-function replaceReasonInputs(kind: Pick<NativeKind, "name">, reason: string, news: Record<string, unknown>) {
-  return kind.name === "Connector" && reason === "type" ? given([...SPEC_FIELDS], news) : [reason];
+function replaceReasonInputs(kind: DiffedKind, reason: string, news: Record<string, unknown>): string[] {
+  const reasons = kind.impl.replaceReasons;
+  const inputs = reasons !== undefined && Object.hasOwn(reasons, reason) ? reasons[reason] : undefined;
+  return inputs === undefined ? [reason] : given(inputs, news);
 }
 
 /**
@@ -309,7 +311,7 @@ function replaceReasonInputs(kind: Pick<NativeKind, "name">, reason: string, new
  * no change, or names no field (then the engine shows its own comparison of the inputs).
  */
 export function detailedDiff(
-  kind: Pick<NativeKind, "name" | "inputs">,
+  kind: DiffedKind,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
   result: KindDiff,
@@ -332,8 +334,8 @@ export function detailedDiff(
           : olds[key] === undefined
             ? PropertyDiffKind.ADD
             : PropertyDiffKind.UPDATE;
-      // The replacing kind is the plain one + 1. Two fields of one input (a pipeline's
-      // identifier and content): a replacement wins.
+      // The replacing kind is the plain one + 1. Two fields read from one input (`diffFields`):
+      // a replacement wins.
       const kindOfChange = (replace ? change + 1 : change) as PropertyDiffKind;
       const current = out.get(key);
       if (current === undefined || replace) out.set(key, kindOfChange);

@@ -5,6 +5,7 @@
  * the kind's real `diff` (no request) on recorded outputs and new inputs.
  */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { NATIVE_KINDS_BY_TOKEN, type NativeKind } from "../../provider/native/kinds";
 import { detailedDiff, PropertyDiffKind } from "../../provider/native/server";
 
@@ -154,5 +155,107 @@ describe("native provider: detailed diff", () => {
         ),
       ),
     ).toEqual({ dockerRegistry: PropertyDiffKind.DELETE, generic: PropertyDiffKind.ADD_REPLACE });
+  });
+});
+
+// What makes a kind's detailed diff differ is data of the kind's own `impl` (`diffFields`,
+// `replaceReasons`: provider/core/resource.ts), read the same way for every kind.
+describe("native provider: a kind's diff hooks", () => {
+  // A kind of no list: what the server does with the hooks, whatever kind declares them.
+  const made = (impl: Pick<NativeKind["impl"], "diffFields" | "replaceReasons">) => ({
+    inputs: z.object({
+      a: z.number(),
+      b: z.number().optional(),
+      c: z.number().optional(),
+      adopt: z.boolean(),
+    }),
+    impl,
+  });
+
+  it("diffFields: each field stands for the inputs the new inputs give of its own, or all of them", () => {
+    const kind = made({ diffFields: { a: ["a"], both: ["b", "c"] } });
+    const result = { changes: true, replaces: [], stables: ["a"] };
+    expect(Object.fromEntries(detailedDiff(kind, { a: 1, b: 1 }, { a: 1, b: 2 }, result))).toEqual({
+      b: PropertyDiffKind.UPDATE,
+    });
+    expect(Object.fromEntries(detailedDiff(kind, { a: 1, b: 1 }, { a: 1 }, result))).toEqual({
+      b: PropertyDiffKind.DELETE,
+      c: PropertyDiffKind.DELETE,
+    });
+  });
+
+  it("without diffFields, each input but adopt is a field of its own name", () => {
+    const kind = made({});
+    expect(
+      Object.fromEntries(
+        detailedDiff(kind, { a: 1, b: 1 }, { a: 1, b: 2, adopt: true }, { changes: true, stables: ["a"] }),
+      ),
+    ).toEqual({ b: PropertyDiffKind.UPDATE, c: PropertyDiffKind.DELETE });
+  });
+
+  it("replaceReasons: a reason that is no field replaces the inputs of its entry the new inputs give", () => {
+    const kind = made({ replaceReasons: { shape: ["b", "c"] } });
+    const stables = ["a", "b", "c"];
+    expect(
+      Object.fromEntries(
+        detailedDiff(kind, { a: 1, b: 1 }, { a: 1, c: 1 }, { changes: true, replaces: ["shape"], stables }),
+      ),
+    ).toEqual({ c: PropertyDiffKind.ADD_REPLACE });
+    // A reason without an entry stands for the input of its name.
+    expect(
+      Object.fromEntries(
+        detailedDiff(kind, { a: 1 }, { a: 1 }, { changes: true, replaces: ["other"], stables }),
+      ),
+    ).toEqual({ other: PropertyDiffKind.DELETE_REPLACE });
+  });
+
+  it("a pipeline declares its diff's fields, the ones its diff answers, read from its YAML text or model", async () => {
+    const pipeline = kind("Pipeline");
+    expect(pipeline.impl.diffFields).toEqual({
+      org: ["org"],
+      project: ["project"],
+      identifier: ["yaml", "pipeline"],
+      content: ["yaml", "pipeline"],
+    });
+    const yaml =
+      "pipeline:\n  identifier: build\n  name: Build\n  orgIdentifier: default\n  projectIdentifier: payments\n  stages: []\n";
+    const renamed = yaml.replace("identifier: build\n", "identifier: build2\n");
+    const outs = { org: "default", project: "payments", yaml, identifier: "build", name: "Build" };
+    const same = await pipeline.impl.diff("id", outs, { org: "default", project: "payments", yaml });
+    expect(same.stables).toEqual(Object.keys(pipeline.impl.diffFields ?? {}));
+    expect(await diffOf("Pipeline", outs, { org: "default", project: "payments", yaml: renamed })).toEqual({
+      yaml: PropertyDiffKind.UPDATE_REPLACE,
+    });
+  });
+
+  it("a connector's type is decided by whichever spec input the program gives", async () => {
+    expect(kind("Connector").impl.replaceReasons).toEqual({
+      type: ["dockerRegistry", "github", "git", "kubernetes", "aws", "gcp", "httpHelm", "generic"],
+    });
+    const dockerRegistry = {
+      url: "https://registry.example/v2/",
+      providerType: "DockerHub",
+      auth: { type: "Anonymous" },
+      delegateSelectors: [],
+      executeOnDelegate: true,
+    };
+    const outs = {
+      identifier: "hub",
+      name: "Hub",
+      tags: {},
+      type: "DockerRegistry",
+      spec: {},
+      dockerRegistry,
+    };
+    const news = {
+      identifier: "hub",
+      name: "Hub",
+      tags: {},
+      generic: { type: "Git", spec: { url: "https://git.example" } },
+    };
+    expect(await diffOf("Connector", outs, news)).toEqual({
+      dockerRegistry: PropertyDiffKind.DELETE,
+      generic: PropertyDiffKind.ADD_REPLACE,
+    });
   });
 });
