@@ -47,6 +47,10 @@ export class PluginError extends Error {
 export interface NativePlugin {
   /** Milliseconds from spawn to the port on stdout, and to the answer of the first request. */
   startup: { portMs: number; firstAnswerMs: number };
+  /** The port the plugin printed, which the engine dials. */
+  port: number;
+  /** Everything the plugin wrote to stdout (the engine reads the port from its first line). */
+  stdout(): string;
   getPluginInfo(): Promise<{ version: string }>;
   getSchema(): Promise<string>;
   checkConfig(news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
@@ -121,8 +125,8 @@ export async function startNativePlugin(env: Record<string, string> = {}): Promi
     stderr += d.toString();
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let out = "";
   const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
     child.stdout?.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /^(\d+)\s*$/m.exec(out);
@@ -143,6 +147,8 @@ export async function startNativePlugin(env: Record<string, string> = {}): Promi
     res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() }));
 
   const plugin: Omit<NativePlugin, "startup"> = {
+    port,
+    stdout: () => out,
     async getPluginInfo() {
       const res = await call<{ getVersion(): string }>("getPluginInfo", new emptyproto.Empty());
       return { version: res.getVersion() };

@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import {
+  DeliveryEnvironment,
+  DeliveryEnvironmentInputs,
   deliveryEnvironmentProviderText,
-  deliveryEnvironmentReplaceOnChange,
   deliveryEnvironmentYaml,
   impl,
 } from "../../provider/delivery-environment";
-import { DELIVERY_ENVIRONMENT_TYPE } from "../../provider/types";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -93,7 +94,7 @@ describe("DeliveryEnvironment check", () => {
 });
 
 describe("DeliveryEnvironment diff", () => {
-  it("sees no change when the stored YAML says the same in another order; a variable or the type changes it; scope replaces", async () => {
+  it("sees no change when the stored YAML says the same in another order; a variable or the type changes it", async () => {
     const inputs = (await impl.check({}, { ...base, identifier: "prod" })).inputs!;
     const yaml = deliveryEnvironmentYaml(inputs);
     const reordered = YAML.stringify(YAML.parse(yaml), { sortMapEntries: true, indent: 4 });
@@ -113,9 +114,42 @@ describe("DeliveryEnvironment diff", () => {
       changes: true,
       replaces: [],
     });
-    expect(deliveryEnvironmentReplaceOnChange).toEqual(["org", "project", "identifier"]);
-    expect(await impl.diff("default/payments/prod", olds, { ...inputs, project: "other" })).toMatchObject({
-      replaces: ["project"],
+  });
+
+  it("replaces when org, project or identifier changes, updates in place for every other input but adopt", async () => {
+    const inputs = (await impl.check({}, { ...base, identifier: "prod" })).inputs!;
+    const olds = { ...inputs, yaml: deliveryEnvironmentYaml(inputs), ref: "prod", version: 0 };
+    const manifest = {
+      identifier: "values",
+      type: "Values",
+      spec: {
+        store: { type: "Github", spec: { connectorRef: "github", repoName: "checkout", paths: ["v.yaml"] } },
+      },
+    };
+    expect(
+      await diffOfEachChange(impl, DeliveryEnvironmentInputs, "default/payments/prod", olds, inputs, {
+        org: { org: "acme" },
+        project: { project: "other" },
+        identifier: { identifier: "prod_2" },
+        name: { name: "Prod" },
+        description: { description: "the live one" },
+        tags: { tags: { team: "payments" } },
+        type: { type: "PreProduction" },
+        variables: { variables: [] },
+        overrides: { overrides: { manifests: [{ manifest }] } },
+        adopt: { adopt: true },
+      }),
+    ).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      type: UPDATE,
+      variables: UPDATE,
+      overrides: UPDATE,
+      adopt: NO_CHANGE,
     });
   });
 });
@@ -249,7 +283,11 @@ describe.each(MODES)("DeliveryEnvironment lifecycle (%s)", (via) => {
 });
 
 describe("the DeliveryEnvironment class", () => {
-  it("is the DeliveryEnvironment kind", () => {
-    expect(DELIVERY_ENVIRONMENT_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:DeliveryEnvironment");
+  it("registers the DeliveryEnvironment type with the provider of provider/delivery-environment", async () => {
+    expect(await registrationOf(DeliveryEnvironment, { ...base, identifier: "prod" })).toEqual({
+      type: "pulumi-nodejs:dynamic/flagstack:DeliveryEnvironment",
+      name: "r",
+      provider: 'exports.handler = () => require("flagstack/provider/delivery-environment").impl;\n',
+    });
   });
 });

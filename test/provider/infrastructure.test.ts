@@ -7,14 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import {
+  Infrastructure,
+  InfrastructureInputs,
   impl,
   infrastructureProviderText,
-  infrastructureReplaceOnChange,
   infrastructureYaml,
   parseInfrastructureId,
 } from "../../provider/infrastructure";
-import { INFRASTRUCTURE_TYPE } from "../../provider/types";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, ONE_VALUE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -105,7 +106,7 @@ describe("Infrastructure check", () => {
 });
 
 describe("Infrastructure diff", () => {
-  it("compares the YAML by meaning; the spec updates in place; scope, identifier and environment replace", async () => {
+  it("compares the YAML by meaning; the spec updates in place", async () => {
     const inputs = (await impl.check({}, { ...base, identifier: "gke" })).inputs!;
     const reordered = YAML.stringify(YAML.parse(infrastructureYaml(inputs)), { sortMapEntries: true });
     const olds = { ...inputs, yaml: reordered };
@@ -113,9 +114,37 @@ describe("Infrastructure diff", () => {
     expect(await impl.diff(id, olds, inputs)).toMatchObject({ changes: false });
     const moved = { ...inputs, definition: { ...inputs.definition, namespace: "other" } };
     expect(await impl.diff(id, olds, moved)).toMatchObject({ changes: true, replaces: [] });
-    expect(infrastructureReplaceOnChange).toEqual(["org", "project", "identifier", "environment"]);
-    expect(await impl.diff(id, olds, { ...inputs, environment: "qa" })).toMatchObject({
-      replaces: ["environment"],
+  });
+
+  it("replaces when org, project, identifier or environment changes, updates in place for every other input but adopt", async () => {
+    const inputs = (await impl.check({}, { ...base, identifier: "gke" })).inputs!;
+    const olds = { ...inputs, yaml: infrastructureYaml(inputs) };
+    expect(
+      await diffOfEachChange(impl, InfrastructureInputs, "default/payments/prod/gke", olds, inputs, {
+        org: { org: "acme" },
+        project: { project: "other" },
+        identifier: { identifier: "gke_2" },
+        name: { name: "GKE 2" },
+        description: { description: "the cluster" },
+        tags: { tags: { team: "payments" } },
+        environment: { environment: "qa" },
+        definition: {
+          definition: { type: "KubernetesDirect", connectorRef: "k8s", namespace: "co", releaseName: "co" },
+        },
+        deploymentType: ONE_VALUE,
+        adopt: { adopt: true },
+      }),
+    ).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      environment: replaces("environment"),
+      definition: UPDATE,
+      deploymentType: ONE_VALUE,
+      adopt: NO_CHANGE,
     });
   });
 
@@ -240,7 +269,11 @@ describe.each(MODES)("Infrastructure lifecycle (%s)", (via) => {
 });
 
 describe("the Infrastructure class", () => {
-  it("is the Infrastructure kind", () => {
-    expect(INFRASTRUCTURE_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:Infrastructure");
+  it("registers the Infrastructure type with the provider of provider/infrastructure", async () => {
+    expect(await registrationOf(Infrastructure, { ...base, identifier: "gke" })).toEqual({
+      type: "pulumi-nodejs:dynamic/flagstack:Infrastructure",
+      name: "r",
+      provider: 'exports.handler = () => require("flagstack/provider/infrastructure").impl;\n',
+    });
   });
 });
