@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { renderPipelineYaml } from "../../provider/pipeline-model";
-import { impl, type TriggerInputs, triggerProviderText, triggerYaml } from "../../provider/trigger";
-import { TRIGGER_TYPE } from "../../provider/types";
+import { impl, Trigger, TriggerInputs, triggerProviderText, triggerYaml } from "../../provider/trigger";
 import { hello } from "./fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 const scope = { org: "default", project: "trig" };
@@ -105,7 +105,7 @@ describe("Trigger check", () => {
 });
 
 describe("Trigger diff", () => {
-  it("sees no change when the stored YAML says the same in another order; a new schedule is an update, a pipeline a replace", async () => {
+  it("sees no change when the stored YAML says the same in another order; a new schedule is an update", async () => {
     const inputs = (await impl.check({}, { ...base, identifier: "t", cron })).inputs!;
     const reordered = YAML.stringify(YAML.parse(triggerYaml(inputs)), { sortMapEntries: true, indent: 4 });
     const olds = { ...inputs, yaml: reordered, version: 0 };
@@ -114,8 +114,39 @@ describe("Trigger diff", () => {
       changes: true,
       replaces: [],
     });
-    expect(await impl.diff("t", olds, { ...inputs, pipelineIdentifier: "x" })).toMatchObject({
-      replaces: ["pipelineIdentifier"],
+  });
+
+  it("replaces when org, project, pipeline or identifier changes, updates in place for every other input but adopt", async () => {
+    const inputs = (await impl.check({}, { ...base, identifier: "t", cron })).inputs!;
+    const olds = { ...inputs, yaml: triggerYaml(inputs), version: 0 };
+    expect(
+      await diffOfEachChange(impl, TriggerInputs, "default/trig/hello/t", olds, inputs, {
+        org: { org: "acme" },
+        project: { project: "other" },
+        pipelineIdentifier: { pipelineIdentifier: "deploy" },
+        identifier: { identifier: "t_2" },
+        name: { name: "Hourly" },
+        description: { description: "every weekday" },
+        tags: { tags: { team: "payments" } },
+        adopt: { adopt: true },
+        enabled: { enabled: false },
+        webhook: { webhook, cron: undefined },
+        cron: { cron: { expression: "0 4 * * *" } },
+        inputSetRefs: { inputSetRefs: ["prod"] },
+      }),
+    ).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      pipelineIdentifier: replaces("pipelineIdentifier"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      adopt: NO_CHANGE,
+      enabled: UPDATE,
+      webhook: UPDATE,
+      cron: UPDATE,
+      inputSetRefs: UPDATE,
     });
   });
 });
@@ -196,7 +227,14 @@ describe.each(MODES)("Trigger lifecycle (%s)", (via) => {
       `GET /pipeline/api/triggers/${identifier}`,
       `PUT /pipeline/api/triggers/${identifier}`,
     ]);
-    expect(updated).toEqual({ ...next, yaml: triggerYaml(next as unknown as TriggerInputs), version: 3 });
+    expect(updated).toEqual({
+      ...next,
+      yaml:
+        `trigger: { identifier: ${identifier}, name: Nightly, orgIdentifier: default, projectIdentifier: trig, ` +
+        'description: "", tags: {}, enabled: true, pipelineIdentifier: hello, ' +
+        "source: { type: Scheduled, spec: { type: Cron, spec: { expression: 30 2 * * * } } } }\n",
+      version: 3,
+    });
   });
 
   it("a colleague's rename survives the program's schedule change (one read, one PUT of both); the same field changed by both is refused naming it", async () => {
@@ -211,7 +249,14 @@ describe.each(MODES)("Trigger lifecycle (%s)", (via) => {
       `PUT /pipeline/api/triggers/${identifier}`,
     ]);
     const both = { ...next, name: "Theirs" };
-    expect(updated).toEqual({ ...both, yaml: triggerYaml(both as unknown as TriggerInputs), version: 2 });
+    expect(updated).toEqual({
+      ...both,
+      yaml:
+        `trigger: { identifier: ${identifier}, name: Theirs, orgIdentifier: default, projectIdentifier: trig, ` +
+        'description: "", tags: {}, enabled: true, pipelineIdentifier: hello, ' +
+        "source: { type: Scheduled, spec: { type: Cron, spec: { expression: 30 2 * * * } } } }\n",
+      version: 2,
+    });
     expect((await bed.platform.triggers.get(identifier, at)).name).toBe("Theirs");
 
     const again = await created();
@@ -274,7 +319,11 @@ describe.each(MODES)("Trigger lifecycle (%s)", (via) => {
 });
 
 describe("the Trigger class", () => {
-  it("is the Trigger kind", () => {
-    expect(TRIGGER_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:Trigger");
+  it("registers the Trigger type with the provider of provider/trigger", async () => {
+    expect(await registrationOf(Trigger, { ...base, identifier: "t", cron })).toEqual({
+      type: "pulumi-nodejs:dynamic/flagstack:Trigger",
+      name: "r",
+      provider: 'exports.handler = () => require("flagstack/provider/trigger").impl;\n',
+    });
   });
 });
