@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { UNKNOWN } from "../../provider/core/check";
-import { type InputSetInputs, impl, inputSetProviderText, inputSetYaml } from "../../provider/input-set";
-import { INPUT_SET_TYPE } from "../../provider/types";
+import { InputSet, InputSetInputs, impl, inputSetProviderText, inputSetYaml } from "../../provider/input-set";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 const scope = { org: "default", project: "isets" };
@@ -162,7 +162,7 @@ describe("InputSet check", () => {
 });
 
 describe("InputSet diff", () => {
-  it("sees no change when the stored YAML says the same in another order; identifier and pipeline replace", async () => {
+  it("sees no change when the stored YAML says the same in another order, nor for the pipeline's YAML; a name changes it", async () => {
     const inputs = (await impl.check({}, { ...base, identifier: "s", values })).inputs!;
     const reordered = YAML.stringify(YAML.parse(inputSetYaml(inputs)), { sortMapEntries: true, indent: 4 });
     const olds = { ...inputs, yaml: reordered, version: 0 };
@@ -172,8 +172,39 @@ describe("InputSet diff", () => {
       changes: true,
       replaces: [],
     });
-    expect(await impl.diff("i", olds, { ...inputs, pipelineIdentifier: "x" })).toMatchObject({
-      replaces: ["pipelineIdentifier"],
+  });
+
+  it("replaces when org, project, pipeline or identifier changes, updates in place for every other input but adopt and pipelineYaml", async () => {
+    const inputs = (await impl.check({}, { ...base, identifier: "s", values })).inputs!;
+    const olds = { ...inputs, yaml: inputSetYaml(inputs), version: 0 };
+    const qa =
+      "inputSet:\n  pipeline:\n    variables:\n      - name: env\n        type: String\n        value: qa\n";
+    expect(
+      await diffOfEachChange(impl, InputSetInputs, "default/isets/deploy/s", olds, inputs, {
+        org: { org: "acme" },
+        project: { project: "other" },
+        pipelineIdentifier: { pipelineIdentifier: "release" },
+        identifier: { identifier: "s_2" },
+        name: { name: "Staging" },
+        description: { description: "for prod" },
+        tags: { tags: { team: "payments" } },
+        adopt: { adopt: true },
+        values: { values: { variables: [{ name: "env", type: "String", value: "qa" }] } },
+        yaml: { values: undefined, yaml: qa },
+        pipelineYaml: { pipelineYaml },
+      }),
+    ).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      pipelineIdentifier: replaces("pipelineIdentifier"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      adopt: NO_CHANGE,
+      values: UPDATE,
+      yaml: UPDATE,
+      pipelineYaml: NO_CHANGE,
     });
   });
 });
@@ -253,7 +284,14 @@ describe.each(MODES)("InputSet lifecycle (%s)", (via) => {
       `GET /pipeline/api/inputSets/${identifier}`,
       `PUT /pipeline/api/inputSets/${identifier}`,
     ]);
-    expect(updated).toEqual({ ...next, yaml: inputSetYaml(next as unknown as InputSetInputs), version: 2 });
+    expect(updated).toEqual({
+      ...next,
+      yaml:
+        `inputSet: { identifier: ${identifier}, name: Prod, orgIdentifier: default, projectIdentifier: isets, ` +
+        'description: "", tags: {}, ' +
+        "pipeline: { identifier: deploy, variables: [ { name: env, type: String, value: stage } ] } }\n",
+      version: 2,
+    });
   });
 
   it("adopts an existing input set with one read and one guarded PUT, and finds its own lost create", async () => {
@@ -302,7 +340,11 @@ describe.each(MODES)("InputSet lifecycle (%s)", (via) => {
 });
 
 describe("the InputSet class", () => {
-  it("is the InputSet kind", () => {
-    expect(INPUT_SET_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:InputSet");
+  it("registers the InputSet type with the provider of provider/input-set", async () => {
+    expect(await registrationOf(InputSet, { ...base, identifier: "s", values })).toEqual({
+      type: "pulumi-nodejs:dynamic/flagstack:InputSet",
+      name: "r",
+      provider: 'exports.handler = () => require("flagstack/provider/input-set").impl;\n',
+    });
   });
 });

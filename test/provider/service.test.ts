@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { impl, serviceProviderText, serviceYaml } from "../../provider/service";
-import { SERVICE_TYPE } from "../../provider/types";
+import { impl, Service, ServiceInputs, serviceProviderText, serviceYaml } from "../../provider/service";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -105,8 +105,34 @@ describe("Service diff", () => {
       kubernetes: { ...inputs.kubernetes!, variables: [{ name: "v", type: "String" as const, value: "1" }] },
     };
     expect(await impl.diff("default/payments/s", olds, moved)).toMatchObject({ changes: true, replaces: [] });
-    expect(await impl.diff("default/payments/s", olds, { ...inputs, org: "acme" })).toMatchObject({
-      replaces: ["org"],
+  });
+
+  it("replaces when org, project or identifier changes, updates in place for every other input but adopt", async () => {
+    const inputs = (await impl.check({}, { ...base, identifier: "s", kubernetes })).inputs!;
+    const olds = { ...inputs, yaml: serviceYaml(inputs), ref: "s", version: 0 };
+    const ssh = "service:\n  serviceDefinition:\n    type: Ssh\n    spec: {}\n";
+    expect(
+      await diffOfEachChange(impl, ServiceInputs, "default/payments/s", olds, inputs, {
+        org: { org: "acme" },
+        project: { project: "other" },
+        identifier: { identifier: "s_2" },
+        name: { name: "Checkout 2" },
+        description: { description: "the checkout" },
+        tags: { tags: { team: "payments" } },
+        kubernetes: { kubernetes: { ...kubernetes, manifests: [] } },
+        yaml: { kubernetes: undefined, yaml: ssh },
+        adopt: { adopt: true },
+      }),
+    ).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      kubernetes: UPDATE,
+      yaml: UPDATE,
+      adopt: NO_CHANGE,
     });
   });
 });
@@ -201,7 +227,11 @@ describe.each(MODES)("Service lifecycle (%s)", (via) => {
 });
 
 describe("the Service class", () => {
-  it("is the Service kind", () => {
-    expect(SERVICE_TYPE).toBe("pulumi-nodejs:dynamic/flagstack:Service");
+  it("registers the Service type with the provider of provider/service", async () => {
+    expect(await registrationOf(Service, { ...base, identifier: "s", kubernetes })).toEqual({
+      type: "pulumi-nodejs:dynamic/flagstack:Service",
+      name: "r",
+      provider: 'exports.handler = () => require("flagstack/provider/service").impl;\n',
+    });
   });
 });
