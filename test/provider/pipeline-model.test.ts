@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { type Emulator, startEmulator } from "../../emulator";
@@ -791,31 +792,51 @@ describe("the emulator accepts every rendered example", () => {
 });
 
 // docs/platform-resources.md shows the deployCheckout fixture and exactly what the renderer makes
-// of it. `UPDATE_DOCS=1 npx vitest run test/provider/pipeline-model.test.ts` rewrites both blocks.
+// of it. `UPDATE_DOCS=1 npx vitest run test/provider/pipeline-model.test.ts` rewrites both blocks
+// (and then checks the file it wrote).
 describe("docs/platform-resources.md", () => {
   const docsPath = join(__dirname, "../../docs/platform-resources.md");
   const fixture = readFileSync(join(__dirname, "fixtures/pipelines.ts"), "utf8");
-  const model = /export const deployCheckout: PipelineModelInput = \{[\s\S]*?\n\};\n/.exec(fixture)?.[0];
-
-  const block = (name: string, body: string) =>
-    `<!-- BEGIN GENERATED: ${name} -->\n${body}<!-- END GENERATED: ${name} -->`;
-  const withBlocks = (text: string) =>
-    text
-      .replace(/<!-- BEGIN GENERATED: model -->[\s\S]*?<!-- END GENERATED: model -->/, () =>
-        block(
-          "model",
-          `\`\`\`ts\nimport { type PipelineModelInput, runtimeInput } from "flagstack/provider/pipeline-model";\n\n${model!.replace("export const", "const")}\`\`\`\n`,
-        ),
-      )
-      .replace(/<!-- BEGIN GENERATED: yaml -->[\s\S]*?<!-- END GENERATED: yaml -->/, () =>
-        block("yaml", `\`\`\`yaml\n${renderPipelineYaml(deployCheckout, scope)}\`\`\`\n`),
-      );
+  const model =
+    /export const deployCheckout: PipelineModelInput = \{[\s\S]*?\n\};\n/.exec(fixture)?.[0] ?? "";
+  const expected = {
+    model: `\`\`\`ts\nimport { type PipelineModelInput, runtimeInput } from "flagstack/provider/pipeline-model";\n\n${model.replace("export const", "const")}\`\`\`\n`,
+    yaml: `\`\`\`yaml\n${renderPipelineYaml(deployCheckout, scope)}\`\`\`\n`,
+  };
+  const marked = (name: string) =>
+    new RegExp(`<!-- BEGIN GENERATED: ${name} -->\\n([\\s\\S]*?)<!-- END GENERATED: ${name} -->`, "g");
+  /** Each generated block of the text, by name: its body, once per occurrence. */
+  const blocks = (text: string) => ({
+    model: [...text.matchAll(marked("model"))].map((m) => m[1]),
+    yaml: [...text.matchAll(marked("yaml"))].map((m) => m[1]),
+  });
 
   it("shows the example model next to the YAML the renderer produces from it", () => {
-    expect(model).toBeDefined();
-    const text = readFileSync(docsPath, "utf8");
-    const expected = withBlocks(text);
-    if (process.env.UPDATE_DOCS === "1" && expected !== text) writeFileSync(docsPath, expected);
-    else expect(text).toBe(expected);
+    let text = readFileSync(docsPath, "utf8");
+    if (process.env.UPDATE_DOCS === "1") {
+      for (const name of ["model", "yaml"] as const) {
+        text = text.replace(
+          marked(name),
+          () => `<!-- BEGIN GENERATED: ${name} -->\n${expected[name]}<!-- END GENERATED: ${name} -->`,
+        );
+      }
+      writeFileSync(docsPath, text);
+      text = readFileSync(docsPath, "utf8");
+    }
+    expect(blocks(text)).toEqual({ model: [expected.model], yaml: [expected.yaml] });
+  });
+
+  it("the model the docs show, run, renders the YAML the docs show", () => {
+    const { model: [shown = ""] = [], yaml: [yaml = ""] = [] } = blocks(readFileSync(docsPath, "utf8"));
+    // The TypeScript of the block, its import taken from this module's scope.
+    const code = shown.replace(/^```ts\n.*\n/, "").replace(/```\n$/, "");
+    const js = ts.transpileModule(`${code}\nmodule.exports = deployCheckout;\n`, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    const module = { exports: undefined as unknown };
+    new Function("module", "runtimeInput", js)(module, runtimeInput);
+    expect(`\`\`\`yaml\n${renderPipelineYaml(module.exports as PipelineModelInput, scope)}\`\`\`\n`).toBe(
+      yaml,
+    );
   });
 });
