@@ -1,12 +1,25 @@
-import { describe, expect, it } from "vitest";
+/**
+ * The client-side rate limiter (`sdk/core/rate-limiter.ts`). Where time is the subject (spacing,
+ * burst, window cap, pauses, throughput) the test runs on vitest's fake clock (`setTimeout` and
+ * `performance.now()` faked), so each admission time is exact; a stall of the event loop is the
+ * clock jumping forward, each timer due meanwhile firing once at its end.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_RATE_HEADROOM, RATE_HEADROOM, RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Acquires `n` times at once and records when each was admitted (ms after start), releasing at once. */
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/**
+ * On the fake clock: acquires `n` times at once, runs the timers until none is left, and returns
+ * when each was admitted (ms after the start), each released at once.
+ */
 async function admissionTimes(l: RateLimiter, n: number): Promise<number[]> {
   const t0 = performance.now();
-  return Promise.all(
+  const times = Promise.all(
     Array.from({ length: n }, async () => {
       const w = l.acquire();
       if (w) await w;
@@ -15,7 +28,16 @@ async function admissionTimes(l: RateLimiter, n: number): Promise<number[]> {
       return at;
     }),
   );
+  await vi.runAllTimersAsync();
+  return times;
 }
+
+/**
+ * A stall of `ms` on the fake clock: time moves on and each timer due meanwhile fires once, at its
+ * end, as after a blocked event loop (fake-timers' `clock.jump`, which vitest does not wrap).
+ */
+const stall = (ms: number) =>
+  (globalThis.setTimeout as unknown as { clock: { jump(ms: number): number } }).clock.jump(ms);
 
 describe("RateLimiter", () => {
   it("admits the first request synchronously (no promise)", () => {
@@ -27,17 +49,15 @@ describe("RateLimiter", () => {
   });
 
   it("spaces admissions 1/rate apart plus the headroom, with burst 1", async () => {
+    vi.useFakeTimers();
     expect(RATE_HEADROOM).toBe(0.02);
     const l = new RateLimiter({ requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
-    const times = await admissionTimes(l, 10);
-    const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // 25 ms * 1.02; a late timer is caught up at twice the rate (bunched within 10 ms at most)
-    expect(gaps.filter((g) => g < 25.5 / 2 - 0.5).length).toBeLessThanOrEqual(2);
-    expect(times[9]!).toBeGreaterThanOrEqual(9 * 25.5 - 1);
-    expect(times[9]!).toBeLessThan(9 * 25.5 + 150);
+    // 25 ms * 1.02 = 25.5 ms apart, each timer set to the next whole millisecond
+    expect(await admissionTimes(l, 10)).toEqual([0, 26, 51, 77, 102, 128, 153, 179, 204, 230]);
   });
 
   it("never admits more than `rate` in any 1.02 s window, even catching up after a stall", async () => {
+    vi.useFakeTimers();
     const l = new RateLimiter({ requestsPerSecond: 50, burst: 1, maxConcurrent: 1000 });
     const t0 = performance.now();
     const times: number[] = [];
@@ -47,30 +67,29 @@ describe("RateLimiter", () => {
       times.push(performance.now() - t0);
       l.release();
     });
-    // block the event loop for 300 ms a little after the start: the schedule falls behind
-    await settle(100);
-    const stallEnd = performance.now() + 300;
-    while (performance.now() < stallEnd) {
-      // busy
-    }
+    // 100 ms on schedule (20.4 ms apart), then the event loop blocked for 300 ms
+    await vi.advanceTimersByTimeAsync(100);
+    stall(300);
+    await vi.runAllTimersAsync();
     await Promise.all(all);
-    // Times are taken when each waiter resumes, a little after its admission (later still under
-    // load), so the window checked is 10 ms shorter than the limiter's 1,020 ms.
-    for (const start of times) {
-      expect(times.filter((t) => t >= start && t < start + 1010).length).toBeLessThanOrEqual(50);
-    }
-    // catching up runs at twice the rate: any 10 admissions span at least 9 * 10.2 ms - 10 ms of slack
-    for (let i = 0; i + 9 < times.length; i++)
-      expect(times[i + 9]! - times[i]!).toBeGreaterThanOrEqual(9 * 10.2 - 10 - 1);
-    // the stall was caught up: 90 admissions at 50/s (minus headroom) take about 1.85 s, not 2.15 s
-    expect(times.at(-1)!).toBeLessThan(89 * 20.4 + 150);
+    expect(times.slice(0, 6)).toEqual([0, 21, 41, 62, 82, 400]);
+    // catching up runs at twice the rate (10.2 ms apart, bunched within 10 ms): any 10 admissions
+    // span at least 9 * 10.2 - 10 = 81.8 ms, 82 on whole-millisecond timers
+    const spans = times.slice(9).map((t, i) => t - times[i]!);
+    expect(Math.min(...spans)).toBe(82);
+    // at most 50 in any window of 1,020 ms, and the catching up fills the window that far
+    const inWindow = times.map((start) => times.filter((t) => t >= start && t < start + 1020).length);
+    expect(Math.max(...inWindow)).toBe(50);
+    // the stall was caught up: the 90th admission is when it is without a stall, 89 * 20.4 ms
+    expect(times).toHaveLength(90);
+    expect(times.at(-1)).toBe(1816);
   });
 
   it("lets `burst` requests through back to back, then spaces them", async () => {
+    vi.useFakeTimers();
     const l = new RateLimiter({ requestsPerSecond: 20, burst: 3, maxConcurrent: 100 });
-    const times = await admissionTimes(l, 5);
-    expect(times.slice(0, 3).every((t) => t < 10)).toBe(true);
-    expect(times[3]!).toBeGreaterThanOrEqual(51 - 1);
+    // 50 ms * 1.02 = 51 ms apart after the burst
+    expect(await admissionTimes(l, 5)).toEqual([0, 0, 0, 51, 102]);
   });
 
   it("caps requests in flight; a release lets the next one in", async () => {
@@ -107,6 +126,7 @@ describe("RateLimiter", () => {
   });
 
   it("pause() holds back queued and new requests of every limiter of the origin", async () => {
+    vi.useFakeTimers();
     const origin = `http://pause.test:${Math.floor(Math.random() * 60000)}`;
     const a = sharedLimiter(origin, { requestsPerSecond: Infinity, burst: 1, maxConcurrent: 4 });
     const b = sharedLimiter(origin, { requestsPerSecond: 100, burst: 1, maxConcurrent: 2 });
@@ -114,34 +134,38 @@ describe("RateLimiter", () => {
     expect(sharedLimiter(origin, { requestsPerSecond: 100, burst: 1, maxConcurrent: 2 })).toBe(b);
     const t0 = performance.now();
     a.pause(150);
-    expect(b.pausedForMs).toBeGreaterThan(100);
-    const [ta, tb] = await Promise.all([
-      (async () => {
-        await a.acquire();
-        return performance.now() - t0;
-      })(),
-      (async () => {
-        await b.acquire();
-        return performance.now() - t0;
-      })(),
+    expect(b.pausedForMs).toBe(150);
+    const admitted: [string, number][] = [];
+    const waits = [a, b].map(async (l, i) => {
+      await l.acquire();
+      admitted.push([i === 0 ? "a" : "b", performance.now() - t0]);
+    });
+    await vi.advanceTimersByTimeAsync(149);
+    expect([admitted, b.pausedForMs]).toEqual([[], 1]);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all(waits);
+    expect([admitted, b.pausedForMs]).toEqual([
+      [
+        ["a", 150],
+        ["b", 150],
+      ],
+      0,
     ]);
-    expect(ta).toBeGreaterThanOrEqual(148);
-    expect(tb).toBeGreaterThanOrEqual(148);
     a.release();
     b.release();
   });
 
   it("a shorter pause never shortens a longer one", async () => {
+    vi.useFakeTimers();
     const l = new RateLimiter({ requestsPerSecond: Infinity, burst: 1, maxConcurrent: 1 });
     l.pause(120);
     l.pause(10);
-    const t0 = performance.now();
-    await l.acquire();
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(110);
-    l.release();
+    expect(l.pausedForMs).toBe(120);
+    expect(await admissionTimes(l, 1)).toEqual([120]);
   });
 
   it("a 429 outside a running pause widens the margin of every limiter of the origin, up to 10%", async () => {
+    vi.useFakeTimers();
     const origin = `http://widen.test:${Math.floor(Math.random() * 60000)}`;
     const a = sharedLimiter(origin, { requestsPerSecond: 40, burst: 1, maxConcurrent: 100 });
     const b = sharedLimiter(origin, { requestsPerSecond: 40, burst: 1, maxConcurrent: 5 });
@@ -152,13 +176,12 @@ describe("RateLimiter", () => {
     a.pause(40);
     b.pause(50);
     expect(a.headroom).toBe(0.04);
-    await settle(60);
-    // spacing follows the wider margin: 25 ms * 1.04
-    const times = await admissionTimes(a, 6);
-    expect(times[5]!).toBeGreaterThanOrEqual(5 * 26 - 1);
+    await vi.advanceTimersByTimeAsync(60);
+    // spacing follows the wider margin: 25 ms * 1.04 = 26 ms apart
+    expect(await admissionTimes(a, 6)).toEqual([0, 26, 52, 78, 104, 130]);
     for (let i = 0; i < 4; i++) {
       a.pause(1);
-      await settle(3);
+      await vi.advanceTimersByTimeAsync(3);
     }
     expect(a.headroom).toBe(MAX_RATE_HEADROOM);
     expect(MAX_RATE_HEADROOM).toBe(0.1);
@@ -180,12 +203,12 @@ describe("RateLimiter", () => {
     expect(l.queued).toBe(0);
   });
 
-  it("keeps throughput close to the rate under a large backlog", async () => {
+  it("keeps throughput at the rate less the headroom under a large backlog", async () => {
+    vi.useFakeTimers();
     const l = new RateLimiter({ requestsPerSecond: 100, burst: 1, maxConcurrent: 1000 });
     const times = await admissionTimes(l, 101);
-    const rate = 100 / ((times[100]! - times[0]!) / 1000);
-    // 95.2 at best (the headroom); a loaded machine's late timers cost a little more
-    expect(rate).toBeGreaterThan(75);
-    expect(rate).toBeLessThanOrEqual(100 / (1 + RATE_HEADROOM) + 0.5);
+    // 10.2 ms apart, each timer set to the next whole millisecond: 100 intervals in 1,021 ms
+    expect([times[0], times[1], times[2], times[100]]).toEqual([0, 11, 21, 1021]);
+    expect(times.slice(1).every((t, i) => t - times[i]! === 10 || t - times[i]! === 11)).toBe(true);
   });
 });
