@@ -116,6 +116,41 @@ function filesUnder(dir: string): { path: string; text: string }[] {
   });
 }
 
+/**
+ * What an example's `destroy` needs first: workspace-from-nothing's Production requires approvals,
+ * so deleting the flag (and with it its Production definition) and the segment (and its Production
+ * members) goes out as change requests; the first `destroy` fails naming them, deletes nothing
+ * behind the gate, and a colleague's approval lets the next `destroy` finish.
+ */
+const beforeDestroy: Record<string, (s: EngineStack) => Promise<void>> = {
+  async "workspace-from-nothing"(s) {
+    const { admin } = clients(s.emu);
+    const ws = (await admin.workspaces.getByName("Storefront"))!;
+    const production = (await admin.environments.list(ws.id)).find((e) => e.name === "Production")!;
+    const refused = await s.destroy().then(
+      () => "(destroyed)",
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+    expect(refused).toMatch(
+      /flag "new-search" in workspace "Storefront" is not deleted: .*change request \S+ \(changeRequests\/\S+\) to delete the definition of flag "new-search" in environment "Production" is REQUESTED/s,
+    );
+    expect(refused).toMatch(
+      /segment "beta_accounts" in workspace "Storefront" is not deleted: .*change request \S+ \(changeRequests\/\S+\) to delete the keys of segment "beta_accounts" in environment "Production" is REQUESTED/s,
+    );
+    // Nothing behind the gate went: the Production definition and members are still live.
+    expect((await admin.definitions.get(ws.id, "new-search", "Production")).name).toBe("new-search");
+    const members: string[] = [];
+    for await (const k of admin.segmentKeys.list(production.id, "beta_accounts")) members.push(k);
+    expect(members.sort()).toEqual(["acct-acme", "acct-globex"]);
+    const open: string[] = [];
+    for await (const cr of admin.changeRequests.list({ status: "REQUESTED", environmentId: production.id }))
+      open.push(cr.id);
+    expect(open).toHaveLength(2);
+    const approver = await approverClient(s.emu, "Storefront");
+    for (const id of open) await approver.changeRequests.approve(id, "retire the storefront");
+  },
+};
+
 /** Checks of an example's `destroy`, given the requests it made. */
 const destroys: Record<string, (requests: RequestRecord[]) => void> = {
   /** Dependents first: each DELETE comes after those of everything that references its object. */
@@ -472,6 +507,7 @@ describe("the examples", () => {
 
       await stories[name]!(s);
 
+      await beforeDestroy[name]?.(s);
       const destroy = await s.destroy();
       destroyed = true;
       destroys[name]?.(destroy.requests);
