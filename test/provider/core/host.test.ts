@@ -5,12 +5,15 @@
  * (a create whose answer must be noted for `flagstack recover`) is finished first.
  */
 import { createServer } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { engineAddress, heldWorkSettled, holdExit, watchEngine } from "../../../provider/core/host";
 import { flagProviderText } from "../../../provider/flag";
 import { hostDriver, type ProviderHost, startProviderHost } from "../harness";
 
 const HOST_SCRIPT = "/app/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js";
+const realSetTimeout = setTimeout;
+/** Real time for the sockets' events while the timers are fake. */
+const sleepReal = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
 
 describe("engineAddress", () => {
   it.each([
@@ -79,15 +82,69 @@ describe("work held when the engine is gone", () => {
     expect(events).toEqual(["answer noted", "gone"]);
   });
 
-  it("waits at most the bound it is given, and at once when nothing is held", async () => {
-    const started = Date.now();
-    await heldWorkSettled(1000);
-    expect(Date.now() - started).toBeLessThan(100);
-    void holdExit(sleep(3000));
-    const bounded = Date.now();
-    await heldWorkSettled(300);
-    const waited = Date.now() - bounded;
-    expect(waited).toBeGreaterThanOrEqual(290);
-    expect(waited).toBeLessThan(2000);
+  it("waits at most the bound it is given, as long as held work lasts, and at once when nothing is held", async () => {
+    vi.useFakeTimers();
+    try {
+      const t0 = performance.now();
+      // Nothing held: no timer, no time passes.
+      await heldWorkSettled(1000);
+      expect([vi.getTimerCount(), performance.now() - t0]).toEqual([0, 0]);
+
+      // Work that outlasts the bound: settled when the bound ends, not a millisecond before.
+      let finishSlow = () => {};
+      void holdExit(new Promise<void>((resolve) => (finishSlow = resolve)));
+      let bounded: number | undefined;
+      void heldWorkSettled(300).then(() => (bounded = performance.now() - t0));
+      await vi.advanceTimersByTimeAsync(299);
+      expect(bounded).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect([bounded, vi.getTimerCount()]).toEqual([300, 0]);
+
+      // Work that ends within the bound: settled when it ends, its timer cleared.
+      finishSlow();
+      let finishQuick = () => {};
+      void holdExit(new Promise<void>((resolve) => (finishQuick = resolve)));
+      let settled: number | undefined;
+      void heldWorkSettled(1000).then(() => (settled = performance.now() - t0));
+      await vi.advanceTimersByTimeAsync(100);
+      expect([settled, vi.getTimerCount()]).toEqual([undefined, 1]);
+      finishQuick();
+      await vi.advanceTimersByTimeAsync(0);
+      expect([settled, vi.getTimerCount()]).toEqual([400, 0]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("the watch's probe period", () => {
+  it("dials the engine every interval: a closed engine is noticed at the first probe after it, not before", async () => {
+    // A fresh copy of the module: a process starts one watch, and the test above started this one's.
+    vi.resetModules();
+    const fresh = await import("../../../provider/core/host");
+    const engine = createServer();
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+    const { port } = engine.address() as { port: number };
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
+    try {
+      const gone: string[] = [];
+      fresh.watchEngine(["node", HOST_SCRIPT, `127.0.0.1:${port}`], () => gone.push("gone"), 1000, 10_000);
+      // Probes at 1 s and 2 s find the engine listening.
+      await vi.advanceTimersByTimeAsync(2000);
+      await sleepReal(100);
+      expect(gone).toEqual([]);
+      await new Promise<void>((resolve) => engine.close(() => resolve()));
+      await vi.advanceTimersByTimeAsync(999);
+      await sleepReal(100);
+      expect(gone).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      // (vi.waitFor would move the fake clock on: wait in real time instead.)
+      for (let i = 0; i < 500 && gone.length === 0; i++) await sleepReal(10);
+      expect(gone).toEqual(["gone"]);
+      // No further probe once the engine is gone.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
