@@ -85,8 +85,8 @@ export interface NativePlugin {
   stderr(): string;
   /** Closes the stand-in engine endpoint, as a killed engine would leave it. */
   closeEngine(): Promise<void>;
-  /** Resolves when the plugin's process ends. */
-  exited: Promise<void>;
+  /** Resolves when the plugin's process ends, with its exit status (`null` when a signal ended it). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -124,7 +124,7 @@ export async function startNativePlugin(env: Record<string, string> = {}): Promi
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let out = "";
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.on("data", (d: Buffer) => {
