@@ -121,7 +121,7 @@ describe("the watch's probe period", () => {
   it("dials the engine every interval: a closed engine is noticed at the first probe after it, not before", async () => {
     // A fresh copy of the module: a process starts one watch, and the test above started this one's.
     vi.resetModules();
-    const fresh = await import("../../../provider/core/host");
+    const fresh = await import("../../../provider/core/host.js");
     const engine = createServer();
     await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
     const { port } = engine.address() as { port: number };
