@@ -2,7 +2,7 @@
  * Server-side rate limit (issue 3; ref admin §4 "Rate limiting"): 429 with X-RateLimit-Remaining-Org,
  * -Remaining-IP, -Reset-Seconds-Org, -Reset-Seconds-IP and Retry-After; SDK endpoints exempt.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../../emulator";
 import { RateLimiter } from "../../../emulator/middleware/rate-limit";
 import { adminError, type Call, start } from "../helpers";
@@ -13,14 +13,20 @@ let call: Call;
 beforeAll(async () => {
   ({ emu, call } = await start({ rateLimit: { requestsPerSecond: 4 } }));
 });
-afterEach(() => emu.setRateLimit({ requestsPerSecond: 4 }));
+afterEach(() => {
+  vi.useRealTimers();
+  emu.setRateLimit({ requestsPerSecond: 4 });
+});
 afterAll(() => emu.stop());
 
 const limitHeaders = (h: Headers) =>
   Object.fromEntries([...h].filter(([k]) => k.startsWith("x-ratelimit") || k === "retry-after"));
 
 describe("rate limit", () => {
-  it("lets requestsPerSecond through per second, then answers 429 with the headers", async () => {
+  it("lets requestsPerSecond through per second, then answers 429 with the headers until the second ends", async () => {
+    // The window is the emulator's clock (Date.now()): faked, so the second ends exactly where the test says.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-01-01T00:00:00.000Z"));
     emu.setRateLimit({ requestsPerSecond: 4 });
     const replies = [];
     for (let i = 0; i < 6; i++) replies.push(await call("GET", "/internal/api/v2/workspaces"));
@@ -41,8 +47,11 @@ describe("rate limit", () => {
       "x-ratelimit-reset-seconds-ip": "1",
     });
     expect(emu.requests().at(-1)).toMatchObject({ status: 429, fault: "rate-limit" });
-    await new Promise((r) => setTimeout(r, 1050));
-    expect((await call("GET", "/internal/api/v2/workspaces")).status).toBe(200);
+    vi.setSystemTime(new Date("2026-01-01T00:00:00.999Z"));
+    expect((await call("GET", "/internal/api/v2/workspaces")).status).toBe(429);
+    vi.setSystemTime(new Date("2026-01-01T00:00:01.000Z"));
+    const next = await call("GET", "/internal/api/v2/workspaces");
+    expect([next.status, next.headers.get("x-ratelimit-remaining-org")]).toEqual([200, "3"]);
   });
 
   it("counts the event import but not the SDK endpoints or the control routes", async () => {
