@@ -3,13 +3,16 @@
  * connections before or after the change, added latency; a seeded PRNG replays a run; the
  * control routes are never faulted.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../../emulator";
 import { FaultController } from "../../../emulator/middleware/faults";
 import { adminError, type Call, start } from "../helpers";
 
 let emu: Emulator;
 let call: Call;
+const realSetTimeout = setTimeout;
+/** Real time for the sockets while the timers are fake. */
+const sleepReal = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
 
 beforeAll(async () => {
   ({ emu, call } = await start());
@@ -83,11 +86,35 @@ describe("injected faults", () => {
     expect(await groupNames()).toContain("applied");
   });
 
-  it("adds latency", async () => {
-    emu.setFaults({ latencyMs: 120 });
-    const t = performance.now();
-    expect((await call("GET", "/internal/api/v2/workspaces")).status).toBe(200);
-    expect(performance.now() - t).toBeGreaterThanOrEqual(115);
+  it("adds latency: the answer comes when latencyMs have passed, not a millisecond before", async () => {
+    // The emulator's wait is a setTimeout: faked, so the test moves its clock; the sockets stay real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      emu.setFaults({ latencyMs: 120 });
+      emu.resetRequests();
+      const decide = vi.spyOn(FaultController.prototype, "decide");
+      let answered = false;
+      const reply = call("GET", "/internal/api/v2/workspaces").then((r) => {
+        answered = true;
+        return r;
+      });
+      // The request reaches the emulator, which decides its faults and sets the latency's timer.
+      for (let i = 0; i < 500 && decide.mock.calls.length === 0; i++) await sleepReal(10);
+      expect(decide.mock.calls).toEqual([["admin"]]);
+      await vi.advanceTimersByTimeAsync(119);
+      await sleepReal(100);
+      expect([answered, emu.requests()]).toEqual([false, []]);
+      await vi.advanceTimersByTimeAsync(1);
+      for (let i = 0; i < 500 && !answered; i++) await sleepReal(10);
+      expect(answered).toBe(true);
+      expect((await reply).status).toBe(200);
+      expect(emu.requests()).toMatchObject([
+        { method: "GET", path: "/internal/api/v2/workspaces", status: 200 },
+      ]);
+    } finally {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    }
   });
 
   it("never touches the control routes", async () => {
