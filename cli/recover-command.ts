@@ -150,6 +150,7 @@ export function describeReport(report: RecoverReport): string[] {
     lines.push(`cleared ${urn}: never created; the next \`pulumi up\` creates it`);
   for (const urn of report.recorded) lines.push(`cleared ${urn}: a later update already recorded it`);
   for (const k of report.kept) lines.push(`kept pending ${k.urn}: ${k.reason}`);
+  for (const u of report.unknown) lines.push(`unknown ${u.urn}: ${u.reason}`);
   if (lines.length === 0) lines.push("no pending create of a flagstack resource");
   return lines;
 }
@@ -195,7 +196,12 @@ export async function recover(options: RecoverCommandOptions, log: (line: string
     log("dry run: the state was not changed");
     return report;
   }
-  if (report.recovered.length > 0 || report.cleared.length > 0 || report.recorded.length > 0) {
+  if (
+    report.recovered.length > 0 ||
+    report.cleared.length > 0 ||
+    report.recorded.length > 0 ||
+    report.unknown.length > 0
+  ) {
     const state = JSON.stringify({ ...exported, deployment });
     await withStaleLockCleared(options, log, () => pulumi(options, ["stack", "import"], state));
     log("the settled state was imported");

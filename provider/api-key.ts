@@ -8,14 +8,21 @@
  * | diff | none: every input replaces (the API cannot change a key), the new key made before the old is revoked |
  * | create | workspace and environment lists (once per process); `POST /apiKeys`, whose answer carries the key, stored as a secret output (`./core/secret-outputs.ts`) |
  * | read | none: the API has no read or list of keys (ref §1.1, §9.1 "not importable"), so the recorded outputs are returned as they are |
+ * | recover | `flagstack recover` of a killed `up`'s key: adopted by the id its create noted on this machine (`./core/created-journal.ts`), without its key string, so the next `up` replaces it; without a note, reported as unknown (`unseen`) |
  * | update | none on the service: nothing changes in place |
  * | delete | `DELETE /apiKeys/{id}` (revokes it); a 404 counts as done |
  *
  * Because a key cannot be read, a create whose answer was lost cannot be recovered by a look-up:
- * the create fails saying that a key may have been made (revoke it in the UI), and `lookup`
- * (`flagstack recover`) finds nothing, so a key of a killed `pulumi up` is dropped from the state.
- * A key revoked outside Pulumi is not noticed by a refresh either. There is no `getApiKey` lookup
- * for the same reason.
+ * the create fails saying that a key may have been made (revoke it in the UI). For `flagstack
+ * recover` after a killed `pulumi up`, the create notes the new key's id (never the key) on this
+ * machine once the answer reached the provider process (`./core/created-journal.ts`): `lookup`
+ * finds that note, and `recover` adopts the key by its id. The key string is not recoverable, so
+ * the adopted key's `key` output is absent, and the next `up` replaces it (a new key, then the
+ * adopted one revoked): a program that exports the key gets a working one. Where no note exists
+ * (the answer never reached the provider), nothing can tell whether a key was made: the kind
+ * declares `unseen`, and `recover` reports the pending create as unknown, names the key to revoke
+ * in the admin settings, and drops it (the next `up` creates a key). A key revoked outside Pulumi
+ * is not noticed by a refresh either. There is no `getApiKey` lookup for the same reason.
  * @module
  */
 import { z } from "zod";
@@ -23,6 +30,7 @@ import { API_KEY_ROLES, ApiKeyCreate, ApiKeyType } from "../sdk/admin/api-keys";
 import { isOutcomeUnknown } from "../sdk/core/errors";
 import type { InputProblem } from "./core/check";
 import { adminClient } from "./core/config";
+import { createNoted, findNote } from "./core/created-journal";
 import { type DiffSpec, jsonEqual } from "./core/diff";
 import { deleteIdempotent } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
@@ -108,12 +116,48 @@ function scopeProblems(inputs: ApiKeyInputs): InputProblem[] {
   return problems;
 }
 
+/** The created journal's kind of an API key's note. */
+const API_KEY_NOTE = "api-key";
+
+/** What an API key's note records: how it was asked for, by ids (never the key). */
+const ApiKeyNote = z.object({
+  name: z.string(),
+  apiKeyType: z.string(),
+  workspaceId: z.string(),
+  environmentIds: z.array(z.string()),
+});
+
+/** The latest note of a key made as `inputs` ask, with the workspace and environments resolved. */
+async function notedKey(inputs: ApiKeyInputs) {
+  const admin = adminClient();
+  const workspace = await resolveWorkspace(admin, inputs.workspace);
+  const environments = await Promise.all(
+    inputs.environments.map((e) => resolveEnvironment(admin, workspace, e)),
+  );
+  const wanted = {
+    name: inputs.name,
+    apiKeyType: inputs.apiKeyType,
+    workspaceId: workspace.id,
+    environmentIds: environments.map((e) => e.id).sort(),
+  };
+  const note = findNote(API_KEY_NOTE, (data) => {
+    const parsed = ApiKeyNote.safeParse(data);
+    return (
+      parsed.success &&
+      jsonEqual({ ...parsed.data, environmentIds: [...parsed.data.environmentIds].sort() }, wanted)
+    );
+  });
+  return note && { ...note, workspace, environments };
+}
+
+const verbs = dataVerbs({ schema: ApiKeyInputs, validate: scopeProblems }, apiKeyDiff);
+
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link apiKeyProviderText}) loads this object in the provider process; the tests call it directly.
  */
 export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
-  ...dataVerbs({ schema: ApiKeyInputs, validate: scopeProblems }, apiKeyDiff),
+  ...verbs,
 
   async create(inputs) {
     const admin = adminClient();
@@ -122,13 +166,27 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
       inputs.environments.map((e) => resolveEnvironment(admin, workspace, e)),
     );
     try {
-      const made = await admin.apiKeys.create({
-        name: inputs.name,
-        apiKeyType: inputs.apiKeyType,
-        ...(inputs.apiKeyType === "admin" ? { roles: inputs.roles } : {}),
-        environments: environments.map((e) => ({ type: "environment" as const, id: e.id })),
-        workspace: { type: "workspace", id: workspace.id },
-      });
+      // The answer is the one place that shows the key's id: noted for `flagstack recover`.
+      const made = await createNoted(
+        API_KEY_NOTE,
+        () =>
+          admin.apiKeys.create({
+            name: inputs.name,
+            apiKeyType: inputs.apiKeyType,
+            ...(inputs.apiKeyType === "admin" ? { roles: inputs.roles } : {}),
+            environments: environments.map((e) => ({ type: "environment" as const, id: e.id })),
+            workspace: { type: "workspace", id: workspace.id },
+          }),
+        (answer) => ({
+          id: answer.id,
+          data: {
+            name: inputs.name,
+            apiKeyType: inputs.apiKeyType,
+            workspaceId: workspace.id,
+            environmentIds: environments.map((e) => e.id),
+          },
+        }),
+      );
       const outs = plain({
         ...inputs,
         apiKeyId: made.id,
@@ -147,10 +205,18 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
     }
   },
 
+  async diff(id, olds, news) {
+    const d = await verbs.diff(id, olds, news);
+    // Adopted by `flagstack recover` without its key string: replaced, so the state holds a key.
+    if (olds.key !== undefined || olds.apiKeyId === undefined) return d;
+    return { ...d, changes: true, replaces: [...(d.replaces ?? []), "key"], deleteBeforeReplace: false };
+  },
+
   async read(id, props) {
     // No read in the API: what was recorded is all there is (the key included). Without a record
-    // (`pulumi import`, which has the id alone) there is nothing to read a key from.
-    if (props?.key === undefined) {
+    // (`pulumi import`, which has the id alone) there is nothing to read a key from; a key
+    // `flagstack recover` adopted is recorded without its key string.
+    if (props?.key === undefined && props?.apiKeyId === undefined) {
       throw new Error(
         `an API key cannot be imported (id ${JSON.stringify(id)}): the API never shows a key again after it is made. Declare a new ApiKey and revoke the old key.`,
       );
@@ -168,9 +234,34 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
     await deleteIdempotent(() => adminClient().apiKeys.revoke(id));
   },
 
-  async lookup() {
-    // Keys cannot be looked up (no read or list, ref §9.1): nothing can be found.
-    return undefined;
+  async lookup(inputs) {
+    // Keys cannot be looked up (no read or list, ref §9.1): only the note of a create this machine saw.
+    const note = await notedKey(inputs);
+    return note && { createdAt: note.at };
+  },
+
+  unseen: (inputs) =>
+    `the create of ApiKey named "${inputs.name}" may have made a key that nothing manages: revoke any key named "${inputs.name}" in the admin settings; the next \`pulumi up\` creates a new one`,
+
+  /**
+   * `flagstack recover` of the key a killed `pulumi up` made, by the id its create noted: adopted
+   * without its key string (shown only in the create's answer), so the next `up` replaces it.
+   */
+  async recover(inputs) {
+    const note = await notedKey(inputs);
+    if (note === undefined) throw new Error(`no note of a key named "${inputs.name}" on this machine`);
+    const outs = plain({
+      ...inputs,
+      apiKeyId: note.id,
+      workspaceId: note.workspace.id,
+      workspaceName: note.workspace.name,
+      environmentIds: note.environments.map((e) => e.id),
+    }) as ApiKeyOutputs;
+    return {
+      id: note.id,
+      outs,
+      note: `adopted API key "${inputs.name}" (id ${note.id}); its key was shown only in the create's answer, which was lost: the next \`pulumi up\` replaces it (a new key, then this one revoked)`,
+    };
   },
 };
 

@@ -10,7 +10,7 @@
  * | read | `GET /environments/ws/{ws}` and find the id (there is no GET of one environment, ref §1.2); when the resource manages change permissions and the list does not show them (ref §1.2: only create and update answers do), `PATCH ?dry_run=true` with an empty patch, which answers the environment with them and changes nothing (ref §1.1 `?dry_run`, inferred) |
  * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH /environments/ws/{ws}/{id}`: `test` and `replace` of `/name` and `/production`, `add` of `/changePermissions/areApprovalsRequired` and `/changePermissions/approvers` (so members the program does not manage, such as `allowKills`, keep their values) |
  * | delete | `DELETE /apiKeys/{id}` for each SDK key the create recorded (the service refuses to delete an environment while its keys exist, ref §1.2), then `DELETE /environments/ws/{ws}/{id}`; 404s count as done; refused while keys the state does not record exist, the error says to revoke them |
- * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`./core/created-journal.ts`) |
+ * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`./core/created-journal.ts`); without a note, reported as unknown keys to revoke before a destroy |
  *
  * The SDK keys the service makes with the environment are outputs (`serverSideSdkKey`,
  * `clientSideSdkKey`) where its answer carries the key strings (the emulator's does; the real
@@ -369,15 +369,23 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
    * keys that its create's answer showed, from the note the create left on this machine
    * (`./core/created-journal.ts`), so that a destroy revokes them and can delete it. Without a
    * note (the answer never arrived, or another machine ran the create) it has none, as an adopted
-   * environment.
+   * environment, and its `note` says so: the keys must be revoked before a destroy can delete it.
    */
   async recover(inputs) {
     const adopted = await impl.create({ ...inputs, adopt: true });
     const outs = { ...(adopted.outs as EnvironmentOutputs), adopt: inputs.adopt };
     const noted = createdNote(ENVIRONMENT_NOTE, adopted.id);
     const tokens = z.array(SdkKeyRef).safeParse(noted?.apiTokens);
-    const known = tokens.success && noted?.workspaceId === outs.workspaceId && outs.apiTokens.length === 0;
-    return { id: adopted.id, outs: plain(known ? { ...outs, apiTokens: tokens.data } : outs) };
+    if (outs.apiTokens.length > 0) return { id: adopted.id, outs: plain(outs) };
+    if (tokens.success && noted?.workspaceId === outs.workspaceId)
+      return { id: adopted.id, outs: plain({ ...outs, apiTokens: tokens.data }) };
+    return {
+      id: adopted.id,
+      outs: plain(outs),
+      note:
+        `adopted environment "${outs.name}" in workspace "${outs.workspaceName}"; its SDK keys are unknown ` +
+        "(the create's answer was lost): revoke them in the admin settings before `pulumi destroy`",
+    };
   },
 
   async lookup(inputs) {

@@ -1,11 +1,12 @@
 /**
  * What a create's answer showed once, noted on this machine for `flagstack recover`.
  *
- * Some creates answer with what no later read shows: an environment's SDK keys, which the
- * service makes with it (the admin API has no read or list of keys, ref admin §1.1, and refuses to
- * delete an environment while they exist, §1.2). When `pulumi up` is killed after the service
- * answered but before the engine recorded the answer, only the provider process saw it, and the
- * object adopted by `flagstack recover` could never be deleted. So such a create notes the ids in
+ * Some creates answer with what no later read shows: an API key's id (the API cannot find a key
+ * by its name) and an environment's SDK keys, which the service makes with it (the admin API has
+ * no read or list of keys, ref admin §1.1, and refuses to delete an environment while they exist,
+ * §1.2). When `pulumi up` is killed after the service answered but before the engine recorded
+ * the answer, only the provider process saw it: the key could not be found, and the environment
+ * adopted by `flagstack recover` could never be deleted. So such a create notes the ids in
  * its answer here before it returns (and the provider process, whose engine is gone, waits for
  * it: `./host.ts` {@link holdExit}), and `recover` reads them back.
  *
@@ -108,6 +109,22 @@ function statSize(path: string): number {
 export function createdNote(kind: string, id: string): Record<string, unknown> | undefined {
   const notes = readNotes(journalPath()).filter((n) => n.kind === kind && n.id === id);
   return notes[notes.length - 1]?.data;
+}
+
+/**
+ * The latest note of `kind` whose data `match` accepts, with its id and when it was noted (epoch
+ * milliseconds): how `flagstack recover` finds an object that no API call can find by its name
+ * (an API key).
+ */
+export function findNote(
+  kind: string,
+  match: (data: Record<string, unknown>) => boolean,
+): { id: string; at: number; data: Record<string, unknown> } | undefined {
+  const notes = readNotes(journalPath()).filter(
+    (n) => n.kind === kind && typeof n.data === "object" && n.data !== null && match(n.data),
+  );
+  const last = notes[notes.length - 1];
+  return last && { id: last.id, at: Date.parse(last.at), data: last.data };
 }
 
 /**

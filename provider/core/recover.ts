@@ -78,6 +78,13 @@ export interface RecoverReport {
   recorded: string[];
   /** Left pending: an object with the key exists but is not the interrupted run's. */
   kept: { urn: string; reason: string }[];
+  /**
+   * What recover cannot know, each with what the operator must do: a pending create of a kind
+   * whose look-up cannot see its objects ({@link AnyHandlers.unseen}: dropped from the pending
+   * operations), or what an adopted object's create answered once and no read shows (the note of
+   * {@link AnyHandlers.recover}: the object is in {@link recovered} too).
+   */
+  unknown: { urn: string; reason: string }[];
 }
 
 /** What {@link settlePendingCreates} needs besides the state. */
@@ -167,7 +174,7 @@ export async function settlePendingCreates(
   deployment: Deployment,
   options: RecoverOptions,
 ): Promise<{ deployment: Deployment; report: RecoverReport }> {
-  const report: RecoverReport = { recovered: [], cleared: [], recorded: [], kept: [] };
+  const report: RecoverReport = { recovered: [], cleared: [], recorded: [], kept: [], unknown: [] };
   const pending: NonNullable<Deployment["pending_operations"]> = [];
   const recovered: StateResource[] = [];
   /** Resources of the state replaced by a recovered one (a create-before-delete replacement): marked for deletion. */
@@ -234,21 +241,28 @@ export async function settlePendingCreates(
       }
     }
     const found = await impl.lookup(inputs);
+    const older = found?.createdAt !== undefined && found.createdAt < notBefore(urn);
+    // A kind whose look-up cannot see its objects: not found (or found only from an earlier run)
+    // says nothing about what the interrupted create made.
+    if (impl.unseen && (found === undefined || older)) {
+      report.unknown.push({ urn, reason: impl.unseen(inputs) });
+      continue;
+    }
     if (found === undefined) {
       report.cleared.push(urn);
       continue;
     }
-    if (found.createdAt !== undefined && found.createdAt < notBefore(urn)) {
+    if (older) {
       pending.push(op);
       report.kept.push({
         urn,
-        reason: `an object with its name exists, created ${new Date(found.createdAt).toISOString()}, before the interrupted update; set \`adopt: true\` to take it over`,
+        reason: `an object with its name exists, created ${new Date(found.createdAt as number).toISOString()}, before the interrupted update; set \`adopt: true\` to take it over`,
       });
       continue;
     }
-    const { id, outs } = impl.recover
+    const { id, outs, note } = impl.recover
       ? await impl.recover(inputs)
-      : await impl.create({ ...inputs, adopt: true });
+      : { ...(await impl.create({ ...inputs, adopt: true })), note: undefined };
     // The state's resource of this URN is the object a create-before-delete replacement replaces:
     // marked for deletion, as the engine records it once the replacement's create succeeded.
     if (existing !== undefined) replaced.add(urn);
@@ -264,6 +278,7 @@ export async function settlePendingCreates(
       modified: now,
     });
     report.recovered.push({ urn, id });
+    if (note !== undefined) report.unknown.push({ urn, reason: note });
   }
   const kept = (deployment.resources ?? []).map((r) =>
     replaced.has(r.urn) && !r.delete ? { ...r, delete: true } : r,

@@ -65,7 +65,15 @@ export interface ResourceHandlers<Inputs, Outputs> {
    * does otherwise) would lose what only the create's answer showed, such as an environment's
    * SDK keys.
    */
-  recover?(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
+  recover?(inputs: Inputs): Promise<Recovered<Outputs>>;
+  /**
+   * For a kind whose {@link lookup} cannot see its objects (the API has no read or list of them,
+   * such as API keys): what a create whose answer never reached the provider may have left, and
+   * what the operator does about it (`the create of ApiKey named "x" may have made a key that
+   * nothing manages: revoke ...`). `flagstack recover` reports such a pending create as unknown
+   * with it, rather than as never created, and drops it (see `./recover.ts`).
+   */
+  unseen?(inputs: Inputs): string;
   /**
    * The fields `diff` compares (the names its answer's `stables` and `replaces` use), each with the
    * inputs it is read from, for a kind whose fields are not its inputs by name: a pipeline's
@@ -83,6 +91,13 @@ export interface ResourceHandlers<Inputs, Outputs> {
    */
   readonly replaceReasons?: Readonly<Record<string, readonly (keyof Inputs & string)[]>>;
 }
+
+/**
+ * What {@link ResourceHandlers.recover} made of the object: its id and outputs, and `note`, what
+ * the operator must still do that recover cannot (an adopted environment's SDK keys are unknown),
+ * which `flagstack recover` reports as unknown.
+ */
+export type Recovered<Outputs> = pulumi.dynamic.CreateResult<Outputs> & { note?: string };
 
 /** What {@link ResourceHandlers.lookup} found. */
 export interface Found {

@@ -87,12 +87,14 @@ describe("the report", () => {
         cleared: ["u2"],
         recorded: ["u3"],
         kept: [{ urn: "u4", reason: "why" }],
+        unknown: [{ urn: "u5", reason: "what to do" }],
       }),
     ).toEqual([
       "recovered u1 (id i1): created by the interrupted run",
       "cleared u2: never created; the next `pulumi up` creates it",
       "cleared u3: a later update already recorded it",
       "kept pending u4: why",
+      "unknown u5: what to do",
     ]);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
+import { type ApiKeyInputs, impl as apiKeyImpl, apiKeyProviderText } from "../../../provider/api-key";
 import { configureProvider, resetProvider } from "../../../provider/core/config";
 import {
   asSecret,
@@ -17,11 +18,12 @@ import {
   SECRET_SIG_KEY,
   settlePendingCreates,
 } from "../../../provider/core/recover";
+import { environmentProviderText } from "../../../provider/environment";
 import { flagProviderText } from "../../../provider/flag";
 import { groupProviderText } from "../../../provider/group";
 import { KINDS } from "../../../provider/kinds";
 import { secretProviderText } from "../../../provider/secret";
-import { FLAG_TYPE, GROUP_TYPE, SECRET_TYPE } from "../../../provider/types";
+import { API_KEY_TYPE, ENVIRONMENT_TYPE, FLAG_TYPE, GROUP_TYPE, SECRET_TYPE } from "../../../provider/types";
 import { AdminClient, PlatformClient } from "../../../sdk";
 
 let emu: Emulator;
@@ -143,6 +145,7 @@ describe("settlePendingCreates", () => {
           reason: `an object with its name exists, created ${new Date(older.creationTime).toISOString()}, before the interrupted update; set \`adopt: true\` to take it over`,
         },
       ],
+      unknown: [],
     });
     expect(next.pending_operations).toEqual([pendingFlag("recover-older"), updating, foreign]);
     const flag = next.resources?.find((r) => r.urn === urn(FLAG_TYPE, "recover-made"));
@@ -188,8 +191,132 @@ describe("settlePendingCreates", () => {
     const deployment: Deployment = { resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }] };
     expect(await settlePendingCreates(deployment, { kinds: KINDS, notBefore: 0 })).toEqual({
       deployment,
-      report: { recovered: [], cleared: [], recorded: [], kept: [] },
+      report: { recovered: [], cleared: [], recorded: [], kept: [], unknown: [] },
     });
+  });
+});
+
+/** A pending create of `type` with the inputs the engine recorded. */
+const pendingOf = (type: string, name: string, inputs: Record<string, unknown>) => ({
+  type: "creating",
+  resource: { urn: urn(type, name), custom: true, type, inputs, parent: STACK, provider: PROVIDER },
+});
+
+describe("what recover cannot know (issue 23)", () => {
+  const keyInputs = (name: string) => ({
+    name,
+    apiKeyType: "admin",
+    workspace: "Default",
+    environments: [],
+    roles: ["API_ALL_GRANTED"],
+    __provider: apiKeyProviderText,
+  });
+
+  it("an ApiKey whose create's answer never reached the provider: unknown, naming the key to revoke; dropped from the pending operations", async () => {
+    // The interrupted run's key: made on the service, its answer never seen by a provider process.
+    await admin.apiKeys.create({
+      name: "recover-unseen-key",
+      apiKeyType: "admin",
+      roles: ["API_ALL_GRANTED"],
+      environments: [],
+      workspace: { type: "workspace", id: wsId },
+    });
+    const deployment: Deployment = {
+      resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }],
+      pending_operations: [pendingOf(API_KEY_TYPE, "k", keyInputs("recover-unseen-key"))],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report).toEqual({
+      recovered: [],
+      cleared: [],
+      recorded: [],
+      kept: [],
+      unknown: [
+        {
+          urn: urn(API_KEY_TYPE, "k"),
+          reason:
+            'the create of ApiKey named "recover-unseen-key" may have made a key that nothing manages: revoke any key named "recover-unseen-key" in the admin settings; the next `pulumi up` creates a new one',
+        },
+      ],
+    });
+    expect(next).toEqual({ resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }] });
+  });
+
+  it("an ApiKey whose create the provider saw (its note): adopted by id without its key, which the next up replaces", async () => {
+    const checkedKey = (await apiKeyImpl.check({}, keyInputs("recover-noted-key"))).inputs as ApiKeyInputs;
+    // The interrupted run's create: the provider process saw the answer, the engine never recorded it.
+    const made = await apiKeyImpl.create(checkedKey);
+    const deployment: Deployment = {
+      resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }],
+      pending_operations: [pendingOf(API_KEY_TYPE, "k", keyInputs("recover-noted-key"))],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+      now: () => new Date("2026-11-23T10:00:00Z"),
+    });
+    expect(report).toEqual({
+      recovered: [{ urn: urn(API_KEY_TYPE, "k"), id: made.id }],
+      cleared: [],
+      recorded: [],
+      kept: [],
+      unknown: [
+        {
+          urn: urn(API_KEY_TYPE, "k"),
+          reason: `adopted API key "recover-noted-key" (id ${made.id}); its key was shown only in the create's answer, which was lost: the next \`pulumi up\` replaces it (a new key, then this one revoked)`,
+        },
+      ],
+    });
+    const { key: _key, ...withoutKey } = made.outs as Record<string, unknown>;
+    const recorded = next.resources?.[1];
+    expect(recorded?.outputs).toEqual({ ...withoutKey, adopt: undefined, __provider: apiKeyProviderText });
+    // The refresh keeps it as recorded; the next up replaces it (a new key before the old is revoked).
+    const outs = recorded?.outputs as Parameters<typeof apiKeyImpl.read>[1];
+    expect((await apiKeyImpl.read(made.id, outs)).props).toEqual(outs);
+    expect(await apiKeyImpl.diff(made.id, outs, checkedKey)).toEqual({
+      changes: true,
+      replaces: ["key"],
+      stables: ["name", "apiKeyType", "workspace", "environments", "roles"],
+      deleteBeforeReplace: false,
+    });
+    await apiKeyImpl.delete(made.id, outs);
+  });
+
+  it("an Environment whose create's answer was lost: adopted without SDK keys, and reported as unknown keys to revoke before destroy", async () => {
+    const env = await admin.environments.create(wsId, { name: "recover-keyless-env", production: false });
+    const deployment: Deployment = {
+      resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }],
+      pending_operations: [
+        pendingOf(ENVIRONMENT_TYPE, "e", {
+          workspace: "Default",
+          name: "recover-keyless-env",
+          production: false,
+          adopt: false,
+          __provider: environmentProviderText,
+        }),
+      ],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report).toEqual({
+      recovered: [{ urn: urn(ENVIRONMENT_TYPE, "e"), id: env.id }],
+      cleared: [],
+      recorded: [],
+      kept: [],
+      unknown: [
+        {
+          urn: urn(ENVIRONMENT_TYPE, "e"),
+          reason:
+            'adopted environment "recover-keyless-env" in workspace "Default"; its SDK keys are unknown (the create\'s answer was lost): revoke them in the admin settings before `pulumi destroy`',
+        },
+      ],
+    });
+    expect(next.resources?.[1]?.outputs?.apiTokens).toEqual([]);
   });
 });
 
@@ -266,6 +393,7 @@ describe("secrets in the state", () => {
       cleared: [],
       recorded: [],
       kept: [],
+      unknown: [],
     });
     const live = await platform.secrets.get("recover_pw", { org: "default" });
     expect(next).toEqual({
@@ -348,6 +476,7 @@ describe("a pending create that a later update settled", () => {
       cleared: [urn(FLAG_TYPE, "recover-retried-never")],
       recorded: [urn(GROUP_TYPE, "retried")],
       kept: [],
+      unknown: [],
     });
     expect(next).toEqual({ resources: [stackResource, recorded] });
   });
@@ -386,7 +515,13 @@ describe("a pending create that a later update settled", () => {
       kinds: KINDS,
       notBefore: 0,
     });
-    expect(report).toEqual({ recovered: [], cleared: [], recorded: [urn(GROUP_TYPE, "changed")], kept: [] });
+    expect(report).toEqual({
+      recovered: [],
+      cleared: [],
+      recorded: [urn(GROUP_TYPE, "changed")],
+      kept: [],
+      unknown: [],
+    });
     expect(next).toEqual({ resources: [stackResource, recorded] });
     expect((await admin.groups.get(group.id)).description).toBe("new");
   });
