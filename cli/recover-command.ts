@@ -4,6 +4,8 @@
  * ```
  * flagstack recover [--stack NAME] [--cwd DIR] [--dry-run] [--no-refresh]
  * ```
+ * 0. on a file backend, an empty `.attrs` file beside the stack's checkpoint (a kill while the
+ *    backend wrote it) is removed: it failed every command (see {@link removeEmptyAttrs});
  * 1. `pulumi stack export` (the state written back: its secrets stay encrypted), the same with
  *    `--show-secrets` (the pending creates' inputs are checked with their secrets revealed),
  *    `pulumi config --json --show-secrets` (the provider's URLs and keys) and `pulumi stack history
@@ -25,12 +27,15 @@
  * passphrase or secrets provider, as every `pulumi` command does.
  * @module
  */
-import { hostname } from "node:os";
+import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { homedir, hostname } from "node:os";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { configureProvider, resetProvider } from "../provider/core/config";
 import { type Deployment, type RecoverReport, settlePendingCreates } from "../provider/core/recover";
 import { KINDS } from "../provider/kinds";
 import { processAlive } from "../sdk/core/process";
+import { readYaml } from "../sdk/core/yaml";
 import { pulumi } from "./pulumi";
 
 /** The options commander hands to the action. */
@@ -141,6 +146,91 @@ export async function interruptedRunStarts(
   return (urn) => start.get(urn) ?? 0;
 }
 
+/**
+ * The directory of a file backend from its URL (`file://~`, `file://~/state`, `file:///abs`, a
+ * relative path taken from `cwd`, query parameters ignored); `undefined` for any other backend.
+ */
+export function fileBackendDir(url: string, cwd: string): string | undefined {
+  if (!url.startsWith("file://")) return undefined;
+  const path = decodeURIComponent(url.slice("file://".length).replace(/\?.*$/, ""));
+  if (path === "~" || path.startsWith("~/")) return join(homedir(), path.slice(1));
+  return resolve(cwd, path);
+}
+
+/**
+ * Removes each empty `.attrs` file of the stack's checkpoint under a file backend's directory
+ * (`.pulumi/stacks/<project>/<stack>.json.attrs`, or `.pulumi/stacks/<stack>.json.attrs` in the
+ * backend's older layout; every stack of the project when `stack` is not given), and returns
+ * their paths.
+ *
+ * The file backend stores blobs through gocloud.dev's `fileblob`, which keeps each blob's
+ * attributes (content type, metadata) beside it in `<blob>.attrs`, written after the blob. A kill
+ * between the two can leave it empty; `fileblob` then fails to decode it (`EOF`), so every command
+ * on the stack fails `failed to load checkpoint: EOF`, `pulumi stack export` included. A missing
+ * `.attrs` file is read as the default attributes, so an empty one is removed and nothing else.
+ */
+export function removeEmptyAttrs(backendDir: string, project: string | undefined, stack?: string): string[] {
+  const stacksDir = join(backendDir, ".pulumi", "stacks");
+  const stackName = stack?.split("/").pop();
+  const removed: string[] = [];
+  for (const dir of [...(project ? [join(stacksDir, project)] : []), stacksDir]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!/\.json(\.gz)?\.attrs$/.test(name)) continue;
+      if (stackName !== undefined && !name.startsWith(`${stackName}.json`)) continue;
+      const path = join(dir, name);
+      try {
+        if (!statSync(path).isFile() || statSync(path).size !== 0) continue;
+        unlinkSync(path);
+        removed.push(path);
+      } catch {
+        // gone meanwhile, or not ours to remove: the export's own error then says why
+      }
+    }
+  }
+  return removed;
+}
+
+/** The project's name from `Pulumi.yaml` in `cwd`, when it can be read. */
+function projectName(cwd: string): string | undefined {
+  for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
+    try {
+      const doc = readYaml(readFileSync(join(cwd, file), "utf8")) as { name?: unknown } | null;
+      if (typeof doc?.name === "string") return doc.name;
+    } catch {
+      // no such file, or not one we can read: the other name, or none
+    }
+  }
+  return undefined;
+}
+
+/**
+ * On a file backend, removes the empty `.attrs` files a kill left beside the stack's checkpoint
+ * ({@link removeEmptyAttrs}), logging each.
+ */
+async function repairFileBackend(options: RecoverCommandOptions, log: (line: string) => void): Promise<void> {
+  let url: string | undefined;
+  try {
+    url = (JSON.parse(await pulumi(options, ["whoami", "--json"])) as { url?: string }).url;
+  } catch {
+    return;
+  }
+  const dir = url === undefined ? undefined : fileBackendDir(url, options.cwd);
+  if (dir === undefined) return;
+  const stackParts = options.stack?.split("/") ?? [];
+  const project = stackParts.length === 3 ? stackParts[1] : projectName(options.cwd);
+  for (const path of removeEmptyAttrs(dir, project, options.stack))
+    log(
+      `removed ${path}: empty, left by the killed run (the file backend keeps the checkpoint's attributes there, ` +
+        "and an empty one failed every command with `failed to load checkpoint: EOF`; without it the defaults apply)",
+    );
+}
+
 /** The report as lines for the terminal. */
 export function describeReport(report: RecoverReport): string[] {
   const lines: string[] = [];
@@ -157,6 +247,7 @@ export function describeReport(report: RecoverReport): string[] {
 
 /** The action: see the module notes. */
 export async function recover(options: RecoverCommandOptions, log: (line: string) => void = console.log) {
+  await repairFileBackend(options, log);
   const exported = JSON.parse(await pulumi(options, ["stack", "export"])) as {
     version: number;
     deployment: Deployment;

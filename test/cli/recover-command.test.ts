@@ -3,12 +3,19 @@
  * interrupted one (issue 23 item 8: an `up` retried after the kill, failed, must not count), and
  * the state handed to `pulumi stack import` on its standard input (cli/pulumi.ts), never a file.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumi } from "../../cli/pulumi";
-import { describeReport, interruptedRunStarts, lastUpdateEnd } from "../../cli/recover-command";
+import {
+  describeReport,
+  fileBackendDir,
+  interruptedRunStarts,
+  lastUpdateEnd,
+  recover,
+  removeEmptyAttrs,
+} from "../../cli/recover-command";
 
 const T = (s: string) => Date.parse(`2026-11-23T${s}Z`);
 const history = (...entries: { version: number; result: string; end: string }[]) =>
@@ -122,6 +129,107 @@ describe("pulumi(): standard input", () => {
         'args: stack import --stack dev\n{"version":3}',
       );
       expect(await pulumi({ cwd: dir }, ["stack", "export"])).toBe("args: stack export\n");
+    },
+  );
+});
+
+describe("an empty .attrs file a kill left on a file backend", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "flagstack-attrs-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A backend directory with the given files (`null`: a directory) under `.pulumi/stacks/`. */
+  const backend = (name: string, files: Record<string, string>) => {
+    const root = join(dir, name);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(root, ".pulumi", "stacks", path, ".."), { recursive: true });
+      writeFileSync(join(root, ".pulumi", "stacks", path), text);
+    }
+    return root;
+  };
+
+  it("fileBackendDir: the directory of a file:// URL; undefined for any other backend", () => {
+    expect(fileBackendDir("file:///var/state", "/w")).toBe("/var/state");
+    expect(fileBackendDir("file://~", "/w")).toBe(homedir());
+    expect(fileBackendDir("file://~/state?no_legacy_url_encoding=true", "/w")).toBe(join(homedir(), "state"));
+    expect(fileBackendDir("file://state", "/w")).toBe("/w/state");
+    expect(fileBackendDir("https://api.pulumi.com", "/w")).toBeUndefined();
+    expect(fileBackendDir("s3://bucket", "/w")).toBeUndefined();
+  });
+
+  it("removeEmptyAttrs: the stack's empty .attrs only (its project's and the older layout's), never one with content or another stack's", () => {
+    const attrs = '{"user.content_type":"application/json"}\n';
+    const root = backend("b1", {
+      "shop/dev.json": "{}",
+      "shop/dev.json.attrs": "",
+      "shop/dev.json.bak": "{}",
+      "shop/prod.json.attrs": "",
+      "shop/qa.json.attrs": attrs,
+      "other/dev.json.attrs": "",
+      "dev.json.gz.attrs": "",
+    });
+    expect(removeEmptyAttrs(root, "shop", "dev")).toEqual([
+      join(root, ".pulumi/stacks/shop/dev.json.attrs"),
+      join(root, ".pulumi/stacks/dev.json.gz.attrs"),
+    ]);
+    expect(
+      [
+        "shop/dev.json",
+        "shop/dev.json.bak",
+        "shop/prod.json.attrs",
+        "shop/qa.json.attrs",
+        "other/dev.json.attrs",
+      ].map((p) => existsSync(join(root, ".pulumi/stacks", p))),
+    ).toEqual([true, true, true, true, true]);
+    // No stack named: every empty one of the project.
+    expect(removeEmptyAttrs(root, "shop")).toEqual([join(root, ".pulumi/stacks/shop/prod.json.attrs")]);
+    expect(removeEmptyAttrs(join(dir, "none"), "shop", "dev")).toEqual([]);
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "recover removes it before exporting (the export failed `failed to load checkpoint: EOF` while it was there) and reports it",
+    async () => {
+      const root = backend("b2", { "shop/dev.json": "{}", "shop/dev.json.attrs": "" });
+      const project = join(dir, "project");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+      const attrs = join(root, ".pulumi/stacks/shop/dev.json.attrs");
+      // A stand-in `pulumi` whose every stack command fails as the file backend does on an empty .attrs.
+      const bin = join(dir, "bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(
+        join(bin, "pulumi"),
+        `#!/bin/sh
+case "$1 $2" in
+  "whoami --json") echo '{"user":"u","url":"file://${root}"}'; exit 0 ;;
+esac
+if [ -f "${attrs}" ] && [ ! -s "${attrs}" ]; then echo "error: failed to load checkpoint: EOF" >&2; exit 255; fi
+case "$1 $2" in
+  "stack export") echo '{"version":3,"deployment":{"resources":[]}}' ;;
+  "config --json") echo '{}' ;;
+  "stack history") echo '[]' ;;
+  *) echo "unexpected: $*" >&2; exit 1 ;;
+esac
+`,
+      );
+      chmodSync(join(bin, "pulumi"), 0o755);
+      const path = process.env.PATH;
+      process.env.PATH = `${bin}${delimiter}${path ?? ""}`;
+      const lines: string[] = [];
+      try {
+        const report = await recover({ cwd: project, stack: "dev", refresh: false }, (l) => lines.push(l));
+        expect(report).toEqual({ recovered: [], cleared: [], recorded: [], kept: [], unknown: [] });
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(existsSync(attrs)).toBe(false);
+      expect(lines).toEqual([
+        `removed ${attrs}: empty, left by the killed run (the file backend keeps the checkpoint's attributes there, and an empty one failed every command with \`failed to load checkpoint: EOF\`; without it the defaults apply)`,
+        "no pending create of a flagstack resource",
+        "Run `pulumi refresh` and `pulumi up` to converge.",
+      ]);
     },
   );
 });
