@@ -181,7 +181,7 @@ export function removeEmptyAttrs(backendDir: string, project: string | undefined
       continue;
     }
     for (const name of names) {
-      if (!/\.json(\.gz)?\.attrs$/.test(name)) continue;
+      if (!/\.json(\.gz)?(\.bak)?\.attrs$/.test(name)) continue;
       if (stackName !== undefined && !name.startsWith(`${stackName}.json`)) continue;
       const path = join(dir, name);
       try {

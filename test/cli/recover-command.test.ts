@@ -165,15 +165,23 @@ describe("an empty .attrs file a kill left on a file backend", () => {
       "shop/dev.json": "{}",
       "shop/dev.json.attrs": "",
       "shop/dev.json.bak": "{}",
+      "shop/dev.json.bak.attrs": "",
       "shop/prod.json.attrs": "",
       "shop/qa.json.attrs": attrs,
       "other/dev.json.attrs": "",
       "dev.json.gz.attrs": "",
     });
-    expect(removeEmptyAttrs(root, "shop", "dev")).toEqual([
-      join(root, ".pulumi/stacks/shop/dev.json.attrs"),
+    expect(removeEmptyAttrs(root, "shop", "dev").sort()).toEqual([
       join(root, ".pulumi/stacks/dev.json.gz.attrs"),
+      join(root, ".pulumi/stacks/shop/dev.json.attrs"),
+      join(root, ".pulumi/stacks/shop/dev.json.bak.attrs"),
     ]);
+    expect(
+      [
+        join(root, ".pulumi/stacks/shop/dev.json.attrs"),
+        join(root, ".pulumi/stacks/dev.json.gz.attrs"),
+      ].every((p) => !existsSync(p)),
+    ).toBe(true);
     expect(
       [
         "shop/dev.json",
