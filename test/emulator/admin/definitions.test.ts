@@ -4,7 +4,7 @@
  * fields, PUT full replace, PATCH RFC 6902, kill/restore, environment by id or name, 409
  * duplicate, whole-document validation).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../../emulator";
 import { adminError, type Call, definitionBody, start } from "../helpers";
 
@@ -16,6 +16,19 @@ let flag: { id: string; name: string };
 let userTt: { id: string };
 const path = (flagRef: string, envRef: string, wsId = ws.id) =>
   `/internal/api/v2/splits/ws/${wsId}/${flagRef}/environments/${envRef}`;
+
+/**
+ * The emulator stamps times with Date.now(): the tests that check them fake Date alone (the
+ * sockets and timers stay real) and set it to {@link AT} or later.
+ */
+const AT = Date.UTC(2026, 0, 1);
+const dateAt = (ms: number) => {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(ms);
+};
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 beforeAll(async () => {
   ({ emu, call, ws, env } = await start());
@@ -60,7 +73,7 @@ describe("POST", () => {
         },
       ],
     });
-    const before = Date.now();
+    dateAt(AT);
     const r = await call("POST", path(flag.name, env.Production?.id ?? ""), {
       body: { ...body, title: "t", comment: "c" },
     });
@@ -73,10 +86,9 @@ describe("POST", () => {
       killed: false,
       ...body,
       flagSets: [],
-      creationTime: expect.any(Number),
-      lastUpdateTime: r.body.creationTime,
+      creationTime: AT,
+      lastUpdateTime: AT,
     });
-    expect(r.body.creationTime).toBeGreaterThanOrEqual(before);
     // GET returns the same document and never title/comment (ref §2).
     const got = await call("GET", path(flag.id, env.Production?.id ?? ""));
     expect(got.body).toEqual(r.body);
@@ -238,7 +250,7 @@ describe("PATCH (RFC 6902)", () => {
 
   it("adds an individual target with /treatments/<index>/keys/- and returns the full definition", async () => {
     const before = (await call("GET", path(f.id, "Production"))).body;
-    await new Promise((r) => setTimeout(r, 3));
+    dateAt(before.lastUpdateTime + 3000);
     const r = await call("PATCH", path(f.name, "Production"), {
       body: [{ op: "add", path: "/treatments/0/keys/-", value: "qa-bot" }],
     });
@@ -247,8 +259,10 @@ describe("PATCH (RFC 6902)", () => {
       { name: "on", description: "enabled", keys: ["qa-bot"] },
       { name: "off", description: "disabled" },
     ]);
-    expect(r.body.creationTime).toBe(before.creationTime);
-    expect(r.body.lastUpdateTime).toBeGreaterThan(before.lastUpdateTime);
+    expect([r.body.creationTime, r.body.lastUpdateTime]).toEqual([
+      before.creationTime,
+      before.lastUpdateTime + 3000,
+    ]);
     const more = await call("PATCH", path(f.name, "Production"), {
       body: [{ op: "add", path: "/treatments/0/keys/-", value: "qa-2" }],
     });

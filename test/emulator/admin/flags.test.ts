@@ -2,7 +2,7 @@
  * Conformance: spec §2 "Feature flag", §3 "Rollout status of a flag", §4 "Flags (project level)";
  * ref admin §1.1-2 (get by name or id, list envelope, tags, updateDescription, immutable name).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../../emulator";
 import { adminError, type Call, definitionBody, start } from "../helpers";
 
@@ -14,6 +14,19 @@ let env: Record<string, { id: string; name: string; production: boolean }>;
 let statuses: { id: string; name: string }[];
 let userTt: { id: string; name: string };
 const base = () => `/internal/api/v2/splits/ws/${ws.id}`;
+
+/**
+ * The emulator stamps times with Date.now(): the tests that check them fake Date alone (the
+ * sockets and timers stay real) and set it to {@link AT} or later.
+ */
+const AT = Date.UTC(2026, 0, 1);
+const dateAt = (ms: number) => {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(ms);
+};
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 beforeAll(async () => {
   ({ emu, call, ws, env } = await start());
@@ -28,7 +41,7 @@ const create = (name: string, description = "") =>
 
 describe("POST /splits/ws/{ws}/trafficTypes/{tt}/", () => {
   it("creates a flag in Pre-Production with rolloutStatusTimestamp set and tags null", async () => {
-    const before = Date.now();
+    dateAt(AT);
     const r = await create("new_checkout", "New checkout flow");
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -36,13 +49,12 @@ describe("POST /splits/ws/{ws}/trafficTypes/{tt}/", () => {
       name: "new_checkout",
       description: "New checkout flow",
       trafficType: { id: userTt.id, name: "user" },
-      creationTime: expect.any(Number),
+      creationTime: AT,
       rolloutStatus: { id: status("Pre-Production").id, name: "Pre-Production" },
-      rolloutStatusTimestamp: r.body.creationTime,
+      rolloutStatusTimestamp: AT,
       tags: null,
       owners: [],
     });
-    expect(r.body.creationTime).toBeGreaterThanOrEqual(before);
   });
 
   it("takes the traffic type only from the path, by name or id", async () => {
@@ -127,21 +139,31 @@ describe("GET /splits/ws/{ws} (list)", () => {
 });
 
 describe("PATCH /splits/ws/{ws}/{name}", () => {
-  it("replaces /rolloutStatus/id and moves rolloutStatusTimestamp", async () => {
-    const f = (await create("ramp_me")).body;
-    await new Promise((r) => setTimeout(r, 5));
+  it("replaces /rolloutStatus/id and moves rolloutStatusTimestamp to the time of the change", async () => {
+    dateAt(AT);
+    await create("ramp_me");
+    dateAt(AT + 5000);
     const r = await call("PATCH", `${base()}/ramp_me`, {
       body: [{ op: "replace", path: "/rolloutStatus/id", value: status("Ramping").id }],
     });
     expect(r.status).toBe(200);
-    expect(r.body.rolloutStatus).toEqual({ id: status("Ramping").id, name: "Ramping" });
-    expect(r.body.rolloutStatusTimestamp).toBeGreaterThan(f.rolloutStatusTimestamp);
-    expect(r.body.creationTime).toBe(f.creationTime);
-    // Patching something else leaves the timestamp alone.
+    expect(r.body).toMatchObject({
+      rolloutStatus: { id: status("Ramping").id, name: "Ramping" },
+      rolloutStatusTimestamp: AT + 5000,
+      creationTime: AT,
+    });
+    // Patching something else, later, leaves the timestamp alone.
+    dateAt(AT + 9000);
     const again = await call("PATCH", `${base()}/ramp_me`, {
       body: [{ op: "replace", path: "/description", value: "d" }],
     });
-    expect(again.body.rolloutStatusTimestamp).toBe(r.body.rolloutStatusTimestamp);
+    expect(again.body.rolloutStatusTimestamp).toBe(AT + 5000);
+    // A second change of status within the same millisecond still moves it (never backwards, ref §3).
+    dateAt(AT + 5000);
+    const back = await call("PATCH", `${base()}/ramp_me`, {
+      body: [{ op: "replace", path: "/rolloutStatus/id", value: status("Pre-Production").id }],
+    });
+    expect(back.body.rolloutStatusTimestamp).toBe(AT + 5001);
   });
 
   it("refuses a rollout status id that is not in the list, changing nothing", async () => {

@@ -1,7 +1,7 @@
 /**
  * Conformance of the platform API's projects (spec §2 "Project", §4 rule 1; ref §4) over HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PROJECT_MODULES } from "../../../emulator/store";
 import {
   type Call,
@@ -19,6 +19,19 @@ let platform: HttpPlatform;
 let call: Call;
 let accountId: string;
 
+/**
+ * The emulator stamps times with Date.now(): the tests that check them fake Date alone (the
+ * sockets and timers stay real) and set it to {@link AT} or later.
+ */
+const AT = Date.UTC(2026, 0, 1);
+const dateAt = (ms: number) => {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(ms);
+};
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 beforeAll(async () => {
   platform = await startPlatform({ accountId: "acc_projects" });
   call = platform.call;
@@ -28,13 +41,12 @@ afterAll(async () => {
   await platform.emu.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const create = (project: Record<string, unknown>, query: Record<string, string> = {}) =>
   call("POST", "/ng/api/projects", { json: { project }, query });
 
 describe("POST /ng/api/projects", () => {
   it("creates a project in the default organization and answers the success envelope", async () => {
-    const before = Date.now();
+    dateAt(AT);
     const res = await create({ identifier: "minimal", name: "Minimal" });
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).toBe("W/0");
@@ -49,13 +61,11 @@ describe("POST /ng/api/projects", () => {
           description: "",
           tags: {},
         },
-        createdAt: expect.any(Number),
-        lastModifiedAt: expect.any(Number),
+        createdAt: AT,
+        lastModifiedAt: AT,
         isFavorite: false,
       }),
     );
-    expect(res.body.data.createdAt).toBeGreaterThanOrEqual(before);
-    expect(res.body.data.lastModifiedAt).toBe(res.body.data.createdAt);
     expect(res.body.correlationId).toBe(res.headers.get("x-transaction-id"));
   });
 
@@ -272,7 +282,8 @@ describe("GET /ng/api/projects/{identifier}", () => {
 });
 
 describe("PUT /ng/api/projects/{identifier}", () => {
-  it("replaces the whole project and moves the version", async () => {
+  it("replaces the whole project and moves the version and lastModifiedAt", async () => {
+    dateAt(AT);
     const created = await create({
       identifier: "replace_me",
       name: "Before",
@@ -280,7 +291,7 @@ describe("PUT /ng/api/projects/{identifier}", () => {
       description: "d",
       tags: { a: "b" },
     });
-    await sleep(2);
+    dateAt(AT + 2000);
     const res = await call("PUT", "/ng/api/projects/replace_me", {
       json: { project: { identifier: "replace_me", name: "After" } },
     });
@@ -297,12 +308,12 @@ describe("PUT /ng/api/projects/{identifier}", () => {
           description: "",
           tags: {},
         },
-        createdAt: created.body.data.createdAt,
-        lastModifiedAt: expect.any(Number),
+        createdAt: AT,
+        lastModifiedAt: AT + 2000,
         isFavorite: false,
       }),
     );
-    expect(res.body.data.lastModifiedAt).toBeGreaterThan(created.body.data.lastModifiedAt);
+    expect(created.body.data).toMatchObject({ createdAt: AT, lastModifiedAt: AT });
     const read = await call("GET", "/ng/api/projects/replace_me");
     expect(read.body.data).toEqual(res.body.data);
     expect(read.headers.get("etag")).toBe("W/1");
@@ -431,16 +442,18 @@ describe("GET /ng/api/projects (list)", () => {
   let list: HttpPlatform;
   beforeAll(async () => {
     list = await startPlatform();
-    for (const [identifier, name] of [
+    // Created a second apart, in this order: newest first is gamma, beta, alpha.
+    for (const [i, [identifier, name]] of [
       ["alpha", "Zeta team"],
       ["beta", "Alpha team"],
       ["gamma", "Middle"],
-    ] as const) {
+    ].entries()) {
+      dateAt(AT + i * 1000);
       expect(
         (await list.call("POST", "/ng/api/projects", { json: { project: { identifier, name } } })).status,
       ).toBe(200);
-      await sleep(3);
     }
+    vi.useRealTimers();
   });
   afterAll(async () => {
     await list.emu.stop();
@@ -460,9 +473,13 @@ describe("GET /ng/api/projects (list)", () => {
         content: [
           expect.objectContaining({
             project: expect.objectContaining({ identifier: "gamma" }),
+            createdAt: AT + 2000,
             isFavorite: false,
           }),
-          expect.objectContaining({ project: expect.objectContaining({ identifier: "beta" }) }),
+          expect.objectContaining({
+            project: expect.objectContaining({ identifier: "beta" }),
+            createdAt: AT + 1000,
+          }),
         ],
         pageIndex: 0,
         empty: false,
