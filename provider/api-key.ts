@@ -240,8 +240,11 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
     return note && { createdAt: note.at };
   },
 
-  unseen: (inputs) =>
-    `the create of ApiKey named "${inputs.name}" may have made a key that nothing manages: revoke any key named "${inputs.name}" in the admin settings; the next \`pulumi up\` creates a new one`,
+  unseen: (inputs, recordedId) =>
+    `the create of ApiKey named "${inputs.name}" may have made a key that nothing manages: revoke any key named "${inputs.name}" in the admin settings` +
+    (recordedId === undefined
+      ? "; the next `pulumi up` creates a new one"
+      : ` but the one the state records (id ${recordedId})`),
 
   /**
    * `flagstack recover` of the key a killed `pulumi up` made, by the id its create noted: adopted

@@ -194,6 +194,13 @@ export async function settlePendingCreates(
   );
   for (const op of deployment.pending_operations ?? []) {
     const impl = options.kinds[op.resource.type];
+    /**
+     * A kind whose look-up cannot see its objects, recorded by a later run: the interrupted create
+     * may still have made one beside the recorded one.
+     */
+    const unseenBeside = (urn: string, inputs: unknown, recordedId: string | undefined) => {
+      if (impl?.unseen) report.unknown.push({ urn, reason: impl.unseen(inputs, recordedId) });
+    };
     if (op.type !== "creating" || impl === undefined) {
       pending.push(op);
       continue;
@@ -208,6 +215,7 @@ export async function settlePendingCreates(
     // A later run (an `up` retried before `recover`) created and recorded it: never a second resource of one URN.
     if (existing !== undefined && sameInputs(existingRevealed?.inputs, recordedInputs)) {
       report.recorded.push(urn);
+      unseenBeside(urn, revealSecrets(withoutProvider(recordedInputs)).value, existing.id);
       continue;
     }
     const { value: revealed, encrypted } = revealSecrets(withoutProvider(recordedInputs));
@@ -237,6 +245,7 @@ export async function settlePendingCreates(
       const diff = await impl.diff(existing.id ?? "", olds, inputs);
       if ((diff.replaces ?? []).length === 0) {
         report.recorded.push(urn);
+        unseenBeside(urn, inputs, existing.id);
         continue;
       }
     }

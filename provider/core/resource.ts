@@ -71,9 +71,10 @@ export interface ResourceHandlers<Inputs, Outputs> {
    * such as API keys): what a create whose answer never reached the provider may have left, and
    * what the operator does about it (`the create of ApiKey named "x" may have made a key that
    * nothing manages: revoke ...`). `flagstack recover` reports such a pending create as unknown
-   * with it, rather than as never created, and drops it (see `./recover.ts`).
+   * with it, rather than as never created, and drops it (see `./recover.ts`). `recordedId`: the
+   * state already records an object of its URN (a later run's create), which is not to be revoked.
    */
-  unseen?(inputs: Inputs): string;
+  unseen?(inputs: Inputs, recordedId?: string): string;
   /**
    * The fields `diff` compares (the names its answer's `stables` and `replaces` use), each with the
    * inputs it is read from, for a kind whose fields are not its inputs by name: a pipeline's

@@ -285,6 +285,40 @@ describe("what recover cannot know (issue 23)", () => {
     await apiKeyImpl.delete(made.id, outs);
   });
 
+  it("an ApiKey a retried up recorded: dropped as recorded, and unknown: the interrupted create may have made another key", async () => {
+    const recorded = {
+      urn: urn(API_KEY_TYPE, "k"),
+      custom: true,
+      type: API_KEY_TYPE,
+      id: "key-of-the-retry",
+      inputs: keyInputs("recover-retried-key"),
+      outputs: { ...keyInputs("recover-retried-key"), apiKeyId: "key-of-the-retry" },
+      parent: STACK,
+    };
+    const deployment: Deployment = {
+      resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }, recorded],
+      pending_operations: [pendingOf(API_KEY_TYPE, "k", keyInputs("recover-retried-key"))],
+    };
+    const { deployment: next, report } = await settlePendingCreates(deployment, {
+      kinds: KINDS,
+      notBefore: 0,
+    });
+    expect(report).toEqual({
+      recovered: [],
+      cleared: [],
+      recorded: [urn(API_KEY_TYPE, "k")],
+      kept: [],
+      unknown: [
+        {
+          urn: urn(API_KEY_TYPE, "k"),
+          reason:
+            'the create of ApiKey named "recover-retried-key" may have made a key that nothing manages: revoke any key named "recover-retried-key" in the admin settings but the one the state records (id key-of-the-retry)',
+        },
+      ],
+    });
+    expect(next).toEqual({ resources: [{ urn: STACK, type: "pulumi:pulumi:Stack" }, recorded] });
+  });
+
   it("an Environment whose create's answer was lost: adopted without SDK keys, and reported as unknown keys to revoke before destroy", async () => {
     const env = await admin.environments.create(wsId, { name: "recover-keyless-env", production: false });
     const deployment: Deployment = {
