@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { Pool } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   ApiError,
@@ -18,6 +18,9 @@ import { secretField } from "../../../sdk/core/secret-fields";
 import { freePort, json, type ScriptedServer, scriptedServer } from "../helpers/scripted-server";
 
 const KEY = "sentinel-key-7f3a9c1e5b";
+const realSetTimeout = setTimeout;
+/** Real time for the sockets while the timers are fake. */
+const sleepReal = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
 
 const Item = z.looseObject({ id: z.string(), n: z.number() });
 const getItem = route("GET /items/{id}", Item);
@@ -673,24 +676,40 @@ describe("retries", () => {
     expect(srv.requests).toHaveLength(1);
   });
 
-  it("pauses every request to the base URL on a 429, not only the one that got it", async () => {
-    const c1 = core();
-    const c2 = makeCore(srv.url, { maxConcurrent: 3 }); // another client, other settings, same origin
-    let released = 0;
-    srv.script((_req, res, _b, n) => {
-      if (n === 0)
-        json(res, 429, { code: 429, message: "rate limited" }, { "x-ratelimit-reset-seconds-ip": "0.3" });
-      else {
-        released = performance.now();
-        json(res, 200, { id: "a", n });
-      }
-    });
-    const first = c1.request(getItem, { id: "a" });
-    while (events.length === 0) await new Promise((r) => setTimeout(r, 2));
-    const t0 = performance.now();
-    await c2.request(getItem, { id: "b" });
-    expect(released - t0).toBeGreaterThanOrEqual(250);
-    await first;
+  it("pauses every request to the base URL on a 429 for the time it advises, not only the one that got it", async () => {
+    // The pause is the limiter's clock (setTimeout, performance.now()): faked, so the test says
+    // exactly when the requests go; the sockets stay real.
+    const realNow = performance.now();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      // The origin's shared limiters keep times of performance.now(): the fake clock goes on from the real one.
+      vi.advanceTimersByTime(Math.ceil(realNow));
+      const t0 = performance.now();
+      const c1 = core();
+      const c2 = makeCore(srv.url, { maxConcurrent: 3 }); // another client, other settings, same origin
+      srv.script((_req, res, _b, n) => {
+        if (n === 0)
+          json(res, 429, { code: 429, message: "rate limited" }, { "x-ratelimit-reset-seconds-ip": "0.3" });
+        else json(res, 200, { id: "a", n });
+      });
+      const first = c1.request(getItem, { id: "a" });
+      // The 429 is back (the retry is announced): the origin is paused for 300 ms from now.
+      for (let i = 0; i < 500 && events.length === 0; i++) await sleepReal(10);
+      expect(events.map((e) => `${e.method} ${e.reason} ${e.delayMs}`)).toEqual(["GET 429 300"]);
+      const second = c2.request(getItem, { id: "b" });
+      await vi.advanceTimersByTimeAsync(299);
+      await sleepReal(100);
+      expect(srv.requests.map((r) => [r.url, r.at - t0])).toEqual([["/items/a", 0]]);
+      await vi.advanceTimersByTimeAsync(1);
+      await Promise.all([first, second]);
+      expect(srv.requests.map((r) => [r.url, r.at - t0]).sort()).toEqual([
+        ["/items/a", 0],
+        ["/items/a", 300],
+        ["/items/b", 300],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("times out a request that gets no answer; a GET is retried, a POST is not", async () => {
