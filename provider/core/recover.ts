@@ -18,14 +18,19 @@
  *   adopted, the recorded one is marked for deletion (`delete: true`, as the engine records a
  *   replacement whose create succeeded), so the next `up` deletes it;
  * - nothing on the service has that key: the create never happened; the pending operation is
- *   dropped, and the next `up` creates the object;
+ *   dropped, and the next `up` creates the object. Unless the kind's look-up cannot see its
+ *   objects ({@link AnyHandlers.unseen}: API keys, which the API cannot list): then nothing tells
+ *   whether the create made one, and the report says so as `unknown`, with what the operator
+ *   must revoke, and still drops it (so too beside a later run's recorded object of its URN);
  * - an object has that key and was created after the update before the interrupted one ended
  *   (`notBefore`, per pending create: the interrupted run started after that; updates retried
  *   after the kill carry the pending create over and do not count): it is the interrupted run's
  *   own object. It is adopted as `adopt: true` would (which also finishes a create that was cut
  *   between its steps, such as a flag created but not yet tagged), or by the kind's own
  *   {@link AnyHandlers.recover} where adopting alone would lose what the create answered once
- *   (an environment's SDK keys), and recorded in the state with its id and outputs;
+ *   (an environment's SDK keys), and recorded in the state with its id and outputs; what that
+ *   verb could not recover (SDK keys whose answer was lost) it returns as a note, reported as
+ *   `unknown`;
  * - an object has that key but is older: someone else made it. It is left alone and the pending
  *   operation kept, and the report says so (the next `up` then reports the duplicate, and
  *   `adopt: true` is the deliberate way to take it over).
