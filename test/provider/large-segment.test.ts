@@ -303,7 +303,13 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
       { resources: [], pending_operations: [pending] },
       { kinds: KINDS, notBefore: 0 },
     );
-    expect(report).toEqual({ recovered: [{ urn: u, id: `${ws.id}/${name}` }], cleared: [], kept: [] });
+    expect(report).toEqual({
+      recovered: [{ urn: u, id: `${ws.id}/${name}` }],
+      cleared: [],
+      kept: [],
+      recorded: [],
+      unknown: [],
+    });
     expect(deployment.resources?.[0]?.outputs).toMatchObject({ name, activeIn: activeIn("Production") });
     expect(await bed.admin.largeSegments.activation(ws.id, prodId, name)).toBeDefined();
   });

@@ -400,6 +400,8 @@ describe.each(MODES)("RuleBasedSegmentDefinition (%s)", (mode) => {
       recovered: [{ urn: `urn:pulumi:dev::shop::${T}::${made}`, id: `${prodId}/${made}` }],
       cleared: [`urn:pulumi:dev::shop::${T}::${never}`],
       kept: [],
+      recorded: [],
+      unknown: [],
     });
     expect(deployment.resources?.[0]?.outputs).toMatchObject({ segment: made, rules: [proRule] });
     // Adopting finished the interrupted create: the rules are on the service now.
