@@ -21,21 +21,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { providerText } from "../../provider/core/resource";
 import { EventsClient, ValidationError } from "../../sdk";
 import { importEvents } from "../../sdk/events/import";
-import {
-  type Driver,
-  directDriver,
-  hostDriver,
-  MODES,
-  type Mode,
-  type ProviderHost,
-  startProviderHost,
-} from "../provider/harness";
+import { type Driver, MODES, type Mode, type ProviderHost, startProviderHost } from "../provider/harness";
 import { applyChange } from "./bad-inputs";
 import { Exercised } from "./coverage";
-import { type KindBed, names, startKindBed } from "./kind-bed";
+import { type KindBed, kindDriver, names, startKindBed } from "./kind-bed";
 import { type KindUnderTest, kindsUnderTest } from "./samples";
 
 type Props = Record<string, unknown>;
@@ -68,8 +59,7 @@ const requests = () => [
 const writes = () => bed.emu.requests().filter((r) => r.method !== "GET" && r.method !== "HEAD");
 
 /** The kind's driver in `mode`: its implementation, or the host with its `__provider` text. */
-const driverOf = (kind: KindUnderTest, mode: Mode): Driver =>
-  mode === "direct" ? directDriver(kind.impl as never) : hostDriver(host, providerText(kind.module));
+const driverOf = (kind: KindUnderTest, mode: Mode): Driver => kindDriver(kind, mode, host);
 
 /** Each kind's sample inputs, made once (what they live in is made on the way). */
 const bases = new Map<string, Promise<Props>>();

@@ -9,12 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as provider from "../../provider";
 import type { Owner } from "../../provider/core/resource";
-import { checked, type KindBed, startKindBed } from "./kind-bed";
+import { checked, type KindBed, plainJson, startKindBed } from "./kind-bed";
 import { type KindUnderTest, kindsUnderTest } from "./samples";
 
 type Props = Record<string, unknown>;
 const kinds = kindsUnderTest();
-const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v)) as Props;
 
 /** The kinds whose inputs name an environment (`environment` or `environments`). */
 const naming = kinds.filter((k) => "environment" in k.inputs.shape || "environments" in k.inputs.shape);

@@ -10,8 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
+import { providerText } from "../../provider/core/resource";
 import { AdminClient, PlatformClient } from "../../sdk";
-import { type RecordingProxy, startRecordingProxy } from "../provider/harness";
+import {
+  type Driver,
+  directDriver,
+  hostDriver,
+  type Mode,
+  type ProviderHost,
+  type RecordingProxy,
+  startRecordingProxy,
+} from "../provider/harness";
 import { implOf, type KindUnderTest, SAMPLES, type SampleContext } from "./samples";
 
 type Props = Record<string, unknown>;
@@ -200,4 +209,14 @@ export async function createAsEngine(
     }
   }
   throw new Error(`create did not converge in three runs: ${failures.join(" | ")}`);
+}
+
+/** A value as the engine carries it: plain JSON (`undefined` members dropped). */
+export const plainJson = (v: unknown): Props => JSON.parse(JSON.stringify(v ?? {})) as Props;
+
+/** A kind's driver in `mode`: its implementation, or `host` with the kind's `__provider` text. */
+export function kindDriver(kind: KindUnderTest, mode: Mode, host: ProviderHost | undefined): Driver {
+  if (mode === "direct") return directDriver(kind.impl as never);
+  if (!host) throw new Error("the gRPC host mode needs a host");
+  return hostDriver(host, providerText(kind.module));
 }

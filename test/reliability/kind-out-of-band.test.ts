@@ -9,10 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonEqual } from "../../provider/core/diff";
-import { checked, type KindBed, startKindBed, undefinedPaths } from "./kind-bed";
+import { checked, type KindBed, plainJson, startKindBed, undefinedPaths } from "./kind-bed";
 import { type Edit, kindsUnderTest } from "./samples";
 
-type Props = Record<string, unknown>;
 const kinds = kindsUnderTest();
 
 let bed: KindBed;
@@ -22,8 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await bed?.stop();
 });
-
-const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v)) as Props;
 
 describe.each(kinds.map((k) => k.name))("%s: an out-of-band edit of each field", (name) => {
   const kind = kinds.find((k) => k.name === name);

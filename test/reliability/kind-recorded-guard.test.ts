@@ -17,18 +17,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonEqual } from "../../provider/core/diff";
-import { providerText } from "../../provider/core/resource";
-import {
-  type Driver,
-  directDriver,
-  hostDriver,
-  MODES,
-  type Mode,
-  type ProviderHost,
-  startProviderHost,
-} from "../provider/harness";
+import { type Driver, MODES, type Mode, type ProviderHost, startProviderHost } from "../provider/harness";
 import { Exercised } from "./coverage";
-import { checked, type KindBed, names, startKindBed, undefinedPaths } from "./kind-bed";
+import {
+  checked,
+  type KindBed,
+  kindDriver,
+  names,
+  plainJson,
+  startKindBed,
+  undefinedPaths,
+} from "./kind-bed";
 import { type Edit, type KindUnderTest, kindsUnderTest } from "./samples";
 
 type Props = Record<string, unknown>;
@@ -47,13 +46,11 @@ afterAll(async () => {
   await bed?.stop();
 });
 
-const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v ?? {})) as Props;
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The kind's driver in `mode`: its implementation, or the host with its `__provider` text. */
-const driverOf = (kind: KindUnderTest, mode: Mode): Driver =>
-  mode === "direct" ? directDriver(kind.impl as never) : hostDriver(host, providerText(kind.module));
+const driverOf = (kind: KindUnderTest, mode: Mode): Driver => kindDriver(kind, mode, host);
 
 /** `METHOD path` of each write the service accepted since the proxy's last reset. */
 const acceptedWrites = () =>

@@ -31,18 +31,10 @@ import { adminClient } from "../../provider/core/config";
 import { providerText } from "../../provider/core/resource";
 import { AdminClient, EventsClient, eventsEndpoints, PlatformClient } from "../../sdk";
 import { formatSummary, importEvents } from "../../sdk/events/import";
-import {
-  type Driver,
-  directDriver,
-  hostDriver,
-  MODES,
-  type Mode,
-  type ProviderHost,
-  startProviderHost,
-} from "../provider/harness";
+import { type Driver, MODES, type Mode, type ProviderHost, startProviderHost } from "../provider/harness";
 import { applyChange } from "./bad-inputs";
 import { Exercised } from "./coverage";
-import { type KindBed, names, startKindBed } from "./kind-bed";
+import { type KindBed, kindDriver, names, startKindBed } from "./kind-bed";
 import { configureDirect, drivers, stackConfig } from "./kinds";
 import { type Edit, type KindUnderTest, kindsUnderTest } from "./samples";
 
@@ -165,7 +157,7 @@ function recordingHost(h: ProviderHost, raw: unknown[]): ProviderHost {
 
 /** The kind's driver in `mode` through `h`: its implementation, or the host with its `__provider` text. */
 const driverOf = (kind: KindUnderTest, mode: Mode, h: ProviderHost = host): Driver =>
-  mode === "direct" ? directDriver(kind.impl as never) : hostDriver(h, providerText(kind.module));
+  kindDriver(kind, mode, h);
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
