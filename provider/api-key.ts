@@ -32,6 +32,7 @@ import type { InputProblem } from "./core/check";
 import { adminClient } from "./core/config";
 import { createNoted, findNote } from "./core/created-journal";
 import { type DiffSpec, jsonEqual } from "./core/diff";
+import { defineKind } from "./core/kind";
 import { deleteIdempotent } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -290,3 +291,17 @@ export const ApiKey = withSecretOutputs(resourceClass("api-key", API_KEY_TYPE, A
 export type ApiKey = InstanceType<typeof ApiKey>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const apiKeyProviderText = ApiKey.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: ApiKey,
+  impl,
+  area: "flags",
+  replaceOnChange: apiKeyReplaceOnChange,
+  importId: undefined,
+  doc: {
+    what: "an admin, server-side or client-side API key; the key is a secret output",
+    replaces: "every input (the new key is made before the old is revoked)",
+    updates: "",
+  },
+});

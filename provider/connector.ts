@@ -31,6 +31,7 @@ import { type ConnectorData, DOCKER_PROVIDER_TYPES } from "../sdk/platform/schem
 import { checkWith, type InputProblem } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { scopedEntityShape } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -926,3 +927,17 @@ export const Connector = resourceClass("connector", CONNECTOR_TYPE, ConnectorInp
 export type Connector = InstanceType<typeof Connector>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const connectorProviderText = Connector.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Connector,
+  impl,
+  area: "platform",
+  replaceOnChange: connectorReplaceOnChange,
+  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/registry" },
+  doc: {
+    what: "a platform connector: typed Docker registry, GitHub, Git, Kubernetes cluster, AWS, GCP or Helm HTTP repository spec (credentials only as secret references), or generic JSON spec",
+    replaces: "identifier, scope, connector type",
+    updates: "the rest (PUT)",
+  },
+});

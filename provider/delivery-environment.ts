@@ -32,6 +32,7 @@ import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { entityKeyOf, inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
 import {
@@ -278,3 +279,18 @@ export const DeliveryEnvironment = resourceClass(
 export type DeliveryEnvironment = InstanceType<typeof DeliveryEnvironment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const deliveryEnvironmentProviderText = DeliveryEnvironment.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: DeliveryEnvironment,
+  impl,
+  area: "platform",
+  replaceOnChange: deliveryEnvironmentReplaceOnChange,
+  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/staging" },
+  policy: ["identifier", "org", "project", "type"],
+  doc: {
+    what: "a platform environment (PreProduction or Production, variables, manifest overrides); not the feature-flag `Environment`",
+    replaces: "identifier, scope",
+    updates: "name, description, tags, type, variables, overrides (PUT with `If-Match`)",
+  },
+});

@@ -44,6 +44,7 @@ import { createdNote, createNoted } from "./core/created-journal";
 import { changedFields, type DiffSpec, jsonEqual } from "./core/diff";
 import { replaceFields } from "./core/field-patch";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
 import { resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -418,3 +419,18 @@ export const Environment = withSecretOutputs(
 export type Environment = InstanceType<typeof Environment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const environmentProviderText = Environment.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Environment,
+  impl,
+  area: "flags",
+  replaceOnChange: environmentReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/Staging" },
+  policy: ["workspace", "name", "production", "changePermissions"],
+  doc: {
+    what: "an environment of a workspace; the SDK keys made with it are secret outputs",
+    replaces: "workspace",
+    updates: "name, production, change permissions (one guarded PATCH)",
+  },
+});

@@ -63,6 +63,7 @@ import {
 } from "./core/definition-doc";
 import type { DiffSpec } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -836,3 +837,18 @@ export const FlagDefinition = resourceClass(
 export type FlagDefinition = InstanceType<typeof FlagDefinition>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagDefinitionProviderText = FlagDefinition.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: FlagDefinition,
+  impl,
+  area: "flags",
+  replaceOnChange: flagDefinitionReplaceOnChange,
+  importId: { form: "<workspace>/<flag>/<environment>", example: "Default/new-checkout/Production" },
+  doc: {
+    what: "a flag's targeting in one environment",
+    replaces: "flag, workspace, environment",
+    updates:
+      "treatments, targets, rules, default rule, allocation (one minimal, `test`-guarded JSON Patch); `killed` via kill/restore",
+  },
+});

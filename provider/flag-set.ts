@@ -29,6 +29,7 @@ import { FlagSetName } from "../sdk/admin/schemas";
 import { adminClient } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -194,3 +195,17 @@ export const FlagSet = resourceClass("flag-set", FLAG_SET_TYPE, FlagSetInputs, F
 export type FlagSet = InstanceType<typeof FlagSet>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagSetProviderText = FlagSet.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: FlagSet,
+  impl,
+  area: "flags",
+  replaceOnChange: flagSetReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/web" },
+  doc: {
+    what: "a flag set of a workspace (v3 API)",
+    replaces: "workspace, name, description (the API has no update)",
+    updates: "",
+  },
+});

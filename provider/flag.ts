@@ -23,6 +23,7 @@ import { ownerDeleteGate, requestNote } from "./core/change-request";
 import { adminClient } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import {
   createOrAdopt,
   deleteIdempotent,
@@ -398,3 +399,18 @@ export const Flag = resourceClass("flag", FLAG_TYPE, FlagInputs, FlagOutputs);
 export type Flag = InstanceType<typeof Flag>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagProviderText = Flag.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Flag,
+  impl,
+  area: "flags",
+  replaceOnChange: flagReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/new-checkout" },
+  policy: ["name", "workspace", "trafficType", "tags", "rolloutStatus"],
+  doc: {
+    what: "a feature flag at workspace level",
+    replaces: "name, workspace, traffic type",
+    updates: "description, tags, rollout status (one JSON Patch)",
+  },
+});

@@ -20,6 +20,7 @@ import { isConflict } from "../sdk/core/errors";
 import { adminClient } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { forgetGroups, NotFoundByName, resolveGroups } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -177,3 +178,17 @@ export const Group = resourceClass("group", GROUP_TYPE, GroupInputs, GroupOutput
 export type Group = InstanceType<typeof Group>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const groupProviderText = Group.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Group,
+  impl,
+  area: "flags",
+  replaceOnChange: groupReplaceOnChange,
+  importId: { form: "<name>", example: "platform-team" },
+  doc: {
+    what: "a user group",
+    replaces: "",
+    updates: "name, description (PUT)",
+  },
+});

@@ -24,6 +24,7 @@ import { Identifier, type InfrastructureData, InfrastructureYaml } from "../sdk/
 import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
 import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
@@ -317,3 +318,17 @@ export const Infrastructure = resourceClass(
 export type Infrastructure = InstanceType<typeof Infrastructure>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const infrastructureProviderText = Infrastructure.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Infrastructure,
+  impl,
+  area: "platform",
+  replaceOnChange: infrastructureReplaceOnChange,
+  importId: { form: "<org>/<project>/<environment>/<identifier>", example: "default/payments/staging/k8s" },
+  doc: {
+    what: "an infrastructure definition in a `DeliveryEnvironment`: KubernetesDirect or KubernetesGcp, typed",
+    replaces: "identifier, scope, environment",
+    updates: "name, description, tags, the typed definition (PUT)",
+  },
+});

@@ -23,6 +23,7 @@ import type { InputSetData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { defineKind } from "./core/kind";
 import { GONE } from "./core/lifecycle";
 import { inputsFrom, sameYaml } from "./core/ng-entity";
 import {
@@ -267,3 +268,17 @@ export const InputSet = resourceClass("input-set", INPUT_SET_TYPE, InputSetInput
 export type InputSet = InstanceType<typeof InputSet>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const inputSetProviderText = InputSet.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: InputSet,
+  impl,
+  area: "platform",
+  replaceOnChange: inputSetReplaceOnChange,
+  importId: { form: "<org>/<project>/<pipeline>/<identifier>", example: "default/payments/deploy/prod" },
+  doc: {
+    what: "values for a pipeline's runtime inputs (`<+input>`), checked against the pipeline's YAML when it is given",
+    replaces: "identifier, scope, pipeline",
+    updates: "name, description, tags, values (PUT with `If-Match`)",
+  },
+});

@@ -1,93 +1,76 @@
 /**
- * Every resource kind of the package, by type token: its lifecycle implementation. The one list
- * that tools working on a stack's state (`flagstack recover`) and, later, other ways of serving
- * the same resources look kinds up in, so a new resource is added here once.
+ * The list of kinds: every resource kind of the package, one line each, in the order the
+ * registries, the package schema and the docs show them. Each kind is its module's one definition
+ * (`export const kind = defineKind(...)`, `./core/kind.ts`); everything that knows kinds reads this
+ * list: the dynamic resources' registry below (`flagstack recover`, `flagstack migrate-state`, the
+ * policy pack's `check`), the native provider (`./native/kinds.ts`: its kinds, package schema and
+ * dispatch), the policy pack's token map, the generated README table and `./index.ts` exports
+ * (`npm run generate`), and the kind-wide test suites.
  * @module
  */
 
-import { impl as apiKey } from "./api-key";
-import { impl as connector } from "./connector";
-import type { ResourceHandlers } from "./core/resource";
-import { impl as deliveryEnvironment } from "./delivery-environment";
-import { impl as environment } from "./environment";
-import { impl as flag } from "./flag";
-import { impl as flagDefinition } from "./flag-definition";
-import { impl as flagSet } from "./flag-set";
-import { impl as group } from "./group";
-import { impl as infrastructure } from "./infrastructure";
-import { impl as inputSet } from "./input-set";
-import { impl as largeSegment } from "./large-segment";
-import { impl as organization } from "./organization";
-import { impl as pipeline } from "./pipeline";
-import { impl as project } from "./project";
-import { impl as ruleBasedSegment } from "./rule-based-segment";
-import { impl as ruleBasedSegmentDefinition } from "./rule-based-segment-definition";
-import { impl as secret } from "./secret";
-import { impl as segment } from "./segment";
-import { impl as segmentKeys } from "./segment-keys";
-import { impl as service } from "./service";
-import { impl as trafficType } from "./traffic-type";
-import { impl as trafficTypeAttribute } from "./traffic-type-attribute";
-import { impl as trigger } from "./trigger";
-import {
-  API_KEY_TYPE,
-  CONNECTOR_TYPE,
-  DELIVERY_ENVIRONMENT_TYPE,
-  ENVIRONMENT_TYPE,
-  FLAG_DEFINITION_TYPE,
-  FLAG_SET_TYPE,
-  FLAG_TYPE,
-  GROUP_TYPE,
-  INFRASTRUCTURE_TYPE,
-  INPUT_SET_TYPE,
-  LARGE_SEGMENT_TYPE,
-  ORGANIZATION_TYPE,
-  PIPELINE_TYPE,
-  PROJECT_TYPE,
-  RULE_BASED_SEGMENT_DEFINITION_TYPE,
-  RULE_BASED_SEGMENT_TYPE,
-  SECRET_TYPE,
-  SEGMENT_KEYS_TYPE,
-  SEGMENT_TYPE,
-  SERVICE_TYPE,
-  TRAFFIC_TYPE_ATTRIBUTE_TYPE,
-  TRAFFIC_TYPE_TYPE,
-  TRIGGER_TYPE,
-  USER_INVITE_TYPE,
-  WORKSPACE_TYPE,
-} from "./types";
-import { impl as userInvite } from "./user-invite";
-import { impl as workspace } from "./workspace";
+import { kind as apiKey } from "./api-key";
+import { kind as connector } from "./connector";
+import type { AnyHandlers, Kind } from "./core/kind";
+import { kind as deliveryEnvironment } from "./delivery-environment";
+import { kind as environment } from "./environment";
+import { kind as flag } from "./flag";
+import { kind as flagDefinition } from "./flag-definition";
+import { kind as flagSet } from "./flag-set";
+import { kind as group } from "./group";
+import { kind as infrastructure } from "./infrastructure";
+import { kind as inputSet } from "./input-set";
+import { kind as largeSegment } from "./large-segment";
+import { kind as organization } from "./organization";
+import { kind as pipeline } from "./pipeline";
+import { kind as project } from "./project";
+import { kind as ruleBasedSegment } from "./rule-based-segment";
+import { kind as ruleBasedSegmentDefinition } from "./rule-based-segment-definition";
+import { kind as secret } from "./secret";
+import { kind as segment } from "./segment";
+import { kind as segmentKeys } from "./segment-keys";
+import { kind as service } from "./service";
+import { kind as trafficType } from "./traffic-type";
+import { kind as trafficTypeAttribute } from "./traffic-type-attribute";
+import { kind as trigger } from "./trigger";
+import { kind as userInvite } from "./user-invite";
+import { kind as workspace } from "./workspace";
 
-/** A resource's implementation with its inputs and outputs erased to plain records. */
-// biome-ignore lint/suspicious/noExplicitAny: the registry holds implementations of every input and output type.
-export type AnyHandlers = ResourceHandlers<any, any>;
+export type { AnyHandlers, Kind } from "./core/kind";
 
-/** Each kind's implementation, by type token. */
-export const KINDS: Readonly<Record<string, AnyHandlers>> = {
-  [ENVIRONMENT_TYPE]: environment,
-  [TRAFFIC_TYPE_TYPE]: trafficType,
-  [TRAFFIC_TYPE_ATTRIBUTE_TYPE]: trafficTypeAttribute,
-  [API_KEY_TYPE]: apiKey,
-  [WORKSPACE_TYPE]: workspace,
-  [FLAG_TYPE]: flag,
-  [FLAG_DEFINITION_TYPE]: flagDefinition,
-  [GROUP_TYPE]: group,
-  [USER_INVITE_TYPE]: userInvite,
-  [ORGANIZATION_TYPE]: organization,
-  [PROJECT_TYPE]: project,
-  [CONNECTOR_TYPE]: connector,
-  [PIPELINE_TYPE]: pipeline,
-  [SEGMENT_TYPE]: segment,
-  [SEGMENT_KEYS_TYPE]: segmentKeys,
-  [LARGE_SEGMENT_TYPE]: largeSegment,
-  [RULE_BASED_SEGMENT_TYPE]: ruleBasedSegment,
-  [RULE_BASED_SEGMENT_DEFINITION_TYPE]: ruleBasedSegmentDefinition,
-  [FLAG_SET_TYPE]: flagSet,
-  [SECRET_TYPE]: secret,
-  [SERVICE_TYPE]: service,
-  [DELIVERY_ENVIRONMENT_TYPE]: deliveryEnvironment,
-  [INFRASTRUCTURE_TYPE]: infrastructure,
-  [INPUT_SET_TYPE]: inputSet,
-  [TRIGGER_TYPE]: trigger,
-};
+/** Every kind, one line each. */
+export const KIND_LIST: readonly Kind[] = [
+  environment,
+  trafficType,
+  trafficTypeAttribute,
+  apiKey,
+  workspace,
+  flag,
+  flagDefinition,
+  group,
+  userInvite,
+  organization,
+  project,
+  connector,
+  pipeline,
+  segment,
+  segmentKeys,
+  largeSegment,
+  ruleBasedSegment,
+  ruleBasedSegmentDefinition,
+  flagSet,
+  secret,
+  service,
+  deliveryEnvironment,
+  infrastructure,
+  inputSet,
+  trigger,
+];
+
+/** Each kind's implementation, by dynamic type token. */
+export const KINDS: Readonly<Record<string, AnyHandlers>> = Object.fromEntries(
+  KIND_LIST.map((k) => [k.token, k.impl]),
+);
+
+/** Each kind by dynamic type token. */
+export const KINDS_BY_TOKEN: ReadonlyMap<string, Kind> = new Map(KIND_LIST.map((k) => [k.token, k]));

@@ -39,6 +39,7 @@ import { ConflictError, isNotFound } from "../sdk/core/errors";
 import { adminClient } from "./core/config";
 import type { DiffSpec, FieldRule } from "./core/diff";
 import { GoneSinceRecordedError } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveEnvironment, resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -370,3 +371,18 @@ export const LargeSegment = resourceClass(
 export type LargeSegment = InstanceType<typeof LargeSegment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const largeSegmentProviderText = LargeSegment.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: LargeSegment,
+  impl,
+  area: "flags",
+  replaceOnChange: largeSegmentReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/all_customers" },
+  doc: {
+    what: "a large segment at workspace level and the environments it is active in (members arrive through a change request)",
+    replaces: "name, workspace, traffic type",
+    updates:
+      "environments: one activation or deactivation per environment that changes; a description change alone is refused at preview",
+  },
+});

@@ -24,6 +24,7 @@ import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, platformApi } from "./platform-common";
@@ -220,3 +221,17 @@ export const Organization = resourceClass(
 export type Organization = InstanceType<typeof Organization>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const organizationProviderText = Organization.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Organization,
+  impl,
+  area: "platform",
+  replaceOnChange: organizationReplaceOnChange,
+  importId: { form: "<identifier>", example: "payments_org" },
+  doc: {
+    what: "a platform organization (the scope of projects; a `Project`'s `org` may be its `identifier` output)",
+    replaces: "identifier",
+    updates: "name, description, tags (PUT with `If-Match`)",
+  },
+});

@@ -27,6 +27,7 @@ import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKN
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
@@ -424,3 +425,17 @@ export const Pipeline = resourceClass("pipeline", PIPELINE_TYPE, PipelineInputs,
 export type Pipeline = InstanceType<typeof Pipeline>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const pipelineProviderText = Pipeline.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Pipeline,
+  impl,
+  area: "platform",
+  replaceOnChange: pipelineReplaceOnChange,
+  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/deploy" },
+  doc: {
+    what: "a YAML pipeline built from a typed model (or raw YAML)",
+    replaces: "identifier, scope",
+    updates: "the YAML, compared by meaning, not text",
+  },
+});

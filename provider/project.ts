@@ -31,6 +31,7 @@ import { checkWith } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
@@ -262,3 +263,18 @@ export const Project = resourceClass("project", PROJECT_TYPE, ProjectInputs, Pro
 export type Project = InstanceType<typeof Project>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const projectProviderText = Project.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Project,
+  impl,
+  area: "platform",
+  replaceOnChange: projectReplaceOnChange,
+  importId: { form: "<org>/<identifier>", example: "default/payments" },
+  policy: ["identifier", "org", "tags"],
+  doc: {
+    what: "a platform project",
+    replaces: "identifier, organization",
+    updates: "name, colour, description, tags, modules (PUT)",
+  },
+});

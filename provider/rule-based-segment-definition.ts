@@ -48,6 +48,7 @@ import { adminClient, changeNote } from "./core/config";
 import { canonicalField } from "./core/definition-doc";
 import { canonicalJson, type DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -501,3 +502,17 @@ export const RuleBasedSegmentDefinition = resourceClass(
 export type RuleBasedSegmentDefinition = InstanceType<typeof RuleBasedSegmentDefinition>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const ruleBasedSegmentDefinitionProviderText = RuleBasedSegmentDefinition.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: RuleBasedSegmentDefinition,
+  impl,
+  area: "flags",
+  replaceOnChange: ruleBasedSegmentDefinitionReplaceOnChange,
+  importId: { form: "<workspace>/<environment>/<segment>", example: "Default/Production/pro_users" },
+  doc: {
+    what: "a rule-based segment's activation and definition in one environment: rules (the typed matchers of definitions), excluded keys and segments",
+    replaces: "workspace, environment, segment",
+    updates: "rules, excluded keys, excluded segments (one guarded PUT of the whole definition)",
+  },
+});

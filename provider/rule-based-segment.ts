@@ -29,6 +29,7 @@ import { SegmentCreateBody } from "../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "./core/change-request";
 import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -258,3 +259,17 @@ export const RuleBasedSegment = resourceClass(
 export type RuleBasedSegment = InstanceType<typeof RuleBasedSegment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const ruleBasedSegmentProviderText = RuleBasedSegment.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: RuleBasedSegment,
+  impl,
+  area: "flags",
+  replaceOnChange: ruleBasedSegmentReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/pro_users" },
+  doc: {
+    what: "a rule-based segment at workspace level",
+    replaces: "name, workspace, traffic type",
+    updates: "a description change alone is refused at preview",
+  },
+});

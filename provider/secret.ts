@@ -40,6 +40,7 @@ import { connectorId, parseConnectorId } from "./connector";
 import { checkWith, containsUnknown } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { lookupAndDelete } from "./core/ng-entity";
 import {
@@ -364,3 +365,17 @@ export const Secret = withSecretInputs(
 export type Secret = InstanceType<typeof Secret>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const secretProviderText = Secret.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Secret,
+  impl,
+  area: "platform",
+  replaceOnChange: secretReplaceOnChange,
+  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/db_password" },
+  doc: {
+    what: "a platform text or file secret (its value or file content always a Pulumi secret; a file recorded as its SHA-256); `ref` names it for connectors and pipelines",
+    replaces: "identifier, scope, text ↔ file",
+    updates: "name, description, tags, secret manager, value (PUT, the value re-sent), file (multipart PUT)",
+  },
+});

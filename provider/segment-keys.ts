@@ -48,6 +48,7 @@ import {
 import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { GoneSinceRecordedError } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -426,3 +427,17 @@ export const SegmentKeys = resourceClass(
 export type SegmentKeys = InstanceType<typeof SegmentKeys>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const segmentKeysProviderText = SegmentKeys.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: SegmentKeys,
+  impl,
+  area: "flags",
+  replaceOnChange: segmentKeysReplaceOnChange,
+  importId: { form: "<workspace>/<environment>/<segment>", example: "Default/Production/beta_testers" },
+  doc: {
+    what: "a segment's activation and exact members in one environment",
+    replaces: "workspace, environment, segment",
+    updates: "keys: only those that change (`removeKeys` / `uploadKeys`, 10,000 a request)",
+  },
+});

@@ -26,6 +26,7 @@ import { ownerDeleteGate, requestNote } from "./core/change-request";
 import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -272,3 +273,18 @@ export const Segment = resourceClass("segment", SEGMENT_TYPE, SegmentInputs, Seg
 export type Segment = InstanceType<typeof Segment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const segmentProviderText = Segment.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Segment,
+  impl,
+  area: "flags",
+  replaceOnChange: segmentReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/beta_testers" },
+  doc: {
+    what: "a segment at workspace level",
+    replaces: "name, workspace, traffic type",
+    updates:
+      "tags (POST of the whole set); a description change alone is refused at preview (the API cannot change it, and a replacement would drop the members)",
+  },
+});

@@ -29,6 +29,7 @@ import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/c
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { inputsFrom, lookupAndDelete, sameYaml } from "./core/ng-entity";
 import {
@@ -366,3 +367,17 @@ export const Service = resourceClass("service", SERVICE_TYPE, ServiceInputs, Ser
 export type Service = InstanceType<typeof Service>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const serviceProviderText = Service.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Service,
+  impl,
+  area: "platform",
+  replaceOnChange: serviceReplaceOnChange,
+  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/checkout" },
+  doc: {
+    what: "a platform service (v2): a typed Kubernetes definition or raw service YAML",
+    replaces: "identifier, scope",
+    updates: "name, description, tags, the YAML compared by meaning (PUT with `If-Match`)",
+  },
+});

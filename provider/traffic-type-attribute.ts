@@ -19,6 +19,7 @@ import { adminClient } from "./core/config";
 import { changedFields, type DiffSpec } from "./core/diff";
 import { replaceFields } from "./core/field-patch";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -274,3 +275,17 @@ export const TrafficTypeAttribute = resourceClass(
 export type TrafficTypeAttribute = InstanceType<typeof TrafficTypeAttribute>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const trafficTypeAttributeProviderText = TrafficTypeAttribute.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: TrafficTypeAttribute,
+  impl,
+  area: "flags",
+  replaceOnChange: trafficTypeAttributeReplaceOnChange,
+  importId: { form: "<workspace>/<traffic type>/<attribute id>", example: "Default/user/plan" },
+  doc: {
+    what: "an attribute of a traffic type's keys",
+    replaces: "workspace, traffic type, attribute id",
+    updates: "display name, description, data type, suggested values, searchable (one guarded PATCH)",
+  },
+});

@@ -18,6 +18,7 @@ import { TrafficTypeCreate, type TrafficType as TrafficTypeResponse } from "../s
 import { adminClient, forget } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE } from "./core/lifecycle";
 import { resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -170,3 +171,17 @@ export const TrafficType = resourceClass(
 export type TrafficType = InstanceType<typeof TrafficType>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const trafficTypeProviderText = TrafficType.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: TrafficType,
+  impl,
+  area: "flags",
+  replaceOnChange: trafficTypeReplaceOnChange,
+  importId: { form: "<workspace>/<name>", example: "Default/account" },
+  doc: {
+    what: "a traffic type of a workspace",
+    replaces: "workspace, name (the API has no update)",
+    updates: "",
+  },
+});

@@ -19,6 +19,7 @@ import type { TriggerData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
+import { defineKind } from "./core/kind";
 import { GONE } from "./core/lifecycle";
 import { inputsFrom, sameYaml } from "./core/ng-entity";
 import {
@@ -280,3 +281,18 @@ export const Trigger = resourceClass("trigger", TRIGGER_TYPE, TriggerInputs, Tri
 export type Trigger = InstanceType<typeof Trigger>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const triggerProviderText = Trigger.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Trigger,
+  impl,
+  area: "platform",
+  replaceOnChange: triggerReplaceOnChange,
+  importId: { form: "<org>/<project>/<pipeline>/<identifier>", example: "default/payments/deploy/nightly" },
+  policy: ["identifier", "project", "pipelineIdentifier", "inputSetRefs"],
+  doc: {
+    what: "a pipeline's webhook or cron trigger",
+    replaces: "identifier, scope, pipeline",
+    updates: "name, enabled, source, input sets (PUT with `If-Match`)",
+  },
+});

@@ -22,6 +22,7 @@ import { checkWith } from "./core/check";
 import { adminClient } from "./core/config";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
 import { resolveGroups } from "./core/resolve";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
@@ -344,3 +345,17 @@ export const UserInvite = resourceClass("user-invite", USER_INVITE_TYPE, UserInv
 export type UserInvite = InstanceType<typeof UserInvite>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const userInviteProviderText = UserInvite.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: UserInvite,
+  impl,
+  area: "flags",
+  replaceOnChange: userInviteReplaceOnChange,
+  importId: { form: "<email>", example: "alice@example.com" },
+  doc: {
+    what: "an invited user and their group memberships",
+    replaces: "email",
+    updates: "groups (PATCH add/remove)",
+  },
+});

@@ -22,6 +22,7 @@ import { adminClient, forget } from "./core/config";
 import { changedFields, type DiffSpec } from "./core/diff";
 import { replaceFields } from "./core/field-patch";
 import { guardedUpdate } from "./core/guard";
+import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { WORKSPACE_TYPE } from "./types";
@@ -169,3 +170,17 @@ export const Workspace = resourceClass("workspace", WORKSPACE_TYPE, WorkspaceInp
 export type Workspace = InstanceType<typeof Workspace>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const workspaceProviderText = Workspace.providerText;
+
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+export const kind = defineKind({
+  resource: Workspace,
+  impl,
+  area: "flags",
+  replaceOnChange: workspaceReplaceOnChange,
+  importId: { form: "<name>", example: "Default" },
+  doc: {
+    what: "a feature-flag workspace",
+    replaces: "",
+    updates: "name, requires title and comments (one guarded PATCH)",
+  },
+});

@@ -47,8 +47,8 @@
  * @module
  */
 
-import type { AnyHandlers } from "../kinds";
 import { PROVIDER_KEY, withoutProvider } from "./check";
+import type { AnyHandlers } from "./kind";
 import { plain } from "./resource";
 
 /** One resource of a state file (`pulumi stack export`), in the members this module reads or writes. */

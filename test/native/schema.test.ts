@@ -186,6 +186,8 @@ describe("zod → Pulumi schema", () => {
     outputs: Thing.extend({ thingId: z.string() }),
     replaceOnChange: ["name"],
     module: "thing",
+    secretOutputs: [],
+    secretInputs: [],
   };
   const out = packageSchema([kind], { version: "1.2.3", settings: ProviderSettings });
 
