@@ -22,20 +22,20 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ApiKeyInputs } from "../provider/api-key";
+import { ApiKeyInputs, kind as apiKeyKind } from "../provider/api-key";
 import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
-import { DeliveryEnvironmentInputs } from "../provider/delivery-environment";
-import { EnvironmentInputs } from "../provider/environment";
-import { FlagInputs } from "../provider/flag";
+import type { Kind } from "../provider/core/kind";
+import { DeliveryEnvironmentInputs, kind as deliveryEnvironmentKind } from "../provider/delivery-environment";
+import { EnvironmentInputs, kind as environmentKind } from "../provider/environment";
+import { FlagInputs, kind as flagKind } from "../provider/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
-import { KINDS } from "../provider/kinds";
-import { nativeToken } from "../provider/native/kinds";
+import { KIND_LIST, KINDS } from "../provider/kinds";
 import { PipelineInputs } from "../provider/pipeline";
-import { ProjectInputs } from "../provider/project";
+import { ProjectInputs, kind as projectKind } from "../provider/project";
 import { SegmentKeysInputs } from "../provider/segment-keys";
 import { ServiceInputs } from "../provider/service";
-import { TriggerInputs } from "../provider/trigger";
+import { TriggerInputs, kind as triggerKind } from "../provider/trigger";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
@@ -81,7 +81,7 @@ export const TYPES = {
 type Props = Record<string, unknown>;
 
 /** The native token of each kind, to the dynamic one (the key of `KINDS` and {@link TYPES}). */
-const FROM_NATIVE: ReadonlyMap<string, string> = new Map(Object.keys(KINDS).map((t) => [nativeToken(t), t]));
+const FROM_NATIVE: ReadonlyMap<string, string> = new Map(KIND_LIST.map((k) => [k.nativeToken, k.token]));
 
 /** The dynamic token of a type token of either family; another type is returned as it is. */
 export const dynamicToken = (type: string): string => FROM_NATIVE.get(type) ?? type;
@@ -255,34 +255,58 @@ function output<S extends z.ZodObject, K extends keyof S["shape"] & string>(
 }
 
 // ---------------------------------------------------------------------------------------------
+// The views of kinds whose definition lists the fields a policy reads (`policy`)
+
+/**
+ * The view of a kind whose definition names the inputs policies read (`policy` in its
+ * `defineKind`): those inputs of its schema (`schema`, the kind's own inputs schema, for the
+ * types), each optional (a preview may not know it, a refused one may be absent). Typed as the
+ * kind's whole inputs, partial; only the listed ones are read.
+ */
+function kindView<S extends z.ZodObject>(schema: S, kind: Kind) {
+  if (schema !== kind.resource.inputs) throw new Error(`policy view of ${kind.name}: not its inputs schema`);
+  const mask = Object.fromEntries((kind.policy ?? []).map((f) => [f, true as const]));
+  return (schema as z.ZodObject)
+    .pick(mask as Record<string, true> & Record<number, never>)
+    .partial() as unknown as z.ZodObject<{
+    [F in keyof S["shape"]]: z.ZodOptional<S["shape"][F]>;
+  }>;
+}
+
+/** Whether a field's schema takes text (an optional or defaulted string included). */
+function takesText(field: z.ZodType): boolean {
+  let f: z.ZodType = field;
+  for (;;) {
+    const def = f.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
+    if (def.type === "string") return true;
+    const inner = def.innerType ?? def.in;
+    if (inner === undefined) return false;
+    f = inner;
+  }
+}
+
+/**
+ * The reader of a kind's view: the props through the kind's `check`, then each listed input as
+ * checked; a text input the provider refuses is read as given, so a message can name it.
+ */
+function kindReader<V extends z.ZodObject>(kind: Kind, _view: V): (props: Props) => Promise<z.output<V>> {
+  const shape = kind.resource.inputs.shape as Record<string, z.ZodType>;
+  return async (props) => {
+    const c = await checkProps(kind.token, kind.resource.inputs, props);
+    const read = (f: string) => (takesText(shape[f]!) ? textOf(props, c, f) : need(props, c, f));
+    return Object.fromEntries((kind.policy ?? []).map((f) => [f, read(f)])) as z.output<V>;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Flags
 
 /** What the policies read of a Flag: its checked inputs. */
-export const FlagView = FlagInputs.pick({
-  name: true,
-  workspace: true,
-  trafficType: true,
-  tags: true,
-  rolloutStatus: true,
-}).partial();
+export const FlagView = kindView(FlagInputs, flagKind);
 export type FlagView = z.output<typeof FlagView>;
 
-/**
- * Reads a Flag. A text input the provider refuses is still read as given (its check reports it;
- * flag-naming judges a name itself, a status is compared without regard to case); refused tags
- * are left out.
- */
-export async function readFlag(props: Props): Promise<FlagView> {
-  const c = await checkProps(FLAG_TYPE, FlagInputs, props);
-  const text = (key: "name" | "workspace" | "trafficType" | "rolloutStatus") => textOf(props, c, key);
-  return {
-    name: text("name"),
-    workspace: text("workspace"),
-    trafficType: text("trafficType"),
-    tags: need(props, c, "tags"),
-    rolloutStatus: text("rolloutStatus"),
-  };
-}
+/** Reads a Flag: the fields of its definition's `policy`. */
+export const readFlag = kindReader(flagKind, FlagView);
 
 // ---------------------------------------------------------------------------------------------
 // Flag definitions
@@ -417,18 +441,11 @@ export async function readConnector(props: Props): Promise<ConnectorView> {
 }
 
 /** What the policies read of a Project: its checked inputs. */
-export const ProjectView = ProjectInputs.pick({ identifier: true, org: true, tags: true }).partial();
+export const ProjectView = kindView(ProjectInputs, projectKind);
 export type ProjectView = z.output<typeof ProjectView>;
 
-/** Reads a Project. */
-export async function readProject(props: Props): Promise<ProjectView> {
-  const c = await checkProps(PROJECT_TYPE, ProjectInputs, props);
-  return {
-    identifier: need(props, c, "identifier"),
-    org: need(props, c, "org"),
-    tags: need(props, c, "tags"),
-  };
-}
+/** Reads a Project: the fields of its definition's `policy`. */
+export const readProject = kindReader(projectKind, ProjectView);
 
 // ---------------------------------------------------------------------------------------------
 // Segment members
@@ -461,46 +478,18 @@ export async function readSegmentKeys(props: Props): Promise<SegmentKeysView> {
 // Environments and API keys
 
 /** What the policies read of an Environment: its checked inputs (the change permissions' defaults applied). */
-export const EnvironmentView = EnvironmentInputs.pick({
-  workspace: true,
-  name: true,
-  production: true,
-  changePermissions: true,
-}).partial();
+export const EnvironmentView = kindView(EnvironmentInputs, environmentKind);
 export type EnvironmentView = z.output<typeof EnvironmentView>;
 
-/** Reads an Environment. A name the provider refuses is still read as given, to name it in messages. */
-export async function readEnvironment(props: Props): Promise<EnvironmentView> {
-  const c = await checkProps(ENVIRONMENT_TYPE, EnvironmentInputs, props);
-  return {
-    workspace: textOf(props, c, "workspace"),
-    name: textOf(props, c, "name"),
-    production: need(props, c, "production"),
-    changePermissions: need(props, c, "changePermissions"),
-  };
-}
+/** Reads an Environment: the fields of its definition's `policy`. */
+export const readEnvironment = kindReader(environmentKind, EnvironmentView);
 
 /** What the policies read of an ApiKey: its checked inputs. */
-export const ApiKeyView = ApiKeyInputs.pick({
-  name: true,
-  apiKeyType: true,
-  workspace: true,
-  environments: true,
-  roles: true,
-}).partial();
+export const ApiKeyView = kindView(ApiKeyInputs, apiKeyKind);
 export type ApiKeyView = z.output<typeof ApiKeyView>;
 
 /** Reads an ApiKey. A name the provider refuses is still read as given, to name it in messages. */
-export async function readApiKey(props: Props): Promise<ApiKeyView> {
-  const c = await checkProps(API_KEY_TYPE, ApiKeyInputs, props);
-  return {
-    name: textOf(props, c, "name"),
-    apiKeyType: need(props, c, "apiKeyType"),
-    workspace: textOf(props, c, "workspace"),
-    environments: need(props, c, "environments"),
-    roles: need(props, c, "roles"),
-  };
-}
+export const readApiKey = kindReader(apiKeyKind, ApiKeyView);
 
 // ---------------------------------------------------------------------------------------------
 // Definitions as documents: a pipeline's or a service's definition as the program gives it, for
@@ -566,41 +555,15 @@ export async function readServiceDocument(props: Props): Promise<DefinitionDocum
 // Delivery environments and triggers
 
 /** What the policies read of a DeliveryEnvironment: its identifier, scope and type. */
-export const DeliveryEnvironmentView = DeliveryEnvironmentInputs.pick({
-  identifier: true,
-  org: true,
-  project: true,
-  type: true,
-}).partial();
+export const DeliveryEnvironmentView = kindView(DeliveryEnvironmentInputs, deliveryEnvironmentKind);
 export type DeliveryEnvironmentView = z.output<typeof DeliveryEnvironmentView>;
 
 /** Reads a DeliveryEnvironment. */
-export async function readDeliveryEnvironment(props: Props): Promise<DeliveryEnvironmentView> {
-  const c = await checkProps(DELIVERY_ENVIRONMENT_TYPE, DeliveryEnvironmentInputs, props);
-  return {
-    identifier: textOf(props, c, "identifier"),
-    org: need(props, c, "org"),
-    project: need(props, c, "project"),
-    type: need(props, c, "type"),
-  };
-}
+export const readDeliveryEnvironment = kindReader(deliveryEnvironmentKind, DeliveryEnvironmentView);
 
 /** What the policies read of a Trigger: its identifier, its pipeline and its input sets. */
-export const TriggerView = TriggerInputs.pick({
-  identifier: true,
-  project: true,
-  pipelineIdentifier: true,
-  inputSetRefs: true,
-}).partial();
+export const TriggerView = kindView(TriggerInputs, triggerKind);
 export type TriggerView = z.output<typeof TriggerView>;
 
 /** Reads a Trigger. */
-export async function readTrigger(props: Props): Promise<TriggerView> {
-  const c = await checkProps(TRIGGER_TYPE, TriggerInputs, props);
-  return {
-    identifier: textOf(props, c, "identifier"),
-    project: need(props, c, "project"),
-    pipelineIdentifier: textOf(props, c, "pipelineIdentifier"),
-    inputSetRefs: need(props, c, "inputSetRefs"),
-  };
-}
+export const readTrigger = kindReader(triggerKind, TriggerView);

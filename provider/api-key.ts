@@ -299,6 +299,7 @@ export const kind = defineKind({
   area: "flags",
   replaceOnChange: apiKeyReplaceOnChange,
   importId: undefined,
+  policy: ["name", "apiKeyType", "workspace", "environments", "roles"],
   doc: {
     what: "an admin, server-side or client-side API key; the key is a secret output",
     replaces: "every input (the new key is made before the old is revoked)",
