@@ -1,9 +1,10 @@
 /**
- * The flagstack Pulumi resources and lookups.
+ * The flagstack Pulumi resources and lookups. Generated from the list of kinds
+ * (`provider/kinds.ts`) by `npm run generate` (`scripts/generate.ts`): do not edit.
  *
- * Each resource file also exports its `impl` (the lifecycle implementation its serialized provider
- * `require`s at call time); those are reached through `flagstack/provider/<file>`, not this barrel,
- * so the re-exports below are explicit.
+ * Each resource module also exports its `impl` (the lifecycle implementation its stored
+ * provider text `require`s at call time) and its `kind` (its definition); those are reached
+ * through `flagstack/provider/<file>`, not this barrel.
  * @module
  */
 
@@ -16,33 +17,72 @@ export {
   apiKeyReplaceOnChange,
 } from "./api-key";
 export {
+  AwsInput,
   Connector,
   type ConnectorArgs,
   ConnectorInputs,
+  type ConnectorInputValues,
   ConnectorOutputs,
+  connectorId,
   connectorProviderText,
   connectorReplaceOnChange,
+  DOCKER_REGISTRY,
+  DockerAuthInput,
+  DockerRegistryInput,
+  dockerRegistryFromWire,
+  GcpInput,
+  GenericConnectorInput,
+  GithubInput,
+  GitInput,
+  HttpHelmInput,
+  KubernetesInput,
+  parseConnectorId,
+  SecretRef,
+  SPEC_FIELDS,
+  secretRefInput,
+  TYPED_CONNECTOR_TYPES,
+  type TypedSpecField,
+  typedFromWire,
+  wireSpec,
+  wireType,
 } from "./connector";
 export {
   DeliveryEnvironment,
   type DeliveryEnvironmentArgs,
   DeliveryEnvironmentInputs,
+  type DeliveryEnvironmentInputValues,
   DeliveryEnvironmentOutputs,
   deliveryEnvironmentProviderText,
   deliveryEnvironmentReplaceOnChange,
   deliveryEnvironmentYaml,
+  EnvironmentOverridesInput,
 } from "./delivery-environment";
 export {
   Environment,
   type EnvironmentArgs,
+  EnvironmentChangePermissions,
   EnvironmentInputs,
   EnvironmentOutputs,
+  environmentPatch,
   environmentProviderText,
   environmentReplaceOnChange,
 } from "./environment";
-export { Flag, type FlagArgs, FlagInputs, FlagOutputs, flagProviderText, flagReplaceOnChange } from "./flag";
+export {
+  Flag,
+  type FlagArgs,
+  FlagInputs,
+  FlagOutputs,
+  FlagOwner,
+  flagPatch,
+  flagProviderText,
+  flagReplaceOnChange,
+} from "./flag";
 export {
   type BucketOutput,
+  definitionArchive,
+  definitionDeleteNote,
+  definitionProblems,
+  desiredDoc,
   FlagDefinition,
   type FlagDefinitionArgs,
   FlagDefinitionInputs,
@@ -50,6 +90,7 @@ export {
   flagDefinitionProviderText,
   flagDefinitionReplaceOnChange,
   type RuleOutput,
+  TreatmentInput,
   type TreatmentOutput,
 } from "./flag-definition";
 export {
@@ -71,22 +112,30 @@ export {
 export {
   Infrastructure,
   type InfrastructureArgs,
+  InfrastructureDefinitionInput,
   InfrastructureInputs,
+  type InfrastructureInputValues,
   InfrastructureOutputs,
+  infrastructureId,
   infrastructureProviderText,
   infrastructureReplaceOnChange,
   infrastructureYaml,
+  KubernetesDirectInput,
+  KubernetesGcpInput,
+  parseInfrastructureId,
 } from "./infrastructure";
 export {
   InputSet,
   type InputSetArgs,
   InputSetInputs,
+  type InputSetInputValues,
   InputSetOutputs,
   inputSetProviderText,
   inputSetReplaceOnChange,
   inputSetYaml,
 } from "./input-set";
 export {
+  environmentSetRule,
   LargeSegment,
   type LargeSegmentArgs,
   LargeSegmentInputs,
@@ -94,62 +143,36 @@ export {
   largeSegmentProviderText,
   largeSegmentReplaceOnChange,
 } from "./large-segment";
-export {
-  getEnvironment,
-  getFlagSet,
-  getGroup,
-  getLargeSegment,
-  getRolloutStatus,
-  getRuleBasedSegment,
-  getSegment,
-  getTrafficType,
-  getUsers,
-  getWorkspace,
-  type LookupOptions,
-  NotFoundByName,
-} from "./lookups";
+export * from "./lookups";
 export {
   Organization,
   type OrganizationArgs,
   OrganizationInputs,
+  type OrganizationInputValues,
   OrganizationOutputs,
   organizationProviderText,
   organizationReplaceOnChange,
 } from "./organization";
 export {
+  effectiveYaml,
   Pipeline,
   type PipelineArgs,
   PipelineInputs,
+  type PipelineInputValues,
   PipelineOutputs,
+  pipelineId,
   pipelineProviderText,
   pipelineReplaceOnChange,
 } from "./pipeline";
-export {
-  PipelineModel,
-  PipelineModelError,
-  type PipelineModelInput,
-  parsePipelineYaml,
-  pipelinesEqual,
-  RuntimeInput,
-  renderPipelineYaml,
-  runtimeInput,
-} from "./pipeline-model";
-export {
-  getConnector,
-  getConnectorOutput,
-  getOrganization,
-  getOrganizationOutput,
-  getPipeline,
-  getPipelineOutput,
-  getProject,
-  getProjectOutput,
-  type PlatformLookupOptions,
-} from "./platform-lookups";
+export * from "./pipeline-model";
+export * from "./platform-lookups";
 export {
   Project,
   type ProjectArgs,
   ProjectInputs,
+  type ProjectInputValues,
   ProjectOutputs,
+  projectId,
   projectProviderText,
   projectReplaceOnChange,
 } from "./project";
@@ -162,18 +185,22 @@ export {
   ruleBasedSegmentReplaceOnChange,
 } from "./rule-based-segment";
 export {
+  holdsTargeting,
   RuleBasedSegmentDefinition,
   type RuleBasedSegmentDefinitionArgs,
   RuleBasedSegmentDefinitionInputs,
   RuleBasedSegmentDefinitionOutputs,
+  ruleBasedArchive,
   ruleBasedSegmentDefinitionProviderText,
   ruleBasedSegmentDefinitionReplaceOnChange,
 } from "./rule-based-segment-definition";
 export {
+  fileSha256,
   HARNESS_SECRET_MANAGER,
   Secret,
   type SecretArgs,
   SecretInputs,
+  type SecretInputValues,
   SecretOutputs,
   secretProviderText,
   secretRef,
@@ -188,6 +215,7 @@ export {
   segmentReplaceOnChange,
 } from "./segment";
 export {
+  keysArchive,
   SegmentKeys,
   type SegmentKeysArgs,
   SegmentKeysInputs,
@@ -196,13 +224,18 @@ export {
   segmentKeysReplaceOnChange,
 } from "./segment-keys";
 export {
+  ArtifactSourceInput,
+  KubernetesServiceInput,
+  ManifestInput,
   Service,
   type ServiceArgs,
   ServiceInputs,
+  type ServiceInputValues,
   ServiceOutputs,
   serviceProviderText,
   serviceReplaceOnChange,
   serviceYaml,
+  VariableInput,
 } from "./service";
 export {
   TrafficType,
@@ -221,17 +254,21 @@ export {
   trafficTypeAttributeReplaceOnChange,
 } from "./traffic-type-attribute";
 export {
+  CronExpression,
   Trigger,
   type TriggerArgs,
   TriggerInputs,
+  type TriggerInputValues,
   TriggerOutputs,
   triggerProviderText,
   triggerReplaceOnChange,
   triggerYaml,
+  WebhookInput,
 } from "./trigger";
 // Every type token (`FLAG_TYPE`, ...), the module name and `typeName`.
 export * from "./types";
 export {
+  membershipPatch,
   ON_DELETE,
   UserInvite,
   type UserInviteArgs,
