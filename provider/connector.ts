@@ -33,9 +33,9 @@ import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { scopedEntityShape } from "./core/platform-scope";
+import { AdoptInput, platformApi } from "./core/platform-common";
+import { parseScopedId, scopedEntityShape, scopedId } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, platformApi } from "./platform-common";
 import { CONNECTOR_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -728,23 +728,14 @@ const connectorDiff: DiffSpec<keyof ConnectorInputs> = {
 
 /**
  * The resource id, in the peer providers' import-id shapes (ref §11): `<identifier>`,
- * `<org>/<identifier>` or `<org>/<project>/<identifier>`.
+ * `<org>/<identifier>` or `<org>/<project>/<identifier>` (`./core/platform-scope.ts`, shared with
+ * every scoped entity).
  */
-export const connectorId = (inputs: Pick<ConnectorInputs, "org" | "project" | "identifier">): string =>
-  [inputs.org, inputs.project, inputs.identifier].filter((p) => p !== undefined).join("/");
+export const connectorId: (inputs: Pick<ConnectorInputs, "org" | "project" | "identifier">) => string =
+  scopedId;
 
 /** Reads a connector id back into its scope and identifier. */
-export function parseConnectorId(id: string): { org?: string; project?: string; identifier: string } {
-  const parts = id.split("/");
-  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === "")) {
-    throw new Error(
-      `invalid connector id ${JSON.stringify(id)}: expected <identifier>, <org>/<identifier> or <org>/<project>/<identifier>`,
-    );
-  }
-  if (parts.length === 1) return { identifier: parts[0]! };
-  if (parts.length === 2) return { org: parts[0]!, identifier: parts[1]! };
-  return { org: parts[0]!, project: parts[1]!, identifier: parts[2]! };
-}
+export const parseConnectorId = parseScopedId;
 
 const scopeOf = (i: Pick<ConnectorInputs, "org" | "project">) => ({
   ...(i.org !== undefined ? { org: i.org } : {}),
@@ -934,7 +925,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: connectorReplaceOnChange,
-  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/registry" },
+  importId: { form: "[<org>/[<project>/]]<identifier>", example: "default/payments/registry" },
   doc: {
     what: "a platform connector: typed Docker registry, GitHub, Git, Kubernetes cluster, AWS, GCP or Helm HTTP repository spec (credentials only as secret references), or generic JSON spec",
     replaces: "identifier, scope, connector type",

@@ -27,24 +27,31 @@ import {
   PlatformEnvironmentYaml,
 } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
-import { connectorId } from "./connector";
 import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { entityKeyOf, inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
+import {
+  entityKeyOf,
+  inputsFrom,
+  lookupAndDelete,
+  ManifestInput,
+  mergeForWrite,
+  sameYaml,
+  VariableInput,
+} from "./core/ng-entity";
+import { AdoptInput, platformApi } from "./core/platform-common";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
   scopedEntityShape,
+  scopedId,
   scopedRef,
   scopeOf,
 } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, platformApi } from "./platform-common";
-import { ManifestInput, VariableInput } from "./service";
 import { DELIVERY_ENVIRONMENT_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -213,7 +220,7 @@ export const impl: ResourceHandlers<DeliveryEnvironmentInputs, DeliveryEnvironme
     if (how !== "created" && diffInputs(environmentDiff, oldView(outs), newView(inputs)).changes) {
       outs = await put(api, inputs, outs.version);
     }
-    return { id: connectorId(inputs), outs: plain(outs) };
+    return { id: scopedId(inputs), outs: plain(outs) };
   },
 
   async read(id, props) {
@@ -286,7 +293,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: deliveryEnvironmentReplaceOnChange,
-  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/staging" },
+  importId: { form: "[<org>/[<project>/]]<identifier>", example: "default/payments/staging" },
   policy: ["identifier", "org", "project", "type"],
   doc: {
     what: "a platform environment (PreProduction or Production, variables, manifest overrides); not the feature-flag `Environment`",

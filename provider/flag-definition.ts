@@ -65,6 +65,7 @@ import type { DiffSpec } from "./core/diff";
 import { fieldsToWrite, guardedUpdate } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
+import { definitionArchive, definitionDeleteNote, definitionSubject as subject } from "./core/owned-archive";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "./types";
@@ -300,10 +301,6 @@ function outputs(
     creationTime: def.creationTime,
     lastUpdateTime: def.lastUpdateTime,
   });
-}
-
-function subject(flag: string, environment: string): string {
-  return `flag "${flag}" in environment "${environment}"`;
 }
 
 function note(
@@ -768,31 +765,9 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
   },
 );
 
-/**
- * The change request that deletes a flag's definition in an environment (ARCHIVE, splitapiclient
- * `split_definition.py` `submit_change_request`): a `FlagDefinition`'s delete, and a `Flag`'s in
- * the environments that require approvals.
- */
-export function definitionArchive(
-  wsId: string,
-  environment: { id: string; name: string },
-  flagName: string,
-): ChangeSubject {
-  return {
-    wsId,
-    environmentId: environment.id,
-    environmentName: environment.name,
-    kind: "split",
-    name: flagName,
-    payload: {},
-    operationType: "ARCHIVE",
-    describe: `the definition of ${subject(flagName, environment.name)}`,
-  };
-}
-
-/** The title and comment of a definition's delete where the program gives none: `changeNote`'s. */
-export const definitionDeleteNote = (flagName: string, environmentName: string) =>
-  note({}, "delete", subject(flagName, environmentName));
+// The ARCHIVE of a definition is also a `Flag`'s delete's, in the environments that require
+// approvals: it lives in `./core/owned-archive.ts`.
+export { definitionArchive, definitionDeleteNote };
 
 /** A treatment as returned in the outputs. */
 export type TreatmentOutput = FlagDefinitionOutputs["treatments"][number];

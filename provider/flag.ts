@@ -32,9 +32,9 @@ import {
   readOrGone,
   resourceHandlers,
 } from "./core/lifecycle";
+import { definitionArchive, definitionDeleteNote } from "./core/owned-archive";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { definitionArchive, definitionDeleteNote } from "./flag-definition";
 import { FLAG_TYPE } from "./types";
 
 const tagList = z

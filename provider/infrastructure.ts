@@ -27,9 +27,9 @@ import { guardedUpdate } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
+import { AdoptInput, platformApi } from "./core/platform-common";
 import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, platformApi } from "./platform-common";
 import { INFRASTRUCTURE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: infrastructureReplaceOnChange,
-  importId: { form: "<org>/<project>/<environment>/<identifier>", example: "default/payments/staging/k8s" },
+  importId: { form: "[<org>/[<project>/]]<environment>/<identifier>", example: "default/payments/staging/k8s" },
   doc: {
     what: "an infrastructure definition in a `DeliveryEnvironment`: KubernetesDirect or KubernetesGcp, typed",
     replaces: "identifier, scope, environment",

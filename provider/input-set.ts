@@ -40,8 +40,8 @@ import {
   runtimeInputProblems,
   yamlMapping,
 } from "./core/pipeline-child";
+import { platformApi } from "./core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { platformApi } from "./platform-common";
 import { INPUT_SET_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { AdoptInput, platformApi } from "./core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, platformApi } from "./platform-common";
 import { ORGANIZATION_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import { guardedUpdate } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { AdoptInput, OrgInput, platformApi, splitId } from "./core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
   isExpression,
@@ -41,7 +42,6 @@ import {
   readYaml,
   renderPipelineYaml,
 } from "./pipeline-model";
-import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PIPELINE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------

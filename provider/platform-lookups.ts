@@ -17,10 +17,10 @@ import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { ConnectorOutputs, typedFromWire } from "./connector";
 import { lookupArgs, lookupSettings } from "./core/lookup";
+import { platformApi } from "./core/platform-common";
 import { OrganizationOutputs } from "./organization";
 import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
-import { platformApi } from "./platform-common";
 import { ProjectOutputs } from "./project";
 
 /** Where a platform lookup reads from; every member is optional (see the module notes for the defaults). */

@@ -33,8 +33,8 @@ import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { AdoptInput, OrgInput, platformApi, splitId } from "./core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, OrgInput, platformApi, splitId } from "./platform-common";
 import { PROJECT_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------

@@ -34,7 +34,6 @@ import {
 } from "../sdk/admin/rule-based-segments";
 import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../sdk/admin/schemas";
 import {
-  type ChangeSubject,
   changeRequestInputs,
   changeRequestOutputs,
   gatedDelete,
@@ -50,6 +49,13 @@ import { canonicalJson, type DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
+import {
+  holdsTargeting,
+  type RuleBasedDocField,
+  ruleBasedArchive,
+  ruleBasedChange,
+  ruleBasedDoc,
+} from "./core/owned-archive";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, environmentRule, importParts, setRule, workspaceRule } from "./core/workspace-fields";
@@ -141,7 +147,11 @@ export const ruleBasedSegmentDefinitionReplaceOnChange = [
 ] as const satisfies readonly (keyof RuleBasedSegmentDefinitionInputs)[];
 
 /** The fields of the definition itself, as the PUT sends them. */
-const DOC_FIELDS = ["rules", "excludedKeys", "excludedSegments"] as const;
+const DOC_FIELDS = [
+  "rules",
+  "excludedKeys",
+  "excludedSegments",
+] as const satisfies readonly RuleBasedDocField[];
 type DocField = (typeof DOC_FIELDS)[number];
 
 const definitionDiff: DiffSpec<(typeof ruleBasedSegmentDefinitionReplaceOnChange)[number] | DocField> = {
@@ -166,10 +176,6 @@ type Place = Pick<
   RuleBasedSegmentDefinitionOutputs,
   "workspaceId" | "workspaceName" | "environmentId" | "environmentName"
 >;
-
-/** The definition document of these values, as the PUT sends it. */
-const docOf = (v: Pick<RuleBasedSegmentDefinitionInputs, DocField>) =>
-  plain({ rules: v.rules, excludedKeys: v.excludedKeys, excludedSegments: v.excludedSegments });
 
 /** True when the two documents mean the same definition (the diff's own rules). */
 const sameDoc = (
@@ -256,42 +262,13 @@ const putDefinition = (
   note: { title: string; comment: string },
 ) =>
   adminClient().ruleBasedSegments.put(place.workspaceId, segment, place.environmentId, {
-    ...docOf(doc),
+    ...ruleBasedDoc(doc),
     ...note,
   });
 
-/** The change request of a definition refused by a gated environment: an UPDATE of the whole definition. */
-const definitionChange = (
-  place: Place,
-  segment: string,
-  doc: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
-): ChangeSubject => ({
-  wsId: place.workspaceId,
-  environmentId: place.environmentId,
-  environmentName: place.environmentName,
-  kind: "ruleBasedSegment",
-  name: segment,
-  payload: docOf(doc),
-  // An active segment's definition is replaced: splitapiclient sends the whole definition with
-  // the caller's operation; CREATE would name a segment new to the environment (activation does that).
-  operationType: "UPDATE",
-  describe: `the definition of rule-based segment "${segment}" in environment "${place.environmentName}"`,
-});
-
-/**
- * The change request that takes a rule-based segment out of an environment (ARCHIVE, with the live
- * definition): a `RuleBasedSegmentDefinition`'s delete, and a `RuleBasedSegment`'s in the
- * environments that require approvals.
- */
-export const ruleBasedArchive = (
-  place: Place,
-  segment: string,
-  live: Pick<RuleBasedSegmentDefinitionInputs, DocField>,
-): ChangeSubject => ({ ...definitionChange(place, segment, live), operationType: "ARCHIVE" });
-
-/** Whether a definition holds anything (rules or exclusions): an empty one is no targeting to approve. */
-export const holdsTargeting = (d: Pick<RuleBasedSegmentDefinitionInputs, DocField>) =>
-  d.rules.length > 0 || d.excludedKeys.length > 0 || d.excludedSegments.length > 0;
+// The ARCHIVE of a definition is also a `RuleBasedSegment`'s delete's, in the environments that
+// require approvals: it lives, with the UPDATE it is a variant of, in `./core/owned-archive.ts`.
+export { holdsTargeting, ruleBasedArchive };
 
 /**
  * Replaces the definition with `doc` ({@link putDefinition}); where the environment requires
@@ -307,7 +284,7 @@ async function writeDefinition(
   live: RuleBasedSegmentDefinitionOutputs,
   open?: ChangeRequest,
 ): Promise<RuleBasedSegmentDefinitionOutputs> {
-  const change = () => definitionChange(place, inputs.segment, doc);
+  const change = () => ruleBasedChange(place, inputs.segment, doc);
   const note = noteOf(inputs, operation, place);
   return gatedWrite({
     admin: adminClient(),

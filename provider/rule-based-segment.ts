@@ -31,10 +31,10 @@ import { adminClient, changeNote } from "./core/config";
 import type { DiffSpec } from "./core/diff";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
+import { holdsTargeting, ruleBasedArchive } from "./core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { importParts, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { holdsTargeting, ruleBasedArchive } from "./rule-based-segment-definition";
 import { RULE_BASED_SEGMENT_TYPE } from "./types";
 
 /** The inputs of a {@link RuleBasedSegment}. */

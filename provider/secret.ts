@@ -36,23 +36,24 @@ import { secretField, secretFieldNames } from "../sdk/core/secret-fields";
 import type { PlatformClient } from "../sdk/platform/client";
 import type { SecretBody, SecretData } from "../sdk/platform/schemas";
 import type { SecretFileBody } from "../sdk/platform/secrets";
-import { connectorId, parseConnectorId } from "./connector";
 import { checkWith, containsUnknown } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
 import { lookupAndDelete } from "./core/ng-entity";
+import { AdoptInput, platformApi } from "./core/platform-common";
 import {
+  parseScopedId,
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
   scopedEntityShape,
+  scopedId,
   scopedRef,
   scopeOf,
 } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { withSecretInputs } from "./core/secret-inputs";
-import { AdoptInput, platformApi } from "./platform-common";
 import { SECRET_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +293,7 @@ export const impl: ResourceHandlers<SecretInputs, SecretOutputs> = {
     });
     // An adopted secret's value is unknown (the service never shows it): the program's is written.
     const outs = how === "adopted" ? await put(api, inputs, kindOf(inputs)) : toOutputs(inputs, value);
-    return { id: connectorId(inputs), outs: plain(outs) };
+    return { id: scopedId(inputs), outs: plain(outs) };
   },
 
   async read(id, props) {
@@ -300,7 +301,7 @@ export const impl: ResourceHandlers<SecretInputs, SecretOutputs> = {
     const prev = props as Partial<SecretOutputs> | undefined;
     const key = prev?.identifier
       ? { org: prev.org, project: prev.project, identifier: prev.identifier }
-      : parseConnectorId(id);
+      : parseScopedId(id);
     const data = await readOrGone(() => platformApi().secrets.get(key.identifier, scopeOf(key)));
     if (data === undefined) return GONE;
     const known = { ...(prev ?? {}), ...key, name: data.secret.name };
@@ -372,7 +373,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: secretReplaceOnChange,
-  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/db_password" },
+  importId: { form: "[<org>/[<project>/]]<identifier>", example: "default/payments/db_password" },
   doc: {
     what: "a platform text or file secret (its value or file content always a Pulumi secret; a file recorded as its SHA-256); `ref` names it for connectors and pipelines",
     replaces: "identifier, scope, text ↔ file",

@@ -50,6 +50,7 @@ import type { DiffSpec } from "./core/diff";
 import { GoneSinceRecordedError } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
+import { keysArchive, keysChange } from "./core/owned-archive";
 import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import {
@@ -188,52 +189,9 @@ async function applyMembers(
   return sent;
 }
 
-/**
- * The change request of a key change refused by a gated environment: UPDATE with the keys added,
- * or ARCHIVE with the keys removed (what the emulator models from splitapiclient's
- * `segment_definition.py` `submit_change_request(keys, operation_type, ...)`). The service keeps
- * one open request per segment and environment, so a change that both adds and removes keys is
- * refused, naming `keys`.
- */
-function keysChange(
-  place: Place,
-  segment: string,
-  from: readonly string[],
-  to: readonly string[],
-): ChangeSubject {
-  const { add, remove } = setChanges(from, to);
-  const where = `segment "${segment}" in environment "${place.environmentName}"`;
-  if (add.length > 0 && remove.length > 0) {
-    throw new Error(
-      `keys: environment "${place.environmentName}" requires approvals, and a change request of ${where} either adds ` +
-        `keys or removes them (one open change request per segment): this update adds ${add.length} and removes ` +
-        `${remove.length}. Apply the additions and the removals in two updates`,
-    );
-  }
-  return {
-    wsId: place.workspaceId,
-    environmentId: place.environmentId,
-    environmentName: place.environmentName,
-    kind: "segment",
-    name: segment,
-    payload: { keys: add.length > 0 ? add : remove },
-    operationType: add.length > 0 ? "UPDATE" : "ARCHIVE",
-    describe: `the keys of ${where}`,
-  };
-}
-
-/**
- * The change request that removes every live member of a segment in an environment (ARCHIVE of
- * the keys): a `SegmentKeys`'s delete, and a `Segment`'s in the environments that require approvals.
- * `undefined` when it has none.
- */
-export function keysArchive(
-  place: Place,
-  segment: string,
-  live: readonly string[],
-): ChangeSubject | undefined {
-  return live.length > 0 ? keysChange(place, segment, live, []) : undefined;
-}
+// The ARCHIVE of the members is also a `Segment`'s delete's, in the environments that require
+// approvals: it lives, with the key change it is, in `./core/owned-archive.ts`.
+export { keysArchive };
 
 /** The request's note: the `changeRequest` input, else the title and comment, else the provider's. */
 function requestNoteOf(inputs: SegmentKeysInputs, s: ChangeSubject) {

@@ -28,10 +28,10 @@ import type { DiffSpec } from "./core/diff";
 import { guardedUpdate } from "./core/guard";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
+import { keysArchive } from "./core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
 import { asSet, importParts, setRule, TagSet, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { keysArchive } from "./segment-keys";
 import { SEGMENT_TYPE } from "./types";
 
 /** The inputs of a {@link Segment}. */

@@ -24,39 +24,38 @@ import { loadYaml, yamlDocument } from "../sdk/core/yaml";
 import type { PlatformClient } from "../sdk/platform/client";
 import { Identifier, type ServiceData } from "../sdk/platform/schemas";
 import type { Versioned } from "../sdk/platform/versioned";
-import { connectorId, parseConnectorId } from "./connector";
 import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
 import { type DiffSpec, diffInputs } from "./core/diff";
 import { guardedUpdate, pickFields } from "./core/guard";
 import { writeIfMatch } from "./core/if-match";
 import { defineKind } from "./core/kind";
 import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { inputsFrom, lookupAndDelete, sameYaml } from "./core/ng-entity";
 import {
+  inputsFrom,
+  lookupAndDelete,
+  ManifestInput,
+  SpecInput,
+  sameYaml,
+  VariableInput,
+} from "./core/ng-entity";
+import { AdoptInput, platformApi } from "./core/platform-common";
+import {
+  parseScopedId,
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
   scopedEntityShape,
+  scopedId,
   scopedRef,
   scopeOf,
 } from "./core/platform-scope";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { AdoptInput, platformApi } from "./platform-common";
 import { SERVICE_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
 
-/** A piece of a definition given as the service's own JSON (a store, an artifact source's spec). */
-const Spec = z.record(z.string(), z.unknown(), { error: "spec must be an object" });
-
-/** One manifest of a Kubernetes service: `K8sManifest`, `Values`, `HelmChart`, ... with its store. */
-export const ManifestInput = z.strictObject({
-  identifier: Identifier,
-  /** Manifest type (`K8sManifest`, `Values`, `HelmChart`, `Kustomize`, ...). */
-  type: z.string({ error: "manifest type is required" }).min(1, "manifest type cannot be empty"),
-  /** The type's spec, as the service takes it (`{store: {type: Github, spec: {...}}}`). */
-  spec: Spec,
-});
+// A manifest and a variable are inputs `DeliveryEnvironment` takes too: they live in `./core/ng-entity.ts`.
+export { ManifestInput, VariableInput };
 
 /** One artifact source of a Kubernetes service (`DockerRegistry`, `Gcr`, `Ecr`, ...). */
 export const ArtifactSourceInput = z.strictObject({
@@ -64,15 +63,7 @@ export const ArtifactSourceInput = z.strictObject({
   /** Source type (`DockerRegistry`, `Gcr`, `Ecr`, ...). */
   type: z.string({ error: "artifact type is required" }).min(1, "artifact type cannot be empty"),
   /** The type's spec (`{connectorRef, imagePath, tag}`). */
-  spec: Spec,
-});
-
-/** One service variable. */
-export const VariableInput = z.strictObject({
-  name: z.string().min(1, "variable name cannot be empty"),
-  type: z.enum(["String", "Secret", "Number"], { error: "variable type must be String, Secret or Number" }),
-  value: z.union([z.string(), z.number()]),
-  description: z.string().optional(),
+  spec: SpecInput,
 });
 
 /** A typed Kubernetes service definition. */
@@ -293,14 +284,14 @@ export const impl: ResourceHandlers<ServiceInputs, ServiceOutputs> = {
     if (how !== "created" && diffInputs(serviceDiff, oldView(outs), newView(inputs)).changes) {
       outs = await put(api, inputs, value.version);
     }
-    return { id: connectorId(inputs), outs: plain(outs) };
+    return { id: scopedId(inputs), outs: plain(outs) };
   },
 
   async read(id, props) {
     const prev = props as Partial<ServiceOutputs> | undefined;
     const key = prev?.identifier
       ? { org: prev.org, project: prev.project, identifier: prev.identifier }
-      : parseConnectorId(id);
+      : parseScopedId(id);
     const data = await readOrGone(() => platformApi().services.get(key.identifier, scopeOf(key)));
     if (data === undefined) return GONE;
     const live = data.service.yaml ?? "";
@@ -374,7 +365,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: serviceReplaceOnChange,
-  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/checkout" },
+  importId: { form: "[<org>/[<project>/]]<identifier>", example: "default/payments/checkout" },
   doc: {
     what: "a platform service (v2): a typed Kubernetes definition or raw service YAML",
     replaces: "identifier, scope",

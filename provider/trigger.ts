@@ -34,8 +34,8 @@ import {
   pipelineChildShape,
   yamlMapping,
 } from "./core/pipeline-child";
+import { platformApi } from "./core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { platformApi } from "./platform-common";
 import { TRIGGER_TYPE } from "./types";
 
 // ---------------------------------------------------------------------------------------------

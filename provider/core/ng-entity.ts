@@ -1,17 +1,41 @@
 /**
  * What the platform's NG CD entities (a `Service`, a `DeliveryEnvironment`, an `Infrastructure`)
- * share in their provider: YAML compared by meaning, the checked inputs recovered from a property
- * bag (recorded outputs or a refresh), and the key an entity is read by (its recorded scope and
- * identifier, or, without old state, the resource id `<org>/<project>/<identifier>`).
+ * share in their provider: the inputs of their definitions' common parts (manifests, variables),
+ * YAML compared by meaning, the checked inputs recovered from a property bag (recorded outputs or
+ * a refresh), and the key an entity is read by (its recorded scope and identifier, or, without old
+ * state, the resource id `<org>/<project>/<identifier>`).
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { readYaml } from "../../sdk/core/yaml";
-import { parseConnectorId } from "../connector";
+import { Identifier } from "../../sdk/platform/schemas";
 import { canonicalJson } from "./diff";
 import { pickFields } from "./guard";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
-import type { EntityKey } from "./platform-scope";
+import { type EntityKey, parseScopedId } from "./platform-scope";
+
+/** A piece of a definition given as the service's own JSON (a store, an artifact source's spec). */
+export const SpecInput = z.record(z.string(), z.unknown(), { error: "spec must be an object" });
+
+/**
+ * One manifest of a Kubernetes service, or of an environment's overrides: `K8sManifest`, `Values`,
+ * `HelmChart`, ... with its store.
+ */
+export const ManifestInput = z.strictObject({
+  identifier: Identifier,
+  /** Manifest type (`K8sManifest`, `Values`, `HelmChart`, `Kustomize`, ...). */
+  type: z.string({ error: "manifest type is required" }).min(1, "manifest type cannot be empty"),
+  /** The type's spec, as the service takes it (`{store: {type: Github, spec: {...}}}`). */
+  spec: SpecInput,
+});
+
+/** One variable of a service, or of an environment (which overrides the service's of the same name). */
+export const VariableInput = z.strictObject({
+  name: z.string().min(1, "variable name cannot be empty"),
+  type: z.enum(["String", "Secret", "Number"], { error: "variable type must be String, Secret or Number" }),
+  value: z.union([z.string(), z.number()]),
+  description: z.string().optional(),
+});
 
 /** Two YAML texts mean the same document: parsed, compared as canonical JSON; text that does not parse never equals. */
 export function sameYaml(a: unknown, b: unknown): boolean {
@@ -34,7 +58,7 @@ export function inputsFrom<S extends z.ZodObject>(schema: S, props: Record<strin
 export function entityKeyOf(id: string, prev: Partial<EntityKey> | undefined): EntityKey {
   return prev?.identifier
     ? { org: prev.org, project: prev.project, identifier: prev.identifier }
-    : parseConnectorId(id);
+    : parseScopedId(id);
 }
 
 /** An SDK namespace of an entity read and deleted by identifier in a scope (`api.environments`, ...). */

@@ -10,12 +10,12 @@ import { loadYaml, yamlDocument } from "../../sdk/core/yaml";
 import { isRuntimeInputText } from "../../sdk/platform/pipeline";
 import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
 import type { Versioned } from "../../sdk/platform/versioned";
-import { AdoptInput, OrgInput, splitId } from "../platform-common";
 import type { InputProblem, JsonPath } from "./check";
 import { type GuardedUpdateSpec, guardedUpdate } from "./guard";
 import { writeIfMatch } from "./if-match";
 import { createOrAdopt, deleteIdempotent, readOrGone } from "./lifecycle";
 import { sameYaml } from "./ng-entity";
+import { AdoptInput, OrgInput, splitId } from "./platform-common";
 import { plain } from "./resource";
 
 /** The identity inputs of a pipeline's child; spread into a resource's inputs schema. */

@@ -1,7 +1,7 @@
 /**
  * What the platform entities that live at account, organization or project scope share (a
  * `Connector`, a `Secret`, a `Service`, ...): their identity inputs, the rule that a project needs
- * its organization, and the scope and key they are read and deleted by.
+ * its organization, the scope and key they are read and deleted by, and their resource id.
  * @module
  */
 import { z } from "zod";
@@ -50,4 +50,25 @@ export const scopeOf = (k: Omit<EntityKey, "identifier">) => ({ org: k.org, proj
 export function scopedRef(k: EntityKey): string {
   if (k.project !== undefined) return k.identifier;
   return k.org !== undefined ? `org.${k.identifier}` : `account.${k.identifier}`;
+}
+
+/**
+ * The resource id of a scoped entity, in the peer providers' import-id shapes (ref platform §11):
+ * `<identifier>`, `<org>/<identifier>` or `<org>/<project>/<identifier>`.
+ */
+export const scopedId = (key: EntityKey): string =>
+  [key.org, key.project, key.identifier].filter((p) => p !== undefined).join("/");
+
+/** Reads a {@link scopedId} back into its scope and identifier. */
+export function parseScopedId(id: string): { org?: string; project?: string; identifier: string } {
+  const parts = id.split("/");
+  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === "")) {
+    // The Connector's wording, which Secret and Service have always shown too.
+    throw new Error(
+      `invalid connector id ${JSON.stringify(id)}: expected <identifier>, <org>/<identifier> or <org>/<project>/<identifier>`,
+    );
+  }
+  if (parts.length === 1) return { identifier: parts[0]! };
+  if (parts.length === 2) return { org: parts[0]!, identifier: parts[1]! };
+  return { org: parts[0]!, project: parts[1]!, identifier: parts[2]! };
 }

@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import type { PlatformClient } from "../sdk/platform/client";
-import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
-import { type ProviderSettings, platformClient, providerSettings } from "./core/config";
+import type { PlatformClient } from "../../sdk/platform/client";
+import { DEFAULT_ORG, Identifier } from "../../sdk/platform/schemas";
+import { type ProviderSettings, platformClient, providerSettings } from "./config";
 
 /** The process-wide platform client for the provider's settings (`flagstack:platformApi*`). */
 export function platformApi(settings: ProviderSettings = providerSettings()): PlatformClient {
