@@ -64,6 +64,12 @@ export async function diffOfEachChange(
   return out;
 }
 
+/** The inputs whose change alone replaces, in the table's order: what the kind's replace list must say. */
+export const replacing = (table: Record<string, DiffOutcome | typeof ONE_VALUE>): string[] =>
+  Object.entries(table)
+    .filter(([, o]) => o !== ONE_VALUE && o.replaces.length > 0)
+    .map(([field]) => field);
+
 /** A resource class as `resourceClass` makes it. */
 type ResourceClass = new (name: string, args: never) => pulumi.CustomResource;
 

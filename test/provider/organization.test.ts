@@ -10,6 +10,7 @@ import { providerText } from "../../provider/core/resource";
 import {
   impl,
   Organization,
+  OrganizationInputs,
   organizationProviderText,
   organizationReplaceOnChange,
 } from "../../provider/organization";
@@ -19,6 +20,7 @@ import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
 import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -116,8 +118,26 @@ describe("Organization diff", () => {
     });
   });
 
+  it("replaces on identifier alone, updates every other input in place but adopt", async () => {
+    const table = await diffOfEachChange(impl, OrganizationInputs, "payments_org", olds, news, {
+      identifier: { identifier: "billing" },
+      name: { name: "Pay" },
+      description: { description: "Payment services" },
+      tags: { tags: { team: "web" } },
+      adopt: { adopt: true },
+    });
+    expect(table).toEqual({
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      adopt: NO_CHANGE,
+    });
+    // The replace list the native schema and the docs publish is the diff's.
+    expect(organizationReplaceOnChange).toEqual(replacing(table));
+  });
+
   it("replaces on identifier, deleting first when only its case changes", async () => {
-    expect(organizationReplaceOnChange).toEqual(["identifier"]);
     expect(await impl.diff("payments_org", olds, { ...news, identifier: "billing" })).toMatchObject({
       changes: true,
       replaces: ["identifier"],

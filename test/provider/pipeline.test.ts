@@ -12,6 +12,7 @@ import {
   effectiveYaml,
   impl,
   type PipelineArgs,
+  PipelineInputs,
   pipelineProviderText,
   pipelineReplaceOnChange,
 } from "../../provider/pipeline";
@@ -25,6 +26,7 @@ import {
 import type { PlatformClient } from "../../sdk";
 import { deployCheckout, hello } from "./fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -344,8 +346,38 @@ describe("Pipeline diff", () => {
     ).toMatchObject({ changes: true, replaces: [] });
   });
 
+  it("replaces on organization and project, and on the identifier its model or YAML gives; updates the rest in place", async () => {
+    const renamed = validatePipelineModel({ ...deployCheckout, name: "Deploy the checkout" });
+    const table = await diffOfEachChange(
+      impl,
+      PipelineInputs,
+      "default/payments/deploy_checkout",
+      olds,
+      inputs,
+      {
+        org: { org: "acme" },
+        project: { project: "billing" },
+        pipeline: { pipeline: renamed },
+        yaml: {
+          pipeline: undefined,
+          yaml: renderPipelineYaml({ ...renamed, identifier: "deploy_v2" }, scope),
+        },
+        adopt: { adopt: true },
+      },
+    );
+    expect(table).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      pipeline: UPDATE,
+      yaml: replaces("identifier"),
+      adopt: NO_CHANGE,
+    });
+    // The published replace list is the diff's, but the identifier: a field read from `pipeline` or
+    // `yaml` (the kind's `diffFields`), which the native detailed diff names through them.
+    expect([...pipelineReplaceOnChange, "yaml"]).toEqual(replacing(table));
+  });
+
   it("replaces on a new identifier, project or organization", async () => {
-    expect(pipelineReplaceOnChange).toEqual(["org", "project"]);
     const renamed = validatePipelineModel({ ...deployCheckout, identifier: "deploy_checkout_v2" });
     expect(await impl.diff("x", olds, { ...inputs, pipeline: renamed })).toMatchObject({
       changes: true,

@@ -5,11 +5,12 @@
  * lifecycle test makes the project it needs under an identifier of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, projectProviderText, projectReplaceOnChange } from "../../provider/project";
+import { impl, ProjectInputs, projectProviderText, projectReplaceOnChange } from "../../provider/project";
 import { PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
 import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -153,8 +154,32 @@ describe("Project diff", () => {
     });
   });
 
+  it("replaces on organization and identifier alone, updates every other input in place but adopt", async () => {
+    const table = await diffOfEachChange(impl, ProjectInputs, "default/payments", olds, news, {
+      org: { org: "acme" },
+      identifier: { identifier: "billing" },
+      name: { name: "Pay" },
+      color: { color: "#000000" },
+      modules: { modules: ["STO"] },
+      description: { description: "Payment services" },
+      tags: { tags: { team: "web" } },
+      adopt: { adopt: true },
+    });
+    expect(table).toEqual({
+      org: replaces("org"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      color: UPDATE,
+      modules: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      adopt: NO_CHANGE,
+    });
+    // The replace list the native schema and the docs publish is the diff's.
+    expect(projectReplaceOnChange).toEqual(replacing(table));
+  });
+
   it("replaces on identifier and organization", async () => {
-    expect(projectReplaceOnChange).toEqual(["org", "identifier"]);
     expect(await impl.diff("default/payments", olds, { ...news, identifier: "billing" })).toMatchObject({
       changes: true,
       replaces: ["identifier"],

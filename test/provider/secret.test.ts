@@ -13,6 +13,7 @@ import {
   fileSha256,
   impl,
   Secret,
+  SecretInputs,
   secretProviderText,
   secretRef,
   secretReplaceOnChange,
@@ -20,6 +21,7 @@ import {
 import { SECRET_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { type Driver, MODES, type Mode } from "./harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -102,8 +104,39 @@ describe("Secret diff", () => {
     });
   });
 
+  it("replaces on scope, identifier and a switch between text and file; updates the rest in place but adopt", async () => {
+    const table = await diffOfEachChange(impl, SecretInputs, "default/docker_pw", olds, news, {
+      org: { org: "acme" },
+      project: { project: "payments" },
+      identifier: { identifier: "docker_pw_2" },
+      name: { name: "Registry password" },
+      description: { description: "the registry's" },
+      tags: { tags: { team: "web" } },
+      secretManager: { secretManager: "vault" },
+      value: { value: "other" },
+      file: { value: undefined, file: "content" },
+      fileEncoding: { value: undefined, file: "Y29udGVudA==", fileEncoding: "base64" },
+      adopt: { adopt: true },
+    });
+    expect(table).toEqual({
+      org: replaces("org"),
+      project: replaces("project"),
+      identifier: replaces("identifier"),
+      name: UPDATE,
+      description: UPDATE,
+      tags: UPDATE,
+      secretManager: UPDATE,
+      value: UPDATE,
+      file: replaces("file"),
+      fileEncoding: replaces("file"),
+      adopt: NO_CHANGE,
+    });
+    // The published replace list is the diff's, but the text/file switch: a replace reason (`file`)
+    // decided by which of `value` and `file` the program gives.
+    expect([...secretReplaceOnChange, "file", "fileEncoding"]).toEqual(replacing(table));
+  });
+
   it("replaces on scope and identifier", async () => {
-    expect(secretReplaceOnChange).toEqual(["org", "project", "identifier"]);
     expect(await impl.diff("default/docker_pw", olds, { ...news, project: "payments" })).toMatchObject({
       replaces: ["project"],
     });
