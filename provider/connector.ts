@@ -373,7 +373,10 @@ function connectorProblems(inputs: ConnectorInputs): InputProblem[] {
 // ---------------------------------------------------------------------------------------------
 // Wire mapping
 
-/** The typed spec inputs, in the order messages name them; `generic` last. */
+/**
+ * The typed spec inputs, in the order messages name them; `generic` last.
+ * @internal
+ */
 export const SPEC_FIELDS = [
   "dockerRegistry",
   "github",
@@ -660,20 +663,29 @@ const TYPED: {
   },
 };
 
-/** The wire connector type of each typed spec input. */
+/**
+ * The wire connector type of each typed spec input.
+ * @internal
+ */
 export const TYPED_CONNECTOR_TYPES: Readonly<Record<TypedSpecField, string>> = Object.fromEntries(
   Object.entries(TYPED).map(([f, k]) => [f, k.type]),
 ) as Record<TypedSpecField, string>;
 
 const typedFields = Object.keys(TYPED) as TypedSpecField[];
 
-/** The connector type these inputs send: the typed kind's, or `generic.type`. */
+/**
+ * The connector type these inputs send: the typed kind's, or `generic.type`.
+ * @internal
+ */
 export function wireType(inputs: Partial<SpecInputs>): string | undefined {
   const f = typedFields.find((k) => inputs[k] !== undefined);
   return f !== undefined ? TYPED[f].type : inputs.generic?.type;
 }
 
-/** The connector type and spec sent for these inputs. */
+/**
+ * The connector type and spec sent for these inputs.
+ * @internal
+ */
 export function wireSpec(inputs: Partial<SpecInputs>): { type: string; spec: Record<string, unknown> } {
   for (const f of typedFields) {
     const value = inputs[f];
@@ -688,6 +700,7 @@ export function wireSpec(inputs: Partial<SpecInputs>): { type: string; spec: Rec
 /**
  * Reads a live spec back into the typed input of its kind, with the defaults applied (so a diff
  * compares meaning); `undefined` when the type has no typed input or the spec does not fit it.
+ * @internal
  */
 export function typedFromWire(
   type: string,
@@ -699,7 +712,10 @@ export function typedFromWire(
   return parsed.success ? { field, value: parsed.data } : undefined;
 }
 
-/** Reads a live DockerRegistry spec back into the typed input; `undefined` when it does not fit. */
+/**
+ * Reads a live DockerRegistry spec back into the typed input; `undefined` when it does not fit.
+ * @internal
+ */
 export function dockerRegistryFromWire(
   type: string,
   spec: Record<string, unknown>,
@@ -730,11 +746,15 @@ const connectorDiff: DiffSpec<keyof ConnectorInputs> = {
  * The resource id, in the peer providers' import-id shapes (ref §11): `<identifier>`,
  * `<org>/<identifier>` or `<org>/<project>/<identifier>` (`./core/platform-scope.ts`, shared with
  * every scoped entity).
+ * @internal
  */
 export const connectorId: (inputs: Pick<ConnectorInputs, "org" | "project" | "identifier">) => string =
   scopedId;
 
-/** Reads a connector id back into its scope and identifier. */
+/**
+ * Reads a connector id back into its scope and identifier.
+ * @internal
+ */
 export const parseConnectorId = parseScopedId;
 
 const scopeOf = (i: Pick<ConnectorInputs, "org" | "project">) => ({

@@ -204,6 +204,7 @@ async function readLive(
 /**
  * The one PATCH that takes `live` to `desired` in the `fields` given: guarded `replace`s of
  * `/name` and `/production`, `add`s of the managed permission members (absent members are made).
+ * @internal
  */
 export function environmentPatch(
   live: Pick<EnvironmentOutputs, "name" | "production">,

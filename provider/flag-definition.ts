@@ -219,6 +219,7 @@ const definitionDiff: DiffSpec<DefinitionField> = {
  * (bucket sums, known treatments; shared with the emulator and the policy pack), the field each
  * matcher type needs (`conversionProblems`, shared with the SDK conversion), and one treatment per
  * target key.
+ * @internal
  */
 export function definitionProblems(
   inputs: Pick<
@@ -245,7 +246,10 @@ export function definitionProblems(
   return problems;
 }
 
-/** The document sent on create and patched towards on update. */
+/**
+ * The document sent on create and patched towards on update.
+ * @internal
+ */
 export function desiredDoc(inputs: FlagDefinitionInputs): Record<string, unknown> {
   return plain({
     treatments: inputs.treatments.map((t) => ({
@@ -767,6 +771,8 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
 
 // The ARCHIVE of a definition is also a `Flag`'s delete's, in the environments that require
 // approvals: it lives in `./core/owned-archive.ts`.
+/** @internal */
+/** @internal */
 export { definitionArchive, definitionDeleteNote };
 
 /** A treatment as returned in the outputs. */

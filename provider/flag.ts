@@ -184,6 +184,7 @@ function outputs(
 /**
  * The one-PATCH body that takes `live` to the desired description, tags, rollout status and
  * owners: one `replace` per field that differs, so the patch does not depend on array positions.
+ * @internal
  */
 export function flagPatch(
   live: {

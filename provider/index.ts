@@ -23,28 +23,20 @@ export {
   ConnectorInputs,
   type ConnectorInputValues,
   ConnectorOutputs,
-  connectorId,
   connectorProviderText,
   connectorReplaceOnChange,
   DOCKER_REGISTRY,
   DockerAuthInput,
   DockerRegistryInput,
-  dockerRegistryFromWire,
   GcpInput,
   GenericConnectorInput,
   GithubInput,
   GitInput,
   HttpHelmInput,
   KubernetesInput,
-  parseConnectorId,
   SecretRef,
-  SPEC_FIELDS,
   secretRefInput,
-  TYPED_CONNECTOR_TYPES,
   type TypedSpecField,
-  typedFromWire,
-  wireSpec,
-  wireType,
 } from "./connector";
 export {
   DeliveryEnvironment,
@@ -63,7 +55,6 @@ export {
   EnvironmentChangePermissions,
   EnvironmentInputs,
   EnvironmentOutputs,
-  environmentPatch,
   environmentProviderText,
   environmentReplaceOnChange,
 } from "./environment";
@@ -73,16 +64,11 @@ export {
   FlagInputs,
   FlagOutputs,
   FlagOwner,
-  flagPatch,
   flagProviderText,
   flagReplaceOnChange,
 } from "./flag";
 export {
   type BucketOutput,
-  definitionArchive,
-  definitionDeleteNote,
-  definitionProblems,
-  desiredDoc,
   FlagDefinition,
   type FlagDefinitionArgs,
   FlagDefinitionInputs,
@@ -116,13 +102,11 @@ export {
   InfrastructureInputs,
   type InfrastructureInputValues,
   InfrastructureOutputs,
-  infrastructureId,
   infrastructureProviderText,
   infrastructureReplaceOnChange,
   infrastructureYaml,
   KubernetesDirectInput,
   KubernetesGcpInput,
-  parseInfrastructureId,
 } from "./infrastructure";
 export {
   InputSet,
@@ -135,7 +119,6 @@ export {
   inputSetYaml,
 } from "./input-set";
 export {
-  environmentSetRule,
   LargeSegment,
   type LargeSegmentArgs,
   LargeSegmentInputs,
@@ -154,13 +137,11 @@ export {
   organizationReplaceOnChange,
 } from "./organization";
 export {
-  effectiveYaml,
   Pipeline,
   type PipelineArgs,
   PipelineInputs,
   type PipelineInputValues,
   PipelineOutputs,
-  pipelineId,
   pipelineProviderText,
   pipelineReplaceOnChange,
 } from "./pipeline";
@@ -172,7 +153,6 @@ export {
   ProjectInputs,
   type ProjectInputValues,
   ProjectOutputs,
-  projectId,
   projectProviderText,
   projectReplaceOnChange,
 } from "./project";
@@ -185,17 +165,14 @@ export {
   ruleBasedSegmentReplaceOnChange,
 } from "./rule-based-segment";
 export {
-  holdsTargeting,
   RuleBasedSegmentDefinition,
   type RuleBasedSegmentDefinitionArgs,
   RuleBasedSegmentDefinitionInputs,
   RuleBasedSegmentDefinitionOutputs,
-  ruleBasedArchive,
   ruleBasedSegmentDefinitionProviderText,
   ruleBasedSegmentDefinitionReplaceOnChange,
 } from "./rule-based-segment-definition";
 export {
-  fileSha256,
   HARNESS_SECRET_MANAGER,
   Secret,
   type SecretArgs,
@@ -215,7 +192,6 @@ export {
   segmentReplaceOnChange,
 } from "./segment";
 export {
-  keysArchive,
   SegmentKeys,
   type SegmentKeysArgs,
   SegmentKeysInputs,
@@ -268,7 +244,6 @@ export {
 // Every type token (`FLAG_TYPE`, ...), the module name and `typeName`.
 export * from "./types";
 export {
-  membershipPatch,
   ON_DELETE,
   UserInvite,
   type UserInviteArgs,

@@ -166,11 +166,17 @@ const newView = (n: InfrastructureInputs) => ({
 
 type Key = Pick<InfrastructureInputs, "org" | "project" | "environment" | "identifier">;
 
-/** The resource id: `<org>/<project>/<environment>/<identifier>` (org and project left out where absent). */
+/**
+ * The resource id: `<org>/<project>/<environment>/<identifier>` (org and project left out where absent).
+ * @internal
+ */
 export const infrastructureId = (k: Key): string =>
   [k.org, k.project, k.environment, k.identifier].filter((p) => p !== undefined).join("/");
 
-/** Reads an id back: the last two parts are environment and identifier, those before them org and project. */
+/**
+ * Reads an id back: the last two parts are environment and identifier, those before them org and project.
+ * @internal
+ */
 export function parseInfrastructureId(id: string): Key {
   const parts = id.split("/");
   if (parts.length < 2 || parts.length > 4 || parts.some((p) => p === "")) {
@@ -325,7 +331,10 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: infrastructureReplaceOnChange,
-  importId: { form: "[<org>/[<project>/]]<environment>/<identifier>", example: "default/payments/staging/k8s" },
+  importId: {
+    form: "[<org>/[<project>/]]<environment>/<identifier>",
+    example: "default/payments/staging/k8s",
+  },
   doc: {
     what: "an infrastructure definition in a `DeliveryEnvironment`: KubernetesDirect or KubernetesGcp, typed",
     replaces: "identifier, scope, environment",

@@ -102,6 +102,7 @@ const recordedEnv = (activeIn: readonly ActiveIn[], ref: string) =>
 /**
  * `environments`: the same set of environments, each given by name or id (the state records both
  * in `activeIn`): every desired one is a distinct recorded environment, and there are as many.
+ * @internal
  */
 export const environmentSetRule: FieldRule = {
   equals: (o, n, olds) => {

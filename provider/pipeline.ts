@@ -156,6 +156,7 @@ const header = (yaml: string) => RawPipelineHeader.parse(readYaml(yaml)).pipelin
 /**
  * The YAML the service gets: the model rendered into the scope, or the raw YAML, verbatim when it
  * names the scope and with the scope filled in when it does not.
+ * @internal
  */
 export function effectiveYaml(inputs: Pick<PipelineInputs, "org" | "project" | "pipeline" | "yaml">): string {
   const scope = { org: inputs.org, project: inputs.project };
@@ -239,7 +240,10 @@ function newView(news: PipelineInputs): DiffView {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
-/** The resource id: `<org>/<project>/<identifier>` (the peer providers' import id, ref §11). */
+/**
+ * The resource id: `<org>/<project>/<identifier>` (the peer providers' import id, ref §11).
+ * @internal
+ */
 export const pipelineId = (org: string, project: string, identifier: string): string =>
   `${org}/${project}/${identifier}`;
 

@@ -110,7 +110,10 @@ const projectDiff: DiffSpec<keyof ProjectInputs> = {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
-/** The resource id: `<org>/<identifier>` (the import id shape of the peer providers, ref §11). */
+/**
+ * The resource id: `<org>/<identifier>` (the import id shape of the peer providers, ref §11).
+ * @internal
+ */
 export const projectId = (org: string, identifier: string): string => `${org}/${identifier}`;
 
 function toOutputs(inputs: ProjectInputs, data: Versioned<ProjectData>): ProjectOutputs {

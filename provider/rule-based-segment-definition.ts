@@ -268,6 +268,8 @@ const putDefinition = (
 
 // The ARCHIVE of a definition is also a `RuleBasedSegment`'s delete's, in the environments that
 // require approvals: it lives, with the UPDATE it is a variant of, in `./core/owned-archive.ts`.
+/** @internal */
+/** @internal */
 export { holdsTargeting, ruleBasedArchive };
 
 /**

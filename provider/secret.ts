@@ -127,7 +127,10 @@ function fileBytes(inputs: Pick<SecretInputs, "file" | "fileEncoding">): Uint8Ar
   return new Uint8Array(Buffer.from(inputs.file ?? "", inputs.fileEncoding === "base64" ? "base64" : "utf8"));
 }
 
-/** The recorded form of a file secret's content: the SHA-256 of its bytes. */
+/**
+ * The recorded form of a file secret's content: the SHA-256 of its bytes.
+ * @internal
+ */
 export const fileSha256 = (inputs: Pick<SecretInputs, "file" | "fileEncoding">): string =>
   createHash("sha256").update(fileBytes(inputs)).digest("hex");
 

@@ -191,6 +191,7 @@ async function applyMembers(
 
 // The ARCHIVE of the members is also a `Segment`'s delete's, in the environments that require
 // approvals: it lives, with the key change it is, in `./core/owned-archive.ts`.
+/** @internal */
 export { keysArchive };
 
 /** The request's note: the `changeRequest` input, else the title and comment, else the provider's. */

@@ -133,7 +133,10 @@ function outputs(
   });
 }
 
-/** The PATCH that takes the user's live memberships to `wanted`: guarded removes (highest index first), then adds. */
+/**
+ * The PATCH that takes the user's live memberships to `wanted`: guarded removes (highest index first), then adds.
+ * @internal
+ */
 export function membershipPatch(user: User, wanted: readonly string[]): JsonPatch {
   const live = user.groups;
   const ops: JsonPatch = [];

@@ -29,13 +29,22 @@ export interface Generated {
   render(kinds: readonly Kind[]): string;
 }
 
-/** The public names a module's source exports (values, and types prefixed `type `), in order. */
+/**
+ * The public names a module's source exports (values, and types prefixed `type `), in order: not
+ * `impl` and `kind`, nor a declaration whose TSDoc says `@internal` (a helper the module's tests and
+ * its neighbours in `provider/` use, which is no part of the barrel).
+ */
 export function exportedNames(source: string): string[] {
   const names: string[] = [];
+  const internal = (at: number) =>
+    /\/\*\*(?:(?!\*\/)[\s\S])*@internal(?:(?!\*\/)[\s\S])*\*\/\s*$/.test(source.slice(0, at));
   const declared =
     /^export (?:declare )?(?:const|let|function|async function|class|abstract class|enum|(type|interface)) (\w+)/gm;
-  for (const m of source.matchAll(declared)) names.push(m[1] ? `type ${m[2]}` : m[2]!);
+  for (const m of source.matchAll(declared)) {
+    if (!internal(m.index)) names.push(m[1] ? `type ${m[2]}` : m[2]!);
+  }
   for (const m of source.matchAll(/^export (type )?\{([^}]*)\}(?: from [^;]+)?;/gm)) {
+    if (internal(m.index)) continue;
     for (const part of m[2]!.split(",")) {
       const name = part
         .trim()

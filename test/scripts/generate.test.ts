@@ -35,7 +35,7 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
     expect(text).toContain("| `Thing` | a thing \\| with a bar | `<name>` (`t1`) | name |  |\n");
   });
 
-  it("exportedNames: values, types, re-exports; a schema and its type once; never impl or kind", () => {
+  it("exportedNames: values, types, re-exports; a schema and its type once; never impl, kind or @internal", () => {
     const source = [
       "export const FooInputs = z.object({});",
       "export type FooInputs = z.output<typeof FooInputs>;",
@@ -48,6 +48,12 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
       'export { a, b as c, type D } from "./x";',
       'export type { E } from "./y";',
       "  export const indented = 1;",
+      "/**\n * A helper of the module's neighbours.\n * @internal\n */",
+      "export function hidden() {}",
+      "/** @internal */",
+      'export { alsoHidden } from "./z";',
+      "/** Public, after an internal one. */",
+      "export const shown = 1;",
     ].join("\n");
     expect(exportedNames(source)).toEqual([
       "FooInputs",
@@ -55,6 +61,7 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
       "type FooOptions",
       "fooYaml",
       "later",
+      "shown",
       "a",
       "c",
       "type D",
