@@ -22,10 +22,10 @@ import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startEmulator } from "../emulator";
-import { flagProviderText } from "../provider/flag";
-import { flagDefinitionProviderText } from "../provider/flag-definition";
-import { groupProviderText } from "../provider/group";
-import { userInviteProviderText } from "../provider/user-invite";
+import { flagProviderText } from "../provider/flags/flag";
+import { flagDefinitionProviderText } from "../provider/flags/flag-definition";
+import { groupProviderText } from "../provider/flags/group";
+import { userInviteProviderText } from "../provider/flags/user-invite";
 import { DIFF, startProviderHost, startRecordingProxy } from "../test/provider/harness";
 import type { BenchContext } from "./run";
 

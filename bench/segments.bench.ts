@@ -12,7 +12,7 @@
  */
 import { startEmulator } from "../emulator";
 import { configureProvider, resetProvider } from "../provider/core/config";
-import { impl } from "../provider/segment-keys";
+import { impl } from "../provider/flags/segment-keys";
 import { AdminClient } from "../sdk/admin/client";
 import type { BenchContext } from "./run";
 

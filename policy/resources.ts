@@ -22,20 +22,20 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ApiKeyInputs, kind as apiKeyKind } from "../provider/api-key";
-import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/connector";
+import { ApiKeyInputs, kind as apiKeyKind } from "../provider/flags/api-key";
+import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/platform/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
 import type { Kind } from "../provider/core/kind";
-import { DeliveryEnvironmentInputs, kind as deliveryEnvironmentKind } from "../provider/delivery-environment";
-import { EnvironmentInputs, kind as environmentKind } from "../provider/environment";
-import { FlagInputs, kind as flagKind } from "../provider/flag";
-import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flag-definition";
+import { DeliveryEnvironmentInputs, kind as deliveryEnvironmentKind } from "../provider/platform/delivery-environment";
+import { EnvironmentInputs, kind as environmentKind } from "../provider/flags/environment";
+import { FlagInputs, kind as flagKind } from "../provider/flags/flag";
+import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flags/flag-definition";
 import { KIND_LIST, KINDS } from "../provider/kinds";
-import { PipelineInputs } from "../provider/pipeline";
-import { ProjectInputs, kind as projectKind } from "../provider/project";
-import { SegmentKeysInputs } from "../provider/segment-keys";
-import { ServiceInputs } from "../provider/service";
-import { TriggerInputs, kind as triggerKind } from "../provider/trigger";
+import { PipelineInputs } from "../provider/platform/pipeline";
+import { ProjectInputs, kind as projectKind } from "../provider/platform/project";
+import { SegmentKeysInputs } from "../provider/flags/segment-keys";
+import { ServiceInputs } from "../provider/platform/service";
+import { TriggerInputs, kind as triggerKind } from "../provider/platform/trigger";
 import {
   API_KEY_TYPE,
   CONNECTOR_TYPE,
@@ -428,7 +428,7 @@ export async function readConnector(props: Props): Promise<ConnectorView> {
   const given = Object.values(specs).some((v) => v !== undefined);
   const wire = given ? wireSpec(specs) : undefined;
   // Registries and Helm repositories put their auth under `auth`, Git providers under
-  // `authentication.spec` (the wire shapes of provider/connector.ts).
+  // `authentication.spec` (the wire shapes of provider/platform/connector.ts).
   const authentication = wire?.spec.authentication;
   const auth = wire?.spec.auth ?? (isRecord(authentication) ? authentication.spec : undefined);
   return {

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { FlagInputs } from "../provider/flag";
+import { FlagInputs } from "../provider/flags/flag";
 import {
   Attributes,
   evaluateOutcome,

@@ -15,7 +15,128 @@ export {
   ApiKeyOutputs,
   apiKeyProviderText,
   apiKeyReplaceOnChange,
-} from "./api-key";
+} from "./flags/api-key";
+export {
+  Environment,
+  type EnvironmentArgs,
+  EnvironmentChangePermissions,
+  EnvironmentInputs,
+  EnvironmentOutputs,
+  environmentProviderText,
+  environmentReplaceOnChange,
+} from "./flags/environment";
+export {
+  Flag,
+  type FlagArgs,
+  FlagInputs,
+  FlagOutputs,
+  FlagOwner,
+  flagProviderText,
+  flagReplaceOnChange,
+} from "./flags/flag";
+export {
+  type BucketOutput,
+  FlagDefinition,
+  type FlagDefinitionArgs,
+  FlagDefinitionInputs,
+  FlagDefinitionOutputs,
+  flagDefinitionProviderText,
+  flagDefinitionReplaceOnChange,
+  type RuleOutput,
+  TreatmentInput,
+  type TreatmentOutput,
+} from "./flags/flag-definition";
+export {
+  FlagSet,
+  type FlagSetArgs,
+  FlagSetInputs,
+  FlagSetOutputs,
+  flagSetProviderText,
+  flagSetReplaceOnChange,
+} from "./flags/flag-set";
+export {
+  Group,
+  type GroupArgs,
+  GroupInputs,
+  GroupOutputs,
+  groupProviderText,
+  groupReplaceOnChange,
+} from "./flags/group";
+export {
+  LargeSegment,
+  type LargeSegmentArgs,
+  LargeSegmentInputs,
+  LargeSegmentOutputs,
+  largeSegmentProviderText,
+  largeSegmentReplaceOnChange,
+} from "./flags/large-segment";
+export {
+  RuleBasedSegment,
+  type RuleBasedSegmentArgs,
+  RuleBasedSegmentInputs,
+  RuleBasedSegmentOutputs,
+  ruleBasedSegmentProviderText,
+  ruleBasedSegmentReplaceOnChange,
+} from "./flags/rule-based-segment";
+export {
+  RuleBasedSegmentDefinition,
+  type RuleBasedSegmentDefinitionArgs,
+  RuleBasedSegmentDefinitionInputs,
+  RuleBasedSegmentDefinitionOutputs,
+  ruleBasedSegmentDefinitionProviderText,
+  ruleBasedSegmentDefinitionReplaceOnChange,
+} from "./flags/rule-based-segment-definition";
+export {
+  Segment,
+  type SegmentArgs,
+  SegmentInputs,
+  SegmentOutputs,
+  segmentProviderText,
+  segmentReplaceOnChange,
+} from "./flags/segment";
+export {
+  SegmentKeys,
+  type SegmentKeysArgs,
+  SegmentKeysInputs,
+  SegmentKeysOutputs,
+  segmentKeysProviderText,
+  segmentKeysReplaceOnChange,
+} from "./flags/segment-keys";
+export {
+  TrafficType,
+  type TrafficTypeArgs,
+  TrafficTypeInputs,
+  TrafficTypeOutputs,
+  trafficTypeProviderText,
+  trafficTypeReplaceOnChange,
+} from "./flags/traffic-type";
+export {
+  TrafficTypeAttribute,
+  type TrafficTypeAttributeArgs,
+  TrafficTypeAttributeInputs,
+  TrafficTypeAttributeOutputs,
+  trafficTypeAttributeProviderText,
+  trafficTypeAttributeReplaceOnChange,
+} from "./flags/traffic-type-attribute";
+export {
+  ON_DELETE,
+  UserInvite,
+  type UserInviteArgs,
+  UserInviteInputs,
+  UserInviteOutputs,
+  userInviteProviderText,
+  userInviteReplaceOnChange,
+} from "./flags/user-invite";
+export {
+  Workspace,
+  type WorkspaceArgs,
+  WorkspaceInputs,
+  WorkspaceOutputs,
+  workspaceProviderText,
+  workspaceReplaceOnChange,
+} from "./flags/workspace";
+export * from "./lookups";
+export * from "./pipeline-model";
 export {
   AwsInput,
   Connector,
@@ -37,7 +158,7 @@ export {
   SecretRef,
   secretRefInput,
   type TypedSpecField,
-} from "./connector";
+} from "./platform/connector";
 export {
   DeliveryEnvironment,
   type DeliveryEnvironmentArgs,
@@ -48,53 +169,7 @@ export {
   deliveryEnvironmentReplaceOnChange,
   deliveryEnvironmentYaml,
   EnvironmentOverridesInput,
-} from "./delivery-environment";
-export {
-  Environment,
-  type EnvironmentArgs,
-  EnvironmentChangePermissions,
-  EnvironmentInputs,
-  EnvironmentOutputs,
-  environmentProviderText,
-  environmentReplaceOnChange,
-} from "./environment";
-export {
-  Flag,
-  type FlagArgs,
-  FlagInputs,
-  FlagOutputs,
-  FlagOwner,
-  flagProviderText,
-  flagReplaceOnChange,
-} from "./flag";
-export {
-  type BucketOutput,
-  FlagDefinition,
-  type FlagDefinitionArgs,
-  FlagDefinitionInputs,
-  FlagDefinitionOutputs,
-  flagDefinitionProviderText,
-  flagDefinitionReplaceOnChange,
-  type RuleOutput,
-  TreatmentInput,
-  type TreatmentOutput,
-} from "./flag-definition";
-export {
-  FlagSet,
-  type FlagSetArgs,
-  FlagSetInputs,
-  FlagSetOutputs,
-  flagSetProviderText,
-  flagSetReplaceOnChange,
-} from "./flag-set";
-export {
-  Group,
-  type GroupArgs,
-  GroupInputs,
-  GroupOutputs,
-  groupProviderText,
-  groupReplaceOnChange,
-} from "./group";
+} from "./platform/delivery-environment";
 export {
   Infrastructure,
   type InfrastructureArgs,
@@ -107,7 +182,7 @@ export {
   infrastructureYaml,
   KubernetesDirectInput,
   KubernetesGcpInput,
-} from "./infrastructure";
+} from "./platform/infrastructure";
 export {
   InputSet,
   type InputSetArgs,
@@ -117,16 +192,7 @@ export {
   inputSetProviderText,
   inputSetReplaceOnChange,
   inputSetYaml,
-} from "./input-set";
-export {
-  LargeSegment,
-  type LargeSegmentArgs,
-  LargeSegmentInputs,
-  LargeSegmentOutputs,
-  largeSegmentProviderText,
-  largeSegmentReplaceOnChange,
-} from "./large-segment";
-export * from "./lookups";
+} from "./platform/input-set";
 export {
   Organization,
   type OrganizationArgs,
@@ -135,7 +201,7 @@ export {
   OrganizationOutputs,
   organizationProviderText,
   organizationReplaceOnChange,
-} from "./organization";
+} from "./platform/organization";
 export {
   Pipeline,
   type PipelineArgs,
@@ -144,9 +210,7 @@ export {
   PipelineOutputs,
   pipelineProviderText,
   pipelineReplaceOnChange,
-} from "./pipeline";
-export * from "./pipeline-model";
-export * from "./platform-lookups";
+} from "./platform/pipeline";
 export {
   Project,
   type ProjectArgs,
@@ -155,23 +219,7 @@ export {
   ProjectOutputs,
   projectProviderText,
   projectReplaceOnChange,
-} from "./project";
-export {
-  RuleBasedSegment,
-  type RuleBasedSegmentArgs,
-  RuleBasedSegmentInputs,
-  RuleBasedSegmentOutputs,
-  ruleBasedSegmentProviderText,
-  ruleBasedSegmentReplaceOnChange,
-} from "./rule-based-segment";
-export {
-  RuleBasedSegmentDefinition,
-  type RuleBasedSegmentDefinitionArgs,
-  RuleBasedSegmentDefinitionInputs,
-  RuleBasedSegmentDefinitionOutputs,
-  ruleBasedSegmentDefinitionProviderText,
-  ruleBasedSegmentDefinitionReplaceOnChange,
-} from "./rule-based-segment-definition";
+} from "./platform/project";
 export {
   HARNESS_SECRET_MANAGER,
   Secret,
@@ -182,23 +230,7 @@ export {
   secretProviderText,
   secretRef,
   secretReplaceOnChange,
-} from "./secret";
-export {
-  Segment,
-  type SegmentArgs,
-  SegmentInputs,
-  SegmentOutputs,
-  segmentProviderText,
-  segmentReplaceOnChange,
-} from "./segment";
-export {
-  SegmentKeys,
-  type SegmentKeysArgs,
-  SegmentKeysInputs,
-  SegmentKeysOutputs,
-  segmentKeysProviderText,
-  segmentKeysReplaceOnChange,
-} from "./segment-keys";
+} from "./platform/secret";
 export {
   ArtifactSourceInput,
   KubernetesServiceInput,
@@ -212,23 +244,7 @@ export {
   serviceReplaceOnChange,
   serviceYaml,
   VariableInput,
-} from "./service";
-export {
-  TrafficType,
-  type TrafficTypeArgs,
-  TrafficTypeInputs,
-  TrafficTypeOutputs,
-  trafficTypeProviderText,
-  trafficTypeReplaceOnChange,
-} from "./traffic-type";
-export {
-  TrafficTypeAttribute,
-  type TrafficTypeAttributeArgs,
-  TrafficTypeAttributeInputs,
-  TrafficTypeAttributeOutputs,
-  trafficTypeAttributeProviderText,
-  trafficTypeAttributeReplaceOnChange,
-} from "./traffic-type-attribute";
+} from "./platform/service";
 export {
   CronExpression,
   Trigger,
@@ -240,23 +256,7 @@ export {
   triggerReplaceOnChange,
   triggerYaml,
   WebhookInput,
-} from "./trigger";
+} from "./platform/trigger";
+export * from "./platform-lookups";
 // Every type token (`FLAG_TYPE`, ...), the module name and `typeName`.
 export * from "./types";
-export {
-  ON_DELETE,
-  UserInvite,
-  type UserInviteArgs,
-  UserInviteInputs,
-  UserInviteOutputs,
-  userInviteProviderText,
-  userInviteReplaceOnChange,
-} from "./user-invite";
-export {
-  Workspace,
-  type WorkspaceArgs,
-  WorkspaceInputs,
-  WorkspaceOutputs,
-  workspaceProviderText,
-  workspaceReplaceOnChange,
-} from "./workspace";

@@ -9,32 +9,32 @@
  * @module
  */
 
-import { kind as apiKey } from "./api-key";
-import { kind as connector } from "./connector";
 import type { AnyHandlers, Kind } from "./core/kind";
-import { kind as deliveryEnvironment } from "./delivery-environment";
-import { kind as environment } from "./environment";
-import { kind as flag } from "./flag";
-import { kind as flagDefinition } from "./flag-definition";
-import { kind as flagSet } from "./flag-set";
-import { kind as group } from "./group";
-import { kind as infrastructure } from "./infrastructure";
-import { kind as inputSet } from "./input-set";
-import { kind as largeSegment } from "./large-segment";
-import { kind as organization } from "./organization";
-import { kind as pipeline } from "./pipeline";
-import { kind as project } from "./project";
-import { kind as ruleBasedSegment } from "./rule-based-segment";
-import { kind as ruleBasedSegmentDefinition } from "./rule-based-segment-definition";
-import { kind as secret } from "./secret";
-import { kind as segment } from "./segment";
-import { kind as segmentKeys } from "./segment-keys";
-import { kind as service } from "./service";
-import { kind as trafficType } from "./traffic-type";
-import { kind as trafficTypeAttribute } from "./traffic-type-attribute";
-import { kind as trigger } from "./trigger";
-import { kind as userInvite } from "./user-invite";
-import { kind as workspace } from "./workspace";
+import { kind as apiKey } from "./flags/api-key";
+import { kind as environment } from "./flags/environment";
+import { kind as flag } from "./flags/flag";
+import { kind as flagDefinition } from "./flags/flag-definition";
+import { kind as flagSet } from "./flags/flag-set";
+import { kind as group } from "./flags/group";
+import { kind as largeSegment } from "./flags/large-segment";
+import { kind as ruleBasedSegment } from "./flags/rule-based-segment";
+import { kind as ruleBasedSegmentDefinition } from "./flags/rule-based-segment-definition";
+import { kind as segment } from "./flags/segment";
+import { kind as segmentKeys } from "./flags/segment-keys";
+import { kind as trafficType } from "./flags/traffic-type";
+import { kind as trafficTypeAttribute } from "./flags/traffic-type-attribute";
+import { kind as userInvite } from "./flags/user-invite";
+import { kind as workspace } from "./flags/workspace";
+import { kind as connector } from "./platform/connector";
+import { kind as deliveryEnvironment } from "./platform/delivery-environment";
+import { kind as infrastructure } from "./platform/infrastructure";
+import { kind as inputSet } from "./platform/input-set";
+import { kind as organization } from "./platform/organization";
+import { kind as pipeline } from "./platform/pipeline";
+import { kind as project } from "./platform/project";
+import { kind as secret } from "./platform/secret";
+import { kind as service } from "./platform/service";
+import { kind as trigger } from "./platform/trigger";
 
 export type { AnyHandlers, Kind } from "./core/kind";
 

@@ -15,13 +15,13 @@ import { output } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
-import { ConnectorOutputs, typedFromWire } from "./connector";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import { platformApi } from "./core/platform-common";
-import { OrganizationOutputs } from "./organization";
-import { type PipelineOutputs, pipelineId } from "./pipeline";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
-import { ProjectOutputs } from "./project";
+import { ConnectorOutputs, typedFromWire } from "./platform/connector";
+import { OrganizationOutputs } from "./platform/organization";
+import { type PipelineOutputs, pipelineId } from "./platform/pipeline";
+import { ProjectOutputs } from "./platform/project";
 
 /** Where a platform lookup reads from; every member is optional (see the module notes for the defaults). */
 export interface PlatformLookupOptions {

@@ -5,8 +5,11 @@
  *   registries reach through the module itself), as `biome` formats it;
  * - the resource table of `README.md` (name, what, import id, replaces on, updates in place: each
  *   kind's `doc` and `importId`).
+ * - `package.json`'s exports (and `typesVersions` for the older resolution) of each kind's public
+ *   path `flagstack/provider/<file>`, the path its stored `__provider` text requires, to its module
+ *   `provider/<area>/<file>` (the modules lived at `provider/<file>` until they were split by API).
  * The README's part lives between a begin and an end marker, so the text around it stays
- * hand-written; the barrel is generated whole.
+ * hand-written; the barrel and the package's maps are generated whole.
  * `npm run generate` writes them; `npm run generate -- --check` fails when one is not current, as
  * `test/scripts/generate.test.ts` does. (`npm run schema` writes the native package schema.)
  * @module
@@ -26,7 +29,8 @@ export interface Generated {
   file: string;
   begin?: string;
   end?: string;
-  render(kinds: readonly Kind[]): string;
+  /** The generated text: the part between the markers, or the whole file given its text. */
+  render(kinds: readonly Kind[], text: string): string;
 }
 
 /**
@@ -97,10 +101,10 @@ function biome(text: string, file: string): string {
 
 /** The barrel \`provider/index.ts\`: the lookups, the pipeline model, and every kind's module. */
 function indexFile(kinds: readonly Kind[]): string {
-  const files = [...new Set(kinds.map((k) => k.file))].sort();
-  const kindExports = files.map((file) => {
-    const names = exportedNames(readFileSync(join(ROOT, "provider", `${file}.ts`), "utf8")).sort(byName);
-    return `export {\n${names.map((n) => `  ${n},\n`).join("")}} from "./${file}";\n`;
+  const modules = [...new Set(kinds.map((k) => k.module))].sort();
+  const kindExports = modules.map((module) => {
+    const names = exportedNames(readFileSync(join(ROOT, "provider", `${module}.ts`), "utf8")).sort(byName);
+    return `export {\n${names.map((n) => `  ${n},\n`).join("")}} from "./${module}";\n`;
   });
   return biome(INDEX_HEAD + kindExports.join(""), "provider/index.ts");
 }
@@ -116,11 +120,50 @@ function resourceTable(kinds: readonly Kind[]): string {
   return `| resource | what | import id | replaces on | updates in place |\n|---|---|---|---|---|\n${rows.join("")}`;
 }
 
+/** A JSON object with `entries` placed before the key `before` (replacing keys of the same name). */
+function withEntriesBefore(
+  object: Record<string, unknown>,
+  before: string,
+  entries: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (key in entries) continue;
+    if (key === before) Object.assign(out, entries);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** `package.json` with each kind's public path mapped to its module (exports and typesVersions). */
+function packageMaps(kinds: readonly Kind[], text: string): string {
+  const pkg = JSON.parse(text) as {
+    exports: Record<string, unknown>;
+    typesVersions: { "*": Record<string, unknown> };
+  };
+  const sorted = [...kinds].sort((a, b) => a.file.localeCompare(b.file));
+  pkg.exports = withEntriesBefore(
+    pkg.exports,
+    "./provider/*",
+    Object.fromEntries(sorted.map((k) => [`./provider/${k.file}`, `./dist/provider/${k.module}.js`])),
+  );
+  pkg.typesVersions["*"] = withEntriesBefore(
+    pkg.typesVersions["*"],
+    "provider/*",
+    Object.fromEntries(sorted.map((k) => [`provider/${k.file}`, [`dist/node10/provider/${k.module}.d.ts`]])),
+  );
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
 /** Every generated part. */
 export const GENERATED: readonly Generated[] = [
   {
     file: "provider/index.ts",
     render: indexFile,
+  },
+  {
+    file: "package.json",
+    render: packageMaps,
   },
   {
     file: "README.md",
@@ -132,12 +175,12 @@ export const GENERATED: readonly Generated[] = [
 
 /** The file's text with its generated part rendered from `kinds`. */
 export function regenerate(part: Generated, text: string, kinds: readonly Kind[] = KIND_LIST): string {
-  if (part.begin === undefined || part.end === undefined) return part.render(kinds);
+  if (part.begin === undefined || part.end === undefined) return part.render(kinds, text);
   const from = text.indexOf(part.begin);
   const to = text.indexOf(part.end, from);
   if (from < 0 || to < 0)
     throw new Error(`${part.file}: no generated part (${part.begin.trim()} ... ${part.end.trim()})`);
-  return text.slice(0, from + part.begin.length) + part.render(kinds) + text.slice(to);
+  return text.slice(0, from + part.begin.length) + part.render(kinds, text) + text.slice(to);
 }
 
 if (require.main === module) {

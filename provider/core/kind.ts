@@ -90,8 +90,14 @@ export interface Kind<C extends KindResource = KindResource, H extends AnyHandle
   readonly token: string;
   /** The native provider's type token, `flagstack:index:<name>`. */
   readonly nativeToken: string;
-  /** The resource's module under `provider/`, whose `impl` the stored `__provider` text loads. */
+  /**
+   * The name the stored `__provider` text requires the kind's `impl` by, `flagstack/provider/<file>`
+   * (the package's exports map it to {@link module}); kept as it was when the kind's module lived
+   * at `provider/<file>.ts`, so every state written since works.
+   */
   readonly file: string;
+  /** The kind's module under `provider/`, `<area>/<file>` (`flags/flag-definition`). */
+  readonly module: string;
   /** The outputs the engine stores as secrets. */
   readonly secretOutputs: readonly string[];
   /** The inputs always stored as secrets. */
@@ -125,6 +131,7 @@ export function defineKind<C extends KindResource, H extends AnyHandlers>(spec: 
     token,
     nativeToken: nativeToken(token),
     file: cls.file,
+    module: `${spec.area}/${cls.file}`,
     secretOutputs: cls.secretOutputs ?? [],
     secretInputs: cls.secretInputs ?? [],
   };

@@ -17,15 +17,15 @@ import {
   Workspace,
 } from "../../sdk/admin/schemas";
 import { Segment } from "../../sdk/admin/segments";
-import { ConnectorOutputs } from "../connector";
 import { adminClient } from "../core/config";
 import { platformApi } from "../core/platform-common";
 import * as lookups from "../lookups";
-import { OrganizationOutputs } from "../organization";
-import { PipelineOutputs } from "../pipeline";
 import { PipelineModel } from "../pipeline-model";
+import { ConnectorOutputs } from "../platform/connector";
+import { OrganizationOutputs } from "../platform/organization";
+import { PipelineOutputs } from "../platform/pipeline";
+import { ProjectOutputs } from "../platform/project";
 import * as platformLookups from "../platform-lookups";
-import { ProjectOutputs } from "../project";
 import { PACKAGE } from "./kinds";
 
 /** One function of the native provider. */

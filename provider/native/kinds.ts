@@ -29,8 +29,10 @@ export interface NativeKind {
   outputs: z.ZodObject;
   /** The inputs whose change replaces the object. */
   replaceOnChange: readonly string[];
-  /** The resource's module under `provider/`, where the TSDoc of its schemas and class lives. */
+  /** The resource's module under `provider/` (`flags/flag`), where the TSDoc of its schemas and class lives. */
   module: string;
+  /** The name its stored `__provider` text requires it by: `flagstack/provider/<file>`. */
+  file: string;
   /** The outputs stored as secrets (`provider/core/secret-outputs.ts`): `key` of an `ApiKey`, ... */
   secretOutputs: readonly string[];
   /**
@@ -49,7 +51,8 @@ export const NATIVE_KINDS: readonly NativeKind[] = KIND_LIST.map((k) => ({
   inputs: k.resource.inputs,
   outputs: k.resource.outputs,
   replaceOnChange: k.replaceOnChange,
-  module: k.file,
+  module: k.module,
+  file: k.file,
   secretOutputs: k.secretOutputs,
   secretInputs: k.secretInputs,
 }));

@@ -186,6 +186,7 @@ describe("zod → Pulumi schema", () => {
     outputs: Thing.extend({ thingId: z.string() }),
     replaceOnChange: ["name"],
     module: "thing",
+    file: "thing",
     secretOutputs: [],
     secretInputs: [],
   };

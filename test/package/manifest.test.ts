@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { KIND_LIST } from "../../provider/kinds";
 
 const REPO = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
@@ -32,6 +33,11 @@ const manifest = JSON.parse(read("package.json")) as {
 const node10Twin = (target: string): string =>
   target.replace(/^\.\/dist\//, "dist/node10/").replace(/\.js$/, ".d.ts");
 
+/** Each kind's public path, `flagstack/provider/<file>`, to its module under provider/<area>/. */
+const KIND_EXPORTS = Object.fromEntries(
+  KIND_LIST.map((k) => [`./provider/${k.file}`, `./dist/provider/${k.module}.js`]),
+);
+
 describe("package.json", () => {
   it("names its licence, repository and entry points", () => {
     expect(manifest.license).toBe("Apache-2.0");
@@ -44,11 +50,15 @@ describe("package.json", () => {
       ".": "./dist/sdk/index.js",
       "./sdk": "./dist/sdk/index.js",
       "./provider": "./dist/provider/index.js",
+      ...KIND_EXPORTS,
       "./provider/*": "./dist/provider/*.js",
       "./emulator": "./dist/emulator/index.js",
       "./policy": "./dist/policy/policies.js",
       "./package.json": "./package.json",
     });
+    // The path each kind's stored `__provider` text requires, to its module (`npm run generate`).
+    expect(manifest.exports["./provider/flag"]).toBe("./dist/provider/flags/flag.js");
+    expect(manifest.exports["./provider/trigger"]).toBe("./dist/provider/platform/trigger.js");
   });
 
   it("gives moduleResolution node the node10 declarations of exactly the subpaths in exports", () => {
@@ -64,6 +74,9 @@ describe("package.json", () => {
     expect(expected).toEqual({
       sdk: ["dist/node10/sdk/index.d.ts"],
       provider: ["dist/node10/provider/index.d.ts"],
+      ...Object.fromEntries(
+        KIND_LIST.map((k) => [`provider/${k.file}`, [`dist/node10/provider/${k.module}.d.ts`]]),
+      ),
       "provider/*": ["dist/node10/provider/*"],
       emulator: ["dist/node10/emulator/index.d.ts"],
       policy: ["dist/node10/policy/policies.d.ts"],

@@ -4,7 +4,7 @@ import { nativeToken } from "../../provider/native/kinds";
 import { API_KEY_TYPE, ENVIRONMENT_TYPE } from "../../provider/types";
 import { checkedProps, runResourcePolicy } from "./util";
 
-/** An Environment as a program declares it (provider/environment.ts). */
+/** An Environment as a program declares it (provider/flags/environment.ts). */
 const environment = (inputs: Record<string, unknown>) =>
   checkedProps(ENVIRONMENT_TYPE, { workspace: "Default", name: "Production", ...inputs });
 
@@ -43,7 +43,7 @@ describe("production-requires-approvals", () => {
   });
 });
 
-/** An ApiKey as a program declares it (provider/api-key.ts). */
+/** An ApiKey as a program declares it (provider/flags/api-key.ts). */
 const apiKey = (inputs: Record<string, unknown>) =>
   checkedProps(API_KEY_TYPE, { name: "ci", workspace: "Default", ...inputs });
 

@@ -3,10 +3,10 @@ import { connectorNoAnonymousProduction } from "../../policy/connectors";
 import { CONNECTOR_TYPE, PROJECT_TYPE } from "../../provider/types";
 import { checkedResource, runStackPolicy, stackUrn } from "./util";
 
-/** A Project as a program declares it (provider/project.ts); `org` is the provider's default when left out. */
+/** A Project as a program declares it (provider/platform/project.ts); `org` is the provider's default when left out. */
 const project = (identifier: string, tags: Record<string, string>, org?: string) =>
   checkedResource(PROJECT_TYPE, { ...(org ? { org } : {}), identifier, name: identifier, tags });
-/** A Connector as a program declares it (provider/connector.ts). */
+/** A Connector as a program declares it (provider/platform/connector.ts). */
 const connector = (inputs: Record<string, unknown>) =>
   checkedResource(CONNECTOR_TYPE, { name: "Registry", ...inputs }, "conn");
 /** A typed registry spec; without `auth` the provider's check makes it Anonymous. */

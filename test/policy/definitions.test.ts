@@ -10,7 +10,7 @@ import { KINDS } from "../../provider/kinds";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE, GROUP_TYPE } from "../../provider/types";
 import { checkedProps, checkedResource, runResourcePolicy, runStackPolicy, stackUrn } from "./util";
 
-/** A definition as a program declares it (provider/flag-definition.ts). */
+/** A definition as a program declares it (provider/flags/flag-definition.ts). */
 const good = {
   workspace: "Default",
   flag: "new-checkout",

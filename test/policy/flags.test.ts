@@ -3,7 +3,7 @@ import { flagNaming, flagRequiredTags, hasTag } from "../../policy/flags";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../../provider/types";
 import { checkedProps, runResourcePolicy } from "./util";
 
-/** A flag as a program declares it (provider/flag.ts). */
+/** A flag as a program declares it (provider/flags/flag.ts). */
 const flag = {
   workspace: "Default",
   name: "new-checkout",

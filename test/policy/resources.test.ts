@@ -13,7 +13,7 @@ import {
   UnknownInputError,
 } from "../../policy/resources";
 import { UNKNOWN } from "../../provider/core/check";
-import { FlagDefinitionOutputs } from "../../provider/flag-definition";
+import { FlagDefinitionOutputs } from "../../provider/flags/flag-definition";
 import {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,

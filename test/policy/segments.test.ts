@@ -4,7 +4,7 @@ import { nativeToken } from "../../provider/native/kinds";
 import { SEGMENT_KEYS_TYPE } from "../../provider/types";
 import { checkedProps, runResourcePolicy } from "./util";
 
-/** A SegmentKeys as a program declares it (provider/segment-keys.ts). */
+/** A SegmentKeys as a program declares it (provider/flags/segment-keys.ts). */
 const members = (keys: string[]) =>
   checkedProps(SEGMENT_KEYS_TYPE, { workspace: "Default", environment: "Production", segment: "beta", keys });
 

@@ -4,7 +4,7 @@ import { nativeToken } from "../../provider/native/kinds";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../../provider/types";
 import { checkedResource, runStackPolicy, type StackResource, stackUrn } from "./util";
 
-/** A FlagDefinition as a program declares it (provider/flag-definition.ts), checked by its provider. */
+/** A FlagDefinition as a program declares it (provider/flags/flag-definition.ts), checked by its provider. */
 const checkout = (over: Record<string, unknown> = {}) =>
   checkedResource(
     FLAG_DEFINITION_TYPE,

@@ -6,7 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKey, apiKeyProviderText, impl } from "../../provider/api-key";
+import { ApiKey, apiKeyProviderText, impl } from "../../provider/flags/api-key";
 import { withSecretOutputs } from "../../provider/core/secret-outputs";
 import { API_KEY_TYPE } from "../../provider/types";
 import type { Environment, Workspace } from "../../sdk/admin/schemas";

@@ -14,7 +14,7 @@ import {
   parseConnectorId,
   typedFromWire,
   wireSpec,
-} from "../../provider/connector";
+} from "../../provider/platform/connector";
 import type { PlatformClient } from "../../sdk";
 import { type Driver, MODES, type Mode } from "./harness";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";

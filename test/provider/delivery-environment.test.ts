@@ -12,7 +12,7 @@ import {
   deliveryEnvironmentProviderText,
   deliveryEnvironmentYaml,
   impl,
-} from "../../provider/delivery-environment";
+} from "../../provider/platform/delivery-environment";
 import { type Driver, MODES, type Mode } from "./harness";
 import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";

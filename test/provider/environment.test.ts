@@ -11,7 +11,7 @@ import {
   type EnvironmentInputs,
   environmentProviderText,
   impl,
-} from "../../provider/environment";
+} from "../../provider/flags/environment";
 import { ENVIRONMENT_TYPE } from "../../provider/types";
 import type { Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES, type Mode } from "./harness";

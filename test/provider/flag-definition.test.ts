@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/core/check";
-import { flagDefinitionProviderText, impl } from "../../provider/flag-definition";
+import { flagDefinitionProviderText, impl } from "../../provider/flags/flag-definition";
 import type { Environment, Workspace } from "../../sdk/admin/schemas";
 import { type Driver, MODES } from "./harness";
 import { slug, startTestbed, type Testbed, unique } from "./testbed";

@@ -5,7 +5,7 @@
  * under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groupProviderText, impl } from "../../provider/group";
+import { groupProviderText, impl } from "../../provider/flags/group";
 import { type Driver, MODES } from "./harness";
 import { slug, startTestbed, type Testbed, unique } from "./testbed";
 

@@ -5,11 +5,12 @@
  *
  * 0. `sdk/` (the only part outside `provider/` that a provider file may import)
  * 1. `provider/core/`
- * 2. the resource modules (a `provider/<x>.ts` that ends with `export const kind = defineKind(...)`)
- *    and their shared non-kind modules (`types.ts`, `pipeline-model.ts`)
+ * 2. the resource modules (a `provider/flags/<x>.ts` or `provider/platform/<x>.ts` that ends with
+ *    `export const kind = defineKind(...)`) and their shared non-kind modules (`types.ts`,
+ *    `pipeline-model.ts`)
  * 3. `provider/kinds.ts`, the list of kinds
  * 4. the doors and what users call: `provider/index.ts`, `provider/lookups.ts`,
- *    `provider/platform-lookups.ts`, and every folder of `provider/` but `core/` (`native/`, ...)
+ *    `provider/platform-lookups.ts`, and every other folder of `provider/` (`native/`, ...)
  *
  * The graph is read from the sources with the TypeScript parser: every static `import` (`import
  * type` included) and `export ... from` statement of every `.ts` file under `provider/`; an
@@ -69,7 +70,7 @@ function readSource(file: string): Source {
   }
   const last = source.statements[source.statements.length - 1];
   const isKind =
-    dirname(file) === "provider" &&
+    PARTS.includes(dirname(file)) &&
     last !== undefined &&
     ts.isVariableStatement(last) &&
     (last.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword) &&
@@ -88,6 +89,9 @@ function readSource(file: string): Source {
   return { file, imports, isKind };
 }
 
+/** The folders of the resource modules: the feature-flag kinds and the delivery platform's. */
+const PARTS = ["provider/flags", "provider/platform"];
+
 const FILES = sources(PROVIDER).sort();
 const GRAPH = FILES.map(readSource);
 const KINDS = new Set(GRAPH.filter((s) => s.isKind).map((s) => s.file));
@@ -96,6 +100,7 @@ const KINDS = new Set(GRAPH.filter((s) => s.isKind).map((s) => s.file));
 function floorOf(file: string): number | undefined {
   if (file.startsWith("sdk/")) return 0;
   if (file.startsWith("provider/core/")) return 1;
+  if (PARTS.includes(dirname(file))) return 2;
   if (file.startsWith("provider/") && dirname(file) !== "provider") return 4;
   if (["provider/index.ts", "provider/lookups.ts", "provider/platform-lookups.ts"].includes(file)) return 4;
   if (file === "provider/kinds.ts") return 3;
@@ -109,7 +114,7 @@ const arrowText = (a: { from: string; to: string }) => `${a.from} -> ${a.to}`;
 
 describe("provider/ import graph", () => {
   it("finds the resource modules, exactly the list of kinds' modules, each on the resource floor", () => {
-    expect([...KINDS].sort()).toEqual(KIND_LIST.map((k) => `provider/${k.file}.ts`).sort());
+    expect([...KINDS].sort()).toEqual(KIND_LIST.map((k) => `provider/${k.module}.ts`).sort());
     expect([...KINDS].filter((f) => floorOf(f) !== 2)).toEqual([]);
   });
 

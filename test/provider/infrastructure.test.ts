@@ -13,7 +13,7 @@ import {
   infrastructureProviderText,
   infrastructureYaml,
   parseInfrastructureId,
-} from "../../provider/infrastructure";
+} from "../../provider/platform/infrastructure";
 import { type Driver, MODES, type Mode } from "./harness";
 import { diffOfEachChange, NO_CHANGE, ONE_VALUE, registrationOf, replaces, UPDATE } from "./kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";

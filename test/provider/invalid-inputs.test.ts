@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
-import { impl as flagImpl, flagProviderText } from "../../provider/flag";
-import { impl as flagDefinitionImpl, flagDefinitionProviderText } from "../../provider/flag-definition";
-import { impl as groupImpl, groupProviderText } from "../../provider/group";
-import { impl as userInviteImpl, userInviteProviderText } from "../../provider/user-invite";
+import { impl as flagImpl, flagProviderText } from "../../provider/flags/flag";
+import { impl as flagDefinitionImpl, flagDefinitionProviderText } from "../../provider/flags/flag-definition";
+import { impl as groupImpl, groupProviderText } from "../../provider/flags/group";
+import { impl as userInviteImpl, userInviteProviderText } from "../../provider/flags/user-invite";
 import { type ProviderHost, startProviderHost } from "./harness";
 
 type Row = [

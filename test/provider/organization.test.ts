@@ -13,9 +13,9 @@ import {
   OrganizationInputs,
   organizationProviderText,
   organizationReplaceOnChange,
-} from "../../provider/organization";
+} from "../../provider/platform/organization";
 import { getOrganization } from "../../provider/platform-lookups";
-import { Project, impl as project } from "../../provider/project";
+import { Project, impl as project } from "../../provider/platform/project";
 import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { NotFoundError } from "../../sdk/core/errors";

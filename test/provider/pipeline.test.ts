@@ -15,7 +15,7 @@ import {
   PipelineInputs,
   pipelineProviderText,
   pipelineReplaceOnChange,
-} from "../../provider/pipeline";
+} from "../../provider/platform/pipeline";
 import {
   type PipelineModelInput,
   parsePipelineYaml,

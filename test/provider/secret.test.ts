@@ -17,7 +17,7 @@ import {
   secretProviderText,
   secretRef,
   secretReplaceOnChange,
-} from "../../provider/secret";
+} from "../../provider/platform/secret";
 import { SECRET_TYPE } from "../../provider/types";
 import type { PlatformClient } from "../../sdk";
 import { type Driver, MODES, type Mode } from "./harness";

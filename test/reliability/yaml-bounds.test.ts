@@ -9,9 +9,9 @@
  * All of them read through the one bounded reading, `sdk/core/yaml.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl as inputSet, inputSetProviderText } from "../../provider/input-set";
-import { impl as pipeline, pipelineProviderText } from "../../provider/pipeline";
-import { impl as service, serviceProviderText } from "../../provider/service";
+import { impl as inputSet, inputSetProviderText } from "../../provider/platform/input-set";
+import { impl as pipeline, pipelineProviderText } from "../../provider/platform/pipeline";
+import { impl as service, serviceProviderText } from "../../provider/platform/service";
 import { ValidationError } from "../../sdk";
 import {
   inProject,

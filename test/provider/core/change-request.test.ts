@@ -10,10 +10,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../../provider/core/change-request";
-import { impl as flag, flagProviderText } from "../../../provider/flag";
-import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flag-definition";
-import { impl as segment, segmentProviderText } from "../../../provider/segment";
-import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/segment-keys";
+import { impl as flag, flagProviderText } from "../../../provider/flags/flag";
+import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flags/flag-definition";
+import { impl as segment, segmentProviderText } from "../../../provider/flags/segment";
+import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/flags/segment-keys";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import type { Driver, Mode } from "../harness";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { alignToLive, canonicalField, WRITABLE_FIELDS } from "../../../provider/core/definition-doc";
 import { jsonEqual } from "../../../provider/core/diff";
 import { guardedPatch } from "../../../provider/core/patch";
-import { impl } from "../../../provider/flag-definition";
+import { impl } from "../../../provider/flags/flag-definition";
 
 const live = {
   treatments: [

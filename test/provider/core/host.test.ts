@@ -7,7 +7,7 @@
 import { createServer } from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { engineAddress, heldWorkSettled, holdExit, watchEngine } from "../../../provider/core/host";
-import { flagProviderText } from "../../../provider/flag";
+import { flagProviderText } from "../../../provider/flags/flag";
 import { hostDriver, type ProviderHost, startProviderHost } from "../harness";
 
 const HOST_SCRIPT = "/app/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
-import { type ApiKeyInputs, impl as apiKeyImpl, apiKeyProviderText } from "../../../provider/api-key";
+import { type ApiKeyInputs, impl as apiKeyImpl, apiKeyProviderText } from "../../../provider/flags/api-key";
 import { configureProvider, resetProvider } from "../../../provider/core/config";
 import {
   asSecret,
@@ -18,11 +18,11 @@ import {
   SECRET_SIG_KEY,
   settlePendingCreates,
 } from "../../../provider/core/recover";
-import { environmentProviderText } from "../../../provider/environment";
-import { flagProviderText } from "../../../provider/flag";
-import { groupProviderText } from "../../../provider/group";
+import { environmentProviderText } from "../../../provider/flags/environment";
+import { flagProviderText } from "../../../provider/flags/flag";
+import { groupProviderText } from "../../../provider/flags/group";
 import { KINDS } from "../../../provider/kinds";
-import { secretProviderText } from "../../../provider/secret";
+import { secretProviderText } from "../../../provider/platform/secret";
 import { API_KEY_TYPE, ENVIRONMENT_TYPE, FLAG_TYPE, GROUP_TYPE, SECRET_TYPE } from "../../../provider/types";
 import { AdminClient, PlatformClient } from "../../../sdk";
 

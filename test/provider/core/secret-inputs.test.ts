@@ -10,7 +10,7 @@ import { checkInputs } from "../../../provider/core/check";
 import type { DiffSpec } from "../../../provider/core/diff";
 import { fieldsToWrite } from "../../../provider/core/guard";
 import { NATIVE_KINDS } from "../../../provider/native/kinds";
-import { impl as secretImpl } from "../../../provider/secret";
+import { impl as secretImpl } from "../../../provider/platform/secret";
 import { secretField, secretFieldNames } from "../../../sdk/core/secret-fields";
 
 const SENTINEL = "Sentinel-Secret-4e7a1c";

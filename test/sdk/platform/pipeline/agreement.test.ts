@@ -15,7 +15,7 @@ import YAML from "yaml";
 import { mulberry32 } from "../../../../emulator/middleware/faults";
 import { PlatformError } from "../../../../emulator/platform/errors";
 import { parsePipelineYaml, validatePipeline } from "../../../../emulator/platform/pipeline-yaml";
-import { effectiveYaml, impl, type PipelineInputs } from "../../../../provider/pipeline";
+import { effectiveYaml, impl, type PipelineInputs } from "../../../../provider/platform/pipeline";
 import { RESERVED_IDENTIFIERS } from "../../../../sdk/platform/pipeline";
 
 const SEED = 0x5eed_2015;

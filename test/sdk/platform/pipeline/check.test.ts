@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { impl } from "../../../../provider/pipeline";
+import { impl } from "../../../../provider/platform/pipeline";
 import {
   PIPELINE_YAML_MAX_BYTES,
   pipelineYamlProblems,

@@ -32,17 +32,17 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { secretField, secretFieldNames } from "../sdk/core/secret-fields";
-import type { PlatformClient } from "../sdk/platform/client";
-import type { SecretBody, SecretData } from "../sdk/platform/schemas";
-import type { SecretFileBody } from "../sdk/platform/secrets";
-import { checkWith, containsUnknown } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { lookupAndDelete } from "./core/ng-entity";
-import { AdoptInput, platformApi } from "./core/platform-common";
+import { secretField, secretFieldNames } from "../../sdk/core/secret-fields";
+import type { PlatformClient } from "../../sdk/platform/client";
+import type { SecretBody, SecretData } from "../../sdk/platform/schemas";
+import type { SecretFileBody } from "../../sdk/platform/secrets";
+import { checkWith, containsUnknown } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate, pickFields } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, readOrGone } from "../core/lifecycle";
+import { lookupAndDelete } from "../core/ng-entity";
+import { AdoptInput, platformApi } from "../core/platform-common";
 import {
   parseScopedId,
   projectNeedsOrg,
@@ -51,10 +51,10 @@ import {
   scopedId,
   scopedRef,
   scopeOf,
-} from "./core/platform-scope";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { withSecretInputs } from "./core/secret-inputs";
-import { SECRET_TYPE } from "./types";
+} from "../core/platform-scope";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { withSecretInputs } from "../core/secret-inputs";
+import { SECRET_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -370,7 +370,7 @@ export type Secret = InstanceType<typeof Secret>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const secretProviderText = Secret.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Secret,
   impl,

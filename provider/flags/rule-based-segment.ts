@@ -12,7 +12,7 @@
  * | create | workspace and traffic type lists (once per process); `POST /rule-based-segments/ws/{ws}/trafficTypes/{tt}` `{name, description}` |
  * | read | `GET /rule-based-segments/ws/{ws}?offset&limit` (the API has no GET of one); a segment missing from the list reports it gone |
  * | update | nothing to send: only `adopt` and the spelling of `workspace` / `trafficType` can change without a replacement |
- * | delete | `DELETE /rule-based-segments/ws/{ws}/{name}` (its definitions in every environment go with it); a 404 counts as done. First, in each environment that requires approvals (`./core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), a definition holding rules or exclusions there is taken out through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
+ * | delete | `DELETE /rule-based-segments/ws/{ws}/{name}` (its definitions in every environment go with it); a 404 counts as done. First, in each environment that requires approvals (`../core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), a definition holding rules or exclusions there is taken out through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
  * The API has no update of a rule-based segment's description. Replacing the segment for it would
  * delete its definition in every environment while each `RuleBasedSegmentDefinition` of it (same
@@ -24,18 +24,18 @@
  * @module
  */
 import { z } from "zod";
-import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../sdk/admin/rule-based-segments";
-import { SegmentCreateBody } from "../sdk/admin/schemas";
-import { ownerDeleteGate, requestNote } from "./core/change-request";
-import { adminClient, changeNote } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { holdsTargeting, ruleBasedArchive } from "./core/owned-archive";
-import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { importParts, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { RULE_BASED_SEGMENT_TYPE } from "./types";
+import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../../sdk/admin/rule-based-segments";
+import { SegmentCreateBody } from "../../sdk/admin/schemas";
+import { ownerDeleteGate, requestNote } from "../core/change-request";
+import { adminClient, changeNote } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { holdsTargeting, ruleBasedArchive } from "../core/owned-archive";
+import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { importParts, trafficTypeRule, workspaceRule } from "../core/workspace-fields";
+import { RULE_BASED_SEGMENT_TYPE } from "../types";
 
 /** The inputs of a {@link RuleBasedSegment}. */
 export const RuleBasedSegmentInputs = z.strictObject({
@@ -260,7 +260,7 @@ export type RuleBasedSegment = InstanceType<typeof RuleBasedSegment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const ruleBasedSegmentProviderText = RuleBasedSegment.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: RuleBasedSegment,
   impl,

@@ -26,17 +26,17 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { PlatformClient } from "../sdk/platform/client";
-import { type ConnectorData, DOCKER_PROVIDER_TYPES } from "../sdk/platform/schemas";
-import { checkWith, type InputProblem } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, platformApi } from "./core/platform-common";
-import { parseScopedId, scopedEntityShape, scopedId } from "./core/platform-scope";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { CONNECTOR_TYPE } from "./types";
+import type { PlatformClient } from "../../sdk/platform/client";
+import { type ConnectorData, DOCKER_PROVIDER_TYPES } from "../../sdk/platform/schemas";
+import { checkWith, type InputProblem } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate, pickFields } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { AdoptInput, platformApi } from "../core/platform-common";
+import { parseScopedId, scopedEntityShape, scopedId } from "../core/platform-scope";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { CONNECTOR_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -744,7 +744,7 @@ const connectorDiff: DiffSpec<keyof ConnectorInputs> = {
 
 /**
  * The resource id, in the peer providers' import-id shapes (ref §11): `<identifier>`,
- * `<org>/<identifier>` or `<org>/<project>/<identifier>` (`./core/platform-scope.ts`, shared with
+ * `<org>/<identifier>` or `<org>/<project>/<identifier>` (`../core/platform-scope.ts`, shared with
  * every scoped entity).
  * @internal
  */
@@ -939,7 +939,7 @@ export type Connector = InstanceType<typeof Connector>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const connectorProviderText = Connector.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Connector,
   impl,

@@ -9,22 +9,22 @@
  * | diff | none: `workspace`, `trafficType` and `attributeId` replace (delete first: ids are unique in a traffic type); the rest update in place |
  * | create | workspace and traffic type lists (once per process); `POST /schema/ws/{ws}/trafficTypes/{tt}`; with `adopt`, first the attribute list to find the id, then one `PATCH` for what differs |
  * | read | `GET /schema/ws/{ws}/trafficTypes/{tt}` and find the id |
- * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH …/{id}`: a `test` of the live value and a `replace` per changed field (`./core/field-patch.ts`) |
+ * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH …/{id}`: a `test` of the live value and a `replace` per changed field (`../core/field-patch.ts`) |
  * | delete | `DELETE /schema/ws/{ws}/trafficTypes/{tt}/{id}`; a 404 counts as done |
  * @module
  */
 import { z } from "zod";
-import { ATTRIBUTE_DATA_TYPES, type Attribute, AttributeBody } from "../sdk/admin/schemas";
-import { adminClient } from "./core/config";
-import { changedFields, type DiffSpec } from "./core/diff";
-import { replaceFields } from "./core/field-patch";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
-import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { importParts, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { TRAFFIC_TYPE_ATTRIBUTE_TYPE } from "./types";
+import { ATTRIBUTE_DATA_TYPES, type Attribute, AttributeBody } from "../../sdk/admin/schemas";
+import { adminClient } from "../core/config";
+import { changedFields, type DiffSpec } from "../core/diff";
+import { replaceFields } from "../core/field-patch";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
+import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { importParts, trafficTypeRule, workspaceRule } from "../core/workspace-fields";
+import { TRAFFIC_TYPE_ATTRIBUTE_TYPE } from "../types";
 
 /** The inputs of a {@link TrafficTypeAttribute}. */
 export const TrafficTypeAttributeInputs = z.strictObject({
@@ -276,7 +276,7 @@ export type TrafficTypeAttribute = InstanceType<typeof TrafficTypeAttribute>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const trafficTypeAttributeProviderText = TrafficTypeAttribute.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: TrafficTypeAttribute,
   impl,

@@ -14,16 +14,16 @@
  * @module
  */
 import { z } from "zod";
-import { TrafficTypeCreate, type TrafficType as TrafficTypeResponse } from "../sdk/admin/schemas";
-import { adminClient, forget } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE } from "./core/lifecycle";
-import { resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { importParts, workspaceRule } from "./core/workspace-fields";
-import { TRAFFIC_TYPE_TYPE } from "./types";
+import { TrafficTypeCreate, type TrafficType as TrafficTypeResponse } from "../../sdk/admin/schemas";
+import { adminClient, forget } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE } from "../core/lifecycle";
+import { resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { importParts, workspaceRule } from "../core/workspace-fields";
+import { TRAFFIC_TYPE_TYPE } from "../types";
 
 /** The inputs of a {@link TrafficType}. */
 export const TrafficTypeInputs = z.strictObject({
@@ -81,7 +81,7 @@ function outputs(
   });
 }
 
-/** Forgets the memoised traffic types of a workspace (`./core/resolve.ts`), after one is made or deleted. */
+/** Forgets the memoised traffic types of a workspace (`../core/resolve.ts`), after one is made or deleted. */
 const forgetTrafficTypes = (admin: object, workspaceId: string) =>
   forget(admin, `trafficTypes:${workspaceId}`);
 
@@ -172,7 +172,7 @@ export type TrafficType = InstanceType<typeof TrafficType>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const trafficTypeProviderText = TrafficType.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: TrafficType,
   impl,

@@ -16,7 +16,7 @@
  *
  * **The update guard, per environment.** Being active in an environment is a field of two values,
  * and the update writes only the environments the preview showed as changing: for each, the live
- * value is the recorded or the desired one, so the rule of `./core/guard.ts` can never refuse.
+ * value is the recorded or the desired one, so the rule of `../core/guard.ts` can never refuse.
  * The update therefore activates and deactivates without reading first; an activation that is
  * already there (409) and a deactivation of one already gone (404: the segment is read then, and
  * a segment deleted outside Pulumi fails the update) count as done. Environments it
@@ -32,19 +32,19 @@
  * @module
  */
 import { z } from "zod";
-import type { AdminClient } from "../sdk/admin/client";
-import type { LargeSegment as LargeSegmentResponse } from "../sdk/admin/large-segments";
-import { type Environment, SegmentCreateBody, type Workspace } from "../sdk/admin/schemas";
-import { ConflictError, isNotFound } from "../sdk/core/errors";
-import { adminClient } from "./core/config";
-import type { DiffSpec, FieldRule } from "./core/diff";
-import { GoneSinceRecordedError } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
-import { resolveEnvironment, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { asSet, importParts, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { LARGE_SEGMENT_TYPE } from "./types";
+import type { AdminClient } from "../../sdk/admin/client";
+import type { LargeSegment as LargeSegmentResponse } from "../../sdk/admin/large-segments";
+import { type Environment, SegmentCreateBody, type Workspace } from "../../sdk/admin/schemas";
+import { ConflictError, isNotFound } from "../../sdk/core/errors";
+import { adminClient } from "../core/config";
+import type { DiffSpec, FieldRule } from "../core/diff";
+import { GoneSinceRecordedError } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
+import { resolveEnvironment, resolveTrafficType, resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { asSet, importParts, trafficTypeRule, workspaceRule } from "../core/workspace-fields";
+import { LARGE_SEGMENT_TYPE } from "../types";
 
 /** The inputs of a {@link LargeSegment}. */
 export const LargeSegmentInputs = z.strictObject({
@@ -373,7 +373,7 @@ export type LargeSegment = InstanceType<typeof LargeSegment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const largeSegmentProviderText = LargeSegment.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: LargeSegment,
   impl,

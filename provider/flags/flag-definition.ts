@@ -10,7 +10,7 @@
  * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
  * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1); `flagSets` reports the live membership |
  * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=` (a change of `flagSets` is one guarded `replace /flagSets` of `[{id, type}]`, ref admin §2); `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET` of the definition and `GET /changeRequests/{id}`): while it is REQUESTED with the change the program needs next, nothing is written |
- | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition}, operationType: CREATE or UPDATE, title, comment, approvers}`, and `killed` as a KILL or RESTORE request once the document is applied (one open request per object); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back and the next request submitted (`./core/change-request.ts`) |
+ | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition}, operationType: CREATE or UPDATE, title, comment, approvers}`, and `killed` as a KILL or RESTORE request once the document is applied (one open request per object); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back and the next request submitted (`../core/change-request.ts`) |
  * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done. Where the environment requires approvals: an ARCHIVE change request (waited for with `waitForApproval`, else the delete fails naming it, and the definition stays in the state) |
  *
  * Title and comment (needed by workspaces that require them, ref admin §2) come from the `title`
@@ -23,7 +23,7 @@
  * @module
  */
 import { z } from "zod";
-import type { AdminClient } from "../sdk/admin/client";
+import type { AdminClient } from "../../sdk/admin/client";
 import {
   Bucket,
   type ChangeRequest,
@@ -34,9 +34,9 @@ import {
   Rule,
   Treatment,
   validateDefinition,
-} from "../sdk/admin/schemas";
-import { ApiError, isNotFound, isOutcomeUnknown } from "../sdk/core/errors";
-import { conversionProblems } from "../sdk/split/convert";
+} from "../../sdk/admin/schemas";
+import { ApiError, isNotFound, isOutcomeUnknown } from "../../sdk/core/errors";
+import { conversionProblems } from "../../sdk/split/convert";
 import {
   type ChangeSubject,
   changeRequestInputs,
@@ -50,9 +50,9 @@ import {
   settle,
   stillPending,
   submitOrFind,
-} from "./core/change-request";
-import type { InputProblem } from "./core/check";
-import { adminClient, changeNote } from "./core/config";
+} from "../core/change-request";
+import type { InputProblem } from "../core/check";
+import { adminClient, changeNote } from "../core/config";
 import {
   alignToLive,
   canonicalField,
@@ -60,15 +60,15 @@ import {
   documentPatch,
   liveDoc,
   WRITABLE_FIELDS,
-} from "./core/definition-doc";
-import type { DiffSpec } from "./core/diff";
-import { fieldsToWrite, guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
-import { definitionArchive, definitionDeleteNote, definitionSubject as subject } from "./core/owned-archive";
-import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "./types";
+} from "../core/definition-doc";
+import type { DiffSpec } from "../core/diff";
+import { fieldsToWrite, guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
+import { definitionArchive, definitionDeleteNote, definitionSubject as subject } from "../core/owned-archive";
+import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { FLAG_DEFINITION_TYPE, FLAG_TYPE } from "../types";
 
 const Configurations = z
   .union([z.string(), z.record(z.string(), z.unknown())], {
@@ -442,7 +442,7 @@ function nextChange(
 }
 
 /**
- * Settles `cr` (`./core/change-request.ts` {@link settle}); once it is applied, reads the
+ * Settles `cr` (`../core/change-request.ts` {@link settle}); once it is applied, reads the
  * definition back and submits the next change the program still needs (the kill after the
  * document), until none is left or one is pending. Returns the live definition and the pending
  * request, if any.
@@ -740,7 +740,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     async delete(_id, props) {
       const admin = adminClient();
       const about = subject(props.flagName, props.environmentName);
-      // Where approvals are required, through an ARCHIVE request (`./core/change-request.ts` `gatedDelete`).
+      // Where approvals are required, through an ARCHIVE request (`../core/change-request.ts` `gatedDelete`).
       await gatedDelete({
         admin,
         wsId: props.workspaceId,
@@ -770,7 +770,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
 );
 
 // The ARCHIVE of a definition is also a `Flag`'s delete's, in the environments that require
-// approvals: it lives in `./core/owned-archive.ts`.
+// approvals: it lives in `../core/owned-archive.ts`.
 /** @internal */
 /** @internal */
 export { definitionArchive, definitionDeleteNote };
@@ -819,7 +819,7 @@ export type FlagDefinition = InstanceType<typeof FlagDefinition>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagDefinitionProviderText = FlagDefinition.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: FlagDefinition,
   impl,

@@ -8,7 +8,7 @@
  * | diff | none: `name` and `requiresTitleAndComments` update in place; nothing replaces a workspace |
  * | create | `POST /workspaces {name, requiresTitleAndComments}` (the service adds a `user` traffic type, no environment); with `adopt`, first `GET /workspaces?name=&nameOp=IS`, then one `PATCH` when `requiresTitleAndComments` differs |
  * | read | the workspace list, found by id (there is no GET of one workspace in ref §1.1) |
- * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH /workspaces/{id}`: a `test` of the live value and a `replace` per changed field (`./core/field-patch.ts`) |
+ * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH /workspaces/{id}`: a `test` of the live value and a `replace` per changed field (`../core/field-patch.ts`) |
  * | delete | `GET /trafficTypes/ws/{id}` and `DELETE /trafficTypes/{tt}` for each left (the service refuses to delete a workspace that has traffic types, ref §1.2; the `user` one it made is never a resource), then `DELETE /workspaces/{id}`; 404s count as done |
  *
  * Workspace names are unique in the account: a create or rename onto a taken name fails with a
@@ -16,16 +16,16 @@
  * @module
  */
 import { z } from "zod";
-import { WorkspaceCreate, type Workspace as WorkspaceResponse } from "../sdk/admin/schemas";
-import { isConflict } from "../sdk/core/errors";
-import { adminClient, forget } from "./core/config";
-import { changedFields, type DiffSpec } from "./core/diff";
-import { replaceFields } from "./core/field-patch";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { WORKSPACE_TYPE } from "./types";
+import { WorkspaceCreate, type Workspace as WorkspaceResponse } from "../../sdk/admin/schemas";
+import { isConflict } from "../../sdk/core/errors";
+import { adminClient, forget } from "../core/config";
+import { changedFields, type DiffSpec } from "../core/diff";
+import { replaceFields } from "../core/field-patch";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { WORKSPACE_TYPE } from "../types";
 
 /** The inputs of a {@link Workspace}. */
 export const WorkspaceInputs = z.strictObject({
@@ -70,7 +70,7 @@ function outputs(ws: WorkspaceResponse, inputs: Pick<WorkspaceInputs, "adopt">):
   });
 }
 
-/** Forgets the memoised workspace list (`./core/resolve.ts`) after a workspace is made, renamed or deleted. */
+/** Forgets the memoised workspace list (`../core/resolve.ts`) after a workspace is made, renamed or deleted. */
 const forgetWorkspaces = (admin: object) => forget(admin, "workspaces");
 
 function nameTaken(name: string, cause: unknown): Error {
@@ -171,7 +171,7 @@ export type Workspace = InstanceType<typeof Workspace>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const workspaceProviderText = Workspace.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Workspace,
   impl,

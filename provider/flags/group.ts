@@ -7,7 +7,7 @@
  * | diff | none: compares `name` and `description`; nothing replaces the group |
  * | create | `POST /groups`; with `adopt`, first the group list to find the name |
  * | read | `GET /groups/{id}`; a 404 reports the group gone |
- * | update | `GET /groups/{id}`, compared with the recorded state (`./core/guard.ts`), then `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5): the changed fields desired, the rest live |
+ * | update | `GET /groups/{id}`, compared with the recorded state (`../core/guard.ts`), then `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5): the changed fields desired, the rest live |
  * | delete | `DELETE /groups/{id}`; a 404 counts as done |
  *
  * Group names are unique in the account (spec §8): creating a group whose name is taken fails with
@@ -15,16 +15,16 @@
  * @module
  */
 import { z } from "zod";
-import { GroupCreate, type Group as GroupResponse } from "../sdk/admin/schemas";
-import { isConflict } from "../sdk/core/errors";
-import { adminClient } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { forgetGroups, NotFoundByName, resolveGroups } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { GROUP_TYPE } from "./types";
+import { GroupCreate, type Group as GroupResponse } from "../../sdk/admin/schemas";
+import { isConflict } from "../../sdk/core/errors";
+import { adminClient } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { forgetGroups, NotFoundByName, resolveGroups } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { GROUP_TYPE } from "../types";
 
 /** The inputs of a {@link Group}. */
 export const GroupInputs = z.strictObject({
@@ -179,7 +179,7 @@ export type Group = InstanceType<typeof Group>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const groupProviderText = Group.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Group,
   impl,

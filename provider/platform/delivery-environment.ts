@@ -3,7 +3,7 @@
  * scope: PreProduction or Production, with variables and manifest overrides (Go SDK
  * `harness/nextgen/api_environments.go`; Terraform provider
  * `internal/service/cd_nextgen/environment/resource_environment.go`). Not the feature-flag side's
- * `Environment` (an environment of a workspace, `./environment.ts`): the two are different
+ * `Environment` (an environment of a workspace, `../flags/environment.ts`): the two are different
  * objects of different APIs, named apart so that one program imports both without aliasing.
  * Pipelines and infrastructures name it by its `identifier`.
  *
@@ -13,26 +13,26 @@
  * | diff | none: scope, identifier, name, description, tags, type, and the YAML (variables, overrides) compared by meaning; scope and identifier replace |
  * | create | `POST /ng/api/environmentsV2` (or with `adopt` the `GET` below first, then one guarded `PUT` when it differs); a create whose response was lost is found again by `GET` |
  * | read | `GET /ng/api/environmentsV2/{identifier}`: the stored YAML and the version (`ETag`); missing means deleted outside Pulumi |
- * | update | `PUT /ng/api/environmentsV2`: a full replace with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
+ * | update | `PUT /ng/api/environmentsV2`: a full replace with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`../core/if-match.ts`) |
  * | delete | `DELETE /ng/api/environmentsV2/{identifier}` (the service deletes its infrastructures with it); already gone is success |
  * @module
  */
 import YAML from "yaml";
 import { z } from "zod";
-import { readYaml } from "../sdk/core/yaml";
-import type { PlatformClient } from "../sdk/platform/client";
+import { readYaml } from "../../sdk/core/yaml";
+import type { PlatformClient } from "../../sdk/platform/client";
 import {
   PLATFORM_ENVIRONMENT_TYPES,
   type PlatformEnvironmentData,
   PlatformEnvironmentYaml,
-} from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { writeIfMatch } from "./core/if-match";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+} from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith, containsUnknown, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { writeIfMatch } from "../core/if-match";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, readOrGone } from "../core/lifecycle";
 import {
   entityKeyOf,
   inputsFrom,
@@ -41,8 +41,8 @@ import {
   mergeForWrite,
   sameYaml,
   VariableInput,
-} from "./core/ng-entity";
-import { AdoptInput, platformApi } from "./core/platform-common";
+} from "../core/ng-entity";
+import { AdoptInput, platformApi } from "../core/platform-common";
 import {
   projectNeedsOrg,
   SCOPE_REPLACE_ON_CHANGE,
@@ -50,9 +50,9 @@ import {
   scopedId,
   scopedRef,
   scopeOf,
-} from "./core/platform-scope";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { DELIVERY_ENVIRONMENT_TYPE } from "./types";
+} from "../core/platform-scope";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { DELIVERY_ENVIRONMENT_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -287,7 +287,7 @@ export type DeliveryEnvironment = InstanceType<typeof DeliveryEnvironment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const deliveryEnvironmentProviderText = DeliveryEnvironment.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: DeliveryEnvironment,
   impl,

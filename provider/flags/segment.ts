@@ -8,8 +8,8 @@
  * | diff | none: `name`, `workspace`, `trafficType` replace (delete first: names are unique); `tags` update in place; a new `description` alone is refused (below) |
  * | create | workspace and traffic type lists (once per process); `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}`; then, when tags are given, `POST /tags/ws/{ws}/object/{name}/objecttype/Segment` with the tag names (tags cannot be set on create, as for flags, ref §1.1) |
  * | read | `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
- * | update | the read, compared with the recorded state (`./core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
- * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done. First, in each environment that requires approvals (`./core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), its members there (`GET /segments/{env}/{name}/keys`) are removed through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
+ * | update | the read, compared with the recorded state (`../core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
+ * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done. First, in each environment that requires approvals (`../core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), its members there (`GET /segments/{env}/{name}/keys`) are removed through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
  * The API has no update of a segment's description. Replacing the segment for it would delete its
  * members in every environment while each `SegmentKeys` of it (same segment name, so no diff) kept
@@ -20,19 +20,26 @@
  * @module
  */
 import { z } from "zod";
-import { SegmentCreateBody } from "../sdk/admin/schemas";
-import type { Segment as SegmentResponse } from "../sdk/admin/segments";
-import { ownerDeleteGate, requestNote } from "./core/change-request";
-import { adminClient, changeNote } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "./core/lifecycle";
-import { keysArchive } from "./core/owned-archive";
-import { resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { asSet, importParts, setRule, TagSet, trafficTypeRule, workspaceRule } from "./core/workspace-fields";
-import { SEGMENT_TYPE } from "./types";
+import { SegmentCreateBody } from "../../sdk/admin/schemas";
+import type { Segment as SegmentResponse } from "../../sdk/admin/segments";
+import { ownerDeleteGate, requestNote } from "../core/change-request";
+import { adminClient, changeNote } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
+import { keysArchive } from "../core/owned-archive";
+import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import {
+  asSet,
+  importParts,
+  setRule,
+  TagSet,
+  trafficTypeRule,
+  workspaceRule,
+} from "../core/workspace-fields";
+import { SEGMENT_TYPE } from "../types";
 
 /** The inputs of a {@link Segment}. */
 export const SegmentInputs = z.strictObject({
@@ -274,7 +281,7 @@ export type Segment = InstanceType<typeof Segment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const segmentProviderText = Segment.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Segment,
   impl,

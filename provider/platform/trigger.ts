@@ -9,19 +9,19 @@
  * | diff | none: scope, pipeline and identifier (these replace), and the YAML compared by meaning |
  * | create | `POST /pipeline/api/triggers` (or with `adopt` the `GET` below first, then one guarded `PUT` when it differs); a create whose response was lost is found again by `GET` |
  * | read | `GET /pipeline/api/triggers/{identifier}`: the stored YAML and the version (`ETag`); missing means deleted outside Pulumi |
- * | update | `PUT /pipeline/api/triggers/{identifier}`: the whole YAML with `If-Match` of the version read (`./core/if-match.ts`) |
+ * | update | `PUT /pipeline/api/triggers/{identifier}`: the whole YAML with `If-Match` of the version read (`../core/if-match.ts`) |
  * | delete | `DELETE /pipeline/api/triggers/{identifier}`; already gone is success |
  * @module
  */
 
 import { z } from "zod";
-import type { TriggerData } from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { defineKind } from "./core/kind";
-import { GONE } from "./core/lifecycle";
-import { inputsFrom, sameYaml } from "./core/ng-entity";
+import type { TriggerData } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { defineKind } from "../core/kind";
+import { GONE } from "../core/lifecycle";
+import { inputsFrom, sameYaml } from "../core/ng-entity";
 import {
   childHead,
   childLifecycle,
@@ -33,10 +33,10 @@ import {
   pipelineChildKey,
   pipelineChildShape,
   yamlMapping,
-} from "./core/pipeline-child";
-import { platformApi } from "./core/platform-common";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { TRIGGER_TYPE } from "./types";
+} from "../core/pipeline-child";
+import { platformApi } from "../core/platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { TRIGGER_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -282,7 +282,7 @@ export type Trigger = InstanceType<typeof Trigger>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const triggerProviderText = Trigger.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Trigger,
   impl,

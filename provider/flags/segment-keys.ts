@@ -9,13 +9,13 @@
  * | create | workspace and environment lists (once per process); `POST /segments/{env}/{segment}` (activation); then `PUT …/uploadKeys?replace=false {keys, title, comment}`, 10,000 keys per request. With `adopt` (or a lost activation answer), the live members are read and only the difference is sent |
  * | read | `GET /segments/{env}/{segment}/keys` (1,000 per page); a 404 (not active there, or no such segment) reports it gone |
  * | update | the minimal change from the recorded members to the desired ones: `PUT …/removeKeys` and `PUT …/uploadKeys`, 10,000 keys per request, each with the title and comment. A one-key change is one request |
- * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done. Where the environment requires approvals (the DELETE of a segment with members refused with 403): `GET …/keys`, an `ARCHIVE` change request of every live member (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits), then the emptied activation is deleted (`./core/change-request.ts` `gatedDelete`) |
- | create, update in an environment that requires approvals | the refused key write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{segment: {name, keys}, operationType, title, comment, approvers}`: UPDATE with the keys added, or ARCHIVE with the keys removed (one open request per segment, so one change holds additions or removals, not both); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the members read back (`./core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
+ * | delete | `DELETE /segments/{env}/{segment}` (the members go with the activation); a 404 counts as done. Where the environment requires approvals (the DELETE of a segment with members refused with 403): `GET …/keys`, an `ARCHIVE` change request of every live member (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits), then the emptied activation is deleted (`../core/change-request.ts` `gatedDelete`) |
+ | create, update in an environment that requires approvals | the refused key write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{segment: {name, keys}, operationType, title, comment, approvers}`: UPDATE with the keys added, or ARCHIVE with the keys removed (one open request per segment, so one change holds additions or removals, not both); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the members read back (`../core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
  *
  * **The update guard, per key.** The members are a set, so each key is a field of two values,
  * member or not, and the update writes only the keys the preview showed as changing. For such a
  * key the recorded and desired values are the only two there are, so the live value is always one
- * of them: the rule of `./core/guard.ts` (write when live = recorded, nothing to write when live =
+ * of them: the rule of `../core/guard.ts` (write when live = recorded, nothing to write when live =
  * desired, refuse otherwise) can never refuse, and adding a member or removing a non-member is a
  * no-op on the service. The update therefore sends the changed keys without reading the list
  * first (no request a 100,000-member read would cost), and every key it did not touch, such as a
@@ -31,9 +31,9 @@
  * @module
  */
 import { z } from "zod";
-import type { ChangeRequest } from "../sdk/admin/schemas";
-import { type KeysChangeSummary, MAX_SEGMENT_MEMBERS } from "../sdk/admin/segment-keys";
-import { isNotFound } from "../sdk/core/errors";
+import type { ChangeRequest } from "../../sdk/admin/schemas";
+import { type KeysChangeSummary, MAX_SEGMENT_MEMBERS } from "../../sdk/admin/segment-keys";
+import { isNotFound } from "../../sdk/core/errors";
 import {
   type ChangeSubject,
   changeRequestInputs,
@@ -44,15 +44,15 @@ import {
   referenceOf,
   requestNote,
   stillPending,
-} from "./core/change-request";
-import { adminClient, changeNote } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { GoneSinceRecordedError } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
-import { keysArchive, keysChange } from "./core/owned-archive";
-import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+} from "../core/change-request";
+import { adminClient, changeNote } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { GoneSinceRecordedError } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
+import { keysArchive, keysChange } from "../core/owned-archive";
+import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import {
   asSet,
   environmentRule,
@@ -60,8 +60,8 @@ import {
   setChanges,
   setRule,
   workspaceRule,
-} from "./core/workspace-fields";
-import { SEGMENT_KEYS_TYPE, SEGMENT_TYPE } from "./types";
+} from "../core/workspace-fields";
+import { SEGMENT_KEYS_TYPE, SEGMENT_TYPE } from "../types";
 
 /** The inputs of a {@link SegmentKeys}. */
 export const SegmentKeysInputs = z.strictObject({
@@ -190,7 +190,7 @@ async function applyMembers(
 }
 
 // The ARCHIVE of the members is also a `Segment`'s delete's, in the environments that require
-// approvals: it lives, with the key change it is, in `./core/owned-archive.ts`.
+// approvals: it lives, with the key change it is, in `../core/owned-archive.ts`.
 /** @internal */
 export { keysArchive };
 
@@ -206,7 +206,7 @@ function requestNoteOf(inputs: SegmentKeysInputs, s: ChangeSubject) {
 /**
  * Takes the members from `from` to `to` as {@link applyMembers} does; where the environment
  * requires approvals (the first write refused with 403), through a change request instead
- * (`./core/change-request.ts` {@link gatedWrite}): reported pending (the live members `from`
+ * (`../core/change-request.ts` {@link gatedWrite}): reported pending (the live members `from`
  * recorded with it), or waited for and read back. `open`, the recorded request still REQUESTED
  * with this change, is reported without a write. Nothing to change is no request at all.
  */
@@ -329,7 +329,7 @@ export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = res
     async delete(_id, props) {
       const admin = adminClient();
       // Where approvals are required the members leave through an ARCHIVE request of the live ones,
-      // then the emptied activation goes (`./core/change-request.ts` `gatedDelete`).
+      // then the emptied activation goes (`../core/change-request.ts` `gatedDelete`).
       await gatedDelete({
         admin,
         wsId: props.workspaceId,
@@ -387,7 +387,7 @@ export type SegmentKeys = InstanceType<typeof SegmentKeys>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const segmentKeysProviderText = SegmentKeys.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: SegmentKeys,
   impl,

@@ -9,24 +9,24 @@
  * | diff | none: `email` replaces; `groups` updates in place; `onDelete` changes only the state; a user DEACTIVATED outside Pulumi (seen by refresh) is a change |
  * | create | the group list (when groups are named); `POST /users {email, groups}`; with `adopt`, first the user list to find the e-mail |
  * | read | `GET /users/{id}`; a 404 reports the user gone; the status output follows PENDING → ACTIVE |
- * | update | `GET /users/{id}`, compared with the recorded state (`./core/guard.ts`); the group list when a new group is named; a user recorded DEACTIVATED is made ACTIVE again with `PUT /users/{id}` (every property, spec §4); one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
+ * | update | `GET /users/{id}`, compared with the recorded state (`../core/guard.ts`); the group list when a new group is named; a user recorded DEACTIVATED is made ACTIVE again with `PUT /users/{id}` (every property, spec §4); one `PATCH /users/{id}` removing (each guarded by a `test` of the group id, ref admin §5) and adding memberships |
  * | delete | `GET /users/{id}`; PENDING: `DELETE /users/{id}`; ACTIVE: per `onDelete`, `deactivate` (default) sends `PUT /users/{id}` with every property and status DEACTIVATED (spec §4: PUT is not partial), `retain` leaves the user, `fail` refuses; DEACTIVATED or gone: nothing |
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { AdminClient } from "../sdk/admin/client";
-import { type JsonPatch, type User, UserInviteBody } from "../sdk/admin/schemas";
-import { ApiError, isNotFound } from "../sdk/core/errors";
-import { checkWith } from "./core/check";
-import { adminClient } from "./core/config";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { resolveGroups } from "./core/resolve";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { USER_INVITE_TYPE } from "./types";
+import type { AdminClient } from "../../sdk/admin/client";
+import { type JsonPatch, type User, UserInviteBody } from "../../sdk/admin/schemas";
+import { ApiError, isNotFound } from "../../sdk/core/errors";
+import { checkWith } from "../core/check";
+import { adminClient } from "../core/config";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { resolveGroups } from "../core/resolve";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { USER_INVITE_TYPE } from "../types";
 
 /** What deleting the resource does to a user who has accepted the invitation. */
 export const ON_DELETE = ["deactivate", "retain", "fail"] as const;
@@ -349,7 +349,7 @@ export type UserInvite = InstanceType<typeof UserInvite>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const userInviteProviderText = UserInvite.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: UserInvite,
   impl,

@@ -8,7 +8,7 @@
  * | diff | none: both sides' YAML parsed and compared by meaning (`pipelinesEqual`); org, project and identifier replace |
  * | create | `POST /pipeline/api/pipelines/v2` (or with `adopt` the `GET` below first); a create whose response was lost is found again by `GET` |
  * | read | `GET /pipeline/api/pipelines/{identifier}`: the stored YAML verbatim (ref §6.2); missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
- * | update | `PUT /pipeline/api/pipelines/v2/{identifier}` with the whole YAML and `If-Match` of the version read: an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
+ * | update | `PUT /pipeline/api/pipelines/v2/{identifier}` with the whole YAML and `If-Match` of the version read: an edit between the read and the PUT is refused, not overwritten (`../core/if-match.ts`) |
  * | delete | `DELETE /pipeline/api/pipelines/{identifier}`; already gone is success |
  *
  * Organization and project in the YAML always equal the resource's `org` and `project`: a rendered
@@ -19,18 +19,18 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { yamlDocument } from "../sdk/core/yaml";
-import type { PlatformClient } from "../sdk/platform/client";
-import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { writeIfMatch } from "./core/if-match";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, OrgInput, platformApi, splitId } from "./core/platform-common";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
+import { yamlDocument } from "../../sdk/core/yaml";
+import type { PlatformClient } from "../../sdk/platform/client";
+import { DEFAULT_ORG, Identifier, type PipelineGetData } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { writeIfMatch } from "../core/if-match";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { AdoptInput, OrgInput, platformApi, splitId } from "../core/platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import {
   isExpression,
   PipelineModel,
@@ -41,8 +41,8 @@ import {
   pipelineYamlProblems,
   readYaml,
   renderPipelineYaml,
-} from "./pipeline-model";
-import { PIPELINE_TYPE } from "./types";
+} from "../pipeline-model";
+import { PIPELINE_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -430,7 +430,7 @@ export type Pipeline = InstanceType<typeof Pipeline>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const pipelineProviderText = Pipeline.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Pipeline,
   impl,

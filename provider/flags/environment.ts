@@ -8,14 +8,14 @@
  * | diff | none: `workspace` replaces (delete first: names are unique in a workspace); `name`, `production` and `changePermissions` update in place |
  * | create | workspace list (once per process); `POST /environments/ws/{ws}` with the change permissions; its answer lists the two SDK keys the service makes (`apiTokens`); with `adopt`, first the environment list to find the name, then one `PATCH` when production or the permissions differ |
  * | read | `GET /environments/ws/{ws}` and find the id (there is no GET of one environment, ref §1.2); when the resource manages change permissions and the list does not show them (ref §1.2: only create and update answers do), `PATCH ?dry_run=true` with an empty patch, which answers the environment with them and changes nothing (ref §1.1 `?dry_run`, inferred) |
- * | update | the read, compared with the recorded state (`./core/guard.ts`), then one `PATCH /environments/ws/{ws}/{id}`: `test` and `replace` of `/name` and `/production`, `add` of `/changePermissions/areApprovalsRequired` and `/changePermissions/approvers` (so members the program does not manage, such as `allowKills`, keep their values) |
+ * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH /environments/ws/{ws}/{id}`: `test` and `replace` of `/name` and `/production`, `add` of `/changePermissions/areApprovalsRequired` and `/changePermissions/approvers` (so members the program does not manage, such as `allowKills`, keep their values) |
  * | delete | `DELETE /apiKeys/{id}` for each SDK key the create recorded (the service refuses to delete an environment while its keys exist, ref §1.2), then `DELETE /environments/ws/{ws}/{id}`; 404s count as done; refused while keys the state does not record exist, the error says to revoke them |
- * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`./core/created-journal.ts`); without a note, reported as unknown keys to revoke before a destroy |
+ * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`../core/created-journal.ts`); without a note, reported as unknown keys to revoke before a destroy |
  *
  * The SDK keys the service makes with the environment are outputs (`serverSideSdkKey`,
  * `clientSideSdkKey`) where its answer carries the key strings (the emulator's does; the real
  * answer shows `{id, name, type, apiKeyType}`, ref §1.2), stored as secrets
- * (`./core/secret-outputs.ts`). The create's answer is the only place that shows the keys (the API
+ * (`../core/secret-outputs.ts`). The create's answer is the only place that shows the keys (the API
  * cannot list them), so the create notes their ids on this machine before it returns; `flagstack
  * recover` records them for the environment of a killed `pulumi up` (the key strings it does not
  * know), so a destroy revokes them. An adopted environment, or one whose create answer was lost,
@@ -37,20 +37,20 @@ import {
   type EnvironmentDetail,
   EnvironmentName,
   type JsonPatch,
-} from "../sdk/admin/schemas";
-import { isConflict } from "../sdk/core/errors";
-import { adminClient } from "./core/config";
-import { createdNote, createNoted } from "./core/created-journal";
-import { changedFields, type DiffSpec, jsonEqual } from "./core/diff";
-import { replaceFields } from "./core/field-patch";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "./core/lifecycle";
-import { resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { withSecretOutputs } from "./core/secret-outputs";
-import { importParts, workspaceRule } from "./core/workspace-fields";
-import { ENVIRONMENT_TYPE } from "./types";
+} from "../../sdk/admin/schemas";
+import { isConflict } from "../../sdk/core/errors";
+import { adminClient } from "../core/config";
+import { createdNote, createNoted } from "../core/created-journal";
+import { changedFields, type DiffSpec, jsonEqual } from "../core/diff";
+import { replaceFields } from "../core/field-patch";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
+import { resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { withSecretOutputs } from "../core/secret-outputs";
+import { importParts, workspaceRule } from "../core/workspace-fields";
+import { ENVIRONMENT_TYPE } from "../types";
 
 /** A user or group that approves changes, by id (a `Group`'s `groupId`, a user's id). */
 const Approver = z.strictObject({
@@ -144,7 +144,7 @@ function livePermissions(p: ChangePermissions | Permissions | undefined): Permis
   return { areApprovalsRequired: p?.areApprovalsRequired ?? false, approvers: approverSet(p?.approvers) };
 }
 
-/** The kind of an environment's notes in `./core/created-journal.ts`. */
+/** The kind of an environment's notes in `../core/created-journal.ts`. */
 const ENVIRONMENT_NOTE = "environment";
 
 /** The workspace as the outputs record it. */
@@ -369,7 +369,7 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
   /**
    * `flagstack recover` of the environment a killed `pulumi up` created: adopted, with the SDK
    * keys that its create's answer showed, from the note the create left on this machine
-   * (`./core/created-journal.ts`), so that a destroy revokes them and can delete it. Without a
+   * (`../core/created-journal.ts`), so that a destroy revokes them and can delete it. Without a
    * note (the answer never arrived, or another machine ran the create) it has none, as an adopted
    * environment, and its `note` says so: the keys must be revoked before a destroy can delete it.
    */
@@ -421,7 +421,7 @@ export type Environment = InstanceType<typeof Environment>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const environmentProviderText = Environment.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Environment,
   impl,

@@ -9,7 +9,7 @@
  * | diff | none: scope, pipeline and identifier (these replace), and the YAML compared by meaning (key order, quoting and formatting ignored) |
  * | create | `POST /pipeline/api/inputSets` (or with `adopt` the `GET` below first, then one guarded `PUT` when it differs); a create whose response was lost is found again by `GET` |
  * | read | `GET /pipeline/api/inputSets/{identifier}`: the stored YAML and the version (`ETag`); missing means deleted outside Pulumi |
- * | update | `PUT /pipeline/api/inputSets/{identifier}`: the whole YAML with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
+ * | update | `PUT /pipeline/api/inputSets/{identifier}`: the whole YAML with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`../core/if-match.ts`) |
  * | delete | `DELETE /pipeline/api/inputSets/{identifier}`; already gone is success |
  *
  * Identifier, name, organization, project and pipeline in the YAML are always the resource's:
@@ -19,13 +19,13 @@
  */
 
 import { z } from "zod";
-import type { InputSetData } from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { defineKind } from "./core/kind";
-import { GONE } from "./core/lifecycle";
-import { inputsFrom, sameYaml } from "./core/ng-entity";
+import type { InputSetData } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { defineKind } from "../core/kind";
+import { GONE } from "../core/lifecycle";
+import { inputsFrom, sameYaml } from "../core/ng-entity";
 import {
   childHead,
   childLifecycle,
@@ -39,10 +39,10 @@ import {
   pipelineChildShape,
   runtimeInputProblems,
   yamlMapping,
-} from "./core/pipeline-child";
-import { platformApi } from "./core/platform-common";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { INPUT_SET_TYPE } from "./types";
+} from "../core/pipeline-child";
+import { platformApi } from "../core/platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { INPUT_SET_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -269,7 +269,7 @@ export type InputSet = InstanceType<typeof InputSet>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const inputSetProviderText = InputSet.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: InputSet,
   impl,

@@ -8,7 +8,7 @@
  * | diff | none: every field replaces (delete first: names are unique in the workspace); the API has no update of a flag set |
  * | create | the workspace list (once per process); `POST /internal/api/v3/flag-sets {name, description, workspace}`; with `adopt`, first the workspace's flag set list |
  * | read | `GET /internal/api/v3/flag-sets/{id}`; a 404 reports it gone |
- * | update | nothing to write (nothing updates in place); the read, compared with the recorded state (`./core/guard.ts`) |
+ * | update | nothing to write (nothing updates in place); the read, compared with the recorded state (`../core/guard.ts`) |
  * | delete | `DELETE /internal/api/v3/flag-sets/{id}`; a 404 counts as done |
  *
  * **Membership.** Which flags belong to a set is not a property of the set: the real API keeps it
@@ -24,17 +24,17 @@
  * @module
  */
 import { z } from "zod";
-import type { FlagSet as FlagSetResponse } from "../sdk/admin/schemas";
-import { FlagSetName } from "../sdk/admin/schemas";
-import { adminClient } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { importParts, workspaceRule } from "./core/workspace-fields";
-import { FLAG_SET_TYPE } from "./types";
+import type { FlagSet as FlagSetResponse } from "../../sdk/admin/schemas";
+import { FlagSetName } from "../../sdk/admin/schemas";
+import { adminClient } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { importParts, workspaceRule } from "../core/workspace-fields";
+import { FLAG_SET_TYPE } from "../types";
 
 /** The inputs of a {@link FlagSet}. */
 export const FlagSetInputs = z.strictObject({
@@ -196,7 +196,7 @@ export type FlagSet = InstanceType<typeof FlagSet>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagSetProviderText = FlagSet.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: FlagSet,
   impl,

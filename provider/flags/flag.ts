@@ -9,7 +9,7 @@
  * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags, rollout status and owners when given (tags cannot be set on create, ref admin §1.1) |
  * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
  * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flags.ts`) |
- * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done. First, in each environment that requires approvals (the workspace's environment list and one dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` each, once per process), `GET .../splits/ws/{ws}/{name}/environments/{env}`: a definition there is deleted through an ARCHIVE change request (`GET /changeRequests?status=REQUESTED&environmentId=`, an open one found rather than submitted twice, else `POST /changeRequests/ws/{ws}/environments/{env}`), and the delete fails, naming each environment and request, until every one is approved: `deletedWith` never removes a definition behind the gate (`./core/change-request.ts` `ownerDeleteGate`) |
+ * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done. First, in each environment that requires approvals (the workspace's environment list and one dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` each, once per process), `GET .../splits/ws/{ws}/{name}/environments/{env}`: a definition there is deleted through an ARCHIVE change request (`GET /changeRequests?status=REQUESTED&environmentId=`, an open one found rather than submitted twice, else `POST /changeRequests/ws/{ws}/environments/{env}`), and the delete fails, naming each environment and request, until every one is approved: `deletedWith` never removes a definition behind the gate (`../core/change-request.ts` `ownerDeleteGate`) |
  * @module
  */
 import { z } from "zod";
@@ -18,12 +18,12 @@ import {
   type Flag as FlagResponse,
   type JsonPatch,
   ROLLOUT_STATUS_NAMES,
-} from "../sdk/admin/schemas";
-import { ownerDeleteGate, requestNote } from "./core/change-request";
-import { adminClient } from "./core/config";
-import type { DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
+} from "../../sdk/admin/schemas";
+import { ownerDeleteGate, requestNote } from "../core/change-request";
+import { adminClient } from "../core/config";
+import type { DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
 import {
   createOrAdopt,
   deleteIdempotent,
@@ -31,11 +31,11 @@ import {
   PartialFailure,
   readOrGone,
   resourceHandlers,
-} from "./core/lifecycle";
-import { definitionArchive, definitionDeleteNote } from "./core/owned-archive";
-import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "./core/resolve";
-import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { FLAG_TYPE } from "./types";
+} from "../core/lifecycle";
+import { definitionArchive, definitionDeleteNote } from "../core/owned-archive";
+import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "../core/resolve";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { FLAG_TYPE } from "../types";
 
 const tagList = z
   .array(z.string().min(1, "a tag must not be empty").max(256, "a tag must be at most 256 characters"))
@@ -401,7 +401,7 @@ export type Flag = InstanceType<typeof Flag>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const flagProviderText = Flag.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Flag,
   impl,

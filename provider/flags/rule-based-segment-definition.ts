@@ -12,9 +12,9 @@
  * | diff | none: `workspace`, `environment` and `segment` replace (delete first: one activation per segment and environment); `rules` (by meaning, as a flag definition's), `excludedKeys` (a set), `excludedSegments` (a set) update in place; `title` and `comment` are the change's note, not compared |
  * | create | workspace and environment lists (once per process); `POST /rule-based-segments/{env}/{segment}` (activation, empty rules); then, unless the definition is empty, `PUT /rule-based-segments/ws/{ws}/{segment}/environments/{env}` `{rules, excludedKeys, excludedSegments, title, comment}`. With `adopt` (or a lost activation answer), the live definition is read and the PUT sent only when it differs |
  * | read | `GET /rule-based-segments/ws/{ws}/environments/{env}` (the API has no GET of one definition); a segment missing from the list (not active there, or no such segment) reports it gone |
- * | update | the read, compared with the recorded state (`./core/guard.ts`), then ONE `PUT` of the whole definition: the changed fields desired, the others live, with title and comment |
- * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done. Given the `RuleBasedSegment` itself as `segment`, the definition is `deletedWith` it and a destroy sends no DELETE for it (the segment's own delete then respects the gates). Where the environment requires approvals (the DELETE of a definition with rules or exclusions refused with 403): an `ARCHIVE` change request with the live definition (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits) (`./core/change-request.ts` `gatedDelete`) |
- * | create, update in an environment that requires approvals | the refused PUT (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment with the same definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{ruleBasedSegment: {name, rules, excludedKeys, excludedSegments}, operationType: UPDATE, title, comment, approvers}` (splitapiclient 3.5.9 `rule_based_segment_definition.py` `submit_change_request`); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`./core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
+ * | update | the read, compared with the recorded state (`../core/guard.ts`), then ONE `PUT` of the whole definition: the changed fields desired, the others live, with title and comment |
+ * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done. Given the `RuleBasedSegment` itself as `segment`, the definition is `deletedWith` it and a destroy sends no DELETE for it (the segment's own delete then respects the gates). Where the environment requires approvals (the DELETE of a definition with rules or exclusions refused with 403): an `ARCHIVE` change request with the live definition (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits) (`../core/change-request.ts` `gatedDelete`) |
+ * | create, update in an environment that requires approvals | the refused PUT (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment with the same definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{ruleBasedSegment: {name, rules, excludedKeys, excludedSegments}, operationType: UPDATE, title, comment, approvers}` (splitapiclient 3.5.9 `rule_based_segment_definition.py` `submit_change_request`); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`../core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
  *
  * Activation is no definition write (the service takes it in a gated environment too); the PUT
  * of the rules is. Until its change request is approved, the resource records the live definition
@@ -31,8 +31,8 @@ import { z } from "zod";
 import {
   type RuleBasedSegmentDefinition as DefinitionResponse,
   segmentRuleProblems,
-} from "../sdk/admin/rule-based-segments";
-import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../sdk/admin/schemas";
+} from "../../sdk/admin/rule-based-segments";
+import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../../sdk/admin/schemas";
 import {
   changeRequestInputs,
   changeRequestOutputs,
@@ -42,24 +42,24 @@ import {
   recordedRequest,
   requestNote,
   stillPending,
-} from "./core/change-request";
-import { adminClient, changeNote } from "./core/config";
-import { canonicalField } from "./core/definition-doc";
-import { canonicalJson, type DiffSpec } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "./core/lifecycle";
+} from "../core/change-request";
+import { adminClient, changeNote } from "../core/config";
+import { canonicalField } from "../core/definition-doc";
+import { canonicalJson, type DiffSpec } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
 import {
   holdsTargeting,
   type RuleBasedDocField,
   ruleBasedArchive,
   ruleBasedChange,
   ruleBasedDoc,
-} from "./core/owned-archive";
-import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { asSet, environmentRule, importParts, setRule, workspaceRule } from "./core/workspace-fields";
-import { RULE_BASED_SEGMENT_DEFINITION_TYPE, RULE_BASED_SEGMENT_TYPE } from "./types";
+} from "../core/owned-archive";
+import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
+import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { asSet, environmentRule, importParts, setRule, workspaceRule } from "../core/workspace-fields";
+import { RULE_BASED_SEGMENT_DEFINITION_TYPE, RULE_BASED_SEGMENT_TYPE } from "../types";
 
 /** Excluded segments as one canonical list: each `{name, type}` once, sorted by name then type. */
 const segmentSet = (list: readonly { name: string; type: string }[] | undefined) =>
@@ -267,14 +267,14 @@ const putDefinition = (
   });
 
 // The ARCHIVE of a definition is also a `RuleBasedSegment`'s delete's, in the environments that
-// require approvals: it lives, with the UPDATE it is a variant of, in `./core/owned-archive.ts`.
+// require approvals: it lives, with the UPDATE it is a variant of, in `../core/owned-archive.ts`.
 /** @internal */
 /** @internal */
 export { holdsTargeting, ruleBasedArchive };
 
 /**
  * Replaces the definition with `doc` ({@link putDefinition}); where the environment requires
- * approvals (the PUT refused with 403), through a change request instead (`./core/change-request.ts`
+ * approvals (the PUT refused with 403), through a change request instead (`../core/change-request.ts`
  * {@link gatedWrite}): reported pending (the `live` outputs recorded with it), or waited for and
  * read back. `open`, the recorded request still REQUESTED with this change, is reported without a write.
  */
@@ -422,7 +422,7 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
 
       async delete(_id, props) {
         const admin = adminClient();
-        // Where approvals are required, through an ARCHIVE request (`./core/change-request.ts` `gatedDelete`).
+        // Where approvals are required, through an ARCHIVE request (`../core/change-request.ts` `gatedDelete`).
         await gatedDelete({
           admin,
           wsId: props.workspaceId,
@@ -482,7 +482,7 @@ export type RuleBasedSegmentDefinition = InstanceType<typeof RuleBasedSegmentDef
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const ruleBasedSegmentDefinitionProviderText = RuleBasedSegmentDefinition.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: RuleBasedSegmentDefinition,
   impl,

@@ -10,7 +10,7 @@
  * | diff | none: scope, identifier, name, description, tags, and the YAML compared by meaning (key order, quoting and formatting ignored); scope and identifier replace |
  * | create | `POST /ng/api/servicesV2` (or with `adopt` the `GET` below first, then one guarded `PUT` when it differs); a create whose response was lost is found again by `GET` |
  * | read | `GET /ng/api/servicesV2/{identifier}`: the stored YAML and the version (`ETag`); missing means deleted outside Pulumi |
- * | update | `PUT /ng/api/servicesV2`: a full replace with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
+ * | update | `PUT /ng/api/servicesV2`: a full replace with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`../core/if-match.ts`) |
  * | delete | `DELETE /ng/api/servicesV2/{identifier}`; already gone is success |
  *
  * Identifier, name, organization and project in the YAML are always the resource's: a typed
@@ -20,16 +20,16 @@
  */
 import YAML from "yaml";
 import { z } from "zod";
-import { loadYaml, yamlDocument } from "../sdk/core/yaml";
-import type { PlatformClient } from "../sdk/platform/client";
-import { Identifier, type ServiceData } from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
-import { writeIfMatch } from "./core/if-match";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
+import { loadYaml, yamlDocument } from "../../sdk/core/yaml";
+import type { PlatformClient } from "../../sdk/platform/client";
+import { Identifier, type ServiceData } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith, containsUnknown, type InputProblem, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate, pickFields } from "../core/guard";
+import { writeIfMatch } from "../core/if-match";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, readOrGone } from "../core/lifecycle";
 import {
   inputsFrom,
   lookupAndDelete,
@@ -37,8 +37,8 @@ import {
   SpecInput,
   sameYaml,
   VariableInput,
-} from "./core/ng-entity";
-import { AdoptInput, platformApi } from "./core/platform-common";
+} from "../core/ng-entity";
+import { AdoptInput, platformApi } from "../core/platform-common";
 import {
   parseScopedId,
   projectNeedsOrg,
@@ -47,14 +47,14 @@ import {
   scopedId,
   scopedRef,
   scopeOf,
-} from "./core/platform-scope";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { SERVICE_TYPE } from "./types";
+} from "../core/platform-scope";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { SERVICE_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
 
-// A manifest and a variable are inputs `DeliveryEnvironment` takes too: they live in `./core/ng-entity.ts`.
+// A manifest and a variable are inputs `DeliveryEnvironment` takes too: they live in `../core/ng-entity.ts`.
 export { ManifestInput, VariableInput };
 
 /** One artifact source of a Kubernetes service (`DockerRegistry`, `Gcr`, `Ecr`, ...). */
@@ -359,7 +359,7 @@ export type Service = InstanceType<typeof Service>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const serviceProviderText = Service.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Service,
   impl,

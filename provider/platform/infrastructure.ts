@@ -17,20 +17,20 @@
  */
 import YAML from "yaml";
 import { z } from "zod";
-import { readYaml } from "../sdk/core/yaml";
-import type { PlatformClient } from "../sdk/platform/client";
-import type { InfrastructureScope } from "../sdk/platform/infrastructures";
-import { Identifier, type InfrastructureData, InfrastructureYaml } from "../sdk/platform/schemas";
-import { checkWith, containsUnknown, UNKNOWN } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate } from "./core/guard";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, GONE, readOrGone } from "./core/lifecycle";
-import { inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "./core/ng-entity";
-import { AdoptInput, platformApi } from "./core/platform-common";
-import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "./core/platform-scope";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { INFRASTRUCTURE_TYPE } from "./types";
+import { readYaml } from "../../sdk/core/yaml";
+import type { PlatformClient } from "../../sdk/platform/client";
+import type { InfrastructureScope } from "../../sdk/platform/infrastructures";
+import { Identifier, type InfrastructureData, InfrastructureYaml } from "../../sdk/platform/schemas";
+import { checkWith, containsUnknown, UNKNOWN } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate } from "../core/guard";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, GONE, readOrGone } from "../core/lifecycle";
+import { inputsFrom, lookupAndDelete, mergeForWrite, sameYaml } from "../core/ng-entity";
+import { AdoptInput, platformApi } from "../core/platform-common";
+import { projectNeedsOrg, SCOPE_REPLACE_ON_CHANGE, scopedEntityShape, scopeOf } from "../core/platform-scope";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { INFRASTRUCTURE_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -325,7 +325,7 @@ export type Infrastructure = InstanceType<typeof Infrastructure>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const infrastructureProviderText = Infrastructure.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Infrastructure,
   impl,

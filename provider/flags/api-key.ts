@@ -6,16 +6,16 @@
  * |---|---|
  * | check | none: the zod schema below, and the rules the service applies (an SDK key belongs to exactly one environment; roles are for admin keys) |
  * | diff | none: every input replaces (the API cannot change a key), the new key made before the old is revoked |
- * | create | workspace and environment lists (once per process); `POST /apiKeys`, whose answer carries the key, stored as a secret output (`./core/secret-outputs.ts`) |
+ * | create | workspace and environment lists (once per process); `POST /apiKeys`, whose answer carries the key, stored as a secret output (`../core/secret-outputs.ts`) |
  * | read | none: the API has no read or list of keys (ref §1.1, §9.1 "not importable"), so the recorded outputs are returned as they are |
- * | recover | `flagstack recover` of a killed `up`'s key: adopted by the id its create noted on this machine (`./core/created-journal.ts`), without its key string, so the next `up` replaces it; without a note, reported as unknown (`unseen`) |
+ * | recover | `flagstack recover` of a killed `up`'s key: adopted by the id its create noted on this machine (`../core/created-journal.ts`), without its key string, so the next `up` replaces it; without a note, reported as unknown (`unseen`) |
  * | update | none on the service: nothing changes in place |
  * | delete | `DELETE /apiKeys/{id}` (revokes it); a 404 counts as done |
  *
  * Because a key cannot be read, a create whose answer was lost cannot be recovered by a look-up:
  * the create fails saying that a key may have been made (revoke it in the UI). For `flagstack
  * recover` after a killed `pulumi up`, the create notes the new key's id (never the key) on this
- * machine once the answer reached the provider process (`./core/created-journal.ts`): `lookup`
+ * machine once the answer reached the provider process (`../core/created-journal.ts`): `lookup`
  * finds that note, and `recover` adopts the key by its id. The key string is not recoverable, so
  * the adopted key's `key` output is absent, and the next `up` replaces it (a new key, then the
  * adopted one revoked): a program that exports the key gets a working one. Where no note exists
@@ -26,19 +26,19 @@
  * @module
  */
 import { z } from "zod";
-import { API_KEY_ROLES, ApiKeyCreate, ApiKeyType } from "../sdk/admin/api-keys";
-import { isOutcomeUnknown } from "../sdk/core/errors";
-import type { InputProblem } from "./core/check";
-import { adminClient } from "./core/config";
-import { createNoted, findNote } from "./core/created-journal";
-import { type DiffSpec, jsonEqual } from "./core/diff";
-import { defineKind } from "./core/kind";
-import { deleteIdempotent } from "./core/lifecycle";
-import { resolveEnvironment, resolveWorkspace } from "./core/resolve";
-import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { withSecretOutputs } from "./core/secret-outputs";
-import { asSet, setRule, workspaceRule } from "./core/workspace-fields";
-import { API_KEY_TYPE } from "./types";
+import { API_KEY_ROLES, ApiKeyCreate, ApiKeyType } from "../../sdk/admin/api-keys";
+import { isOutcomeUnknown } from "../../sdk/core/errors";
+import type { InputProblem } from "../core/check";
+import { adminClient } from "../core/config";
+import { createNoted, findNote } from "../core/created-journal";
+import { type DiffSpec, jsonEqual } from "../core/diff";
+import { defineKind } from "../core/kind";
+import { deleteIdempotent } from "../core/lifecycle";
+import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
+import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { withSecretOutputs } from "../core/secret-outputs";
+import { asSet, setRule, workspaceRule } from "../core/workspace-fields";
+import { API_KEY_TYPE } from "../types";
 
 /** The inputs of an {@link ApiKey}. */
 export const ApiKeyInputs = z.strictObject({
@@ -292,7 +292,7 @@ export type ApiKey = InstanceType<typeof ApiKey>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const apiKeyProviderText = ApiKey.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: ApiKey,
   impl,

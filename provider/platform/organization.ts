@@ -17,18 +17,18 @@
  * @module
  */
 import { z } from "zod";
-import type { PlatformClient } from "../sdk/platform/client";
-import { entityName, Identifier, type OrganizationData, Tags } from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
-import { writeIfMatch } from "./core/if-match";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, platformApi } from "./core/platform-common";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { ORGANIZATION_TYPE } from "./types";
+import type { PlatformClient } from "../../sdk/platform/client";
+import { entityName, Identifier, type OrganizationData, Tags } from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate, pickFields } from "../core/guard";
+import { writeIfMatch } from "../core/if-match";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { AdoptInput, platformApi } from "../core/platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { ORGANIZATION_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -222,7 +222,7 @@ export type Organization = InstanceType<typeof Organization>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const organizationProviderText = Organization.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Organization,
   impl,

@@ -7,7 +7,7 @@
  * | diff | none: semantic fields; `org` and `identifier` replace, the rest updates in place |
  * | create | `POST /ng/api/projects` (or, with `adopt`, the `GET` below first); a create whose response was lost is found again by `GET` |
  * | read | `GET /ng/api/projects/{identifier}`; missing (404 ENTITY_NOT_FOUND) means deleted outside Pulumi |
- * | update | `PUT /ng/api/projects/{identifier}`: a full replace (ref §4), with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`./core/if-match.ts`) |
+ * | update | `PUT /ng/api/projects/{identifier}`: a full replace (ref §4), with `If-Match` of the version read, so an edit between the read and the PUT is refused, not overwritten (`../core/if-match.ts`) |
  * | delete | `DELETE /ng/api/projects/{identifier}`; already gone is success |
  *
  * Modules are server-owned (ref §4: the service enables every module and refuses to remove one), so
@@ -16,7 +16,7 @@
  * @module
  */
 import { z } from "zod";
-import type { PlatformClient } from "../sdk/platform/client";
+import type { PlatformClient } from "../../sdk/platform/client";
 import {
   DEFAULT_ORG,
   DEFAULT_PROJECT_COLOUR,
@@ -25,17 +25,17 @@ import {
   Identifier,
   type ProjectData,
   Tags,
-} from "../sdk/platform/schemas";
-import type { Versioned } from "../sdk/platform/versioned";
-import { checkWith } from "./core/check";
-import { type DiffSpec, diffInputs } from "./core/diff";
-import { guardedUpdate, pickFields } from "./core/guard";
-import { writeIfMatch } from "./core/if-match";
-import { defineKind } from "./core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "./core/lifecycle";
-import { AdoptInput, OrgInput, platformApi, splitId } from "./core/platform-common";
-import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "./core/resource";
-import { PROJECT_TYPE } from "./types";
+} from "../../sdk/platform/schemas";
+import type { Versioned } from "../../sdk/platform/versioned";
+import { checkWith } from "../core/check";
+import { type DiffSpec, diffInputs } from "../core/diff";
+import { guardedUpdate, pickFields } from "../core/guard";
+import { writeIfMatch } from "../core/if-match";
+import { defineKind } from "../core/kind";
+import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { AdoptInput, OrgInput, platformApi, splitId } from "../core/platform-common";
+import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { PROJECT_TYPE } from "../types";
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and outputs
@@ -267,7 +267,7 @@ export type Project = InstanceType<typeof Project>;
 /** What the engine stores as each object's `__provider`: a require of {@link impl}, no code, no secret. */
 export const projectProviderText = Project.providerText;
 
-/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`./core/kind.ts`). */
+/** The kind's one definition: what every registry, door, doc and kind-wide test reads (`../core/kind.ts`). */
 export const kind = defineKind({
   resource: Project,
   impl,
