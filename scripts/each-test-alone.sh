@@ -14,9 +14,9 @@ flagstack_use_node
 cd "$FLAGSTACK_ROOT"
 
 if [ "$#" -eq 0 ]; then
-  set -- test/provider/flag.test.ts test/provider/flag-definition.test.ts test/provider/group.test.ts \
-    test/provider/user-invite.test.ts test/provider/project.test.ts test/provider/connector.test.ts \
-    test/provider/pipeline.test.ts
+  set -- test/provider/flags/flag.test.ts test/provider/flags/flag-definition.test.ts test/provider/flags/group.test.ts \
+    test/provider/flags/user-invite.test.ts test/provider/platform/project.test.ts test/provider/platform/connector.test.ts \
+    test/provider/platform/pipeline.test.ts
 fi
 
 vitest=(node node_modules/vitest/vitest.mjs)

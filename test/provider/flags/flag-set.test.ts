@@ -5,10 +5,10 @@
  * adopt, and a create whose response was lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { flagSetProviderText, impl } from "../../provider/flags/flag-set";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { flagSetProviderText, impl } from "../../../provider/flags/flag-set";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

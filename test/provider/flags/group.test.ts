@@ -5,9 +5,9 @@
  * under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groupProviderText, impl } from "../../provider/flags/group";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { groupProviderText, impl } from "../../../provider/flags/group";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 beforeAll(async () => {

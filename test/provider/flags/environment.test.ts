@@ -11,11 +11,11 @@ import {
   type EnvironmentInputs,
   environmentProviderText,
   impl,
-} from "../../provider/flags/environment";
-import { ENVIRONMENT_TYPE } from "../../provider/types";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES, type Mode } from "./harness";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/flags/environment";
+import { ENVIRONMENT_TYPE } from "../../../provider/types";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES, type Mode } from "../harness";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 const V2 = "/internal/api/v2";
 let bed: Testbed;

@@ -6,15 +6,15 @@
  * answer. Each test makes the objects it needs under names of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl as trafficTypeImpl, trafficTypeProviderText } from "../../provider/flags/traffic-type";
+import { impl as trafficTypeImpl, trafficTypeProviderText } from "../../../provider/flags/traffic-type";
 import {
   impl as attributeImpl,
   trafficTypeAttributeProviderText,
-} from "../../provider/flags/traffic-type-attribute";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES, type Mode } from "./harness";
-import { expectNoChange } from "./no-change";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/flags/traffic-type-attribute";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES, type Mode } from "../harness";
+import { expectNoChange } from "../no-change";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 const V2 = "/internal/api/v2";
 let bed: Testbed;

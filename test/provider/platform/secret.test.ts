@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withSecretInputs } from "../../provider/core/secret-inputs";
+import { withSecretInputs } from "../../../provider/core/secret-inputs";
 import {
   fileSha256,
   impl,
@@ -17,12 +17,12 @@ import {
   secretProviderText,
   secretRef,
   secretReplaceOnChange,
-} from "../../provider/platform/secret";
-import { SECRET_TYPE } from "../../provider/types";
-import type { PlatformClient } from "../../sdk";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/platform/secret";
+import { SECRET_TYPE } from "../../../provider/types";
+import type { PlatformClient } from "../../../sdk";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "../kind-checks";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -5,10 +5,10 @@
  * create whose response was lost, import.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, ruleBasedSegmentProviderText } from "../../provider/flags/rule-based-segment";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, ruleBasedSegmentProviderText } from "../../../provider/flags/rule-based-segment";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -7,11 +7,11 @@
  * under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/core/check";
-import { flagDefinitionProviderText, impl } from "../../provider/flags/flag-definition";
-import type { Environment, Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { UNKNOWN } from "../../../provider/core/check";
+import { flagDefinitionProviderText, impl } from "../../../provider/flags/flag-definition";
+import type { Environment, Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -5,13 +5,13 @@
  * lifecycle test makes the project it needs under an identifier of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, ProjectInputs, projectProviderText, projectReplaceOnChange } from "../../provider/platform/project";
-import { PROJECT_TYPE } from "../../provider/types";
-import type { PlatformClient } from "../../sdk";
-import { NotFoundError } from "../../sdk/core/errors";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, ProjectInputs, projectProviderText, projectReplaceOnChange } from "../../../provider/platform/project";
+import { PROJECT_TYPE } from "../../../provider/types";
+import type { PlatformClient } from "../../../sdk";
+import { NotFoundError } from "../../../sdk/core/errors";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "../kind-checks";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -5,10 +5,10 @@
  * delete again, adopt. Each test makes the flag it needs under a name of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { flagProviderText, impl } from "../../provider/flags/flag";
-import type { RolloutStatus, Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { flagProviderText, impl } from "../../../provider/flags/flag";
+import type { RolloutStatus, Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

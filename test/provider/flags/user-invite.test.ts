@@ -6,10 +6,10 @@
  * an e-mail domain of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, userInviteProviderText } from "../../provider/flags/user-invite";
-import type { Group } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, userInviteProviderText } from "../../../provider/flags/user-invite";
+import type { Group } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let qa: Group;

@@ -13,10 +13,10 @@ import {
   infrastructureProviderText,
   infrastructureYaml,
   parseInfrastructureId,
-} from "../../provider/platform/infrastructure";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, ONE_VALUE, registrationOf, replaces, UPDATE } from "./kind-checks";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/platform/infrastructure";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, ONE_VALUE, registrationOf, replaces, UPDATE } from "../kind-checks";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -6,22 +6,22 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerText } from "../../provider/core/resource";
+import { providerText } from "../../../provider/core/resource";
 import {
   impl,
   Organization,
   OrganizationInputs,
   organizationProviderText,
   organizationReplaceOnChange,
-} from "../../provider/platform/organization";
-import { getOrganization } from "../../provider/platform-lookups";
-import { Project, impl as project } from "../../provider/platform/project";
-import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../provider/types";
-import type { PlatformClient } from "../../sdk";
-import { NotFoundError } from "../../sdk/core/errors";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/platform/organization";
+import { getOrganization } from "../../../provider/platform-lookups";
+import { Project, impl as project } from "../../../provider/platform/project";
+import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../../provider/types";
+import type { PlatformClient } from "../../../sdk";
+import { NotFoundError } from "../../../sdk/core/errors";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "../kind-checks";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { renderPipelineYaml } from "../../provider/pipeline-model";
-import { impl, Trigger, TriggerInputs, triggerProviderText, triggerYaml } from "../../provider/platform/trigger";
-import { hello } from "./fixtures/pipelines";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+import { renderPipelineYaml } from "../../../provider/pipeline-model";
+import { impl, Trigger, TriggerInputs, triggerProviderText, triggerYaml } from "../../../provider/platform/trigger";
+import { hello } from "../fixtures/pipelines";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "../kind-checks";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 const scope = { org: "default", project: "trig" };
 const base = { ...scope, pipelineIdentifier: "hello", name: "Nightly" };

@@ -14,10 +14,10 @@ import {
   parseConnectorId,
   typedFromWire,
   wireSpec,
-} from "../../provider/platform/connector";
-import type { PlatformClient } from "../../sdk";
-import { type Driver, MODES, type Mode } from "./harness";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/platform/connector";
+import type { PlatformClient } from "../../../sdk";
+import { type Driver, MODES, type Mode } from "../harness";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -12,10 +12,10 @@ import {
   deliveryEnvironmentProviderText,
   deliveryEnvironmentYaml,
   impl,
-} from "../../provider/platform/delivery-environment";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "./kind-checks";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/platform/delivery-environment";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "../kind-checks";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

@@ -11,16 +11,16 @@
  * applied definition back, and its timeout leaves the open request to the next `up`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setProgressSink } from "../../provider/core/change-request";
-import { settlePendingCreates } from "../../provider/core/recover";
-import { KINDS } from "../../provider/kinds";
-import { impl as rbs, ruleBasedSegmentProviderText } from "../../provider/flags/rule-based-segment";
-import { impl, ruleBasedSegmentDefinitionProviderText } from "../../provider/flags/rule-based-segment-definition";
-import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../provider/types";
-import { AdminClient } from "../../sdk/admin/client";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { setProgressSink } from "../../../provider/core/change-request";
+import { settlePendingCreates } from "../../../provider/core/recover";
+import { KINDS } from "../../../provider/kinds";
+import { impl as rbs, ruleBasedSegmentProviderText } from "../../../provider/flags/rule-based-segment";
+import { impl, ruleBasedSegmentDefinitionProviderText } from "../../../provider/flags/rule-based-segment-definition";
+import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../../provider/types";
+import { AdminClient } from "../../../sdk/admin/client";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -6,13 +6,13 @@
  * delete, delete again, gone, adopt, a create whose response was lost, import.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settlePendingCreates } from "../../provider/core/recover";
-import { KINDS } from "../../provider/kinds";
-import { impl, largeSegmentProviderText } from "../../provider/flags/large-segment";
-import { LARGE_SEGMENT_TYPE } from "../../provider/types";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { settlePendingCreates } from "../../../provider/core/recover";
+import { KINDS } from "../../../provider/kinds";
+import { impl, largeSegmentProviderText } from "../../../provider/flags/large-segment";
+import { LARGE_SEGMENT_TYPE } from "../../../provider/types";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import YAML from "yaml";
-import { UNKNOWN } from "../../provider/core/check";
+import { UNKNOWN } from "../../../provider/core/check";
 import {
   effectiveYaml,
   impl,
@@ -15,19 +15,19 @@ import {
   PipelineInputs,
   pipelineProviderText,
   pipelineReplaceOnChange,
-} from "../../provider/platform/pipeline";
+} from "../../../provider/platform/pipeline";
 import {
   type PipelineModelInput,
   parsePipelineYaml,
   renderPipelineYaml,
   runtimeInput,
   validatePipelineModel,
-} from "../../provider/pipeline-model";
-import type { PlatformClient } from "../../sdk";
-import { deployCheckout, hello } from "./fixtures/pipelines";
-import { type Driver, MODES, type Mode } from "./harness";
-import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "./kind-checks";
-import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+} from "../../../provider/pipeline-model";
+import type { PlatformClient } from "../../../sdk";
+import { deployCheckout, hello } from "../fixtures/pipelines";
+import { type Driver, MODES, type Mode } from "../harness";
+import { diffOfEachChange, NO_CHANGE, replaces, replacing, UPDATE } from "../kind-checks";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 type Props = Record<string, unknown>;
 

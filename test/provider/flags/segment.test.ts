@@ -6,10 +6,10 @@
  * response was lost. Each test makes the segment it needs under a name of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, segmentProviderText } from "../../provider/flags/segment";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, segmentProviderText } from "../../../provider/flags/segment";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -7,10 +7,10 @@
  * adopt, and an activation whose response was lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, segmentKeysProviderText } from "../../provider/flags/segment-keys";
-import type { Workspace } from "../../sdk/admin/schemas";
-import { type Driver, MODES } from "./harness";
-import { slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, segmentKeysProviderText } from "../../../provider/flags/segment-keys";
+import type { Workspace } from "../../../sdk/admin/schemas";
+import { type Driver, MODES } from "../harness";
+import { slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;

@@ -5,10 +5,10 @@
  * changed outside Pulumi, delete after its traffic types, gone, adopt and a lost create answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, workspaceProviderText } from "../../provider/flags/workspace";
-import { type Driver, MODES, type Mode } from "./harness";
-import { expectNoChange } from "./no-change";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "./testbed";
+import { impl, workspaceProviderText } from "../../../provider/flags/workspace";
+import { type Driver, MODES, type Mode } from "../harness";
+import { expectNoChange } from "../no-change";
+import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 const V2 = "/internal/api/v2";
 let bed: Testbed;
