@@ -14,8 +14,8 @@
 import { z } from "zod";
 import type { AdminAuth } from "../sdk/admin/auth";
 import type { AdminClient } from "../sdk/admin/client";
-import type { LargeSegment } from "../sdk/admin/large-segments";
-import type { RuleBasedSegment } from "../sdk/admin/rule-based-segments";
+import type { LargeSegment } from "../sdk/admin/large-segment";
+import type { RuleBasedSegment } from "../sdk/admin/rule-based-segment";
 import {
   type Environment,
   type FlagSet,
@@ -26,7 +26,7 @@ import {
   UserStatus,
   type Workspace,
 } from "../sdk/admin/schemas";
-import type { Segment } from "../sdk/admin/segments";
+import type { Segment } from "../sdk/admin/segment";
 import { adminClient } from "./core/config";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import {

@@ -42,7 +42,7 @@ import {
   requireTitleAndComment,
   workspaceOr404,
 } from "./common";
-import { parseDocument } from "./definitions";
+import { parseDocument } from "./flag-definition";
 import { KIND_PATH, ruleBasedContent } from "./segment-kinds";
 
 type Body = ReturnType<typeof ChangeRequestCreate.parse>;

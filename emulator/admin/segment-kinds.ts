@@ -44,7 +44,7 @@ import {
   trafficTypeOr404,
   workspaceOr404,
 } from "./common";
-import { assertValidDefinition } from "./definitions";
+import { assertValidDefinition } from "./flag-definition";
 
 /** The path prefix of each kind. */
 export const KIND_PATH: Record<SegmentKind, string> = {

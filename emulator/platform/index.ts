@@ -17,18 +17,18 @@ import { cors } from "hono/cors";
 import type { AppEnv } from "../context";
 import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
-import { connectorRoutes } from "./connectors";
+import { connectorRoutes } from "./connector";
+import { environmentSpec } from "./delivery-environment";
 import { entityRoutes } from "./entity-routes";
-import { environmentSpec } from "./environments";
 import { resourceNotFound } from "./errors";
-import { infrastructureSpec } from "./infrastructures";
-import { inputSetSpec } from "./input-sets";
-import { organizationRoutes } from "./organizations";
-import { pipelineRoutes } from "./pipelines";
-import { projectRoutes } from "./projects";
-import { secretSpec } from "./secrets";
-import { serviceSpec } from "./services";
-import { triggerSpec } from "./triggers";
+import { infrastructureSpec } from "./infrastructure";
+import { inputSetSpec } from "./input-set";
+import { organizationRoutes } from "./organization";
+import { pipelineRoutes } from "./pipeline";
+import { projectRoutes } from "./project";
+import { secretSpec } from "./secret";
+import { serviceSpec } from "./service";
+import { triggerSpec } from "./trigger";
 
 /** The API's path prefixes. */
 export const PLATFORM_PREFIXES = ["/ng/api", "/pipeline/api"] as const;

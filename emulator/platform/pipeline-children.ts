@@ -13,7 +13,7 @@ import type { EntityAt, EntityRefusals } from "../store";
 import { type EntityWriter, parseYamlEntity, yamlTags } from "./entity-routes";
 import { duplicateField, entityNotFound, invalidRequest, optimisticLocking } from "./errors";
 import { requireQuery } from "./http";
-import { notFoundMessage, readYaml } from "./pipelines";
+import { notFoundMessage, readYaml } from "./pipeline";
 
 /** The entity's part of the YAML, as both schemas read it. */
 interface ChildYaml {

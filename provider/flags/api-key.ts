@@ -26,7 +26,7 @@
  * @module
  */
 import { z } from "zod";
-import { API_KEY_ROLES, ApiKeyCreate, ApiKeyType } from "../../sdk/admin/api-keys";
+import { API_KEY_ROLES, ApiKeyCreate, ApiKeyType } from "../../sdk/admin/api-key";
 import { isOutcomeUnknown } from "../../sdk/core/errors";
 import type { InputProblem } from "../core/check";
 import { adminClient } from "../core/config";

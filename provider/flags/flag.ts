@@ -8,7 +8,7 @@
  * | diff | none: `name`, `workspace` and `trafficType` replace (delete first: names are unique); `description`, `tags` and `rolloutStatus` update in place |
  * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags, rollout status and owners when given (tags cannot be set on create, ref admin §1.1) |
  * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
- * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flags.ts`) |
+ * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flag.ts`) |
  * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done. First, in each environment that requires approvals (the workspace's environment list and one dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` each, once per process), `GET .../splits/ws/{ws}/{name}/environments/{env}`: a definition there is deleted through an ARCHIVE change request (`GET /changeRequests?status=REQUESTED&environmentId=`, an open one found rather than submitted twice, else `POST /changeRequests/ws/{ws}/environments/{env}`), and the delete fails, naming each environment and request, until every one is approved: `deletedWith` never removes a definition behind the gate (`../core/change-request.ts` `ownerDeleteGate`) |
  * @module
  */

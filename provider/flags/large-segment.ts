@@ -1,7 +1,7 @@
 /**
  * `LargeSegment`: a large segment at workspace level (name, traffic type, description) and the
  * environments it is active in (ref admin §9.2 `harness_fme_large_segment` and its environment
- * association; paths of splitapiclient 3.5.9, `../sdk/admin/large-segments.ts`). Its members, a
+ * association; paths of splitapiclient 3.5.9, `../sdk/admin/large-segment.ts`). Its members, a
  * file of up to millions of keys, arrive through a change request (`UPLOAD`), which this resource
  * does not manage.
  *
@@ -33,7 +33,7 @@
  */
 import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
-import type { LargeSegment as LargeSegmentResponse } from "../../sdk/admin/large-segments";
+import type { LargeSegment as LargeSegmentResponse } from "../../sdk/admin/large-segment";
 import { type Environment, SegmentCreateBody, type Workspace } from "../../sdk/admin/schemas";
 import { ConflictError, isNotFound } from "../../sdk/core/errors";
 import { adminClient } from "../core/config";

@@ -3,7 +3,7 @@
  * its definition: rules (conditions of the same typed matchers as a flag definition's rules, ref
  * admin §3), excluded keys and excluded segments (ref admin §9.2
  * `harness_fme_rule_based_segment_environment_association`; paths of splitapiclient 3.5.9
- * `rule_based_segment_definition_microclient.py`, `../sdk/admin/rule-based-segments.ts`). It is to
+ * `rule_based_segment_definition_microclient.py`, `../sdk/admin/rule-based-segment.ts`). It is to
  * a `RuleBasedSegment` what a `SegmentKeys` is to a `Segment` and a `FlagDefinition` to a `Flag`.
  *
  * | verb | API call |
@@ -31,7 +31,7 @@ import { z } from "zod";
 import {
   type RuleBasedSegmentDefinition as DefinitionResponse,
   segmentRuleProblems,
-} from "../../sdk/admin/rule-based-segments";
+} from "../../sdk/admin/rule-based-segment";
 import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../../sdk/admin/schemas";
 import {
   changeRequestInputs,

@@ -1,7 +1,7 @@
 /**
  * `RuleBasedSegment`: a rule-based segment at workspace level: name, traffic type, description
  * (ref admin §9.2 `harness_fme_rule_based_segment`; paths of splitapiclient 3.5.9,
- * `../sdk/admin/rule-based-segments.ts`). Its rules, per environment, are a
+ * `../sdk/admin/rule-based-segment.ts`). Its rules, per environment, are a
  * {@link "./rule-based-segment-definition" | RuleBasedSegmentDefinition}, as a segment's members
  * are a `SegmentKeys` and a flag's targeting a `FlagDefinition`.
  *
@@ -24,7 +24,7 @@
  * @module
  */
 import { z } from "zod";
-import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../../sdk/admin/rule-based-segments";
+import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../../sdk/admin/rule-based-segment";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";

@@ -21,7 +21,7 @@
  */
 import { z } from "zod";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
-import type { Segment as SegmentResponse } from "../../sdk/admin/segments";
+import type { Segment as SegmentResponse } from "../../sdk/admin/segment";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";

@@ -16,7 +16,7 @@ import {
   User,
   Workspace,
 } from "../../sdk/admin/schemas";
-import { Segment } from "../../sdk/admin/segments";
+import { Segment } from "../../sdk/admin/segment";
 import { adminClient } from "../core/config";
 import { platformApi } from "../core/platform-common";
 import * as lookups from "../lookups";

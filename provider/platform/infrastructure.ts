@@ -19,7 +19,7 @@ import YAML from "yaml";
 import { z } from "zod";
 import { readYaml } from "../../sdk/core/yaml";
 import type { PlatformClient } from "../../sdk/platform/client";
-import type { InfrastructureScope } from "../../sdk/platform/infrastructures";
+import type { InfrastructureScope } from "../../sdk/platform/infrastructure";
 import { Identifier, type InfrastructureData, InfrastructureYaml } from "../../sdk/platform/schemas";
 import { checkWith, containsUnknown, UNKNOWN } from "../core/check";
 import { type DiffSpec, diffInputs } from "../core/diff";

@@ -35,7 +35,7 @@ import { z } from "zod";
 import { secretField, secretFieldNames } from "../../sdk/core/secret-fields";
 import type { PlatformClient } from "../../sdk/platform/client";
 import type { SecretBody, SecretData } from "../../sdk/platform/schemas";
-import type { SecretFileBody } from "../../sdk/platform/secrets";
+import type { SecretFileBody } from "../../sdk/platform/secret";
 import { checkWith, containsUnknown } from "../core/check";
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate, pickFields } from "../core/guard";

@@ -14,15 +14,14 @@ import { type CommonOptions, resolveCommonOptions } from "../core/options";
 import { checkPageSize, walkMarkerPages } from "../core/paginate";
 import { HttpCore } from "../core/request";
 import { invalidInput, parseInput } from "../core/validate-input";
-import { ApiKeysApi } from "./api-keys";
-import { AttributesApi } from "./attributes";
+import { ApiKeysApi } from "./api-key";
 import { type AdminAuth, adminAuthHeader, adminAuthHint, resolveAdminAuth } from "./auth";
 import { ChangeRequestsApi } from "./change-requests";
 import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
-import { FlagSetsApi } from "./flag-sets";
-import { LargeSegmentsApi } from "./large-segments";
+import { FlagSetsApi } from "./flag-set";
+import { LargeSegmentsApi } from "./large-segment";
 import { AdminApiPart, byIdOrName } from "./part";
-import { RuleBasedSegmentsApi } from "./rule-based-segments";
+import { RuleBasedSegmentsApi } from "./rule-based-segment";
 import {
   type ChangeNote,
   type Definition,
@@ -48,8 +47,9 @@ import {
   type Workspace,
   WorkspaceCreate,
 } from "./schemas";
+import { SegmentsApi } from "./segment";
 import { SegmentKeysApi } from "./segment-keys";
-import { SegmentsApi } from "./segments";
+import { AttributesApi } from "./traffic-type-attribute";
 
 /** Options of {@link AdminClient}: the {@link CommonOptions} plus the admin key. */
 export type AdminClientOptions = CommonOptions & {

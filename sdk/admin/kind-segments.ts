@@ -14,7 +14,7 @@ import type { Query } from "../core/request";
 import { type Route, route } from "../core/route";
 import { AdminApiPart } from "./part";
 import { SegmentCreateBody, TrueBody } from "./schemas";
-import { Segment } from "./segments";
+import { Segment } from "./segment";
 
 /**
  * A large or rule-based segment as the service returns it: `{name, description, trafficType{id,

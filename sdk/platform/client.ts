@@ -15,11 +15,11 @@ import { type CallInit, HttpCore, type Query } from "../core/request";
 import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { loadYaml } from "../core/yaml";
+import { type EnvironmentsApi, environmentsApi } from "./delivery-environment";
 import { platformEndpoints as E } from "./endpoints";
-import { type EnvironmentsApi, environmentsApi } from "./environments";
-import { type InfrastructuresApi, infrastructuresApi } from "./infrastructures";
-import { type InputSetsApi, inputSetsApi } from "./input-sets";
-import { type OrganizationsApi, organizationsApi } from "./organizations";
+import { type InfrastructuresApi, infrastructuresApi } from "./infrastructure";
+import { type InputSetsApi, inputSetsApi } from "./input-set";
+import { type OrganizationsApi, organizationsApi } from "./organization";
 import {
   ConnectorBody,
   type ConnectorData,
@@ -30,9 +30,9 @@ import {
   ProjectBody,
   type ProjectData,
 } from "./schemas";
-import { type SecretsApi, secretsApi } from "./secrets";
-import { type ServicesApi, servicesApi } from "./services";
-import { type TriggersApi, triggersApi } from "./triggers";
+import { type SecretsApi, secretsApi } from "./secret";
+import { type ServicesApi, servicesApi } from "./service";
+import { type TriggersApi, triggersApi } from "./trigger";
 import { type IfMatchOption, type Versioned, versionedCall } from "./versioned";
 
 /** Options of {@link PlatformClient}: the {@link CommonOptions} plus the key and the account. */

@@ -6,10 +6,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Connector } from "../../provider/platform/connector";
 import { providerText } from "../../provider/core/resource";
-import { Pipeline, impl as pipelineImpl } from "../../provider/platform/pipeline";
 import { renderPipelineYaml, runtimeInput } from "../../provider/pipeline-model";
+import { Connector } from "../../provider/platform/connector";
+import { Pipeline, impl as pipelineImpl } from "../../provider/platform/pipeline";
 import { Project } from "../../provider/platform/project";
 import { CONNECTOR_TYPE, PIPELINE_TYPE, PROJECT_TYPE } from "../../provider/types";
 

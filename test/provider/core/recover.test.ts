@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
-import { type ApiKeyInputs, impl as apiKeyImpl, apiKeyProviderText } from "../../../provider/flags/api-key";
 import { configureProvider, resetProvider } from "../../../provider/core/config";
 import {
   asSecret,
@@ -18,6 +17,7 @@ import {
   SECRET_SIG_KEY,
   settlePendingCreates,
 } from "../../../provider/core/recover";
+import { type ApiKeyInputs, impl as apiKeyImpl, apiKeyProviderText } from "../../../provider/flags/api-key";
 import { environmentProviderText } from "../../../provider/flags/environment";
 import { flagProviderText } from "../../../provider/flags/flag";
 import { groupProviderText } from "../../../provider/flags/group";

@@ -6,8 +6,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKey, apiKeyProviderText, impl } from "../../../provider/flags/api-key";
 import { withSecretOutputs } from "../../../provider/core/secret-outputs";
+import { ApiKey, apiKeyProviderText, impl } from "../../../provider/flags/api-key";
 import { API_KEY_TYPE } from "../../../provider/types";
 import type { Environment, Workspace } from "../../../sdk/admin/schemas";
 import { type Driver, MODES, type Mode } from "../harness";

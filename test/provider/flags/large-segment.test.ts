@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settlePendingCreates } from "../../../provider/core/recover";
-import { KINDS } from "../../../provider/kinds";
 import { impl, largeSegmentProviderText } from "../../../provider/flags/large-segment";
+import { KINDS } from "../../../provider/kinds";
 import { LARGE_SEGMENT_TYPE } from "../../../provider/types";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import { type Driver, MODES } from "../harness";

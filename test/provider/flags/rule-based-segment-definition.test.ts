@@ -13,9 +13,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../../provider/core/change-request";
 import { settlePendingCreates } from "../../../provider/core/recover";
-import { KINDS } from "../../../provider/kinds";
 import { impl as rbs, ruleBasedSegmentProviderText } from "../../../provider/flags/rule-based-segment";
-import { impl, ruleBasedSegmentDefinitionProviderText } from "../../../provider/flags/rule-based-segment-definition";
+import {
+  impl,
+  ruleBasedSegmentDefinitionProviderText,
+} from "../../../provider/flags/rule-based-segment-definition";
+import { KINDS } from "../../../provider/kinds";
 import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../../provider/types";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";

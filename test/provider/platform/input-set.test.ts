@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { UNKNOWN } from "../../../provider/core/check";
-import { InputSet, InputSetInputs, impl, inputSetProviderText, inputSetYaml } from "../../../provider/platform/input-set";
+import {
+  InputSet,
+  InputSetInputs,
+  impl,
+  inputSetProviderText,
+  inputSetYaml,
+} from "../../../provider/platform/input-set";
 import { type Driver, MODES, type Mode } from "../harness";
 import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "../kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";

@@ -14,8 +14,8 @@ import {
   organizationProviderText,
   organizationReplaceOnChange,
 } from "../../../provider/platform/organization";
-import { getOrganization } from "../../../provider/platform-lookups";
 import { Project, impl as project } from "../../../provider/platform/project";
+import { getOrganization } from "../../../provider/platform-lookups";
 import { ORGANIZATION_TYPE, PROJECT_TYPE } from "../../../provider/types";
 import type { PlatformClient } from "../../../sdk";
 import { NotFoundError } from "../../../sdk/core/errors";

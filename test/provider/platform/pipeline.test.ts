@@ -9,6 +9,13 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import YAML from "yaml";
 import { UNKNOWN } from "../../../provider/core/check";
 import {
+  type PipelineModelInput,
+  parsePipelineYaml,
+  renderPipelineYaml,
+  runtimeInput,
+  validatePipelineModel,
+} from "../../../provider/pipeline-model";
+import {
   effectiveYaml,
   impl,
   type PipelineArgs,
@@ -16,13 +23,6 @@ import {
   pipelineProviderText,
   pipelineReplaceOnChange,
 } from "../../../provider/platform/pipeline";
-import {
-  type PipelineModelInput,
-  parsePipelineYaml,
-  renderPipelineYaml,
-  runtimeInput,
-  validatePipelineModel,
-} from "../../../provider/pipeline-model";
 import type { PlatformClient } from "../../../sdk";
 import { deployCheckout, hello } from "../fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "../harness";

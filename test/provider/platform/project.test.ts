@@ -5,7 +5,12 @@
  * lifecycle test makes the project it needs under an identifier of its own, so it passes alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { impl, ProjectInputs, projectProviderText, projectReplaceOnChange } from "../../../provider/platform/project";
+import {
+  impl,
+  ProjectInputs,
+  projectProviderText,
+  projectReplaceOnChange,
+} from "../../../provider/platform/project";
 import { PROJECT_TYPE } from "../../../provider/types";
 import type { PlatformClient } from "../../../sdk";
 import { NotFoundError } from "../../../sdk/core/errors";

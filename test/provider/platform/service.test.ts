@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { impl, Service, ServiceInputs, serviceProviderText, serviceYaml } from "../../../provider/platform/service";
+import {
+  impl,
+  Service,
+  ServiceInputs,
+  serviceProviderText,
+  serviceYaml,
+} from "../../../provider/platform/service";
 import { type Driver, MODES, type Mode } from "../harness";
 import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "../kind-checks";
 import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { renderPipelineYaml } from "../../../provider/pipeline-model";
-import { impl, Trigger, TriggerInputs, triggerProviderText, triggerYaml } from "../../../provider/platform/trigger";
+import {
+  impl,
+  Trigger,
+  TriggerInputs,
+  triggerProviderText,
+  triggerYaml,
+} from "../../../provider/platform/trigger";
 import { hello } from "../fixtures/pipelines";
 import { type Driver, MODES, type Mode } from "../harness";
 import { diffOfEachChange, NO_CHANGE, registrationOf, replaces, UPDATE } from "../kind-checks";

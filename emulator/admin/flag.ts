@@ -38,7 +38,7 @@ import {
   trafficTypeOr404,
   workspaceOr404,
 } from "./common";
-import { segmentJson, segmentOr404 } from "./segments";
+import { segmentJson, segmentOr404 } from "./segment";
 
 const TagList = z.array(
   z.object({ name: z.string().min(1, "tag name must not be empty").max(256) }, { error: "a tag is {name}" }),

@@ -13,7 +13,7 @@ import { badRequest } from "../errors";
 import { scopeOf } from "../middleware/auth";
 import { type EnvironmentRecord, newKeyString, type Store } from "../store";
 import { parseBody } from "./common";
-import { apiTokenJson } from "./environments";
+import { apiTokenJson } from "./environment";
 
 /** Body of `POST /apiKeys` (ref §9.1). */
 export const ApiKeyCreate = z.object({

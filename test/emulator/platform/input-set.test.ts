@@ -1,4 +1,4 @@
-/** Input sets of a pipeline (`emulator/platform/input-sets.ts`): CRUD, version, If-Match, refusals. */
+/** Input sets of a pipeline (`emulator/platform/input-set.ts`): CRUD, version, If-Match, refusals. */
 import { describe, expect, it } from "vitest";
 import { answers, inputSetYaml, pipelineQuery, useProjectPlatform } from "./entity-fixtures";
 import { errorBody, failureBody, successBody, validationBody } from "./harness";

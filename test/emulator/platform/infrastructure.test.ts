@@ -1,4 +1,4 @@
-/** Infrastructure definitions (`emulator/platform/infrastructures.ts`): KubernetesDirect, KubernetesGcp, environment check. */
+/** Infrastructure definitions (`emulator/platform/infrastructure.ts`): KubernetesDirect, KubernetesGcp, environment check. */
 import { describe, expect, it } from "vitest";
 import {
   answers,

@@ -1,4 +1,4 @@
-/** Services (v2, `emulator/platform/services.ts`): CRUD, list, If-Match, refusals, exact bodies. */
+/** Services (v2, `emulator/platform/service.ts`): CRUD, list, If-Match, refusals, exact bodies. */
 import { describe, expect, it } from "vitest";
 import {
   answers,

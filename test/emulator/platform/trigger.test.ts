@@ -1,4 +1,4 @@
-/** Triggers of a pipeline (`emulator/platform/triggers.ts`): webhook and cron, version, If-Match. */
+/** Triggers of a pipeline (`emulator/platform/trigger.ts`): webhook and cron, version, If-Match. */
 import { describe, expect, it } from "vitest";
 import { answers, pipelineQuery, triggerYaml, useProjectPlatform } from "./entity-fixtures";
 import { errorBody, successBody, validationBody } from "./harness";

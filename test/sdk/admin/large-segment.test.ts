@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AdminClient } from "../../../sdk/admin/client";
-import { walkArrayPages } from "../../../sdk/admin/large-segments";
+import { walkArrayPages } from "../../../sdk/admin/large-segment";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import { ConflictError, NotFoundError, ValidationError } from "../../../sdk/core/errors";
 import { closeSharedPools } from "../../../sdk/core/pool";

@@ -1,5 +1,5 @@
 /**
- * Secrets (`emulator/platform/secrets.ts`) over HTTP with a state file: text and file secrets,
+ * Secrets (`emulator/platform/secret.ts`) over HTTP with a state file: text and file secrets,
  * and the rule that a value is accepted and never shown: the sentinel is searched in every
  * response, the request log and the state file.
  */

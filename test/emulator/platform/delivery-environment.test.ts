@@ -1,4 +1,4 @@
-/** Platform environments (v2, `emulator/platform/environments.ts`): CRUD, version, If-Match, cascade. */
+/** Platform environments (v2, `emulator/platform/delivery-environment.ts`): CRUD, version, If-Match, cascade. */
 import { describe, expect, it } from "vitest";
 import {
   answers,
