@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Workspace } from "../../sdk/admin/schemas";
 import type { FieldRule } from "./diff";
+import type { ImportId } from "./kind";
 import { NotFoundByName } from "./resolve";
 
 /** Both are strings and equal. */
@@ -62,15 +63,14 @@ export const TagSet = z
   .transform(asSet);
 
 /**
- * The parts of a natural-key import id, `<a>/<b>/.../<name>`: exactly `names.length` non-empty
- * parts (the last may hold no `/`, the first none either), else an Error showing `example`.
+ * The parts of a natural-key import id of the kind's form (`<workspace>/<name>`, its definition's
+ * `importId`): exactly as many non-empty parts as the form has, else an Error showing the form
+ * and its example.
  */
-export function importParts(importId: string, names: readonly string[], example: string): string[] {
+export function importParts(importId: string, key: ImportId): string[] {
   const parts = importId.split("/");
-  if (parts.length !== names.length || parts.some((p) => p === "")) {
-    throw new Error(
-      `import id "${importId}" must be ${names.map((n) => `<${n}>`).join("/")}, e.g. ${example}`,
-    );
+  if (parts.length !== key.form.split("/").length || parts.some((p) => p === "")) {
+    throw new Error(`import id "${importId}" must be ${key.form}, e.g. ${key.example}`);
   }
   return parts;
 }

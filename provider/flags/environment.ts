@@ -44,7 +44,7 @@ import { createdNote, createNoted } from "../core/created-journal";
 import { changedFields, type DiffSpec, jsonEqual } from "../core/diff";
 import { replaceFields } from "../core/field-patch";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -225,6 +225,9 @@ export function environmentPatch(
   return ops;
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/Staging" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the environment's natural key `<workspace>/<name>` (the workspace by name or id, e.g.
@@ -233,7 +236,7 @@ export function environmentPatch(
 async function importEnvironment(
   importId: string,
 ): ReturnType<ResourceHandlers<EnvironmentInputs, EnvironmentOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/Staging");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const env = await admin.environments.find(workspace.id, name);
@@ -427,7 +430,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: environmentReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/Staging" },
+  importId: IMPORT_ID,
   policy: ["workspace", "name", "production", "changePermissions"],
   doc: {
     what: "an environment of a workspace; the SDK keys made with it are secret outputs",

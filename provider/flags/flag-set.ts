@@ -29,7 +29,7 @@ import { FlagSetName } from "../../sdk/admin/schemas";
 import { adminClient } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -98,6 +98,9 @@ function outputs(
   });
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/web" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the flag set's natural key `<workspace>/<name>` (the workspace by name or id, e.g. `Default/web`).
@@ -105,7 +108,7 @@ function outputs(
 async function importFlagSet(
   importId: string,
 ): ReturnType<ResourceHandlers<FlagSetInputs, FlagSetOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/web");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const set = await admin.flagSets.find(workspace.id, name);
@@ -202,7 +205,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: flagSetReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/web" },
+  importId: IMPORT_ID,
   doc: {
     what: "a flag set of a workspace (v3 API)",
     replaces: "workspace, name, description (the API has no update)",

@@ -39,7 +39,7 @@ import { ConflictError, isNotFound } from "../../sdk/core/errors";
 import { adminClient } from "../core/config";
 import type { DiffSpec, FieldRule } from "../core/diff";
 import { GoneSinceRecordedError } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
 import { resolveEnvironment, resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -223,6 +223,9 @@ function adoptMismatch(found: LargeSegmentResponse, inputs: LargeSegmentInputs, 
   return undefined;
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/all_customers" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the natural key `<workspace>/<name>` (the workspace by name or id, e.g. `Default/all_customers`).
@@ -230,7 +233,7 @@ function adoptMismatch(found: LargeSegmentResponse, inputs: LargeSegmentInputs, 
 async function importLargeSegment(
   importId: string,
 ): ReturnType<ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/all_customers");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const workspace = await resolveWorkspace(adminClient(), wsRef);
   const props = { workspace: wsRef, adopt: false, environments: [], workspaceId: workspace.id };
   return impl.read(largeSegmentId(workspace.id, name), {
@@ -379,7 +382,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: largeSegmentReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/all_customers" },
+  importId: IMPORT_ID,
   doc: {
     what: "a large segment at workspace level and the environments it is active in (members arrive through a change request)",
     replaces: "name, workspace, traffic type",

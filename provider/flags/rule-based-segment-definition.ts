@@ -47,7 +47,7 @@ import { adminClient, changeNote } from "../core/config";
 import { canonicalField } from "../core/definition-doc";
 import { canonicalJson, type DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
 import {
   holdsTargeting,
@@ -309,6 +309,12 @@ async function writeDefinition(
   });
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = {
+  form: "<workspace>/<environment>/<segment>",
+  example: "Default/Production/pro_users",
+};
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the natural key `<workspace>/<environment>/<segment>` (each by name or id, e.g.
@@ -317,11 +323,7 @@ async function writeDefinition(
 async function importDefinition(
   importId: string,
 ): ReturnType<ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedSegmentDefinitionOutputs>["read"]> {
-  const [wsRef = "", envRef = "", segment = ""] = importParts(
-    importId,
-    ["workspace", "environment", "segment"],
-    "Default/Production/pro_users",
-  );
+  const [wsRef = "", envRef = "", segment = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const env = await resolveEnvironment(admin, workspace, envRef);
@@ -488,7 +490,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: ruleBasedSegmentDefinitionReplaceOnChange,
-  importId: { form: "<workspace>/<environment>/<segment>", example: "Default/Production/pro_users" },
+  importId: IMPORT_ID,
   doc: {
     what: "a rule-based segment's activation and definition in one environment: rules (the typed matchers of definitions), excluded keys and segments",
     replaces: "workspace, environment, segment",

@@ -29,7 +29,7 @@ import { SegmentCreateBody } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { holdsTargeting, ruleBasedArchive } from "../core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
@@ -126,6 +126,9 @@ function adoptMismatch(
   return undefined;
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/pro_users" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the natural key `<workspace>/<name>` (the workspace by name or id, e.g. `Default/pro_users`).
@@ -133,7 +136,7 @@ function adoptMismatch(
 async function importRuleBasedSegment(
   importId: string,
 ): ReturnType<ResourceHandlers<RuleBasedSegmentInputs, RuleBasedSegmentOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/pro_users");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const workspace = await resolveWorkspace(adminClient(), wsRef);
   const props = { workspace: wsRef, adopt: false, workspaceId: workspace.id, workspaceName: workspace.name };
   return impl.read(ruleBasedSegmentId(workspace.id, name), { ...props, name } as RuleBasedSegmentOutputs);
@@ -266,7 +269,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: ruleBasedSegmentReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/pro_users" },
+  importId: IMPORT_ID,
   doc: {
     what: "a rule-based segment at workspace level",
     replaces: "name, workspace, traffic type",

@@ -48,7 +48,7 @@ import {
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { GoneSinceRecordedError } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
 import { keysArchive, keysChange } from "../core/owned-archive";
 import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
@@ -240,6 +240,12 @@ async function changeMembers(
   });
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = {
+  form: "<workspace>/<environment>/<segment>",
+  example: "Default/Production/beta_testers",
+};
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the natural key `<workspace>/<environment>/<segment>` (each by name or id, e.g.
@@ -248,11 +254,7 @@ async function changeMembers(
 async function importKeys(
   importId: string,
 ): ReturnType<ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs>["read"]> {
-  const [wsRef = "", envRef = "", segment = ""] = importParts(
-    importId,
-    ["workspace", "environment", "segment"],
-    "Default/Production/beta_testers",
-  );
+  const [wsRef = "", envRef = "", segment = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const env = await resolveEnvironment(admin, workspace, envRef);
@@ -393,7 +395,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: segmentKeysReplaceOnChange,
-  importId: { form: "<workspace>/<environment>/<segment>", example: "Default/Production/beta_testers" },
+  importId: IMPORT_ID,
   doc: {
     what: "a segment's activation and exact members in one environment",
     replaces: "workspace, environment, segment",

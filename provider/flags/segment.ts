@@ -26,7 +26,7 @@ import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
 import { keysArchive } from "../core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
@@ -133,6 +133,9 @@ function adoptMismatch(found: SegmentResponse, inputs: SegmentInputs, trafficTyp
   return undefined;
 }
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/beta_testers" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the segment's natural key `<workspace>/<name>` (the workspace by name or id, e.g.
@@ -141,7 +144,7 @@ function adoptMismatch(found: SegmentResponse, inputs: SegmentInputs, trafficTyp
 async function importSegment(
   importId: string,
 ): ReturnType<ResourceHandlers<SegmentInputs, SegmentOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/beta_testers");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const workspace = await resolveWorkspace(adminClient(), wsRef);
   const props = { workspace: wsRef, adopt: false, workspaceId: workspace.id, workspaceName: workspace.name };
   return impl.read(segmentId(workspace.id, name), { ...props, name } as SegmentOutputs);
@@ -287,7 +290,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: segmentReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/beta_testers" },
+  importId: IMPORT_ID,
   doc: {
     what: "a segment at workspace level",
     replaces: "name, workspace, traffic type",

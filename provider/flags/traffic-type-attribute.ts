@@ -19,7 +19,7 @@ import { adminClient } from "../core/config";
 import { changedFields, type DiffSpec } from "../core/diff";
 import { replaceFields } from "../core/field-patch";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -119,6 +119,12 @@ function outputs(
 /** The resource id: `<traffic type id>/<attribute id>` (attribute ids are unique per traffic type). */
 const attributeResourceId = (trafficTypeId: string, attributeId: string) => `${trafficTypeId}/${attributeId}`;
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = {
+  form: "<workspace>/<traffic type>/<attribute id>",
+  example: "Default/user/plan",
+};
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the natural key `<workspace>/<traffic type>/<attribute id>` (names or ids, e.g. `Default/user/plan`).
@@ -126,11 +132,7 @@ const attributeResourceId = (trafficTypeId: string, attributeId: string) => `${t
 async function importAttribute(
   importId: string,
 ): ReturnType<ResourceHandlers<TrafficTypeAttributeInputs, TrafficTypeAttributeOutputs>["read"]> {
-  const [wsRef = "", ttRef = "", attributeId = ""] = importParts(
-    importId,
-    ["workspace", "traffic type", "attribute id"],
-    "Default/user/plan",
-  );
+  const [wsRef = "", ttRef = "", attributeId = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const tt = await resolveTrafficType(admin, workspace, ttRef);
@@ -282,7 +284,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: trafficTypeAttributeReplaceOnChange,
-  importId: { form: "<workspace>/<traffic type>/<attribute id>", example: "Default/user/plan" },
+  importId: IMPORT_ID,
   doc: {
     what: "an attribute of a traffic type's keys",
     replaces: "workspace, traffic type, attribute id",

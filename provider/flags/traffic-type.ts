@@ -18,7 +18,7 @@ import { TrafficTypeCreate, type TrafficType as TrafficTypeResponse } from "../.
 import { adminClient, forget } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -85,6 +85,9 @@ function outputs(
 const forgetTrafficTypes = (admin: object, workspaceId: string) =>
   forget(admin, `trafficTypes:${workspaceId}`);
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<workspace>/<name>", example: "Default/account" };
+
 /**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the traffic type's natural key `<workspace>/<name>` (the workspace by name or id, e.g. `Default/account`).
@@ -92,7 +95,7 @@ const forgetTrafficTypes = (admin: object, workspaceId: string) =>
 async function importTrafficType(
   importId: string,
 ): ReturnType<ResourceHandlers<TrafficTypeInputs, TrafficTypeOutputs>["read"]> {
-  const [wsRef = "", name = ""] = importParts(importId, ["workspace", "name"], "Default/account");
+  const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const admin = adminClient();
   const workspace = await resolveWorkspace(admin, wsRef);
   const tt = await admin.trafficTypes.find(workspace.id, name);
@@ -178,7 +181,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: trafficTypeReplaceOnChange,
-  importId: { form: "<workspace>/<name>", example: "Default/account" },
+  importId: IMPORT_ID,
   doc: {
     what: "a traffic type of a workspace",
     replaces: "workspace, name (the API has no update)",
