@@ -22,18 +22,21 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ApiKeyInputs, kind as apiKeyKind } from "../provider/flags/api-key";
-import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/platform/connector";
 import { containsUnknown, issuesToFailures, PROVIDER_KEY, UNKNOWN } from "../provider/core/check";
 import type { Kind } from "../provider/core/kind";
-import { DeliveryEnvironmentInputs, kind as deliveryEnvironmentKind } from "../provider/platform/delivery-environment";
+import { ApiKeyInputs, kind as apiKeyKind } from "../provider/flags/api-key";
 import { EnvironmentInputs, kind as environmentKind } from "../provider/flags/environment";
 import { FlagInputs, kind as flagKind } from "../provider/flags/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flags/flag-definition";
+import { SegmentKeysInputs } from "../provider/flags/segment-keys";
 import { KIND_LIST, KINDS } from "../provider/kinds";
+import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/platform/connector";
+import {
+  DeliveryEnvironmentInputs,
+  kind as deliveryEnvironmentKind,
+} from "../provider/platform/delivery-environment";
 import { PipelineInputs } from "../provider/platform/pipeline";
 import { ProjectInputs, kind as projectKind } from "../provider/platform/project";
-import { SegmentKeysInputs } from "../provider/flags/segment-keys";
 import { ServiceInputs } from "../provider/platform/service";
 import { TriggerInputs, kind as triggerKind } from "../provider/platform/trigger";
 import {
