@@ -60,7 +60,6 @@ beforeAll(async () => {
   results = await drive("splitapiclient_driver.py", {
     SPLIT_KEY: emu.adminKey,
     SPLIT_APPROVER_KEY: APPROVER_KEY,
-    EMU_URL: emu.url,
     WORKDIR: workdir,
   });
 }, 300_000);
@@ -71,12 +70,8 @@ beforeAll(async () => {
  */
 async function drive(script: string, env: Record<string, string>): Promise<OpResult[]> {
   const { stdout } = await run(VENV_PYTHON, [join(__dirname, script)], {
-    env: {
-      ...process.env,
-      SPLIT_BASE: `${emu.url}/internal/api/v2`,
-      SPLIT_BASE_V3: `${emu.url}/internal/api/v3`,
-      ...env,
-    },
+    // The drivers take the client's own default base URLs and change only their scheme and host.
+    env: { ...process.env, EMU_URL: emu.url, ...env },
     maxBuffer: 16 * 1024 * 1024,
   });
   return stdout
