@@ -755,3 +755,42 @@ export const TriggerSummary = z.looseObject({
   enabled: z.boolean().optional(),
 });
 export type TriggerSummary = z.infer<typeof TriggerSummary>;
+
+// ---------------------------------------------------------------------------------------------
+// The v1 API (ref §6.1) that today's Harness Terraform provider calls for pipelines and input
+// sets, through harness-openapi-go-client (`nextgen/model_pipeline_create_request_body.go`,
+// `model_pipeline_update_request_body.go`, `model_input_set_create_request_body.go`,
+// `model_input_set_update_request_body.go`, `model_git_create_details.go`): snake_case JSON, the
+// YAML as a string field, `git_details` with `store_type` (`INLINE` or `REMOTE`).
+
+/** `git_details` of a v1 save (`GitCreateDetails`, `GitUpdateDetails`, `InputSetGitUpdateDetails`). */
+export const V1GitDetails = z.looseObject({
+  store_type: z.string().nullable().optional(),
+  branch_name: z.string().nullable().optional(),
+  file_path: z.string().nullable().optional(),
+  commit_message: z.string().nullable().optional(),
+  base_branch: z.string().nullable().optional(),
+  connector_ref: z.string().nullable().optional(),
+  repo_name: z.string().nullable().optional(),
+});
+export type V1GitDetails = z.infer<typeof V1GitDetails>;
+
+/** A required text field of a v1 body, refused as bean validation words it. */
+const v1Required = () => z.string({ error: "must not be null" }).min(1, "must not be empty");
+
+/** What the v1 save bodies share besides their YAML field. */
+const V1_SAVE_FIELDS = {
+  identifier: v1Required(),
+  name: v1Required(),
+  description: z.string().nullable().optional(),
+  tags: Tags.nullable().optional(),
+  git_details: V1GitDetails.nullable().optional(),
+};
+
+/** Body of `POST|PUT /v1/orgs/{org}/projects/{project}/pipelines[/{pipeline}]`. */
+export const V1PipelineBody = z.looseObject({ pipeline_yaml: v1Required(), ...V1_SAVE_FIELDS });
+export type V1PipelineBody = z.infer<typeof V1PipelineBody>;
+
+/** Body of `POST|PUT /v1/orgs/{org}/projects/{project}/input-sets[/{input-set}]?pipeline=`. */
+export const V1InputSetBody = z.looseObject({ input_set_yaml: v1Required(), ...V1_SAVE_FIELDS });
+export type V1InputSetBody = z.infer<typeof V1InputSetBody>;
