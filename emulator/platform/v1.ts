@@ -20,7 +20,8 @@
  * `pipeline-children.ts`), plus the v1 mapper's: the YAML's identifier, name, description and tags
  * must be the body's ("Expected Pipeline <field> in YAML to be [x], but was [y]", ref §6.1); a
  * create without `git_details` fails inside the service (NullPointerException, ref §6.1: the
- * provider always sends `store_type: INLINE`); `REMOTE` (Git) storage is not emulated.
+ * provider always sends `store_type: INLINE`; an input set needs none); `REMOTE` (Git) storage is
+ * not emulated.
  *
  * Auth: `x-api-key` with the account in `Harness-Account` (`KEY_KINDS.platformV1`). Errors are
  * the pipeline service's own (the v1 resources run in the same service, behind the same exception
@@ -56,13 +57,17 @@ async function body<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise
   return parsed.data;
 }
 
-/** The Git storage the body asks for: only inline storage is emulated. */
+/**
+ * The Git storage the body asks for: only inline storage is emulated. A pipeline created without
+ * `git_details` fails inside the service (ref §6.1: a NullPointerException, which is why the
+ * provider always sends `store_type: INLINE` for pipelines); an input set without it is inline (the
+ * provider's `buildCreateInputSet` sends none when the resource has no git block).
+ */
 function checkInline(
   git: { store_type?: string | null | undefined } | null | undefined,
-  verb: "create" | "update",
+  gitRequired: boolean,
 ) {
-  if (verb === "create" && (git === null || git === undefined)) {
-    // ref §6.1: "Without git_details, the server throws a NullPointerException".
+  if (gitRequired && (git === null || git === undefined)) {
     throw new EmulatorError(500, "Oops, something went wrong on our end: java.lang.NullPointerException", {
       code: "UNKNOWN_ERROR",
     });
@@ -224,7 +229,7 @@ export function v1Routes(store: Store): Hono<AppEnv> {
     const { org, project } = scopeOf(c);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline", c.req.param("pipeline"));
     const b = await body(c, V1PipelineBody);
-    checkInline(b.git_details, verb);
+    checkInline(b.git_details, verb === "create");
     const path = c.req.param("pipeline");
     if (path !== undefined && path !== b.identifier) {
       throw invalidRequest(`Expected Pipeline identifier in YAML to be [${path}], but was [${b.identifier}]`);
@@ -310,11 +315,11 @@ export function v1Routes(store: Store): Hono<AppEnv> {
     return { org, project, parent: pipeline, pipeline };
   };
 
-  const inputSetSave = async (c: Context<AppEnv>, verb: "create" | "update") => {
+  const inputSetSave = async (c: Context<AppEnv>) => {
     const at = inputSetAt(c);
     authorize(c, { org: at.org!, project: at.project! }, "core_pipeline_edit", "pipeline", at.pipeline);
     const b = await body(c, V1InputSetBody);
-    checkInline(b.git_details, verb);
+    checkInline(b.git_details, false);
     const path = c.req.param("inputSet") ?? null;
     if (path !== null && path !== b.identifier) {
       throw invalidRequest(`Expected InputSet identifier in YAML to be [${path}], but was [${b.identifier}]`);
@@ -326,7 +331,7 @@ export function v1Routes(store: Store): Hono<AppEnv> {
   };
 
   app.post(`${PROJECT}/input-sets`, async (c) => {
-    const { at, fields } = await inputSetSave(c, "create");
+    const { at, fields } = await inputSetSave(c);
     const stored = store.entities.create("inputSet", at, fields, inputSetRefusals);
     await store.commit();
     return c.json(inputSetJson(stored), 201);
@@ -348,7 +353,7 @@ export function v1Routes(store: Store): Hono<AppEnv> {
   });
 
   app.put(`${PROJECT}/input-sets/:inputSet`, async (c) => {
-    const { at, fields } = await inputSetSave(c, "update");
+    const { at, fields } = await inputSetSave(c);
     const updated = store.entities.replace("inputSet", at, fields, null, inputSetRefusals);
     await store.commit();
     return c.json(inputSetJson(updated), 200);
