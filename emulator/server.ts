@@ -1,8 +1,8 @@
 /**
  * The emulator's HTTP server: one hono app on one port, on Node's `http` server.
  *
- * Middleware order (outermost first): slash merging (a `//` path is served again with single
- * slashes) → request log → transaction id → path guard (`.`/`..`
+ * Middleware order (outermost first): the front proxy's path (a `//` or `/gateway/...` path is
+ * served again as the APIs see it) → request log → transaction id → path guard (`.`/`..`
  * segments, read from the raw target before routing) → faults → rate limit → body limit (reads
  * the body, counting bytes) → commit gate (holds a response until what it shows is on disk),
  * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/internal/api/v3` and
@@ -26,7 +26,7 @@ import { renderError } from "./http";
 import { bodyLimit } from "./middleware/body-limit";
 import { commitGate } from "./middleware/commit-gate";
 import { FaultController, faults } from "./middleware/faults";
-import { mergeSlashes } from "./middleware/merge-slashes";
+import { frontProxy } from "./middleware/front-proxy";
 import { pathGuard } from "./middleware/path-guard";
 import { RateLimiter, rateLimit } from "./middleware/rate-limit";
 import { RequestLog, requestLog } from "./middleware/request-log";
@@ -56,10 +56,10 @@ export function createApp(appDeps: AppDeps): Hono<AppEnv> {
   const { store } = deps;
   const app = new Hono<AppEnv>({ strict: false });
 
-  // First: a path with `//` is served again with single slashes (`merge-slashes.ts`).
+  // First: a path with `//` or a leading `/gateway` is served again as the APIs see it (`front-proxy.ts`).
   app.use(
     "*",
-    mergeSlashes(() => app),
+    frontProxy(() => app),
   );
   app.use("*", requestLog(deps.requestLog));
   app.use("*", transactionId());

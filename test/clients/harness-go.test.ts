@@ -91,7 +91,8 @@ describe("the Harness Go clients against the emulator", () => {
     const { stdout } = await run(driver, [], {
       env: {
         ...process.env,
-        HARNESS_ENDPOINT: emu.url,
+        // The provider's default endpoint (`https://app.harness.io/gateway`, ref platform §11.1), host changed.
+        HARNESS_ENDPOINT: `${emu.url}/gateway`,
         HARNESS_ACCOUNT_ID: emu.accountId,
         HARNESS_PLATFORM_API_KEY: emu.platformKey,
         PROJECT: "goproj",

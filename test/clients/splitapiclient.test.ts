@@ -207,7 +207,7 @@ const EXPECTED_OK: string[] = [
 /**
  * The Harness-only micro-clients (47 methods, `microclients/harness/*.py`) that succeed: the
  * project ones, on the platform API's projects (`/ng/api/projects`, sent as `//ng/api/projects`,
- * `emulator/middleware/merge-slashes.ts`).
+ * `emulator/middleware/front-proxy.ts`).
  */
 const HARNESS_PLATFORM_OK = [
   "harness_project.create",

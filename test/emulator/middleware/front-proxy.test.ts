@@ -1,6 +1,7 @@
 /**
- * Repeated slashes in a path are one (`emulator/middleware/merge-slashes.ts`): Split's Python admin
- * client in Harness mode sends `//ng/api/projects` (its default base URL ends in `/`).
+ * The front proxy's path (`emulator/middleware/front-proxy.ts`): repeated slashes are one (Split's
+ * Python admin client in Harness mode sends `//ng/api/projects`), a leading `/gateway` is dropped
+ * (the Harness Terraform provider's default endpoint ends in `/gateway`).
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.stop());
 
-describe("merged slashes", () => {
+describe("the front proxy's path", () => {
   it("serves //ng/api/projects as /ng/api/projects, body and query kept, logged once with the merged path", async () => {
     emu.resetRequests();
     const headers = { "x-api-key": emu.platformKey, "content-type": "application/json" };
@@ -31,6 +32,24 @@ describe("merged slashes", () => {
     expect(emu.requests().map((r) => `${r.method} ${r.path} ${r.query} ${r.status}`)).toEqual([
       `POST /ng/api/projects ${query} 200`,
       `GET /ng/api/projects/slashes ${query} 200`,
+    ]);
+  });
+
+  it("serves /gateway/v1/... and /gateway/ng/api/... as the provider's default endpoint sends them", async () => {
+    const headers = { "x-api-key": emu.platformKey, "Harness-Account": emu.accountId };
+    const v1 = await fetch(`${emu.url}/gateway/v1/orgs/default/projects/slashes/pipelines`, { headers });
+    expect([v1.status, await v1.json()]).toEqual([200, []]);
+    const ng = await fetch(`${emu.url}/gateway/ng/api/projects/slashes?accountIdentifier=${emu.accountId}`, {
+      headers,
+    });
+    expect(ng.status).toBe(200);
+    const elsewhere = await fetch(`${emu.url}/gatewayx/ng/api/projects?accountIdentifier=${emu.accountId}`, {
+      headers,
+    });
+    // No route: the platform's 400 RESOURCE_NOT_FOUND_EXCEPTION naming the path as sent.
+    expect([elsewhere.status, ((await elsewhere.json()) as { message: string }).message]).toEqual([
+      400,
+      "HTTP 404 Not Found: no route for GET /gatewayx/ng/api/projects",
     ]);
   });
 
