@@ -61,8 +61,11 @@ export const platformEndpoints = {
     delete: route("DELETE /pipeline/api/pipelines/{identifier}", BooleanEnvelope, gone),
     /**
      * ref §8: a filter body `{filterType: "PipelineSetup", ...}`, `page` from 0 and `size`; a
-     * Spring page of summaries (harness-go-sdk v0.8.24 `nextgen/api_pipelines.go` `GetPipelineList`).
+     * Spring page of summaries (harness-go-sdk v0.8.24 `nextgen/api_pipelines.go` `GetPipelineList`);
+     * a read, so retried like a GET.
      */
-    list: route("POST /pipeline/api/pipelines/list", envelope(springPageOf(PipelineSummary))),
+    list: route("POST /pipeline/api/pipelines/list", envelope(springPageOf(PipelineSummary)), {
+      readOnly: true,
+    }),
   },
 } as const;
