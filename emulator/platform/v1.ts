@@ -16,7 +16,7 @@
  *
  * One store with the v0/v2 routes: a pipeline is the platform part's (`store.platform`), an input
  * set the entities part's (`store.entities`), so an object made through one API is read, changed
- * and deleted through the other. The YAML rules are the v0 ones (`pipelines.ts`,
+ * and deleted through the other. The YAML rules are the v0 ones (`pipeline.ts`,
  * `pipeline-children.ts`), plus the v1 mapper's: the YAML's identifier, name, description and tags
  * must be the body's ("Expected Pipeline <field> in YAML to be [x], but was [y]", ref §6.1); a
  * create without `git_details` fails inside the service (NullPointerException, ref §6.1: the
