@@ -152,9 +152,9 @@ export function banner(emu: Emulator): string {
     .join(", ");
   return [
     `flagstack emulator listening on ${emu.url}`,
-    `  admin API     ${emu.url}/internal/api/v2`,
+    `  admin API     ${emu.url}/internal/api/v2 (flag sets: /internal/api/v3, /api/v3)`,
     `  events / SDK  ${emu.url}/api`,
-    `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api`,
+    `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/v1 (also under /gateway)`,
     `  control       ${emu.url}/_emulator`,
     `  admin key     ${emu.adminKey}`,
     `  SDK keys      ${sdk}`,

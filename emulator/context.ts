@@ -13,7 +13,8 @@ export type Api = (typeof APIS)[number];
 
 /** Which API a path belongs to. Control routes live under `/_emulator`, never under an API prefix. */
 export function apiOf(path: string): Api {
-  if (path.startsWith("/internal/api/")) return "admin";
+  // Flag sets are also served under the public host's `/api/v3` (ref admin §1.1).
+  if (path.startsWith("/internal/api/") || path.startsWith("/api/v3/") || path === "/api/v3") return "admin";
   if (path === "/api/events/bulk" || path.startsWith("/api/events/") || path === "/api/events")
     return "events";
   if (path.startsWith("/api/")) return "sdk";

@@ -1,10 +1,12 @@
 /**
  * The emulator's HTTP server: one hono app on one port, on Node's `http` server.
  *
- * Middleware order (outermost first): request log → transaction id → path guard (`.`/`..`
+ * Middleware order (outermost first): the front proxy's path (a `//` or `/gateway/...` path is
+ * served again as the APIs see it) → request log → transaction id → path guard (`.`/`..`
  * segments, read from the raw target before routing) → faults → rate limit → body limit (reads
  * the body, counting bytes) → commit gate (holds a response until what it shows is on disk),
- * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/api/events` (event
+ * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/internal/api/v3` and
+ * `/api/v3` (admin flag sets), `/api/events` (event
  * import), `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, ...) from
  * `emulator/platform`. One `onError` renders every error in the body of the request's API
  * (`http.ts` `renderError`).
@@ -14,7 +16,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import { ADMIN_BASE, ADMIN_V3_BASE, adminRoutes, adminV3Routes } from "./admin";
+import { ADMIN_BASE, ADMIN_V3_BASE, ADMIN_V3_PUBLIC_BASE, adminRoutes, adminV3Routes } from "./admin";
 import type { AppEnv } from "./context";
 import { type ControlDeps, controlRoutes } from "./control";
 import { EmulatorError, notFound, StateWriteError, unavailable } from "./errors";
@@ -24,6 +26,7 @@ import { renderError } from "./http";
 import { bodyLimit } from "./middleware/body-limit";
 import { commitGate } from "./middleware/commit-gate";
 import { FaultController, faults } from "./middleware/faults";
+import { frontProxy } from "./middleware/front-proxy";
 import { pathGuard } from "./middleware/path-guard";
 import { RateLimiter, rateLimit } from "./middleware/rate-limit";
 import { RequestLog, requestLog } from "./middleware/request-log";
@@ -53,6 +56,11 @@ export function createApp(appDeps: AppDeps): Hono<AppEnv> {
   const { store } = deps;
   const app = new Hono<AppEnv>({ strict: false });
 
+  // First: a path with `//` or a leading `/gateway` is served again as the APIs see it (`front-proxy.ts`).
+  app.use(
+    "*",
+    frontProxy(() => app),
+  );
   app.use("*", requestLog(deps.requestLog));
   app.use("*", transactionId());
   app.use(
@@ -67,6 +75,8 @@ export function createApp(appDeps: AppDeps): Hono<AppEnv> {
   app.route("/_emulator", controlRoutes(deps));
   app.route(ADMIN_BASE, adminRoutes(store));
   app.route(ADMIN_V3_BASE, adminV3Routes(store));
+  // Before the SDK's `/api` routes, which would otherwise claim `/api/v3/...`.
+  app.route(ADMIN_V3_PUBLIC_BASE, adminV3Routes(store));
   app.route("/api", eventRoutes(store, deps.events));
   app.route("/api", sdkRoutes(store, deps.sdkReports));
 

@@ -57,7 +57,18 @@ export function adminRoutes(store: Store): Hono<AppEnv> {
 /** Base path of the admin API's v3 part (ref admin §1.1 "flag sets"). */
 export const ADMIN_V3_BASE = "/internal/api/v3";
 
-/** The v3 routes (flag sets), relative to {@link ADMIN_V3_BASE}, behind the same admin-key check. */
+/**
+ * The same v3 routes under the public path: splitapiclient 3.5.9's default v3 base URL is the
+ * public host + `/api/v3` (`main/sync_apiclient.py` `BASE_PROD_URL_V3`), and the davidji99
+ * Terraform provider hard-codes `.../api/v3/flag-sets` (`api/flag_sets.go`; ref admin §1.1).
+ */
+export const ADMIN_V3_PUBLIC_BASE = "/api/v3";
+
+/**
+ * The v3 routes (flag sets), relative to {@link ADMIN_V3_BASE} and {@link ADMIN_V3_PUBLIC_BASE}
+ * (one store: a flag set made under one path is read under the other), behind the same admin-key
+ * check.
+ */
 export function adminV3Routes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", keyAuth(store, "admin"));

@@ -129,6 +129,22 @@ export const KEY_KINDS = {
         throw accessDenied(`Missing permission to access account [${account}]`);
     },
   },
+  /**
+   * The v1 API (`/v1/...`, ref platform §1, §6.1): the same platform key in `x-api-key`; the account
+   * in the `Harness-Account` header, which "can be skipped" with an `x-api-key`
+   * (harness-openapi-go-client `nextgen/api_pipelines.go`, the `HarnessAccount` option). Another
+   * account is refused as the NG API refuses it.
+   */
+  platformV1: {
+    type: "platform",
+    presented: (c) => c.req.header("x-api-key"),
+    refuse: invalidToken,
+    accept: (store, c) => {
+      const account = c.req.header("harness-account");
+      if (account !== undefined && account !== "" && account !== store.accountId)
+        throw accessDenied(`Missing permission to access account [${account}]`);
+    },
+  },
 } as const satisfies Record<string, KeyKind>;
 
 /** Requires the key kind of `api` (see {@link KEY_KINDS}); sets `c.var.key`. */

@@ -29,6 +29,7 @@ import { projectRoutes } from "./project";
 import { secretSpec } from "./secret";
 import { serviceSpec } from "./service";
 import { triggerSpec } from "./trigger";
+import { v1Routes } from "./v1";
 
 /** The API's path prefixes. */
 export const PLATFORM_PREFIXES = ["/ng/api", "/pipeline/api"] as const;
@@ -84,6 +85,9 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
   ] as const) {
     app.route(path, refusingOtherMethods(entityRoutes(store, spec(store))));
   }
+
+  // The v1 API of today's Terraform provider (ref §6.1), over the same store (`v1.ts`).
+  app.route("/", v1Routes(store));
 
   // An unknown path, likewise: 400 FailureDTO RESOURCE_NOT_FOUND_EXCEPTION, never 404 (ref §2).
   for (const prefix of PLATFORM_PREFIXES) {

@@ -17,24 +17,31 @@ import { PIPELINE_CHILD_ROW, pipelineChildRefusals, pipelineChildWriter } from "
 
 const missing = (id: string) => `InputSet with the given ID: ${id} does not exist or has been deleted`;
 
+/** How an input set's YAML is read and checked (the v0 routes here, the v1 routes in `v1.ts`). */
+export const INPUT_SET_YAML = {
+  label: "InputSet",
+  parentParam: "pipelineIdentifier",
+  schema: InputSetYaml,
+  entity: (doc: InputSetYaml) => doc.inputSet,
+  pipelineOf: (y: InputSetYaml["inputSet"]) => y.pipeline.identifier,
+  fields: (_y: unknown, text: string) => ({ yaml: text }),
+};
+
+/** An input set's refusals, shared by the v0 and v1 routes. */
+export const inputSetRefusals = pipelineChildRefusals("InputSet", missing);
+
+/** A missing input set: 404 ENTITY_NOT_FOUND. */
+export const inputSetNotFound = (id: string) => entityNotFound(missing(id));
+
 /** The input set table row. */
 export const inputSetSpec = (_store: Store): EntitySpec => ({
   ...PIPELINE_CHILD_ROW,
   kind: "inputSet",
   parentParam: "pipelineIdentifier",
   paging: { index: "pageIndex", size: "pageSize", defaultSize: 100 },
-  writers: [
-    pipelineChildWriter({
-      label: "InputSet",
-      parentParam: "pipelineIdentifier",
-      schema: InputSetYaml,
-      entity: (doc) => doc.inputSet,
-      pipelineOf: (y) => y.pipeline.identifier,
-      fields: (_y, text) => ({ yaml: text }),
-    }),
-  ],
-  refusals: pipelineChildRefusals("InputSet", missing),
-  notFound: (id) => entityNotFound(missing(id)),
+  writers: [pipelineChildWriter(INPUT_SET_YAML)],
+  refusals: inputSetRefusals,
+  notFound: inputSetNotFound,
   render: (e, accountId) => ({
     accountId,
     orgIdentifier: e.at.org,

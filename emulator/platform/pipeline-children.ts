@@ -9,7 +9,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { EntityAt, EntityRefusals } from "../store";
+import type { EntityAt, EntityFields, EntityRefusals } from "../store";
 import { type EntityWriter, parseYamlEntity, yamlTags } from "./entity-routes";
 import { duplicateField, entityNotFound, invalidRequest, optimisticLocking } from "./errors";
 import { requireQuery } from "./http";
@@ -38,14 +38,52 @@ export const PIPELINE_CHILD_ROW = {
  * picks the entity out of the document, `pipelineOf` the pipeline it names, `fields` what else it
  * stores.
  */
-export function pipelineChildWriter<S extends z.ZodType, Y extends ChildYaml>(opts: {
+export interface PipelineChildOptions<S extends z.ZodType, Y extends ChildYaml> {
   label: string;
   parentParam: string;
   schema: S;
   entity: (doc: z.output<S>) => Y;
   pipelineOf: (y: Y) => string;
   fields: (y: Y, text: string) => Record<string, unknown>;
-}): EntityWriter {
+}
+
+/**
+ * Reads a pipeline child's YAML saved at `org`/`project` for `pipeline` (`id`: the identifier the
+ * request names, when it names one): the rules of the module comment, and what is stored. The v0
+ * routes (query parameters) and the v1 routes (path and body, `v1.ts`) both save through it.
+ */
+export function readPipelineChild<S extends z.ZodType, Y extends ChildYaml>(
+  opts: PipelineChildOptions<S, Y>,
+  text: string,
+  scope: { org: string; project: string; pipeline: string },
+  id: string | null,
+): { at: EntityAt; fields: EntityFields } {
+  const y = opts.entity(parseYamlEntity(text, opts.schema));
+  const expect = (field: string, want: string, got: string | undefined) => {
+    if (got !== want)
+      throw invalidRequest(
+        `Expected ${opts.label} ${field} in YAML to be [${want}], but was [${got ?? "null"}]`,
+      );
+  };
+  expect("orgIdentifier", scope.org, y.orgIdentifier);
+  expect("projectIdentifier", scope.project, y.projectIdentifier);
+  expect("pipeline identifier", scope.pipeline, opts.pipelineOf(y));
+  if (id !== null) expect("identifier", id, y.identifier);
+  return {
+    at: { org: scope.org, project: scope.project, parent: scope.pipeline },
+    fields: {
+      identifier: y.identifier,
+      name: y.name,
+      description: y.description ?? "",
+      tags: yamlTags(y.tags),
+      fields: opts.fields(y, text),
+    },
+  };
+}
+
+export function pipelineChildWriter<S extends z.ZodType, Y extends ChildYaml>(
+  opts: PipelineChildOptions<S, Y>,
+): EntityWriter {
   return {
     path: "",
     read: async (c, pathId) => {
@@ -54,30 +92,8 @@ export function pipelineChildWriter<S extends z.ZodType, Y extends ChildYaml>(op
         "projectIdentifier",
         opts.parentParam,
       ]);
-      const [org, project, pipeline] = [q.orgIdentifier!, q.projectIdentifier!, q[opts.parentParam]!];
-      const text = await readYaml(c);
-      const y = opts.entity(parseYamlEntity(text, opts.schema));
-      const expect = (field: string, want: string, got: string | undefined) => {
-        if (got !== want)
-          throw invalidRequest(
-            `Expected ${opts.label} ${field} in YAML to be [${want}], but was [${got ?? "null"}]`,
-          );
-      };
-      expect("orgIdentifier", org, y.orgIdentifier);
-      expect("projectIdentifier", project, y.projectIdentifier);
-      expect("pipeline identifier", pipeline, opts.pipelineOf(y));
-      if (pathId !== null) expect("identifier", pathId, y.identifier);
-      const at: EntityAt = { org, project, parent: pipeline };
-      return {
-        at,
-        fields: {
-          identifier: y.identifier,
-          name: y.name,
-          description: y.description ?? "",
-          tags: yamlTags(y.tags),
-          fields: opts.fields(y, text),
-        },
-      };
+      const scope = { org: q.orgIdentifier!, project: q.projectIdentifier!, pipeline: q[opts.parentParam]! };
+      return readPipelineChild(opts, await readYaml(c), scope, pathId);
     },
   };
 }

@@ -374,6 +374,13 @@ export class PlatformStore {
     return this.#pipelines.get(pipelineKey(org, project, identifier));
   }
 
+  /** The pipelines of a project, in the order they were made. */
+  pipelinesOf(org: string, project: string): StoredPipeline[] {
+    return [...this.#pipelines.values()].filter(
+      (p) => p.orgIdentifier === org && p.projectIdentifier === project,
+    );
+  }
+
   /** Adds a pipeline; 400 DUPLICATE_FIELD when the identifier is taken in the project. */
   createPipeline(fields: Omit<StoredPipeline, "createdAt" | "lastModifiedAt" | "version">): StoredPipeline {
     const { orgIdentifier: org, projectIdentifier: project, identifier } = fields;

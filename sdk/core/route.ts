@@ -49,6 +49,12 @@ export interface RouteOptions {
    */
   goneOnRetry?: unknown;
   /**
+   * A POST that only reads (a list whose filter travels in the body, such as the platform's
+   * pipeline list): it changes nothing, so it is retried like a GET after a lost response or a
+   * 5xx (`idempotent`).
+   */
+  readOnly?: true;
+  /**
    * The schema of a JSON request body, for the secrets it declares (`secret-fields.ts`): each
    * call's values of those fields are removed from every error of the call (the core does not
    * validate the body with it; the client part does, before the call).
@@ -66,7 +72,7 @@ export interface Route<R extends string = string, S extends z.ZodType = z.ZodTyp
   /** Literal path pieces; `params[i]` goes between `literals[i]` and `literals[i + 1]`. */
   readonly literals: readonly string[];
   readonly params: readonly string[];
-  /** Whether a retry after a lost response is safe (GET, PUT, DELETE). */
+  /** Whether a retry after a lost response is safe (GET, PUT, DELETE, and a read-only POST). */
   readonly idempotent: boolean;
   /** Schema of a success body. */
   readonly schema: S;
@@ -119,7 +125,8 @@ export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>
     template,
     literals,
     params,
-    idempotent: (RETRY_DEFAULTS.idempotentMethods as readonly string[]).includes(method),
+    idempotent:
+      options.readOnly === true || (RETRY_DEFAULTS.idempotentMethods as readonly string[]).includes(method),
     schema,
     body: options.body ?? "json",
     hasEmptyBody: "emptyBody" in options,

@@ -9,6 +9,7 @@
  * @module
  */
 import { stringify } from "yaml";
+import type { z } from "zod";
 import { type CommonOptions, ConfigurationError, resolveCommonOptions } from "../core/options";
 import { checkPageSize } from "../core/paginate";
 import { type CallInit, HttpCore, type Query } from "../core/request";
@@ -24,8 +25,11 @@ import {
   ConnectorBody,
   type ConnectorData,
   DEFAULT_ORG,
+  PIPELINE_PAGE_DEFAULT,
   type PipelineGetData,
+  PipelineListFilter,
   type PipelineSaveData,
+  type PipelineSummary,
   PLATFORM_PAGE_MAX,
   ProjectBody,
   type ProjectData,
@@ -285,6 +289,20 @@ export class ConnectorsApi {
   }
 }
 
+/** What {@link PipelinesApi.list} filters by: the filter body less its `filterType`. */
+export type PipelineListOptions = PipelineScope & {
+  /** The filter body's fields (ref §8): `pipelineIdentifiers`, `name`, `description`, `pipelineTags`, .... */
+  filter?: Omit<z.input<typeof PipelineListFilter>, "filterType">;
+  /** Matches name, identifier and tags, case-insensitively. */
+  searchTerm?: string;
+  /** A module the pipelines use (`cd`, `ci`, `pms`). */
+  module?: string;
+  /** `<field>,ASC|DESC` (name, identifier, createdAt, lastUpdatedAt); the service's default: `lastUpdatedAt,DESC`. */
+  sort?: string;
+  /** Pipelines per request (1-100, default 25). */
+  pageSize?: number;
+};
+
 /** Pipelines: YAML in, envelope out (spec §4; ref §6.2). */
 export class PipelinesApi {
   readonly #ctx: Ctx;
@@ -364,6 +382,45 @@ export class PipelinesApi {
       { query: this.#query(E.pipelines.delete, scope) },
     );
     return true;
+  }
+
+  /**
+   * Every pipeline of a project that matches, as summaries (never the YAML: `get` reads that),
+   * page after page: `POST /pipeline/api/pipelines/list` with the filter body
+   * `{filterType: "PipelineSetup", ...filter}` and `page` from 0 until the last (ref §8). Bad options
+   * fail before any request.
+   * @example
+   * for await (const p of platform.pipelines.list({ org: "default", project: "payments", searchTerm: "deploy" })) {
+   *   console.log(p.identifier, p.numOfStages);
+   * }
+   */
+  list(opts: PipelineListOptions): AsyncIterable<PipelineSummary> {
+    const r = E.pipelines.list;
+    const size = checkPageSize(opts.pageSize, PLATFORM_PAGE_MAX, PIPELINE_PAGE_DEFAULT, r.method, r.template);
+    const query: Query = {
+      ...this.#query(r, opts),
+      searchTerm: opts.searchTerm,
+      module: opts.module,
+      sort: opts.sort,
+      size,
+    };
+    const body = parseInput(
+      PipelineListFilter,
+      { ...opts.filter, filterType: "PipelineSetup" },
+      r,
+      "filter",
+      "filter",
+    );
+    const ctx = this.#ctx;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for (let page = 0; ; page++) {
+          const { data } = await ctx.core.request(r, {}, { query: { ...query, page }, body });
+          yield* data.content;
+          if (data.content.length === 0 || page + 1 >= data.totalPages) return;
+        }
+      },
+    };
   }
 }
 

@@ -14,8 +14,10 @@ import {
   envelope,
   PipelineGetData,
   PipelineSaveData,
+  PipelineSummary,
   ProjectData,
   pageOf,
+  springPageOf,
 } from "./schemas";
 
 const ProjectEnvelope = envelope(ProjectData);
@@ -57,5 +59,13 @@ export const platformEndpoints = {
     /** ref §6.2: the YAML's identifier must equal the path's. */
     update: route("PUT /pipeline/api/pipelines/v2/{identifier}", PipelineSaveEnvelope, { body: "yaml" }),
     delete: route("DELETE /pipeline/api/pipelines/{identifier}", BooleanEnvelope, gone),
+    /**
+     * ref §8: a filter body `{filterType: "PipelineSetup", ...}`, `page` from 0 and `size`; a
+     * Spring page of summaries (harness-go-sdk v0.8.24 `nextgen/api_pipelines.go` `GetPipelineList`);
+     * a read, so retried like a GET.
+     */
+    list: route("POST /pipeline/api/pipelines/list", envelope(springPageOf(PipelineSummary)), {
+      readOnly: true,
+    }),
   },
 } as const;

@@ -254,6 +254,50 @@ export type PipelineGetData = z.infer<typeof PipelineGetData>;
 
 export const BooleanData = z.boolean();
 
+/**
+ * The filter body of the pipeline list, `POST /pipeline/api/pipelines/list` (ref §8): the Go SDK's
+ * `PipelineFilterProperties` (harness-go-sdk v0.8.24 `nextgen/model_pipeline_filter_properties.go`),
+ * whose `filterType` names the filter kind (`PipelineSetup` for pipelines). `name` and
+ * `description` match as case-insensitive substrings, `pipelineIdentifiers` exactly,
+ * `pipelineTags` each `{key, value}` as a tag of the pipeline (an empty value: the key alone).
+ */
+export const PipelineListFilter = z.looseObject({
+  filterType: z.literal("PipelineSetup", { error: "filterType must be PipelineSetup" }),
+  pipelineIdentifiers: z.array(z.string()).nullable().optional(),
+  name: z.string().nullable().optional(),
+  pipelineName: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  pipelineTags: z
+    .array(z.object({ key: z.string(), value: z.string().nullable().optional() }))
+    .nullable()
+    .optional(),
+  tags: Tags.nullable().optional(),
+  moduleProperties: z.record(z.string(), z.unknown()).nullable().optional(),
+  repoName: z.string().nullable().optional(),
+});
+export type PipelineListFilter = z.infer<typeof PipelineListFilter>;
+
+/**
+ * One pipeline of the list (`PMSPipelineSummaryResponseDTO`, the Go SDK's
+ * `model_pms_pipeline_summary_response.go`): what the YAML says, the version and times, the
+ * modules and stage names; never the YAML itself.
+ */
+export const PipelineSummary = z.looseObject({
+  identifier: z.string(),
+  name: z.string(),
+  description: z.string().nullable().optional(),
+  tags: Tags.nullable().optional(),
+  version: z.number().int(),
+  numOfStages: z.number().int(),
+  createdAt: z.number().int(),
+  lastUpdatedAt: z.number().int(),
+  modules: z.array(z.string()),
+  stageNames: z.array(z.string()),
+  storeType: z.string().optional(),
+  entityValidityDetails: z.looseObject({ valid: z.boolean() }).optional(),
+});
+export type PipelineSummary = z.infer<typeof PipelineSummary>;
+
 // ---------------------------------------------------------------------------------------------
 // Lists (ref §8): the NG page shape `{content, pageIndex, pageSize, totalPages, totalItems, ...}`
 
@@ -268,6 +312,27 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
     pageItemCount: z.number().int().optional(),
     empty: z.boolean().optional(),
   });
+
+/**
+ * The Spring `Page` the pipeline list answers (ref §8; the Go SDK's
+ * `model_page_pms_pipeline_summary_response.go`): `number` counts from 0, `size` is the page size
+ * asked for, `totalElements` the matches of every page.
+ */
+export const springPageOf = <T extends z.ZodType>(item: T) =>
+  z.looseObject({
+    content: z.array(item),
+    number: z.number().int(),
+    size: z.number().int(),
+    totalPages: z.number().int(),
+    totalElements: z.number().int(),
+    numberOfElements: z.number().int().optional(),
+    first: z.boolean().optional(),
+    last: z.boolean().optional(),
+    empty: z.boolean().optional(),
+  });
+
+/** Page-size default of the pipeline list (`size`, the Go SDK's PipelinesApi docs: "default to 25"). */
+export const PIPELINE_PAGE_DEFAULT = 25;
 
 /** Page-size limit of the NG lists: connectors default to 100 (ref §8); the SDK caps both at it. */
 export const PLATFORM_PAGE_MAX = 100;
@@ -690,3 +755,42 @@ export const TriggerSummary = z.looseObject({
   enabled: z.boolean().optional(),
 });
 export type TriggerSummary = z.infer<typeof TriggerSummary>;
+
+// ---------------------------------------------------------------------------------------------
+// The v1 API (ref §6.1) that today's Harness Terraform provider calls for pipelines and input
+// sets, through harness-openapi-go-client (`nextgen/model_pipeline_create_request_body.go`,
+// `model_pipeline_update_request_body.go`, `model_input_set_create_request_body.go`,
+// `model_input_set_update_request_body.go`, `model_git_create_details.go`): snake_case JSON, the
+// YAML as a string field, `git_details` with `store_type` (`INLINE` or `REMOTE`).
+
+/** `git_details` of a v1 save (`GitCreateDetails`, `GitUpdateDetails`, `InputSetGitUpdateDetails`). */
+export const V1GitDetails = z.looseObject({
+  store_type: z.string().nullable().optional(),
+  branch_name: z.string().nullable().optional(),
+  file_path: z.string().nullable().optional(),
+  commit_message: z.string().nullable().optional(),
+  base_branch: z.string().nullable().optional(),
+  connector_ref: z.string().nullable().optional(),
+  repo_name: z.string().nullable().optional(),
+});
+export type V1GitDetails = z.infer<typeof V1GitDetails>;
+
+/** A required text field of a v1 body, refused as bean validation words it. */
+const v1Required = () => z.string({ error: "must not be null" }).min(1, "must not be empty");
+
+/** What the v1 save bodies share besides their YAML field. */
+const V1_SAVE_FIELDS = {
+  identifier: v1Required(),
+  name: v1Required(),
+  description: z.string().nullable().optional(),
+  tags: Tags.nullable().optional(),
+  git_details: V1GitDetails.nullable().optional(),
+};
+
+/** Body of `POST|PUT /v1/orgs/{org}/projects/{project}/pipelines[/{pipeline}]`. */
+export const V1PipelineBody = z.looseObject({ pipeline_yaml: v1Required(), ...V1_SAVE_FIELDS });
+export type V1PipelineBody = z.infer<typeof V1PipelineBody>;
+
+/** Body of `POST|PUT /v1/orgs/{org}/projects/{project}/input-sets[/{input-set}]?pipeline=`. */
+export const V1InputSetBody = z.looseObject({ input_set_yaml: v1Required(), ...V1_SAVE_FIELDS });
+export type V1InputSetBody = z.infer<typeof V1InputSetBody>;

@@ -89,6 +89,12 @@ describe("runEmulatorCommand", () => {
     try {
       expect(lines).toEqual([banner(emu)]);
       expect(lines[0]).toContain(`flagstack emulator listening on ${emu.url}`);
+      expect(lines[0]).toContain(
+        `  admin API     ${emu.url}/internal/api/v2 (flag sets: /internal/api/v3, /api/v3)\n`,
+      );
+      expect(lines[0]).toContain(
+        `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/v1 (also under /gateway)\n`,
+      );
       expect(lines[0]).toContain("admin key     cli-admin-key");
       expect(lines[0]).toContain("SDK keys      Production: cli-sdk-key, Staging: sdk-");
       expect(lines[0]).toContain("platform key  cli-platform-key");

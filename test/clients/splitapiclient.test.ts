@@ -1,7 +1,10 @@
 /**
  * Split's official Python admin client (`splitapiclient`, a real client none of us wrote) against
- * the emulator: `splitapiclient_driver.py` performs every operation the client offers and reports
- * each as one JSON line; this test pins which succeed.
+ * the emulator, its default base URLs re-pointed only by host: `splitapiclient_driver.py` performs
+ * every operation of its Split micro-clients (all 98 methods, plus the resource methods that send
+ * requests of their own: 106 operations), `splitapiclient_harness_platform.py` every method of its
+ * Harness-only micro-clients (47); each reports one JSON line per operation, and this test pins
+ * which succeed.
  *
  * The client is pip-installed at a pinned version into a virtualenv under the OS temp directory,
  * keyed by that version, so a second run reuses it (a fresh CI machine installs it once).
@@ -60,7 +63,6 @@ beforeAll(async () => {
   results = await drive("splitapiclient_driver.py", {
     SPLIT_KEY: emu.adminKey,
     SPLIT_APPROVER_KEY: APPROVER_KEY,
-    EMU_URL: emu.url,
     WORKDIR: workdir,
   });
 }, 300_000);
@@ -71,12 +73,8 @@ beforeAll(async () => {
  */
 async function drive(script: string, env: Record<string, string>): Promise<OpResult[]> {
   const { stdout } = await run(VENV_PYTHON, [join(__dirname, script)], {
-    env: {
-      ...process.env,
-      SPLIT_BASE: `${emu.url}/internal/api/v2`,
-      SPLIT_BASE_V3: `${emu.url}/internal/api/v3`,
-      ...env,
-    },
+    // The drivers take the client's own default base URLs and change only their scheme and host.
+    env: { ...process.env, EMU_URL: emu.url, ...env },
     maxBuffer: 16 * 1024 * 1024,
   });
   return stdout
@@ -206,6 +204,65 @@ const EXPECTED_OK: string[] = [
   "workspaces.delete",
 ];
 
+/**
+ * The Harness-only micro-clients (47 methods, `microclients/harness/*.py`) that succeed: the
+ * project ones, on the platform API's projects (`/ng/api/projects`, sent as `//ng/api/projects`,
+ * `emulator/middleware/front-proxy.ts`).
+ */
+const HARNESS_PLATFORM_OK = [
+  "harness_project.create",
+  "harness_project.list",
+  "harness_project.get",
+  "harness_project.update",
+  "harness_project.delete",
+];
+
+/** The Harness access-control APIs the emulator does not serve (42 of the 47). */
+const HARNESS_PLATFORM_NOT_SERVED = [
+  "service_account.create",
+  "service_account.list",
+  "service_account.get",
+  "service_account.update",
+  "harness_apikey.create",
+  "harness_apikey.list",
+  "harness_apikey.get",
+  "harness_apikey.add_permissions",
+  "token.create",
+  "token.list",
+  "token.get",
+  "token.update",
+  "token.rotate",
+  "harness_group.create",
+  "harness_group.list",
+  "harness_group.get",
+  "harness_group.update",
+  "harness_user.invite",
+  "harness_user.list_pending",
+  "harness_user.list",
+  "harness_user.get",
+  "harness_user.update",
+  "harness_user.add_user_to_groups",
+  "harness_user.delete_pending",
+  "role.create",
+  "role.list",
+  "role.get",
+  "role.update",
+  "resource_group.create",
+  "resource_group.list",
+  "resource_group.get",
+  "resource_group.update",
+  "role_assignment.create",
+  "role_assignment.list",
+  "role_assignment.get",
+  "role_assignment.delete",
+  "resource_group.delete",
+  "role.delete",
+  "harness_group.delete",
+  "token.delete",
+  "harness_apikey.delete",
+  "service_account.delete",
+];
+
 describe("splitapiclient against the emulator", () => {
   it("works in Harness mode: its token (the platform key) in x-api-key", async () => {
     const lines = await drive("splitapiclient_harness.py", { HARNESS_TOKEN: emu.platformKey });
@@ -217,6 +274,23 @@ describe("splitapiclient against the emulator", () => {
       { op: "flag_sets.add", ok: true },
       { op: "flag_sets.list", ok: true },
     ]);
+  });
+
+  it("in Harness mode, its Harness-only micro-clients: projects work; the access-control APIs are not served", async () => {
+    const lines = await drive("splitapiclient_harness_platform.py", {
+      HARNESS_TOKEN: emu.platformKey,
+      ACCOUNT_ID: emu.accountId,
+    });
+    expect(lines.filter((l) => l.ok).map((l) => l.op)).toEqual(HARNESS_PLATFORM_OK);
+    const failed = lines.filter((l) => !l.ok);
+    expect(failed.map((l) => l.op)).toEqual(HARNESS_PLATFORM_NOT_SERVED);
+    // Each for want of a route (tokens, API keys, service accounts, users, invites, user groups,
+    // roles, resource groups, role assignments), never a wrong answer of a route that exists.
+    for (const l of failed)
+      expect(l.error).toMatch(
+        /^HTTP 400: .*"code":"RESOURCE_NOT_FOUND_EXCEPTION","message":"HTTP 404 Not Found(: no route for [A-Z]+ \/[^"]*)?"/,
+      );
+    expect(lines.length).toBe(47);
   });
 
   it("performs every operation the client offers, except the client's own bugs", () => {

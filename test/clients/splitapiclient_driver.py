@@ -4,9 +4,12 @@ Performs every operation the client offers (each public method of its micro-clie
 resource methods that send a request of their own), in an order where each builds on the last,
 and prints one JSON line per operation: {"op": "<area>.<method>", "ok": true|false, "error": ...}.
 
-Environment: SPLIT_BASE (the admin base URL, .../internal/api/v2), SPLIT_BASE_V3 (.../internal/api/v3),
-SPLIT_KEY (an admin key), SPLIT_APPROVER_KEY (a second admin key, to approve change requests),
-EMU_URL (the emulator, for its control routes), WORKDIR (a scratch directory).
+The client's own default base URLs (`SyncApiClient.BASE_PROD_URL`, `BASE_PROD_URL_V3`) are
+re-pointed at the emulator only by scheme and host: every path is the one the client sends to the
+real service.
+
+Environment: EMU_URL (the emulator), SPLIT_KEY (an admin key), SPLIT_APPROVER_KEY (a second admin
+key, to approve change requests), WORKDIR (a scratch directory).
 """
 
 import json
@@ -14,14 +17,25 @@ import os
 import sys
 import traceback
 import urllib.request
+from urllib.parse import urlsplit, urlunsplit
 
 from splitapiclient.main import get_client
+from splitapiclient.main.sync_apiclient import SyncApiClient
 from splitapiclient.resources import Attribute, Environment, Identity
 
-BASE = os.environ["SPLIT_BASE"]
-BASE_V3 = os.environ["SPLIT_BASE_V3"]
 WORKDIR = os.environ["WORKDIR"]
 EMU_URL = os.environ["EMU_URL"]
+
+
+def rehost(url):
+    """The client's default URL with the emulator's scheme and host, its path unchanged."""
+    emu = urlsplit(EMU_URL)
+    return urlunsplit((emu.scheme, emu.netloc, *urlsplit(url)[2:]))
+
+
+BASE = rehost(SyncApiClient.BASE_PROD_URL)
+BASE_V3 = rehost(SyncApiClient.BASE_PROD_URL_V3)
+print(json.dumps({"base": BASE, "base_v3": BASE_V3}), file=sys.stderr, flush=True)
 
 client = get_client({"apikey": os.environ["SPLIT_KEY"], "base_url": BASE, "base_url_v3": BASE_V3})
 approver = get_client(

@@ -3,20 +3,33 @@
 emulator: a few reads and writes of each API part, one JSON line per operation as
 `splitapiclient_driver.py` prints them.
 
-Environment: SPLIT_BASE, SPLIT_BASE_V3, HARNESS_TOKEN.
+The client's own default base URLs (`HarnessApiClient.BASE_PROD_URL`, `BASE_PROD_URL_V3`,
+`BASE_HARNESS_URL`) are re-pointed at the emulator only by scheme and host.
+
+Environment: EMU_URL, HARNESS_TOKEN.
 """
 
 import json
 import os
+from urllib.parse import urlsplit, urlunsplit
 
 from splitapiclient.main import get_client
+from splitapiclient.main.harness_apiclient import HarnessApiClient
+
+
+def rehost(url):
+    """The client's default URL with the emulator's scheme and host, its path unchanged."""
+    emu = urlsplit(os.environ["EMU_URL"])
+    return urlunsplit((emu.scheme, emu.netloc, *urlsplit(url)[2:]))
+
 
 client = get_client(
     {
         "harness_mode": True,
         "harness_token": os.environ["HARNESS_TOKEN"],
-        "base_url": os.environ["SPLIT_BASE"],
-        "base_url_v3": os.environ["SPLIT_BASE_V3"],
+        "base_url": rehost(HarnessApiClient.BASE_PROD_URL),
+        "base_url_v3": rehost(HarnessApiClient.BASE_PROD_URL_V3),
+        "harness_base_url": rehost(HarnessApiClient.BASE_HARNESS_URL),
     }
 )
 

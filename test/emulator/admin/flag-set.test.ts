@@ -78,6 +78,33 @@ describe("flag sets", () => {
     expect((await call("GET", V3)).body).toEqual(adminError(400, "workspace_id: is required"));
   });
 
+  it("is served under the public /api/v3 too, from the same store, behind the same key check", async () => {
+    // splitapiclient's default v3 base URL and the davidji99 provider's hard-coded URL (ref admin §1.1).
+    const PUBLIC = "/api/v3/flag-sets";
+    const made = await call("POST", PUBLIC, { body: { name: "public_made", workspace: { id: ws.id } } });
+    expect(made.status).toBe(200);
+    expect(made.body).toEqual(flagSet("public_made", null));
+    expect((await call("GET", `${V3}/${made.body.id}`)).body).toEqual(flagSet("public_made", null));
+    const internal = await call("POST", V3, { body: { name: "internal_made", workspace: { id: ws.id } } });
+    expect((await call("GET", `${PUBLIC}/${internal.body.id}`)).body).toEqual(flagSet("internal_made", null));
+    const names = (await call("GET", `${PUBLIC}?workspace_id=${ws.id}`)).body.data.map(
+      (f: { name: string }) => f.name,
+    );
+    expect(names).toEqual(["checkout", "public_made", "internal_made"]);
+    const taken = await call("POST", PUBLIC, { body: { name: "internal_made", workspace: { id: ws.id } } });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual(
+      adminError(409, "Flag set with name internal_made already exists in workspace Default"),
+    );
+    const anonymous = await call("GET", `${PUBLIC}?workspace_id=${ws.id}`, { key: null });
+    expect(anonymous.status).toBe(401);
+    const missing = await call("GET", `${PUBLIC}/nope`);
+    expect(missing.body).toEqual(adminError(404, "Could not find flag set nope"));
+    expect((await call("DELETE", `${PUBLIC}/${made.body.id}`)).status).toBe(204);
+    expect((await call("DELETE", `${V3}/${internal.body.id}`)).status).toBe(204);
+    expect((await call("GET", `${PUBLIC}/${made.body.id}`)).status).toBe(404);
+  });
+
   it("is kept in the state file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "flagstack-flagsets-"));
     const statePath = join(dir, "state.json");

@@ -635,6 +635,160 @@ describe("DELETE /pipeline/api/pipelines/{identifier}", () => {
   });
 });
 
+/**
+ * The two calls of the public Harness Go SDK (harness-go-sdk v0.8.24 `nextgen/api_pipelines.go`)
+ * that the emulator first missed: `PostPipeline` (the earlier create, raw YAML sent as
+ * application/json, answered `ResponseDtoString`) and `GetPipelineList` (`POST .../list` with a
+ * `PipelineFilterProperties` body, answered a Spring page, ref §8).
+ */
+describe("POST /pipeline/api/pipelines (the earlier create) and POST /pipeline/api/pipelines/list", () => {
+  const LIST = { orgIdentifier: "default", projectIdentifier: "listing" };
+  const list = (json: unknown, query: Record<string, string | undefined> = {}) =>
+    call("POST", "/pipeline/api/pipelines/list", {
+      query: { ...LIST, ...query },
+      ...(json === undefined ? { raw: "", contentType: "application/json" } : { json }),
+    });
+  const ids = (res: { body: { data: { content: { identifier: string }[] } } }) =>
+    res.body.data.content.map((p) => p.identifier);
+  const setup = { filterType: "PipelineSetup" };
+
+  beforeAll(async () => {
+    const project = { project: { identifier: "listing", name: "listing" } };
+    expect((await call("POST", "/ng/api/projects", { json: project })).status).toBe(200);
+  });
+
+  it("creates from raw YAML sent as application/json, answering data: the identifier and an ETag", async () => {
+    const yaml = simplePipeline("older_api", "listing", "default", "  tags:\n    team: web\n");
+    const res = await call("POST", "/pipeline/api/pipelines", {
+      query: LIST,
+      raw: yaml,
+      contentType: "application/json",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe("W/0");
+    expect(res.body).toEqual(successBody("older_api"));
+    expect((await get("older_api", LIST)).body.data.yamlPipeline).toBe(yaml);
+    const again = await call("POST", "/pipeline/api/pipelines", { query: LIST, yaml });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual(
+      errorBody(
+        "DUPLICATE_FIELD",
+        "Pipeline [older_api] under Project[listing], Organization [default] already exists or has been deleted.",
+      ),
+    );
+    const elsewhere = await call("POST", "/pipeline/api/pipelines", {
+      query: { ...LIST, projectIdentifier: "nowhere" },
+      yaml: simplePipeline("older_api", "nowhere"),
+    });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it("lists a project's pipelines as a Spring page of summaries, the filter body as the Go SDK sends it", async () => {
+    for (const id of ["alpha", "beta", "gamma"]) {
+      const extra = id === "gamma" ? "  description: the third one\n  tags:\n    team: api\n" : "";
+      expect((await create(simplePipeline(id, "listing", "default", extra), LIST)).status).toBe(200);
+    }
+    const res = await list(setup, { sort: "name,ASC" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(
+      successBody({
+        content: ["alpha", "beta", "gamma", "older_api"].map((id) => ({
+          identifier: id,
+          name: `${id} pipeline`,
+          description: id === "gamma" ? "the third one" : "",
+          tags: id === "gamma" ? { team: "api" } : id === "older_api" ? { team: "web" } : {},
+          version: 0,
+          numOfStages: 1,
+          createdAt: expect.any(Number),
+          lastUpdatedAt: expect.any(Number),
+          modules: ["pms"],
+          stageNames: ["build"],
+          filters: {},
+          storeType: "INLINE",
+          entityValidityDetails: { valid: true },
+        })),
+        pageable: {
+          sort: { sorted: true, unsorted: false, empty: false },
+          offset: 0,
+          pageNumber: 0,
+          pageSize: 25,
+          paged: true,
+          unpaged: false,
+        },
+        totalPages: 1,
+        totalElements: 4,
+        last: true,
+        size: 25,
+        number: 0,
+        sort: { sorted: true, unsorted: false, empty: false },
+        numberOfElements: 4,
+        first: true,
+        empty: false,
+      }),
+    );
+    // No body at all (the Go SDK without its Body option) lists every pipeline too.
+    expect(ids(await list(undefined, { sort: "identifier,DESC" }))).toEqual([
+      "older_api",
+      "gamma",
+      "beta",
+      "alpha",
+    ]);
+  });
+
+  it("pages with page and size, and filters by the body, searchTerm and module", async () => {
+    const p1 = await list(setup, { sort: "name,ASC", page: "1", size: "3" });
+    expect(ids(p1)).toEqual(["older_api"]);
+    expect(p1.body.data).toMatchObject({
+      totalPages: 2,
+      totalElements: 4,
+      number: 1,
+      size: 3,
+      numberOfElements: 1,
+      first: false,
+      last: true,
+    });
+    const beyond = await list(setup, { page: "5", size: "3" });
+    expect(beyond.body.data).toMatchObject({ content: [], empty: true, totalElements: 4, last: true });
+    expect(
+      ids(await list({ ...setup, pipelineIdentifiers: ["beta", "gamma", "nope"] }, { sort: "name,ASC" })),
+    ).toEqual(["beta", "gamma"]);
+    expect(ids(await list({ ...setup, name: "ALPHA" }))).toEqual(["alpha"]);
+    expect(ids(await list({ ...setup, description: "third" }))).toEqual(["gamma"]);
+    expect(ids(await list({ ...setup, pipelineTags: [{ key: "team", value: "web" }] }))).toEqual([
+      "older_api",
+    ]);
+    expect(ids(await list({ ...setup, pipelineTags: [{ key: "team" }] }, { sort: "name,ASC" }))).toEqual([
+      "gamma",
+      "older_api",
+    ]);
+    expect(ids(await list(setup, { searchTerm: "api", sort: "name,ASC" }))).toEqual(["gamma", "older_api"]);
+    expect(ids(await list(setup, { module: "cd" }))).toEqual([]);
+    expect(ids(await list(setup, { module: "pms", sort: "name,ASC" }))).toEqual([
+      "alpha",
+      "beta",
+      "gamma",
+      "older_api",
+    ]);
+    // Another project's pipelines are not listed; a project that does not exist lists nothing.
+    expect(ids(await list(setup, { projectIdentifier: "delivery" })).includes("alpha")).toBe(false);
+    expect((await list(setup, { projectIdentifier: "nowhere" })).body.data.totalElements).toBe(0);
+  });
+
+  it("refuses another filter type, a bad sort and a missing scope", async () => {
+    const other = await list({ filterType: "Connector" });
+    expect(other.status).toBe(400);
+    expect(other.body).toEqual(validationBody([["body.filterType", "filterType must be PipelineSetup"]]));
+    const sort = await list(setup, { sort: "colour,ASC" });
+    expect(sort.status).toBe(400);
+    expect(sort.body).toEqual(
+      validationBody([["sort", "cannot sort by colour; one of name, identifier, createdAt, lastUpdatedAt"]]),
+    );
+    const noProject = await list(setup, { projectIdentifier: undefined });
+    expect(noProject.status).toBe(400);
+    expect(noProject.body).toEqual(validationBody([["projectIdentifier", "must not be null"]]));
+  });
+});
+
 describe("CI and Approval stages rendered by the SDK (issue 19)", () => {
   const model = {
     name: "Ship",

@@ -528,6 +528,26 @@ describe("retries", () => {
     await expect(core().request(deleteGone, { id: "a" })).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it("retries a read-only POST (a list with a filter body) after a reset and a 503, as a GET", async () => {
+    const listByPost = route("POST /items/list", z.object({ items: z.array(Item) }), { readOnly: true });
+    srv.script((req, res, _b, n) =>
+      n === 0
+        ? req.socket.destroy()
+        : n === 1
+          ? json(res, 503, { code: 503, message: "busy" })
+          : json(res, 200, { items: [] }),
+    );
+    await expect(core().request(listByPost, {}, { body: { filterType: "x" } })).resolves.toEqual({
+      items: [],
+    });
+    expect(srv.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "POST /items/list",
+      "POST /items/list",
+      "POST /items/list",
+    ]);
+    expect(events.map((e) => e.reason)).toEqual(["UND_ERR_SOCKET", "503"]);
+  });
+
   it("never retries a POST whose connection was reset after sending: outcome unknown", async () => {
     srv.script((req) => req.socket.destroy());
     const p = core().request(postItem, {}, { body: { n: 1 } });

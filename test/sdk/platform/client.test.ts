@@ -411,6 +411,61 @@ describe("pipelines", () => {
     });
   });
 
+  it("list walks the filtered pages by page, sending the filter body with filterType PipelineSetup", async () => {
+    await platform.projects.create({ identifier: "list_proj", name: "Listing" });
+    const listScope = { org: "default", project: "list_proj" };
+    for (const id of ["l_one", "l_two", "l_three", "other"])
+      await platform.pipelines.create(pipelineYaml(id, "list_proj", `${id} name`), listScope);
+    emu.resetRequests();
+    rec.sent.length = 0;
+    const found = await collect(
+      platform.pipelines.list({
+        ...listScope,
+        filter: { pipelineIdentifiers: ["l_one", "l_two", "l_three"] },
+        sort: "identifier,ASC",
+        pageSize: 2,
+      }),
+    );
+    expect(found.map((p) => [p.identifier, p.name, p.numOfStages, p.stageNames, p.version])).toEqual([
+      ["l_one", "l_one name", 1, ["build"], 0],
+      ["l_three", "l_three name", 1, ["build"], 0],
+      ["l_two", "l_two name", 1, ["build"], 0],
+    ]);
+    const q = `accountIdentifier=${acct}&orgIdentifier=default&projectIdentifier=list_proj&sort=identifier%2CASC&size=2`;
+    expect(seen()).toEqual([
+      `POST /pipeline/api/pipelines/list?${q}&page=0 200`,
+      `POST /pipeline/api/pipelines/list?${q}&page=1 200`,
+    ]);
+    expect(sentBody(0)).toEqual({
+      pipelineIdentifiers: ["l_one", "l_two", "l_three"],
+      filterType: "PipelineSetup",
+    });
+    expect(rec.sent[0]!.headers["content-type"]).toBe("application/json");
+    const searched = await collect(platform.pipelines.list({ ...listScope, searchTerm: "OTHER" }));
+    expect(searched.map((p) => p.identifier)).toEqual(["other"]);
+    expect(sentBody(2)).toEqual({ filterType: "PipelineSetup" });
+  });
+
+  it("list refuses bad options before any request", async () => {
+    expect(() => platform.pipelines.list({ ...scope, pageSize: 101 })).toThrow(ValidationError);
+    expect(() =>
+      platform.pipelines.list({ ...scope, filter: { pipelineIdentifiers: "l_one" as unknown as string[] } }),
+    ).toThrow(
+      expect.objectContaining({
+        kind: "validation",
+        fieldErrors: [{ field: "filter.pipelineIdentifiers", message: expect.any(String) }],
+      }),
+    );
+    expect(() => platform.pipelines.list({ org: "default", project: "" })).toThrow(
+      expect.objectContaining({
+        fieldErrors: [
+          { field: "project", message: "project is required (the pipeline's projectIdentifier)" },
+        ],
+      }),
+    );
+    expect(rec.sent).toHaveLength(0);
+  });
+
   it("a duplicate is a ConflictError; a YAML for another project is refused by the server with its field errors", async () => {
     await platform.pipelines.create(pipelineYaml("dup", "pipe_proj"), scope);
     await expect(platform.pipelines.create(pipelineYaml("dup", "pipe_proj"), scope)).rejects.toBeInstanceOf(

@@ -1,0 +1,41 @@
+/**
+ * What the services' front proxy does to a path before it reaches an API, so that clients that
+ * keep their default base URLs and change only the host reach the emulator's routes:
+ * - Repeated slashes are one (nginx's `merge_slashes`, on by default): Split's Python admin client
+ *   in Harness mode joins its default Harness base URL, which ends in `/`, with paths that start
+ *   with `/`, and sends `//ng/api/projects` (splitapiclient 3.5.9 `main/harness_apiclient.py`
+ *   `BASE_HARNESS_URL`, `microclients/harness/*.py` `url_template`); the real service answers those
+ *   calls (inferred from the client).
+ * - A leading `/gateway` is dropped: the Harness Terraform provider's default endpoint is
+ *   `https://app.harness.io/gateway` (ref platform §1, §11.1), while splitapiclient calls the same
+ *   APIs without it; both reach the same services.
+ * @module
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context";
+
+/** The path the APIs see (see the module comment); the same string when nothing changes. */
+export function apiPath(path: string): string {
+  const merged = path.replace(/\/{2,}/g, "/");
+  return merged === "/gateway"
+    ? "/"
+    : merged.startsWith("/gateway/")
+      ? merged.slice("/gateway".length)
+      : merged;
+}
+
+/** Re-dispatches a request whose path {@link apiPath} changes to the same app with the new path. */
+export function frontProxy(app: () => Hono<AppEnv>): MiddlewareHandler<AppEnv> {
+  return async function frontProxyMiddleware(c, next) {
+    // Cheap test first: nearly every request has neither.
+    const raw = c.req.path;
+    if (!raw.includes("//") && !raw.startsWith("/gateway")) return next();
+    const url = new URL(c.req.url);
+    const path = apiPath(url.pathname);
+    if (path === url.pathname) return next();
+    url.pathname = path;
+    const method = c.req.method;
+    const body = method === "GET" || method === "HEAD" ? undefined : await c.req.arrayBuffer();
+    return app().fetch(new Request(url, { method, headers: c.req.raw.headers, body }), c.env);
+  };
+}
