@@ -1,7 +1,7 @@
 /**
  * The one CRUD shape of the platform's v2 entities (issue 19), driven by a per-entity table
- * ({@link EntitySpec}, one per `services.ts`, `environments.ts`, `infrastructures.ts`,
- * `secrets.ts`, `input-sets.ts`, `triggers.ts`): create (`POST`), update (`PUT`, with or without
+ * ({@link EntitySpec}, one per `service.ts`, `delivery-environment.ts`, `infrastructure.ts`,
+ * `secret.ts`, `input-set.ts`, `trigger.ts`): create (`POST`), update (`PUT`, with or without
  * the identifier in the path), read (`GET /{id}`), list (`GET`, an NG page) and delete
  * (`DELETE /{id}`), each parsing the request, calling one domain method of the store's
  * `entities` part and rendering the success envelope (ref §1), with `ETag: W/<version>` and

@@ -1,10 +1,10 @@
 /**
  * The emulated platform API (`../shared/spec/platform-api.md`): organizations, projects,
  * connectors and YAML pipelines under `/ng/api/**` and `/pipeline/api/**`, as one hono sub-app
- * that the emulator's server mounts at `/`. One file per section: `organizations.ts`,
- * `projects.ts`, `connectors.ts`, `pipelines.ts` (YAML checks in `pipeline-yaml.ts`), and the v2
- * entities of issue 19 (`services.ts`, `environments.ts`, `infrastructures.ts`, `secrets.ts`,
- * `input-sets.ts`, `triggers.ts`, one table row each for `entity-routes.ts`); `errors.ts`
+ * that the emulator's server mounts at `/`. One file per section: `organization.ts`,
+ * `project.ts`, `connector.ts`, `pipeline.ts` (YAML checks in `pipeline-yaml.ts`), and the v2
+ * entities of issue 19 (`service.ts`, `delivery-environment.ts`, `infrastructure.ts`, `secret.ts`,
+ * `input-set.ts`, `trigger.ts`, one table row each for `entity-routes.ts`); `errors.ts`
  * and `http.ts` hold what only this API needs. Keys are checked by `middleware/auth.ts`, errors
  * rendered by the server's one `onError`.
  *
