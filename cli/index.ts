@@ -5,6 +5,11 @@
  * - `flagstack recover`: settles what a killed `pulumi up` left in a stack (cli/recover-command.ts)
  * - `flagstack migrate-state`: moves a dynamic-resource stack onto the native provider's tokens (cli/migrate-state-command.ts)
  * - `flagstack policy path|init`: the shipped policy pack, and a team pack built on it (cli/policy-command.ts)
+ *
+ * Registering a subcommand loads no resource module: `recover` loads the provider (and through it
+ * `@pulumi/pulumi`, an optional peer dependency) when it runs, and `migrate-state` reads the type
+ * tokens only, so `flagstack emulator` and `flagstack events import` work where the package was
+ * installed alone (test/cli/index.test.ts, test/e2e/sdk-only-package.test.ts).
  * @module
  */
 import { Command } from "commander";

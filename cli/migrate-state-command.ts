@@ -31,8 +31,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { KINDS } from "../provider/kinds";
-import { typeName } from "../provider/types";
+import * as TYPES from "../provider/types";
 import { pulumi } from "./pulumi";
 
 /** The options commander hands to the action. */
@@ -63,9 +62,18 @@ export interface StateDeployment {
   [member: string]: unknown;
 }
 
-/** The native token of each flagstack dynamic token: `pulumi-nodejs:dynamic/flagstack:Flag` → `flagstack:index:Flag`. */
+/**
+ * The native token of each flagstack dynamic token: `pulumi-nodejs:dynamic/flagstack:Flag` →
+ * `flagstack:index:Flag`. Read from the token constants (`provider/types.ts`, which imports
+ * nothing), not from `provider/kinds.ts`: loading the command loads no resource module and so no
+ * `@pulumi/pulumi` (cli/index.ts); a test checks both name the same tokens.
+ */
 export const NATIVE_TOKENS: ReadonlyMap<string, string> = new Map(
-  Object.keys(KINDS).map((token) => [token, `flagstack:index:${typeName(token)}`]),
+  Object.values(TYPES as Record<string, unknown>)
+    .filter(
+      (v): v is string => typeof v === "string" && v.startsWith(`pulumi-nodejs:dynamic/${TYPES.MODULE}:`),
+    )
+    .map((token) => [token, `flagstack:index:${TYPES.typeName(token)}`]),
 );
 
 /**

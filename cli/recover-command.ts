@@ -31,9 +31,7 @@ import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { configureProvider, resetProvider } from "../provider/core/config";
-import { type Deployment, type RecoverReport, settlePendingCreates } from "../provider/core/recover";
-import { KINDS } from "../provider/kinds";
+import type { Deployment, RecoverReport } from "../provider/core/recover";
 import { processAlive } from "../sdk/core/process";
 import { readYaml } from "../sdk/core/yaml";
 import { pulumi } from "./pulumi";
@@ -268,6 +266,13 @@ export async function recover(options: RecoverCommandOptions, log: (line: string
     string,
     { value?: unknown }
   >;
+  // The provider's modules (and through them `@pulumi/pulumi`) load only when `recover` runs, so the
+  // other subcommands work where only the SDK and the emulator are installed (cli/index.ts).
+  const [{ configureProvider, resetProvider }, { settlePendingCreates }, { KINDS }] = await Promise.all([
+    import("../provider/core/config.js"),
+    import("../provider/core/recover.js"),
+    import("../provider/kinds.js"),
+  ]);
   resetProvider();
   configureProvider({
     get: (key) => (config[key]?.value === undefined ? undefined : String(config[key]?.value)),

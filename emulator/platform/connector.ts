@@ -8,8 +8,8 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
-import { ConnectorBody, DockerRegistrySpec } from "../../sdk/platform/schemas";
+import type { z } from "zod";
+import { CONNECTOR_KIND_SPECS, ConnectorBody } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
 import { optionalQuery } from "../http";
 import { authorize } from "../middleware/auth";
@@ -79,58 +79,11 @@ export const CONNECTOR_TYPES = [
   "AzureRepo",
 ] as const;
 
-const req = z.string().min(1);
-const typed = (values: readonly [string, ...string[]]) => z.enum(values);
-const anObject = z.record(z.string(), z.unknown());
-
-/**
- * The members each typed kind's spec cannot do without: the Go SDK's non-`omitempty` members of
- * `GithubConnector` (url, type, authentication {type, spec}), `GitConfig` (url, connectionType,
- * type, spec), `KubernetesClusterConfig` (credential {type}; ManualConfig: spec {masterUrl, auth
- * {type, spec}}), `AwsConnector` (credential {type}; ManualConfig: spec {secretKeyRef}),
- * `GcpConnector` (credential {type}; ManualConfig: spec {secretKeyRef}) and `HttpHelmConnector`
- * (helmRepoUrl). Deliberately loose beyond those: other members are echoed as sent.
- */
-const KIND_SPECS: Record<string, z.ZodType> = {
-  Github: z.looseObject({
-    url: req,
-    type: typed(["Account", "Repo"]),
-    authentication: z.looseObject({ type: typed(["Http", "Ssh"]), spec: anObject }),
-  }),
-  Git: z.looseObject({
-    url: req,
-    connectionType: typed(["Account", "Repo"]),
-    type: typed(["Http", "Ssh"]),
-    spec: anObject,
-  }),
-  K8sCluster: z.looseObject({
-    credential: z.discriminatedUnion("type", [
-      z.looseObject({ type: z.literal("InheritFromDelegate") }),
-      z.looseObject({
-        type: z.literal("ManualConfig"),
-        spec: z.looseObject({ masterUrl: req, auth: z.looseObject({ type: req, spec: anObject }) }),
-      }),
-    ]),
-  }),
-  Aws: z.looseObject({
-    credential: z.discriminatedUnion("type", [
-      z.looseObject({ type: z.enum(["InheritFromDelegate", "Irsa", "OidcAuthentication"]) }),
-      z.looseObject({ type: z.literal("ManualConfig"), spec: z.looseObject({ secretKeyRef: req }) }),
-    ]),
-  }),
-  Gcp: z.looseObject({
-    credential: z.discriminatedUnion("type", [
-      z.looseObject({ type: z.enum(["InheritFromDelegate", "OidcAuthentication"]) }),
-      z.looseObject({ type: z.literal("ManualConfig"), spec: z.looseObject({ secretKeyRef: req }) }),
-    ]),
-  }),
-  HttpHelmRepo: z.looseObject({ helmRepoUrl: req }),
-};
-
 /**
  * Bean validation of `{connector: {...}}` (ref §3 `ConnectorInfoDTO`): every violated field is
  * reported at once, including those of a `DockerRegistry` spec (ref §5 `DockerConnectorDTO`) and
- * the required members of the typed kinds ({@link KIND_SPECS}). An unknown `type` is refused first
+ * the required members of the typed kinds ({@link CONNECTOR_KIND_SPECS}, which the provider's
+ * `Connector` check applies to a `generic` spec of those types too). An unknown `type` is refused first
  * ({@link CONNECTOR_TYPES}); the other known types only need a spec object (spec §2).
  */
 function parseConnectorRequest(raw: unknown): ConnectorRequest {
@@ -146,7 +99,7 @@ function parseConnectorRequest(raw: unknown): ConnectorRequest {
   }
   const parsed = ConnectorBody.safeParse(copy);
   const violations = parsed.success ? [] : zodViolations("connector", parsed.error.issues);
-  const kindSpec = copy.type === "DockerRegistry" ? DockerRegistrySpec : KIND_SPECS[copy.type as string];
+  const kindSpec = CONNECTOR_KIND_SPECS[copy.type as string];
   if (
     kindSpec !== undefined &&
     copy.spec !== null &&

@@ -13,7 +13,8 @@
  *
  * The spec is typed (exactly one of `dockerRegistry`, `github`, `git`, `kubernetes`, `aws`, `gcp`
  * and `httpHelm`: the connector kinds teams use most) or generic (`generic: { type, spec }`, sent
- * as given, for every other connector type). The typed kinds' wire shapes are the public Go SDK's
+ * as given, for every other connector type; one of a typed kind's type is checked first by that
+ * kind's rules, see `genericSpecProblems`). The typed kinds' wire shapes are the public Go SDK's
  * (`harness/harness-go-sdk` `harness/nextgen/model_github_connector.go`, `model_git_config.go`,
  * `model_kubernetes_cluster_config.go`, `model_aws_connector.go`, `model_gcp_connector.go`,
  * `model_http_helm_connector.go`), as TFP builds them (`harness/terraform-provider-harness`
@@ -27,7 +28,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { PlatformClient } from "../../sdk/platform/client";
-import { type ConnectorData, DOCKER_PROVIDER_TYPES } from "../../sdk/platform/schemas";
+import { CONNECTOR_KIND_SPECS, type ConnectorData, DOCKER_PROVIDER_TYPES } from "../../sdk/platform/schemas";
 import { checkWith, type InputProblem } from "../core/check";
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate, pickFields } from "../core/guard";
@@ -318,8 +319,59 @@ export const ConnectorOutputs = ConnectorInputs.extend({
 /** Outputs of a {@link Connector}. */
 export type ConnectorOutputs = z.output<typeof ConnectorOutputs>;
 
+/** The message of a `secretRefInput` given a literal credential. */
+const literalTokenMessage = (field: string) =>
+  `${field} looks like a literal token, not a secret reference: store it in a Secret and give its reference (account.<id>, org.<id> or <id>)`;
+
+/** Each `...Ref` member at any depth of a wire spec whose value looks like a literal credential. */
+function literalTokenRefs(value: unknown, at: (string | number)[]): InputProblem[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => literalTokenRefs(v, [...at, i]));
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    k.endsWith("Ref") && typeof v === "string" && LITERAL_TOKEN.test(v)
+      ? [{ path: [...at, k], message: literalTokenMessage(k) }]
+      : literalTokenRefs(v, [...at, k]),
+  );
+}
+
+/**
+ * A `generic` spec whose `type` has a typed kind (matched without regard to case, as the service
+ * reads connector types) is checked by that kind's rules before any request: the members the
+ * service cannot do without ({@link CONNECTOR_KIND_SPECS}, the rules the emulator answers 400 by)
+ * and the typed kinds' refusal of a literal credential in a `...Ref` member, each named at
+ * `generic.spec.<member>`. Otherwise such a spec passed check and preview and failed at `up`.
+ */
+function genericSpecProblems(generic: GenericConnectorInput): InputProblem[] {
+  const type = Object.keys(CONNECTOR_KIND_SPECS).find((t) => t.toLowerCase() === generic.type.toLowerCase());
+  const schema = type === undefined ? undefined : CONNECTOR_KIND_SPECS[type];
+  if (type === undefined || schema === undefined) return [];
+  const at = ["generic", "spec"];
+  const parsed = schema.safeParse(generic.spec);
+  const problems: InputProblem[] = (parsed.success ? [] : parsed.error.issues).map((issue) => {
+    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    const field = String(path.at(-1) ?? "spec");
+    const value = path.reduce<unknown>(
+      (v, k) => (v !== null && typeof v === "object" ? (v as Wire)[k] : undefined),
+      generic.spec,
+    );
+    const what =
+      value === undefined || value === null
+        ? `${field} is required`
+        : issue.code === "invalid_value"
+          ? `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`
+          : issue.code === "invalid_union"
+            ? `${field} ${JSON.stringify(value)} is not one of the options`
+            : issue.message.startsWith(`${field} `)
+              ? issue.message
+              : `${field}: ${issue.message}`;
+    return { path: [...at, ...path], message: `${what} (connector type ${type})` };
+  });
+  return [...problems, ...literalTokenRefs(generic.spec, at)];
+}
+
 function connectorProblems(inputs: ConnectorInputs): InputProblem[] {
   const problems: InputProblem[] = [];
+  if (inputs.generic !== undefined) problems.push(...genericSpecProblems(inputs.generic));
   if (inputs.project !== undefined && inputs.org === undefined) {
     problems.push({
       path: ["org"],

@@ -186,6 +186,66 @@ export const DockerRegistrySpec = z.object({
 });
 export type DockerRegistrySpec = z.infer<typeof DockerRegistrySpec>;
 
+const requiredMember = z.string().min(1);
+const anyObject = z.record(z.string(), z.unknown());
+
+/**
+ * The spec each typed connector kind cannot do without, by connector type: `DockerRegistry`'s
+ * (above) and the Go SDK's non-`omitempty` members of `GithubConnector` (url, type, authentication
+ * {type, spec}), `GitConfig` (url, connectionType, type, spec), `KubernetesClusterConfig`
+ * (credential {type}; ManualConfig: spec {masterUrl, auth {type, spec}}), `AwsConnector`
+ * (credential {type}; ManualConfig: spec {secretKeyRef}), `GcpConnector` (credential {type};
+ * ManualConfig: spec {secretKeyRef}) and `HttpHelmConnector` (helmRepoUrl). Deliberately loose
+ * beyond those: other members are echoed as sent. The emulator refuses a connector whose spec
+ * misses them (400, every violation at once); the provider's `Connector` check applies them to a
+ * `generic` spec of these types before any request.
+ */
+export const CONNECTOR_KIND_SPECS: Readonly<Record<string, z.ZodType>> = {
+  DockerRegistry: DockerRegistrySpec,
+  Github: z.looseObject({
+    url: requiredMember,
+    type: z.enum(["Account", "Repo"]),
+    authentication: z.looseObject({ type: z.enum(["Http", "Ssh"]), spec: anyObject }),
+  }),
+  Git: z.looseObject({
+    url: requiredMember,
+    connectionType: z.enum(["Account", "Repo"]),
+    type: z.enum(["Http", "Ssh"]),
+    spec: anyObject,
+  }),
+  K8sCluster: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("InheritFromDelegate") }),
+      z.looseObject({
+        type: z.literal("ManualConfig"),
+        spec: z.looseObject({
+          masterUrl: requiredMember,
+          auth: z.looseObject({ type: requiredMember, spec: anyObject }),
+        }),
+      }),
+    ]),
+  }),
+  Aws: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.enum(["InheritFromDelegate", "Irsa", "OidcAuthentication"]) }),
+      z.looseObject({
+        type: z.literal("ManualConfig"),
+        spec: z.looseObject({ secretKeyRef: requiredMember }),
+      }),
+    ]),
+  }),
+  Gcp: z.looseObject({
+    credential: z.discriminatedUnion("type", [
+      z.looseObject({ type: z.enum(["InheritFromDelegate", "OidcAuthentication"]) }),
+      z.looseObject({
+        type: z.literal("ManualConfig"),
+        spec: z.looseObject({ secretKeyRef: requiredMember }),
+      }),
+    ]),
+  }),
+  HttpHelmRepo: z.looseObject({ helmRepoUrl: requiredMember }),
+};
+
 export const ConnectorBody = z.object({
   name: entityName(128),
   identifier: Identifier,

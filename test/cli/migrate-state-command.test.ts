@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { migrateDeployment, migrateUrn, type StateDeployment } from "../../cli/migrate-state-command";
+import {
+  migrateDeployment,
+  migrateUrn,
+  NATIVE_TOKENS,
+  type StateDeployment,
+} from "../../cli/migrate-state-command";
+import { KINDS } from "../../provider/kinds";
 
 const P = "urn:pulumi:dev::app::";
 const NODEJS = `${P}pulumi:providers:pulumi-nodejs::default::1a2b`;
@@ -111,5 +117,12 @@ describe("flagstack migrate-state: the state rewrite", () => {
         ],
       }),
     ).toThrow(`cannot migrate ${urn}: the state already has ${P}flagstack:index:Group::team`);
+  });
+
+  it("moves exactly the kinds' tokens (read from provider/types.ts, so the command loads no resource module)", () => {
+    expect([...NATIVE_TOKENS.keys()].sort()).toEqual(Object.keys(KINDS).sort());
+    expect(NATIVE_TOKENS.get("pulumi-nodejs:dynamic/flagstack:RuleBasedSegmentDefinition")).toBe(
+      "flagstack:index:RuleBasedSegmentDefinition",
+    );
   });
 });

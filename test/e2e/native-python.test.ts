@@ -24,6 +24,7 @@ import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARG
 import { EngineStack, pulumiCli, REPO_ROOT, writeJson } from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 import { type NativeExample, oneFieldChange, outOfBandRefresh } from "./native-stories";
+import { sharedOwnershipBlock, sharedOwnershipStory } from "./shared-ownership-story";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -264,6 +265,38 @@ plugins:
     try {
       expect(await declaredInputs(r)).toEqual(README_NATIVE_INPUTS);
       expect((await r.destroy()).result.summary.resourceChanges).toEqual({ delete: 3 });
+    } finally {
+      await r.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("docs/shared-ownership.md's Python keeps the UI's targeting through up and up --refresh, and a traffic allocation change is one PATCH", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-shared-ownership-python-"));
+    // The SDK is the one installed in the virtualenv above; the plugin path is the install's.
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      `name: shared-ownership-python
+runtime:
+  name: python
+  options:
+    toolchain: pip
+    virtualenv: ${VENV}
+plugins:
+  providers:
+    - name: flagstack
+      path: node_modules/flagstack/provider-plugin
+`,
+    );
+    writeFileSync(join(dir, "__main__.py"), sharedOwnershipBlock("python"));
+    const r = await EngineStack.open({ program: dir });
+    try {
+      await sharedOwnershipStory(r, () => {
+        const file = join(r.programDir, "__main__.py");
+        const text = readFileSync(file, "utf8");
+        expect(text).toContain("traffic_allocation=100,");
+        writeFileSync(file, text.replace("traffic_allocation=100,", "traffic_allocation=50,"));
+      });
     } finally {
       await r.close();
       rmSync(dir, { recursive: true, force: true });

@@ -7,11 +7,13 @@
  * `pulumi-language-go` is not published where this project's machines can fetch it, but its code
  * generator is (`github.com/pulumi/pulumi/pkg/v3/codegen/go`, v3.259.0, the CLI's version), so the
  * test builds a host of a few lines that serves just GeneratePackage with it
- * (`test/e2e/programs/native-go-sdkgen`), puts it on PATH, runs the command, and `go build ./...`
- * the SDK in a module that requires `github.com/pulumi/pulumi/sdk/v3 v3.259.0`, with a program
- * that declares a Flag and its FlagDefinition through it. Go comes from PATH or /usr/local/go; the
- * modules from the default module cache (`GOFLAGS=-mod=mod` fetches what is missing from the module
- * proxy). Built with the Pulumi CLI build's flags (`scripts/env.sh` → the toolchain's build.sh:
+ * (`test/e2e/programs/native-go-sdkgen`) and puts it on PATH. Then, in a program directory with
+ * its own `go.mod`, it runs the commands of docs/native.md's Go section as written (gen-sdk, the
+ * SDK's `go.mod`, `go mod edit` with the replace, `go mod tidy`), checks the lookups' Go names
+ * against the section's table, and `go build`s the section's program (a LookupEnvironment, a Flag
+ * and its FlagDefinition). Go comes from PATH or /usr/local/go; the modules from the default
+ * module cache (the host's build with `GOFLAGS=-mod=mod`, the program's `go mod tidy`, fetch what
+ * is missing from the module proxy). Built with the Pulumi CLI build's flags (`scripts/env.sh` → the toolchain's build.sh:
  * `-trimpath -tags osusergo,grpcnotrace`, `CGO_ENABLED=0`), so Go's build cache already holds most
  * packages: a minute or two the first time on 2 cores, seconds after.
  *
@@ -28,10 +30,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineEnv, pulumiCli, REPO_ROOT } from "./harness";
@@ -56,8 +59,31 @@ const DOTNET = which("dotnet");
 /** The module the generated Go SDK lives in: the import path its files use (the schema names none). */
 const GO_MODULE = "example.com/pulumi-flagstack/sdk";
 
-/** A Go program using the generated SDK: a flag and its Production definition. */
-const GO_PROGRAM = `package main
+/** The "### Go" section of docs/native.md. */
+function goDocs(): string {
+  const page = readFileSync(join(REPO_ROOT, "docs", "native.md"), "utf8");
+  const start = page.indexOf("\n### Go\n");
+  const end = page.indexOf("\n## ", start + 1);
+  if (start < 0 || end < 0) throw new Error("docs/native.md: no Go section");
+  return page.slice(start, end);
+}
+
+/** The blocks of that fence language in the Go section, in order. */
+function goDocsBlocks(lang: "sh" | "go"): string[] {
+  return [...goDocs().matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)]
+    .filter((m) => m[1] === lang)
+    .map((m) => m[2] as string);
+}
+
+/** The lookups' Go names as the section's table lists them: schema function → Go function. */
+function goLookupNames(): Record<string, string> {
+  return Object.fromEntries(
+    [...goDocs().matchAll(/^\| `(get\w+)` \| `(\w+)` \|/gm)].map((m) => [m[1] as string, m[2] as string]),
+  );
+}
+
+/** The section's Go statements as the body of a program's `pulumi.Run`. */
+const goProgram = (statements: string) => `package main
 
 import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -67,27 +93,7 @@ import (
 
 func main() {
 	pulumi.Run(func(ctx *pulumi.Context) error {
-		flag, err := flagstack.NewFlag(ctx, "checkout", &flagstack.FlagArgs{
-			Workspace: pulumi.String("Default"),
-			Name:      pulumi.String("new-checkout"),
-			Tags:      pulumi.StringArray{pulumi.String("owner:payments")},
-		})
-		if err != nil {
-			return err
-		}
-		_, err = flagstack.NewFlagDefinition(ctx, "checkoutProduction", &flagstack.FlagDefinitionArgs{
-			Workspace:        pulumi.String("Default"),
-			Flag:             flag.Name,
-			Environment:      pulumi.String("Production"),
-			Treatments:       flagstack.FlagDefinitionTreatmentArray{flagstack.FlagDefinitionTreatmentArgs{Name: pulumi.String("on")}, flagstack.FlagDefinitionTreatmentArgs{Name: pulumi.String("off")}},
-			DefaultTreatment: pulumi.String("off"),
-			DefaultRule:      flagstack.FlagDefinitionRuleBucketArray{flagstack.FlagDefinitionRuleBucketArgs{Treatment: pulumi.String("off"), Size: pulumi.Int(100)}},
-		})
-		if err != nil {
-			return err
-		}
-		ctx.Export("flagId", flag.FlagId)
-		return nil
+${statements.replace(/^(?=.)/gm, "\t\t")}		return err
 	})
 }
 `;
@@ -138,7 +144,7 @@ describe("native provider: the Go and .NET SDKs from `pulumi package gen-sdk`", 
     );
   });
 
-  it("Go: the SDK is generated for every resource and `go build ./...` compiles it with a program using it", async () => {
+  it("Go: docs/native.md's commands generate the SDK with its go.mod and a replace, and `go build` compiles the documented program; the lookups' Go names are the docs' table", async () => {
     if (!GO) throw new Error("no `go` on PATH or in /usr/local/go/bin: the Go SDK cannot be built");
     const cli = await pulumiCli();
     const host = join(dir, "go-host");
@@ -152,16 +158,31 @@ describe("native provider: the Go and .NET SDKs from `pulumi package gen-sdk`", 
     );
     seconds["go host build"] = since(start);
 
-    const out = join(dir, "go-sdk");
-    start = performance.now();
-    const text = await run(
-      cli.command,
-      ["package", "gen-sdk", PLUGIN_DIR, "--language", "go", "--out", out],
-      dir,
+    // The program's directory as `pulumi new go` leaves it (its own go.mod) after `npm install
+    // flagstack` (node_modules/flagstack: here the repository); then the documented commands.
+    const program = join(dir, "go-program");
+    mkdirSync(join(program, "node_modules"), { recursive: true });
+    symlinkSync(REPO_ROOT, join(program, "node_modules", "flagstack"), "dir");
+    writeFileSync(
+      join(program, "go.mod"),
+      "module checkout-flags\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.259.0\n",
     );
-    seconds["gen-sdk go"] = since(start);
-    expect(text).toContain(`SDK has been written to ${join(out, "go")}`);
-    const pkgDir = join(out, "go", "flagstack");
+    const [commands = "", afterProgram = "", ...others] = goDocsBlocks("sh");
+    expect(others).toEqual([]);
+    expect(commands.split("\n")[0]).toBe("npm install flagstack @pulumi/pulumi");
+    const [statements = "", ...otherGo] = goDocsBlocks("go");
+    expect(otherGo).toEqual([]);
+    const shell = (script: string) =>
+      run("bash", ["-euo", "pipefail", "-c", script], program, {
+        ...goEnv(),
+        GOFLAGS: "",
+        PATH: [join(dir, "bin"), dirname(cli.command), dirname(GO), env.PATH].join(delimiter),
+      });
+    start = performance.now();
+    const text = await shell(commands.split("\n").slice(1).join("\n"));
+    seconds["go sdk commands"] = since(start);
+    expect(text).toContain("SDK has been written to sdks/flagstack/go");
+    const pkgDir = join(program, "sdks", "flagstack", "go", "flagstack");
     const files = readdirSync(pkgDir).sort();
     for (const name of RESOURCES) {
       const file = `${name[0]?.toLowerCase()}${name.slice(1)}.go`;
@@ -171,21 +192,39 @@ describe("native provider: the Go and .NET SDKs from `pulumi package gen-sdk`", 
       );
     }
     expect(files).toContain("provider.go");
-    expect(files).toContain("getWorkspace.go");
     expect(JSON.parse(readFileSync(join(pkgDir, "pulumi-plugin.json"), "utf8"))).toEqual({
       resource: true,
       name: "flagstack",
     });
-
-    writeFileSync(
-      join(out, "go.mod"),
-      `module ${GO_MODULE}\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.259.0\n`,
+    expect(readFileSync(join(program, "go.mod"), "utf8")).toContain(
+      `replace ${GO_MODULE} => ./sdks/flagstack\n`,
     );
-    mkdirSync(join(out, "example"));
-    writeFileSync(join(out, "example", "main.go"), GO_PROGRAM);
+
+    // Every lookup of the schema is in the docs' table, under the name the generator gave it.
+    const schema = JSON.parse(readFileSync(join(PLUGIN_DIR, "schema.json"), "utf8")) as {
+      functions: Record<string, unknown>;
+    };
+    const names = goLookupNames();
+    expect(Object.keys(names).sort()).toEqual(
+      Object.keys(schema.functions)
+        .map((token) => token.slice(token.lastIndexOf(":") + 1))
+        .sort(),
+    );
+    for (const [fn, goName] of Object.entries(names)) {
+      expect(readFileSync(join(pkgDir, `${fn}.go`), "utf8"), fn).toContain(
+        `func ${goName}(ctx *pulumi.Context, args *${goName}Args, opts ...pulumi.InvokeOption) (*${goName}Result, error) {`,
+      );
+    }
+
+    writeFileSync(join(program, "main.go"), goProgram(statements));
     start = performance.now();
-    // The SDK's packages and the program's (a main package among several: compiled, not linked).
-    await run(GO, ["build", ...GO_BUILD_FLAGS, "./..."], out, goEnv());
+    await shell(afterProgram);
+    seconds["go mod tidy"] = since(start);
+    start = performance.now();
+    await run(GO, ["build", ...GO_BUILD_FLAGS, "-o", join(dir, "checkout-flags"), "."], program, {
+      ...goEnv(),
+      GOFLAGS: "",
+    });
     seconds["go build"] = since(start);
   });
 

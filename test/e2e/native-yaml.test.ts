@@ -23,6 +23,7 @@ import { clients, defaultWorkspaceId, flagNames, groupNames, NATIVE_EXAMPLE_TARG
 import { EngineStack, engineEnv, type PreviewStep, pulumiCli, REPO_ROOT } from "./harness";
 import { declaredInputs, README_NATIVE_INPUTS, readmeNativeSnippet } from "./native-readme";
 import { type NativeExample, oneFieldChange, outOfBandRefresh } from "./native-stories";
+import { sharedOwnershipBlock, sharedOwnershipStory } from "./shared-ownership-story";
 
 const execFileAsync = promisify(execFile);
 const PLUGIN_DIR = join(REPO_ROOT, "provider-plugin");
@@ -247,6 +248,33 @@ describe("native provider: a YAML program outside the repository", () => {
     try {
       expect(await declaredInputs(r)).toEqual(README_NATIVE_INPUTS);
       expect((await r.destroy()).result.summary.resourceChanges).toEqual({ delete: 3 });
+    } finally {
+      await r.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("docs/shared-ownership.md's YAML keeps the UI's targeting through up and up --refresh, and a traffic allocation change is one PATCH", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-shared-ownership-yaml-"));
+    // The page's resources under the plugins entry the README's YAML names.
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      `name: shared-ownership-yaml
+runtime: yaml
+plugins:
+  providers:
+    - name: flagstack
+      path: node_modules/flagstack/provider-plugin
+${sharedOwnershipBlock("yaml")}`,
+    );
+    const r = await EngineStack.open({ program: dir });
+    try {
+      await sharedOwnershipStory(r, () => {
+        const file = join(r.programDir, "Pulumi.yaml");
+        const text = readFileSync(file, "utf8");
+        expect(text).toContain("trafficAllocation: 100\n");
+        writeFileSync(file, text.replace("trafficAllocation: 100\n", "trafficAllocation: 50\n"));
+      });
     } finally {
       await r.close();
       rmSync(dir, { recursive: true, force: true });

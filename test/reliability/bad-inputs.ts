@@ -883,6 +883,18 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       reason: "type cannot be empty",
     },
     {
+      label: "generic spec of a typed kind's type without a required member",
+      change: {
+        dockerRegistry: undefined,
+        generic: {
+          type: "Git",
+          spec: { url: "https://git.example.test/acme", connectionType: "Account", type: "Http" },
+        },
+      },
+      property: "generic.spec.spec",
+      reason: "spec is required (connector type Git)",
+    },
+    {
       label: "empty delegate selector",
       change: { dockerRegistry: { ...registry, delegateSelectors: [""] } },
       property: "dockerRegistry.delegateSelectors[0]",

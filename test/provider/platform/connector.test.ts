@@ -766,6 +766,129 @@ describe("Typed connector check", () => {
   itRefusesWithNoRequest(rows, () => ({ bed, drivers }));
 });
 
+describe("Generic connector of a type that has a typed kind", () => {
+  const base = { org: "default", identifier: "generic_typed", name: "Generic typed" };
+  const failuresOf = async (generic: Props) => (await impl.check({}, { ...base, generic })).failures;
+
+  it.each<[label: string, generic: Props, failures: { property: string; reason: string }[]]>([
+    [
+      "a Github spec without its connection type and authentication",
+      { type: "Github", spec: { url: "https://github.com/acme" } },
+      [
+        { property: "generic.spec.type", reason: "type is required (connector type Github)" },
+        {
+          property: "generic.spec.authentication",
+          reason: "authentication is required (connector type Github)",
+        },
+      ],
+    ],
+    [
+      "a github spec (the type in any case) with an unknown connection type and a token in clear",
+      {
+        type: "github",
+        spec: {
+          url: "https://github.com/acme",
+          type: "Org",
+          authentication: {
+            type: "Http",
+            spec: {
+              type: "UsernameToken",
+              spec: { username: "ci", tokenRef: "ghp_16C7e42F292c6912E7710c838347Ae178B4a" },
+            },
+          },
+        },
+      },
+      [
+        {
+          property: "generic.spec.type",
+          reason: 'type must be one of "Account", "Repo" (connector type Github)',
+        },
+        {
+          property: "generic.spec.authentication.spec.spec.tokenRef",
+          reason:
+            "tokenRef looks like a literal token, not a secret reference: store it in a Secret and give its reference (account.<id>, org.<id> or <id>)",
+        },
+      ],
+    ],
+    [
+      "a K8sCluster manual credential without its master URL and auth",
+      { type: "K8sCluster", spec: { credential: { type: "ManualConfig", spec: {} } } },
+      [
+        {
+          property: "generic.spec.credential.spec.masterUrl",
+          reason: "masterUrl is required (connector type K8sCluster)",
+        },
+        {
+          property: "generic.spec.credential.spec.auth",
+          reason: "auth is required (connector type K8sCluster)",
+        },
+      ],
+    ],
+    [
+      "an Aws credential of an unknown type",
+      { type: "Aws", spec: { credential: { type: "Manual" } } },
+      [
+        {
+          property: "generic.spec.credential.type",
+          reason: 'type "Manual" is not one of the options (connector type Aws)',
+        },
+      ],
+    ],
+    [
+      "a DockerRegistry spec with a bad URL and no provider type or auth",
+      { type: "DockerRegistry", spec: { dockerRegistryUrl: "index.docker.io" } },
+      [
+        {
+          property: "generic.spec.dockerRegistryUrl",
+          reason: "dockerRegistryUrl must be a URL (connector type DockerRegistry)",
+        },
+        {
+          property: "generic.spec.providerType",
+          reason: "providerType is required (connector type DockerRegistry)",
+        },
+        { property: "generic.spec.auth", reason: "auth is required (connector type DockerRegistry)" },
+      ],
+    ],
+    [
+      "an HttpHelmRepo spec without its URL",
+      { type: "HttpHelmRepo", spec: { url: "https://charts.example.test" } },
+      [
+        {
+          property: "generic.spec.helmRepoUrl",
+          reason: "helmRepoUrl is required (connector type HttpHelmRepo)",
+        },
+      ],
+    ],
+  ])("refuses %s at check, naming each field", async (_label, generic, failures) => {
+    expect(await failuresOf(generic)).toEqual(failures);
+  });
+
+  it.each(typedKinds)(
+    "accepts the complete %s wire spec given as generic, as it is",
+    async (_f, _i, type, spec) => {
+      const result = await impl.check({}, { ...base, generic: { type, spec } });
+      expect(result.failures).toBeUndefined();
+      expect(result.inputs?.generic).toEqual({ type, spec });
+    },
+  );
+
+  it("leaves a type without a typed kind to the service", async () => {
+    expect(await failuresOf({ type: "Bitbucket", spec: {} })).toBeUndefined();
+  });
+
+  itRefusesWithNoRequest(
+    [
+      [
+        "an incomplete generic Github spec",
+        { ...base, generic: { type: "Github", spec: { url: "https://github.com/acme", type: "Account" } } },
+        "generic.spec.authentication",
+        "authentication is required (connector type Github)",
+      ],
+    ],
+    () => ({ bed, drivers }),
+  );
+});
+
 describe("Typed connector wire mapping", () => {
   it.each(typedKinds)(
     "writes %s as the API's spec and reads it back to the same inputs",
