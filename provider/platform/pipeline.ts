@@ -27,7 +27,7 @@ import { checkInputs, containsUnknown, type InputProblem, issuesToFailures, UNKN
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { writeIfMatch } from "../core/if-match";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { AdoptInput, OrgInput, platformApi, splitId } from "../core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -187,6 +187,9 @@ function identity(inputs: Pick<PipelineInputs, "pipeline" | "yaml">): { identifi
 // ---------------------------------------------------------------------------------------------
 // Diff
 
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<org>/<project>/<identifier>", example: "default/payments/deploy" };
+
 /** Inputs whose change replaces the pipeline (a changed pipeline identifier does too). */
 export const pipelineReplaceOnChange = [
   "org",
@@ -318,7 +321,7 @@ export const impl: ResourceHandlers<PipelineInputs, PipelineOutputs> = {
     const [org, project, identifier] =
       prev?.identifier && prev.project
         ? [prev.org ?? DEFAULT_ORG, prev.project, prev.identifier]
-        : splitId(id, 3, "<org>/<project>/<identifier>");
+        : splitId(id, IMPORT_ID.form.split("/").length, IMPORT_ID.form);
     const api = platformApi();
     const data: Versioned<PipelineGetData> | undefined = await readOrGone(() =>
       api.pipelines.get(identifier!, { org: org!, project: project! }),
@@ -436,7 +439,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: pipelineReplaceOnChange,
-  importId: { form: "<org>/<project>/<identifier>", example: "default/payments/deploy" },
+  importId: IMPORT_ID,
   doc: {
     what: "a YAML pipeline built from a typed model (or raw YAML)",
     replaces: "identifier, scope",

@@ -31,7 +31,7 @@ import { checkWith } from "../core/check";
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate, pickFields } from "../core/guard";
 import { writeIfMatch } from "../core/if-match";
-import { defineKind } from "../core/kind";
+import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { AdoptInput, OrgInput, platformApi, splitId } from "../core/platform-common";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -82,6 +82,9 @@ export type ProjectOutputs = z.output<typeof ProjectOutputs>;
 
 // ---------------------------------------------------------------------------------------------
 // Diff
+
+/** The natural key: the import id's parts, written once for the import, the docs and the schema. */
+const IMPORT_ID: ImportId = { form: "<org>/<identifier>", example: "default/payments" };
 
 /** Inputs whose change replaces the project. */
 export const projectReplaceOnChange = [
@@ -192,7 +195,7 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
     const old = props as Partial<ProjectOutputs> | undefined;
     const [org, identifier] = old?.identifier
       ? [old.org ?? DEFAULT_ORG, old.identifier]
-      : splitId(id, 2, "<org>/<identifier>");
+      : splitId(id, IMPORT_ID.form.split("/").length, IMPORT_ID.form);
     const api = platformApi();
     const data = await readOrGone(() => api.projects.get(identifier!, { org: org! }));
     if (data === undefined) return GONE;
@@ -273,7 +276,7 @@ export const kind = defineKind({
   impl,
   area: "platform",
   replaceOnChange: projectReplaceOnChange,
-  importId: { form: "<org>/<identifier>", example: "default/payments" },
+  importId: IMPORT_ID,
   policy: ["identifier", "org", "tags"],
   doc: {
     what: "a platform project",
