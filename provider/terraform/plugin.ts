@@ -126,7 +126,6 @@ export async function serve(
   const grpc = require("@grpc/grpc-js") as typeof grpcTypes;
   const services = loadServices();
   let provider: TerraformProvider | undefined;
-  // The kinds load on the first RPC that needs them, after the handshake.
   const get = (): TerraformProvider => {
     provider ??= new TerraformProvider(catalog());
     return provider;

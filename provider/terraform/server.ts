@@ -22,7 +22,9 @@
  * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
  * @module
  */
+import { ProviderSettings, SETTINGS } from "../core/config";
 import type { AnyHandlers, Kind } from "../core/kind";
+import { KIND_LIST } from "../kinds";
 import { isUnknown } from "./msgpack";
 import {
   type PackageSchemaPart,
@@ -79,11 +81,9 @@ export interface Catalog {
 
 /** The catalog of the list of kinds and the committed package schema. */
 export function catalog(
-  kinds: readonly Kind[] = (require("../kinds") as typeof import("../kinds")).KIND_LIST,
+  kinds: readonly Kind[] = KIND_LIST,
   schema: PackageSchemaPart = readPackageSchema(),
-  settings: readonly string[] = Object.keys(
-    (require("../core/config") as typeof import("../core/config")).SETTINGS,
-  ),
+  settings: readonly string[] = Object.keys(SETTINGS),
 ): Catalog {
   const resources = new Map<string, TfResource>();
   for (const kind of kinds) {
@@ -201,7 +201,6 @@ export class TerraformProvider {
   }
 
   validateProviderConfig(req: { config?: DynamicValue }) {
-    const { ProviderSettings } = require("../core/config") as typeof import("../core/config");
     const raw = Object.fromEntries([...this.configValues(req.config)].map(([k, v]) => [k.slice(10), v]));
     const parsed = ProviderSettings.safeParse(raw);
     const type = blockType(this.cat.config);
