@@ -11,7 +11,13 @@ import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
 import { isUnknown } from "../../../provider/terraform/msgpack";
 import { attributePath, catalog, pathText, TerraformProvider } from "../../../provider/terraform/server";
-import { blockType, decodeDynamic, encodeDynamic, type TfObject } from "../../../provider/terraform/values";
+import {
+  blockType,
+  type DynamicValue,
+  decodeDynamic,
+  encodeDynamic,
+  type TfObject,
+} from "../../../provider/terraform/values";
 import { AdminClient } from "../../../sdk";
 
 let emu: Emulator;
@@ -22,7 +28,7 @@ const FLAG = "flagstack_flag";
 const flagType = blockType(cat.resources.get(FLAG)?.attributes ?? []);
 const configType = blockType(cat.config);
 const dv = (value: TfObject | null) => encodeDynamic(value, flagType);
-const state = (v: { msgpack?: Uint8Array } | undefined) => decodeDynamic(v, flagType) as TfObject | null;
+const state = (v: DynamicValue | undefined) => decodeDynamic(v, flagType) as TfObject | null;
 /** The requests that change something (a delete's dry-run probes of approval gates change nothing). */
 const writes = () =>
   emu
