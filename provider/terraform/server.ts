@@ -384,9 +384,14 @@ export class TerraformProvider {
       }
       return { new_state: encodeDynamic(state, type), private: priv, diagnostics: [] };
     } catch (e) {
-      // The state the apply started from: nothing is recorded that the service may not hold.
+      // A create that failed after the object was made (`provider/core/lifecycle.ts`
+      // `PartialFailure`): its state is recorded, so the object is not lost (Terraform marks it
+      // tainted). Otherwise the state the apply started from.
+      const partial = partialFailure(e);
       return {
-        new_state: req.prior_state ?? encodeDynamic(null, type),
+        new_state: partial
+          ? encodeDynamic(stateOf(r, partial.id, partial.properties), type)
+          : (req.prior_state ?? encodeDynamic(null, type)),
         private: priv,
         diagnostics: [diag(message(e))],
       };
@@ -486,6 +491,15 @@ function fieldInputs(kind: Kind, field: string, news: Inputs): string[] {
   if (list === undefined) return [field];
   const given = list.filter((k) => news[k] !== undefined);
   return given.length > 0 ? [...given] : [...list];
+}
+
+/** The id and outputs of a `PartialFailure` (read by shape: the host may load two copies of its module). */
+function partialFailure(e: unknown): { id: string; properties: Inputs } | undefined {
+  if (!(e instanceof Error) || e.name !== "PartialFailure") return undefined;
+  const { id, properties } = e as Error & { id?: unknown; properties?: unknown };
+  return typeof id === "string" && properties !== null && typeof properties === "object"
+    ? { id, properties: properties as Inputs }
+    : undefined;
 }
 
 function message(e: unknown): string {

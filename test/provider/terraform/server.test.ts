@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
+import { PartialFailure } from "../../../provider/core/lifecycle";
+import { KIND_LIST } from "../../../provider/kinds";
 import { isUnknown } from "../../../provider/terraform/msgpack";
 import { attributePath, catalog, pathText, TerraformProvider } from "../../../provider/terraform/server";
 import {
@@ -274,5 +276,39 @@ describe("flagstack_flag, RPC by RPC", () => {
     const up = p.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json } });
     const st = state(up.upgraded_state) as TfObject;
     expect([st.id, st.name, st.tags, st.workspace]).toEqual(["f1", "x", ["a"], null]);
+  });
+});
+
+describe("a create that fails after the object was made", () => {
+  it("records the object (its id and outputs) with the error, so it is not lost", async () => {
+    const flag = KIND_LIST.find((k) => k.name === "Flag");
+    if (flag === undefined) throw new Error("no Flag kind");
+    const failing = {
+      ...flag,
+      impl: {
+        ...flag.impl,
+        create: async () => {
+          throw new PartialFailure(
+            "f-1",
+            { workspace: "Default", name: "half", flagId: "f-1" },
+            new Error("503"),
+            "PATCH of the tags",
+          );
+        },
+      },
+    };
+    const half = new TerraformProvider(catalog([failing]));
+    const config = flagConfig("half");
+    const applied = await half.applyResourceChange({
+      type_name: FLAG,
+      prior_state: dv(null),
+      planned_state: dv(config),
+      config: dv(config),
+    });
+    expect(applied.diagnostics.map((d) => d.summary)).toEqual([
+      "PATCH of the tags failed after the object was created (id f-1): 503",
+    ]);
+    const st = state(applied.new_state) as TfObject;
+    expect([st.id, st.name, st.flag_id, st.description]).toEqual(["f-1", "half", "f-1", null]);
   });
 });
