@@ -73,6 +73,16 @@ describe("the handshake", () => {
     provider.close();
   });
 
+  it("binds within PLUGIN_MIN_PORT..PLUGIN_MAX_PORT when the client sets them", async () => {
+    const min = 20000 + Math.floor(Math.random() * 20000);
+    served = await serve(
+      { ...COOKIE, PLUGIN_MIN_PORT: String(min), PLUGIN_MAX_PORT: String(min + 20) },
+      () => {},
+      () => {},
+    );
+    expect(served.port >= min && served.port <= min + 20, String(served.port)).toBe(true);
+  });
+
   it("AutoMTLS: the client's certificate is required; the server's, valid for localhost, is in the line", async () => {
     const client = serverCertificate();
     const lines: string[] = [];
