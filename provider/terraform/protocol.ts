@@ -209,6 +209,18 @@ message ImportResourceState {
     repeated Diagnostic diagnostics = 2;
   }
 }
+message ReadDataSource {
+  message Request {
+    string type_name = 1;
+    DynamicValue config = 2;
+    DynamicValue provider_meta = 3;
+    ClientCapabilities client_capabilities = 4;
+  }
+  message Response {
+    DynamicValue state = 1;
+    repeated Diagnostic diagnostics = 2;
+  }
+}
 message StopProvider {
   message Request {}
   message Response { string Error = 1; }
@@ -226,6 +238,7 @@ service Provider {
   rpc PlanResourceChange(PlanResourceChange.Request) returns (PlanResourceChange.Response);
   rpc ApplyResourceChange(ApplyResourceChange.Request) returns (ApplyResourceChange.Response);
   rpc ImportResourceState(ImportResourceState.Request) returns (ImportResourceState.Response);
+  rpc ReadDataSource(ReadDataSource.Request) returns (ReadDataSource.Response);
   rpc StopProvider(StopProvider.Request) returns (StopProvider.Response);
 }
 `;

@@ -98,9 +98,16 @@ interface PulumiResource {
   requiredInputs?: string[];
 }
 
+interface PulumiFunction {
+  description?: string;
+  inputs: { properties: Record<string, PulumiType>; required?: string[] };
+  outputs: { properties: Record<string, PulumiType>; required?: string[] };
+}
+
 /** What this module reads of the package schema. */
 export interface PackageSchemaPart {
   resources: Record<string, PulumiResource>;
+  functions?: Record<string, PulumiFunction>;
   types: Record<string, PulumiType>;
   config: { variables: Record<string, PulumiType> };
 }
@@ -255,6 +262,67 @@ export function resourceSchema(kind: Kind, schema: PackageSchemaPart): TfResourc
     kind,
     ...(spec.description ? { description: spec.description } : {}),
     version: 0,
+    attributes,
+  };
+}
+
+/** A lookup as a Terraform data source. */
+export interface TfDataSource {
+  /** `flagstack_workspace` for `getWorkspace`. */
+  typeName: string;
+  /** The lookup's native token, `flagstack:index:getWorkspace`. */
+  token: string;
+  description?: string;
+  /** Its arguments (required or optional) and its result's members (computed). */
+  attributes: TfAttribute[];
+}
+
+/** The data source name of a lookup: `getWorkspace` → `flagstack_workspace`. */
+export const dataSourceTypeName = (lookupName: string): string =>
+  `${PROVIDER_NAME}_${snakeCase(lookupName.replace(/^get/, ""))}`;
+
+/**
+ * The Terraform data source of a lookup (`provider/native/functions.ts`): each argument required or
+ * optional (and computed: the result may fill it) as the lookup's zod arguments say, each member
+ * of its result computed; types and descriptions from the package schema's function.
+ */
+export function dataSourceSchema(
+  lookup: { name: string; token: string },
+  schema: PackageSchemaPart,
+): TfDataSource {
+  const spec = schema.functions?.[lookup.token];
+  if (spec === undefined) throw new Error(`terraform: the package schema has no function ${lookup.token}`);
+  const convert = new Converter(schema);
+  const required = new Set(spec.inputs.required ?? []);
+  const attributes: TfAttribute[] = [];
+  for (const [key, p] of Object.entries(spec.inputs.properties)) {
+    const isRequired = required.has(key);
+    attributes.push(
+      attribute(key, convert.type(p, false), {
+        required: isRequired,
+        optional: !isRequired,
+        computed: !isRequired && key in spec.outputs.properties,
+        sensitive: false,
+        ...(p.description ? { description: p.description } : {}),
+      }),
+    );
+  }
+  for (const [key, p] of Object.entries(spec.outputs.properties)) {
+    if (key in spec.inputs.properties) continue;
+    attributes.push(
+      attribute(key, convert.type(p, true), {
+        required: false,
+        optional: false,
+        computed: true,
+        sensitive: false,
+        ...(p.description ? { description: p.description } : {}),
+      }),
+    );
+  }
+  return {
+    typeName: dataSourceTypeName(lookup.name),
+    token: lookup.token,
+    ...(spec.description ? { description: spec.description } : {}),
     attributes,
   };
 }

@@ -14,6 +14,7 @@
  * | ReadResource | `read`; a gone object is a null state; an input the kind's `diff` finds unchanged keeps the configuration's spelling |
  * | ImportResourceState | `read` by the kind's import id (`<workspace>/<name>`, ...) |
  * | UpgradeResourceState | identity at schema version 0 |
+ * | ValidateDataResourceConfig, ReadDataSource | each lookup as a data source (`flagstack_workspace` for `getWorkspace`): the function the native provider's invoke runs (`../native/functions.ts`) |
  * | StopProvider | nothing to interrupt: answered at once |
  *
  * The state of a resource is one object (Terraform keeps no separate inputs): an input the
@@ -25,14 +26,17 @@
 import { ProviderSettings, SETTINGS } from "../core/config";
 import type { AnyHandlers, Kind } from "../core/kind";
 import { KIND_LIST } from "../kinds";
+import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
 import { isUnknown } from "./msgpack";
 import {
+  dataSourceSchema,
   type PackageSchemaPart,
   providerConfigSchema,
   readPackageSchema,
   resourceSchema,
   schemaMessage,
   type TfAttribute,
+  type TfDataSource,
   type TfResource,
   type TfType,
 } from "./schema";
@@ -76,6 +80,8 @@ const diag = (summary: string, detail = "", steps?: Step[]): Diagnostic => ({
 /** What the dispatch serves: the resource types and the provider's configuration, from the list of kinds. */
 export interface Catalog {
   resources: Map<string, TfResource>;
+  /** The lookups as data sources, each with the lookup it runs. */
+  dataSources: Map<string, TfDataSource & { run: NativeFunction["run"] }>;
   config: TfAttribute[];
 }
 
@@ -84,13 +90,19 @@ export function catalog(
   kinds: readonly Kind[] = KIND_LIST,
   schema: PackageSchemaPart = readPackageSchema(),
   settings: readonly string[] = Object.keys(SETTINGS),
+  lookups: readonly NativeFunction[] = NATIVE_FUNCTIONS,
 ): Catalog {
   const resources = new Map<string, TfResource>();
   for (const kind of kinds) {
     const r = resourceSchema(kind, schema);
     resources.set(r.typeName, r);
   }
-  return { resources, config: providerConfigSchema(schema, settings) };
+  const dataSources: Catalog["dataSources"] = new Map();
+  for (const lookup of lookups) {
+    const d = dataSourceSchema(lookup, schema);
+    dataSources.set(d.typeName, { ...d, run: lookup.run });
+  }
+  return { resources, dataSources, config: providerConfigSchema(schema, settings) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,7 +177,7 @@ export class TerraformProvider {
     return {
       server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
       diagnostics: [],
-      data_sources: [],
+      data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
       resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
     };
   }
@@ -175,6 +187,10 @@ export class TerraformProvider {
     for (const [name, r] of this.cat.resources) {
       resource_schemas[name] = schemaMessage(r.attributes, r.version, r.description);
     }
+    const data_source_schemas: Record<string, unknown> = {};
+    for (const [name, d] of this.cat.dataSources) {
+      data_source_schemas[name] = schemaMessage(d.attributes, 0, d.description);
+    }
     return {
       provider: schemaMessage(
         this.cat.config,
@@ -182,7 +198,7 @@ export class TerraformProvider {
         "The flagstack provider: feature flags and delivery pipelines. Each setting falls back to its environment variable (`FLAGSTACK_ADMIN_API_URL`, ...).",
       ),
       resource_schemas,
-      data_source_schemas: {},
+      data_source_schemas,
       diagnostics: [],
       server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
     };
@@ -253,8 +269,35 @@ export class TerraformProvider {
     return { diagnostics: (await this.check(r, config)).diagnostics };
   }
 
-  validateDataResourceConfig() {
+  private dataSource(typeName: string) {
+    const d = this.cat.dataSources.get(typeName);
+    if (d === undefined) throw new Error(`flagstack: unknown data source ${typeName}`);
+    return d;
+  }
+
+  validateDataResourceConfig(req: { type_name: string }) {
+    this.dataSource(req.type_name);
     return { diagnostics: [] };
+  }
+
+  /**
+   * A data source: the lookup the Pulumi function runs, with the configuration's arguments; the
+   * state is its result, the arguments as configured.
+   */
+  async readDataSource(req: { type_name: string; config?: DynamicValue }) {
+    const d = this.dataSource(req.type_name);
+    const type = blockType(d.attributes);
+    const config = decodeDynamic(req.config, type) as TfObject | null;
+    try {
+      const args = (toProvider(config, type, PULUMI_UNKNOWN) ?? {}) as Inputs;
+      const result = (await d.run(args)) as Inputs;
+      const state = fromProvider(result, type) as TfObject;
+      for (const a of d.attributes)
+        if ((config?.[a.name] ?? null) !== null) state[a.name] = config?.[a.name] ?? null;
+      return { state: encodeDynamic(state, type), diagnostics: [] };
+    } catch (e) {
+      return { state: req.config, diagnostics: [diag(message(e))] };
+    }
   }
 
   upgradeResourceState(req: { type_name: string; version: number; raw_state?: { json?: Uint8Array } }) {

@@ -7,8 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { SETTINGS } from "../../../provider/core/config";
 import { KIND_LIST } from "../../../provider/kinds";
+import { NATIVE_FUNCTIONS } from "../../../provider/native/functions";
 import {
   attributeMessage,
+  dataSourceSchema,
   type PackageSchemaPart,
   providerConfigSchema,
   readPackageSchema,
@@ -249,5 +251,37 @@ describe("the provider's configuration", () => {
       'change_comment:O "string"',
     ]);
     expect(attrs[0]?.description).toBe("Base URL of the feature-flag admin API.");
+  });
+});
+
+describe("data sources: one per lookup", () => {
+  it("flagstack_<snake name without get>, every lookup of the native provider", () => {
+    expect(NATIVE_FUNCTIONS.map((f) => dataSourceSchema(f, schema).typeName)).toEqual([
+      "flagstack_workspace",
+      "flagstack_environment",
+      "flagstack_rollout_status",
+      "flagstack_traffic_type",
+      "flagstack_group",
+      "flagstack_segment",
+      "flagstack_flag_set",
+      "flagstack_large_segment",
+      "flagstack_rule_based_segment",
+      "flagstack_users",
+      "flagstack_organization",
+      "flagstack_project",
+      "flagstack_connector",
+      "flagstack_pipeline",
+    ]);
+  });
+
+  it("getWorkspace: its argument required, its result computed", () => {
+    const d = dataSourceSchema({ name: "getWorkspace", token: "flagstack:index:getWorkspace" }, schema);
+    expect(d.description).toBe("A workspace (project) by name or id.");
+    expect(d.attributes.map(summary)).toEqual([
+      'name:R "string"',
+      'id:C "string"',
+      'type:C "string"',
+      'requires_title_and_comments:C "bool"',
+    ]);
   });
 });

@@ -312,3 +312,34 @@ describe("a create that fails after the object was made", () => {
     expect([st.id, st.name, st.flag_id, st.description]).toEqual(["f-1", "half", "f-1", null]);
   });
 });
+
+describe("data sources", () => {
+  it("flagstack_workspace runs getWorkspace: the result, the argument as configured", async () => {
+    const d = cat.dataSources.get("flagstack_workspace");
+    if (d === undefined) throw new Error("no flagstack_workspace");
+    const type = blockType(d.attributes);
+    const read = await p.readDataSource({
+      type_name: "flagstack_workspace",
+      config: encodeDynamic({ name: "Default" }, type),
+    });
+    expect(read.diagnostics).toEqual([]);
+    const ws = await admin.workspaces.getByName("Default");
+    expect(decodeDynamic(read.state, type)).toEqual({
+      name: "Default",
+      id: ws?.id,
+      type: ws?.type,
+      requires_title_and_comments: ws?.requiresTitleAndComments,
+    });
+  });
+
+  it("a lookup that finds nothing is an error diagnostic", async () => {
+    const d = cat.dataSources.get("flagstack_workspace");
+    const type = blockType(d?.attributes ?? []);
+    const read = await p.readDataSource({
+      type_name: "flagstack_workspace",
+      config: encodeDynamic({ name: "Nowhere" }, type),
+    });
+    expect(read.diagnostics).toHaveLength(1);
+    expect(read.diagnostics[0]?.severity).toBe(1);
+  });
+});
