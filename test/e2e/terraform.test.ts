@@ -5,7 +5,8 @@
  * filesystem mirror `init` searches by itself), `init` writing its lock file entry, `validate` of a
  * bad input naming the attribute (no request), `plan` and `apply` of a Flag and its definition in
  * Production, a `plan` of the unchanged configuration (no write; with `-refresh=false` no request),
- * a one-field change (exactly one PATCH), the `import` of a flag made outside (no write), and
+ * a one-field change (exactly one PATCH), a data source (`flagstack_workspace`: its lookup, no
+ * write), the `import` of a flag made outside (no write), and
  * `destroy` leaving nothing. The steps run in order on one working directory.
  *
  * No `tofu`, no build: the test fails, naming the way to get one, rather than skipping.
@@ -233,6 +234,24 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
       ),
     ]);
     expect((await admin.definitions.get(ws, "tf-checkout", "Production")).trafficAllocation).toBe(80);
+  });
+
+  it("a data source runs its lookup: flagstack_workspace gives the workspace's id, and writes nothing", async () => {
+    const extra = `
+data "flagstack_workspace" "default" {
+  name = "Default"
+}
+
+output "workspace_id" {
+  value = data.flagstack_workspace.default.id
+}
+`;
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80, extra }));
+    const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
+    expect(out).toContain(`workspace_id = "${ws}"`);
+    expect(writes(requests)).toEqual([]);
   });
 
   it("import of a flag made outside: an import block, no write, then nothing to change", async () => {
