@@ -5,6 +5,7 @@
  * - `flagstack recover`: settles what a killed `pulumi up` left in a stack (cli/recover-command.ts)
  * - `flagstack migrate-state`: moves a dynamic-resource stack onto the native provider's tokens (cli/migrate-state-command.ts)
  * - `flagstack policy path|init`: the shipped policy pack, and a team pack built on it (cli/policy-command.ts)
+ * - `flagstack terraform install`: the provider for Terraform and OpenTofu, where `init` finds it (cli/terraform-command.ts)
  *
  * Registering a subcommand loads no resource module: `recover` loads the provider (and through it
  * `@pulumi/pulumi`, an optional peer dependency) when it runs, and `migrate-state` reads the type
@@ -18,6 +19,7 @@ import { register as registerEvents } from "./events-command";
 import { register as registerMigrateState } from "./migrate-state-command";
 import { register as registerPolicy } from "./policy-command";
 import { register as registerRecover } from "./recover-command";
+import { register as registerTerraform } from "./terraform-command";
 
 export type Register = (program: Command) => void;
 
@@ -32,6 +34,7 @@ export async function main(argv: string[]): Promise<void> {
     registerRecover,
     registerMigrateState,
     registerPolicy,
+    registerTerraform,
   ])
     register(program);
   await program.parseAsync(argv);

@@ -42,6 +42,25 @@ flagstack_use_pulumi() {
   return 1
 }
 
+# OpenTofu (`tofu`, the engine of the Terraform door's tests): one already on PATH, else the one
+# built from Go modules by ../shared/toolchain/opentofu/build.sh (first build: about six minutes on
+# 2 cores, instant afterwards). The build script checks its binary with `tofu version`, which
+# prints a warning first when TF_CLI_CONFIG_FILE names a missing file: it runs without it.
+flagstack_use_tofu() {
+  if command -v tofu >/dev/null 2>&1; then return 0; fi
+  local build="${FLAGSTACK_TOFU_BUILD:-$FLAGSTACK_ROOT/../shared/toolchain/opentofu/build.sh}"
+  if [ -f "$build" ]; then
+    local bin; bin=$(env -u TF_CLI_CONFIG_FILE bash "$build" | tail -n 1) || {
+      echo "flagstack: building OpenTofu failed; install OpenTofu 1.12 (or Terraform 1.x as tofu) and put it on PATH" >&2
+      return 1
+    }
+    PATH="$bin:$PATH"; export PATH
+    return 0
+  fi
+  echo "flagstack: no OpenTofu CLI found. Install OpenTofu 1.12 and put it on PATH" >&2
+  return 1
+}
+
 # Offline engine settings shared by the demo, the examples and the tests.
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true

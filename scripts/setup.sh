@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time (and idempotent) setup: Node 24, dependencies, the compiled package, and optionally the
-# Pulumi CLI (`--pulumi`).
+# Pulumi CLI (`--pulumi`) and OpenTofu (`--tofu`), each built from Go modules when none is on PATH.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FLAGSTACK_ROOT"
@@ -19,4 +19,9 @@ npm run --silent build >&2
 # The dynamic providers `require("flagstack/provider/...")` at call time, resolved from the Pulumi
 # program's directory; inside this repo that name points back at the repo itself.
 [ -e node_modules/flagstack ] || ln -sfn .. node_modules/flagstack
-if [ "${1:-}" = "--pulumi" ]; then flagstack_use_pulumi; fi
+for arg in "$@"; do
+  case "$arg" in
+    --pulumi) flagstack_use_pulumi ;;
+    --tofu) flagstack_use_tofu ;;
+  esac
+done

@@ -4,8 +4,8 @@
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$FLAGSTACK_ROOT"
-bash scripts/setup.sh --pulumi || exit 1
-flagstack_use_node; flagstack_use_pulumi || exit 1
+bash scripts/setup.sh --pulumi --tofu || exit 1
+flagstack_use_node; flagstack_use_pulumi || exit 1; flagstack_use_tofu || exit 1
 out=$(mktemp -d)
 # The static checks count as two suites of their own (a type error or a lint finding is a failure
 # in the closing line): `tsc --noEmit` over everything, tests and benchmarks included, so the

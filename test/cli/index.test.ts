@@ -72,6 +72,7 @@ console.log(Object.keys(require.cache).filter((f) => f.includes("@pulumi")).leng
       "  recover",
       "  migrate-state",
       "  policy",
+      "  terraform",
       "  help",
     ]);
     expect(stderr).toBe("");

@@ -307,7 +307,9 @@ function invocations(line: LogicalLine): Invocation[] {
 }
 
 /** The command path of an invocation (`emulator`, `events import`, `recover`). */
-const commandOf = (args: string[]): string[] => (args[0] === "events" ? args.slice(0, 2) : args.slice(0, 1));
+/** A command's words: `events import`, `terraform install` (the commands with subcommands), else the first. */
+const commandOf = (args: string[]): string[] =>
+  ["events", "terraform"].includes(args[0] ?? "") ? args.slice(0, 2) : args.slice(0, 1);
 
 /** The first word of each command of a line (after `VAR=value` assignments and `$(`). */
 function commandWords(line: LogicalLine): string[] {

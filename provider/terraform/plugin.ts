@@ -1,0 +1,212 @@
+/**
+ * The plugin process Terraform and OpenTofu start: go-plugin's handshake and the gRPC server
+ * (github.com/hashicorp/go-plugin `server.go` `Serve`, `docs/internals.md`):
+ * 1. the client sets the magic cookie (`TF_PLUGIN_MAGIC_COOKIE`, OpenTofu
+ *    `internal/plugin6/serve.go` `Handshake`) and the protocol versions it speaks
+ *    (`PLUGIN_PROTOCOL_VERSIONS`, `5,6`); a process started without the cookie is not started by
+ *    Terraform, and says so;
+ * 2. with AutoMTLS the client passes its certificate (`PLUGIN_CLIENT_CERT`, PEM): the server makes
+ *    its own (`./cert.ts`), requires the client's, and prints its DER;
+ * 3. the server listens on 127.0.0.1, a free port (or within `PLUGIN_MIN_PORT`..`PLUGIN_MAX_PORT`),
+ *    and prints one line on stdout: `1|6|tcp|127.0.0.1:<port>|grpc|<certificate>` (core protocol 1,
+ *    plugin protocol 6, network, address, protocol, base64 DER without padding);
+ * 4. it serves `tfplugin6.Provider` (`./server.ts`), the health check go-plugin pings, and
+ *    `plugin.GRPCController.Shutdown`, after which it exits. Interrupts are ignored, as go-plugin's
+ *    server does: Terraform forwards Ctrl-C to the process group and then calls `StopProvider`.
+ *
+ * Logs go to stderr as hclog JSON lines (`@level`, `@message`, `@timestamp`), which go-plugin reads
+ * and Terraform shows under `TF_LOG` / `TF_LOG_PROVIDER`.
+ * @module
+ */
+import type * as grpcTypes from "@grpc/grpc-js";
+import { serverCertificate } from "./cert";
+import { loadServices } from "./protocol";
+import { catalog, TerraformProvider } from "./server";
+
+/** Terraform's and OpenTofu's handshake cookie (OpenTofu `internal/plugin6/serve.go`). */
+export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
+export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+
+/** The plugin protocol this server speaks. */
+export const PROTOCOL_VERSION = 6;
+
+/** The handshake line go-plugin's client reads from the plugin's stdout. */
+export function handshakeLine(port: number, certDer?: Buffer): string {
+  const cert = certDer ? certDer.toString("base64").replace(/=+$/, "") : "";
+  return `1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${cert}`;
+}
+
+/** Why this process may not serve: no cookie, or a client that does not speak protocol 6. */
+export function handshakeRefusal(env: NodeJS.ProcessEnv): string | undefined {
+  if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE)
+    return "This binary is a plugin. These are not meant to be executed directly.\nPlease execute the program that consumes these plugins, which will\nload any plugins automatically (terraform or tofu, with this provider installed: `flagstack terraform install`).";
+  const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? "").split(",").map((v) => v.trim());
+  if (env.PLUGIN_PROTOCOL_VERSIONS && !versions.includes(String(PROTOCOL_VERSION)))
+    return `flagstack speaks plugin protocol ${PROTOCOL_VERSION}; the client offered ${env.PLUGIN_PROTOCOL_VERSIONS} (Terraform 1.0+ or OpenTofu speak it)`;
+  return undefined;
+}
+
+/** An hclog JSON line on stderr (go-plugin relays it to Terraform's log). */
+export function log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void {
+  if (level === "trace" || level === "debug") {
+    if (!process.env.TF_LOG && !process.env.TF_LOG_PROVIDER) return;
+  }
+  process.stderr.write(
+    `${JSON.stringify({ "@level": level, "@message": `flagstack: ${message}`, "@module": "flagstack", "@timestamp": new Date().toISOString() })}\n`,
+  );
+}
+
+type Unary = (call: { request: unknown }, callback: grpcTypes.sendUnaryData<unknown>) => void;
+
+/** A grpc-js unary handler for a (possibly async) method of the provider. */
+function unary(name: string, run: (request: never) => unknown): Unary {
+  return (call, callback) => {
+    const started = performance.now();
+    const req = call.request as { type_name?: string };
+    Promise.resolve()
+      .then(() => run(call.request as never))
+      .then(
+        (response) => {
+          log(
+            "debug",
+            `${name}${req.type_name ? ` ${req.type_name}` : ""} ${(performance.now() - started).toFixed(1)} ms`,
+          );
+          callback(null, response);
+        },
+        (e: unknown) => {
+          log("error", `${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          callback({
+            code: 13,
+            details: e instanceof Error ? e.message : String(e),
+          } as grpcTypes.ServiceError);
+        },
+      );
+  };
+}
+
+/** The Provider service's handlers, by RPC name. */
+export function providerHandlers(provider: () => TerraformProvider): Record<string, Unary> {
+  const methods: Record<string, (p: TerraformProvider, req: never) => unknown> = {
+    GetMetadata: (p) => p.getMetadata(),
+    GetProviderSchema: (p) => p.getProviderSchema(),
+    ValidateProviderConfig: (p, req) => p.validateProviderConfig(req),
+    ValidateResourceConfig: (p, req) => p.validateResourceConfig(req),
+    ValidateDataResourceConfig: (p, req) => p.validateDataResourceConfig(req),
+    ReadDataSource: (p, req) => p.readDataSource(req),
+    UpgradeResourceState: (p, req) => p.upgradeResourceState(req),
+    ConfigureProvider: (p, req) => p.configureProvider(req),
+    ReadResource: (p, req) => p.readResource(req),
+    PlanResourceChange: (p, req) => p.planResourceChange(req),
+    ApplyResourceChange: (p, req) => p.applyResourceChange(req),
+    ImportResourceState: (p, req) => p.importResourceState(req),
+    StopProvider: (p) => p.stopProvider(),
+  };
+  return Object.fromEntries(
+    Object.entries(methods).map(([name, f]) => [name, unary(name, (req) => f(provider(), req))]),
+  );
+}
+
+/** What {@link serve} returns: the port and a way to stop (tests). */
+export interface Served {
+  port: number;
+  line: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the plugin server and prints the handshake line. `onShutdown` runs when the client calls
+ * `GRPCController.Shutdown` (the launcher exits there).
+ */
+export async function serve(
+  env: NodeJS.ProcessEnv = process.env,
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  onShutdown: () => void = () => setImmediate(() => process.exit(0)),
+): Promise<Served> {
+  const refusal = handshakeRefusal(env);
+  if (refusal !== undefined) throw new Error(refusal);
+  const grpc = require("@grpc/grpc-js") as typeof grpcTypes;
+  const services = loadServices();
+  let provider: TerraformProvider | undefined;
+  const get = (): TerraformProvider => {
+    provider ??= new TerraformProvider(catalog());
+    return provider;
+  };
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": 256 * 1024 * 1024,
+    "grpc.max_send_message_length": 256 * 1024 * 1024,
+  });
+  server.addService(services.provider, providerHandlers(get));
+  server.addService(services.health, {
+    Check: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, { status: 1 }),
+  });
+  let stopping = false;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (stopping) return resolve();
+      stopping = true;
+      server.tryShutdown(() => resolve());
+      setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, 2000).unref();
+    });
+  server.addService(services.controller, {
+    Shutdown: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => {
+      log("debug", "shutdown requested");
+      cb(null, {});
+      void stop().then(onShutdown);
+    },
+  });
+  let credentials = grpc.ServerCredentials.createInsecure();
+  let certDer: Buffer | undefined;
+  const clientCert = env.PLUGIN_CLIENT_CERT;
+  if (clientCert) {
+    const cert = serverCertificate();
+    certDer = cert.der;
+    credentials = grpc.ServerCredentials.createSsl(
+      Buffer.from(clientCert),
+      [{ cert_chain: Buffer.from(cert.certPem), private_key: Buffer.from(cert.keyPem) }],
+      true,
+    );
+  }
+  const port = await bindPort(server, credentials, env);
+  const line = handshakeLine(port, certDer);
+  out(line);
+  return { port, line, stop };
+}
+
+/** Binds 127.0.0.1 on a free port, within `PLUGIN_MIN_PORT`..`PLUGIN_MAX_PORT` when the client sets them. */
+async function bindPort(
+  server: grpcTypes.Server,
+  credentials: grpcTypes.ServerCredentials,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const bind = (port: number) =>
+    new Promise<number>((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, credentials, (e, p) => (e ? reject(e) : resolve(p))),
+    );
+  const min = Number(env.PLUGIN_MIN_PORT ?? 0);
+  const max = Number(env.PLUGIN_MAX_PORT ?? 0);
+  if (!(min > 0 && max >= min)) return bind(0);
+  for (let port = min; port <= max; port++) {
+    try {
+      return await bind(port);
+    } catch {
+      // taken: the next one
+    }
+  }
+  throw new Error(`no free port in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT (${min}..${max})`);
+}
+
+/** The launcher's entry point: serve, exit when shut down, ignore interrupts. */
+export async function main(): Promise<void> {
+  process.on("SIGINT", () => log("debug", "interrupt ignored: Terraform stops the provider itself"));
+  const refusal = handshakeRefusal(process.env);
+  if (refusal !== undefined) {
+    process.stderr.write(`${refusal}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await serve();
+  // Terraform closes our stdin's pipe when it ends without Shutdown (killed): end with it.
+}

@@ -1,0 +1,553 @@
+/**
+ * The Terraform/OpenTofu door: the plugin protocol 6 `Provider` service, dispatching each resource
+ * type to its kind's `impl`, the same lifecycle verbs the dynamic and native Pulumi providers call
+ * (`../kinds.ts`): no verb is implemented here, each RPC only converts values
+ * (`./values.ts`) and calls them.
+ *
+ * | RPC | what it calls |
+ * |---|---|
+ * | GetMetadata, GetProviderSchema | the schema derived from the list of kinds (`./schema.ts`) |
+ * | ValidateProviderConfig, ConfigureProvider | the settings of `provider/core/config.ts` (snake_case), through each kind's `configure`; unset ones fall back to the same environment variables |
+ * | ValidateResourceConfig | the kind's `check`: one error diagnostic per failure, naming the attribute path; no request |
+ * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too |
+ * | ApplyResourceChange | `create`, `update` (the minimal guarded write) or `delete` |
+ * | ReadResource | `read`; a gone object is a null state; an input the kind's `diff` finds unchanged keeps the configuration's spelling |
+ * | ImportResourceState | `read` by the kind's import id (`<workspace>/<name>`, ...) |
+ * | UpgradeResourceState | identity at schema version 0 |
+ * | ValidateDataResourceConfig, ReadDataSource | each lookup as a data source (`flagstack_workspace` for `getWorkspace`): the function the native provider's invoke runs (`../native/functions.ts`) |
+ * | StopProvider | nothing to interrupt: answered at once |
+ *
+ * The state of a resource is one object (Terraform keeps no separate inputs): an input the
+ * configuration sets keeps the configuration's value in the planned and new state, as Terraform
+ * requires, and the kind's outputs fill the rest; the verbs read that object back as their
+ * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
+ * @module
+ */
+import { ProviderSettings, SETTINGS } from "../core/config";
+import type { AnyHandlers, Kind } from "../core/kind";
+import { KIND_LIST } from "../kinds";
+import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
+import { isUnknown } from "./msgpack";
+import {
+  dataSourceSchema,
+  type PackageSchemaPart,
+  providerConfigSchema,
+  readPackageSchema,
+  resourceSchema,
+  schemaMessage,
+  type TfAttribute,
+  type TfDataSource,
+  type TfResource,
+  type TfType,
+} from "./schema";
+import {
+  blockType,
+  type DynamicValue,
+  decodeDynamic,
+  encodeDynamic,
+  fromJsonText,
+  fromProvider,
+  holdsUnknown,
+  type TfObject,
+  type TfValue,
+  toProvider,
+  unknownValue,
+} from "./values";
+
+/** The value the kinds' `check` takes for an input not known yet (`provider/core/check.ts` `UNKNOWN`). */
+const PULUMI_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** `Diagnostic.Severity`. */
+const ERROR = 1;
+
+/** A protocol diagnostic. */
+export interface Diagnostic {
+  severity: number;
+  summary: string;
+  detail: string;
+  attribute?: { steps: Step[] };
+}
+/** One step of an `AttributePath`. */
+export type Step = { attribute_name: string } | { element_key_string: string } | { element_key_int: number };
+
+const diag = (summary: string, detail = "", steps?: Step[]): Diagnostic => ({
+  severity: ERROR,
+  summary,
+  detail,
+  ...(steps && steps.length > 0 ? { attribute: { steps } } : {}),
+});
+
+/** What the dispatch serves: the resource types and the provider's configuration, from the list of kinds. */
+export interface Catalog {
+  resources: Map<string, TfResource>;
+  /** The lookups as data sources, each with the lookup it runs. */
+  dataSources: Map<string, TfDataSource & { run: NativeFunction["run"] }>;
+  config: TfAttribute[];
+}
+
+/** The catalog of the list of kinds and the committed package schema. */
+export function catalog(
+  kinds: readonly Kind[] = KIND_LIST,
+  schema: PackageSchemaPart = readPackageSchema(),
+  settings: readonly string[] = Object.keys(SETTINGS),
+  lookups: readonly NativeFunction[] = NATIVE_FUNCTIONS,
+): Catalog {
+  const resources = new Map<string, TfResource>();
+  for (const kind of kinds) {
+    const r = resourceSchema(kind, schema);
+    resources.set(r.typeName, r);
+  }
+  const dataSources: Catalog["dataSources"] = new Map();
+  for (const lookup of lookups) {
+    const d = dataSourceSchema(lookup, schema);
+    dataSources.set(d.typeName, { ...d, run: lookup.run });
+  }
+  return { resources, dataSources, config: providerConfigSchema(schema, settings) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attribute paths
+
+/**
+ * The attribute path of a `check` failure's property (`treatments[0].name`, `tags["a b"]`), with
+ * each object member by its Terraform name (`default_treatment`) and map keys as they are.
+ */
+export function attributePath(property: string, type: TfType): Step[] {
+  const steps: Step[] = [];
+  const re = /(?:^|\.)([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g;
+  let current: TfType | undefined = type;
+  for (let m = re.exec(property); m !== null; m = re.exec(property)) {
+    if (m[1] !== undefined) {
+      const name: string = m[1];
+      if (current?.kind === "object") {
+        const a: TfAttribute | undefined = current.attributes.find((x) => x.key === name);
+        steps.push({ attribute_name: a?.name ?? name });
+        current = a?.type;
+      } else if (current?.kind === "map") {
+        steps.push({ element_key_string: name });
+        current = current.element;
+      } else {
+        steps.push({ attribute_name: name });
+        current = undefined;
+      }
+    } else if (m[2] !== undefined) {
+      steps.push({ element_key_int: Number(m[2]) });
+      current = current?.kind === "list" ? current.element : undefined;
+    } else if (m[3] !== undefined) {
+      steps.push({ element_key_string: JSON.parse(`"${m[3]}"`) as string });
+      current = current?.kind === "map" ? current.element : undefined;
+    }
+  }
+  return steps;
+}
+
+/** An attribute path as Terraform writes it: `treatments[1].name`, `tags["a b"]`. */
+export function pathText(steps: readonly Step[]): string {
+  return steps
+    .map((s, i) =>
+      "attribute_name" in s
+        ? `${i === 0 ? "" : "."}${s.attribute_name}`
+        : "element_key_int" in s
+          ? `[${s.element_key_int}]`
+          : `[${JSON.stringify(s.element_key_string)}]`,
+    )
+    .join("");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dispatch
+
+type Inputs = Record<string, unknown>;
+
+/** The Provider service's handlers, each taking and returning the decoded messages. */
+export class TerraformProvider {
+  private readonly configures: Set<AnyHandlers["configure"]>;
+
+  constructor(private readonly cat: Catalog) {
+    this.configures = new Set([...cat.resources.values()].map((r) => r.kind.impl.configure));
+  }
+
+  private resource(typeName: string): TfResource {
+    const r = this.cat.resources.get(typeName);
+    if (r === undefined) throw new Error(`flagstack: unknown resource type ${typeName}`);
+    return r;
+  }
+
+  getMetadata() {
+    return {
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
+      diagnostics: [],
+      data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
+      resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
+    };
+  }
+
+  getProviderSchema() {
+    const resource_schemas: Record<string, unknown> = {};
+    for (const [name, r] of this.cat.resources) {
+      resource_schemas[name] = schemaMessage(r.attributes, r.version, r.description);
+    }
+    const data_source_schemas: Record<string, unknown> = {};
+    for (const [name, d] of this.cat.dataSources) {
+      data_source_schemas[name] = schemaMessage(d.attributes, 0, d.description);
+    }
+    return {
+      provider: schemaMessage(
+        this.cat.config,
+        0,
+        "The flagstack provider: feature flags and delivery pipelines. Each setting falls back to its environment variable (`FLAGSTACK_ADMIN_API_URL`, ...).",
+      ),
+      resource_schemas,
+      data_source_schemas,
+      diagnostics: [],
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
+    };
+  }
+
+  /** The configuration as `flagstack:<setting>` → text, as the kinds' `configure` reads stack config. */
+  private configValues(config: DynamicValue | undefined): Map<string, string> {
+    const type = blockType(this.cat.config);
+    const record = (toProvider(decodeDynamic(config, type), type, PULUMI_UNKNOWN) ?? {}) as Inputs;
+    const values = new Map<string, string>();
+    for (const [key, value] of Object.entries(record)) {
+      if (value === PULUMI_UNKNOWN) continue;
+      values.set(`flagstack:${key}`, typeof value === "string" ? value : String(value));
+    }
+    return values;
+  }
+
+  validateProviderConfig(req: { config?: DynamicValue }) {
+    const raw = Object.fromEntries([...this.configValues(req.config)].map(([k, v]) => [k.slice(10), v]));
+    const parsed = ProviderSettings.safeParse(raw);
+    const type = blockType(this.cat.config);
+    const diagnostics = parsed.success
+      ? []
+      : parsed.error.issues.map((i) => {
+          const key = String(i.path[0]);
+          const steps = attributePath(key, type);
+          return diag(`${pathText(steps)}: ${i.message}`, "", steps);
+        });
+    return { diagnostics };
+  }
+
+  async configureProvider(req: { config?: DynamicValue }) {
+    const values = this.configValues(req.config);
+    const config = {
+      get: (key: string) => values.get(key),
+      require(key: string): string {
+        const value = values.get(key);
+        if (value === undefined) throw new Error(`flagstack: missing required configuration ${key}`);
+        return value;
+      },
+    };
+    try {
+      for (const configure of this.configures) await configure({ config });
+      return { diagnostics: [] };
+    } catch (e) {
+      return { diagnostics: [diag(message(e))] };
+    }
+  }
+
+  /** The kind's `check` of a configuration: its inputs, or the diagnostics naming each bad attribute. */
+  private async check(
+    r: TfResource,
+    config: TfValue,
+  ): Promise<{ inputs?: Inputs; diagnostics: Diagnostic[] }> {
+    const type = blockType(r.attributes);
+    const news = (toProvider(config, type, PULUMI_UNKNOWN) ?? {}) as Inputs;
+    const result = await r.kind.impl.check({}, news);
+    const diagnostics = (result.failures ?? []).map((f) => {
+      const steps = attributePath(f.property, type);
+      return diag(steps.length > 0 ? `${pathText(steps)}: ${f.reason}` : f.reason, "", steps);
+    });
+    return { inputs: result.inputs as Inputs | undefined, diagnostics };
+  }
+
+  async validateResourceConfig(req: { type_name: string; config?: DynamicValue }) {
+    const r = this.resource(req.type_name);
+    const config = decodeDynamic(req.config, blockType(r.attributes));
+    return { diagnostics: (await this.check(r, config)).diagnostics };
+  }
+
+  private dataSource(typeName: string) {
+    const d = this.cat.dataSources.get(typeName);
+    if (d === undefined) throw new Error(`flagstack: unknown data source ${typeName}`);
+    return d;
+  }
+
+  validateDataResourceConfig(req: { type_name: string }) {
+    this.dataSource(req.type_name);
+    return { diagnostics: [] };
+  }
+
+  /**
+   * A data source: the lookup the Pulumi function runs, with the configuration's arguments; the
+   * state is its result, the arguments as configured.
+   */
+  async readDataSource(req: { type_name: string; config?: DynamicValue }) {
+    const d = this.dataSource(req.type_name);
+    const type = blockType(d.attributes);
+    const config = decodeDynamic(req.config, type) as TfObject | null;
+    try {
+      const args = (toProvider(config, type, PULUMI_UNKNOWN) ?? {}) as Inputs;
+      const result = (await d.run(args)) as Inputs;
+      const state = fromProvider(result, type) as TfObject;
+      for (const a of d.attributes)
+        if ((config?.[a.name] ?? null) !== null) state[a.name] = config?.[a.name] ?? null;
+      return { state: encodeDynamic(state, type), diagnostics: [] };
+    } catch (e) {
+      return { state: req.config, diagnostics: [diag(message(e))] };
+    }
+  }
+
+  upgradeResourceState(req: { type_name: string; version: number; raw_state?: { json?: Uint8Array } }) {
+    const r = this.resource(req.type_name);
+    const type = blockType(r.attributes);
+    const json = req.raw_state?.json;
+    if (!json || json.length === 0)
+      return {
+        diagnostics: [
+          diag(`${req.type_name}: the state is in the legacy flatmap form, which flagstack never wrote`),
+        ],
+      };
+    // Schema version 0 is the only one: the state is read as it is.
+    return {
+      upgraded_state: encodeDynamic(fromJsonText(Buffer.from(json).toString("utf8"), type), type),
+      diagnostics: [],
+    };
+  }
+
+  async planResourceChange(req: {
+    type_name: string;
+    prior_state?: DynamicValue;
+    proposed_new_state?: DynamicValue;
+    config?: DynamicValue;
+    prior_private?: Uint8Array;
+  }) {
+    const r = this.resource(req.type_name);
+    const type = blockType(r.attributes);
+    const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
+    const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
+    const config = decodeDynamic(req.config, type) as TfObject | null;
+    const none = { planned_private: req.prior_private ?? Buffer.alloc(0), requires_replace: [] };
+    if (proposed === null) return { ...none, planned_state: encodeDynamic(null, type), diagnostics: [] };
+    const checked = await this.check(r, config);
+    if (checked.diagnostics.length > 0)
+      return { ...none, planned_state: req.proposed_new_state, diagnostics: checked.diagnostics };
+    const inputs = checked.inputs ?? {};
+    const planned: TfObject = { ...proposed };
+    const inputKeys = new Set(Object.keys(r.kind.resource.inputs.shape));
+    if (prior === null) {
+      // Create: what the configuration leaves out is the check's default, else decided by the apply.
+      for (const a of r.attributes) {
+        if (!a.computed || (config?.[a.name] ?? null) !== null) continue;
+        const checkedValue = inputKeys.has(a.key) ? inputs[a.key] : undefined;
+        planned[a.name] =
+          checkedValue === undefined || JSON.stringify(checkedValue).includes(PULUMI_UNKNOWN)
+            ? unknownValue()
+            : fromProvider(checkedValue, a.type);
+      }
+      return { ...none, planned_state: encodeDynamic(planned, type), diagnostics: [] };
+    }
+    // Update: an input the configuration leaves out keeps its recorded value (the service's value,
+    // not managed). Terraform's own proposal would drop a nested attribute's recorded value when its
+    // members are not computed (OpenTofu `internal/plans/objchange` `optionalValueNotComputable`).
+    for (const a of r.attributes)
+      if (a.computed && inputKeys.has(a.key) && (config?.[a.name] ?? null) === null)
+        planned[a.name] = prior[a.name] ?? null;
+    const { id, olds } = recorded(r, prior);
+    let changes: boolean | undefined;
+    let replaces: string[] = [];
+    if (holdsUnknown(config)) {
+      // Not decidable yet: an unknown replacing input may replace.
+      changes = undefined;
+      replaces = r.kind.replaceOnChange.filter((key) => {
+        const a = r.attributes.find((x) => x.key === key);
+        return a !== undefined && holdsUnknown(config?.[a.name] ?? null);
+      });
+    } else {
+      const diff = await r.kind.impl.diff(id, olds, inputs);
+      changes = diff.changes;
+      replaces = (diff.replaces ?? []).flatMap((field) => fieldInputs(r.kind, field, inputs));
+    }
+    if (changes !== false) {
+      // The outputs that are no input may change with the update: decided by the apply.
+      for (const a of r.attributes)
+        if (a.computed && !inputKeys.has(a.key) && a.name !== "id") planned[a.name] = unknownValue();
+      if (replaces.length > 0) planned.id = unknownValue();
+    }
+    const requires_replace = [...new Set(replaces)].flatMap((key) => {
+      const a = r.attributes.find((x) => x.key === key);
+      return a === undefined ? [] : [{ steps: [{ attribute_name: a.name }] }];
+    });
+    return { ...none, requires_replace, planned_state: encodeDynamic(planned, type), diagnostics: [] };
+  }
+
+  async applyResourceChange(req: {
+    type_name: string;
+    prior_state?: DynamicValue;
+    planned_state?: DynamicValue;
+    config?: DynamicValue;
+    planned_private?: Uint8Array;
+  }) {
+    const r = this.resource(req.type_name);
+    const type = blockType(r.attributes);
+    const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
+    const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
+    const config = decodeDynamic(req.config, type) as TfObject | null;
+    const priv = req.planned_private ?? Buffer.alloc(0);
+    try {
+      if (planned === null) {
+        if (prior !== null) {
+          const { id, olds } = recorded(r, prior);
+          await r.kind.impl.delete(id, olds);
+        }
+        return { new_state: encodeDynamic(null, type), private: priv, diagnostics: [] };
+      }
+      const checked = await this.check(r, config);
+      if (checked.diagnostics.length > 0)
+        return { new_state: req.prior_state, private: priv, diagnostics: checked.diagnostics };
+      const inputs = checked.inputs ?? {};
+      let id: string;
+      let outs: Inputs;
+      if (prior === null) {
+        const result = await r.kind.impl.create(inputs);
+        id = result.id;
+        outs = (result.outs ?? {}) as Inputs;
+      } else {
+        const rec = recorded(r, prior);
+        id = rec.id;
+        outs = ((await r.kind.impl.update(rec.id, rec.olds, inputs)).outs ?? {}) as Inputs;
+      }
+      const state = stateOf(r, id, outs);
+      // What the plan knew stays as planned (Terraform requires it); the rest is the kind's outputs.
+      for (const a of r.attributes) {
+        const p = planned[a.name] ?? null;
+        if (a.name !== "id" && !holdsUnknown(p) && (p !== null || !a.computed)) state[a.name] = p;
+      }
+      return { new_state: encodeDynamic(state, type), private: priv, diagnostics: [] };
+    } catch (e) {
+      // A create that failed after the object was made (`provider/core/lifecycle.ts`
+      // `PartialFailure`): its state is recorded, so the object is not lost (Terraform marks it
+      // tainted). Otherwise the state the apply started from.
+      const partial = partialFailure(e);
+      return {
+        new_state: partial
+          ? encodeDynamic(stateOf(r, partial.id, partial.properties), type)
+          : (req.prior_state ?? encodeDynamic(null, type)),
+        private: priv,
+        diagnostics: [diag(message(e))],
+      };
+    }
+  }
+
+  async readResource(req: { type_name: string; current_state?: DynamicValue; private?: Uint8Array }) {
+    const r = this.resource(req.type_name);
+    const type = blockType(r.attributes);
+    const current = decodeDynamic(req.current_state, type) as TfObject | null;
+    const priv = req.private ?? Buffer.alloc(0);
+    if (current === null) return { new_state: encodeDynamic(null, type), private: priv, diagnostics: [] };
+    try {
+      const { id, olds } = recorded(r, current);
+      const result = await r.kind.impl.read(id, olds);
+      if (!result.id) return { new_state: encodeDynamic(null, type), private: priv, diagnostics: [] };
+      const live = (result.props ?? {}) as Inputs;
+      const state = stateOf(r, result.id, live);
+      // Each input the kind's diff finds unchanged keeps the recorded spelling (no perpetual diff).
+      const recordedInputs = Object.fromEntries(
+        Object.keys(r.kind.resource.inputs.shape).flatMap((k) =>
+          olds[k] === undefined ? [] : [[k, olds[k]]],
+        ),
+      );
+      const diff = await r.kind.impl.diff(result.id, live, recordedInputs);
+      const stable = new Set(
+        diff.changes === false
+          ? Object.keys(recordedInputs)
+          : (diff.stables ?? []).flatMap((field) => fieldInputs(r.kind, field, recordedInputs)),
+      );
+      for (const a of r.attributes)
+        if (stable.has(a.key) && current[a.name] !== undefined) state[a.name] = current[a.name] ?? null;
+      return { new_state: encodeDynamic(state, type), private: priv, diagnostics: [] };
+    } catch (e) {
+      return { new_state: req.current_state, private: priv, diagnostics: [diag(message(e))] };
+    }
+  }
+
+  async importResourceState(req: { type_name: string; id: string }) {
+    const r = this.resource(req.type_name);
+    const type = blockType(r.attributes);
+    if (r.kind.importId === undefined)
+      return {
+        imported_resources: [],
+        diagnostics: [diag(`${req.type_name} cannot be imported: the API does not show it again`)],
+      };
+    try {
+      const result = await r.kind.impl.read(req.id, {});
+      if (!result.id)
+        return {
+          imported_resources: [],
+          diagnostics: [
+            diag(
+              `${req.type_name} ${req.id} does not exist`,
+              `The import id has the form ${r.kind.importId.form}, such as ${r.kind.importId.example}.`,
+            ),
+          ],
+        };
+      const state = stateOf(r, result.id, {
+        ...(result.props as Inputs),
+        ...((result.inputs as Inputs | undefined) ?? {}),
+      });
+      return {
+        imported_resources: [
+          { type_name: req.type_name, state: encodeDynamic(state, type), private: Buffer.alloc(0) },
+        ],
+        diagnostics: [],
+      };
+    } catch (e) {
+      return { imported_resources: [], diagnostics: [diag(message(e))] };
+    }
+  }
+
+  stopProvider() {
+    return { Error: "" };
+  }
+}
+
+/** The id and the recorded outputs (provider form) of a resource's state. */
+function recorded(r: TfResource, state: TfObject): { id: string; olds: Inputs } {
+  const olds = (toProvider(state, blockType(r.attributes), undefined) ?? {}) as Inputs;
+  const id = typeof state.id === "string" ? state.id : "";
+  delete olds.id;
+  return { id, olds };
+}
+
+/** A resource's state from the kind's outputs (provider form) and its id. */
+function stateOf(r: TfResource, id: string, outs: Inputs): TfObject {
+  const state = fromProvider(outs, blockType(r.attributes)) as TfObject;
+  state.id = id;
+  return state;
+}
+
+/** The inputs behind a field of the kind's `diff` answer: its `diffFields` or `replaceReasons` entry, else the input of its name. */
+function fieldInputs(kind: Kind, field: string, news: Inputs): string[] {
+  const list = kind.impl.diffFields?.[field] ?? kind.impl.replaceReasons?.[field];
+  if (list === undefined) return [field];
+  const given = list.filter((k) => news[k] !== undefined);
+  return given.length > 0 ? [...given] : [...list];
+}
+
+/** The id and outputs of a `PartialFailure` (read by shape: the host may load two copies of its module). */
+function partialFailure(e: unknown): { id: string; properties: Inputs } | undefined {
+  if (!(e instanceof Error) || e.name !== "PartialFailure") return undefined;
+  const { id, properties } = e as Error & { id?: unknown; properties?: unknown };
+  return typeof id === "string" && properties !== null && typeof properties === "object"
+    ? { id, properties: properties as Inputs }
+    : undefined;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** True when a value holds no unknown (for tests). */
+export const known = (v: TfValue): boolean => !holdsUnknown(v) && !isUnknown(v);

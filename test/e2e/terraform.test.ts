@@ -1,0 +1,290 @@
+/**
+ * The Terraform door end to end, with the real OpenTofu (`tofu`, built by
+ * `../shared/toolchain/opentofu/build.sh` when none is on PATH) against the emulator: the provider
+ * installed by `flagstack terraform install` into the configuration's `terraform.d/plugins` (a
+ * filesystem mirror `init` searches by itself), `init` writing its lock file entry, `validate` of a
+ * bad input naming the attribute (no request), `plan` and `apply` of a Flag and its definition in
+ * Production, a `plan` of the unchanged configuration (no write; with `-refresh=false` no request),
+ * a one-field change (exactly one PATCH), a data source (`flagstack_workspace`: its lookup, no
+ * write), the `import` of a flag made outside (no write), and
+ * `destroy` leaving nothing. The steps run in order on one working directory.
+ *
+ * No `tofu`, no build: the test fails, naming the way to get one, rather than skipping.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../emulator";
+import type { AdminClient } from "../../sdk";
+import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
+import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
+
+const run = promisify(execFile);
+
+/** `tofu` on PATH, else the one `scripts/env.sh`'s `flagstack_use_tofu` builds; an error naming the fix otherwise. */
+function tofuBinary(): string {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, "tofu"))) return join(dir, "tofu");
+  }
+  try {
+    const bin = execFileSync(
+      "bash",
+      ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_tofu >&2 && command -v tofu`],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+    ).trim();
+    if (bin) return bin;
+  } catch {
+    // reported below
+  }
+  throw new Error("e2e: no OpenTofu CLI: run `bash scripts/setup.sh --tofu` or put tofu v1.12+ on PATH");
+}
+
+/** The emulator's writes (dry-run probes of approval gates change nothing and are left out). */
+const writes = (requests: RequestRecord[]) =>
+  requests
+    .filter((r) => r.method !== "GET" && !r.query.includes("dry_run=true"))
+    .map((r) => `${r.method} ${r.path} ${r.status}`);
+
+/** The configuration: a flag and its definition in Production, and what the test adds. */
+function mainTf(spec: { allocation?: number; extra?: string } = {}): string {
+  return `terraform {
+  required_providers {
+    flagstack = {
+      source = "flagstack.local/flagstack/flagstack"
+    }
+  }
+}
+
+variable "admin_api_url" {
+  type = string
+}
+
+provider "flagstack" {
+  admin_api_url = var.admin_api_url
+  # admin_api_key: from FLAGSTACK_ADMIN_API_KEY, as in Pulumi
+}
+
+resource "flagstack_flag" "checkout" {
+  workspace   = "Default"
+  name        = "tf-checkout"
+  description = "One-page checkout"
+  tags        = ["web", "payments"]
+}
+
+resource "flagstack_flag_definition" "checkout_production" {
+  workspace   = "Default"
+  flag        = flagstack_flag.checkout.name
+  environment = "Production"
+  treatments = [
+    { name = "on", keys = ["qa-bot"] },
+    { name = "off" },
+  ]
+  default_treatment = "off"
+  rules = [{
+    condition = { matchers = [{ type = "IN_LIST_STRING", attribute = "plan", strings = ["enterprise"] }] }
+    buckets   = [{ treatment = "on", size = 100 }]
+  }]${spec.allocation === undefined ? "" : `\n  traffic_allocation = ${spec.allocation}`}
+}
+${spec.extra ?? ""}`;
+}
+
+describe("OpenTofu with the flagstack provider, end to end", () => {
+  let emu: Emulator;
+  let admin: AdminClient;
+  let ws: string;
+  let dir: string;
+  let tofu: string;
+  let env: Record<string, string>;
+
+  /** Runs `tofu <args>` in the working directory: exit code, output and the API requests it made. */
+  async function tf(
+    args: string[],
+  ): Promise<{ code: number; out: string; requests: RequestRecord[]; ms: number }> {
+    const before = emu.requests().length;
+    const started = performance.now();
+    let code = 0;
+    let out: string;
+    try {
+      const r = await run(tofu, [...args, "-no-color"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
+      out = r.stdout + r.stderr;
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      code = typeof err.code === "number" ? err.code : 1;
+      out = (err.stdout ?? "") + (err.stderr ?? "");
+    }
+    const ms = performance.now() - started;
+    console.log(`tofu ${args[0]}: ${ms.toFixed(0)} ms`);
+    return { code, out, requests: apiRequests(emu.requests().slice(before)), ms };
+  }
+
+  beforeAll(async () => {
+    tofu = tofuBinary();
+    emu = await startEmulator({ port: 0 });
+    ({ admin } = clients(emu));
+    ws = await defaultWorkspaceId(admin);
+    dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-"));
+    const cliConfig = join(dir, "tofurc");
+    writeFileSync(cliConfig, "");
+    env = {
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+      HOME: dir,
+      TF_CLI_CONFIG_FILE: cliConfig,
+      TF_IN_AUTOMATION: "1",
+      CHECKPOINT_DISABLE: "1",
+      TF_VAR_admin_api_url: emu.url,
+      FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
+      FLAGSTACK_JOURNAL_DIR: join(dir, "journal"),
+    };
+    execFileSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, "bin", "flagstack.js"),
+        "terraform",
+        "install",
+        "--dir",
+        join(dir, "terraform.d", "plugins"),
+      ],
+      { stdio: "pipe" },
+    );
+    writeFileSync(join(dir, "main.tf"), mainTf());
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("init installs the provider from the mirror and locks it", async () => {
+    const { code, out } = await tf(["init", "-input=false"]);
+    expect(code, out).toBe(0);
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
+      .version;
+    const lock = readFileSync(join(dir, ".terraform.lock.hcl"), "utf8");
+    expect(lock).toContain(`provider "flagstack.local/flagstack/flagstack" {\n  version = "${version}"`);
+    expect(lock).toMatch(/hashes = \[\n {4}"h1:[A-Za-z0-9+/=]{44}",\n {2}\]/);
+  });
+
+  it("validate of a bad input names the attribute and its line, and sends no request", async () => {
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 140 }));
+    const { code, out, requests } = await tf(["validate"]);
+    writeFileSync(join(dir, "main.tf"), mainTf());
+    expect(code).toBe(1);
+    expect(out).toContain("Error: traffic_allocation: trafficAllocation must be 0..100");
+    expect(out).toMatch(
+      /on main\.tf line 38, in resource "flagstack_flag_definition" "checkout_production":\n\s+38:\s+traffic_allocation = 140/,
+    );
+    expect(requests).toEqual([]);
+  });
+
+  it("plan shows the two creates and writes nothing", async () => {
+    const { code, out, requests } = await tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(code, out).toBe(2);
+    expect(out).toContain("Plan: 2 to add, 0 to change, 0 to destroy.");
+    expect(writes(requests)).toEqual([]);
+  });
+
+  it("apply creates the flag and its definition", async () => {
+    const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.");
+    expect(writes(requests)).toEqual([
+      `POST /internal/api/v2/splits/ws/${ws}/trafficTypes/user 200`,
+      `PATCH /internal/api/v2/splits/ws/${ws}/tf-checkout 200`,
+      expect.stringMatching(
+        new RegExp(`^POST /internal/api/v2/splits/ws/${ws}/tf-checkout/environments/[^/]+ 200$`),
+      ),
+    ]);
+    const flag = await admin.flags.get(ws, "tf-checkout");
+    expect([flag.description, (flag.tags ?? []).map((t) => t.name).sort()]).toEqual([
+      "One-page checkout",
+      ["payments", "web"],
+    ]);
+    const definition = await admin.definitions.get(ws, "tf-checkout", "Production");
+    expect(definition.treatments.map((t) => [t.name, t.keys ?? []])).toEqual([
+      ["on", ["qa-bot"]],
+      ["off", []],
+    ]);
+    expect([definition.defaultTreatment, definition.trafficAllocation, definition.rules.length]).toEqual([
+      "off",
+      100,
+      1,
+    ]);
+  });
+
+  it("plan of the unchanged configuration: no change and no write; without refresh no request", async () => {
+    const refreshed = await tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(refreshed.code, refreshed.out).toBe(0);
+    expect(refreshed.out).toContain("No changes. Your infrastructure matches the configuration.");
+    expect(writes(refreshed.requests)).toEqual([]);
+    const quick = await tf(["plan", "-input=false", "-detailed-exitcode", "-refresh=false"]);
+    expect(quick.code, quick.out).toBe(0);
+    expect(quick.requests).toEqual([]);
+  });
+
+  it("a one-field change is one update and exactly one PATCH", async () => {
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80 }));
+    const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
+    expect(writes(requests)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^PATCH /internal/api/v2/splits/ws/${ws}/tf-checkout/environments/[^/]+ 200$`),
+      ),
+    ]);
+    expect((await admin.definitions.get(ws, "tf-checkout", "Production")).trafficAllocation).toBe(80);
+  });
+
+  it("a data source runs its lookup: flagstack_workspace gives the workspace's id, and writes nothing", async () => {
+    const extra = `
+data "flagstack_workspace" "default" {
+  name = "Default"
+}
+
+output "workspace_id" {
+  value = data.flagstack_workspace.default.id
+}
+`;
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80, extra }));
+    const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
+    expect(out).toContain(`workspace_id = "${ws}"`);
+    expect(writes(requests)).toEqual([]);
+  });
+
+  it("import of a flag made outside: an import block, no write, then nothing to change", async () => {
+    await admin.flags.create(ws, "user", { name: "tf-made-outside", description: "made by hand" });
+    const extra = `
+import {
+  to = flagstack_flag.outside
+  id = "Default/tf-made-outside"
+}
+
+resource "flagstack_flag" "outside" {
+  workspace   = "Default"
+  name        = "tf-made-outside"
+  description = "made by hand"
+}
+`;
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80, extra }));
+    const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed.");
+    expect(writes(requests)).toEqual([]);
+    const again = await tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(again.code, again.out).toBe(0);
+  });
+
+  it("destroy leaves nothing", async () => {
+    const { code, out } = await tf(["destroy", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Destroy complete! Resources: 3 destroyed.");
+    expect(await flagNames(admin)).toEqual([]);
+    const state = JSON.parse(readFileSync(join(dir, "terraform.tfstate"), "utf8")) as {
+      resources: unknown[];
+    };
+    expect(state.resources).toEqual([]);
+  });
+});

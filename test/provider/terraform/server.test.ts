@@ -1,0 +1,345 @@
+/**
+ * The Terraform door's dispatch against the emulator, RPC by RPC as OpenTofu calls them: configure
+ * (snake_case settings), validate (the kind's `check`: diagnostics naming the attribute path, no
+ * request), plan (create: defaults and unknowns; update: the kind's diff, `requires_replace` from
+ * its replace list; no change: the prior state), apply (create, one PATCH for one changed field,
+ * delete), read (drift shown, the configuration's spelling kept), import by the kind's import id,
+ * and the state upgrade at version 0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../../emulator";
+import { resetProvider } from "../../../provider/core/config";
+import { PartialFailure } from "../../../provider/core/lifecycle";
+import { KIND_LIST } from "../../../provider/kinds";
+import { isUnknown } from "../../../provider/terraform/msgpack";
+import { attributePath, catalog, pathText, TerraformProvider } from "../../../provider/terraform/server";
+import {
+  blockType,
+  type DynamicValue,
+  decodeDynamic,
+  encodeDynamic,
+  type TfObject,
+} from "../../../provider/terraform/values";
+import { AdminClient } from "../../../sdk";
+
+let emu: Emulator;
+let admin: AdminClient;
+const cat = catalog();
+const p = new TerraformProvider(cat);
+const FLAG = "flagstack_flag";
+const flagType = blockType(cat.resources.get(FLAG)?.attributes ?? []);
+const configType = blockType(cat.config);
+const dv = (value: TfObject | null) => encodeDynamic(value, flagType);
+const state = (v: DynamicValue | undefined) => decodeDynamic(v, flagType) as TfObject | null;
+/** The requests that change something (a delete's dry-run probes of approval gates change nothing). */
+const writes = () =>
+  emu
+    .requests()
+    .filter((r) => r.api !== "emulator" && r.method !== "GET" && !r.query.includes("dry_run=true"))
+    .map((r) => `${r.method} ${r.path}`);
+
+/** A flag's configuration as OpenTofu sends it: every attribute, null where the configuration is silent. */
+const flagConfig = (name: string, change: TfObject = {}): TfObject =>
+  decodeDynamic(
+    dv({
+      workspace: "Default",
+      name,
+      description: "One-page checkout",
+      tags: ["web", "payments"],
+      ...change,
+    }),
+    flagType,
+  ) as TfObject;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey });
+  const configured = await p.configureProvider({
+    config: encodeDynamic(
+      { admin_api_url: emu.url, admin_api_key: emu.adminKey, max_retries: 0 },
+      configType,
+    ),
+  });
+  expect(configured.diagnostics).toEqual([]);
+});
+afterAll(async () => {
+  resetProvider();
+  await emu?.stop();
+});
+
+describe("attribute paths", () => {
+  const type = blockType(cat.resources.get("flagstack_flag_definition")?.attributes ?? []);
+  it.each([
+    ["trafficAllocation", "traffic_allocation"],
+    ["treatments[1].name", "treatments[1].name"],
+    ["defaultRule[0].treatment", "default_rule[0].treatment"],
+    ["", ""],
+  ])("%s → %s", (property, text) => {
+    expect(pathText(attributePath(property, type))).toBe(text);
+  });
+  it("steps: attribute names, list indexes, map keys", () => {
+    expect(attributePath("rules[2].condition.matchers[0].between.from", type)).toEqual([
+      { attribute_name: "rules" },
+      { element_key_int: 2 },
+      { attribute_name: "condition" },
+      { attribute_name: "matchers" },
+      { element_key_int: 0 },
+      { attribute_name: "between" },
+      { attribute_name: "from" },
+    ]);
+  });
+});
+
+describe("provider configuration", () => {
+  it("refuses a malformed setting, naming it in snake_case", () => {
+    const result = p.validateProviderConfig({
+      config: encodeDynamic({ admin_api_url: "ftp://x", max_retries: -1 }, configType),
+    });
+    expect(result.diagnostics).toEqual([
+      {
+        severity: 1,
+        summary: "admin_api_url: must be an http(s) URL",
+        detail: "",
+        attribute: { steps: [{ attribute_name: "admin_api_url" }] },
+      },
+      {
+        severity: 1,
+        summary: "max_retries: must be 0 or more",
+        detail: "",
+        attribute: { steps: [{ attribute_name: "max_retries" }] },
+      },
+    ]);
+  });
+});
+
+describe("flagstack_flag, RPC by RPC", () => {
+  const name = "tf-checkout";
+  let created: TfObject;
+
+  it("validate: a bad name is a diagnostic on the attribute, and no request", async () => {
+    emu.resetRequests();
+    const result = await p.validateResourceConfig({ type_name: FLAG, config: dv(flagConfig("9 bad name")) });
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]?.attribute).toEqual({ steps: [{ attribute_name: "name" }] });
+    expect(result.diagnostics[0]?.summary).toMatch(/^name: /);
+    expect(emu.requests().filter((r) => r.api !== "emulator")).toEqual([]);
+  });
+
+  it("plan of a create: the check's defaults, the rest unknown", async () => {
+    const config = flagConfig(name);
+    const plan = await p.planResourceChange({
+      type_name: FLAG,
+      prior_state: dv(null),
+      proposed_new_state: dv(config),
+      config: dv(config),
+    });
+    expect(plan.diagnostics).toEqual([]);
+    const planned = state(plan.planned_state) as TfObject;
+    expect(planned.traffic_type).toBe("user");
+    expect(planned.adopt).toBe(false);
+    expect(planned.tags).toEqual(["web", "payments"]);
+    expect(
+      Object.entries(planned)
+        .filter(([, v]) => isUnknown(v))
+        .map(([k]) => k),
+    ).toEqual([
+      "id",
+      "rollout_status",
+      "owners",
+      "flag_id",
+      "creation_time",
+      "rollout_status_id",
+      "rollout_status_timestamp",
+      "workspace_id",
+      "workspace_name",
+      "traffic_type_id",
+    ]);
+  });
+
+  it("apply of the create: the flag exists; the configured values stay as configured", async () => {
+    const config = flagConfig(name);
+    const plan = await p.planResourceChange({
+      type_name: FLAG,
+      prior_state: dv(null),
+      proposed_new_state: dv(config),
+      config: dv(config),
+    });
+    emu.resetRequests();
+    const applied = await p.applyResourceChange({
+      type_name: FLAG,
+      prior_state: dv(null),
+      planned_state: plan.planned_state,
+      config: dv(config),
+    });
+    expect(applied.diagnostics).toEqual([]);
+    created = state(applied.new_state) as TfObject;
+    const live = await admin.flags.get((await admin.workspaces.getByName("Default"))?.id as string, name);
+    expect(created.id).toBe(live.id);
+    expect(created.flag_id).toBe(live.id);
+    // The configuration's order; the service holds the set sorted.
+    expect(created.tags).toEqual(["web", "payments"]);
+    expect(created.rollout_status).toBe("Pre-Production");
+    expect(writes().map((w) => w.split(" ")[0])).toEqual(["POST", "PATCH"]);
+  });
+
+  it("plan with no change: the prior state, nothing to replace, no request", async () => {
+    // OpenTofu's proposal: the configuration, with the prior state's computed values.
+    const config = flagConfig(name);
+    emu.resetRequests();
+    const plan = await p.planResourceChange({
+      type_name: FLAG,
+      prior_state: dv(created),
+      proposed_new_state: dv(created),
+      config: dv(config),
+    });
+    expect(plan.requires_replace).toEqual([]);
+    expect(state(plan.planned_state)).toEqual(created);
+    expect(emu.requests().filter((r) => r.api !== "emulator")).toEqual([]);
+  });
+
+  it("plan of a rename: requires_replace names the attribute", async () => {
+    const config = flagConfig(`${name}-2`);
+    const plan = await p.planResourceChange({
+      type_name: FLAG,
+      prior_state: dv(created),
+      proposed_new_state: dv({ ...created, name: `${name}-2` }),
+      config: dv(config),
+    });
+    expect(plan.requires_replace).toEqual([{ steps: [{ attribute_name: "name" }] }]);
+    expect(isUnknown((state(plan.planned_state) as TfObject).id)).toBe(true);
+  });
+
+  it("one changed field: one PATCH", async () => {
+    const config = flagConfig(name, { description: "Two-page checkout" });
+    const proposed = { ...created, description: "Two-page checkout" };
+    const plan = await p.planResourceChange({
+      type_name: FLAG,
+      prior_state: dv(created),
+      proposed_new_state: dv(proposed),
+      config: dv(config),
+    });
+    expect(plan.requires_replace).toEqual([]);
+    emu.resetRequests();
+    const applied = await p.applyResourceChange({
+      type_name: FLAG,
+      prior_state: dv(created),
+      planned_state: plan.planned_state,
+      config: dv(config),
+    });
+    expect(applied.diagnostics).toEqual([]);
+    expect(writes()).toEqual([
+      expect.stringMatching(new RegExp(`^PATCH /internal/api/v2/splits/ws/[^/]+/${name}$`)),
+    ]);
+    created = state(applied.new_state) as TfObject;
+    expect(created.description).toBe("Two-page checkout");
+  });
+
+  it("read: an edit made outside shows; an unchanged input keeps the configuration's spelling", async () => {
+    const ws = (await admin.workspaces.getByName("Default"))?.id as string;
+    await admin.flags.patch(ws, name, [{ op: "replace", path: "/description", value: "edited" }]);
+    const read = await p.readResource({ type_name: FLAG, current_state: dv(created) });
+    const now = state(read.new_state) as TfObject;
+    expect(now.description).toBe("edited");
+    expect(now.tags).toEqual(["web", "payments"]);
+    expect(now.workspace).toBe("Default");
+  });
+
+  it("import by the kind's import id, then delete; a gone object reads as null", async () => {
+    const imported = await p.importResourceState({ type_name: FLAG, id: `Default/${name}` });
+    expect(imported.diagnostics).toEqual([]);
+    const st = state(imported.imported_resources[0]?.state) as TfObject;
+    expect([st.id, st.name, st.workspace, st.description]).toEqual([created.id, name, "Default", "edited"]);
+    emu.resetRequests();
+    const gone = await p.applyResourceChange({
+      type_name: FLAG,
+      prior_state: dv(st),
+      planned_state: dv(null),
+      config: dv(null),
+    });
+    expect(gone.diagnostics).toEqual([]);
+    expect(state(gone.new_state)).toBeNull();
+    expect(writes()).toEqual([
+      expect.stringMatching(new RegExp(`^DELETE /internal/api/v2/splits/ws/[^/]+/${name}$`)),
+    ]);
+    expect(state((await p.readResource({ type_name: FLAG, current_state: dv(st) })).new_state)).toBeNull();
+    const missing = await p.importResourceState({ type_name: FLAG, id: `Default/${name}` });
+    expect(missing.diagnostics.map((d) => [d.summary, d.detail])).toEqual([
+      [
+        `${FLAG} Default/${name} does not exist`,
+        "The import id has the form <workspace>/<name>, such as Default/new-checkout.",
+      ],
+    ]);
+  });
+
+  it("upgrade: the stored JSON state as it is, at schema version 0", () => {
+    const json = Buffer.from(JSON.stringify({ id: "f1", name: "x", tags: ["a"] }));
+    const up = p.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json } });
+    const st = state(up.upgraded_state) as TfObject;
+    expect([st.id, st.name, st.tags, st.workspace]).toEqual(["f1", "x", ["a"], null]);
+  });
+});
+
+describe("a create that fails after the object was made", () => {
+  it("records the object (its id and outputs) with the error, so it is not lost", async () => {
+    const flag = KIND_LIST.find((k) => k.name === "Flag");
+    if (flag === undefined) throw new Error("no Flag kind");
+    const failing = {
+      ...flag,
+      impl: {
+        ...flag.impl,
+        create: async () => {
+          throw new PartialFailure(
+            "f-1",
+            { workspace: "Default", name: "half", flagId: "f-1" },
+            new Error("503"),
+            "PATCH of the tags",
+          );
+        },
+      },
+    };
+    const half = new TerraformProvider(catalog([failing]));
+    const config = flagConfig("half");
+    const applied = await half.applyResourceChange({
+      type_name: FLAG,
+      prior_state: dv(null),
+      planned_state: dv(config),
+      config: dv(config),
+    });
+    expect(applied.diagnostics.map((d) => d.summary)).toEqual([
+      "PATCH of the tags failed after the object was created (id f-1): 503",
+    ]);
+    const st = state(applied.new_state) as TfObject;
+    expect([st.id, st.name, st.flag_id, st.description]).toEqual(["f-1", "half", "f-1", null]);
+  });
+});
+
+describe("data sources", () => {
+  it("flagstack_workspace runs getWorkspace: the result, the argument as configured", async () => {
+    const d = cat.dataSources.get("flagstack_workspace");
+    if (d === undefined) throw new Error("no flagstack_workspace");
+    const type = blockType(d.attributes);
+    const read = await p.readDataSource({
+      type_name: "flagstack_workspace",
+      config: encodeDynamic({ name: "Default" }, type),
+    });
+    expect(read.diagnostics).toEqual([]);
+    const ws = await admin.workspaces.getByName("Default");
+    expect(decodeDynamic(read.state, type)).toEqual({
+      name: "Default",
+      id: ws?.id,
+      type: ws?.type,
+      requires_title_and_comments: ws?.requiresTitleAndComments,
+    });
+  });
+
+  it("a lookup that finds nothing is an error diagnostic", async () => {
+    const d = cat.dataSources.get("flagstack_workspace");
+    const type = blockType(d?.attributes ?? []);
+    const read = await p.readDataSource({
+      type_name: "flagstack_workspace",
+      config: encodeDynamic({ name: "Nowhere" }, type),
+    });
+    expect(read.diagnostics).toHaveLength(1);
+    expect(read.diagnostics[0]?.severity).toBe(1);
+  });
+});
