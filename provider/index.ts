@@ -71,6 +71,15 @@ export {
   largeSegmentReplaceOnChange,
 } from "./flags/large-segment";
 export {
+  Restriction,
+  type RestrictionArgs,
+  RestrictionInputs,
+  RestrictionOutputs,
+  restrictionProviderText,
+  restrictionReplaceOnChange,
+  Viewer,
+} from "./flags/restriction";
+export {
   RuleBasedSegment,
   type RuleBasedSegmentArgs,
   RuleBasedSegmentInputs,

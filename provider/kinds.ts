@@ -17,6 +17,7 @@ import { kind as flagDefinition } from "./flags/flag-definition";
 import { kind as flagSet } from "./flags/flag-set";
 import { kind as group } from "./flags/group";
 import { kind as largeSegment } from "./flags/large-segment";
+import { kind as restriction } from "./flags/restriction";
 import { kind as ruleBasedSegment } from "./flags/rule-based-segment";
 import { kind as ruleBasedSegmentDefinition } from "./flags/rule-based-segment-definition";
 import { kind as segment } from "./flags/segment";
@@ -59,6 +60,7 @@ export const KIND_LIST: readonly Kind[] = [
   ruleBasedSegment,
   ruleBasedSegmentDefinition,
   flagSet,
+  restriction,
   secret,
   service,
   deliveryEnvironment,

@@ -1218,6 +1218,40 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       create: true,
     },
   ],
+  Restriction: [
+    {
+      label: "a viewer of another type",
+      change: { viewers: [{ type: "team", id: "t1" }] },
+      property: "viewers[0].type",
+      reason: "type must be user or group",
+    },
+    {
+      label: "a viewer with an empty id",
+      change: { viewers: [{ type: "user", id: "" }] },
+      property: "viewers[0].id",
+      reason: "id must not be empty",
+    },
+    {
+      label: "viewers not a list",
+      change: { viewers: "g1" },
+      property: "viewers",
+      reason: "viewers must be a list of {type, id}",
+    },
+    {
+      label: "view false with no viewers (no restriction at all)",
+      change: { view: false, viewers: [] },
+      property: "view",
+      reason: "view: false with no viewers is a workspace open to everyone",
+    },
+    { label: "an unknown input", change: { size: 3 }, property: "size", reason: 'unknown property "size"' },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
+  ],
   Secret: [
     {
       label: "a missing value",

@@ -475,6 +475,20 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     inputs: async (c) => ({ workspace: "Default", name: c.unique("set"), description: "sample" }),
     edits: () => ({}),
   },
+  Restriction: {
+    // One restriction per workspace: each object restricts a workspace of its own.
+    inputs: async (c) => {
+      const [ws, group] = [await c.make("Workspace"), await c.make("Group")];
+      return { workspace: ws.outs.name, viewers: [{ type: "group", id: group.outs.groupId }] };
+    },
+    edits: async (c) => {
+      const [a, b] = [await c.make("Group"), await c.make("Group")];
+      return {
+        view: [false, false],
+        viewers: [[{ type: "group", id: a.outs.groupId }], [{ type: "group", id: b.outs.groupId }]],
+      };
+    },
+  },
   Secret: {
     inputs: async (c) => ({
       org: "default",
