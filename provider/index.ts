@@ -180,6 +180,15 @@ export {
   EnvironmentOverridesInput,
 } from "./platform/delivery-environment";
 export {
+  EnvironmentGroup,
+  type EnvironmentGroupArgs,
+  EnvironmentGroupInputs,
+  EnvironmentGroupOutputs,
+  environmentGroupProviderText,
+  environmentGroupReplaceOnChange,
+  environmentGroupYaml,
+} from "./platform/environment-group";
+export {
   Infrastructure,
   type InfrastructureArgs,
   InfrastructureDefinitionInput,

@@ -28,6 +28,7 @@ import { kind as userInvite } from "./flags/user-invite";
 import { kind as workspace } from "./flags/workspace";
 import { kind as connector } from "./platform/connector";
 import { kind as deliveryEnvironment } from "./platform/delivery-environment";
+import { kind as environmentGroup } from "./platform/environment-group";
 import { kind as infrastructure } from "./platform/infrastructure";
 import { kind as inputSet } from "./platform/input-set";
 import { kind as organization } from "./platform/organization";
@@ -64,6 +65,7 @@ export const KIND_LIST: readonly Kind[] = [
   secret,
   service,
   deliveryEnvironment,
+  environmentGroup,
   infrastructure,
   inputSet,
   trigger,

@@ -1326,6 +1326,41 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       create: true,
     },
   ],
+  EnvironmentGroup: [
+    {
+      label: "an environment that is no identifier",
+      change: { environments: ["prod-eu"] },
+      property: "environments[0]",
+      reason: "can only contain",
+    },
+    {
+      label: "environments not a list",
+      change: { environments: "prod" },
+      property: "environments",
+      reason: "environments must be a list of environment identifiers",
+    },
+    {
+      label: "a colour by name",
+      change: { color: "red" },
+      property: "color",
+      reason: "color must be a hex colour #RRGGBB",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    { label: "a missing name", change: { name: undefined }, property: "name", reason: "name" },
+    {
+      label: "a misspelt input",
+      change: { environment: [] },
+      property: "environment",
+      reason: 'unknown property "environment"',
+    },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
+    },
+  ],
   DeliveryEnvironment: [
     {
       label: "a missing type",

@@ -548,6 +548,29 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     }),
     notEdited: { overrides: "service manifests per environment: covered by the delivery-environment tests" },
   },
+  EnvironmentGroup: {
+    notGated: "its environments are delivery environments of the platform API, which has no approval gates",
+    inputs: async (c) => {
+      const env = await c.make("DeliveryEnvironment");
+      return {
+        org: "default",
+        project: env.outs.project,
+        identifier: c.unique("egrp"),
+        name: "Production group",
+        environments: [env.outs.identifier],
+      };
+    },
+    edits: async (c) => {
+      const [a, b] = [await c.make("DeliveryEnvironment"), await c.make("DeliveryEnvironment")];
+      return {
+        name: ["Colleague", "Program"],
+        description: ["by a colleague", "by the program"],
+        tags: [{ by: "colleague" }, { by: "program" }],
+        color: ["#AA0000", "#00AA00"],
+        environments: [[a.outs.identifier], [b.outs.identifier]],
+      };
+    },
+  },
   Infrastructure: {
     notGated: "its environment is a delivery environment of the platform API, which has no approval gates",
     inputs: async (c) => {
