@@ -71,6 +71,15 @@ export {
   largeSegmentReplaceOnChange,
 } from "./flags/large-segment";
 export {
+  Restriction,
+  type RestrictionArgs,
+  RestrictionInputs,
+  RestrictionOutputs,
+  restrictionProviderText,
+  restrictionReplaceOnChange,
+  Viewer,
+} from "./flags/restriction";
+export {
   RuleBasedSegment,
   type RuleBasedSegmentArgs,
   RuleBasedSegmentInputs,
@@ -170,6 +179,15 @@ export {
   deliveryEnvironmentYaml,
   EnvironmentOverridesInput,
 } from "./platform/delivery-environment";
+export {
+  EnvironmentGroup,
+  type EnvironmentGroupArgs,
+  EnvironmentGroupInputs,
+  EnvironmentGroupOutputs,
+  environmentGroupProviderText,
+  environmentGroupReplaceOnChange,
+  environmentGroupYaml,
+} from "./platform/environment-group";
 export {
   Infrastructure,
   type InfrastructureArgs,

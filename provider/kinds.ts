@@ -17,6 +17,7 @@ import { kind as flagDefinition } from "./flags/flag-definition";
 import { kind as flagSet } from "./flags/flag-set";
 import { kind as group } from "./flags/group";
 import { kind as largeSegment } from "./flags/large-segment";
+import { kind as restriction } from "./flags/restriction";
 import { kind as ruleBasedSegment } from "./flags/rule-based-segment";
 import { kind as ruleBasedSegmentDefinition } from "./flags/rule-based-segment-definition";
 import { kind as segment } from "./flags/segment";
@@ -27,6 +28,7 @@ import { kind as userInvite } from "./flags/user-invite";
 import { kind as workspace } from "./flags/workspace";
 import { kind as connector } from "./platform/connector";
 import { kind as deliveryEnvironment } from "./platform/delivery-environment";
+import { kind as environmentGroup } from "./platform/environment-group";
 import { kind as infrastructure } from "./platform/infrastructure";
 import { kind as inputSet } from "./platform/input-set";
 import { kind as organization } from "./platform/organization";
@@ -59,9 +61,11 @@ export const KIND_LIST: readonly Kind[] = [
   ruleBasedSegment,
   ruleBasedSegmentDefinition,
   flagSet,
+  restriction,
   secret,
   service,
   deliveryEnvironment,
+  environmentGroup,
   infrastructure,
   inputSet,
   trigger,

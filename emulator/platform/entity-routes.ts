@@ -1,11 +1,12 @@
 /**
  * The one CRUD shape of the platform's v2 entities (issue 19), driven by a per-entity table
  * ({@link EntitySpec}, one per `service.ts`, `delivery-environment.ts`, `infrastructure.ts`,
- * `secret.ts`, `input-set.ts`, `trigger.ts`): create (`POST`), update (`PUT`, with or without
- * the identifier in the path), read (`GET /{id}`), list (`GET`, an NG page) and delete
- * (`DELETE /{id}`), each parsing the request, calling one domain method of the store's
- * `entities` part and rendering the success envelope (ref §1), with `ETag: W/<version>` and
- * `If-Match` where the entity's API offers them.
+ * `secret.ts`, `input-set.ts`, `trigger.ts`, `environment-group.ts`): create (`POST`), update
+ * (`PUT`, with or without the identifier in the path), read (`GET /{id}`), list (`GET`, an NG page;
+ * a `POST` at a sub-path where the entity's API lists so) and delete (`DELETE /{id}`), each
+ * parsing the request, calling one domain method of the store's `entities` part and rendering the
+ * success envelope (ref §1), with `ETag: W/<version>` and `If-Match` where the entity's API offers
+ * them.
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -33,7 +34,7 @@ export interface EntityWriter {
   read: (c: Context<AppEnv>, pathId: string | null) => Promise<EntityRequest>;
 }
 
-/** The table row of one entity: what differs between the six. */
+/** The table row of one entity: what differs between them. */
 export interface EntitySpec {
   kind: EntityKind;
   /** RBAC resource: permissions `core_<resource>_view|edit|delete`. */
@@ -58,6 +59,10 @@ export interface EntitySpec {
   listItem?: (e: StoredEntity, accountId: string) => unknown;
   /** Filters of the list beyond `searchTerm` (a secret's `type`, say). */
   listFilter?: (c: Context<AppEnv>) => (e: StoredEntity) => boolean;
+  /** The list is a `POST` at this sub-path (its filter body not read), not `GET /` (environment groups). */
+  listByPost?: `/${string}`;
+  /** `data` of a delete (default `true`). */
+  deleted?: (id: string, at: EntityAt, accountId: string) => unknown;
 }
 
 /** A YAML entity body parsed and checked by its schema: 400 naming each violated field (inferred wording). */
@@ -200,7 +205,7 @@ export function entityRoutes(store: Store, spec: EntitySpec): Hono<AppEnv> {
     });
   }
 
-  app.get("/", (c) => {
+  const list = (c: Context<AppEnv>) => {
     const at = queryAt(c, spec);
     permit(c, spec, at, "view");
     const page = {
@@ -226,7 +231,9 @@ export function entityRoutes(store: Store, spec: EntitySpec): Hono<AppEnv> {
         page,
       ),
     );
-  });
+  };
+  if (spec.listByPost === undefined) app.get("/", list);
+  else app.post(spec.listByPost, list);
 
   app.get("/:identifier", (c) => {
     const id = c.req.param("identifier");
@@ -243,7 +250,7 @@ export function entityRoutes(store: Store, spec: EntitySpec): Hono<AppEnv> {
     permit(c, spec, at, "delete", id);
     store.entities.remove(spec.kind, at, id, ifMatch(c), spec.refusals);
     await store.commit();
-    return success(c, true);
+    return success(c, spec.deleted?.(id, at, store.accountId) ?? true);
   });
 
   return app;

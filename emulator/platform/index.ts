@@ -20,6 +20,7 @@ import type { Store } from "../store";
 import { connectorRoutes } from "./connector";
 import { environmentSpec } from "./delivery-environment";
 import { entityRoutes } from "./entity-routes";
+import { environmentGroupSpec } from "./environment-group";
 import { resourceNotFound } from "./errors";
 import { infrastructureSpec } from "./infrastructure";
 import { inputSetSpec } from "./input-set";
@@ -78,6 +79,7 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
   for (const [path, spec] of [
     ["/ng/api/servicesV2", serviceSpec],
     ["/ng/api/environmentsV2", environmentSpec],
+    ["/ng/api/environmentGroup", environmentGroupSpec],
     ["/ng/api/infrastructures", infrastructureSpec],
     ["/ng/api/v2/secrets", secretSpec],
     ["/pipeline/api/inputSets", inputSetSpec],

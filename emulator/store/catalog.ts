@@ -277,12 +277,20 @@ export class Restrictions extends Part<RestrictionRecord> {
     super((r) => r.id);
   }
 
-  /** Sets the restriction of a resource (replacing its previous one). */
+  /**
+   * Sets the restriction of a resource (replacing its previous one). One that restricts nothing
+   * (`view: false`, no viewers) leaves the resource open to everyone, as with none: it is answered
+   * but not kept, so the list shows no restriction of the resource (inferred: the reference shows
+   * no DELETE of a restriction, so a PUT back to open is how one is removed).
+   */
   set(fields: Omit<RestrictionRecord, "id">): RestrictionRecord {
     const had = this.find(
       (r) => r.resourceId === fields.resourceId && r.resourceType === fields.resourceType,
     );
-    return this.put({ id: had?.id ?? randomUUID(), ...fields });
+    const record = { id: had?.id ?? randomUUID(), ...fields };
+    if (fields.view || fields.viewers.length > 0) return this.put(record);
+    if (had) this.drop(had.id);
+    return record;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The records of the platform API's v2 entities (issue 19: services, environments,
- * infrastructure definitions, secrets, input sets, triggers), as the state file holds them. One
- * shape serves all six: the scope (organization, project, and the parent an infrastructure,
+ * infrastructure definitions, secrets, input sets, triggers; issue 24: environment groups), as the
+ * state file holds them. One shape serves all seven: the scope (organization, project, and the parent an infrastructure,
  * input set or trigger lives under), the fields every entity has, and the kind's own fields as
  * the API returns them. A secret's value is never part of it: the emulator accepts it and keeps
  * nothing of it, so no read, list, log or state file can show it.
@@ -15,6 +15,7 @@ import { Tags } from "../../sdk/platform/schemas";
 export const ENTITY_KINDS = [
   "service",
   "environment",
+  "environmentGroup",
   "infrastructure",
   "secret",
   "inputSet",

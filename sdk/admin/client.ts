@@ -21,6 +21,7 @@ import { ADMIN_PREFIX, adminEndpoints as E } from "./endpoints";
 import { FlagSetsApi } from "./flag-set";
 import { LargeSegmentsApi } from "./large-segment";
 import { AdminApiPart, byIdOrName } from "./part";
+import { RestrictionsApi } from "./restriction";
 import { RuleBasedSegmentsApi } from "./rule-based-segment";
 import {
   type ChangeNote,
@@ -575,6 +576,8 @@ export class AdminClient {
   readonly ruleBasedSegments: RuleBasedSegmentsApi;
   /** Change requests of approval-gated environments: submit, list, approve, reject, withdraw. */
   readonly changeRequests: ChangeRequestsApi;
+  /** Who may view a workspace: list, set. */
+  readonly restrictions: RestrictionsApi;
   /** The HTTP core (for advanced use: `core.limiter`, `core.request(route, ...)`). */
   readonly core: HttpCore;
 
@@ -615,6 +618,7 @@ export class AdminClient {
     this.largeSegments = new LargeSegmentsApi(this.core);
     this.ruleBasedSegments = new RuleBasedSegmentsApi(this.core);
     this.changeRequests = new ChangeRequestsApi(this.core);
+    this.restrictions = new RestrictionsApi(this.core);
   }
 }
 

@@ -18,6 +18,7 @@ import { invalidInput, parseInput } from "../core/validate-input";
 import { loadYaml } from "../core/yaml";
 import { type EnvironmentsApi, environmentsApi } from "./delivery-environment";
 import { platformEndpoints as E } from "./endpoints";
+import { type EnvironmentGroupsApi, environmentGroupsApi } from "./environment-group";
 import { type InfrastructuresApi, infrastructuresApi } from "./infrastructure";
 import { type InputSetsApi, inputSetsApi } from "./input-set";
 import { type OrganizationsApi, organizationsApi } from "./organization";
@@ -481,6 +482,8 @@ export class PlatformClient {
   readonly services: ServicesApi;
   /** Platform environments (v2). */
   readonly environments: EnvironmentsApi;
+  /** Environment groups (v2): named sets of a scope's environments. */
+  readonly environmentGroups: EnvironmentGroupsApi;
   /** Infrastructure definitions of environments. */
   readonly infrastructures: InfrastructuresApi;
   /** Secrets (v2; a value is sent, never read back). */
@@ -526,6 +529,7 @@ export class PlatformClient {
     this.pipelines = new PipelinesApi(ctx);
     this.services = servicesApi(ctx);
     this.environments = environmentsApi(ctx);
+    this.environmentGroups = environmentGroupsApi(ctx);
     this.infrastructures = infrastructuresApi(ctx);
     this.secrets = secretsApi(ctx);
     this.inputSets = inputSetsApi(ctx);

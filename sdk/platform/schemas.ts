@@ -656,6 +656,47 @@ export type ServiceData = z.infer<typeof ServiceData>;
 export type PlatformEnvironmentData = z.infer<typeof PlatformEnvironmentData>;
 export type InfrastructureData = z.infer<typeof InfrastructureData>;
 
+// ---- Environment group (SDK `model_environment_group_request.go`, `model_environment_group_response.go`,
+// `model_environment_group_delete.go`, `api_environment_group.go`; TFP `resource_environment_group.go`)
+
+/** The YAML of an environment group: `environmentGroup: {name, identifier, ..., envIdentifiers}` (TFP tests). */
+export const EnvironmentGroupYaml = z.looseObject({
+  environmentGroup: yamlEntity({ envIdentifiers: z.array(Identifier).default([]) }),
+});
+export type EnvironmentGroupYaml = z.infer<typeof EnvironmentGroupYaml>;
+
+/** Body of `POST /ng/api/environmentGroup` and `PUT /ng/api/environmentGroup/{id}` (SDK `EnvironmentGroupRequest`: the name, description, tags and environments are in the YAML). */
+export const EnvironmentGroupRequest = z.object({
+  identifier: Identifier,
+  orgIdentifier: OptionalScopeId,
+  projectIdentifier: OptionalScopeId,
+  color: z.string().regex(HEX_COLOUR, "color must be a hex colour #RRGGBB").optional(),
+  yaml: YamlText,
+});
+export type EnvironmentGroupRequest = z.input<typeof EnvironmentGroupRequest>;
+
+/** `data.envGroup` of an environment group response (SDK `EnvironmentGroupResponse`). */
+export const EnvironmentGroup = entityDetails({
+  color: z.string().optional(),
+  deleted: z.boolean().optional(),
+  envIdentifiers: z.array(z.string()).default([]),
+  yaml: z.string().optional(),
+});
+export type EnvironmentGroup = z.infer<typeof EnvironmentGroup>;
+
+/** `data` of an environment group create, get and update (SDK `EnvironmentGroup`: `envGroup` and timestamps). */
+export const EnvironmentGroupData = entityData("envGroup", EnvironmentGroup);
+export type EnvironmentGroupData = z.infer<typeof EnvironmentGroupData>;
+
+/** `data` of an environment group's delete (SDK `EnvironmentGroupDelete`). */
+export const EnvironmentGroupDeleted = z.looseObject({
+  deleted: z.boolean(),
+  accountId: z.string().optional(),
+  orgIdentifier: z.string().nullable().optional(),
+  projectIdentifier: z.string().nullable().optional(),
+  identifier: z.string(),
+});
+
 // ---- Secret (SDK `model_secret.go`, `model_secret_text_spec.go`, `model_secret_file_spe.go`; TFP `secret/text.go`, `secret/file.go`)
 
 /** How a text secret's value is given (SDK `SecretTextValueTypeValues`). */

@@ -1218,6 +1218,40 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       create: true,
     },
   ],
+  Restriction: [
+    {
+      label: "a viewer of another type",
+      change: { viewers: [{ type: "team", id: "t1" }] },
+      property: "viewers[0].type",
+      reason: "type must be user or group",
+    },
+    {
+      label: "a viewer with an empty id",
+      change: { viewers: [{ type: "user", id: "" }] },
+      property: "viewers[0].id",
+      reason: "id must not be empty",
+    },
+    {
+      label: "viewers not a list",
+      change: { viewers: "g1" },
+      property: "viewers",
+      reason: "viewers must be a list of {type, id}",
+    },
+    {
+      label: "view false with no viewers (no restriction at all)",
+      change: { view: false, viewers: [] },
+      property: "view",
+      reason: "view: false with no viewers is a workspace open to everyone",
+    },
+    { label: "an unknown input", change: { size: 3 }, property: "size", reason: 'unknown property "size"' },
+    {
+      label: "a workspace that does not exist",
+      change: { workspace: "Nope" },
+      property: "workspace",
+      reason: 'workspace "Nope" not found',
+      create: true,
+    },
+  ],
   Secret: [
     {
       label: "a missing value",
@@ -1283,6 +1317,41 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       change: { kubernetes: { manifests: [{ manifest: { identifier: "m", spec: {} } }] } },
       property: "kubernetes.manifests[0].manifest.type",
       reason: "manifest type is required",
+    },
+    {
+      label: "a project that does not exist",
+      change: { project: "no_such_project" },
+      property: "project",
+      reason: "project [no_such_project] not found",
+      create: true,
+    },
+  ],
+  EnvironmentGroup: [
+    {
+      label: "an environment that is no identifier",
+      change: { environments: ["prod-eu"] },
+      property: "environments[0]",
+      reason: "can only contain",
+    },
+    {
+      label: "environments not a list",
+      change: { environments: "prod" },
+      property: "environments",
+      reason: "environments must be a list of environment identifiers",
+    },
+    {
+      label: "a colour by name",
+      change: { color: "red" },
+      property: "color",
+      reason: "color must be a hex colour #RRGGBB",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    { label: "a missing name", change: { name: undefined }, property: "name", reason: "name" },
+    {
+      label: "a misspelt input",
+      change: { environment: [] },
+      property: "environment",
+      reason: 'unknown property "environment"',
     },
     {
       label: "a project that does not exist",

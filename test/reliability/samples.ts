@@ -475,6 +475,20 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     inputs: async (c) => ({ workspace: "Default", name: c.unique("set"), description: "sample" }),
     edits: () => ({}),
   },
+  Restriction: {
+    // One restriction per workspace: each object restricts a workspace of its own.
+    inputs: async (c) => {
+      const [ws, group] = [await c.make("Workspace"), await c.make("Group")];
+      return { workspace: ws.outs.name, viewers: [{ type: "group", id: group.outs.groupId }] };
+    },
+    edits: async (c) => {
+      const [a, b] = [await c.make("Group"), await c.make("Group")];
+      return {
+        view: [false, false],
+        viewers: [[{ type: "group", id: a.outs.groupId }], [{ type: "group", id: b.outs.groupId }]],
+      };
+    },
+  },
   Secret: {
     inputs: async (c) => ({
       org: "default",
@@ -533,6 +547,29 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       ],
     }),
     notEdited: { overrides: "service manifests per environment: covered by the delivery-environment tests" },
+  },
+  EnvironmentGroup: {
+    notGated: "its environments are delivery environments of the platform API, which has no approval gates",
+    inputs: async (c) => {
+      const env = await c.make("DeliveryEnvironment");
+      return {
+        org: "default",
+        project: env.outs.project,
+        identifier: c.unique("egrp"),
+        name: "Production group",
+        environments: [env.outs.identifier],
+      };
+    },
+    edits: async (c) => {
+      const [a, b] = [await c.make("DeliveryEnvironment"), await c.make("DeliveryEnvironment")];
+      return {
+        name: ["Colleague", "Program"],
+        description: ["by a colleague", "by the program"],
+        tags: [{ by: "colleague" }, { by: "program" }],
+        color: ["#AA0000", "#00AA00"],
+        environments: [[a.outs.identifier], [b.outs.identifier]],
+      };
+    },
   },
   Infrastructure: {
     notGated: "its environment is a delivery environment of the platform API, which has no approval gates",

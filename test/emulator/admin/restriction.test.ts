@@ -39,6 +39,39 @@ describe("restrictions", () => {
     expect(list.body).toEqual({ objects: [restriction], offset: 0, limit: 20, totalCount: 1 });
   });
 
+  it("a PUT back to open (view false, no viewers) is answered and keeps no restriction", async () => {
+    const set = (view: boolean, viewers: unknown[]) =>
+      call("PUT", "/internal/api/v2/restrictions", {
+        body: {
+          resource: { id: ws.id, type: "workspace" },
+          operations: { view },
+          resourcePermissions: { view: viewers },
+        },
+      });
+    const restricted = await set(true, [{ id: "u1", type: "user" }]);
+    const open = await set(false, []);
+    expect(open.status).toBe(200);
+    expect(open.body).toEqual({
+      id: restricted.body.id,
+      type: "restriction",
+      resource: { id: ws.id, type: "workspace", name: "Default" },
+      operations: { view: false },
+      resourcePermissions: { view: [] },
+    });
+    const list = await call(
+      "GET",
+      `/internal/api/v2/restrictions?resource_type=workspace&resource_id=${ws.id}`,
+    );
+    expect(list.body).toEqual({ objects: [], offset: 0, limit: 20, totalCount: 0 });
+    // Open but with viewers kept: a restriction still.
+    const kept = await set(false, [{ id: "u1", type: "user" }]);
+    const again = await call(
+      "GET",
+      `/internal/api/v2/restrictions?resource_type=workspace&resource_id=${ws.id}`,
+    );
+    expect(again.body).toEqual({ objects: [kept.body], offset: 0, limit: 20, totalCount: 1 });
+  });
+
   it("refuses other resource types and unknown workspaces", async () => {
     const other = await call("PUT", "/internal/api/v2/restrictions", {
       body: {
