@@ -43,9 +43,9 @@ import type { EntityAt, Store, StoredEntity, StoredPipeline } from "../store";
 import { entityNotFound, invalidRequest, validationFailure, zodViolations } from "./errors";
 import { readJsonBody } from "./http";
 import { INPUT_SET_YAML, inputSetNotFound, inputSetRefusals } from "./input-set";
+import { notFoundMessage } from "./pipeline";
 import { readPipelineChild } from "./pipeline-children";
 import { parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml";
-import { notFoundMessage } from "./pipeline";
 
 /** Base of the v1 routes of one project. */
 const PROJECT = "/v1/orgs/:org/projects/:project";
