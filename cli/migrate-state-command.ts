@@ -69,11 +69,10 @@ export interface StateDeployment {
  * `@pulumi/pulumi` (cli/index.ts); a test checks both name the same tokens.
  */
 export const NATIVE_TOKENS: ReadonlyMap<string, string> = new Map(
-  Object.values(TYPES as Record<string, unknown>)
-    .filter(
-      (v): v is string => typeof v === "string" && v.startsWith(`pulumi-nodejs:dynamic/${TYPES.MODULE}:`),
-    )
-    .map((token) => [token, `flagstack:index:${TYPES.typeName(token)}`]),
+  TYPES.KIND_NAMES.map((name) => [
+    `pulumi-nodejs:dynamic/${TYPES.MODULE}:${name}`,
+    `flagstack:index:${name}`,
+  ]),
 );
 
 /**

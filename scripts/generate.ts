@@ -5,6 +5,7 @@
  *   registries reach through the module itself), as `biome` formats it;
  * - the resource table of `README.md` (name, what, import id, replaces on, updates in place: each
  *   kind's `doc` and `importId`).
+ * - the kinds' names in `provider/types.ts`, for tools that must not load the kinds;
  * - `package.json`'s exports (and `typesVersions` for the older resolution) of each kind's public
  *   path `flagstack/provider/<file>`, the path its stored `__provider` text requires, to its module
  *   `provider/<area>/<file>` (the modules lived at `provider/<file>` until they were split by API).
@@ -155,8 +156,18 @@ function packageMaps(kinds: readonly Kind[], text: string): string {
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
+/** The names of the kinds, for `provider/types.ts` (which imports nothing). */
+const kindNames = (kinds: readonly Kind[]): string =>
+  `export const KIND_NAMES = [\n${kinds.map((k) => `  "${k.name}",\n`).join("")}] as const;\n`;
+
 /** Every generated part. */
 export const GENERATED: readonly Generated[] = [
+  {
+    file: "provider/types.ts",
+    begin: "// <generated: the kinds' names, `npm run generate`>\n",
+    end: "// </generated>\n",
+    render: kindNames,
+  },
   {
     file: "provider/index.ts",
     render: indexFile,

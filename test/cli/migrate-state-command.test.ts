@@ -119,7 +119,7 @@ describe("flagstack migrate-state: the state rewrite", () => {
     ).toThrow(`cannot migrate ${urn}: the state already has ${P}flagstack:index:Group::team`);
   });
 
-  it("moves exactly the kinds' tokens (read from provider/types.ts, so the command loads no resource module)", () => {
+  it("moves exactly the kinds' tokens (the names generated into provider/types.ts, so the command loads no resource module)", () => {
     expect([...NATIVE_TOKENS.keys()].sort()).toEqual(Object.keys(KINDS).sort());
     expect(NATIVE_TOKENS.get("pulumi-nodejs:dynamic/flagstack:RuleBasedSegmentDefinition")).toBe(
       "flagstack:index:RuleBasedSegmentDefinition",
