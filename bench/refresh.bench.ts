@@ -1,0 +1,108 @@
+/**
+ * Refresh at scale with the real engine (issue 25): the 800-resource stack of `./up.bench.ts`
+ * (200 flags, each with a definition in 3 environments; quick mode: 20 flags, 80 resources),
+ * refreshed through the CLI as a user types it, timed from spawn to exit.
+ *
+ * Figures:
+ * - `refresh_800_requests` (goal ≤ 40): the API requests of `pulumi refresh --yes`, both its
+ *   preview phase and its apply phase (each a provider process of its own, each reading every
+ *   resource).
+ * - `refresh_800_seconds_unlimited`: that refresh with no server limit and the provider's
+ *   client-side limit off; `refresh_800_seconds`: the same refresh with the emulator limited to
+ *   20 requests per second and the provider configured for it, in the same run;
+ *   `refresh_800_limit_ratio` (goal ≤ 1.2) = limited / unlimited: whether the service's limit
+ *   sets the time.
+ * - `preview_refresh_800_requests`, `preview_refresh_800_seconds_unlimited`,
+ *   `preview_refresh_800_seconds`, `preview_refresh_800_limit_ratio`: the same for
+ *   `pulumi preview --refresh` (one phase).
+ *
+ * The stack is made once by an unlimited `up` with `PULUMI_SKIP_CHECKPOINTS=true` (setup, not
+ * measured); the refreshes run with the engine's default settings, nothing changed outside. Before
+ * the limited runs an `up` records the provider's new rate (`flagstack:requestsPerSecond = 20`):
+ * a refresh runs the provider with the config the state holds.
+ */
+
+import { startEmulator } from "../emulator";
+import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
+import { EngineStack, type RequestRecord } from "../test/e2e/harness";
+import type { BenchContext } from "./run";
+import { ENVIRONMENTS, LIMIT, spec, timedUp, UNLIMITED } from "./up.bench";
+
+const api = (records: RequestRecord[]) => records.filter((r) => r.api === "admin" || r.api === "platform");
+const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/** Runs the CLI with `args`; returns the wall time and the API requests meanwhile. */
+async function timed(stack: EngineStack, args: string[]): Promise<{ ms: number; requests: RequestRecord[] }> {
+  const before = stack.emu.requests().length;
+  const t = performance.now();
+  await stack.cli([...args, "--color", "never"]);
+  const ms = performance.now() - t;
+  return { ms, requests: api(stack.emu.requests().slice(before)) };
+}
+
+export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
+  const flags = quick ? 20 : 200;
+  const resources = flags * (1 + ENVIRONMENTS.length);
+  const emu = await startEmulator({ port: 0 });
+  let s: EngineStack | undefined;
+  try {
+    const { admin } = clients(emu);
+    await admin.environments.create(await defaultWorkspaceId(admin), {
+      name: "Development",
+      production: false,
+    });
+    s = await EngineStack.open({
+      program: "test/e2e/programs/stack",
+      sharedEmulator: emu,
+      config: { "flagstack:requestsPerSecond": { value: UNLIMITED } },
+    });
+    await s.setSpec(spec(flags, "r"));
+    s.env.PULUMI_SKIP_CHECKPOINTS = "true";
+    const up = await timedUp(s);
+    delete s.env.PULUMI_SKIP_CHECKPOINTS;
+    if (up.created !== resources + 1)
+      throw new Error(`up created ${up.created} resources, expected ${resources + 1}`);
+    log(`stack of ${resources} resources made`);
+
+    const figures: Record<string, number> = {};
+    const refresh = ["refresh", "--yes"];
+    const previewRefresh = ["preview", "--refresh"];
+
+    const free = await timed(s, refresh);
+    figures.refresh_800_requests = free.requests.length;
+    figures.refresh_800_seconds_unlimited = seconds(free.ms);
+    log(`refresh, no limit: ${figures.refresh_800_seconds_unlimited} s, ${free.requests.length} requests`);
+    const freePreview = await timed(s, previewRefresh);
+    figures.preview_refresh_800_requests = freePreview.requests.length;
+    figures.preview_refresh_800_seconds_unlimited = seconds(freePreview.ms);
+    log(
+      `preview --refresh, no limit: ${figures.preview_refresh_800_seconds_unlimited} s, ${freePreview.requests.length} requests`,
+    );
+
+    // The provider configured for the limit: a refresh runs the state's provider with the config
+    // the last `up` gave it, so an `up` (which writes nothing) records the new rate first.
+    await s.setConfig({ "flagstack:requestsPerSecond": String(LIMIT) });
+    const reconfigured = await timedUp(s);
+    if (reconfigured.requests.length !== 0)
+      throw new Error(`the up that set the provider's rate made ${reconfigured.requests.length} requests`);
+    emu.setRateLimit({ requestsPerSecond: LIMIT });
+    const limited = await timed(s, refresh);
+    figures.refresh_800_seconds = seconds(limited.ms);
+    figures.refresh_800_limited_429s = limited.requests.filter((r) => r.status === 429).length;
+    figures.refresh_800_limit_ratio = Math.round((limited.ms / free.ms) * 1000) / 1000;
+    log(
+      `refresh under ${LIMIT} requests/s: ${figures.refresh_800_seconds} s, ${limited.requests.length} requests, ratio ${figures.refresh_800_limit_ratio}`,
+    );
+    const limitedPreview = await timed(s, previewRefresh);
+    figures.preview_refresh_800_seconds = seconds(limitedPreview.ms);
+    figures.preview_refresh_800_limited_429s = limitedPreview.requests.filter((r) => r.status === 429).length;
+    figures.preview_refresh_800_limit_ratio = Math.round((limitedPreview.ms / freePreview.ms) * 1000) / 1000;
+    log(
+      `preview --refresh under ${LIMIT} requests/s: ${figures.preview_refresh_800_seconds} s, ${limitedPreview.requests.length} requests, ratio ${figures.preview_refresh_800_limit_ratio}`,
+    );
+    return figures;
+  } finally {
+    await s?.close();
+    await emu.stop();
+  }
+}
