@@ -277,10 +277,12 @@ describe("listRead", () => {
     openListReads();
     let fetched = 0;
     const client = {};
-    const list = async function* (): AsyncGenerator<{ id: string; name: string }> {
-      fetched++;
-      throw new Error("list refused");
-    };
+    const list = (): AsyncIterable<{ id: string; name: string }> => ({
+      [Symbol.asyncIterator]: () => {
+        fetched++;
+        return { next: () => Promise.reject(new Error("list refused")) };
+      },
+    });
     const gone = () =>
       Promise.reject(new NotFoundError({ status: 404, method: "GET", url: "/x", message: "gone" }));
     const [a, b] = await Promise.all([
