@@ -49,8 +49,11 @@ export interface ListRead<T> {
   list: () => AsyncIterable<T>;
   /** The ids and names an object answers to (`[flag.id, flag.name]`). */
   keys: (item: T) => readonly string[];
-  /** The single read of the object; a `NotFoundError` when it is gone. */
-  single: () => Promise<T>;
+  /**
+   * The single read of the object: `undefined` or a `NotFoundError` when it is gone (for a kind the
+   * API has no GET of one, a walk of the list: `admin.environments.find`).
+   */
+  single: () => Promise<T | undefined>;
 }
 
 interface Entry {

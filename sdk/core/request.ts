@@ -183,8 +183,8 @@ export class HttpCore {
   }
 
   /**
-   * Calls `watcher` when a call other than a GET starts and again when it settles (answered or
-   * failed), whatever its route: the provider drops the lists its reads share on every write
+   * Calls `watcher` when a call other than a GET or a dry run (`?dry_run=true`) starts and again
+   * when it settles (answered or failed), whatever its route: the provider drops the lists its reads share on every write
    * (`provider/core/list-reads.ts`). Returns the function that stops watching.
    */
   watchWrites(watcher: () => void): () => void {
@@ -209,7 +209,9 @@ export class HttpCore {
     params: RouteParams<R>,
     init?: CallInit,
   ): Promise<z.output<S>> {
-    if (r.method === "GET" || this.#writeWatchers.size === 0) return this.#call(r, params, init);
+    // A dry run (`?dry_run=true`, the admin API's environment PATCH) changes nothing.
+    const reads = r.method === "GET" || init?.query?.dry_run === "true";
+    if (reads || this.#writeWatchers.size === 0) return this.#call(r, params, init);
     this.#wrote();
     try {
       return await this.#call(r, params, init);

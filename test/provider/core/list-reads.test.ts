@@ -15,8 +15,11 @@ import {
   openListReads,
   openListReadsForOperation,
 } from "../../../provider/core/list-reads";
+import { impl as environmentImpl } from "../../../provider/flags/environment";
 import { impl as flagImpl } from "../../../provider/flags/flag";
 import { impl as definitionImpl } from "../../../provider/flags/flag-definition";
+import { impl as groupImpl } from "../../../provider/flags/group";
+import { impl as segmentImpl } from "../../../provider/flags/segment";
 import type { Environment, Workspace } from "../../../sdk/admin/schemas";
 import { NotFoundError } from "../../../sdk/core/errors";
 import { startTestbed, type Testbed, unique } from "../testbed";
@@ -185,6 +188,9 @@ describe("flags: reads that share the workspace's list", () => {
       expect(seen).toEqual(["write", "write"]);
       await expect(adminClient().flags.setDescription(ws.id, "no-such-flag", "x")).rejects.toThrow();
       expect(seen).toEqual(["write", "write", "write", "write"]);
+      // A dry run changes nothing (the environment PATCH that shows its change permissions).
+      await adminClient().environments.patch(ws.id, envs[0]!.id, [], { dryRun: true });
+      expect(seen).toHaveLength(4);
     } finally {
       stop();
     }
@@ -227,6 +233,78 @@ describe("definitions: reads that share an environment's list", () => {
     );
     expect(listed.slice(0, 3)).toEqual(single.slice(0, 3));
     expect(listed[3]).toEqual({});
+  });
+});
+
+describe("other kinds: segments, groups and environments share their list", () => {
+  /** `n` objects made by a kind's provider from the inputs `program(i)`. */
+  const make = async (
+    kind: typeof segmentImpl | typeof groupImpl | typeof environmentImpl,
+    n: number,
+    program: (name: string) => Record<string, unknown>,
+  ) => {
+    const made: { id: string; outs: Props }[] = [];
+    for (let i = 0; i < n; i++) {
+      const checked = await kind.check({}, program(unique("shared", "_")));
+      const r = await kind.create(checked.inputs as never);
+      made.push({ id: r.id, outs: JSON.parse(JSON.stringify(r.outs)) as Props });
+    }
+    return made;
+  };
+  const readAll = (
+    kind: typeof segmentImpl | typeof groupImpl | typeof environmentImpl,
+    made: { id: string; outs: Props }[],
+  ) => Promise.all(made.map((m) => kind.read(m.id, m.outs as never)));
+
+  it("segments: one list of the workspace; a deleted one confirmed by its GET", async () => {
+    const made = await make(segmentImpl, 3, (name) => ({ workspace: "Default", name, tags: ["t"] }));
+    const single = await readAll(segmentImpl, made);
+    const gone = made[2]!.outs.name as string;
+    await bed.admin.segments.delete(ws.id, gone);
+    openListReads();
+    bed.reset();
+    const listed = await readAll(segmentImpl, made);
+    expect(sent()).toEqual([
+      `GET ${API}/segments/ws/${ws.id}?offset=0&limit=50`,
+      `GET ${API}/segments/ws/${ws.id}/${gone}`,
+    ]);
+    expect(listed.slice(0, 2)).toEqual(single.slice(0, 2));
+    expect(listed[2]).toEqual({});
+  });
+
+  it("groups: one list of the account", async () => {
+    const made = await make(groupImpl, 3, (name) => ({ name, description: "team" }));
+    const single = await readAll(groupImpl, made);
+    openListReads();
+    bed.reset();
+    expect(await readAll(groupImpl, made)).toEqual(single);
+    expect(sent()).toEqual([`GET ${API}/groups?offset=0&limit=200`]);
+  });
+
+  it("environments: one list of the workspace; the update's guard walks it afresh", async () => {
+    const made = await make(environmentImpl, 2, (name) => ({
+      workspace: "Default",
+      name,
+      production: false,
+    }));
+    const single = await readAll(environmentImpl, made);
+    openListReads();
+    bed.reset();
+    expect(await readAll(environmentImpl, made)).toEqual(single);
+    expect(sent()).toEqual([`GET ${API}/environments/ws/${ws.id}`]);
+    // The guard's read: the list again, not the one the reads shared.
+    const [e] = made;
+    bed.reset();
+    const checked = await environmentImpl.check(e!.outs, {
+      workspace: "Default",
+      name: e!.outs.name,
+      production: true,
+    });
+    await environmentImpl.update(e!.id, e!.outs as never, checked.inputs as never);
+    expect(sent()).toEqual([
+      `GET ${API}/environments/ws/${ws.id}`,
+      `PATCH ${API}/environments/ws/${ws.id}/${e!.id}`,
+    ]);
   });
 });
 
