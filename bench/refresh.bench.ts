@@ -16,6 +16,10 @@
  *   `preview_refresh_800_seconds`, `preview_refresh_800_limit_ratio`: the same for
  *   `pulumi preview --refresh` (one phase).
  *
+ * Each figure is the fastest of {@link ROUNDS} rounds (each round: the two unlimited runs, then the
+ * two limited ones), so that the machine's other load, which falls on both sides of a ratio alike,
+ * counts as little as it can.
+ *
  * The stack is made once by an unlimited `up` with `PULUMI_SKIP_CHECKPOINTS=true` (setup, not
  * measured); the refreshes run with the engine's default settings, nothing changed outside. Before
  * the limited runs an `up` records the provider's new rate (`flagstack:requestsPerSecond = 20`):
@@ -27,6 +31,9 @@ import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
 import { EngineStack, type RequestRecord } from "../test/e2e/harness";
 import type { BenchContext } from "./run";
 import { ENVIRONMENTS, LIMIT, spec, timedUp, UNLIMITED } from "./up.bench";
+
+/** Rounds of the four runs; each figure is the fastest of its rounds. */
+const ROUNDS = 2;
 
 const api = (records: RequestRecord[]) => records.filter((r) => r.api === "admin" || r.api === "platform");
 const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -68,38 +75,51 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     const refresh = ["refresh", "--yes"];
     const previewRefresh = ["preview", "--refresh"];
 
-    const free = await timed(s, refresh);
-    figures.refresh_800_requests = free.requests.length;
-    figures.refresh_800_seconds_unlimited = seconds(free.ms);
-    log(`refresh, no limit: ${figures.refresh_800_seconds_unlimited} s, ${free.requests.length} requests`);
-    const freePreview = await timed(s, previewRefresh);
-    figures.preview_refresh_800_requests = freePreview.requests.length;
-    figures.preview_refresh_800_seconds_unlimited = seconds(freePreview.ms);
-    log(
-      `preview --refresh, no limit: ${figures.preview_refresh_800_seconds_unlimited} s, ${freePreview.requests.length} requests`,
-    );
-
-    // The provider configured for the limit: a refresh runs the state's provider with the config
-    // the last `up` gave it, so an `up` (which writes nothing) records the new rate first.
-    await s.setConfig({ "flagstack:requestsPerSecond": String(LIMIT) });
-    const reconfigured = await timedUp(s);
-    if (reconfigured.requests.length !== 0)
-      throw new Error(`the up that set the provider's rate made ${reconfigured.requests.length} requests`);
-    emu.setRateLimit({ requestsPerSecond: LIMIT });
-    const limited = await timed(s, refresh);
-    figures.refresh_800_seconds = seconds(limited.ms);
-    figures.refresh_800_limited_429s = limited.requests.filter((r) => r.status === 429).length;
-    figures.refresh_800_limit_ratio = Math.round((limited.ms / free.ms) * 1000) / 1000;
-    log(
-      `refresh under ${LIMIT} requests/s: ${figures.refresh_800_seconds} s, ${limited.requests.length} requests, ratio ${figures.refresh_800_limit_ratio}`,
-    );
-    const limitedPreview = await timed(s, previewRefresh);
-    figures.preview_refresh_800_seconds = seconds(limitedPreview.ms);
-    figures.preview_refresh_800_limited_429s = limitedPreview.requests.filter((r) => r.status === 429).length;
-    figures.preview_refresh_800_limit_ratio = Math.round((limitedPreview.ms / freePreview.ms) * 1000) / 1000;
-    log(
-      `preview --refresh under ${LIMIT} requests/s: ${figures.preview_refresh_800_seconds} s, ${limitedPreview.requests.length} requests, ratio ${figures.preview_refresh_800_limit_ratio}`,
-    );
+    // The provider configured for a rate: a refresh runs the state's provider with the config the
+    // last `up` gave it, so an `up` (which writes nothing) records the new rate first.
+    const configure = async (rate: string, server: { requestsPerSecond: number } | null) => {
+      await s!.setConfig({ "flagstack:requestsPerSecond": rate });
+      const reconfigured = await timedUp(s!);
+      if (reconfigured.requests.length !== 0)
+        throw new Error(`the up that set the provider's rate made ${reconfigured.requests.length} requests`);
+      emu.setRateLimit(server);
+    };
+    // ROUNDS rounds, each unlimited then limited, on a machine others share: each figure is the
+    // fastest of its rounds, and both sides of a ratio saw the same rounds.
+    const best = { refresh: Infinity, preview: Infinity, refreshLimited: Infinity, previewLimited: Infinity };
+    let refresh429s = 0;
+    let preview429s = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      if (round > 1) await configure(UNLIMITED, null);
+      const free = await timed(s, refresh);
+      figures.refresh_800_requests = free.requests.length;
+      best.refresh = Math.min(best.refresh, free.ms);
+      const freePreview = await timed(s, previewRefresh);
+      figures.preview_refresh_800_requests = freePreview.requests.length;
+      best.preview = Math.min(best.preview, freePreview.ms);
+      log(
+        `round ${round}, no limit: refresh ${seconds(free.ms)} s, ${free.requests.length} requests; preview --refresh ${seconds(freePreview.ms)} s, ${freePreview.requests.length} requests`,
+      );
+      await configure(String(LIMIT), { requestsPerSecond: LIMIT });
+      const limited = await timed(s, refresh);
+      best.refreshLimited = Math.min(best.refreshLimited, limited.ms);
+      refresh429s += limited.requests.filter((r) => r.status === 429).length;
+      const limitedPreview = await timed(s, previewRefresh);
+      best.previewLimited = Math.min(best.previewLimited, limitedPreview.ms);
+      preview429s += limitedPreview.requests.filter((r) => r.status === 429).length;
+      log(
+        `round ${round}, under ${LIMIT} requests/s: refresh ${seconds(limited.ms)} s, ${limited.requests.length} requests; preview --refresh ${seconds(limitedPreview.ms)} s, ${limitedPreview.requests.length} requests`,
+      );
+    }
+    const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+    figures.refresh_800_seconds_unlimited = seconds(best.refresh);
+    figures.refresh_800_seconds = seconds(best.refreshLimited);
+    figures.refresh_800_limit_ratio = ratio(best.refreshLimited, best.refresh);
+    figures.refresh_800_limited_429s = refresh429s;
+    figures.preview_refresh_800_seconds_unlimited = seconds(best.preview);
+    figures.preview_refresh_800_seconds = seconds(best.previewLimited);
+    figures.preview_refresh_800_limit_ratio = ratio(best.previewLimited, best.preview);
+    figures.preview_refresh_800_limited_429s = preview429s;
     return figures;
   } finally {
     await s?.close();
