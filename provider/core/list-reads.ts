@@ -12,10 +12,10 @@
  *   provider opens it only in a process the engine started for one operation (the
  *   dynamic-provider host, the native provider plugin: `./resource.ts` `configure`,
  *   `../native/server.ts` `serve`); the process ends with the operation
- *   ({@link openListReadsForOperation}; `FLAGSTACK_LIST_READS=off` keeps every read single). Elsewhere (the tests'
- *   direct calls, `flagstack recover`'s own look-ups) every read is single unless a caller opens
- *   the window. Inside it, a list serves reads for at most {@link LIST_MAX_AGE_MS} after its last
- *   page arrived; an older one is fetched again.
+ *   ({@link openListReadsForOperation}; `FLAGSTACK_LIST_READS=off` keeps every read single).
+ *   Elsewhere (the tests' direct calls, `flagstack recover`'s own look-ups) every read is single
+ *   unless a caller opens the window. Inside it, a list serves reads for at most
+ *   {@link LIST_MAX_AGE_MS} after its first page was asked for; an older one is read again.
  * - **Any write drops the lists.** Every request but a GET through the process's clients (a
  *   create, update or delete of any kind, a change request) drops every list, when it starts and
  *   again when it settles, so no list fetched before a write ends answers a read after it. That is
@@ -29,7 +29,11 @@
  * - **A failed list is no failure.** When the list cannot be read (an error after the core's
  *   retries), each read of that scope falls back to its single GET, as without lists.
  *
- * Concurrent reads of a scope wait on the same fetch.
+ * - **Never dearer than single reads by much.** A list's pages are read only while reads of the
+ *   scope wait for them, and never more pages than the scope has had reads, so a small stack in a
+ *   large workspace costs at most twice its single reads (a page and a single GET per read).
+ *
+ * Concurrent reads of a scope wait on the same pages.
  * @module
  */
 import { isNotFound } from "../../sdk/core/errors";
@@ -47,6 +51,11 @@ export interface ListRead<T> {
   key: string;
   /** Every object of the scope, paged by the API's largest page size. */
   list: () => AsyncIterable<T>;
+  /**
+   * The objects one request of {@link list} answers (`Infinity` for a list of one request): the
+   * pages read never outnumber the reads of the scope ({@link listRead}).
+   */
+  pageSize: number;
   /** The ids and names an object answers to (`[flag.id, flag.name]`). */
   keys: (item: T) => readonly string[];
   /**
@@ -57,10 +66,21 @@ export interface ListRead<T> {
 }
 
 interface Entry {
-  /** The objects by each of their keys; `undefined` when the list could not be read. */
-  index: Promise<Map<string, unknown> | undefined>;
-  /** When the last page arrived (`undefined` while pages are being read). */
-  fetchedAt?: number;
+  /** When the first page was asked for. */
+  startedAt: number;
+  /** The objects read so far, by each of their keys. */
+  index: Map<string, unknown>;
+  /** The rest of the list; `undefined` once it is all read, or could not be read. */
+  rest: AsyncIterator<unknown> | undefined;
+  keys: (item: never) => readonly string[];
+  pageSize: number;
+  /** Objects read so far. */
+  items: number;
+  /** Reads of the scope so far: what the pages may cost ({@link pump}). */
+  reads: number;
+  /** The reads waiting for the next pages, by key. */
+  waiting: Map<string, ((found: unknown) => void)[]>;
+  pumping: boolean;
 }
 
 interface ListState {
@@ -151,9 +171,12 @@ export function listReadStats(): ListReadStats {
 }
 
 /**
- * Reads one object: from its scope's list while the window is open (fetching the list once for
- * all concurrent reads of the scope), else by its single read. An object missing from the list is
- * read singly before it is reported gone. Returns `undefined` when the object is gone.
+ * Reads one object: from its scope's list while the window is open, else by its single read. The
+ * list's pages are read as the reads of the scope wait for them (concurrent reads share each
+ * page), and never more pages than the scope has had reads: a workspace of 5,000 flags whose stack
+ * holds 3 costs at most 3 pages and 3 single reads, not 100 pages. A read whose object is not in
+ * the pages the reads paid for, or not in the list at all, is read singly, and reported gone only
+ * when that read finds nothing. Returns `undefined` when the object is gone.
  */
 export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
   const s = state();
@@ -164,16 +187,72 @@ export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
     s.lists.set(read.client, lists);
   }
   let entry = lists.get(read.scope);
-  if (entry?.fetchedAt !== undefined && s.now() - entry.fetchedAt > s.maxAgeMs) entry = undefined;
+  if (entry !== undefined && s.now() - entry.startedAt > s.maxAgeMs) entry = undefined;
   if (entry === undefined) {
-    entry = fetchList(s, read);
+    s.stats.lists[read.scope] = (s.stats.lists[read.scope] ?? 0) + 1;
+    entry = {
+      startedAt: s.now(),
+      index: new Map(),
+      rest: read.list()[Symbol.asyncIterator](),
+      keys: read.keys as (item: never) => readonly string[],
+      pageSize: read.pageSize,
+      items: 0,
+      reads: 0,
+      waiting: new Map(),
+      pumping: false,
+    };
     lists.set(read.scope, entry);
   }
-  const index = await entry.index;
-  const found = index?.get(read.key);
+  entry.reads++;
+  let found = entry.index.get(read.key);
+  if (found === undefined && entry.rest !== undefined) {
+    const e = entry;
+    found = await new Promise<unknown>((resolve) => {
+      const waiting = e.waiting.get(read.key);
+      if (waiting) waiting.push(resolve);
+      else e.waiting.set(read.key, [resolve]);
+      void pump(e);
+    });
+  }
   if (found === undefined) return single(s, read);
   s.stats.fromList++;
   return found as T;
+}
+
+/**
+ * Reads the list on while reads wait and the reads of the scope pay for the pages (objects read
+ * fewer than reads x page size); each object read answers the reads waiting for it. When the list
+ * ends, fails, or the reads have paid for no more pages, the reads still waiting are answered
+ * `undefined` (they read singly); a later read of the scope may pay for the next pages.
+ */
+async function pump(e: Entry): Promise<void> {
+  if (e.pumping) return;
+  e.pumping = true;
+  try {
+    while (e.waiting.size > 0 && e.rest !== undefined && e.items < e.reads * e.pageSize) {
+      const next = await e.rest.next();
+      if (next.done) {
+        e.rest = undefined;
+        break;
+      }
+      e.items++;
+      for (const k of e.keys(next.value as never)) {
+        e.index.set(k, next.value);
+        const waiting = e.waiting.get(k);
+        if (waiting === undefined) continue;
+        e.waiting.delete(k);
+        for (const resolve of waiting) resolve(next.value);
+      }
+    }
+  } catch {
+    // Each read of the scope falls back to its single GET (whose error, if any, it reports).
+    e.rest = undefined;
+  } finally {
+    e.pumping = false;
+    const left = [...e.waiting.values()].flat();
+    e.waiting.clear();
+    for (const resolve of left) resolve(undefined);
+  }
 }
 
 async function single<T>(s: ListState, read: ListRead<T>): Promise<T | undefined> {
@@ -184,22 +263,4 @@ async function single<T>(s: ListState, read: ListRead<T>): Promise<T | undefined
     if (isNotFound(e)) return undefined;
     throw e;
   }
-}
-
-function fetchList<T>(s: ListState, read: ListRead<T>): Entry {
-  s.stats.lists[read.scope] = (s.stats.lists[read.scope] ?? 0) + 1;
-  const entry: Entry = { index: Promise.resolve(undefined) };
-  entry.index = (async () => {
-    try {
-      const index = new Map<string, unknown>();
-      for await (const item of read.list()) for (const k of read.keys(item)) index.set(k, item);
-      return index;
-    } catch {
-      // Each read of the scope falls back to its single GET (whose error, if any, it reports).
-      return undefined;
-    } finally {
-      entry.fetchedAt = s.now();
-    }
-  })();
-  return entry;
 }

@@ -205,6 +205,8 @@ async function readLive(
         list: async function* () {
           yield* await admin.environments.list(workspaceId);
         },
+        // One request answers the whole list (a bare array, ref §1.2).
+        pageSize: Number.POSITIVE_INFINITY,
         keys: (e) => [e.id],
         single: find,
       })

@@ -31,6 +31,7 @@ import {
   DefinitionBody,
   FlagCreate,
   type JsonPatch,
+  LIMITS,
   Rule,
   Treatment,
   validateDefinition,
@@ -688,6 +689,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
         scope: `definitions of environment ${props.environmentId} in workspace ${props.workspaceId}`,
         key: props.flagId,
         list: () => admin.definitions.list(props.workspaceId, props.environmentId),
+        pageSize: LIMITS.flagsMax,
         keys: (d) => [d.id, d.name],
         single: () => admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
       });

@@ -17,6 +17,7 @@ import {
   FlagCreate,
   type Flag as FlagResponse,
   type JsonPatch,
+  LIMITS,
   ROLLOUT_STATUS_NAMES,
 } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
@@ -329,6 +330,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = resourceHandlers(
           scope: `flags of workspace ${props.workspaceId}`,
           key: id,
           list: () => admin.flags.list(props.workspaceId),
+          pageSize: LIMITS.flagsMax,
           keys: (f) => [f.id, f.name],
           single: () => admin.flags.get(props.workspaceId, id),
         }),

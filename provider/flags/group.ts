@@ -15,7 +15,7 @@
  * @module
  */
 import { z } from "zod";
-import { GroupCreate, type Group as GroupResponse } from "../../sdk/admin/schemas";
+import { GroupCreate, type Group as GroupResponse, LIMITS } from "../../sdk/admin/schemas";
 import { isConflict } from "../../sdk/core/errors";
 import { adminClient } from "../core/config";
 import type { DiffSpec } from "../core/diff";
@@ -139,6 +139,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
         scope: "groups",
         key: id,
         list: () => admin.groups.list(),
+        pageSize: LIMITS.groupsMax,
         keys: (g) => [g.id],
         single: () => admin.groups.get(id),
       }),

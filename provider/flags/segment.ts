@@ -21,7 +21,7 @@
  */
 import { z } from "zod";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
-import type { Segment as SegmentResponse } from "../../sdk/admin/segment";
+import { SEGMENTS_PAGE_MAX, type Segment as SegmentResponse } from "../../sdk/admin/segment";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
@@ -229,6 +229,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
         scope: `segments of workspace ${props.workspaceId}`,
         key: props.name,
         list: () => admin.segments.list(props.workspaceId),
+        pageSize: SEGMENTS_PAGE_MAX,
         keys: (s) => [s.name],
         single: () => admin.segments.get(props.workspaceId, props.name),
       }),

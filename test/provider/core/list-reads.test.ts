@@ -317,6 +317,7 @@ describe("listRead", () => {
     async *list() {
       yield item("a");
     },
+    pageSize: 50,
     keys: (t: { id: string; name: string }) => [t.id, t.name],
     single: async () => item("a"),
     ...over,
@@ -336,6 +337,37 @@ describe("listRead", () => {
     );
     expect(found).toEqual(item("b"));
     expect(singles).toEqual(["b"]);
+  });
+
+  it("never reads more pages than the scope has had reads; the rest read singly", async () => {
+    openListReads();
+    // 120 objects in pages of 50, counted as they are read.
+    let read = 0;
+    const list = async function* () {
+      for (let i = 0; i < 120; i++) {
+        read++;
+        yield item(String(i));
+      }
+    };
+    const singles: string[] = [];
+    const single = (key: string) => async () => {
+      singles.push(key);
+      return item(key);
+    };
+    const client = {};
+    // One read of an object on the third page: the first page, then its single read.
+    expect(await listRead(spec({ client, list, key: "110", single: single("110") }))).toEqual(item("110"));
+    expect([read, singles]).toEqual([50, ["110"]]);
+    // A second read pays for the second page, where its object is.
+    expect(await listRead(spec({ client, list, key: "60", single: single("60") }))).toEqual(item("60"));
+    expect([read, singles]).toEqual([61, ["110"]]);
+    // Concurrent reads pay for the pages they wait on together; the list ends, a missing one is single.
+    const keys = ["100", "119", "nope"];
+    const found = await Promise.all(
+      keys.map((key) => listRead(spec({ client, list, key, single: single(key) }))),
+    );
+    expect(found).toEqual([item("100"), item("119"), item("nope")]);
+    expect([read, singles]).toEqual([120, ["110", "nope"]]);
   });
 
   it("objects are found by every key (id and name)", async () => {
