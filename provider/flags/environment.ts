@@ -196,7 +196,7 @@ async function readLive(
   const admin = adminClient();
   const find = () => admin.environments.find(workspaceId, environmentId);
   // The engine's read shares the workspace's list with the other reads of its operation
-  // (`./core/list-reads.ts`); every other read walks the list afresh.
+  // (`../core/list-reads.ts`); every other read walks the list afresh.
   const listed: EnvironmentDetail | undefined = shared
     ? await listRead({
         client: admin,
@@ -361,7 +361,7 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
       spec: environmentDiff,
       recorded: olds,
       desired: news,
-      // A fresh walk of the list, never a shared one (`./core/list-reads.ts`).
+      // A fresh walk of the list, never a shared one (`../core/list-reads.ts`).
       read: () =>
         readEnvironment(id, { ...olds, changePermissions: olds.changePermissions ?? news.changePermissions }),
       write: async (fields, live) => {

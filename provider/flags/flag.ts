@@ -346,7 +346,7 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = resourceHandlers(
         spec: flagDiff,
         recorded: olds,
         desired: news,
-        // A single fresh GET, never a shared list (`./core/list-reads.ts`).
+        // A single fresh GET, never a shared list (`../core/list-reads.ts`).
         read: async () => readResult(await readOrGone(() => admin.flags.get(olds.workspaceId, id)), olds),
         write: async (fields, live) => {
           let status: { id: string } | undefined;

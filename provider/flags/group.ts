@@ -153,7 +153,7 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
       spec: groupDiff,
       recorded: olds,
       desired: news,
-      // A single fresh GET, never a shared list (`./core/list-reads.ts`).
+      // A single fresh GET, never a shared list (`../core/list-reads.ts`).
       read: async () => readResult(olds, await readOrGone(() => admin.groups.get(id))),
       write: async (fields, live) => {
         if (fields.length === 0) return { ...live, adopt: news.adopt };

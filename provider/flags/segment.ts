@@ -242,7 +242,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
       spec: segmentDiff,
       recorded: olds,
       desired: news,
-      // A single fresh GET, never a shared list (`./core/list-reads.ts`).
+      // A single fresh GET, never a shared list (`../core/list-reads.ts`).
       read: async () => readResult(olds, await liveSegment(olds.workspaceId, olds.name)),
       write: async (fields, live) => {
         const kept = { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
