@@ -39,12 +39,21 @@ const api = (records: RequestRecord[]) => records.filter((r) => r.api === "admin
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
 /** Runs the CLI with `args`; returns the wall time and the API requests meanwhile. */
-async function timed(stack: EngineStack, args: string[]): Promise<{ ms: number; requests: RequestRecord[] }> {
+async function timed(
+  stack: EngineStack,
+  args: string[],
+  log?: (msg: string) => void,
+): Promise<{ ms: number; requests: RequestRecord[] }> {
   const before = stack.emu.requests().length;
   const t = performance.now();
   await stack.cli([...args, "--color", "never"]);
   const ms = performance.now() - t;
-  return { ms, requests: api(stack.emu.requests().slice(before)) };
+  const requests = api(stack.emu.requests().slice(before));
+  // What is not a page of a list (a single read, a refused request), to see where it went.
+  for (const r of requests)
+    if (!/offset=/.test(r.query) || r.status !== 200)
+      log?.(`  ${args[0]}: ${r.method} ${r.path}?${r.query} ${r.status}`);
+  return { ms, requests };
 }
 
 export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
@@ -91,20 +100,20 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
     let preview429s = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       if (round > 1) await configure(UNLIMITED, null);
-      const free = await timed(s, refresh);
+      const free = await timed(s, refresh, log);
       figures.refresh_800_requests = free.requests.length;
       best.refresh = Math.min(best.refresh, free.ms);
-      const freePreview = await timed(s, previewRefresh);
+      const freePreview = await timed(s, previewRefresh, log);
       figures.preview_refresh_800_requests = freePreview.requests.length;
       best.preview = Math.min(best.preview, freePreview.ms);
       log(
         `round ${round}, no limit: refresh ${seconds(free.ms)} s, ${free.requests.length} requests; preview --refresh ${seconds(freePreview.ms)} s, ${freePreview.requests.length} requests`,
       );
       await configure(String(LIMIT), { requestsPerSecond: LIMIT });
-      const limited = await timed(s, refresh);
+      const limited = await timed(s, refresh, log);
       best.refreshLimited = Math.min(best.refreshLimited, limited.ms);
       refresh429s += limited.requests.filter((r) => r.status === 429).length;
-      const limitedPreview = await timed(s, previewRefresh);
+      const limitedPreview = await timed(s, previewRefresh, log);
       best.previewLimited = Math.min(best.previewLimited, limitedPreview.ms);
       preview429s += limitedPreview.requests.filter((r) => r.status === 429).length;
       log(
