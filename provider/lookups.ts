@@ -27,7 +27,7 @@ import {
   type Workspace,
 } from "../sdk/admin/schemas";
 import type { Segment } from "../sdk/admin/segment";
-import { adminClient } from "./core/config";
+import { adminClient, forget, memo } from "./core/config";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import {
   NotFoundByName,
@@ -182,6 +182,45 @@ export async function getUsers(
 }
 
 /**
+ * A lookup in a workspace's list, answered from one fetch of the list per workspace and client
+ * for every call of the program (the list memoised for `MEMO_TTL_MS`, concurrent calls
+ * sharing one fetch, as `getWorkspace` and `getEnvironment` are): a program that looks up many
+ * segments of a workspace reads its list once. A name the list misses is looked for once more in a
+ * fresh list before it fails (one made since).
+ */
+function listedInWorkspace<T extends { name: string; id?: string }>(
+  kind: string,
+  list: (admin: AdminClient, wsId: string) => AsyncIterable<T>,
+): (admin: AdminClient, ws: Workspace, wanted: string) => Promise<T> {
+  return async (admin, ws, wanted) => {
+    const key = `lookup ${kind}s of workspace ${ws.id}`;
+    const load = async () => {
+      const all: T[] = [];
+      for await (const item of list(admin, ws.id)) all.push(item);
+      return all;
+    };
+    const find = async () => {
+      const all = await memo(admin, key, load);
+      return findInWorkspace(
+        kind,
+        ws,
+        wanted,
+        (async function* () {
+          yield* all;
+        })(),
+      );
+    };
+    try {
+      return await find();
+    } catch (e) {
+      if (!(e instanceof NotFoundByName)) throw e;
+      forget(admin, key);
+      return find();
+    }
+  };
+}
+
+/**
  * A segment of a workspace by name.
  *
  * @example
@@ -189,8 +228,9 @@ export async function getUsers(
  * const beta = await getSegment({ workspace: "Default", name: "beta_testers" });   // { name, description, trafficType, creationTime, tags }
  * ```
  */
-export const getSegment: InWorkspaceLookup<Segment> = inWorkspace("getSegment", (admin, ws, n) =>
-  findInWorkspace("segment", ws, n, admin.segments.list(ws.id)),
+export const getSegment: InWorkspaceLookup<Segment> = inWorkspace(
+  "getSegment",
+  listedInWorkspace("segment", (admin, wsId) => admin.segments.list(wsId)),
 );
 
 /**
@@ -201,8 +241,9 @@ export const getSegment: InWorkspaceLookup<Segment> = inWorkspace("getSegment", 
  * const web = await getFlagSet({ workspace: "Default", name: "web" });   // { id, name, description, workspace, createdAt, type }
  * ```
  */
-export const getFlagSet: InWorkspaceLookup<FlagSet> = inWorkspace("getFlagSet", (admin, ws, n) =>
-  findInWorkspace("flag set", ws, n, admin.flagSets.list(ws.id)),
+export const getFlagSet: InWorkspaceLookup<FlagSet> = inWorkspace(
+  "getFlagSet",
+  listedInWorkspace("flag set", (admin, wsId) => admin.flagSets.list(wsId)),
 );
 
 /**
@@ -215,7 +256,7 @@ export const getFlagSet: InWorkspaceLookup<FlagSet> = inWorkspace("getFlagSet", 
  */
 export const getLargeSegment: InWorkspaceLookup<LargeSegment> = inWorkspace(
   "getLargeSegment",
-  (admin, ws, n) => findInWorkspace("large segment", ws, n, admin.largeSegments.list(ws.id)),
+  listedInWorkspace("large segment", (admin, wsId) => admin.largeSegments.list(wsId)),
 );
 
 /**
@@ -228,7 +269,7 @@ export const getLargeSegment: InWorkspaceLookup<LargeSegment> = inWorkspace(
  */
 export const getRuleBasedSegment: InWorkspaceLookup<RuleBasedSegment> = inWorkspace(
   "getRuleBasedSegment",
-  (admin, ws, n) => findInWorkspace("rule-based segment", ws, n, admin.ruleBasedSegments.list(ws.id)),
+  listedInWorkspace("rule-based segment", (admin, wsId) => admin.ruleBasedSegments.list(wsId)),
 );
 
 export { NotFoundByName };

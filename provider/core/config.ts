@@ -24,7 +24,9 @@ import YAML from "yaml";
 import { z } from "zod";
 import { AdminAuth } from "../../sdk/admin/auth";
 import { AdminClient } from "../../sdk/admin/client";
+import type { HttpCore } from "../../sdk/core/request";
 import { PlatformClient } from "../../sdk/platform/client";
+import { dropLists } from "./list-reads";
 
 /** Each setting: its stack-config key and its environment-variable fallback. */
 export const SETTINGS = {
@@ -261,6 +263,8 @@ function cachedClient<T>(key: string, make: () => T): T {
   let client = clients.get(key) as T | undefined;
   if (client === undefined) {
     client = make();
+    // Every write through the client drops the lists that reads share (`./list-reads.ts`).
+    (client as { core?: HttpCore }).core?.watchWrites(dropLists);
     clients.set(key, client);
   }
   return client;

@@ -13,7 +13,8 @@ import { type CheckSpec, checkWith } from "./check";
 import { configureProvider } from "./config";
 import { withConfigProvider } from "./config-provider";
 import { type DiffSpec, diffInputs } from "./diff";
-import { watchEngine } from "./host";
+import { engineAddress, watchEngine } from "./host";
+import { openListReadsForOperation } from "./list-reads";
 import { protoKeyMessage } from "./proto-keys";
 
 /**
@@ -109,11 +110,13 @@ export interface Found {
 /**
  * The shared `configure`: reads the `flagstack:*` stack config into the process settings, and in
  * the dynamic-provider host starts watching the engine, so that the process ends with it
- * (`./host.ts`). The host calls it before the first verb of any resource, a `check` included.
+ * (`./host.ts`), and opens the window in which reads share lists (`./list-reads.ts`). The host calls it before the first verb of any resource, a `check` included.
  */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   configureProvider(req.config);
   watchEngine();
+  // A host the engine started serves one operation: its reads may share lists (`./list-reads.ts`).
+  if (engineAddress() !== undefined) openListReadsForOperation();
 }
 
 /**

@@ -7,7 +7,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `workspace` replaces (delete first: names are unique in a workspace); `name`, `production` and `changePermissions` update in place |
  * | create | workspace list (once per process); `POST /environments/ws/{ws}` with the change permissions; its answer lists the two SDK keys the service makes (`apiTokens`); with `adopt`, first the environment list to find the name, then one `PATCH` when production or the permissions differ |
- * | read | `GET /environments/ws/{ws}` and find the id (there is no GET of one environment, ref §1.2); when the resource manages change permissions and the list does not show them (ref §1.2: only create and update answers do), `PATCH ?dry_run=true` with an empty patch, which answers the environment with them and changes nothing (ref §1.1 `?dry_run`, inferred) |
+ * | read | `GET /environments/ws/{ws}` and find the id (there is no GET of one environment, ref §1.2), once for every read of the workspace in one engine operation (`../core/list-reads.ts`; the guard's read walks it afresh); when the resource manages change permissions and the list does not show them (ref §1.2: only create and update answers do), `PATCH ?dry_run=true` with an empty patch, which answers the environment with them and changes nothing (ref §1.1 `?dry_run`, inferred) |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH /environments/ws/{ws}/{id}`: `test` and `replace` of `/name` and `/production`, `add` of `/changePermissions/areApprovalsRequired` and `/changePermissions/approvers` (so members the program does not manage, such as `allowKills`, keep their values) |
  * | delete | `DELETE /apiKeys/{id}` for each SDK key the create recorded (the service refuses to delete an environment while its keys exist, ref §1.2), then `DELETE /environments/ws/{ws}/{id}`; 404s count as done; refused while keys the state does not record exist, the error says to revoke them |
  * | recover | `flagstack recover` of a killed `up`'s environment: adopted as `adopt: true` does, with the SDK key ids its create noted on this machine (`../core/created-journal.ts`); without a note, reported as unknown keys to revoke before a destroy |
@@ -46,6 +46,7 @@ import { replaceFields } from "../core/field-patch";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { withSecretOutputs } from "../core/secret-outputs";
@@ -190,9 +191,26 @@ async function readLive(
   workspaceId: string,
   environmentId: string,
   withPermissions: boolean,
+  shared = false,
 ): Promise<{ env: EnvironmentDetail; permissions: Permissions | undefined } | undefined> {
   const admin = adminClient();
-  const listed: EnvironmentDetail | undefined = await admin.environments.find(workspaceId, environmentId);
+  const find = () => admin.environments.find(workspaceId, environmentId);
+  // The engine's read shares the workspace's list with the other reads of its operation
+  // (`../core/list-reads.ts`); every other read walks the list afresh.
+  const listed: EnvironmentDetail | undefined = shared
+    ? await listRead({
+        client: admin,
+        scope: `environments of workspace ${workspaceId}`,
+        key: environmentId,
+        list: async function* () {
+          yield* await admin.environments.list(workspaceId);
+        },
+        // One request answers the whole list (a bare array, ref §1.2).
+        pageSize: Number.POSITIVE_INFINITY,
+        keys: (e) => [e.id],
+        single: find,
+      })
+    : await find();
   if (!listed || listed.id !== environmentId) return undefined;
   if (!withPermissions) return { env: listed, permissions: undefined };
   const detailed = listed.changePermissions
@@ -250,7 +268,28 @@ async function importEnvironment(
       apiTokens: [],
     },
   );
-  return impl.read(env.id, recorded);
+  return readEnvironment(env.id, recorded);
+}
+
+/**
+ * The `read` of an environment: the live one and its permissions when the resource manages them,
+ * with the recorded inputs the service does not show. `shared`: from the list the reads of the
+ * engine operation share.
+ */
+async function readEnvironment(id: string, props: EnvironmentOutputs, shared = false) {
+  const managed = props.changePermissions !== undefined;
+  const live = await readLive(props.workspaceId, id, managed, shared);
+  if (!live) return GONE;
+  const workspace = { id: props.workspaceId, name: props.workspaceName };
+  const outs = outputs(live.env, live.permissions, workspace, props, props);
+  const inputs = plain({
+    workspace: props.workspace,
+    name: outs.name,
+    production: outs.production,
+    changePermissions: outs.changePermissions,
+    adopt: props.adopt,
+  });
+  return { id, props: outs, inputs };
 }
 
 /**
@@ -312,19 +351,7 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
 
   async read(id, props) {
     if (props.workspaceId === undefined) return importEnvironment(id);
-    const managed = props.changePermissions !== undefined;
-    const live = await readLive(props.workspaceId, id, managed);
-    if (!live) return GONE;
-    const workspace = { id: props.workspaceId, name: props.workspaceName };
-    const outs = outputs(live.env, live.permissions, workspace, props, props);
-    const inputs = plain({
-      workspace: props.workspace,
-      name: outs.name,
-      production: outs.production,
-      changePermissions: outs.changePermissions,
-      adopt: props.adopt,
-    });
-    return { id, props: outs, inputs };
+    return readEnvironment(id, props, true);
   },
 
   async update(id, olds, news) {
@@ -334,8 +361,9 @@ export const impl: ResourceHandlers<EnvironmentInputs, EnvironmentOutputs> = {
       spec: environmentDiff,
       recorded: olds,
       desired: news,
+      // A fresh walk of the list, never a shared one (`../core/list-reads.ts`).
       read: () =>
-        impl.read(id, { ...olds, changePermissions: olds.changePermissions ?? news.changePermissions }),
+        readEnvironment(id, { ...olds, changePermissions: olds.changePermissions ?? news.changePermissions }),
       write: async (fields, live) => {
         const ops = environmentPatch(live, news, fields);
         const kept = { ...live, adopt: news.adopt, workspace: news.workspace };

@@ -8,7 +8,7 @@
  * | check | none: the zod schema below plus `validateDefinition` (bucket sums, known treatments) |
  * | diff | none: `workspace`, `flag` and `environment` replace (delete first: one definition per flag and environment); the rest updates in place |
  * | create | workspace and environment lists (once per process); `POST .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; then `PUT .../kill` when `killed` |
- * | read | `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1); `flagSets` reports the live membership |
+ * | read | the environment's definition list `GET .../splits/ws/{ws}/environments/{env}?offset&limit=50`, once for every read of the environment in one engine operation (`../core/list-reads.ts`); a definition missing from it, a read outside an engine operation or an import: `GET .../splits/ws/{ws}/{flagId}/environments/{env}`; a 404 reports the definition gone. Individual target keys are kept (the peer providers lose them, ref admin §9.1); `flagSets` reports the live membership |
  * | update | `GET` of the live definition, then ONE `PATCH` holding the minimal RFC 6902 patch from live to desired, each change guarded by a `test` (a concurrent edit is refused, not overwritten), with `?title=&comment=` (a change of `flagSets` is one guarded `replace /flagSets` of `[{id, type}]`, ref admin §2); `killed` changes through `PUT .../kill` or `.../restore`, never the patch. A recorded `pendingChangeRequest` is read first (`GET` of the definition and `GET /changeRequests/{id}`): while it is REQUESTED with the change the program needs next, nothing is written |
  | create, update in an environment that requires approvals | the refused write (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{split: {name, ...definition}, operationType: CREATE or UPDATE, title, comment, approvers}`, and `killed` as a KILL or RESTORE request once the document is applied (one open request per object); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back and the next request submitted (`../core/change-request.ts`) |
  * | delete | `DELETE .../splits/ws/{ws}/{flag}/environments/{env}` with title and comment; a 404 counts as done. Where the environment requires approvals: an ARCHIVE change request (waited for with `waitForApproval`, else the delete fails naming it, and the definition stays in the state) |
@@ -31,6 +31,7 @@ import {
   DefinitionBody,
   FlagCreate,
   type JsonPatch,
+  LIMITS,
   Rule,
   Treatment,
   validateDefinition,
@@ -65,6 +66,7 @@ import type { DiffSpec } from "../core/diff";
 import { fieldsToWrite, guardedUpdate } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { definitionArchive, definitionDeleteNote, definitionSubject as subject } from "../core/owned-archive";
 import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -520,6 +522,46 @@ function inputMembers(inputs: FlagDefinitionInputs) {
 const ALL_FIELDS: readonly string[] = [...WRITABLE_FIELDS, "killed"];
 
 /**
+ * The `read` result of a definition as the service shows it (`def` undefined: gone), with the
+ * recorded inputs the service does not show; a definition whose creation waits on a change request
+ * is kept while the request is open.
+ */
+async function readResult(
+  admin: AdminClient,
+  id: string,
+  props: FlagDefinitionOutputs,
+  def: Definition | undefined,
+) {
+  const pending = await stillPending(admin, props.pendingChangeRequest);
+  if (!def && pending) return { id, props: { ...props, pendingChangeRequest: pending } };
+  if (!def) return GONE;
+  const place: Place = {
+    workspace: { id: props.workspaceId, name: props.workspaceName },
+    environment: { id: props.environmentId, name: def.environment.name },
+  };
+  const outs = plain({ ...outputs(def, place, props), pendingChangeRequest: pending });
+  const inputs = plain({
+    workspace: props.workspace,
+    flag: props.flag,
+    environment: props.environment,
+    treatments: outs.treatments,
+    defaultTreatment: outs.defaultTreatment,
+    baselineTreatment: outs.baselineTreatment,
+    trafficAllocation: outs.trafficAllocation,
+    rules: outs.rules,
+    defaultRule: outs.defaultRule,
+    flagSets: outs.flagSets?.length ? outs.flagSets : undefined,
+    killed: outs.killed,
+    title: props.title,
+    comment: props.comment,
+    adopt: props.adopt,
+    changeRequest: props.changeRequest,
+    waitForApproval: props.waitForApproval,
+  });
+  return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
+}
+
+/**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the definition's natural key `<workspace>/<flag>/<environment>` (workspace and environment by
  * name or id, e.g. `Default/new-checkout/Production`). The definition is then read as a refresh
@@ -538,14 +580,17 @@ async function importDefinition(importId: string): ReturnType<typeof impl.read> 
   const admin = adminClient();
   const ws = await resolveWorkspace(admin, workspace);
   const env = await resolveEnvironment(admin, ws, environment);
-  // Only these members are read from the state (`read` below); the rest comes from the service.
+  // Only these members are read from the state (`readResult`); the rest comes from the service.
   const recorded = { workspace, flag, environment, adopt: false, flagId: flag };
-  return impl.read("", {
+  const props = {
     ...recorded,
     workspaceId: ws.id,
     workspaceName: ws.name,
     environmentId: env.id,
-  } as FlagDefinitionOutputs);
+  } as FlagDefinitionOutputs;
+  // A single read: an import's object is read alone, never through a list.
+  const def = await readOrGone(() => admin.definitions.get(ws.id, flag, env.id));
+  return readResult(admin, "", props, def);
 }
 
 /**
@@ -639,37 +684,16 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
     async read(id, props) {
       if (props.workspaceId === undefined) return importDefinition(id);
       const admin = adminClient();
-      const def = await readOrGone(() =>
-        admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
-      );
-      // A definition whose creation waits on a change request is kept while the request is open.
-      const pending = await stillPending(admin, props.pendingChangeRequest);
-      if (!def && pending) return { id, props: { ...props, pendingChangeRequest: pending } };
-      if (!def) return GONE;
-      const place: Place = {
-        workspace: { id: props.workspaceId, name: props.workspaceName },
-        environment: { id: props.environmentId, name: def.environment.name },
-      };
-      const outs = plain({ ...outputs(def, place, props), pendingChangeRequest: pending });
-      const inputs = plain({
-        workspace: props.workspace,
-        flag: props.flag,
-        environment: props.environment,
-        treatments: outs.treatments,
-        defaultTreatment: outs.defaultTreatment,
-        baselineTreatment: outs.baselineTreatment,
-        trafficAllocation: outs.trafficAllocation,
-        rules: outs.rules,
-        defaultRule: outs.defaultRule,
-        flagSets: outs.flagSets?.length ? outs.flagSets : undefined,
-        killed: outs.killed,
-        title: props.title,
-        comment: props.comment,
-        adopt: props.adopt,
-        changeRequest: props.changeRequest,
-        waitForApproval: props.waitForApproval,
+      const def = await listRead({
+        client: admin,
+        scope: `definitions of environment ${props.environmentId} in workspace ${props.workspaceId}`,
+        key: props.flagId,
+        list: () => admin.definitions.list(props.workspaceId, props.environmentId),
+        pageSize: LIMITS.flagsMax,
+        keys: (d) => [d.id, d.name],
+        single: () => admin.definitions.get(props.workspaceId, props.flagId, props.environmentId),
       });
-      return { id: `${def.id}:${props.environmentId}`, props: outs, inputs };
+      return readResult(admin, id, props, def);
     },
 
     async update(id, olds, news) {

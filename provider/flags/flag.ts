@@ -7,8 +7,8 @@
  * | check | none: the zod schema below |
  * | diff | none: `name`, `workspace` and `trafficType` replace (delete first: names are unique); `description`, `tags` and `rolloutStatus` update in place |
  * | create | workspace, traffic type and rollout status lists (once per process); `POST /splits/ws/{ws}/trafficTypes/{tt}`; then one `PATCH` for tags, rollout status and owners when given (tags cannot be set on create, ref admin §1.1) |
- * | read | `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone |
- * | update | one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flag.ts`) |
+ * | read | the workspace's flag list `GET /splits/ws/{ws}?offset&limit=50`, once for every read of the workspace in one engine operation (`../core/list-reads.ts`); a flag missing from it, or a read outside an engine operation, `GET /splits/ws/{ws}/{id}`; a 404 reports the flag gone. An import reads `GET /splits/ws/{ws}/{name}` alone |
+ * | update | `GET /splits/ws/{ws}/{id}` (the guard's read, never a list), then one `PATCH /splits/ws/{ws}/{name}` with one `replace` per changed field: `/description`, `/tags`, `/rolloutStatus/id` (ref admin §1.1), `/owners` (inferred: see `emulator/admin/flag.ts`) |
  * | delete | `DELETE /splits/ws/{ws}/{name}` (removes every environment's definition too, spec §3); a 404 counts as done. First, in each environment that requires approvals (the workspace's environment list and one dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` each, once per process), `GET .../splits/ws/{ws}/{name}/environments/{env}`: a definition there is deleted through an ARCHIVE change request (`GET /changeRequests?status=REQUESTED&environmentId=`, an open one found rather than submitted twice, else `POST /changeRequests/ws/{ws}/environments/{env}`), and the delete fails, naming each environment and request, until every one is approved: `deletedWith` never removes a definition behind the gate (`../core/change-request.ts` `ownerDeleteGate`) |
  * @module
  */
@@ -17,6 +17,7 @@ import {
   FlagCreate,
   type Flag as FlagResponse,
   type JsonPatch,
+  LIMITS,
   ROLLOUT_STATUS_NAMES,
 } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
@@ -32,6 +33,7 @@ import {
   readOrGone,
   resourceHandlers,
 } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { definitionArchive, definitionDeleteNote } from "../core/owned-archive";
 import { resolveRolloutStatus, resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -220,6 +222,28 @@ export function flagPatch(
 }
 
 /**
+ * The `read` result of a flag as the service shows it (`undefined`: gone), with the recorded
+ * inputs that the service does not show (`workspace` as the program gave it, `adopt`).
+ */
+function readResult(flag: FlagResponse | undefined, props: FlagOutputs) {
+  if (!flag) return GONE;
+  const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);
+  const sameTrafficType = props.trafficTypeId === flag.trafficType.id;
+  const inputs = plain({
+    workspace: props.workspace,
+    trafficType: sameTrafficType ? props.trafficType : flag.trafficType.name,
+    name: outs.name,
+    description: outs.description,
+    tags: outs.tags,
+    rolloutStatus: outs.rolloutStatus,
+    // An import writes no `owners: []` into the program; owners it finds are written.
+    owners: outs.owners.length > 0 ? outs.owners : undefined,
+    adopt: props.adopt,
+  });
+  return { id: flag.id, props: outs, inputs };
+}
+
+/**
  * The `read` of `pulumi import` (native provider), which has the id alone and no state: the id is
  * the flag's natural key `<workspace>/<name>` (the workspace by name or id, e.g.
  * `Default/new-checkout`). The flag is then read as a refresh reads it, under its service id, with
@@ -234,7 +258,7 @@ async function importFlag(importId: string): ReturnType<ResourceHandlers<FlagInp
   const workspace = await resolveWorkspace(admin, importId.slice(0, cut));
   const flag = await readOrGone(() => admin.flags.get(workspace.id, importId.slice(cut + 1)));
   if (!flag) return GONE;
-  return impl.read(flag.id, outputs(flag, workspace, { workspace: importId.slice(0, cut), adopt: false }));
+  return readResult(flag, outputs(flag, workspace, { workspace: importId.slice(0, cut), adopt: false }));
 }
 
 /**
@@ -299,22 +323,19 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = resourceHandlers(
 
     async read(id, props) {
       if (props.workspaceId === undefined) return importFlag(id);
-      const flag = await readOrGone(() => adminClient().flags.get(props.workspaceId, id));
-      if (!flag) return GONE;
-      const outs = outputs(flag, { id: props.workspaceId, name: props.workspaceName }, props);
-      const sameTrafficType = props.trafficTypeId === flag.trafficType.id;
-      const inputs = plain({
-        workspace: props.workspace,
-        trafficType: sameTrafficType ? props.trafficType : flag.trafficType.name,
-        name: outs.name,
-        description: outs.description,
-        tags: outs.tags,
-        rolloutStatus: outs.rolloutStatus,
-        // An import writes no `owners: []` into the program; owners it finds are written.
-        owners: outs.owners.length > 0 ? outs.owners : undefined,
-        adopt: props.adopt,
-      });
-      return { id: flag.id, props: outs, inputs };
+      const admin = adminClient();
+      return readResult(
+        await listRead({
+          client: admin,
+          scope: `flags of workspace ${props.workspaceId}`,
+          key: id,
+          list: () => admin.flags.list(props.workspaceId),
+          pageSize: LIMITS.flagsMax,
+          keys: (f) => [f.id, f.name],
+          single: () => admin.flags.get(props.workspaceId, id),
+        }),
+        props,
+      );
     },
 
     async update(id, olds, news) {
@@ -325,7 +346,8 @@ export const impl: ResourceHandlers<FlagInputs, FlagOutputs> = resourceHandlers(
         spec: flagDiff,
         recorded: olds,
         desired: news,
-        read: () => impl.read(id, olds),
+        // A single fresh GET, never a shared list (`../core/list-reads.ts`).
+        read: async () => readResult(await readOrGone(() => admin.flags.get(olds.workspaceId, id)), olds),
         write: async (fields, live) => {
           let status: { id: string } | undefined;
           if (fields.includes("rolloutStatus") && news.rolloutStatus !== undefined) {

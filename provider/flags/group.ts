@@ -6,7 +6,7 @@
  * | check | none: the zod schema below |
  * | diff | none: compares `name` and `description`; nothing replaces the group |
  * | create | `POST /groups`; with `adopt`, first the group list to find the name |
- * | read | `GET /groups/{id}`; a 404 reports the group gone |
+ * | read | the group list `GET /groups?offset&limit=200`, once for every read in one engine operation (`../core/list-reads.ts`); a group missing from it, or a read outside an engine operation, `GET /groups/{id}`; a 404 reports the group gone |
  * | update | `GET /groups/{id}`, compared with the recorded state (`../core/guard.ts`), then `PUT /groups/{id}` with `{id, name, description, type}` (a full replace, ref admin §5): the changed fields desired, the rest live |
  * | delete | `DELETE /groups/{id}`; a 404 counts as done |
  *
@@ -15,13 +15,14 @@
  * @module
  */
 import { z } from "zod";
-import { GroupCreate, type Group as GroupResponse } from "../../sdk/admin/schemas";
+import { GroupCreate, type Group as GroupResponse, LIMITS } from "../../sdk/admin/schemas";
 import { isConflict } from "../../sdk/core/errors";
 import { adminClient } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { forgetGroups, NotFoundByName, resolveGroups } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { GROUP_TYPE } from "../types";
@@ -84,7 +85,20 @@ async function importGroup(importId: string): ReturnType<typeof impl.read> {
     },
   );
   if (!group) return GONE;
-  return impl.read(group.id, { adopt: false, groupId: group.id } as GroupOutputs);
+  // A single read: an import's object is read alone, never through a list.
+  const live = await readOrGone(() => adminClient().groups.get(group.id));
+  return readResult({ adopt: false, groupId: group.id } as GroupOutputs, live);
+}
+
+/** The `read` result of a group as the service shows it (`undefined`: gone). */
+function readResult(props: GroupOutputs | undefined, group: GroupResponse | undefined) {
+  if (!group) return GONE;
+  const outs = outputs(group, { adopt: props?.adopt ?? false });
+  return {
+    id: group.id,
+    props: outs,
+    inputs: { name: outs.name, description: outs.description, adopt: outs.adopt },
+  };
 }
 
 /**
@@ -117,14 +131,19 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
 
   async read(id, props) {
     if (props?.groupId === undefined) return importGroup(id);
-    const group = await readOrGone(() => adminClient().groups.get(id));
-    if (!group) return GONE;
-    const outs = outputs(group, { adopt: props?.adopt ?? false });
-    return {
-      id: group.id,
-      props: outs,
-      inputs: { name: outs.name, description: outs.description, adopt: outs.adopt },
-    };
+    const admin = adminClient();
+    return readResult(
+      props,
+      await listRead({
+        client: admin,
+        scope: "groups",
+        key: id,
+        list: () => admin.groups.list(),
+        pageSize: LIMITS.groupsMax,
+        keys: (g) => [g.id],
+        single: () => admin.groups.get(id),
+      }),
+    );
   },
 
   async update(id, olds, news) {
@@ -134,7 +153,8 @@ export const impl: ResourceHandlers<GroupInputs, GroupOutputs> = {
       spec: groupDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // A single fresh GET, never a shared list (`../core/list-reads.ts`).
+      read: async () => readResult(olds, await readOrGone(() => admin.groups.get(id))),
       write: async (fields, live) => {
         if (fields.length === 0) return { ...live, adopt: news.adopt };
         try {

@@ -7,7 +7,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `name`, `workspace`, `trafficType` replace (delete first: names are unique); `tags` update in place; a new `description` alone is refused (below) |
  * | create | workspace and traffic type lists (once per process); `POST /segments/ws/{ws}/trafficTypes/{tt}` `{name, description}`; then, when tags are given, `POST /tags/ws/{ws}/object/{name}/objecttype/Segment` with the tag names (tags cannot be set on create, as for flags, ref §1.1) |
- * | read | `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
+ * | read | the workspace's segment list `GET /segments/ws/{ws}?offset&limit=50`, once for every read of the workspace in one engine operation (`../core/list-reads.ts`); a segment missing from it, or a read outside an engine operation, `GET /segments/ws/{ws}/{name}` (ref §9.1); a 404 reports it gone |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then the tag `POST` with the whole desired set (it replaces the tags) |
  * | delete | `DELETE /segments/ws/{ws}/{name}` (its members in every environment go with it, ref §1.1); a 404 counts as done. First, in each environment that requires approvals (`../core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), its members there (`GET /segments/{env}/{name}/keys`) are removed through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
@@ -21,13 +21,14 @@
  */
 import { z } from "zod";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
-import type { Segment as SegmentResponse } from "../../sdk/admin/segment";
+import { SEGMENTS_PAGE_MAX, type Segment as SegmentResponse } from "../../sdk/admin/segment";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { keysArchive } from "../core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -124,6 +125,25 @@ const liveSegment = (wsId: string, name: string) => readOrGone(() => adminClient
 /** The resource id: the natural key, `<workspace id>/<name>` (a segment has no id on the wire). */
 const segmentId = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
 
+/**
+ * The `read` result of a segment as the service shows it (`undefined`: gone), with the recorded
+ * inputs the service does not show.
+ */
+function readResult(props: SegmentOutputs, segment: SegmentResponse | undefined) {
+  if (!segment) return GONE;
+  const workspace = { id: props.workspaceId, name: props.workspaceName };
+  const outs = outputs(segment, workspace, props);
+  const inputs = plain({
+    workspace: props.workspace,
+    trafficType: props.trafficTypeId === segment.trafficType.id ? props.trafficType : outs.trafficType,
+    name: outs.name,
+    description: outs.description,
+    tags: outs.tags,
+    adopt: props.adopt,
+  });
+  return { id: segmentId(workspace.id, segment.name), props: outs, inputs };
+}
+
 /** Why an existing segment cannot be taken over as declared, or `undefined` when it can. */
 function adoptMismatch(found: SegmentResponse, inputs: SegmentInputs, trafficTypeId: string) {
   if (found.trafficType.id !== trafficTypeId)
@@ -147,7 +167,8 @@ async function importSegment(
   const [wsRef = "", name = ""] = importParts(importId, IMPORT_ID);
   const workspace = await resolveWorkspace(adminClient(), wsRef);
   const props = { workspace: wsRef, adopt: false, workspaceId: workspace.id, workspaceName: workspace.name };
-  return impl.read(segmentId(workspace.id, name), { ...props, name } as SegmentOutputs);
+  // A single read: an import's object is read alone, never through a list.
+  return readResult({ ...props, name } as SegmentOutputs, await liveSegment(workspace.id, name));
 }
 
 /**
@@ -200,28 +221,29 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
 
   async read(id, props) {
     if (props.workspaceId === undefined) return importSegment(id);
-    const workspace = { id: props.workspaceId, name: props.workspaceName };
-    const segment = await liveSegment(workspace.id, props.name);
-    if (!segment) return GONE;
-    const outs = outputs(segment, workspace, props);
-    const inputs = plain({
-      workspace: props.workspace,
-      trafficType: props.trafficTypeId === segment.trafficType.id ? props.trafficType : outs.trafficType,
-      name: outs.name,
-      description: outs.description,
-      tags: outs.tags,
-      adopt: props.adopt,
-    });
-    return { id: segmentId(workspace.id, segment.name), props: outs, inputs };
+    const admin = adminClient();
+    return readResult(
+      props,
+      await listRead({
+        client: admin,
+        scope: `segments of workspace ${props.workspaceId}`,
+        key: props.name,
+        list: () => admin.segments.list(props.workspaceId),
+        pageSize: SEGMENTS_PAGE_MAX,
+        keys: (s) => [s.name],
+        single: () => admin.segments.get(props.workspaceId, props.name),
+      }),
+    );
   },
 
-  async update(id, olds, news) {
+  async update(_id, olds, news) {
     return guardedUpdate({
       describe: `segment "${olds.name}" in workspace "${olds.workspaceName}"`,
       spec: segmentDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // A single fresh GET, never a shared list (`../core/list-reads.ts`).
+      read: async () => readResult(olds, await liveSegment(olds.workspaceId, olds.name)),
       write: async (fields, live) => {
         const kept = { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
         if (!fields.includes("tags")) return kept;

@@ -55,6 +55,7 @@ import type { CheckFailure, Provider } from "@pulumi/pulumi/provider";
 import type * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import type { ProviderSettings as SettingsSchema } from "../core/config";
 import { watchEngine } from "../core/host";
+import { openListReadsForOperation } from "../core/list-reads";
 import type { NativeKind } from "./kinds";
 
 /** The marker of a secret value in a struct the engine sends (`rpc.js` `specialSigKey`). */
@@ -510,6 +511,8 @@ export async function serve(args: readonly string[], options: ServeOptions): Pro
   // Ends with the engine, like the dynamic-provider host (`provider/core/host.ts`, whose watcher
   // recognises that host by its script path, hence the argv in that host's shape).
   if (engine !== undefined) watchEngine([process.execPath, "/cmd/dynamic-provider", engine]);
+  // The plugin serves one engine operation: its reads may share lists (`../core/list-reads.ts`).
+  if (engine !== undefined) openListReadsForOperation();
 }
 
 /** The engine's address among a plugin's arguments (the flags the engine adds skipped). */

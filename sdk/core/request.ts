@@ -138,6 +138,7 @@ export class HttpCore {
   readonly #plainHeaders: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
   readonly #yamlHeaders: Record<string, string>;
+  readonly #writeWatchers = new Set<() => void>();
 
   constructor(config: CoreConfig) {
     const o = config.options;
@@ -182,12 +183,44 @@ export class HttpCore {
   }
 
   /**
+   * Calls `watcher` when a call other than a GET or a dry run (`?dry_run=true`) starts and again
+   * when it settles (answered or failed), whatever its route: the provider drops the lists its reads share on every write
+   * (`provider/core/list-reads.ts`). Returns the function that stops watching.
+   */
+  watchWrites(watcher: () => void): () => void {
+    this.#writeWatchers.add(watcher);
+    return () => {
+      this.#writeWatchers.delete(watcher);
+    };
+  }
+
+  #wrote(): void {
+    for (const watcher of this.#writeWatchers) watcher();
+  }
+
+  /**
    * Sends one call and returns its validated success body.
    * @throws NotFoundError, ConflictError, RateLimitError, ValidationError, NetworkError, ApiError
    * @example
    * const flag = await core.request(adminEndpoints.flags.get, { wsId, flag: "checkout" });
    */
   async request<R extends string, S extends z.ZodType>(
+    r: Route<R, S>,
+    params: RouteParams<R>,
+    init?: CallInit,
+  ): Promise<z.output<S>> {
+    // A dry run (`?dry_run=true`, the admin API's environment PATCH) changes nothing.
+    const reads = r.method === "GET" || init?.query?.dry_run === "true";
+    if (reads || this.#writeWatchers.size === 0) return this.#call(r, params, init);
+    this.#wrote();
+    try {
+      return await this.#call(r, params, init);
+    } finally {
+      this.#wrote();
+    }
+  }
+
+  async #call<R extends string, S extends z.ZodType>(
     r: Route<R, S>,
     params: RouteParams<R>,
     init?: CallInit,

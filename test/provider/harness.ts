@@ -133,7 +133,15 @@ export async function startProviderHost(env: Record<string, string> = {}): Promi
   const closeEngine = () => new Promise<void>((resolve) => engine.close(() => resolve()));
   const child: ChildProcess = spawn(process.execPath, [script, `127.0.0.1:${enginePort}`], {
     cwd: REPO,
-    env: { ...process.env, PULUMI_NODEJS_PROJECT: "shop", PULUMI_NODEJS_STACK: "dev", ...env },
+    // This host serves many operations, the engine's one each: reads share no list unless a test
+    // turns them on (`provider/core/list-reads.ts`).
+    env: {
+      ...process.env,
+      PULUMI_NODEJS_PROJECT: "shop",
+      PULUMI_NODEJS_STACK: "dev",
+      FLAGSTACK_LIST_READS: "off",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

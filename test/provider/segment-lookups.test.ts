@@ -12,7 +12,7 @@ import {
   type LookupOptions,
 } from "../../provider/lookups";
 import { NATIVE_FUNCTIONS_BY_TOKEN } from "../../provider/native/functions";
-import type { Workspace } from "../../sdk";
+import { AdminClient, type Workspace } from "../../sdk";
 import { type AdminBed, startAdminBed } from "../sdk/helpers/admin-bed";
 
 let bed: AdminBed;
@@ -86,6 +86,32 @@ describe("getSegment and getFlagSet", () => {
     await expect(getFlagSet({ workspace: "Default", name: "tv" }, opts)).rejects.toThrow(
       'flag set "tv" not found in workspace "Default"; valid flag sets: "mobile"',
     );
+  });
+
+  it("lookups asked many times in one program read each workspace list once; a new name is read afresh", async () => {
+    // A client of its own: the lists it has read are its own.
+    const client = new AdminClient({ baseUrl: bed.emu.url, apiKey: bed.emu.adminKey });
+    await bed.admin.segments.create(ws.id, "account", { name: "gamma_accounts", description: "Later" });
+    bed.reset();
+    const names = ["beta_accounts", "gamma_accounts", "beta_accounts"];
+    const found = await Promise.all(names.map((name) => getSegment({ workspace: ws.id, name }, { client })));
+    expect(found.map((x) => x.name)).toEqual(names);
+    await getFlagSet({ workspace: ws.id, name: "mobile" }, { client });
+    await getFlagSet({ workspace: ws.id, name: "mobile" }, { client });
+    const lists = () => bed.seen().filter((r) => !r.startsWith("GET /internal/api/v2/workspaces"));
+    expect(lists()).toEqual([
+      `GET /internal/api/v2/segments/ws/${ws.id}?offset=0&limit=50 200`,
+      `GET /internal/api/v3/flag-sets?workspace_id=${ws.id}&limit=200 200`,
+    ]);
+    // One made since the list was read: found in a fresh list.
+    await bed.admin.segments.create(ws.id, "account", { name: "delta_accounts", description: "Later still" });
+    bed.reset();
+    expect((await getSegment({ workspace: ws.id, name: "delta_accounts" }, { client })).name).toBe(
+      "delta_accounts",
+    );
+    expect(lists()).toEqual([`GET /internal/api/v2/segments/ws/${ws.id}?offset=0&limit=50 200`]);
+    await bed.admin.segments.delete(ws.id, "gamma_accounts");
+    await bed.admin.segments.delete(ws.id, "delta_accounts");
   });
 
   it("refuses bad arguments naming the field, with no request", async () => {
