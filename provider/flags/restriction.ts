@@ -190,13 +190,17 @@ export const impl: ResourceHandlers<RestrictionInputs, RestrictionOutputs> = {
     const same = (r: RestrictionResponse | undefined) =>
       r !== undefined && canonicalJson(fields(r)) === canonicalJson(declared) ? r : undefined;
     const existing = await restrictionOf(admin, workspace.id);
-    if (existing !== undefined && same(existing) === undefined && !inputs.adopt) {
+    // Another stack's or a person's restriction is never taken over silently, not even an equal
+    // one (a destroy here would open the workspace under them); a PUT whose answer was lost is
+    // found again by `createOrAdopt`'s look-up, a run killed after it by `flagstack recover`.
+    if (existing !== undefined && !inputs.adopt) {
+      const differs = same(existing) === undefined ? `, not ${shown(declared)}` : "";
       throw new Error(
-        `${describe(workspace.name)} already exists (${shown(fields(existing))}), not ${shown(declared)}. ` +
+        `${describe(workspace.name)} already exists (${shown(fields(existing))})${differs}. ` +
           `Set \`adopt: true\` on the resource to manage the existing one. ${INTERRUPTED_RUN_HINT}`,
       );
     }
-    // An equal restriction is this one (a PUT whose answer was lost, a run killed after it): no write.
+    // Adopting an equal restriction writes nothing.
     const value =
       same(existing) ??
       (

@@ -218,5 +218,5 @@ export const plainJson = (v: unknown): Props => JSON.parse(JSON.stringify(v ?? {
 export function kindDriver(kind: KindUnderTest, mode: Mode, host: ProviderHost | undefined): Driver {
   if (mode === "direct") return directDriver(kind.impl as never);
   if (!host) throw new Error("the gRPC host mode needs a host");
-  return hostDriver(host, providerText(kind.module));
+  return hostDriver(host, providerText(kind.file));
 }

@@ -27,7 +27,7 @@ export type Kind = TypeNameOf<(typeof types)[keyof typeof types]>;
 
 /** Every kind of the list: implementation and `__provider` text, by name. */
 export const KINDS = Object.fromEntries(
-  NATIVE_KINDS.map((k) => [k.name, { impl: k.impl as unknown as Impl, provider: providerText(k.module) }]),
+  NATIVE_KINDS.map((k) => [k.name, { impl: k.impl as unknown as Impl, provider: providerText(k.file) }]),
 ) as Readonly<Record<Kind, { impl: Impl; provider: string }>>;
 
 /** Every kind, in the list's order. */

@@ -199,7 +199,7 @@ describe("no key in the __provider texts, state or outputs", () => {
     const kind = kinds.find((k) => k.name === name) as KindUnderTest;
     // The clients of this process hold the keys by now: nothing of them may reach the text.
     adminClient();
-    const text = providerText(kind.module);
+    const text = providerText(kind.file);
     expectNoKey(`${name} __provider`, text);
     expect(text).toMatch(/^exports\.handler = \(\) => require\("flagstack\/provider\/[a-z-]+"\)\.impl;\n$/);
     exercised.ran(PROVIDER_TEXT, name);

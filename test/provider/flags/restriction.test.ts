@@ -308,7 +308,7 @@ describe.each(MODES)("Restriction (%s)", (mode) => {
     ).toEqual([{ view: [{ id: ana.id, type: "group" }] }]);
   });
 
-  it("takes over a restriction equal to the declared one with no write", async () => {
+  it("refuses an equal restriction made elsewhere unless adopt, and adopts it with no write", async () => {
     const ws = await freshWorkspace();
     const existing = await bed.admin.restrictions.put({
       resource: { id: ws.id, type: "workspace" },
@@ -316,14 +316,18 @@ describe.each(MODES)("Restriction (%s)", (mode) => {
       resourcePermissions: { view: [{ id: ana.id, type: "group", name: "Ana" }] },
     });
     bed.reset();
-    const made = await p.create((await p.check({}, programFor(ws))).inputs);
+    // Another stack's (or a person's) restriction: a destroy here would open the workspace under it.
+    await expect(p.create((await p.check({}, programFor(ws))).inputs)).rejects.toThrow(
+      `the restriction of workspace "${ws.name}" already exists (view true, viewers group/${ana.id}). Set \`adopt: true\``,
+    );
+    const made = await p.create((await p.check({}, { ...programFor(ws), adopt: true })).inputs);
     expect(made).toEqual({
       id: ws.id,
       outs: {
         workspace: ws.name,
         view: true,
         viewers: [group(ana)],
-        adopt: false,
+        adopt: true,
         restrictionId: existing.id,
         workspaceId: ws.id,
         workspaceName: ws.name,
