@@ -133,7 +133,7 @@ describe("a Pulumi program's process", () => {
   /** Runs a program that declares nothing but loads two resource modules; returns its output. */
   function runProgram(env: NodeJS.ProcessEnv): Promise<string> {
     // Exits once every engine RPC is answered, as the SDK's program runner waits for them.
-    const code = `require("./provider/flag"); require("./provider/group");
+    const code = `require("./provider/flags/flag"); require("./provider/flags/group");
       require("@pulumi/pulumi/runtime/settings").waitForRPCs().then(() => process.exit(0));`;
     const child = spawn(process.execPath, ["--import", "tsx", "-e", code], {
       cwd: REPO,
