@@ -209,8 +209,9 @@ export class HttpCore {
     params: RouteParams<R>,
     init?: CallInit,
   ): Promise<z.output<S>> {
-    // A dry run (`?dry_run=true`, the admin API's environment PATCH) changes nothing.
-    const reads = r.method === "GET" || init?.query?.dry_run === "true";
+    // A GET, a read-only POST (the pipeline list) and a dry run (`?dry_run=true`, the admin API's
+    // environment PATCH) change nothing: they keep the lists.
+    const reads = r.readsOnly || init?.query?.dry_run === "true";
     if (reads || this.#writeWatchers.size === 0) return this.#call(r, params, init);
     this.#wrote();
     try {

@@ -74,6 +74,8 @@ export interface Route<R extends string = string, S extends z.ZodType = z.ZodTyp
   readonly params: readonly string[];
   /** Whether a retry after a lost response is safe (GET, PUT, DELETE, and a read-only POST). */
   readonly idempotent: boolean;
+  /** A GET, or a POST declared `readOnly`: the call changes nothing on the service. */
+  readonly readsOnly: boolean;
   /** Schema of a success body. */
   readonly schema: S;
   readonly body: BodyEncoding;
@@ -127,6 +129,7 @@ export function route<R extends `${HttpMethod} /${string}`, S extends z.ZodType>
     params,
     idempotent:
       options.readOnly === true || (RETRY_DEFAULTS.idempotentMethods as readonly string[]).includes(method),
+    readsOnly: method === "GET" || options.readOnly === true,
     schema,
     body: options.body ?? "json",
     hasEmptyBody: "emptyBody" in options,

@@ -548,6 +548,23 @@ describe("retries", () => {
     expect(events.map((e) => e.reason)).toEqual(["UND_ERR_SOCKET", "503"]);
   });
 
+  it("tells its write watchers of a POST, but not of a read-only POST (a list that keeps the lists)", async () => {
+    const listByPost = route("POST /items/list", z.object({ items: z.array(Item) }), { readOnly: true });
+    srv.script((_req, res) => json(res, 200, { items: [] }));
+    const c = core();
+    const seen: string[] = [];
+    const stop = c.watchWrites(() => seen.push("write"));
+    try {
+      await c.request(listByPost, {}, { body: { filterType: "x" } });
+      expect(seen).toEqual([]);
+      srv.script((_req, res) => json(res, 200, { id: "i1", n: 1 }));
+      await c.request(postItem, {}, { body: { n: 1 } }).catch(() => undefined);
+      expect(seen).toEqual(["write", "write"]);
+    } finally {
+      stop();
+    }
+  });
+
   it("never retries a POST whose connection was reset after sending: outcome unknown", async () => {
     srv.script((req) => req.socket.destroy());
     const p = core().request(postItem, {}, { body: { n: 1 } });
