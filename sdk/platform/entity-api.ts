@@ -1,8 +1,8 @@
 /**
- * The one client shape of the platform's v2 entities (issue 19: services, environments,
- * infrastructures, secrets, input sets, triggers), driven by a per-entity table
- * ({@link EntityKind}, one in each of `service.ts`, `delivery-environment.ts`, `infrastructure.ts`,
- * `secret.ts`, `input-set.ts`, `trigger.ts`), as the emulator serves them
+ * The one client shape of the platform's v2 entities (services, environments, environment groups,
+ * infrastructures, secrets, input sets, triggers), driven by a per-entity table ({@link EntityKind},
+ * one in each of `service.ts`, `delivery-environment.ts`, `environment-group.ts`,
+ * `infrastructure.ts`, `secret.ts`, `input-set.ts`, `trigger.ts`), as the emulator serves them
  * (`emulator/platform/entity-routes.ts`): create (`POST`), update (`PUT`, with or without the
  * identifier in the path; `If-Match` where the API offers it), get (`GET /{id}`), delete
  * (`DELETE /{id}`) and list (an NG page, walked by an async iterator). Paths and parameters are the
