@@ -255,6 +255,14 @@ async function pump(e: Entry): Promise<void> {
   }
 }
 
+/**
+ * A list the API answers in one request (a bare array: traffic types, attributes), as the
+ * iterable {@link ListRead.list} takes; its `pageSize` is `Infinity`.
+ */
+export async function* oneRequest<T>(fetch: () => Promise<readonly T[]>): AsyncIterable<T> {
+  yield* await fetch();
+}
+
 async function single<T>(s: ListState, read: ListRead<T>): Promise<T | undefined> {
   s.stats.singles++;
   try {

@@ -11,7 +11,7 @@
  * | check | none: the zod schema below (the rules' matchers are the SDK's `Matcher`, a flag definition's) plus the rules of a definition's rules: the field each matcher type needs, patterns, ... (`segmentRuleProblems`, shared with the SDK; the emulator runs the same checks) |
  * | diff | none: `workspace`, `environment` and `segment` replace (delete first: one activation per segment and environment); `rules` (by meaning, as a flag definition's), `excludedKeys` (a set), `excludedSegments` (a set) update in place; `title` and `comment` are the change's note, not compared |
  * | create | workspace and environment lists (once per process); `POST /rule-based-segments/{env}/{segment}` (activation, empty rules); then, unless the definition is empty, `PUT /rule-based-segments/ws/{ws}/{segment}/environments/{env}` `{rules, excludedKeys, excludedSegments, title, comment}`. With `adopt` (or a lost activation answer), the live definition is read and the PUT sent only when it differs |
- * | read | `GET /rule-based-segments/ws/{ws}/environments/{env}` (the API has no GET of one definition); a segment missing from the list (not active there, or no such segment) reports it gone |
+ * | read | `GET /rule-based-segments/ws/{ws}/environments/{env}` (the API has no GET of one definition); a segment missing from the list (not active there, or no such segment) reports it gone; in a refresh, one walk of the list answers every definition of the environment (`../core/list-reads.ts`), not one walk per definition |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then ONE `PUT` of the whole definition: the changed fields desired, the others live, with title and comment |
  * | delete | `DELETE /rule-based-segments/{env}/{segment}` (the definition goes with the activation); a 404 counts as done. Given the `RuleBasedSegment` itself as `segment`, the definition is `deletedWith` it and a destroy sends no DELETE for it (the segment's own delete then respects the gates). Where the environment requires approvals (the DELETE of a definition with rules or exclusions refused with 403): an `ARCHIVE` change request with the live definition (an open one found, not submitted again), and the delete fails naming it until it is approved (with `waitForApproval`, waits) (`../core/change-request.ts` `gatedDelete`) |
  * | create, update in an environment that requires approvals | the refused PUT (403), a dry-run `PATCH .../environments/ws/{ws}/{env}?dry_run=true` of no operations (its `changePermissions`, which the list leaves out), `GET /changeRequests?status=REQUESTED&environmentId=` (an open request of this segment with the same definition is reported, not duplicated), `POST /changeRequests/ws/{ws}/environments/{env}` `{ruleBasedSegment: {name, rules, excludedKeys, excludedSegments}, operationType: UPDATE, title, comment, approvers}` (splitapiclient 3.5.9 `rule_based_segment_definition.py` `submit_change_request`); with `waitForApproval`, `GET /changeRequests/{id}` every `pollSeconds`, then the definition read back (`../core/change-request.ts`). A recorded `pendingChangeRequest` is read first: while it is REQUESTED with this change, nothing is written |
@@ -28,6 +28,7 @@
  * @module
  */
 import { z } from "zod";
+import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/kind-segments";
 import {
   type RuleBasedSegmentDefinition as DefinitionResponse,
   segmentRuleProblems,
@@ -49,6 +50,7 @@ import { canonicalJson, type DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import {
   holdsTargeting,
   type RuleBasedDocField,
@@ -245,6 +247,14 @@ const definitionId = (environmentId: string, segment: string) => `${environmentI
 const liveDefinition = (wsId: string, envId: string, segment: string) =>
   readOrGone(() => adminClient().ruleBasedSegments.definition(wsId, envId, segment));
 
+/** A read's answer from the live definition (with the recorded request, if still open), or gone. */
+async function readResult(props: RuleBasedSegmentDefinitionOutputs, def: DefinitionResponse | undefined) {
+  if (def === undefined) return GONE;
+  const pending = await stillPending(adminClient(), props.pendingChangeRequest);
+  const outs = plain({ ...outputs(def, props, props), pendingChangeRequest: pending });
+  return { id: definitionId(props.environmentId, def.name), props: outs, inputs: inputsOf(outs) };
+}
+
 /** The change's note: the inputs' title and comment, else the configured or default ones. */
 function noteOf(inputs: RuleBasedSegmentDefinitionInputs, operation: string, place: Place) {
   const fallback = changeNote(
@@ -378,22 +388,36 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
 
       async read(id, props) {
         if (props.environmentId === undefined) return importDefinition(id);
-        const def = await liveDefinition(props.workspaceId, props.environmentId, props.segment);
-        if (def === undefined) return GONE;
-        const pending = await stillPending(adminClient(), props.pendingChangeRequest);
-        const outs = plain({ ...outputs(def, props, props), pendingChangeRequest: pending });
-        return { id: definitionId(props.environmentId, def.name), props: outs, inputs: inputsOf(outs) };
+        const admin = adminClient();
+        const { workspaceId: wsId, environmentId: envId, segment } = props;
+        return readResult(
+          props,
+          await listRead({
+            client: admin,
+            scope: `rule-based segment definitions of environment ${envId} in workspace ${wsId}`,
+            key: segment,
+            list: () => admin.ruleBasedSegments.definitions(wsId, envId),
+            pageSize: KIND_SEGMENTS_PAGE_MAX,
+            keys: (d) => [d.name],
+            single: () => admin.ruleBasedSegments.definition(wsId, envId, segment),
+          }),
+        );
       },
 
-      async update(id, olds, news) {
+      async update(_id, olds, news) {
         let request: RecordedRequest = { state: "none" };
         return guardedUpdate({
           describe: `rule-based segment "${olds.segment}" in environment "${olds.environmentName}" of workspace "${olds.workspaceName}"`,
           spec: definitionDiff,
           recorded: olds,
           desired: news,
-          // The live definition alone; the recorded request is read once, next.
-          read: () => impl.read(id, { ...olds, pendingChangeRequest: undefined }),
+          // The live definition alone, by a single fresh read (never a shared list,
+          // `../core/list-reads.ts`); the recorded request is read once, next.
+          read: async () =>
+            readResult(
+              { ...olds, pendingChangeRequest: undefined },
+              await liveDefinition(olds.workspaceId, olds.environmentId, olds.segment),
+            ),
           // Once the recorded request was applied, the live definition is its outcome: the base.
           rebase: async () => {
             request = await recordedRequest(adminClient(), olds.pendingChangeRequest);

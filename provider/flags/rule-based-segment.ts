@@ -10,7 +10,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `name`, `workspace`, `trafficType` replace (delete first: names are unique); a new `description` alone is refused (below); nothing updates in place |
  * | create | workspace and traffic type lists (once per process); `POST /rule-based-segments/ws/{ws}/trafficTypes/{tt}` `{name, description}` |
- * | read | `GET /rule-based-segments/ws/{ws}?offset&limit` (the API has no GET of one); a segment missing from the list reports it gone |
+ * | read | `GET /rule-based-segments/ws/{ws}?offset&limit` (the API has no GET of one); a segment missing from the list reports it gone; in a refresh, one walk of the list answers every rule-based segment of the workspace (`../core/list-reads.ts`), not one walk per segment |
  * | update | nothing to send: only `adopt` and the spelling of `workspace` / `trafficType` can change without a replacement |
  * | delete | `DELETE /rule-based-segments/ws/{ws}/{name}` (its definitions in every environment go with it); a 404 counts as done. First, in each environment that requires approvals (`../core/change-request.ts` `ownerDeleteGate`: the environment list and a dry-run read of each one's change permissions, once per process), a definition holding rules or exclusions there is taken out through an ARCHIVE change request, and the delete fails, naming each request, until every one is approved |
  *
@@ -24,6 +24,7 @@
  * @module
  */
 import { z } from "zod";
+import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/kind-segments";
 import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../../sdk/admin/rule-based-segment";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
@@ -31,6 +32,7 @@ import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { holdsTargeting, ruleBasedArchive } from "../core/owned-archive";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
@@ -185,7 +187,16 @@ export const impl: ResourceHandlers<RuleBasedSegmentInputs, RuleBasedSegmentOutp
   async read(id, props) {
     if (props.workspaceId === undefined) return importRuleBasedSegment(id);
     const workspace = { id: props.workspaceId, name: props.workspaceName };
-    const segment = await liveSegment(workspace.id, props.name);
+    const admin = adminClient();
+    const segment = await listRead({
+      client: admin,
+      scope: `rule-based segments of workspace ${workspace.id}`,
+      key: props.name,
+      list: () => admin.ruleBasedSegments.list(workspace.id),
+      pageSize: KIND_SEGMENTS_PAGE_MAX,
+      keys: (s) => [s.name],
+      single: () => admin.ruleBasedSegments.get(workspace.id, props.name),
+    });
     if (!segment) return GONE;
     const outs = outputs(segment, workspace, props);
     const inputs = plain({

@@ -8,7 +8,7 @@
  * | check | none: the zod schema below (ref §9.1 limits: id and display name ≤200, description ≤500, ≤50 suggested values of ≤50 characters) |
  * | diff | none: `workspace`, `trafficType` and `attributeId` replace (delete first: ids are unique in a traffic type); the rest update in place |
  * | create | workspace and traffic type lists (once per process); `POST /schema/ws/{ws}/trafficTypes/{tt}`; with `adopt`, first the attribute list to find the id, then one `PATCH` for what differs |
- * | read | `GET /schema/ws/{ws}/trafficTypes/{tt}` and find the id |
+ * | read | `GET /schema/ws/{ws}/trafficTypes/{tt}` and find the id; in a refresh, one list answers every attribute of the traffic type (`../core/list-reads.ts`) |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH …/{id}`: a `test` of the live value and a `replace` per changed field (`../core/field-patch.ts`) |
  * | delete | `DELETE /schema/ws/{ws}/trafficTypes/{tt}/{id}`; a 404 counts as done |
  * @module
@@ -21,6 +21,7 @@ import { replaceFields } from "../core/field-patch";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure } from "../core/lifecycle";
+import { listRead, oneRequest } from "../core/list-reads";
 import { resolveTrafficType, resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { importParts, trafficTypeRule, workspaceRule } from "../core/workspace-fields";
@@ -146,6 +147,18 @@ async function importAttribute(
   return impl.read(attributeResourceId(tt.id, attributeId), recorded as TrafficTypeAttributeOutputs);
 }
 
+/** A read's answer from the attribute found, or gone. */
+function readResult(id: string, props: TrafficTypeAttributeOutputs, attribute: Attribute | undefined) {
+  if (!attribute) return GONE;
+  const place = {
+    workspace: { id: props.workspaceId, name: props.workspaceName },
+    trafficTypeId: props.trafficTypeId,
+  };
+  const outs = outputs(attribute, place, props);
+  const { workspaceId: _w, workspaceName: _n, trafficTypeId: _t, ...inputs } = outs;
+  return { id, props: outs, inputs };
+}
+
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link trafficTypeAttributeProviderText}) loads this object in the provider process; the tests call it directly.
@@ -191,19 +204,21 @@ export const impl: ResourceHandlers<TrafficTypeAttributeInputs, TrafficTypeAttri
 
   async read(id, props) {
     if (props.workspaceId === undefined) return importAttribute(id);
-    const attribute = await adminClient().attributes.find(
-      props.workspaceId,
-      props.trafficTypeId,
-      props.attributeId,
+    const admin = adminClient();
+    const { workspaceId: wsId, trafficTypeId: ttId, attributeId } = props;
+    return readResult(
+      id,
+      props,
+      await listRead({
+        client: admin,
+        scope: `attributes of traffic type ${ttId} in workspace ${wsId}`,
+        key: attributeId,
+        list: () => oneRequest(() => admin.attributes.list(wsId, ttId)),
+        pageSize: Number.POSITIVE_INFINITY,
+        keys: (a) => [a.id],
+        single: () => admin.attributes.find(wsId, ttId, attributeId),
+      }),
     );
-    if (!attribute) return GONE;
-    const place = {
-      workspace: { id: props.workspaceId, name: props.workspaceName },
-      trafficTypeId: props.trafficTypeId,
-    };
-    const outs = outputs(attribute, place, props);
-    const { workspaceId: _w, workspaceName: _n, trafficTypeId: _t, ...inputs } = outs;
-    return { id, props: outs, inputs };
   },
 
   async update(id, olds, news) {
@@ -213,7 +228,13 @@ export const impl: ResourceHandlers<TrafficTypeAttributeInputs, TrafficTypeAttri
       spec: attributeDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // A single fresh read, never a shared list (`../core/list-reads.ts`).
+      read: async () =>
+        readResult(
+          id,
+          olds,
+          await admin.attributes.find(olds.workspaceId, olds.trafficTypeId, olds.attributeId),
+        ),
       write: async (fields, live) => {
         const kept = { ...live, adopt: news.adopt, workspace: news.workspace, trafficType: news.trafficType };
         const ops = replaceFields(live, news, fields.filter(isEditable));

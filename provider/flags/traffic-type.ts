@@ -8,7 +8,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `workspace` and `name` replace (delete first: names are unique in a workspace); the API has no rename |
  * | create | workspace list (once per process); `POST /trafficTypes/ws/{ws} {name}`; with `adopt`, first the traffic type list to find the name (a workspace starts with `user`) |
- * | read | `GET /trafficTypes/ws/{ws}` and find the id (there is no GET of one) |
+ * | read | `GET /trafficTypes/ws/{ws}` and find the id (there is no GET of one); in a refresh, one list answers every traffic type of the workspace (`../core/list-reads.ts`) |
  * | update | nothing on the service: only `adopt` can change in place |
  * | delete | `DELETE /trafficTypes/{id}` (refused while flags or segments use it); a 404 counts as done |
  * @module
@@ -20,6 +20,7 @@ import type { DiffSpec } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE } from "../core/lifecycle";
+import { listRead, oneRequest } from "../core/list-reads";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { importParts, workspaceRule } from "../core/workspace-fields";
@@ -103,6 +104,13 @@ async function importTrafficType(
   return impl.read(tt.id, outputs(tt, workspace, { workspace: wsRef, adopt: false }));
 }
 
+/** A read's answer from the traffic type found (by id), or gone. */
+function readResult(id: string, props: TrafficTypeOutputs, tt: TrafficTypeResponse | undefined) {
+  if (!tt || tt.id !== id) return GONE;
+  const outs = outputs(tt, { id: props.workspaceId, name: props.workspaceName }, props);
+  return { id, props: outs, inputs: { workspace: props.workspace, name: outs.name, adopt: props.adopt } };
+}
+
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link trafficTypeProviderText}) loads this object in the provider process; the tests call it directly.
@@ -125,10 +133,21 @@ export const impl: ResourceHandlers<TrafficTypeInputs, TrafficTypeOutputs> = {
 
   async read(id, props) {
     if (props.workspaceId === undefined) return importTrafficType(id);
-    const tt = await adminClient().trafficTypes.find(props.workspaceId, id);
-    if (!tt || tt.id !== id) return GONE;
-    const outs = outputs(tt, { id: props.workspaceId, name: props.workspaceName }, props);
-    return { id, props: outs, inputs: { workspace: props.workspace, name: outs.name, adopt: props.adopt } };
+    const admin = adminClient();
+    const wsId = props.workspaceId;
+    return readResult(
+      id,
+      props,
+      await listRead({
+        client: admin,
+        scope: `traffic types of workspace ${wsId}`,
+        key: id,
+        list: () => oneRequest(() => admin.trafficTypes.list(wsId)),
+        pageSize: Number.POSITIVE_INFINITY,
+        keys: (t) => [t.id],
+        single: () => admin.trafficTypes.find(wsId, id),
+      }),
+    );
   },
 
   async update(id, olds, news) {
@@ -137,7 +156,8 @@ export const impl: ResourceHandlers<TrafficTypeInputs, TrafficTypeOutputs> = {
       spec: trafficTypeDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // A single fresh read, never a shared list (`../core/list-reads.ts`).
+      read: async () => readResult(id, olds, await adminClient().trafficTypes.find(olds.workspaceId, id)),
       write: async (_fields, live) => ({ ...live, adopt: news.adopt, workspace: news.workspace }),
     });
   },

@@ -7,7 +7,7 @@
  * | check | none: the zod schema below |
  * | diff | none: `name` and `requiresTitleAndComments` update in place; nothing replaces a workspace |
  * | create | `POST /workspaces {name, requiresTitleAndComments}` (the service adds a `user` traffic type, no environment); with `adopt`, first `GET /workspaces?name=&nameOp=IS`, then one `PATCH` when `requiresTitleAndComments` differs |
- * | read | the workspace list, found by id (there is no GET of one workspace in ref §1.1) |
+ * | read | the workspace list, found by id (there is no GET of one workspace in ref §1.1); in a refresh, one list answers every workspace (`../core/list-reads.ts`) |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then one `PATCH /workspaces/{id}`: a `test` of the live value and a `replace` per changed field (`../core/field-patch.ts`) |
  * | delete | `GET /trafficTypes/ws/{id}` and `DELETE /trafficTypes/{tt}` for each left (the service refuses to delete a workspace that has traffic types, ref §1.2; the `user` one it made is never a resource), then `DELETE /workspaces/{id}`; 404s count as done |
  *
@@ -16,7 +16,7 @@
  * @module
  */
 import { z } from "zod";
-import { WorkspaceCreate, type Workspace as WorkspaceResponse } from "../../sdk/admin/schemas";
+import { LIMITS, WorkspaceCreate, type Workspace as WorkspaceResponse } from "../../sdk/admin/schemas";
 import { isConflict } from "../../sdk/core/errors";
 import { adminClient, forget } from "../core/config";
 import { changedFields, type DiffSpec } from "../core/diff";
@@ -24,6 +24,7 @@ import { replaceFields } from "../core/field-patch";
 import { guardedUpdate } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
+import { listRead } from "../core/list-reads";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { WORKSPACE_TYPE } from "../types";
 
@@ -80,6 +81,14 @@ function nameTaken(name: string, cause: unknown): Error {
   );
 }
 
+/** A read's answer from the workspace found, or gone. */
+function readResult(props: WorkspaceOutputs, ws: WorkspaceResponse | undefined) {
+  if (!ws) return GONE;
+  const outs = outputs(ws, { adopt: props.adopt ?? false });
+  const { workspaceId: _id, ...inputs } = outs;
+  return { id: ws.id, props: outs, inputs: inputs as WorkspaceOutputs };
+}
+
 /**
  * The provider: every lifecycle method. Each resource's `__provider` text
  * ({@link workspaceProviderText}) loads this object in the provider process; the tests call it directly.
@@ -113,11 +122,19 @@ export const impl: ResourceHandlers<WorkspaceInputs, WorkspaceOutputs> = {
 
   async read(id, props) {
     // The id of `pulumi import` is the workspace's name or id: both find it.
-    const ws = await adminClient().workspaces.find(id);
-    if (!ws) return GONE;
-    const outs = outputs(ws, { adopt: props.adopt ?? false });
-    const { workspaceId: _id, ...inputs } = outs;
-    return { id: ws.id, props: outs, inputs: inputs as WorkspaceOutputs };
+    const admin = adminClient();
+    return readResult(
+      props,
+      await listRead({
+        client: admin,
+        scope: "workspaces",
+        key: id,
+        list: () => admin.workspaces.list(),
+        pageSize: LIMITS.workspacesMax,
+        keys: (w) => [w.id, w.name],
+        single: () => admin.workspaces.find(id),
+      }),
+    );
   },
 
   async update(id, olds, news) {
@@ -127,7 +144,8 @@ export const impl: ResourceHandlers<WorkspaceInputs, WorkspaceOutputs> = {
       spec: workspaceDiff,
       recorded: olds,
       desired: news,
-      read: () => impl.read(id, olds),
+      // A single fresh read, never a shared list (`../core/list-reads.ts`).
+      read: async () => readResult(olds, await admin.workspaces.find(id)),
       write: async (fields, live) => {
         const ops = replaceFields(live, news, fields);
         if (ops.length === 0) return { ...live, adopt: news.adopt };

@@ -19,7 +19,12 @@ import { impl as environmentImpl } from "../../../provider/flags/environment";
 import { impl as flagImpl } from "../../../provider/flags/flag";
 import { impl as definitionImpl } from "../../../provider/flags/flag-definition";
 import { impl as groupImpl } from "../../../provider/flags/group";
+import { impl as ruleBasedSegmentImpl } from "../../../provider/flags/rule-based-segment";
+import { impl as ruleBasedDefinitionImpl } from "../../../provider/flags/rule-based-segment-definition";
 import { impl as segmentImpl } from "../../../provider/flags/segment";
+import { impl as trafficTypeImpl } from "../../../provider/flags/traffic-type";
+import { impl as attributeImpl } from "../../../provider/flags/traffic-type-attribute";
+import { impl as workspaceImpl } from "../../../provider/flags/workspace";
 import type { Environment, Workspace } from "../../../sdk/admin/schemas";
 import { NotFoundError } from "../../../sdk/core/errors";
 import { startTestbed, type Testbed, unique } from "../testbed";
@@ -305,6 +310,125 @@ describe("other kinds: segments, groups and environments share their list", () =
       `GET ${API}/environments/ws/${ws.id}`,
       `PATCH ${API}/environments/ws/${ws.id}/${e!.id}`,
     ]);
+  });
+});
+
+describe("lists of one request and walks of a list: traffic types, attributes, workspaces, rule-based segments", () => {
+  type Kind = {
+    check: (olds: never, news: never) => Promise<{ inputs?: unknown }>;
+    create: (inputs: never) => Promise<{ id: string; outs: unknown }>;
+    read: (id: string, props: never) => Promise<unknown>;
+    update: (id: string, olds: never, news: never) => Promise<unknown>;
+  };
+  /** `n` objects made by a kind's provider (no window open) from the inputs `program(name)`. */
+  const make = async (kind: Kind, n: number, program: (name: string) => Record<string, unknown>) => {
+    const made: { id: string; outs: Props }[] = [];
+    for (let i = 0; i < n; i++) {
+      const checked = await kind.check({} as never, program(unique("lr", "_")) as never);
+      const r = await kind.create(checked.inputs as never);
+      made.push({ id: r.id, outs: JSON.parse(JSON.stringify(r.outs)) as Props });
+    }
+    return made;
+  };
+  const readAll = (kind: Kind, made: { id: string; outs: Props }[]) =>
+    Promise.all(made.map((m) => kind.read(m.id, m.outs as never)));
+
+  it("traffic types: one list of the workspace for every read; the update's guard reads it afresh", async () => {
+    const made = await make(trafficTypeImpl as unknown as Kind, 3, (name) => ({
+      workspace: "Default",
+      name,
+    }));
+    const single = await readAll(trafficTypeImpl as unknown as Kind, made);
+    openListReads();
+    bed.reset();
+    expect(await readAll(trafficTypeImpl as unknown as Kind, made)).toEqual(single);
+    expect(sent()).toEqual([`GET ${API}/trafficTypes/ws/${ws.id}`]);
+    bed.reset();
+    const [t] = made;
+    await trafficTypeImpl.update(t!.id, t!.outs as never, { ...(t!.outs as never), adopt: true });
+    expect(sent()).toEqual([`GET ${API}/trafficTypes/ws/${ws.id}`]);
+  });
+
+  it("traffic type attributes: one list of the traffic type; a deleted one confirmed by a single read", async () => {
+    const made = await make(attributeImpl as unknown as Kind, 3, (name) => ({
+      workspace: "Default",
+      trafficType: "user",
+      attributeId: name,
+      displayName: "Plan",
+      dataType: "STRING",
+    }));
+    const single = await readAll(attributeImpl as unknown as Kind, made);
+    const tt = made[0]!.outs.trafficTypeId as string;
+    await bed.admin.attributes.delete(ws.id, tt, made[2]!.outs.attributeId as string);
+    openListReads();
+    bed.reset();
+    const listed = await readAll(attributeImpl as unknown as Kind, made);
+    const list = `GET ${API}/schema/ws/${ws.id}/trafficTypes/${tt}`;
+    expect(sent()).toEqual([list, list]);
+    expect(listed.slice(0, 2)).toEqual(single.slice(0, 2));
+    expect(listed[2]).toEqual({});
+    expect(listReadStats()).toEqual({
+      lists: { [`attributes of traffic type ${tt} in workspace ${ws.id}`]: 1 },
+      singles: 1,
+      fromList: 2,
+    });
+  });
+
+  it("workspaces: one list of the account, found by id or name", async () => {
+    const made = await make(workspaceImpl as unknown as Kind, 2, (name) => ({ name }));
+    const single = await readAll(workspaceImpl as unknown as Kind, made);
+    openListReads();
+    bed.reset();
+    expect(await readAll(workspaceImpl as unknown as Kind, made)).toEqual(single);
+    // `pulumi import` reads by name: the same list answers it.
+    const byName = await workspaceImpl.read(made[0]!.outs.name as string, {} as never);
+    expect(byName).toEqual(single[0]);
+    expect(sent()).toEqual([`GET ${API}/workspaces?offset=0&limit=100`]);
+  });
+
+  it("rule-based segments and their definitions: one walk of each list, not one walk per object", async () => {
+    const segments = await make(ruleBasedSegmentImpl as unknown as Kind, 3, (name) => ({
+      workspace: "Default",
+      trafficType: "user",
+      name,
+      description: "listed",
+    }));
+    const staging = envs.find((e) => e.name === "Staging") as Environment;
+    const definitions = await make(ruleBasedDefinitionImpl as unknown as Kind, 0, () => ({}));
+    for (const s of segments) {
+      const checked = await ruleBasedDefinitionImpl.check(
+        {} as never,
+        {
+          workspace: "Default",
+          environment: "Staging",
+          segment: s.outs.name,
+          excludedKeys: ["qa-bot"],
+          title: "t",
+          comment: "c",
+        } as never,
+      );
+      const r = await ruleBasedDefinitionImpl.create(checked.inputs as never);
+      definitions.push({ id: r.id, outs: JSON.parse(JSON.stringify(r.outs)) as Props });
+    }
+    const singleSegments = await readAll(ruleBasedSegmentImpl as unknown as Kind, segments);
+    const singleDefinitions = await readAll(ruleBasedDefinitionImpl as unknown as Kind, definitions);
+    openListReads();
+    bed.reset();
+    expect(await readAll(ruleBasedSegmentImpl as unknown as Kind, segments)).toEqual(singleSegments);
+    expect(await readAll(ruleBasedDefinitionImpl as unknown as Kind, definitions)).toEqual(singleDefinitions);
+    const pages = (path: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `GET ${API}${path}?offset=${i * 50}&limit=50`);
+    const segmentPages = sent().filter((r) => r.startsWith(`GET ${API}/rule-based-segments/ws/${ws.id}?`));
+    const definitionPages = sent().filter((r) =>
+      r.startsWith(`GET ${API}/rule-based-segments/ws/${ws.id}/environments/${staging.id}?`),
+    );
+    // Every request was a page of one of the two lists, each page read once.
+    expect(sent()).toEqual([...segmentPages, ...definitionPages]);
+    expect(segmentPages).toEqual(pages(`/rule-based-segments/ws/${ws.id}`, segmentPages.length));
+    expect(definitionPages).toEqual(
+      pages(`/rule-based-segments/ws/${ws.id}/environments/${staging.id}`, definitionPages.length),
+    );
+    expect(listReadStats().singles).toBe(0);
   });
 });
 
