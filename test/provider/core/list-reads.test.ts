@@ -345,7 +345,7 @@ describe("lists of one request and walks of a list: traffic types, attributes, w
     expect(sent()).toEqual([`GET ${API}/trafficTypes/ws/${ws.id}`]);
     bed.reset();
     const [t] = made;
-    await trafficTypeImpl.update(t!.id, t!.outs as never, { ...(t!.outs as never), adopt: true });
+    await trafficTypeImpl.update(t!.id, t!.outs as never, { ...t!.outs, adopt: true } as never);
     expect(sent()).toEqual([`GET ${API}/trafficTypes/ws/${ws.id}`]);
   });
 
