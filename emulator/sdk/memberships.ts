@@ -16,9 +16,11 @@ import type { Store } from "../store";
 /** The members of each large activation as a set, built once per member list (lists are replaced, never edited). */
 const memberSets = new WeakMap<readonly string[], Set<string>>();
 const setOf = (members: readonly string[]): Set<string> => {
-  let s = memberSets.get(members);
-  if (!s) memberSets.set(members, (s = new Set(members)));
-  return s;
+  const known = memberSets.get(members);
+  if (known) return known;
+  const made = new Set(members);
+  memberSets.set(members, made);
+  return made;
 };
 
 /** Route `/memberships/:key`, mounted under `/api` behind the SDK-key middleware. */
