@@ -640,8 +640,9 @@ export const impl: ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs> = {
 };
 
 /**
- * A large segment: a named set of up to millions of keys of one traffic type, active in the
- * environments listed. Its members are uploaded through a change request.
+ * A large segment: a named set of keys of one traffic type, active in the environments listed,
+ * with its members there (a file or a list, at most 100,000) uploaded through a change request
+ * when the set changes.
  *
  * @example
  * ```ts
@@ -650,6 +651,7 @@ export const impl: ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs> = {
  *   name: "all_customers",
  *   description: "Nightly CRM export",
  *   environments: ["Staging", "Production"],
+ *   members: [{ environment: "Production", file: "customers.csv" }],
  * });
  * ```
  */
@@ -672,9 +674,9 @@ export const kind = defineKind({
   replaceOnChange: largeSegmentReplaceOnChange,
   importId: IMPORT_ID,
   doc: {
-    what: "a large segment at workspace level and the environments it is active in (members arrive through a change request)",
+    what: "a large segment at workspace level, the environments it is active in, and its members there (a file or keys, uploaded through a change request)",
     replaces: "name, workspace, traffic type",
     updates:
-      "environments: one activation or deactivation per environment that changes; a description change alone is refused at preview",
+      "environments: one activation or deactivation per environment that changes; members: one upload (change request and PUT) per environment whose set changed; a description change alone is refused at preview",
   },
 });
