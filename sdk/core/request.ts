@@ -554,7 +554,11 @@ export class HttpCore {
     }
     const shown = target ? target.origin + target.pathname : "(upload address)";
     const cs: CallSecrets = {
-      secrets: usableSecrets([...this.#secrets, target?.search.slice(1)]),
+      secrets: usableSecrets([
+        ...this.#secrets,
+        target?.search.slice(1),
+        ...(target?.searchParams.values() ?? []),
+      ]),
       secretFields: [],
     };
     if (!target || (target.protocol !== "http:" && target.protocol !== "https:")) {
