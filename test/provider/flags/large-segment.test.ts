@@ -503,6 +503,31 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
       expect(uploads()).toEqual([]);
     });
 
+    it("where approvals are required the upload waits as REQUESTED; a change while it is open fails naming the field, uploading nothing", async () => {
+      const gatedName = `Gated_${slug(mode)}`.slice(0, 20);
+      if (!(await bed.admin.environments.find(ws.id, gatedName)))
+        await bed.admin.environments.create(ws.id, {
+          name: gatedName,
+          production: true,
+          changePermissions: { areApprovalsRequired: true },
+        });
+      const gatedId = (await bed.admin.environments.find(ws.id, gatedName))!.id;
+      const name = fresh();
+      const program = (keys: string[]) => ({
+        ...programFor(name, [gatedName]),
+        members: [{ environment: gatedName, keys }],
+      });
+      const created = await p.create((await p.check({}, program(["g1", "g2"]))).inputs);
+      const [recorded] = created.outs.members as { changeRequest: { id: string; status: string } }[];
+      expect(recorded!.changeRequest.status).toBe("REQUESTED");
+      const changed = (await p.check(created.outs, program(["g1", "g3"]))).inputs;
+      bed.reset();
+      await expect(p.update(created.id, created.outs, changed)).rejects.toThrow(
+        `members[0] (environment "${gatedName}"): a change request of large segment "${name}" is still open there; approve, reject or withdraw it, then run \`pulumi up\` again`,
+      );
+      expect(uploads()).toEqual([`POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 409`]);
+    });
+
     it("a refresh reads a recorded upload still REQUESTED: its status follows the request, one the service no longer knows is dropped", async () => {
       const name = fresh();
       const created = await p.create(
