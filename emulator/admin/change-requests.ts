@@ -31,7 +31,14 @@ import type { AppEnv } from "../context";
 import { badRequest, forbidden, notFound } from "../errors";
 import { emptyResponse } from "../http";
 import { scopeOf } from "../middleware/auth";
-import type { ChangeRequestRecord, ChangeTarget, EnvironmentRecord, Store, WorkspaceRecord } from "../store";
+import {
+  type ChangeRequestRecord,
+  type ChangeTarget,
+  type EnvironmentRecord,
+  MAX_SEGMENT_KEYS,
+  type Store,
+  type WorkspaceRecord,
+} from "../store";
 import {
   type AdminContext,
   environmentOr404,
@@ -263,14 +270,22 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
  * The upload address of a large segment's change request: `PUT
  * /large-segments/uploads/{token}` with the CSV file; the token is the credential, as a presigned
  * address is (no admin key). The members are replaced once the change is approved (or needs no
- * approval). 404 for an unknown or used token.
+ * approval), and not before: until then the SDK's `/memberships` (`../sdk/memberships.ts`) serves
+ * the members of the last applied upload. 404 for an unknown or used token; 400 for a file of more
+ * than {@link MAX_SEGMENT_KEYS} members.
  */
 export function largeSegmentUploadRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.put(`${KIND_PATH.large}/uploads/:token`, async (c) => {
     const r = store.catalog.changeRequests.byUploadToken(c.req.param("token"));
     if (!r || r.upload?.keys !== null) throw notFound("Could not find the upload");
-    store.catalog.changeRequests.uploaded(r, csvKeys(await c.req.text()));
+    const keys = csvKeys(await c.req.text());
+    // The bound of a segment's members (ref admin §1.1), which issue 27 sets for an upload too.
+    if (keys.length > MAX_SEGMENT_KEYS)
+      throw badRequest(
+        `file: a large segment upload holds at most ${MAX_SEGMENT_KEYS} members, this one has ${keys.length}`,
+      );
+    store.catalog.changeRequests.uploaded(r, keys);
     if (r.status === "PUBLISHED") apply(store, r);
     await store.commit();
     return emptyResponse(200);

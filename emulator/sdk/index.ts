@@ -1,6 +1,6 @@
 /**
  * The endpoints the feature-flag SDK calls, under `/api` (ref wire §6): `/splitChanges`,
- * `/segmentChanges/{name}`, and 200s for what the SDK reports (impressions, impression counts,
+ * `/segmentChanges/{name}`, `/memberships/{key}` (the client-side SDK's), and 200s for what the SDK reports (impressions, impression counts,
  * telemetry, unique keys) so a real `@splitsoftware/splitio` client runs against the emulator
  * with `streamingEnabled: false` and every `urls.*` pointed at `<emu.url>/api`. `/v2/auth` answers
  * `{pushEnabled:false}` (the SDK then polls) and `/version` is a health check.
@@ -11,6 +11,7 @@ import type { AppEnv } from "../context";
 import { emptyResponse } from "../http";
 import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
+import { membershipsRoutes } from "./memberships";
 import { segmentChangesRoutes } from "./segment-changes";
 import { splitChangesRoutes } from "./split-changes";
 
@@ -31,10 +32,12 @@ export function sdkRoutes(store: Store, reports: SdkReports): Hono<AppEnv> {
 
   app.use("/splitChanges", keyAuth(store, "sdk"));
   app.use("/segmentChanges/*", keyAuth(store, "sdk"));
+  app.use("/memberships/*", keyAuth(store, "sdk"));
   app.use("/testImpressions/*", keyAuth(store, "sdk"));
   app.use("/v1/*", keyAuth(store, "sdk"));
   app.route("/", splitChangesRoutes(store));
   app.route("/", segmentChangesRoutes(store));
+  app.route("/", membershipsRoutes(store));
 
   app.post("/testImpressions/bulk", () => {
     reports.impressionBatches++;

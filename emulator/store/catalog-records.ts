@@ -61,6 +61,8 @@ export const KindActivationRecord = z.object({
   environmentId: z.string(),
   creationTime: z.number().int(),
   members: z.array(z.string()).default([]),
+  /** When the members last changed (a large segment's change number for the SDK's `/memberships`; 0: never). */
+  changeNumber: z.number().int().default(0),
   rules: z.array(SegmentRule).default([]),
   excludedKeys: z.array(z.string()).default([]),
   excludedSegments: z.array(ExcludedSegment).default([]),

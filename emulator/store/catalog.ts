@@ -180,6 +180,7 @@ export class KindSegments extends Part<KindSegmentRecord> {
       environmentId: env.id,
       creationTime: Date.now(),
       members: [],
+      changeNumber: 0,
       rules: [],
       excludedKeys: [],
       excludedSegments: [],
@@ -188,7 +189,8 @@ export class KindSegments extends Part<KindSegmentRecord> {
 
   /** Replaces what an activation holds (members, or rules and exclusions). */
   change(a: KindActivationRecord, next: Partial<Omit<KindActivationRecord, "segmentId" | "environmentId">>) {
-    return this.activations.set({ ...a, ...next });
+    const changeNumber = next.members ? Math.max(Date.now(), a.changeNumber + 1) : a.changeNumber;
+    return this.activations.set({ ...a, ...next, changeNumber });
   }
 
   /**

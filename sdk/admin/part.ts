@@ -27,6 +27,11 @@ export abstract class AdminApiPart {
     return this.#core.request(r, params, init);
   }
 
+  /** A file streamed to an address an answer gave (`HttpCore.putStream`: no key sent there). */
+  protected putStream(...args: Parameters<HttpCore["putStream"]>): Promise<number> {
+    return this.#core.putStream(...args);
+  }
+
   /** One call whose body is first checked by `schema` (a ValidationError naming `what` otherwise). */
   protected send<R extends string, S extends z.ZodType>(
     r: Route<R, S>,

@@ -18,6 +18,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
@@ -446,12 +447,13 @@ export class HttpCore {
     attempt: number,
     signal: AbortSignal | undefined,
     cs: CallSecrets,
+    shownUrl?: string,
   ): Failure {
     const aborted = signal?.aborted === true;
     const failure = classifyNetworkError(err, idempotent, aborted);
     return {
       ok: false,
-      error: this.#networkError(method, path, err, idempotent, attempt, aborted, cs),
+      error: this.#networkError(method, path, err, idempotent, attempt, aborted, cs, shownUrl),
       retry: failure.retryable,
       delayMs: backoffMs(attempt - 1, this.#policy),
       pause: false,
@@ -467,6 +469,7 @@ export class HttpCore {
     attempts: number,
     aborted: boolean,
     cs: CallSecrets,
+    shownUrl?: string,
   ): NetworkError {
     const failure = classifyNetworkError(err, idempotent, aborted);
     let message = `network error: ${failure.reason}`;
@@ -474,7 +477,7 @@ export class HttpCore {
       message += aborted
         ? "; the request may have reached the server, so its outcome is unknown"
         : "; the request may have reached the server, so its outcome is unknown and it was not retried";
-    } else if (!failure.reachedServer) {
+    } else if (!failure.reachedServer && shownUrl === undefined) {
       // Nothing answered at this address: say where the address came from (a stale URL is the
       // usual cause; for the Pulumi provider, the config recorded at the last `pulumi up`).
       message += ` (base URL ${this.origin} from ${this.#baseUrlSource})`;
@@ -482,7 +485,7 @@ export class HttpCore {
     return new NetworkError({
       status: 0,
       method,
-      url: this.origin + path,
+      url: shownUrl ?? this.origin + path,
       message,
       cause: err,
       ...cs,
@@ -523,6 +526,112 @@ export class HttpCore {
       }
     }
     return true;
+  }
+
+  /**
+   * Sends a file to an address a call's answer gave (a large segment's change request answers
+   * `transactionMetadata.url`, a presigned address on the real service: splitapiclient 3.5.9
+   * `large_segment_definition_microclient.py` `upload_file` PUTs the file there with the answer's
+   * `Host` header and nothing else). That address carries its own credential, so the client's key
+   * is never sent with it, nor the address's query (the signature) shown in an error. The body is
+   * streamed from `chunks`, made afresh for each attempt, with its `Content-Length` given (a
+   * presigned PUT refuses a chunked body); the address is not the API's, so the API's rate limiter
+   * does not admit it. Retried as a PUT is: on connection errors and 500/502/503/504.
+   * @returns the answer's status (2xx)
+   * @throws ValidationError for an address that is not http(s); ApiError subclasses for the answer.
+   */
+  async putStream(
+    url: string,
+    file: { length: number; chunks: () => AsyncIterable<Uint8Array>; contentType: string },
+    init: { headers?: Readonly<Record<string, string>>; signal?: AbortSignal | undefined } = {},
+  ): Promise<number> {
+    const method = "PUT" as const;
+    let target: URL | undefined;
+    try {
+      target = new URL(url);
+    } catch {
+      target = undefined;
+    }
+    const shown = target ? target.origin + target.pathname : "(upload address)";
+    const cs: CallSecrets = {
+      secrets: usableSecrets([
+        ...this.#secrets,
+        target?.search.slice(1),
+        ...(target?.searchParams.values() ?? []),
+      ]),
+      secretFields: [],
+    };
+    if (!target || (target.protocol !== "http:" && target.protocol !== "https:")) {
+      throw new ValidationError({
+        status: 0,
+        method,
+        url: shown,
+        message: "invalid upload address",
+        fieldErrors: [{ field: "transactionMetadata.url", message: "must be an http(s) URL" }],
+        ...cs,
+      });
+    }
+    const origin = target.origin;
+    const path = target.pathname + target.search;
+    const dispatcher = origin === this.origin ? this.#dispatcher : sharedPool(origin);
+    const headers: Record<string, string> = {
+      "user-agent": this.#plainHeaders["user-agent"] ?? "flagstack",
+      "content-type": file.contentType,
+      "content-length": String(file.length),
+      ...init.headers,
+    };
+    const signal = init.signal;
+    const r = { idempotent: true } as const;
+    let started = 0;
+    this.#wrote();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (attempt === 1) started = performance.now();
+        let outcome: Failure | undefined;
+        try {
+          const res = await dispatcher.request({
+            origin,
+            path,
+            method,
+            headers,
+            body: Readable.from(file.chunks(), { objectMode: false }),
+            headersTimeout: this.#timeoutMs,
+            bodyTimeout: this.#timeoutMs,
+            signal,
+          });
+          const status = res.statusCode;
+          if (status >= 200 && status < 300) {
+            await res.body.dump();
+            return status;
+          }
+          const text = redactText(await res.body.text(), cs.secrets, cs.secretFields);
+          const error = errorFromResponse({
+            status,
+            headers: res.headers,
+            text,
+            method,
+            url: shown,
+            attempts: attempt,
+            outcomeUnknown: false,
+            ...cs,
+          });
+          outcome = {
+            ok: false,
+            error,
+            retry: this.#policy.retryStatuses.includes(status),
+            delayMs: backoffMs(attempt - 1, this.#policy),
+            pause: false,
+            maybeApplied: WRITE_MAYBE_APPLIED.has(status),
+          };
+        } catch (err) {
+          outcome = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, cs, shown);
+        }
+        if (!(await this.#shouldRetry(outcome, attempt, started, method, target.pathname, signal, cs)))
+          throw outcome.error;
+      }
+    } finally {
+      this.#wrote();
+    }
   }
 
   /** Keeps the credential out of `JSON.stringify(client)`. */

@@ -1123,6 +1123,18 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       reason: "an environment must not be empty",
     },
     {
+      label: "members given both as a file and as keys",
+      change: { members: [{ environment: "Staging", file: "members.csv", keys: ["a"] }] },
+      property: "members[0]",
+      reason: "give exactly one of file and keys",
+    },
+    {
+      label: "members of an environment the segment is not active in",
+      change: { members: [{ environment: "Production", keys: ["a"] }] },
+      property: "members[0].environment",
+      reason: '"Production" is not one of environments (spell it as environments does)',
+    },
+    {
       label: "tags, which a large segment has not",
       change: { tags: ["a"] },
       property: "tags",

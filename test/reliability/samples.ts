@@ -418,7 +418,7 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   LargeSegment: {
     notGated:
-      "it activates and deactivates the segment in environments and manages no members: with none, no targeting changes, and the service gates only a segment that holds members",
+      "the sample activates and deactivates the segment in environments and gives no members: with none, no targeting changes, and the service gates only a segment that holds members",
     inputs: async (c) => ({
       workspace: "Default",
       trafficType: "user",
@@ -427,7 +427,11 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       environments: ["Staging"],
     }),
     edits: () => ({ environments: [["Staging", "Production"], []] }),
-    notEdited: { description: CANNOT_CHANGE },
+    notEdited: {
+      description: CANNOT_CHANGE,
+      members:
+        "every upload is a change request (approved or not, the service never shows members back): its lifecycle, digest diff and approval are tested in test/provider/flags/large-segment.test.ts and test/e2e/large-segment-members.test.ts",
+    },
     keepsOutOfBand: {
       environments:
         "each environment is active or not: the update activates and deactivates only those the program changes (a 409 or 404 counts as done), a colleague's other environments stay",

@@ -3,8 +3,14 @@
  * (failures naming the field, no request), create (one POST, then one activation POST per
  * environment), read, no-op diff (environments by name or id, a set), one environment added or
  * removed = one request, a description change alone refused, refresh after an out-of-band change,
- * delete, delete again, gone, adopt, a create whose response was lost, import.
+ * delete, delete again, gone, adopt, a create whose response was lost, import; members per
+ * environment (a file or a list) uploaded through an UPLOAD change request only when the set's
+ * digest changed, the state holding the count and digest, never the keys.
  */
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settlePendingCreates } from "../../../provider/core/recover";
 import { impl, largeSegmentProviderText } from "../../../provider/flags/large-segment";
@@ -45,6 +51,7 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
     name,
     description: "CRM export",
     environments,
+    members: [],
     adopt: false,
   });
   const activeIn = (...envs: ("Production" | "Staging")[]) =>
@@ -322,6 +329,227 @@ describe.each(MODES)("LargeSegment (%s)", (mode) => {
       id: `${ws.id}/${name}`,
       props: { ...outs, environments: ["Production"] },
       inputs: expect.objectContaining({ environments: ["Production"] }),
+    });
+  });
+
+  describe("members", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ls27-provider-"));
+    const sha = (keys: string[]) =>
+      createHash("sha256")
+        .update(
+          [...new Set(keys)]
+            .sort()
+            .map((k) => `${k}\n`)
+            .join(""),
+        )
+        .digest("hex");
+    const uploads = () =>
+      bed.emu
+        .requests()
+        .filter((r) => r.method !== "GET")
+        .map(
+          (r) => `${r.method} ${r.path.replace(/uploads\/[0-9a-f-]{36}$/, "uploads/<token>")} ${r.status}`,
+        );
+
+    it("checks each entry: one of file and keys, an environment of environments, a readable file of at most 100,000", async () => {
+      const big = join(dir, "big.csv");
+      writeFileSync(big, Array.from({ length: 100_001 }, (_, i) => `k${i}\n`).join(""));
+      bed.reset();
+      const checked = await p.check(
+        {},
+        {
+          ...programFor(fresh()),
+          members: [
+            { environment: "Production", file: "a.csv", keys: ["a"] },
+            { environment: "Staging", keys: ["a"] },
+          ],
+        },
+      );
+      expect(checked.failures).toEqual([
+        { property: "members[0]", reason: "give exactly one of file and keys" },
+      ]);
+      const files = await p.check(
+        {},
+        {
+          ...programFor(fresh()),
+          members: [
+            { environment: "Production", file: join(dir, "missing.csv") },
+            { environment: "Staging", keys: ["a"] },
+            { environment: "Production", file: big },
+          ],
+        },
+      );
+      expect(files.failures).toEqual([
+        { property: "members[0].file", reason: `cannot read ${join(dir, "missing.csv")}: ENOENT` },
+        {
+          property: "members[1].environment",
+          reason: '"Staging" is not one of environments (spell it as environments does)',
+        },
+        { property: "members[2].environment", reason: '"Production" has members twice' },
+        {
+          property: "members[2].file",
+          reason: "at most 100000 members in a large segment upload, more than 100000 given",
+        },
+      ]);
+      const badKey = await p.check(
+        {},
+        { ...programFor(fresh()), members: [{ environment: "Production", keys: ["ok", "a,b"] }] },
+      );
+      expect(badKey.failures).toEqual([
+        {
+          property: "members[0].keys[1]",
+          reason: "a member must not contain a comma, a quote or a line break",
+        },
+      ]);
+      expect(bed.emu.requests()).toEqual([]);
+    });
+
+    it("create uploads each set through a change request; the state holds count and digest, never a key", async () => {
+      const name = fresh();
+      const file = join(dir, `${name}.csv`);
+      writeFileSync(file, "key\nf1\nf2\nf3\n");
+      const inputs = (
+        await p.check(
+          {},
+          {
+            ...programFor(name, ["Production", "Staging"]),
+            members: [
+              { environment: "Production", file },
+              { environment: "Staging", keys: ["s2", "s1", "s2"] },
+            ],
+            changeRequest: { title: "CRM", comment: "nightly" },
+          },
+        )
+      ).inputs;
+      bed.reset();
+      const created = await p.create(inputs);
+      expect(uploads()).toEqual([
+        `POST ${V2}/large-segments/ws/${ws.id}/trafficTypes/user 200`,
+        ...activeIn("Production", "Staging").map((e) => `POST ${V2}/large-segments/${e.id}/${name} 200`),
+        `POST ${V2}/changeRequests/ws/${ws.id}/environments/${prodId} 200`,
+        `PUT ${V2}/large-segments/uploads/<token> 200`,
+        `POST ${V2}/changeRequests/ws/${ws.id}/environments/${stagingId} 200`,
+        `PUT ${V2}/large-segments/uploads/<token> 200`,
+      ]);
+      expect(created.outs.members).toEqual([
+        {
+          environment: "Production",
+          environmentId: prodId,
+          file,
+          count: 3,
+          sha256: sha(["f1", "f2", "f3"]),
+          changeRequest: { id: expect.any(String), status: "PUBLISHED" },
+        },
+        {
+          environment: "Staging",
+          environmentId: stagingId,
+          count: 2,
+          sha256: sha(["s1", "s2"]),
+          changeRequest: { id: expect.any(String), status: "PUBLISHED" },
+        },
+      ]);
+      expect(JSON.stringify(created.outs)).not.toMatch(/"(f1|s1)"/);
+      const cr = await bed.admin.changeRequests.get(
+        (created.outs.members as { changeRequest: { id: string } }[])[0]!.changeRequest.id,
+      );
+      expect(cr).toMatchObject({ title: "CRM", comment: "nightly", operationType: "UPLOAD" });
+      const read = await p.read(created.id, created.outs);
+      expect(read.props).toEqual(created.outs);
+      expect(read.inputs?.members).toEqual([{ environment: "Production", file }, { environment: "Staging" }]);
+    });
+
+    it("the same set in another order, with repeats, or from a file is no change; a one-key change uploads once; none after it", async () => {
+      const name = fresh();
+      const keys = Array.from({ length: 1000 }, (_, i) => `u${i}`);
+      const program = (members: unknown) => ({
+        ...programFor(name),
+        members: [{ environment: "Production", ...(members as object) }],
+      });
+      const created = await p.create((await p.check({}, program({ keys }))).inputs);
+      const file = join(dir, `${name}.csv`);
+      writeFileSync(file, [...keys].reverse().join("\n"));
+      bed.reset();
+      for (const same of [{ keys: [...keys].reverse().concat(["u1"]) }, { file }]) {
+        const news = (await p.check(created.outs, program(same))).inputs;
+        expect(await p.diff(created.id, created.outs, news)).toEqual({
+          changes: false,
+          replaces: [],
+          deleteBeforeReplace: false,
+        });
+      }
+      expect(bed.emu.requests()).toEqual([]);
+      const changed = (await p.check(created.outs, program({ keys: [...keys.slice(1), "u_new"] }))).inputs;
+      expect(await p.diff(created.id, created.outs, changed)).toEqual({
+        changes: true,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      const updated = (await p.update(created.id, created.outs, changed)).outs;
+      expect(uploads()).toEqual([
+        `POST ${V2}/changeRequests/ws/${ws.id}/environments/${prodId} 200`,
+        `PUT ${V2}/large-segments/uploads/<token> 200`,
+      ]);
+      expect(updated.members).toEqual([
+        {
+          environment: "Production",
+          environmentId: prodId,
+          count: 1000,
+          sha256: sha([...keys.slice(1), "u_new"]),
+          changeRequest: { id: expect.any(String), status: "PUBLISHED" },
+        },
+      ]);
+      bed.reset();
+      expect((await p.update(created.id, updated, changed)).outs).toEqual(updated);
+      expect(uploads()).toEqual([]);
+    });
+
+    it("where approvals are required the upload waits as REQUESTED; a change while it is open fails naming the field, uploading nothing", async () => {
+      const gatedName = `Gated_${slug(mode)}`.slice(0, 20);
+      if (!(await bed.admin.environments.find(ws.id, gatedName)))
+        await bed.admin.environments.create(ws.id, {
+          name: gatedName,
+          production: true,
+          changePermissions: { areApprovalsRequired: true },
+        });
+      const gatedId = (await bed.admin.environments.find(ws.id, gatedName))!.id;
+      const name = fresh();
+      const program = (keys: string[]) => ({
+        ...programFor(name, [gatedName]),
+        members: [{ environment: gatedName, keys }],
+      });
+      const created = await p.create((await p.check({}, program(["g1", "g2"]))).inputs);
+      const [recorded] = created.outs.members as { changeRequest: { id: string; status: string } }[];
+      expect(recorded!.changeRequest.status).toBe("REQUESTED");
+      const changed = (await p.check(created.outs, program(["g1", "g3"]))).inputs;
+      bed.reset();
+      await expect(p.update(created.id, created.outs, changed)).rejects.toThrow(
+        `members[0] (environment "${gatedName}"): a change request of large segment "${name}" is still open there; approve, reject or withdraw it, then run \`pulumi up\` again`,
+      );
+      expect(uploads()).toEqual([`POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 409`]);
+    });
+
+    it("a refresh reads a recorded upload still REQUESTED: its status follows the request, one the service no longer knows is dropped", async () => {
+      const name = fresh();
+      const created = await p.create(
+        (await p.check({}, { ...programFor(name), members: [{ environment: "Production", keys: ["r1"] }] }))
+          .inputs,
+      );
+      const recorded = (created.outs.members as { changeRequest: { id: string } }[])[0]!;
+      // As an upload waiting for approval would be recorded: its request since applied, or unknown.
+      const pending = await bed.admin.largeSegments.uploadMembers(ws.id, prodId, name, ["r2"]);
+      const waiting = {
+        ...created.outs,
+        members: [{ ...recorded, changeRequest: { id: pending.changeRequest.id, status: "REQUESTED" } }],
+      };
+      const published = await p.read(created.id, waiting);
+      expect(published.props?.members).toEqual([
+        { ...recorded, changeRequest: { id: pending.changeRequest.id, status: "PUBLISHED" } },
+      ]);
+      const gone = await p.read(created.id, {
+        ...waiting,
+        members: [{ ...recorded, changeRequest: { id: "no-such-request", status: "REQUESTED" } }],
+      });
+      expect(gone.props?.members).toEqual([]);
     });
   });
 });
