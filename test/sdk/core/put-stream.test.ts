@@ -101,7 +101,9 @@ describe("HttpCore.putStream", () => {
   });
 
   it("an answered failure is a typed error showing neither the key nor the address's query", async () => {
-    srv.script((_req, res) => json(res, 403, { message: `signature plainsignaturevalue expired for ${KEY}` }));
+    srv.script((_req, res) =>
+      json(res, 403, { message: `signature plainsignaturevalue expired for ${KEY}` }),
+    );
     const e = await makeCore()
       .putStream(`${srv.url}/uploads/t3?${SIGNATURE}`, file(1).file)
       .catch((x: unknown) => x);
