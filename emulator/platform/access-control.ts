@@ -13,7 +13,7 @@
  * | API keys | `POST|GET /ng/api/apikey`, `PUT|DELETE .../{id}`, `GET .../aggregate[/{id}]` | `ApiKeyDTO`; `ApiKeyAggregateDTO` |
  * | tokens | `POST /ng/api/token`, `PUT|DELETE .../{id}`, `POST .../rotate/{id}`, `GET .../aggregate` | the token's value (shown once); `TokenDTO`; `TokenAggregateDTO` |
  * | user groups | `POST|PUT|GET /ng/api/user-groups`, `GET|DELETE .../{id}` | `UserGroupDTO` |
- * | users | `POST /ng/api/user/aggregate`, `GET .../aggregate/{id}`, `POST /ng/api/user/users`, `PUT /ng/api/user/{id}`, `PUT .../add-user-to-groups/{id}` | `UserAggregate`; `AddUsersResponse`; `UserInfo` |
+ * | users | `POST /ng/api/user/aggregate`, `GET .../aggregate/{id}`, `POST /ng/api/user/users`, `PUT|DELETE /ng/api/user/{id}`, `PUT .../add-user-to-groups/{id}` | `UserAggregate`; `AddUsersResponse`; `UserInfo` |
  * | invites | `GET /ng/api/invites`, `POST .../aggregate`, `DELETE .../{id}` | `Invite` |
  * | roles | `POST|GET /authz/api/roles`, `GET|PUT|DELETE .../{id}` | `RoleResponse` |
  * | resource groups | `POST|GET /resourcegroup/api/v2/resourcegroup`, `GET|PUT|DELETE .../{id}` | `ResourceGroupV2Response` |
@@ -718,6 +718,15 @@ function userRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
         throw invalidRequest(`User Group is not available ${scopePath(account(), at, g)}`);
     }
     await committed(store, () => addToGroups(ac, at, id, b.userGroupIdsToAdd));
+    return success(c, true);
+  });
+  // `RemoveUser`: out of the query's scope (and the scopes under it); from the account, for good.
+  app.delete("/:userId", async (c) => {
+    const at = queryScope(c);
+    const id = c.req.param("userId");
+    permit(c, at, "core_user_manage", "USER", id);
+    const r = existing(id);
+    await committed(store, () => ac.removeUser(r, at));
     return success(c, true);
   });
   app.put("/:userId", async (c) => {

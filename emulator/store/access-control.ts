@@ -171,6 +171,27 @@ export class AccessControl {
     }
   }
 
+  /**
+   * Removes a user from a scope: from its user groups and role assignments there and in the scopes
+   * under it; from the account scope, the user itself (harness-core `NgUserService.removeUserFromScope`,
+   * inferred from the Go SDK's `RemoveUser` taking an optional organization and project).
+   */
+  removeUser(user: AccessRecord, at: AccessScope): void {
+    const within = (r: AccessRecord) =>
+      (at.org === null || r.at.org === at.org) &&
+      (at.project === null || r.at.project?.toLowerCase() === at.project.toLowerCase());
+    for (const g of [...this.#maps.userGroup.values()].filter(within)) {
+      const users = (g.dto.users as string[] | undefined) ?? [];
+      if (users.includes(user.identifier))
+        this.replace("userGroup", g, { ...g.dto, users: users.filter((u) => u !== user.identifier) });
+    }
+    for (const r of [...this.#maps.roleAssignment.values()].filter(within)) {
+      const p = principalOf(r);
+      if (p.type === "USER" && p.identifier === user.identifier) this.remove("roleAssignment", r);
+    }
+    if (at.org === null && at.project === null) this.remove("user", user);
+  }
+
   /** The organization and project of a scope must exist (as for the v2 entities). */
   private assureScope(at: AccessScope): void {
     if (at.org !== null && this.platform.organization(at.org) === undefined)

@@ -411,6 +411,47 @@ describe("user groups, users and invites", () => {
   });
 });
 
+describe("removing a user", () => {
+  it("takes the user out of a scope's groups and assignments; from the account, the user goes", async () => {
+    const q = await inProcessPlatform();
+    try {
+      await q.call("POST", GROUPS, {
+        query: org,
+        json: { identifier: "g1", name: "g1", users: [ACCOUNT_ADMIN_UUID] },
+      });
+      await q.call("POST", GROUPS, { json: { identifier: "g2", name: "g2", users: [ACCOUNT_ADMIN_UUID] } });
+      await q.call("POST", RAS, {
+        query: org,
+        json: {
+          identifier: "ra1",
+          resourceGroupIdentifier: "_all_organization_level_resources",
+          roleIdentifier: "_organization_viewer",
+          principal: { identifier: ACCOUNT_ADMIN_UUID, type: "USER" },
+        },
+      });
+      const out = await q.call("DELETE", `/ng/api/user/${ACCOUNT_ADMIN_UUID}`, { query: org });
+      expect(out.body).toEqual(successBody(true));
+      const groups = async (query: Record<string, string>) =>
+        (await q.call("GET", GROUPS, { query })).body.data.content.map((g: { users: string[] }) => g.users);
+      expect([await groups(org), await groups({})]).toEqual([[[]], [[ACCOUNT_ADMIN_UUID]]]);
+      expect((await q.call("GET", RAS, { query: org })).body.data.content).toEqual([]);
+      expect((await q.call("POST", "/ng/api/user/aggregate")).body.data.totalItems).toBe(1);
+      expect((await q.call("DELETE", `/ng/api/user/${ACCOUNT_ADMIN_UUID}`)).body).toEqual(successBody(true));
+      expect([
+        await groups({}),
+        (await q.call("POST", "/ng/api/user/aggregate")).body.data.totalItems,
+      ]).toEqual([[[]], 0]);
+      const gone = await q.call("DELETE", `/ng/api/user/${ACCOUNT_ADMIN_UUID}`);
+      expect([gone.status, gone.body]).toEqual([
+        404,
+        errorBody("ENTITY_NOT_FOUND", `User with id [${ACCOUNT_ADMIN_UUID}] not found`),
+      ]);
+    } finally {
+      await q.close();
+    }
+  });
+});
+
 describe("roles, resource groups and role assignments", () => {
   const scope = { accountIdentifier: ACC, orgIdentifier: "default", projectIdentifier: null };
   const role = {
