@@ -38,8 +38,9 @@
  * DUPLICATE_FIELD; the GET of a missing role, resource group, role assignment, user group or user
  * is 404 ENTITY_NOT_FOUND, as a missing project's (the Terraform provider's reads treat 404 as
  * gone; terraform-provider-harness #1241/#1246 fixed that for resource groups), and their update or
- * delete 400 INVALID_REQUEST (inferred wordings). Tokens' values are never stored: the answer of a
- * create or rotate is the only place one appears, and it authenticates nothing here.
+ * delete 400 INVALID_REQUEST (inferred wordings). A token's value is shown once: the answer of a
+ * create or rotate is the only place one appears, and it is a platform key of the token's scope
+ * until the token is rotated or deleted (`store/access-control.ts`).
  * @module
  */
 import { randomBytes } from "node:crypto";
@@ -443,12 +444,6 @@ const TOKEN_MISSING = (id: string) => invalidArgument(`Token [${id}] doesn't exi
 
 function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  /**
-   * A token's value: `sat.` (a service account's) or `pat.` (a user's), the account, the token's
-   * identifier and a secret (the form of Harness tokens; the emulator keeps none of it).
-   */
-  const value = (type: string, id: string) =>
-    `${type === "SERVICE_ACCOUNT" ? "sat" : "pat"}.${account()}.${id}.${randomId(20)}`;
   const dto = (at: AccessScope, b: z.output<typeof TokenBody>, key: AccessRecord, now: number) => {
     const validFrom = b.validFrom ?? now;
     return {
@@ -492,12 +487,15 @@ function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     permit(c, at, "core_serviceaccount_manageapikey", "SERVICEACCOUNT", b.parentIdentifier);
     const key = keyOf(at, b);
     const parent = `${b.apiKeyType}/${b.parentIdentifier}/${b.apiKeyIdentifier}`;
-    await committed(store, () =>
-      ac.create("token", { at, identifier: b.identifier, parent, dto: dto(at, b, key, Date.now()) }, () =>
-        duplicateField(`Try using different token name, [${b.identifier}] already exists`),
-      ),
-    );
-    return success(c, value(b.apiKeyType, b.identifier));
+    const value = await committed(store, () => {
+      const made = ac.create(
+        "token",
+        { at, identifier: b.identifier, parent, dto: dto(at, b, key, Date.now()) },
+        () => duplicateField(`Try using different token name, [${b.identifier}] already exists`),
+      );
+      return ac.issueToken(made);
+    });
+    return success(c, value);
   });
   app.get("/aggregate", (c) => {
     const at = queryScope(c);
@@ -538,8 +536,10 @@ function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     permit(c, at, "core_serviceaccount_manageapikey", "SERVICEACCOUNT", id);
     const r = existing(c, at, id);
     const rotateAt = Number(optionalQuery(c, "rotateTimestamp") ?? Date.now());
-    await committed(store, () => ac.replace("token", r, { ...r.dto, scheduledExpireTime: rotateAt }));
-    return success(c, value(String(r.dto.apiKeyType), id));
+    const value = await committed(store, () =>
+      ac.issueToken(ac.replace("token", r, { ...r.dto, scheduledExpireTime: rotateAt })),
+    );
+    return success(c, value);
   });
   app.delete("/:identifier", async (c) => {
     const at = queryScope(c);

@@ -17,13 +17,19 @@
  *   its tokens, and every role assignment naming a deleted service account, user group, role or
  *   resource group (inferred: harness-core removes them through entity-delete events);
  * - users are the account's (no scope); a new account has one, its administrator, whose token the
- *   platform key stands for (inferred: an account always has the user that made it).
+ *   platform key stands for (inferred: an account always has the user that made it);
+ * - a token's value is a platform key of the token's scope (the `keys` part): it authenticates as
+ *   the emulator's own platform key does, restricted to the token's organization or project, until
+ *   the token is deleted (with its key or service account) or rotated (the old value then stops at
+ *   once: the emulator does not keep a rotated value alive until its `rotateTimestamp`).
  * @module
  */
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { dataRecord } from "../../sdk/core/data-record";
 import type { EmulatorError } from "../errors";
 import { resourceNotFound } from "../platform/errors";
+import type { Keys } from "./keys";
 import type { PlatformStore } from "./platform";
 
 /** The access-control kinds. */
@@ -79,6 +85,9 @@ const keyOf = (at: AccessScope, parent: string | null, identifier: string) =>
 const sameScope = (a: AccessScope, b: AccessScope) =>
   a.org === b.org && a.project?.toLowerCase() === b.project?.toLowerCase();
 
+/** The id of a token's platform key (`keys` part): its place and identifier. */
+const tokenKeyId = (token: AccessRecord) => `token:${keyOf(token.at, token.parent, token.identifier)}`;
+
 /** The principal of a role assignment (`{identifier, type}`), as stored in its `dto`. */
 function principalOf(r: AccessRecord): { identifier?: unknown; type?: unknown } {
   const p = r.dto.principal;
@@ -91,9 +100,38 @@ export class AccessControl {
     ACCESS_KINDS.map((k) => [k, new Map<string, AccessRecord>()]),
   ) as Record<AccessKind, Map<string, AccessRecord>>;
 
-  /** @param platform - the organizations and projects the objects live in */
-  constructor(private readonly platform: PlatformStore) {
+  /**
+   * @param platform - the organizations and projects the objects live in
+   * @param keys - the API keys, where a token's value is one
+   */
+  constructor(
+    private readonly platform: PlatformStore,
+    private readonly keys: Keys,
+  ) {
     this.restore(undefined);
+  }
+
+  /**
+   * A new value for a token (created or rotated): `sat.` (a service account's) or `pat.` (a
+   * user's), the account, the token's identifier and a secret, the form of Harness tokens; it
+   * replaces the token's previous value as a platform key of the token's scope.
+   */
+  issueToken(token: AccessRecord): string {
+    const type = token.dto.apiKeyType === "SERVICE_ACCOUNT" ? "sat" : "pat";
+    const value = `${type}.${this.platform.accountId}.${token.identifier}.${randomBytes(10).toString("hex")}`;
+    const id = tokenKeyId(token);
+    const old = this.keys.byId(id);
+    if (old !== undefined) this.keys.revoke(id);
+    const { org, project } = token.at;
+    this.keys.add({
+      key: value,
+      type: "platform",
+      id,
+      name: `token ${token.identifier}`,
+      ...(org === null ? {} : { organizations: [org] }),
+      ...(org === null || project === null ? {} : { projects: [`${org}/${project}`] }),
+    });
+    return value;
   }
 
   /**
@@ -156,6 +194,9 @@ export class AccessControl {
         break;
       case "apiKey":
         for (const t of this.list("token", at, `${existing.parent}/${id}`)) this.remove("token", t);
+        break;
+      case "token":
+        if (this.keys.byId(tokenKeyId(existing)) !== undefined) this.keys.revoke(tokenKeyId(existing));
         break;
       case "userGroup":
         dropAssignments((r) => principalOf(r).type === "USER_GROUP" && principalOf(r).identifier === id);

@@ -76,7 +76,7 @@ export class Store extends Journal {
   /** Flag sets, attributes, identities, large and rule-based segments, change requests (issue 18). */
   readonly catalog = new Catalog();
   /** Service accounts, API keys, tokens, user groups, users, invites, roles, resource groups, role assignments (issue 27). */
-  readonly accessControl = new AccessControl(this.platform);
+  readonly accessControl = new AccessControl(this.platform, this.keys);
   /** SDK change numbers, shared by definitions and segments. */
   private readonly clock = new ChangeClock();
 

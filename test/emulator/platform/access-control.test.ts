@@ -178,12 +178,12 @@ describe("API keys and tokens", () => {
     ]);
   });
 
-  it("issues a token's value once, lists the tokens as aggregates, updates, rotates and deletes one", async () => {
+  it("issues a token's value once (a platform key of its scope), lists the tokens as aggregates, updates, rotates and deletes one", async () => {
     const created = await p.call("POST", TOKEN, {
       json: tokenBody("t1", "ci_key", "ci", { validFrom: 1_000, validTo: 2_000 }),
     });
     expect(created.status).toBe(200);
-    expect(created.body.data).toMatch(/^sat\.acc_test\.t1\.[A-Za-z0-9]{20}$/);
+    expect(created.body.data).toMatch(/^sat\.acc_test\.t1\.[0-9a-f]{20}$/);
     const token = {
       identifier: "t1",
       name: "t1",
@@ -214,8 +214,15 @@ describe("API keys and tokens", () => {
       pageIndex: 0,
       empty: false,
     });
-    // The value is nowhere but in the create's answer.
-    expect(JSON.stringify(p.store.toFile())).not.toContain(created.body.data);
+    // The value is a platform key of the token's organization.
+    const as = async (key: string, query: Record<string, string>) => {
+      const r = await p.call("GET", SA, { query, key });
+      return [r.status, r.body.code ?? r.body.status];
+    };
+    expect([await as(created.body.data, org), await as(created.body.data, {})]).toEqual([
+      [200, "SUCCESS"],
+      [403, "NG_ACCESS_DENIED"],
+    ]);
     expect(
       (await p.call("GET", `${KEY}/aggregate/ci_key`, { query: keyQuery("ci") })).body.data.tokensCount,
     ).toBe(1);
@@ -227,14 +234,20 @@ describe("API keys and tokens", () => {
     const rotated = await p.call("POST", `${TOKEN}/rotate/t1`, {
       query: { ...keyQuery("ci"), apiKeyIdentifier: "ci_key", rotateTimestamp: "1500" },
     });
-    expect(rotated.body.data).toMatch(/^sat\.acc_test\.t1\.[A-Za-z0-9]{20}$/);
+    expect(rotated.body.data).toMatch(/^sat\.acc_test\.t1\.[0-9a-f]{20}$/);
     expect(rotated.body.data).not.toBe(created.body.data);
+    // Rotated: the old value stops, the new one works.
+    expect([await as(created.body.data, org), await as(rotated.body.data, org)]).toEqual([
+      [401, "INVALID_TOKEN"],
+      [200, "SUCCESS"],
+    ]);
     const after = await p.call("GET", `${TOKEN}/aggregate`, { query: org });
     expect([
       after.body.data.content[0].token.scheduledExpireTime,
       after.body.data.content[0].expiryAt,
     ]).toEqual([1500, 1500]);
     expect((await p.call("DELETE", `${TOKEN}/t1`, { query: org })).body).toEqual(successBody(true));
+    expect(await as(rotated.body.data, org)).toEqual([401, "INVALID_TOKEN"]);
     const gone = await p.call("DELETE", `${TOKEN}/t1`, { query: org });
     expect([gone.status, gone.body]).toEqual([
       400,
@@ -245,8 +258,10 @@ describe("API keys and tokens", () => {
   it("deleting a service account takes its keys and their tokens along", async () => {
     await p.call("POST", SA, { query: org, json: saBody("tmp") });
     await p.call("POST", KEY, { json: keyBody("tmp_key", "tmp") });
-    await p.call("POST", TOKEN, { json: tokenBody("tmp_t", "tmp_key", "tmp") });
+    const value = (await p.call("POST", TOKEN, { json: tokenBody("tmp_t", "tmp_key", "tmp") })).body.data;
+    expect((await p.call("GET", SA, { query: org, key: value })).status).toBe(200);
     expect((await p.call("DELETE", `${SA}/tmp`, { query: org })).body).toEqual(successBody(true));
+    expect((await p.call("GET", SA, { query: org, key: value })).status).toBe(401);
     expect((await p.call("GET", KEY, { query: keyQuery("tmp") })).body.data).toEqual([]);
     const tokens = await p.call("GET", `${TOKEN}/aggregate`, { query: org });
     expect(tokens.body.data.content).toEqual([]);
