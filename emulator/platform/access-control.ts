@@ -54,7 +54,14 @@ import { authorize, keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import type { AccessKind, AccessRecord, AccessScope } from "../store/access-control";
 import { parseBody } from "./entity-routes";
-import { duplicateField, entityNotFound, invalidArgument, invalidRequest, resourceNotFound } from "./errors";
+import {
+  accessDenied,
+  duplicateField,
+  entityNotFound,
+  invalidArgument,
+  invalidRequest,
+  resourceNotFound,
+} from "./errors";
 import { ngPage, pageParams, readJsonBody, requireQuery, success } from "./http";
 
 /** The path prefixes of the access-control services (the NG manager's are `/ng/api`, checked there). */
@@ -413,14 +420,18 @@ function apiKeyRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     if (r === undefined) throw KEY_MISSING(id);
     return success(c, aggregate(r));
   });
+  // harness-core `ApiKeyResource.updateApiKey`: the body names the key and its account (the path
+  // identifier is not read: the Terraform provider's `api_key/apiKey.go` sends the account id
+  // there), and no `accountIdentifier` query is sent (`middleware/auth.ts` `ACCOUNT_IN_BODY`).
   app.put("/:identifier", async (c) => {
-    const id = c.req.param("identifier");
     const b = await body(c, ApiKeyBody, "apiKeyDTO");
+    const account = c.req.query("accountIdentifier") ?? b.accountIdentifier;
+    if (account !== store.accountId)
+      throw accessDenied(`Missing permission to access account [${account ?? "null"}]`);
     const at = bodyScope(b);
     permit(c, at, "core_serviceaccount_manageapikey", "SERVICEACCOUNT", b.parentIdentifier);
-    if (b.identifier !== id) throw invalidRequest(`Value mismatch, previous: ${id} current: ${b.identifier}`);
-    const r = ac.get("apiKey", at, id, `${b.apiKeyType}/${b.parentIdentifier}`);
-    if (r === undefined) throw KEY_MISSING(id);
+    const r = ac.get("apiKey", at, b.identifier, `${b.apiKeyType}/${b.parentIdentifier}`);
+    if (r === undefined) throw KEY_MISSING(b.identifier);
     const updated = await committed(store, () => ac.replace("apiKey", r, dto(at, b)));
     return success(c, updated.dto);
   });
@@ -503,14 +514,17 @@ function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     const parent = ["apiKeyType", "parentIdentifier", "apiKeyIdentifier"]
       .map((n) => optionalQuery(c, n))
       .filter((v): v is string => v !== null);
-    const items = searched(c, ac.list("token", at, parent.length > 0 ? parent.join("/") : undefined)).map(
-      (r) => ({
-        token: r.dto,
-        expiryAt: r.dto.scheduledExpireTime ?? r.dto.validTo,
-        createdAt: r.createdAt,
-        lastModifiedAt: r.lastModifiedAt,
-      }),
-    );
+    const ids = identifiersQuery(c);
+    const listed = ac.list("token", at, parent.length > 0 ? parent.join("/") : undefined);
+    const items = searched(
+      c,
+      listed.filter((r) => ids.length === 0 || ids.includes(r.identifier)),
+    ).map((r) => ({
+      token: r.dto,
+      expiryAt: r.dto.scheduledExpireTime ?? r.dto.validTo,
+      createdAt: r.createdAt,
+      lastModifiedAt: r.lastModifiedAt,
+    }));
     return success(c, ngPage(items, pageParams(c, ACCESS_PAGE_SIZE)));
   });
   app.put("/:identifier", async (c) => {

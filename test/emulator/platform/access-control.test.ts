@@ -255,6 +255,42 @@ describe("API keys and tokens", () => {
     ]);
   });
 
+  it("updates a key as the Terraform provider does: no accountIdentifier query, the account id in the path, the body naming the key", async () => {
+    const put = (json: unknown) => p.call("PUT", `${KEY}/${ACC}`, { account: false, json });
+    const updated = await put({
+      ...keyBody("ci_key", "ci"),
+      accountIdentifier: ACC,
+      description: "rotated monthly",
+    });
+    expect([updated.status, updated.body.data.identifier, updated.body.data.description]).toEqual([
+      200,
+      "ci_key",
+      "rotated monthly",
+    ]);
+    const other = await put({ ...keyBody("ci_key", "ci"), accountIdentifier: "acc_other" });
+    expect([other.status, other.body]).toEqual([
+      403,
+      errorBody("NG_ACCESS_DENIED", "Missing permission to access account [acc_other]"),
+    ]);
+    // Every other route still wants the query's account.
+    const list = await p.call("GET", KEY, { account: false, query: keyQuery("ci") });
+    expect([list.status, list.body]).toEqual([
+      400,
+      validationBody([["accountIdentifier", "must not be null"]]),
+    ]);
+  });
+
+  it("lists the tokens the identifiers filter names", async () => {
+    for (const id of ["ta", "tb"]) await p.call("POST", TOKEN, { json: tokenBody(id, "ci_key", "ci") });
+    const only = await p.call("GET", `${TOKEN}/aggregate`, {
+      query: { ...keyQuery("ci"), apiKeyIdentifier: "ci_key", identifiers: "tb" },
+    });
+    expect(only.body.data.content.map((t: { token: { identifier: string } }) => t.token.identifier)).toEqual([
+      "tb",
+    ]);
+    for (const id of ["ta", "tb"]) await p.call("DELETE", `${TOKEN}/${id}`, { query: org });
+  });
+
   it("deleting a service account takes its keys and their tokens along", async () => {
     await p.call("POST", SA, { query: org, json: saBody("tmp") });
     await p.call("POST", KEY, { json: keyBody("tmp_key", "tmp") });
