@@ -52,7 +52,12 @@ import type { AppEnv } from "../context";
 import { optionalQuery } from "../http";
 import { authorize, keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
-import type { AccessKind, AccessRecord, AccessScope } from "../store/access-control";
+import {
+  ACCOUNT_ADMIN_UUID,
+  type AccessKind,
+  type AccessRecord,
+  type AccessScope,
+} from "../store/access-control";
 import { parseBody } from "./entity-routes";
 import {
   accessDenied,
@@ -763,7 +768,7 @@ function userInfo(r: AccessRecord) {
     uuid: r.dto.uuid,
     name: r.dto.name,
     email: r.dto.email,
-    admin: r.identifier === r.dto.uuid && r.createdAt === 0,
+    admin: r.identifier === ACCOUNT_ADMIN_UUID,
     twoFactorAuthenticationEnabled: r.dto.twoFactorAuthenticationEnabled,
     emailVerified: true,
     locked: r.dto.locked,
