@@ -154,7 +154,7 @@ export function banner(emu: Emulator): string {
     `flagstack emulator listening on ${emu.url}`,
     `  admin API     ${emu.url}/internal/api/v2 (flag sets: /internal/api/v3, /api/v3)`,
     `  events / SDK  ${emu.url}/api`,
-    `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/v1 (also under /gateway)`,
+    `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/authz/api, ${emu.url}/resourcegroup/api, ${emu.url}/v1 (also under /gateway)`,
     `  control       ${emu.url}/_emulator`,
     `  admin key     ${emu.adminKey}`,
     `  SDK keys      ${sdk}`,

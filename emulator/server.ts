@@ -7,7 +7,7 @@
  * the body, counting bytes) → commit gate (holds a response until what it shows is on disk),
  * then the routes: `/_emulator` (control), `/internal/api/v2` (admin), `/internal/api/v3` and
  * `/api/v3` (admin flag sets), `/api/events` (event
- * import), `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, ...) from
+ * import), `/api/*` (SDK), and the platform API (`/ng/api`, `/pipeline/api`, `/authz/api`, `/resourcegroup/api`, ...) from
  * `emulator/platform`. One `onError` renders every error in the body of the request's API
  * (`http.ts` `renderError`).
  * @module

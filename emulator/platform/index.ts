@@ -17,6 +17,7 @@ import { cors } from "hono/cors";
 import type { AppEnv } from "../context";
 import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
+import { accessControlRoutes } from "./access-control";
 import { connectorRoutes } from "./connector";
 import { environmentSpec } from "./delivery-environment";
 import { entityRoutes } from "./entity-routes";
@@ -88,6 +89,7 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
     app.route(path, refusingOtherMethods(entityRoutes(store, spec(store))));
   }
 
+  app.route("/", accessControlRoutes(store)); // issue 27: service accounts, keys, users, roles (`access-control.ts`)
   // The v1 API of today's Terraform provider (ref §6.1), over the same store (`v1.ts`).
   app.route("/", v1Routes(store));
 

@@ -11,6 +11,7 @@
  * @module
  */
 import { conflict } from "../errors";
+import { AccessControl } from "./access-control";
 import { Catalog } from "./catalog";
 import { Definitions, Flags } from "./flags";
 import { Journal } from "./journal";
@@ -74,6 +75,8 @@ export class Store extends Journal {
   readonly entities = new PlatformEntities(this.platform);
   /** Flag sets, attributes, identities, large and rule-based segments, change requests (issue 18). */
   readonly catalog = new Catalog();
+  /** Service accounts, API keys, tokens, user groups, users, invites, roles, resource groups, role assignments (issue 27). */
+  readonly accessControl = new AccessControl(this.platform, this.keys);
   /** SDK change numbers, shared by definitions and segments. */
   private readonly clock = new ChangeClock();
 
@@ -133,6 +136,7 @@ export class Store extends Journal {
       platform: this.platform.dump(),
       catalog: this.catalog.dump(),
       platformEntities: this.entities.dump(),
+      accessControl: this.accessControl.dump(),
     };
   }
 
@@ -152,6 +156,7 @@ export class Store extends Journal {
     this.platform.restore(file.platform);
     this.catalog.restore(file.catalog);
     this.entities.restore(file.platformEntities);
+    this.accessControl.restore(file.accessControl);
   }
 
   // -------------------------------------------------------------------------------------------

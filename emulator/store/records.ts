@@ -8,6 +8,7 @@ import { z } from "zod";
 import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
 import { dataRecord } from "../../sdk/core/data-record";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
+import { AccessControlState } from "./access-control";
 import { CatalogState } from "./catalog-records";
 import { PlatformEntitiesState } from "./platform-entity-records";
 import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
@@ -333,6 +334,8 @@ export const StateFile = z.object({
   catalog: CatalogState.optional(),
   /** The platform's v2 entities (`platform-entity-records.ts`, issue 19). */
   platformEntities: PlatformEntitiesState.optional(),
+  /** The platform's access control (`access-control.ts`, issue 27). */
+  accessControl: AccessControlState.optional(),
 });
 /** The persisted state file. */
 export type StateFile = z.output<typeof StateFile>;

@@ -93,7 +93,7 @@ describe("runEmulatorCommand", () => {
         `  admin API     ${emu.url}/internal/api/v2 (flag sets: /internal/api/v3, /api/v3)\n`,
       );
       expect(lines[0]).toContain(
-        `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/v1 (also under /gateway)\n`,
+        `  platform API  ${emu.url}/ng/api, ${emu.url}/pipeline/api, ${emu.url}/authz/api, ${emu.url}/resourcegroup/api, ${emu.url}/v1 (also under /gateway)\n`,
       );
       expect(lines[0]).toContain("admin key     cli-admin-key");
       expect(lines[0]).toContain("SDK keys      Production: cli-sdk-key, Staging: sdk-");

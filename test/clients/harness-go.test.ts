@@ -1,7 +1,9 @@
 /**
  * Two public Harness Go clients, unchanged, against the emulator (`harness-go/main.go`):
  * harness-go-sdk v0.8.24 (package nextgen: the pipeline list and the earlier raw-YAML create the
- * emulator once missed, with the v2 create, read, update and delete) and
+ * emulator once missed, with the v2 create, read, update and delete; and the access-control calls of
+ * the Terraform provider's service account, API key, token, user group, role, resource group and
+ * role assignment resources) and
  * harness-openapi-go-client v0.0.25 (the v1 pipeline and input set calls of today's Harness
  * Terraform provider, with the requests it sends). Each reports one JSON line per operation.
  *
@@ -75,7 +77,7 @@ afterAll(async () => {
 });
 
 describe("the Harness Go clients against the emulator", () => {
-  it("complete every pipeline and input set operation they are driven through (19 of 19)", async (ctx) => {
+  it("complete every pipeline, input set and access-control operation they are driven through (47 of 47)", async (ctx) => {
     if (driver === undefined) {
       console.warn(`harness-go: skipped: ${unavailable}`);
       ctx.skip();
@@ -123,6 +125,34 @@ describe("the Harness Go clients against the emulator", () => {
       "v1 InputSetsApi.GetInputSet (gone: 404)",
       "v1 PipelinesApi.DeletePipeline",
       "v1 PipelinesApi.GetPipeline (gone: 404)",
+      "ServiceAccountApi.CreateServiceAccount",
+      "ServiceAccountApi.GetAggregatedServiceAccount",
+      "ServiceAccountApi.UpdateServiceAccount",
+      "ApiKeyApi.CreateApiKey",
+      "ApiKeyApi.GetAggregatedApiKey",
+      "ApiKeyApi.UpdateApiKey",
+      "TokenApi.CreateToken",
+      "TokenApi.ListAggregatedTokens",
+      "TokenApi.UpdateToken",
+      "UserGroupApi.PostUserGroup",
+      "UserGroupApi.GetUserGroup",
+      "UserGroupApi.PutUserGroup",
+      "RolesApi.PostRole",
+      "RolesApi.GetRole",
+      "RolesApi.PutRole",
+      "HarnessResourceGroupApi.CreateResourceGroupV2",
+      "HarnessResourceGroupApi.GetResourceGroupV2",
+      "HarnessResourceGroupApi.UpdateResourceGroup1",
+      "RoleAssignmentsApi.PostRoleAssignment",
+      "RoleAssignmentsApi.GetRoleAssignment",
+      "RoleAssignmentsApi.DeleteRoleAssignment",
+      "RoleAssignmentsApi.GetRoleAssignment (gone: 404)",
+      "HarnessResourceGroupApi.DeleteResourceGroupV2",
+      "RolesApi.DeleteRole",
+      "UserGroupApi.DeleteUserGroup",
+      "TokenApi.DeleteToken",
+      "ApiKeyApi.DeleteApiKey",
+      "ServiceAccountApi.DeleteServiceAccount",
     ]);
   }, 120_000);
 });
