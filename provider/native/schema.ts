@@ -572,7 +572,14 @@ export function packageSchema(kinds: readonly NativeKind[], options: SchemaOptio
     types,
     language: {
       nodejs: { packageName: "@flagstack/pulumi", respectSchemaVersion: true },
-      python: { packageName: "pulumi_flagstack", respectSchemaVersion: true },
+      // The wheel `npm run release` builds requires the Pulumi SDK the provider is built and tested with.
+      python: {
+        packageName: "pulumi_flagstack",
+        respectSchemaVersion: true,
+        requires: { pulumi: ">=3.259.0,<4.0.0" },
+      },
+      // The Go SDK's import path: the module `npm run release` writes (github.com/flagstack/flagstack/sdk).
+      go: { importBasePath: "github.com/flagstack/flagstack/sdk/go/flagstack", respectSchemaVersion: true },
     },
   };
 }

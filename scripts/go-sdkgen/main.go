@@ -3,7 +3,7 @@
 // version, as Pulumi's own pulumi-language-go does (bind the schema through the engine's loader,
 // codegen.GeneratePackage, write each file). Pulumi's Go language host is not published where
 // this project's machines can fetch it; its code generator is (the pkg/v3 module), so
-// test/e2e/native-sdks.test.ts builds this host to generate the Go SDK from the committed schema.
+// `npm run release` (scripts/release.mts) builds this host to generate the Go SDK from the schema.
 package main
 
 import (
