@@ -84,9 +84,9 @@ const JS_LANGS = new Set(["js", "javascript"]);
 const SHELL_LANGS = new Set(["sh", "bash", "shell"]);
 /**
  * Languages of blocks that are not code to check here (data, output, prose). Python blocks use the
- * SDK generated from the native provider's schema per install; the program they come from runs in
- * test/e2e/native-python.test.ts. The Go block of docs/native.md is built by
- * test/e2e/native-sdks.test.ts against the Go SDK generated there. HCL blocks (README, docs/terraform.md)
+ * SDK generated from the native provider's schema (the release's wheel); the programs they come from
+ * run in test/e2e/native-python.test.ts and, docs/native.md's, test/e2e/release.test.ts. The Go block
+ * of docs/native.md is built by test/e2e/release.test.ts against the release's Go module. HCL blocks (README, docs/terraform.md)
  * are OpenTofu configurations; test/e2e/terraform.test.ts applies a Flag and FlagDefinition of that shape.
  */
 const OTHER_LANGS = new Set(["", "json", "yaml", "text", "python", "go", "hcl"]);

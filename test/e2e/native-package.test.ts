@@ -2,7 +2,8 @@
  * The native provider as a program in another language gets it from the package: `npm pack` of
  * this repository, installed with the one documented command (`npm install flagstack
  * @pulumi/pulumi`, the tarball standing for `flagstack`) into a directory outside the repository
- * that holds a Pulumi YAML program, then the one documented command that adds the provider:
+ * that holds a Pulumi YAML program, then the command docs/native.md's YAML section gives as the
+ * alternative to naming the plugin under `plugins:` (test/e2e/release.test.ts runs that one):
  * `pulumi package add ./node_modules/flagstack/provider-plugin`. It records the plugin directory in
  * the program's `Pulumi.yaml` (`packages: flagstack: ...`), where the engine finds the provider
  * from then on (no `plugins:` section), and writes the package declaration under `sdks/`. Then
