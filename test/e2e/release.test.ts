@@ -14,16 +14,20 @@
  *   leaves nothing;
  * - Go: the section's commands (the `replace` to the release's module directory, `go mod tidy`)
  *   and `go build` of its program; the lookups' Go names in the section's table are the module's;
+ * - TypeScript through the native provider: the section's `gen-sdk` from the installed package and
+ *   its program, in a program as `pulumi new typescript` leaves it: `up`, a preview that writes
+ *   nothing, `destroy` (the dynamic resources' install is test/e2e/package.test.ts's);
  * - YAML: the section's `Pulumi.yaml` naming the plugin by path: `up`, a preview that writes
  *   nothing, `destroy`.
+ * .NET has no test here: test/e2e/native-sdks.test.ts, skipped without `pulumi-language-dotnet`.
  *
  * `npm install flagstack @pulumi/pulumi`, each section's first command, is run once, from the
- * tarball (`@pulumi/pulumi@3.259.0`, `--prefer-offline`), and each program's `node_modules` links to
- * that install. The Python virtualenv the section makes (`python3 -m venv venv`) is likewise a link
+ * tarball (`@pulumi/pulumi@3.259.0`, `--prefer-offline`, with the `typescript` and `@types/node` a
+ * `pulumi new typescript` program has), and each program's `node_modules` links to that install. The Python virtualenv the section makes (`python3 -m venv venv`) is likewise a link
  * to one reused from the OS temp directory, keyed by the Pulumi version (made once, from PyPI, with
  * what the wheel requires), the wheel uninstalled first so the section's `pip install` installs
- * this release's. Go's modules come from the module cache (the proxy for
- * what is missing), the Go SDK generator is built once (scripts/release.mts). The release is built
+ * this release's. Go's modules come from the module cache (the proxy for what is missing), the Go
+ * SDK generator is built once (scripts/release.mts). The release is built
  * once per run of this file, `--no-build` after the vitest global setup's `tsc`. Durations are
  * printed at the end.
  */
@@ -195,6 +199,9 @@ describe("the release: its files, and each language's documented install from th
         "--loglevel=error",
         join(release, `flagstack-${VERSION}.tgz`),
         `@pulumi/pulumi@${PULUMI_VERSION}`,
+        // What a `pulumi new typescript` program has beside them (the TypeScript section's program).
+        "typescript@^5.9.0",
+        "@types/node@^24",
       ],
       deps,
     );
@@ -462,6 +469,41 @@ describe("the release: its files, and each language's documented install from th
         `func ${goName}(ctx *pulumi.Context, args *${goName}Args, opts ...pulumi.InvokeOption) (*${goName}Result, error) {`,
       );
     }
+  });
+
+  it("TypeScript, native provider: the section's gen-sdk from the installed package, its program up and a preview that writes nothing, destroy", async () => {
+    const docs = section("### TypeScript, native provider");
+    // The program as `pulumi new typescript` leaves it: package.json, the template's tsconfig.
+    const program = programDir("typescript", {
+      "Pulumi.yaml": `name: checkout\nruntime: nodejs\n${block(section("## Installing, language by language"), "yaml")}`,
+      "package.json": `${JSON.stringify({ name: "checkout", main: "index.ts" }, null, 2)}\n`,
+      "tsconfig.json": readFileSync(
+        join(REPO_ROOT, "examples", "native-typescript", "tsconfig.json"),
+        "utf8",
+      ),
+      "index.ts": block(docs, "text"),
+    });
+    let start = performance.now();
+    const generated = await shell(block(docs, "sh"), program);
+    seconds["typescript gen-sdk"] = since(start);
+    expect(generated).toContain("SDK has been written to sdk/nodejs");
+    const { stack } = await devStack(program);
+    const { admin } = clients(emu);
+    const ws = await defaultWorkspaceId(admin);
+    start = performance.now();
+    const up = await stack.up({ color: "never" });
+    seconds["typescript up"] = since(start);
+    expect(up.summary.resourceChanges).toEqual({ create: 3 });
+    const flag = await admin.flags.get(ws, "new-checkout");
+    expect(up.outputs.flagId?.value).toBe(flag.id);
+    expect((await admin.definitions.get(ws, "new-checkout", "Production")).defaultTreatment).toBe("off");
+    const before = emu.requests().length;
+    const preview = await stack.preview({ color: "never" });
+    expect(preview.changeSummary).toEqual({ same: 3 });
+    expect(apiRequests(emu.requests().slice(before)).filter((r) => r.method !== "GET")).toEqual([]);
+    const destroy = await stack.destroy({ color: "never" });
+    expect(destroy.summary.resourceChanges).toEqual({ delete: 3 });
+    expect(await flagNames(admin)).toEqual([]);
   });
 
   it("YAML: the section's Pulumi.yaml names the plugin by path: up, a preview that writes nothing, destroy", async () => {
