@@ -9,6 +9,7 @@ import { part as infrastructure } from "./infrastructure";
 import { part as inputSet } from "./input-set";
 import { part as secret } from "./secret";
 import { part as service } from "./service";
+import { part as serviceOverrides } from "./service-overrides";
 import { part as trigger } from "./trigger";
 
 /** Every v2 entity part: its store kind, base path and table row. */
@@ -18,6 +19,7 @@ export const ENTITY_PARTS = [
   infrastructure,
   inputSet,
   secret,
+  serviceOverrides,
   service,
   trigger,
 ] as const;

@@ -11,6 +11,7 @@ export const ENTITY_KINDS = [
   "infrastructure",
   "inputSet",
   "secret",
+  "serviceOverrides",
   "service",
   "trigger",
 ] as const;

@@ -10,6 +10,7 @@ import { part as inputSet } from "./input-set";
 import { part as organization } from "./organization";
 import { part as secret } from "./secret";
 import { part as service } from "./service";
+import { part as serviceOverrides } from "./service-overrides";
 import { part as trigger } from "./trigger";
 
 /** Every part of the platform client (`PlatformClient` has one member per part). */
@@ -20,6 +21,7 @@ export const PLATFORM_PARTS = [
   inputSet,
   organization,
   secret,
+  serviceOverrides,
   service,
   trigger,
 ] as const;
