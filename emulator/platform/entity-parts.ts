@@ -10,6 +10,7 @@ import { part as inputSet } from "./input-set";
 import { part as secret } from "./secret";
 import { part as service } from "./service";
 import { part as serviceOverrides } from "./service-overrides";
+import { part as template } from "./template";
 import { part as trigger } from "./trigger";
 
 /** Every v2 entity part: its store kind, base path and table row. */
@@ -21,5 +22,6 @@ export const ENTITY_PARTS = [
   secret,
   serviceOverrides,
   service,
+  template,
   trigger,
 ] as const;

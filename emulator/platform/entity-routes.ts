@@ -82,12 +82,15 @@ export interface EntitySpec {
  * `npm run generate` lists the files that export one (`./entity-parts.ts`, and the store's kinds,
  * `../store/entity-kinds.ts`), so nothing else registers it.
  */
-export interface EntityPart {
+export type EntityPart = {
   kind: EntityKind;
   parent?: EntityKind | "pipeline";
   path: `/${string}`;
-  spec: (store: Store) => EntitySpec;
-}
+} & (
+  | { spec: (store: Store) => EntitySpec }
+  /** Routes of its own, over the same store part, where the API is not the table's shape (templates). */
+  | { serve: (store: Store) => Hono<AppEnv> }
+);
 
 /** Declares a v2 entity part (see {@link EntityPart}). */
 export const entityPart = (part: EntityPart): EntityPart => part;

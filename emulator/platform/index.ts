@@ -72,7 +72,8 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
   app.route("/pipeline/api/pipelines", refusingOtherMethods(pipelineRoutes(store)));
   // The v2 entities: one CRUD shape, one part each (`entity-routes.ts`), listed by `npm run generate`.
   for (const part of ENTITY_PARTS) {
-    app.route(part.path, refusingOtherMethods(entityRoutes(store, part.spec(store))));
+    const section = "serve" in part ? part.serve(store) : entityRoutes(store, part.spec(store));
+    app.route(part.path, refusingOtherMethods(section));
   }
 
   app.route("/", accessControlRoutes(store)); // issue 27: service accounts, keys, users, roles (`access-control.ts`)

@@ -13,6 +13,7 @@ export const ENTITY_KINDS = [
   "secret",
   "serviceOverrides",
   "service",
+  "template",
   "trigger",
 ] as const;
 

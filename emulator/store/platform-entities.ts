@@ -87,6 +87,16 @@ export class PlatformEntities {
       .sort((a, b) => b.createdAt - a.createdAt || a.identifier.localeCompare(b.identifier));
   }
 
+  /**
+   * The entities of a kind in one scope whatever they live under (the versions of a template, each
+   * kept under its version label), newest first.
+   */
+  inScope(kind: EntityKind, org: string | null, project: string | null): StoredEntity[] {
+    return [...this.#maps[kind].values()]
+      .filter((e) => e.at.org === org && e.at.project?.toLowerCase() === project?.toLowerCase())
+      .sort((a, b) => b.createdAt - a.createdAt || a.identifier.localeCompare(b.identifier));
+  }
+
   /** Adds an entity; refused when its scope or parent is missing or the identifier is taken. */
   create(
     kind: EntityKind,

@@ -11,6 +11,7 @@ import { part as organization } from "./organization";
 import { part as secret } from "./secret";
 import { part as service } from "./service";
 import { part as serviceOverrides } from "./service-overrides";
+import { part as template } from "./template";
 import { part as trigger } from "./trigger";
 
 /** Every part of the platform client (`PlatformClient` has one member per part). */
@@ -23,5 +24,6 @@ export const PLATFORM_PARTS = [
   secret,
   serviceOverrides,
   service,
+  template,
   trigger,
 ] as const;
