@@ -264,6 +264,16 @@ export {
   VariableInput,
 } from "./platform/service";
 export {
+  ConfigFileInput,
+  ServiceOverrides,
+  type ServiceOverridesArgs,
+  ServiceOverridesInputs,
+  ServiceOverridesOutputs,
+  serviceOverridesProviderText,
+  serviceOverridesReplaceOnChange,
+  serviceOverridesYaml,
+} from "./platform/service-overrides";
+export {
   CronExpression,
   Trigger,
   type TriggerArgs,

@@ -36,6 +36,7 @@ import { kind as pipeline } from "./platform/pipeline";
 import { kind as project } from "./platform/project";
 import { kind as secret } from "./platform/secret";
 import { kind as service } from "./platform/service";
+import { kind as serviceOverrides } from "./platform/service-overrides";
 import { kind as trigger } from "./platform/trigger";
 
 export type { AnyHandlers, Kind } from "./core/kind";
@@ -66,6 +67,7 @@ export const KIND_LIST: readonly Kind[] = [
   service,
   deliveryEnvironment,
   environmentGroup,
+  serviceOverrides,
   infrastructure,
   inputSet,
   trigger,

@@ -66,6 +66,7 @@ export const KIND_NAMES = [
   "Service",
   "DeliveryEnvironment",
   "EnvironmentGroup",
+  "ServiceOverrides",
   "Infrastructure",
   "InputSet",
   "Trigger",

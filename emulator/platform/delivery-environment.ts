@@ -60,3 +60,10 @@ export const environmentSpec = (store: Store): entity.EntitySpec => ({
   render: (e, accountId) =>
     entity.ngData("environment", e, accountId, { ...e.fields, deleted: false, version: e.version }),
 });
+
+/** The environment part: its store kind, base path and table row. */
+export const part = entity.entityPart({
+  kind: "environment",
+  path: "/ng/api/environmentsV2",
+  spec: environmentSpec,
+});

@@ -15,7 +15,15 @@ import type { AppEnv } from "../context";
 import type { EmulatorError } from "../errors";
 import { intQuery, optionalQuery, PLATFORM_INT } from "../http";
 import { authorize } from "../middleware/auth";
-import type { EntityAt, EntityFields, EntityKind, EntityRefusals, Store, StoredEntity } from "../store";
+import type {
+  EntityAt,
+  EntityFields,
+  EntityKind,
+  EntityReference,
+  EntityRefusals,
+  Store,
+  StoredEntity,
+} from "../store";
 import { duplicateField, invalidRequest, validationFailure, zodViolations } from "./errors";
 import { ifMatchVersion, ngPage, notModified, readJsonBody, requireQuery, success } from "./http";
 import { parsePipelineYaml } from "./pipeline-yaml";
@@ -63,7 +71,29 @@ export interface EntitySpec {
   listByPost?: `/${string}`;
   /** `data` of a delete (default `true`). */
   deleted?: (id: string, at: EntityAt, accountId: string) => unknown;
+  /** The other entities a write names, which must exist (the store refuses it otherwise). */
+  references?: (request: EntityRequest) => EntityReference[];
 }
+
+/**
+ * One v2 entity of the emulator, as its file exports it (`export const part = entityPart({...})`):
+ * its kind in the store, the kind it lives under (`parent`: an infrastructure's environment, an input
+ * set's or trigger's pipeline; a deletion of the parent takes it), its base path and its table row.
+ * `npm run generate` lists the files that export one (`./entity-parts.ts`, and the store's kinds,
+ * `../store/entity-kinds.ts`), so nothing else registers it.
+ */
+export type EntityPart = {
+  kind: EntityKind;
+  parent?: EntityKind | "pipeline";
+  path: `/${string}`;
+} & (
+  | { spec: (store: Store) => EntitySpec }
+  /** Routes of its own, over the same store part, where the API is not the table's shape (templates). */
+  | { serve: (store: Store) => Hono<AppEnv> }
+);
+
+/** Declares a v2 entity part (see {@link EntityPart}). */
+export const entityPart = (part: EntityPart): EntityPart => part;
 
 /** A YAML entity body parsed and checked by its schema: 400 naming each violated field (inferred wording). */
 export function parseYamlEntity<T extends z.ZodType>(text: string, schema: T): z.output<T> {
@@ -192,14 +222,16 @@ export function entityRoutes(store: Store, spec: EntitySpec): Hono<AppEnv> {
     app.post(writer.path || "/", async (c) => {
       const { at, fields } = await writer.read(c, null);
       permit(c, spec, at, "edit");
-      const stored = store.entities.create(spec.kind, at, fields, spec.refusals);
+      const refs = spec.references?.({ at, fields }) ?? [];
+      const stored = store.entities.create(spec.kind, at, fields, spec.refusals, refs);
       await store.commit();
       return rendered(c, stored);
     });
     app.put(spec.putById ? `${writer.path}/:identifier` : writer.path || "/", async (c) => {
       const { at, fields } = await writer.read(c, spec.putById ? (c.req.param("identifier") ?? null) : null);
       permit(c, spec, at, "edit", fields.identifier);
-      const updated = store.entities.replace(spec.kind, at, fields, ifMatch(c), spec.refusals);
+      const refs = spec.references?.({ at, fields }) ?? [];
+      const updated = store.entities.replace(spec.kind, at, fields, ifMatch(c), spec.refusals, refs);
       await store.commit();
       return rendered(c, updated);
     });

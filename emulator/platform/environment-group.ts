@@ -63,3 +63,10 @@ export const environmentGroupSpec = (store: Store): entity.EntitySpec => ({
     identifier: id,
   }),
 });
+
+/** The environmentGroup part: its store kind, base path and table row. */
+export const part = entity.entityPart({
+  kind: "environmentGroup",
+  path: "/ng/api/environmentGroup",
+  spec: environmentGroupSpec,
+});

@@ -3,8 +3,8 @@
  * connectors and YAML pipelines under `/ng/api/**` and `/pipeline/api/**`, as one hono sub-app
  * that the emulator's server mounts at `/`. One file per section: `organization.ts`,
  * `project.ts`, `connector.ts`, `pipeline.ts` (YAML checks in `pipeline-yaml.ts`), and the v2
- * entities of issue 19 (`service.ts`, `delivery-environment.ts`, `infrastructure.ts`, `secret.ts`,
- * `input-set.ts`, `trigger.ts`, one table row each for `entity-routes.ts`); `errors.ts`
+ * entities (`service.ts`, `delivery-environment.ts`, `environment-group.ts`, ...: each exports its
+ * `part`, a table row for `entity-routes.ts`, which `npm run generate` lists in `entity-parts.ts`); `errors.ts`
  * and `http.ts` hold what only this API needs. Keys are checked by `middleware/auth.ts`, errors
  * rendered by the server's one `onError`.
  *
@@ -19,18 +19,12 @@ import { keyAuth } from "../middleware/auth";
 import type { Store } from "../store";
 import { accessControlRoutes } from "./access-control";
 import { connectorRoutes } from "./connector";
-import { environmentSpec } from "./delivery-environment";
+import { ENTITY_PARTS } from "./entity-parts";
 import { entityRoutes } from "./entity-routes";
-import { environmentGroupSpec } from "./environment-group";
 import { resourceNotFound } from "./errors";
-import { infrastructureSpec } from "./infrastructure";
-import { inputSetSpec } from "./input-set";
 import { organizationRoutes } from "./organization";
 import { pipelineRoutes } from "./pipeline";
 import { projectRoutes } from "./project";
-import { secretSpec } from "./secret";
-import { serviceSpec } from "./service";
-import { triggerSpec } from "./trigger";
 import { v1Routes } from "./v1";
 
 /** The API's path prefixes. */
@@ -76,17 +70,10 @@ export function platformRoutes(store: Store): Hono<AppEnv> {
   app.route("/ng/api/projects", refusingOtherMethods(projectRoutes(store)));
   app.route("/ng/api/connectors", refusingOtherMethods(connectorRoutes(store)));
   app.route("/pipeline/api/pipelines", refusingOtherMethods(pipelineRoutes(store)));
-  // The v2 entities (issue 19): one CRUD shape, one table row each (`entity-routes.ts`).
-  for (const [path, spec] of [
-    ["/ng/api/servicesV2", serviceSpec],
-    ["/ng/api/environmentsV2", environmentSpec],
-    ["/ng/api/environmentGroup", environmentGroupSpec],
-    ["/ng/api/infrastructures", infrastructureSpec],
-    ["/ng/api/v2/secrets", secretSpec],
-    ["/pipeline/api/inputSets", inputSetSpec],
-    ["/pipeline/api/triggers", triggerSpec],
-  ] as const) {
-    app.route(path, refusingOtherMethods(entityRoutes(store, spec(store))));
+  // The v2 entities: one CRUD shape, one part each (`entity-routes.ts`), listed by `npm run generate`.
+  for (const part of ENTITY_PARTS) {
+    const section = "serve" in part ? part.serve(store) : entityRoutes(store, part.spec(store));
+    app.route(part.path, refusingOtherMethods(section));
   }
 
   app.route("/", accessControlRoutes(store)); // issue 27: service accounts, keys, users, roles (`access-control.ts`)

@@ -73,3 +73,11 @@ export const infrastructureSpec = (store: Store): entity.EntitySpec => ({
   render: (e, accountId) =>
     entity.ngData("infrastructure", e, accountId, { environmentRef: e.at.parent, ...e.fields }),
 });
+
+/** The infrastructure part: its store kind, base path and table row. */
+export const part = entity.entityPart({
+  kind: "infrastructure",
+  parent: "environment",
+  path: "/ng/api/infrastructures",
+  spec: infrastructureSpec,
+});

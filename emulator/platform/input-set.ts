@@ -11,7 +11,7 @@
  */
 import { InputSetYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import type { EntitySpec } from "./entity-routes";
+import { type EntitySpec, entityPart } from "./entity-routes";
 import { entityNotFound } from "./errors";
 import { PIPELINE_CHILD_ROW, pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
 
@@ -68,4 +68,12 @@ export const inputSetSpec = (_store: Store): EntitySpec => ({
     lastUpdatedAt: e.lastModifiedAt,
     isOutdated: false,
   }),
+});
+
+/** The inputSet part: its store kind, base path and table row. */
+export const part = entityPart({
+  kind: "inputSet",
+  parent: "pipeline",
+  path: "/pipeline/api/inputSets",
+  spec: inputSetSpec,
 });

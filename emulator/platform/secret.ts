@@ -30,7 +30,13 @@ import { SecretBody } from "../../sdk/platform/schemas";
 import type { AppEnv } from "../context";
 import { EmulatorError } from "../errors";
 import type { EntityAt, Store, StoredEntity } from "../store";
-import { type EntityRequest, type EntitySpec, type EntityWriter, parseBody } from "./entity-routes";
+import {
+  type EntityRequest,
+  type EntitySpec,
+  type EntityWriter,
+  entityPart,
+  parseBody,
+} from "./entity-routes";
 import {
   duplicateField,
   entityNotFound,
@@ -186,4 +192,11 @@ export const secretSpec = (store: Store): EntitySpec => ({
     const type = c.req.query("type");
     return (e) => type === undefined || type === "" || e.fields.type === type;
   },
+});
+
+/** The secret part: its store kind, base path and table row. */
+export const part = entityPart({
+  kind: "secret",
+  path: "/ng/api/v2/secrets",
+  spec: secretSpec,
 });

@@ -51,3 +51,10 @@ export const serviceSpec = (store: Store): entity.EntitySpec => ({
     ),
   render: (e, accountId) => entity.ngData("service", e, accountId, { deleted: false, yaml: e.fields.yaml }),
 });
+
+/** The service part: its store kind, base path and table row. */
+export const part = entity.entityPart({
+  kind: "service",
+  path: "/ng/api/servicesV2",
+  spec: serviceSpec,
+});

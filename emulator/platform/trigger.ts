@@ -14,7 +14,7 @@
  */
 import { TriggerYaml } from "../../sdk/platform/schemas";
 import type { Store } from "../store";
-import type { EntitySpec } from "./entity-routes";
+import { type EntitySpec, entityPart } from "./entity-routes";
 import { entityNotFound } from "./errors";
 import { PIPELINE_CHILD_ROW, pipelineChildRefusals, pipelineChildWriter } from "./pipeline-children";
 
@@ -60,4 +60,12 @@ export const triggerSpec = (_store: Store): EntitySpec => ({
     yaml: e.fields.yaml,
     enabled: e.fields.enabled,
   }),
+});
+
+/** The trigger part: its store kind, base path and table row. */
+export const part = entityPart({
+  kind: "trigger",
+  parent: "pipeline",
+  path: "/pipeline/api/triggers",
+  spec: triggerSpec,
 });

@@ -42,7 +42,7 @@ export { type CommitLog, type CommitLogBatch, StateFileError } from "./journal";
 export { newKeyString } from "./keys";
 export { ACTIVE_USER_DELETE_MESSAGE } from "./people";
 export { type ConnectorFields, HARNESS_SECRET_MANAGER, PROJECT_MODULES } from "./platform";
-export type { EntityRefusals } from "./platform-entities";
+export type { EntityReference, EntityRefusals } from "./platform-entities";
 export * from "./platform-entity-records";
 export * from "./records";
 export { MAX_SEGMENT_KEYS } from "./segments";

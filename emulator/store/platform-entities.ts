@@ -23,6 +23,7 @@ import { resourceNotFound } from "../platform/errors";
 import type { PlatformStore } from "./platform";
 import {
   ENTITY_KINDS,
+  ENTITY_PARENTS,
   type EntityAt,
   type EntityFields,
   type EntityKind,
@@ -44,10 +45,19 @@ export interface EntityRefusals {
   parentMissing?: (at: EntityAt) => EmulatorError;
 }
 
-/** What lives under an entity of a kind, removed with it. */
-const CHILDREN: Partial<Record<EntityKind, EntityKind[]>> = { environment: ["infrastructure"] };
-/** The kind whose entity is the parent of a kind's entities (pipelines are the platform part's). */
-const PARENT: Partial<Record<EntityKind, EntityKind>> = { infrastructure: "environment" };
+/** An entity a write names, which must exist: its kind, scope and identifier, and the refusal when it does not. */
+export interface EntityReference {
+  kind: EntityKind;
+  at: EntityAt;
+  identifier: string;
+  missing: () => EmulatorError;
+}
+
+/** The kind each kind lives under, when that is a v2 entity (an infrastructure's environment). */
+const PARENT: Partial<Record<EntityKind, EntityKind | "pipeline">> = ENTITY_PARENTS;
+/** What lives under an entity of a kind, removed with it (from each part's `parent`). */
+const CHILDREN = (kind: EntityKind | "pipeline"): EntityKind[] =>
+  ENTITY_KINDS.filter((k) => PARENT[k] === kind);
 
 const level = (v: string | null) => v ?? "-";
 /** Projects are looked up case-insensitively (ref §3), so the key lower-cases them. */
@@ -77,9 +87,25 @@ export class PlatformEntities {
       .sort((a, b) => b.createdAt - a.createdAt || a.identifier.localeCompare(b.identifier));
   }
 
+  /**
+   * The entities of a kind in one scope whatever they live under (the versions of a template, each
+   * kept under its version label), newest first.
+   */
+  inScope(kind: EntityKind, org: string | null, project: string | null): StoredEntity[] {
+    return [...this.#maps[kind].values()]
+      .filter((e) => e.at.org === org && e.at.project?.toLowerCase() === project?.toLowerCase())
+      .sort((a, b) => b.createdAt - a.createdAt || a.identifier.localeCompare(b.identifier));
+  }
+
   /** Adds an entity; refused when its scope or parent is missing or the identifier is taken. */
-  create(kind: EntityKind, at: EntityAt, fields: EntityFields, refuse: EntityRefusals): StoredEntity {
-    this.assure(kind, at, refuse);
+  create(
+    kind: EntityKind,
+    at: EntityAt,
+    fields: EntityFields,
+    refuse: EntityRefusals,
+    refs: readonly EntityReference[] = [],
+  ): StoredEntity {
+    this.assure(kind, at, refuse, refs);
     if (this.get(kind, at, fields.identifier) !== undefined) throw refuse.duplicate(fields.identifier, at);
     const now = Date.now();
     const stored: StoredEntity = { ...fields, at, createdAt: now, lastModifiedAt: now, version: 0 };
@@ -97,8 +123,9 @@ export class PlatformEntities {
     fields: EntityFields,
     ifMatch: number | null,
     refuse: EntityRefusals,
+    refs: readonly EntityReference[] = [],
   ): StoredEntity {
-    this.assure(kind, at, refuse);
+    this.assure(kind, at, refuse, refs);
     const existing = this.current(kind, at, fields.identifier, ifMatch, refuse, "update");
     const updated: StoredEntity = {
       ...fields,
@@ -145,7 +172,7 @@ export class PlatformEntities {
 
   /** A pipeline was deleted: its input sets and triggers go. */
   forgetPipeline(org: string, project: string, pipeline: string): void {
-    for (const kind of ["inputSet", "trigger"] as const) {
+    for (const kind of CHILDREN("pipeline")) {
       for (const e of [...this.#maps[kind].values()]) {
         if (sameScope(e.at, { org, project, parent: pipeline })) this.drop(kind, e);
       }
@@ -160,24 +187,33 @@ export class PlatformEntities {
 
   private drop(kind: EntityKind, e: StoredEntity): void {
     this.#maps[kind].delete(keyOf(e.at, e.identifier));
-    for (const child of CHILDREN[kind] ?? []) {
+    for (const child of CHILDREN(kind)) {
       const under = { org: e.at.org, project: e.at.project, parent: e.identifier };
       for (const c of this.list(child, under)) this.drop(child, c);
     }
   }
 
-  /** The scope must exist, and the parent (environment, pipeline) where the kind has one. */
-  private assure(kind: EntityKind, at: EntityAt, refuse: EntityRefusals): void {
+  /**
+   * The scope must exist, the parent (environment, pipeline) where the kind has one, and every
+   * entity the write names (an override's environment).
+   */
+  private assure(
+    kind: EntityKind,
+    at: EntityAt,
+    refuse: EntityRefusals,
+    refs: readonly EntityReference[],
+  ): void {
     if (at.org !== null && this.platform.organization(at.org) === undefined) {
       throw resourceNotFound(`org [${at.org}] not found.`);
     }
     if (at.org !== null && at.project !== null && this.platform.project(at.org, at.project) === undefined) {
       throw resourceNotFound(`project [${at.project}] not found.`);
     }
+    for (const r of refs) if (this.get(r.kind, r.at, r.identifier) === undefined) throw r.missing();
     if (at.parent === null || refuse.parentMissing === undefined) return;
     const parentKind = PARENT[kind];
     const exists =
-      parentKind !== undefined
+      parentKind !== undefined && parentKind !== "pipeline"
         ? this.get(parentKind, { ...at, parent: null }, at.parent) !== undefined
         : at.org !== null &&
           at.project !== null &&

@@ -1,7 +1,8 @@
 /**
- * The records of the platform API's v2 entities (issue 19: services, environments,
- * infrastructure definitions, secrets, input sets, triggers; issue 24: environment groups), as the
- * state file holds them. One shape serves all seven: the scope (organization, project, and the parent an infrastructure,
+ * The records of the platform API's v2 entities (services, environments, environment groups,
+ * infrastructure definitions, secrets, input sets, triggers, ...: the kinds of the emulator's parts,
+ * listed by `npm run generate` in `./entity-kinds.ts`), as the state file holds them. One shape
+ * serves them all: the scope (organization, project, and the parent an infrastructure,
  * input set or trigger lives under), the fields every entity has, and the kind's own fields as
  * the API returns them. A secret's value is never part of it: the emulator accepts it and keeps
  * nothing of it, so no read, list, log or state file can show it.
@@ -10,18 +11,10 @@
 import { z } from "zod";
 import { dataRecord } from "../../sdk/core/data-record";
 import { Tags } from "../../sdk/platform/schemas";
+import { ENTITY_KINDS } from "./entity-kinds";
 
-/** The v2 entity kinds, in the order a deletion cascades through them. */
-export const ENTITY_KINDS = [
-  "service",
-  "environment",
-  "environmentGroup",
-  "infrastructure",
-  "secret",
-  "inputSet",
-  "trigger",
-] as const;
-/** A v2 entity kind. */
+export { ENTITY_KINDS, ENTITY_PARENTS } from "./entity-kinds";
+/** A v2 entity kind (one per emulator part, `emulator/platform/<kind>.ts`; generated list). */
 export type EntityKind = (typeof ENTITY_KINDS)[number];
 
 /**

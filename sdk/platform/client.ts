@@ -16,12 +16,9 @@ import { type CallInit, HttpCore, type Query } from "../core/request";
 import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { loadYaml } from "../core/yaml";
-import { type EnvironmentsApi, environmentsApi } from "./delivery-environment";
 import { platformEndpoints as E } from "./endpoints";
-import { type EnvironmentGroupsApi, environmentGroupsApi } from "./environment-group";
-import { type InfrastructuresApi, infrastructuresApi } from "./infrastructure";
-import { type InputSetsApi, inputSetsApi } from "./input-set";
-import { type OrganizationsApi, organizationsApi } from "./organization";
+import { partsBase } from "./part";
+import { PLATFORM_PARTS } from "./parts";
 import {
   ConnectorBody,
   type ConnectorData,
@@ -35,9 +32,6 @@ import {
   ProjectBody,
   type ProjectData,
 } from "./schemas";
-import { type SecretsApi, secretsApi } from "./secret";
-import { type ServicesApi, servicesApi } from "./service";
-import { type TriggersApi, triggersApi } from "./trigger";
 import { type IfMatchOption, type Versioned, versionedCall } from "./versioned";
 
 /** Options of {@link PlatformClient}: the {@link CommonOptions} plus the key and the account. */
@@ -469,29 +463,15 @@ function pipelineText(r: Route, yaml: PipelineYaml): string {
  * await platform.projects.create({ identifier: "payments", name: "Payments" });
  * await platform.pipelines.create(yamlText, { org: "default", project: "payments" });
  */
-export class PlatformClient {
-  /** Organizations. */
-  readonly organizations: OrganizationsApi;
+export class PlatformClient extends partsBase(PLATFORM_PARTS) {
+  // One member per part of `./parts.ts` (organizations, services, environments, environmentGroups,
+  // infrastructures, secrets, inputSets, triggers, ...: each part file's `part`), from the base class.
   /** Projects. */
   readonly projects: ProjectsApi;
   /** Connectors. */
   readonly connectors: ConnectorsApi;
   /** Pipelines. */
   readonly pipelines: PipelinesApi;
-  /** Services (v2). */
-  readonly services: ServicesApi;
-  /** Platform environments (v2). */
-  readonly environments: EnvironmentsApi;
-  /** Environment groups (v2): named sets of a scope's environments. */
-  readonly environmentGroups: EnvironmentGroupsApi;
-  /** Infrastructure definitions of environments. */
-  readonly infrastructures: InfrastructuresApi;
-  /** Secrets (v2; a value is sent, never read back). */
-  readonly secrets: SecretsApi;
-  /** Input sets of pipelines. */
-  readonly inputSets: InputSetsApi;
-  /** Triggers of pipelines. */
-  readonly triggers: TriggersApi;
   /** The account identifier every call sends. */
   readonly accountId: string;
   /** The HTTP core (for advanced use). */
@@ -504,35 +484,36 @@ export class PlatformClient {
    * @throws ConfigurationError naming a missing or invalid option and its environment variable.
    */
   constructor(options: PlatformClientOptions = {}) {
-    const { apiKey, accountId, ...common } = options;
-    const resolved = resolveCommonOptions(common, apiKey, {
-      client: "PlatformClient",
-      urlEnv: "FLAGSTACK_PLATFORM_API_URL",
-      keyOption: "apiKey",
-      keyEnv: "FLAGSTACK_PLATFORM_API_KEY",
-      defaultRequestsPerSecond: 5,
-    });
-    const account = accountId ?? resolved.env.FLAGSTACK_ACCOUNT_ID?.trim();
-    if (account === undefined || account === "") {
-      throw new ConfigurationError(
-        "accountId",
-        "FLAGSTACK_ACCOUNT_ID",
-        "PlatformClient: missing accountId: pass { accountId } or set FLAGSTACK_ACCOUNT_ID",
-      );
-    }
-    this.accountId = account;
-    this.core = new HttpCore({ options: resolved, auth: ["x-api-key", resolved.key], authHint: AUTH_HINT });
-    const ctx: Ctx = { core: this.core, account };
-    this.organizations = organizationsApi(ctx);
+    const ctx = platformCtx(options);
+    super(ctx);
+    this.accountId = ctx.account;
+    this.core = ctx.core;
     this.projects = new ProjectsApi(ctx);
     this.connectors = new ConnectorsApi(ctx);
     this.pipelines = new PipelinesApi(ctx);
-    this.services = servicesApi(ctx);
-    this.environments = environmentsApi(ctx);
-    this.environmentGroups = environmentGroupsApi(ctx);
-    this.infrastructures = infrastructuresApi(ctx);
-    this.secrets = secretsApi(ctx);
-    this.inputSets = inputSetsApi(ctx);
-    this.triggers = triggersApi(ctx);
   }
+}
+
+/** The HTTP core and account of a client, from its options (or their environment variables). */
+function platformCtx(options: PlatformClientOptions): Ctx {
+  const { apiKey, accountId, ...common } = options;
+  const resolved = resolveCommonOptions(common, apiKey, {
+    client: "PlatformClient",
+    urlEnv: "FLAGSTACK_PLATFORM_API_URL",
+    keyOption: "apiKey",
+    keyEnv: "FLAGSTACK_PLATFORM_API_KEY",
+    defaultRequestsPerSecond: 5,
+  });
+  const account = accountId ?? resolved.env.FLAGSTACK_ACCOUNT_ID?.trim();
+  if (account === undefined || account === "") {
+    throw new ConfigurationError(
+      "accountId",
+      "FLAGSTACK_ACCOUNT_ID",
+      "PlatformClient: missing accountId: pass { accountId } or set FLAGSTACK_ACCOUNT_ID",
+    );
+  }
+  return {
+    core: new HttpCore({ options: resolved, auth: ["x-api-key", resolved.key], authHint: AUTH_HINT }),
+    account,
+  };
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { EntityApi, type EntityCtx, type EntityScope, ngCdKind } from "./entity-api";
+import { platformPart } from "./part";
 import { PlatformEnvironmentData, PlatformEnvironmentRequest } from "./schemas";
 
 /** The platform environments of an account, organization or project. */
@@ -25,3 +26,6 @@ export const environmentsApi = (ctx: EntityCtx): EnvironmentsApi =>
       root: "environment",
     }),
   );
+
+/** The client's `environments`: platform environments (v2). */
+export const part = platformPart("environments", environmentsApi);

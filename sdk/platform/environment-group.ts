@@ -20,6 +20,7 @@ import {
   jsonWrite,
   scopeQuery,
 } from "./entity-api";
+import { platformPart } from "./part";
 import {
   EnvironmentGroupData,
   EnvironmentGroupDeleted,
@@ -62,3 +63,6 @@ export const environmentGroupsApi = (ctx: EntityCtx): EnvironmentGroupsApi =>
         body: parsed,
       })),
   });
+
+/** The client's `environmentGroups`: environment groups (v2): named sets of a scope's environments. */
+export const part = platformPart("environmentGroups", environmentGroupsApi);

@@ -9,6 +9,7 @@
  * @module
  */
 import { EntityApi, type EntityCtx, type EntityScope, ngCdKind, scopeQuery } from "./entity-api";
+import { platformPart } from "./part";
 import { InfrastructureData, InfrastructureRequest } from "./schemas";
 
 /** Where an infrastructure lives: its scope and its environment. */
@@ -36,3 +37,6 @@ export const infrastructuresApi = (ctx: EntityCtx): InfrastructuresApi =>
       environmentIdentifier: scope.environment,
     }),
   });
+
+/** The client's `infrastructures`: infrastructure definitions of environments. */
+export const part = platformPart("infrastructures", infrastructuresApi);

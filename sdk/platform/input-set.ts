@@ -14,6 +14,7 @@ import {
   type PipelineChildScope,
   pipelineChildKind,
 } from "./entity-api";
+import { platformPart } from "./part";
 import { InputSetData, InputSetSummary, InputSetYaml } from "./schemas";
 
 /** The input sets of a pipeline. */
@@ -30,3 +31,6 @@ export const inputSetsApi = (ctx: EntityCtx): InputSetsApi =>
       identity: ({ inputSet: s }) => ({ ...s, pipeline: s.pipeline.identifier }),
     }),
   );
+
+/** The client's `inputSets`: input sets of pipelines. */
+export const part = platformPart("inputSets", inputSetsApi);

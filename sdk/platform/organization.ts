@@ -9,6 +9,7 @@
  * @module
  */
 import { EntityApi, type EntityCtx, type EntityKind, entityRoutes, jsonWrite } from "./entity-api";
+import { platformPart } from "./part";
 import { OrganizationBody, OrganizationData } from "./schemas";
 
 /** Organizations have no scope but the account: reads, deletes and lists take none. */
@@ -38,3 +39,6 @@ const organizationKind: EntityKind<OrganizationScope, OrganizationBody> = {
  * for await (const o of platform.organizations.list({})) console.log(o.organization.identifier);
  */
 export const organizationsApi = (ctx: EntityCtx): OrganizationsApi => new EntityApi(ctx, organizationKind);
+
+/** The client's `organizations`: organizations. */
+export const part = platformPart("organizations", organizationsApi);

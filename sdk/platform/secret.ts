@@ -32,6 +32,7 @@ import {
   jsonWrite,
   scopeQuery,
 } from "./entity-api";
+import { platformPart } from "./part";
 import { envelope, SecretBody, SecretData } from "./schemas";
 import { type Versioned, versionedCall } from "./versioned";
 
@@ -154,3 +155,6 @@ export class SecretsApi extends EntityApi<SecretScope, SecretBody, SecretData> {
  * });
  */
 export const secretsApi = (ctx: EntityCtx): SecretsApi => new SecretsApi(ctx);
+
+/** The client's `secrets`: secrets (v2; a value is sent, never read back). */
+export const part = platformPart("secrets", secretsApi);

@@ -7,6 +7,7 @@
  * @module
  */
 import { EntityApi, type EntityCtx, type EntityScope, ngCdKind } from "./entity-api";
+import { platformPart } from "./part";
 import { ServiceData, ServiceRequest } from "./schemas";
 
 /** The services of an account, organization or project. */
@@ -28,3 +29,6 @@ export const servicesApi = (ctx: EntityCtx): ServicesApi =>
       root: "service",
     }),
   );
+
+/** The client's `services`: services (v2). */
+export const part = platformPart("services", servicesApi);

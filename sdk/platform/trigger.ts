@@ -14,6 +14,7 @@ import {
   type PipelineChildScope,
   pipelineChildKind,
 } from "./entity-api";
+import { platformPart } from "./part";
 import { TriggerData, TriggerSummary, TriggerYaml } from "./schemas";
 
 /** The triggers of a pipeline. */
@@ -30,3 +31,6 @@ export const triggersApi = (ctx: EntityCtx): TriggersApi =>
       identity: ({ trigger: t }) => ({ ...t, pipeline: t.pipelineIdentifier }),
     }),
   );
+
+/** The client's `triggers`: triggers of pipelines. */
+export const part = platformPart("triggers", triggersApi);

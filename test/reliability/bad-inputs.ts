@@ -1338,6 +1338,46 @@ export const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       create: true,
     },
   ],
+  ServiceOverrides: [
+    {
+      label: "an unknown type",
+      change: { type: "SERVICE_OVERRIDE" },
+      property: "type",
+      reason: "type must be one of ENV_GLOBAL_OVERRIDE",
+    },
+    {
+      label: "a service override without its service",
+      change: { type: "ENV_SERVICE_OVERRIDE" },
+      property: "service",
+      reason: "a ENV_SERVICE_OVERRIDE needs service",
+    },
+    {
+      label: "an environment reference of another shape",
+      change: { environment: "project.prod" },
+      property: "environment",
+      reason: "must be <id>, org.<id> or account.<id>",
+    },
+    {
+      label: "a variable of an unknown type",
+      change: { variables: [{ name: "replicas", type: "Boolean", value: "true" }] },
+      property: "variables[0].type",
+      reason: "variable type must be String, Secret or Number",
+    },
+    { label: "a project without org", change: { org: undefined }, property: "org", reason: "needs org" },
+    {
+      label: "a misspelt input",
+      change: { env: "prod" },
+      property: "env",
+      reason: 'unknown property "env"',
+    },
+    {
+      label: "an environment that does not exist",
+      change: { environment: "no_such_env" },
+      property: "environment",
+      reason: "Environment with ref [no_such_env] not found",
+      create: true,
+    },
+  ],
   EnvironmentGroup: [
     {
       label: "an environment that is no identifier",

@@ -552,6 +552,47 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     }),
     notEdited: { overrides: "service manifests per environment: covered by the delivery-environment tests" },
   },
+  ServiceOverrides: {
+    notGated:
+      "an override's environment is a delivery environment of the platform API, which has no approval gates",
+    inputs: async (c) => {
+      const env = await c.make("DeliveryEnvironment");
+      return {
+        org: "default",
+        project: env.outs.project,
+        identifier: c.unique("ovr"),
+        type: "ENV_GLOBAL_OVERRIDE",
+        environment: env.outs.identifier,
+        variables: [{ name: "replicas", type: "String", value: "2" }],
+      };
+    },
+    edits: () => ({
+      variables: [
+        [{ name: "replicas", type: "String", value: "3" }],
+        [{ name: "replicas", type: "String", value: "4" }],
+      ],
+      manifests: [
+        [
+          {
+            identifier: "values_a",
+            type: "Values",
+            spec: { store: { type: "Harness", spec: { files: ["account:/a"] } } },
+          },
+        ],
+        [
+          {
+            identifier: "values_b",
+            type: "Values",
+            spec: { store: { type: "Harness", spec: { files: ["account:/b"] } } },
+          },
+        ],
+      ],
+      configFiles: [
+        [{ identifier: "config_a", spec: { store: { type: "Harness", spec: { files: ["account:/ca"] } } } }],
+        [{ identifier: "config_b", spec: { store: { type: "Harness", spec: { files: ["account:/cb"] } } } }],
+      ],
+    }),
+  },
   EnvironmentGroup: {
     notGated: "its environments are delivery environments of the platform API, which has no approval gates",
     inputs: async (c) => {

@@ -1,16 +1,20 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ENTITY_PARTS } from "../../emulator/platform/entity-parts";
+import { ENTITY_KINDS, ENTITY_PARENTS } from "../../emulator/store/entity-kinds";
 import type { Kind } from "../../provider/core/kind";
 import { KIND_LIST } from "../../provider/kinds";
 import { exportedNames, GENERATED, ROOT, regenerate } from "../../scripts/generate";
+import { PlatformClient } from "../../sdk/platform/client";
+import { PLATFORM_PARTS } from "../../sdk/platform/parts";
 
 describe("scripts/generate: what is derived from the list of kinds", () => {
   it.each(GENERATED.map((g) => [g.file, g]))(
     "%s is current (`npm run generate` to update it)",
     (file, part) => {
       const committed = readFileSync(join(ROOT, file), "utf8");
-      expect(regenerate(part, committed)).toBe(committed);
+      expect(regenerate(part, committed, KIND_LIST)).toBe(committed);
     },
   );
 
@@ -67,5 +71,60 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
       "type D",
       "type E",
     ]);
+  });
+});
+
+describe("scripts/generate: the SDK's and the emulator's part lists, from the files present", () => {
+  /** The first capture of `pattern` in each file of `dir` that has it, in file order. */
+  const declared = (dir: string, pattern: RegExp) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith(".ts"))
+      .sort()
+      .flatMap((f) => pattern.exec(readFileSync(join(ROOT, dir, f), "utf8"))?.[1] ?? []);
+
+  it("the platform client has one typed member per part file of sdk/platform/", () => {
+    const client = new PlatformClient({
+      baseUrl: "http://127.0.0.1:1",
+      apiKey: "k",
+      accountId: "a",
+      env: {},
+    });
+    const names = declared("sdk/platform", /^export const part = platformPart\("(\w+)"/m);
+    expect(names.slice(0, 4)).toEqual(["environments", "environmentGroups", "infrastructures", "inputSets"]);
+    expect(PLATFORM_PARTS.map((p) => p.name)).toEqual(names);
+    // Typed: a member the parts do not declare is a compile error here, so this names two.
+    expect([typeof client.environmentGroups.create, typeof client.triggers.list]).toEqual([
+      "function",
+      "function",
+    ]);
+    for (const p of PLATFORM_PARTS) {
+      expect(typeof (client as unknown as Record<string, { create: unknown }>)[p.name]?.create, p.name).toBe(
+        "function",
+      );
+    }
+  });
+
+  it("the emulator serves one part per file of emulator/platform/ that exports one, and the store keeps their kinds", () => {
+    const kinds = declared(
+      "emulator/platform",
+      /^export const part = (?:entity\.)?entityPart\(\{\s*kind: "(\w+)"/m,
+    );
+    expect(ENTITY_PARTS.map((p) => p.kind)).toEqual(kinds);
+    expect([...ENTITY_KINDS]).toEqual(kinds);
+    expect(
+      ENTITY_PARTS.filter((p) => p.kind === "environmentGroup" || p.kind === "infrastructure").map((p) => [
+        p.kind,
+        p.path,
+        p.parent ?? null,
+      ]),
+    ).toEqual([
+      ["environmentGroup", "/ng/api/environmentGroup", null],
+      ["infrastructure", "/ng/api/infrastructures", "environment"],
+    ]);
+    expect(ENTITY_PARENTS).toEqual({
+      infrastructure: "environment",
+      inputSet: "pipeline",
+      trigger: "pipeline",
+    });
   });
 });
