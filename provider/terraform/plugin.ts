@@ -19,9 +19,13 @@
  * @module
  */
 import type * as grpcTypes from "@grpc/grpc-js";
+import { openListReadsForOperation } from "../core/list-reads";
 import { serverCertificate } from "./cert";
 import { loadServices } from "./protocol";
-import { catalog, TerraformProvider } from "./server";
+import { readSchemaAnswers, type SchemaAnswers } from "./schema-answer";
+// Types only: the dispatch (and with it every kind, the SDK, zod and undici) loads on the first
+// request that needs it, not for the schema every start answers first (`./schema-answer.ts`).
+import type { TerraformProvider } from "./server";
 
 /** Terraform's and OpenTofu's handshake cookie (OpenTofu `internal/plugin6/serve.go`). */
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -84,8 +88,15 @@ function unary(name: string, run: (request: never) => unknown): Unary {
   };
 }
 
-/** The Provider service's handlers, by RPC name. */
-export function providerHandlers(provider: () => TerraformProvider): Record<string, Unary> {
+/**
+ * The Provider service's handlers, by RPC name. `answers` (the precomputed schema) answers
+ * `GetMetadata` and `GetProviderSchema` without loading the dispatch; `provider` is asked for only
+ * by the requests that need it.
+ */
+export function providerHandlers(
+  provider: () => TerraformProvider,
+  answers?: SchemaAnswers,
+): Record<string, Unary> {
   const methods: Record<string, (p: TerraformProvider, req: never) => unknown> = {
     GetMetadata: (p) => p.getMetadata(),
     GetProviderSchema: (p) => p.getProviderSchema(),
@@ -101,8 +112,14 @@ export function providerHandlers(provider: () => TerraformProvider): Record<stri
     ImportResourceState: (p, req) => p.importResourceState(req),
     StopProvider: (p) => p.stopProvider(),
   };
+  const precomputed: Record<string, () => unknown> = answers
+    ? { GetMetadata: () => answers.metadata, GetProviderSchema: () => answers.schema }
+    : {};
   return Object.fromEntries(
-    Object.entries(methods).map(([name, f]) => [name, unary(name, (req) => f(provider(), req))]),
+    Object.entries(methods).map(([name, f]) => [
+      name,
+      unary(name, precomputed[name] ?? ((req) => f(provider(), req))),
+    ]),
   );
 }
 
@@ -128,14 +145,17 @@ export async function serve(
   const services = loadServices();
   let provider: TerraformProvider | undefined;
   const get = (): TerraformProvider => {
-    provider ??= new TerraformProvider(catalog());
+    if (provider === undefined) {
+      const { catalog, TerraformProvider } = require("./server") as typeof import("./server");
+      provider = new TerraformProvider(catalog());
+    }
     return provider;
   };
   const server = new grpc.Server({
     "grpc.max_receive_message_length": 256 * 1024 * 1024,
     "grpc.max_send_message_length": 256 * 1024 * 1024,
   });
-  server.addService(services.provider, providerHandlers(get));
+  server.addService(services.provider, providerHandlers(get, readSchemaAnswers()));
   server.addService(services.health, {
     Check: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, { status: 1 }),
   });
@@ -207,6 +227,9 @@ export async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // The process serves one command's walk (OpenTofu starts a provider per graph walk and stops it
+  // after): its reads may share lists (`../core/list-reads.ts`, DESIGN.md "Reads that share a list").
+  openListReadsForOperation();
   await serve();
   // Terraform closes our stdin's pipe when it ends without Shutdown (killed): end with it.
 }

@@ -1,0 +1,72 @@
+/**
+ * The precomputed `GetMetadata` / `GetProviderSchema` answers (`provider/terraform/schema-answer.ts`):
+ * the committed `provider-plugin/terraform-schema.json` is what the list of kinds derives (a kind
+ * changed without `npm run schema` fails here), its text round-trips to the wire's messages, and a
+ * started provider answers the schema from it without loading a kind (start time, issue 26).
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateSchemaAnswers, SCHEMA_ANSWER_FILE } from "../../../provider/terraform/generate";
+import {
+  parseSchemaAnswers,
+  readSchemaAnswers,
+  schemaAnswerText,
+} from "../../../provider/terraform/schema-answer";
+
+const ROOT = join(__dirname, "..", "..", "..");
+
+describe("the committed schema answers", () => {
+  it("are exactly what the list of kinds derives (`npm run schema` to update them)", () => {
+    expect(readFileSync(SCHEMA_ANSWER_FILE, "utf8")).toBe(schemaAnswerText(generateSchemaAnswers()));
+  });
+
+  it("read back as the dispatch's messages: each type constraint as the bytes of its JSON", () => {
+    const derived = generateSchemaAnswers();
+    const read = readSchemaAnswers();
+    expect(read).toEqual(derived);
+    const flag = (read?.schema.resource_schemas as Record<string, { block: { attributes: unknown[] } }>)
+      .flagstack_flag;
+    const name = flag?.block.attributes.find((a) => (a as { name: string }).name === "name") as {
+      type: Buffer;
+    };
+    expect(Buffer.isBuffer(name.type)).toBe(true);
+    expect(name.type.toString()).toBe('"string"');
+    expect(parseSchemaAnswers(schemaAnswerText(derived))).toEqual(derived);
+  });
+});
+
+describe("a start", () => {
+  it("answers GetMetadata and GetProviderSchema without loading a kind, the SDK, zod or undici", () => {
+    // A process of its own (this one has loaded the kinds): serve, ask over gRPC, list the modules.
+    const script = `
+      const grpc = require("@grpc/grpc-js");
+      const { serve, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } = require("./provider/terraform/plugin");
+      const { loadServices } = require("./provider/terraform/protocol");
+      (async () => {
+        const served = await serve({ [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE }, () => {}, () => {});
+        const Provider = grpc.makeGenericClientConstructor(loadServices().provider, "Provider");
+        const c = new Provider("127.0.0.1:" + served.port, grpc.credentials.createInsecure());
+        const ask = (m) => new Promise((res, rej) => c[m]({}, (e, r) => (e ? rej(e) : res(r))));
+        const meta = await ask("GetMetadata");
+        const schema = await ask("GetProviderSchema");
+        const loaded = Object.keys(require.cache).map((p) => p.slice(process.cwd().length + 1));
+        const heavy = loaded.filter((p) => /^(provider\\/(kinds|flags|platform|core\\/config)|sdk\\/admin)|node_modules\\/(zod|undici)\\//.test(p));
+        process.stdout.write(JSON.stringify({
+          resources: meta.resources.length,
+          schemas: Object.keys(schema.resource_schemas).length,
+          flagType: schema.resource_schemas.flagstack_flag.block.attributes.find((a) => a.name === "name").type.toString(),
+          heavy,
+        }));
+        c.close();
+        await served.stop();
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const out = execFileSync(process.execPath, ["--import", "tsx", "-e", script], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    const kinds = (readSchemaAnswers()?.metadata.resources as unknown[]).length;
+    expect(JSON.parse(out)).toEqual({ resources: kinds, schemas: kinds, flagType: '"string"', heavy: [] });
+  }, 60_000);
+});
