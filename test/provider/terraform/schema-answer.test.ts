@@ -26,7 +26,8 @@ describe("the committed schema answers", () => {
     const derived = generateSchemaAnswers();
     const read = readSchemaAnswers();
     expect(read).toEqual(derived);
-    const flag = (read?.schema.resource_schemas as Record<string, { block: { attributes: unknown[] } }>)
+    if (read === undefined) throw new Error("no committed answers");
+    const flag = (read.schema.resource_schemas as Record<string, { block: { attributes: unknown[] } }>)
       .flagstack_flag;
     const name = flag?.block.attributes.find((a) => (a as { name: string }).name === "name") as {
       type: Buffer;
@@ -66,7 +67,12 @@ describe("a start", () => {
       cwd: ROOT,
       encoding: "utf8",
     });
-    const kinds = (readSchemaAnswers()?.metadata.resources as unknown[]).length;
-    expect(JSON.parse(out)).toEqual({ resources: kinds, schemas: kinds, flagType: '"string"', heavy: [] });
+    const kinds = generateSchemaAnswers().metadata.resources as unknown[];
+    expect(JSON.parse(out)).toEqual({
+      resources: kinds.length,
+      schemas: kinds.length,
+      flagType: '"string"',
+      heavy: [],
+    });
   }, 60_000);
 });
