@@ -1,0 +1,145 @@
+/**
+ * A working directory for the real OpenTofu (`tofu`) against an emulator, with the flagstack
+ * provider installed by `flagstack terraform install` into the directory's `terraform.d/plugins`
+ * (a filesystem mirror `init` searches by itself): the e2e tests of the Terraform door beside
+ * `terraform.test.ts` and `bench/terraform.bench.ts` run `tofu` through it. Needs the build
+ * (`dist/`): the installed launcher runs the compiled provider.
+ * @module
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { promisify } from "node:util";
+import type { Emulator } from "../../emulator";
+import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
+
+const run = promisify(execFile);
+
+/** `tofu` on PATH, else the one `scripts/env.sh`'s `flagstack_use_tofu` builds; an error naming the fix otherwise. */
+export function tofuBinary(): string {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, "tofu"))) return join(dir, "tofu");
+  }
+  try {
+    const bin = execFileSync(
+      "bash",
+      ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_tofu >&2 && command -v tofu`],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+    ).trim();
+    if (bin) return bin;
+  } catch {
+    // reported below
+  }
+  throw new Error("e2e: no OpenTofu CLI: run `bash scripts/setup.sh --tofu` or put tofu v1.12+ on PATH");
+}
+
+/** The `terraform` block and a provider block for an emulator (its key from the environment). */
+export const PROVIDER_HCL = `terraform {
+  required_providers {
+    flagstack = {
+      source = "flagstack.local/flagstack/flagstack"
+    }
+  }
+}
+
+variable "admin_api_url" {
+  type = string
+}
+
+variable "requests_per_second" {
+  type    = number
+  default = 100000
+}
+
+provider "flagstack" {
+  admin_api_url       = var.admin_api_url
+  requests_per_second = var.requests_per_second
+  # admin_api_key: from FLAGSTACK_ADMIN_API_KEY
+}
+`;
+
+/** What one `tofu` command did: exit code, output, the API requests meanwhile, wall time. */
+export interface TofuRun {
+  code: number;
+  out: string;
+  requests: RequestRecord[];
+  ms: number;
+}
+
+/** A working directory with the provider installed, for one emulator. */
+export class TofuDir {
+  private constructor(
+    readonly emu: Emulator,
+    readonly dir: string,
+    readonly tofu: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  /** A new directory, the provider installed into it; `init` is the caller's first command. */
+  static open(emu: Emulator): TofuDir {
+    const tofu = tofuBinary();
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-"));
+    const cliConfig = join(dir, "tofurc");
+    writeFileSync(cliConfig, "");
+    const env = {
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+      HOME: dir,
+      TF_CLI_CONFIG_FILE: cliConfig,
+      TF_IN_AUTOMATION: "1",
+      CHECKPOINT_DISABLE: "1",
+      TF_VAR_admin_api_url: emu.url,
+      FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
+      FLAGSTACK_JOURNAL_DIR: join(dir, "journal"),
+    };
+    execFileSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, "bin", "flagstack.js"),
+        "terraform",
+        "install",
+        "--dir",
+        join(dir, "terraform.d", "plugins"),
+      ],
+      { stdio: "pipe" },
+    );
+    return new TofuDir(emu, dir, tofu, env);
+  }
+
+  /** Writes `main.tf` (the provider's blocks are the caller's: see {@link PROVIDER_HCL}). */
+  write(text: string, file = "main.tf"): void {
+    writeFileSync(join(this.dir, file), text);
+  }
+
+  /** Runs `tofu <args> -no-color` in the directory. */
+  async tf(args: string[]): Promise<TofuRun> {
+    const before = this.emu.requests().length;
+    const started = performance.now();
+    let code = 0;
+    let out: string;
+    try {
+      const r = await run(this.tofu, [...args, "-no-color"], {
+        cwd: this.dir,
+        env: this.env,
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      out = r.stdout + r.stderr;
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      code = typeof err.code === "number" ? err.code : 1;
+      out = (err.stdout ?? "") + (err.stderr ?? "");
+    }
+    const ms = performance.now() - started;
+    return { code, out, requests: apiRequests(this.emu.requests().slice(before)), ms };
+  }
+
+  close(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The emulator's writes (dry-run probes of approval gates change nothing and are left out). */
+export const writes = (requests: RequestRecord[]): string[] =>
+  requests
+    .filter((r) => r.method !== "GET" && !r.query.includes("dry_run=true"))
+    .map((r) => `${r.method} ${r.path} ${r.status}`);
