@@ -11,6 +11,24 @@
  *   the first request of every start.
  * The machine's load average is logged beside them (a shared machine's load inflates wall time).
  *
+ * Then the 800-resource workload of `./up.bench.ts` (200 flags, each with a definition in 3
+ * environments; quick mode: 5 flags, 20 resources) with the real OpenTofu (`../test/e2e/tofu.ts`),
+ * each command timed from spawn to exit:
+ * - `tofu_apply_800_seconds`, `tofu_apply_800_requests` (accepted), `tofu_apply_800_429s`,
+ *   `tofu_apply_800_failed_resources` (goal 0) and `tofu_apply_800_ratio` = wall / (requests /
+ *   20) (goal ≤ 1.10): `tofu apply` of the whole configuration with the emulator limited to 20
+ *   requests per second and the provider configured for it (`requests_per_second = 20`), its
+ *   plan walk included, as a user runs it;
+ * - `tofu_plan_unchanged_seconds` (goal ≤ 3.1 s, the peer's measured here) and
+ *   `tofu_plan_unchanged_requests` (goal 0): `tofu plan -refresh=false` of the applied stack;
+ * - `tofu_plan_refresh_800_seconds_unlimited` and `tofu_plan_refresh_800_seconds` (the peer:
+ *   6.3 s with no limit, 45-47 s under it), `tofu_plan_refresh_800_requests`, and
+ *   `tofu_plan_refresh_800_limit_ratio` = limited / unlimited (goal ≤ 1.2): the default, refreshing
+ *   `plan`, with no server limit and the provider's own limit off, then limited; each the fastest of
+ *   {@link ROUNDS} rounds, so the machine's other load counts as little as it can on both sides;
+ * - `tofu_destroy_800_requests` (all, the refresh's reads included), `tofu_destroy_800_deletes`
+ *   (goal about 200: one per flag) and `tofu_destroy_800_seconds`: `tofu destroy`, no limit.
+ *
  * Needs the build (`dist/`): the launcher runs the compiled provider.
  * @module
  */
@@ -18,11 +36,18 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
+import { startEmulator } from "../emulator";
 import { serverCertificate } from "../provider/terraform/cert";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../provider/terraform/plugin";
 import { loadServices } from "../provider/terraform/protocol";
-import { REPO_ROOT } from "../test/e2e/harness";
+import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
+import { REPO_ROOT, type RequestRecord } from "../test/e2e/harness";
+import { PROVIDER_HCL, TofuDir, type TofuRun } from "../test/e2e/tofu";
 import type { BenchContext } from "./run";
+import { ENVIRONMENTS, LIMIT, UNLIMITED } from "./up.bench";
+
+/** Rounds of the two refreshing plans (unlimited, limited); each figure is the fastest of its rounds. */
+const ROUNDS = 2;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -72,6 +97,145 @@ async function start(): Promise<{ handshake: number; schema: number }> {
   }
 }
 
+/**
+ * The workload of `./up.bench.ts` in HCL: `flags` flags named `bench-tf-NNN`, each with a
+ * definition in every environment, the same inputs as that bench's `spec`.
+ */
+export function workload(flags: number): string {
+  return `${PROVIDER_HCL}
+locals {
+  flags = { for i in range(${flags}) : format("f%03d", i) => i }
+  definitions = {
+    for p in setproduct(keys(local.flags), ${JSON.stringify(ENVIRONMENTS)}) : "\${p[0]}-\${p[1]}" => { flag = p[0], environment = p[1] }
+  }
+}
+
+resource "flagstack_flag" "f" {
+  for_each    = local.flags
+  workspace   = "Default"
+  name        = "bench-tf-\${each.key}"
+  description = "bench flag \${each.value}"
+  tags        = ["owner:bench"]
+}
+
+resource "flagstack_flag_definition" "d" {
+  for_each          = local.definitions
+  workspace         = "Default"
+  flag              = flagstack_flag.f[each.value.flag].name
+  environment       = each.value.environment
+  treatments        = [{ name = "on", keys = ["user-\${local.flags[each.value.flag]}"] }, { name = "off" }]
+  default_treatment = "off"
+  default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
+}
+`;
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+const accepted = (requests: RequestRecord[]) => requests.filter((r) => r.status !== 429);
+
+/** Runs a tofu command that must succeed. */
+async function must(t: TofuDir, args: string[]): Promise<TofuRun> {
+  const r = await t.tf(args);
+  if (r.code !== 0 && !(args.includes("-detailed-exitcode") && r.code === 2))
+    throw new Error(`tofu ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-4000)}`);
+  return r;
+}
+
+/** The 800-resource workload with the real OpenTofu (see the module notes). */
+async function workloadFigures(quick: boolean, log: BenchContext["log"]): Promise<Record<string, number>> {
+  const flags = quick ? 5 : 200;
+  const resources = flags * (1 + ENVIRONMENTS.length);
+  const emu = await startEmulator({ port: 0 });
+  let t: TofuDir | undefined;
+  try {
+    const { admin } = clients(emu);
+    await admin.environments.create(await defaultWorkspaceId(admin), {
+      name: "Development",
+      production: false,
+    });
+    t = TofuDir.open(emu);
+    t.write(workload(flags));
+    await must(t, ["init", "-input=false"]);
+    const figures: Record<string, number> = {};
+    const rate = (r: string) => `-var=requests_per_second=${r}`;
+
+    // 1. apply under the limit.
+    emu.setRateLimit({ requestsPerSecond: LIMIT });
+    log(`tofu apply of ${resources} resources under ${LIMIT} requests/s`);
+    const apply = await must(t, ["apply", "-input=false", "-auto-approve", rate(String(LIMIT))]);
+    const added = Number(/Resources: (\d+) added/.exec(apply.out)?.[1] ?? 0);
+    const ok = accepted(apply.requests).length;
+    figures.tofu_apply_800_seconds = seconds(apply.ms);
+    figures.tofu_apply_800_requests = ok;
+    figures.tofu_apply_800_429s = apply.requests.length - ok;
+    figures.tofu_apply_800_ratio = ratio(apply.ms / 1000, ok / LIMIT);
+    figures.tofu_apply_800_failed_resources = resources - added;
+    const first = Math.min(...apply.requests.map((r) => r.at));
+    const last = Math.max(...apply.requests.map((r) => r.at));
+    log(
+      `tofu apply: ${figures.tofu_apply_800_seconds} s for ${ok} requests (floor ${ok / LIMIT} s), ratio ${figures.tofu_apply_800_ratio}, ${figures.tofu_apply_800_429s} refused; requests over ${seconds(last - first)} s`,
+    );
+
+    // 2. plan without refresh.
+    emu.setRateLimit(null);
+    const unchanged = await must(t, [
+      "plan",
+      "-input=false",
+      "-refresh=false",
+      "-detailed-exitcode",
+      rate(UNLIMITED),
+    ]);
+    if (unchanged.code !== 0)
+      throw new Error(`tofu plan -refresh=false found changes:\n${unchanged.out.slice(-4000)}`);
+    figures.tofu_plan_unchanged_seconds = seconds(unchanged.ms);
+    figures.tofu_plan_unchanged_requests = unchanged.requests.length;
+    log(
+      `tofu plan -refresh=false: ${figures.tofu_plan_unchanged_seconds} s, ${unchanged.requests.length} requests`,
+    );
+
+    // 3. refreshing plans, unlimited then limited, ROUNDS rounds.
+    const best = { free: Number.POSITIVE_INFINITY, limited: Number.POSITIVE_INFINITY };
+    let refused = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      emu.setRateLimit(null);
+      const free = await must(t, ["plan", "-input=false", "-detailed-exitcode", rate(UNLIMITED)]);
+      if (free.code !== 0) throw new Error(`the refreshing plan found changes:\n${free.out.slice(-4000)}`);
+      best.free = Math.min(best.free, free.ms);
+      figures.tofu_plan_refresh_800_requests = free.requests.length;
+      if (round === 1)
+        for (const r of free.requests)
+          if (!/offset=/.test(r.query) || r.status !== 200)
+            log(`  refreshing plan: ${r.method} ${r.path}?${r.query} ${r.status}`);
+      emu.setRateLimit({ requestsPerSecond: LIMIT });
+      const limited = await must(t, ["plan", "-input=false", "-detailed-exitcode", rate(String(LIMIT))]);
+      best.limited = Math.min(best.limited, limited.ms);
+      refused += limited.requests.filter((r) => r.status === 429).length;
+      log(
+        `round ${round}: refreshing plan ${seconds(free.ms)} s (${free.requests.length} requests), under ${LIMIT} requests/s ${seconds(limited.ms)} s (${limited.requests.length} requests)`,
+      );
+    }
+    figures.tofu_plan_refresh_800_seconds_unlimited = seconds(best.free);
+    figures.tofu_plan_refresh_800_seconds = seconds(best.limited);
+    figures.tofu_plan_refresh_800_limit_ratio = ratio(best.limited, best.free);
+    figures.tofu_plan_refresh_800_limited_429s = refused;
+
+    // 4. destroy, no limit.
+    emu.setRateLimit(null);
+    const destroy = await must(t, ["destroy", "-input=false", "-auto-approve", rate(UNLIMITED)]);
+    figures.tofu_destroy_800_seconds = seconds(destroy.ms);
+    figures.tofu_destroy_800_requests = destroy.requests.length;
+    figures.tofu_destroy_800_deletes = destroy.requests.filter((r) => r.method === "DELETE").length;
+    log(
+      `tofu destroy: ${figures.tofu_destroy_800_seconds} s, ${destroy.requests.length} requests, ${figures.tofu_destroy_800_deletes} DELETEs`,
+    );
+    return figures;
+  } finally {
+    t?.close();
+    await emu.stop();
+  }
+}
+
 export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
   const runs = quick ? 3 : 7;
   const handshakes: number[] = [];
@@ -87,5 +251,6 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
   return {
     tofu_provider_handshake_ms: Math.round(median(handshakes)),
     tofu_provider_start_ms: Math.round(median(schemas)),
+    ...(await workloadFigures(quick, log)),
   };
 }
