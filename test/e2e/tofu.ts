@@ -89,6 +89,7 @@ export class TofuDir {
       TF_IN_AUTOMATION: "1",
       CHECKPOINT_DISABLE: "1",
       TF_VAR_admin_api_url: emu.url,
+      FLAGSTACK_ADMIN_API_URL: emu.url,
       FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
       FLAGSTACK_JOURNAL_DIR: join(dir, "journal"),
     };
