@@ -99,35 +99,36 @@ async function start(): Promise<{ handshake: number; schema: number }> {
 
 /**
  * The workload of `./up.bench.ts` in HCL: `flags` flags named `bench-tf-NNN`, each with a
- * definition in every environment, the same inputs as that bench's `spec`.
+ * definition in every environment, the same inputs as that bench's `spec`. Each resource is a block
+ * of its own, as a hand-written configuration has them (a `for_each` whose instances each refer to
+ * another `for_each` resource makes OpenTofu evaluate that resource's whole map per instance, a
+ * cost of the configuration, not of the provider).
  */
 export function workload(flags: number): string {
-  return `${PROVIDER_HCL}
-locals {
-  flags = { for i in range(${flags}) : format("f%03d", i) => i }
-  definitions = {
-    for p in setproduct(keys(local.flags), ${JSON.stringify(ENVIRONMENTS)}) : "\${p[0]}-\${p[1]}" => { flag = p[0], environment = p[1] }
-  }
-}
-
-resource "flagstack_flag" "f" {
-  for_each    = local.flags
+  let text = PROVIDER_HCL;
+  for (let i = 0; i < flags; i++) {
+    const key = `f${String(i).padStart(3, "0")}`;
+    text += `
+resource "flagstack_flag" "${key}" {
   workspace   = "Default"
-  name        = "bench-tf-\${each.key}"
-  description = "bench flag \${each.value}"
+  name        = "bench-tf-${key}"
+  description = "bench flag ${i}"
   tags        = ["owner:bench"]
 }
-
-resource "flagstack_flag_definition" "d" {
-  for_each          = local.definitions
+`;
+    for (const env of ENVIRONMENTS)
+      text += `
+resource "flagstack_flag_definition" "${key}_${env.toLowerCase()}" {
   workspace         = "Default"
-  flag              = flagstack_flag.f[each.value.flag].name
-  environment       = each.value.environment
-  treatments        = [{ name = "on", keys = ["user-\${local.flags[each.value.flag]}"] }, { name = "off" }]
+  flag              = flagstack_flag.${key}.name
+  environment       = "${env}"
+  treatments        = [{ name = "on", keys = ["user-${i}"] }, { name = "off" }]
   default_treatment = "off"
   default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
 }
 `;
+  }
+  return text;
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
