@@ -323,13 +323,12 @@ function readMap(r: Reader, n: number, depth: number): { [key: string]: MsgValue
   for (let i = 0; i < n; i++) {
     const key = read(r, depth + 1);
     if (typeof key !== "string") throw new MsgpackError("msgpack: a map key is not a string");
-    // Own property even for `__proto__` (a map key is user data).
-    Object.defineProperty(out, key, {
-      value: read(r, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const value = read(r, depth + 1);
+    // Own property even for `__proto__` (a map key is user data); any other key by assignment,
+    // which keeps the object in V8's fast mode.
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
   }
   return out;
 }

@@ -50,11 +50,12 @@ export function handshakeRefusal(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/** Whether Terraform shows debug lines (`TF_LOG` or `TF_LOG_PROVIDER` set). */
+const debugLogs = (): boolean => Boolean(process.env.TF_LOG || process.env.TF_LOG_PROVIDER);
+
 /** An hclog JSON line on stderr (go-plugin relays it to Terraform's log). */
 export function log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void {
-  if (level === "trace" || level === "debug") {
-    if (!process.env.TF_LOG && !process.env.TF_LOG_PROVIDER) return;
-  }
+  if ((level === "trace" || level === "debug") && !debugLogs()) return;
   process.stderr.write(
     `${JSON.stringify({ "@level": level, "@message": `flagstack: ${message}`, "@module": "flagstack", "@timestamp": new Date().toISOString() })}\n`,
   );
@@ -71,10 +72,11 @@ function unary(name: string, run: (request: never) => unknown): Unary {
       .then(() => run(call.request as never))
       .then(
         (response) => {
-          log(
-            "debug",
-            `${name}${req.type_name ? ` ${req.type_name}` : ""} ${(performance.now() - started).toFixed(1)} ms`,
-          );
+          if (debugLogs())
+            log(
+              "debug",
+              `${name}${req.type_name ? ` ${req.type_name}` : ""} ${(performance.now() - started).toFixed(1)} ms`,
+            );
           callback(null, response);
         },
         (e: unknown) => {
