@@ -148,3 +148,21 @@ describe("the provider form", () => {
     });
   });
 });
+
+describe("map keys are user data", () => {
+  it("a __proto__ key stays an own member both ways, beside ordinary keys", () => {
+    const type: TfType = { kind: "map", element: { kind: "string" } };
+    const tf = JSON.parse('{"__proto__":"x","a":"b"}') as Record<string, string>;
+    const provider = toProvider(tf, type, undefined) as Record<string, string>;
+    expect([Object.keys(provider), Object.getPrototypeOf(provider) === Object.prototype]).toEqual([
+      ["__proto__", "a"],
+      true,
+    ]);
+    const back = fromProvider(provider, type) as Record<string, string>;
+    expect([Object.keys(back), back.a, Object.getOwnPropertyDescriptor(back, "__proto__")?.value]).toEqual([
+      ["__proto__", "a"],
+      "b",
+      "x",
+    ]);
+  });
+});
