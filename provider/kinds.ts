@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { AnyHandlers, Kind } from "./core/kind";
+import { type AnyHandlers, checkExampleRefs, type Kind } from "./core/kind";
 import { kind as apiKey } from "./flags/api-key";
 import { kind as environment } from "./flags/environment";
 import { kind as flag } from "./flags/flag";
@@ -72,6 +72,9 @@ export const KIND_LIST: readonly Kind[] = [
   inputSet,
   trigger,
 ];
+
+// Each example names only kinds of the list, by outputs they have, and no two name each other.
+checkExampleRefs(KIND_LIST);
 
 /** Each kind's implementation, by dynamic type token. */
 export const KINDS: Readonly<Record<string, AnyHandlers>> = Object.fromEntries(

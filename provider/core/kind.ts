@@ -14,7 +14,10 @@
  * - its natural key as an import id (`<workspace>/<name>`, with an example), or none where the API
  *   cannot show the object again (an API key);
  * - the fields a policy reads (`policy`);
- * - its documentation row: what it is, what replaces it, what updates in place.
+ * - its documentation row: what it is, what replaces it, what updates in place;
+ * - its example: one valid object's inputs, with the inputs that name an object of another kind
+ *   (made first) and those that must be unique; checked against the inputs schema at load, shown
+ *   by the generated docs (TypeScript and HCL) and made by the kind-wide test suites.
  * @module
  */
 import type { ResourceClass, ResourceHandlers } from "./resource";
@@ -54,6 +57,61 @@ export interface KindDoc {
   updates: string;
 }
 
+/** An input of an example that names an object of another kind, which is made first. */
+export interface ExampleRef {
+  /** The other kind's name (`Flag`). */
+  kind: string;
+  /** The output of that object the input takes (`name`). */
+  output: string;
+  /** Changes over the other kind's example inputs for this object (a pipeline with a runtime input). */
+  change?: Record<string, unknown>;
+  /** One object serves every example that names it (the project platform objects live in). */
+  shared?: boolean;
+}
+
+/** One valid object of a kind, as a program declares it. */
+export interface KindExample {
+  /**
+   * The inputs a program gives it, with the values the docs show; an input that names another
+   * object holds that object's example value (`"new-checkout"` for a flag's name).
+   */
+  inputs: Record<string, unknown>;
+  /**
+   * The inputs naming an object of another kind, by path (`flag`, `environments.0`,
+   * `viewers.0.id`): the docs show the other resource's output, the suites make that object first.
+   */
+  refs?: Record<string, ExampleRef>;
+  /**
+   * The inputs (paths, `pipeline.identifier`) that name the object itself: the suites make each
+   * unique per object (the example's value and a serial).
+   */
+  unique?: readonly string[];
+}
+
+/** The value at `path` (`viewers.0.id`) of `value`, `undefined` where it has none. */
+export function valueAt(value: unknown, path: string): unknown {
+  let at = value;
+  for (const part of path.split(".")) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+/** `value` with `replacement` at `path` (copied along the path; arrays stay arrays). */
+export function withValueAt(value: unknown, path: string, replacement: unknown): unknown {
+  const [head, ...rest] = path.split(".") as [string, ...string[]];
+  const tail = rest.join(".");
+  const next = (old: unknown) => (rest.length === 0 ? replacement : withValueAt(old, tail, replacement));
+  if (Array.isArray(value)) {
+    const copy = [...value];
+    copy[Number(head)] = next(copy[Number(head)]);
+    return copy;
+  }
+  const object = (value ?? {}) as Record<string, unknown>;
+  return { ...object, [head]: next(object[head]) };
+}
+
 /** A resource class as a definition holds it: its schemas, token, module and marks. */
 export type KindResource = Pick<
   ResourceClass<never, never>,
@@ -79,6 +137,8 @@ export interface KindSpec<C extends KindResource = KindResource, H extends AnyHa
   policy?: readonly string[];
   /** Its documentation row. */
   doc: KindDoc;
+  /** One valid object: the docs' example and the kind-wide suites' sample inputs. */
+  example: KindExample;
 }
 
 /** A kind's definition, with what is derived from its resource class. */
@@ -125,6 +185,7 @@ export function defineKind<C extends KindResource, H extends AnyHandlers>(spec: 
   unknown(spec.policy, inputs, "policy");
   unknown(cls.secretInputs, inputs, "secretInputs");
   unknown(cls.secretOutputs, outputs, "secretOutputs");
+  checkExample(name, cls.inputs, spec.example);
   return {
     ...spec,
     name,
@@ -135,4 +196,41 @@ export function defineKind<C extends KindResource, H extends AnyHandlers>(spec: 
     secretOutputs: cls.secretOutputs ?? [],
     secretInputs: cls.secretInputs ?? [],
   };
+}
+
+/**
+ * Fails when a kind's example is not valid input of the kind (its inputs schema, every member
+ * named), or names a path it does not have.
+ */
+function checkExample(name: string, inputs: KindResource["inputs"], example: KindExample): void {
+  const parsed = inputs.safeParse(example.inputs);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new Error(`kind ${name}: its example is not valid input: ${issues.join("; ")}`);
+  }
+  for (const path of [...Object.keys(example.refs ?? {}), ...(example.unique ?? [])]) {
+    if (valueAt(example.inputs, path) === undefined)
+      throw new Error(`kind ${name}: its example has no input at ${path}`);
+  }
+}
+
+/**
+ * Fails when an example names a kind that is not in `kinds`, or an output that kind does not
+ * have, or when examples name each other in a cycle (the kinds list checks its kinds with this).
+ */
+export function checkExampleRefs(kinds: readonly Kind[]): void {
+  const byName = new Map(kinds.map((k) => [k.name, k]));
+  const visit = (kind: Kind, seen: readonly string[]) => {
+    if (seen.includes(kind.name))
+      throw new Error(`kind examples name each other: ${[...seen, kind.name].join(" → ")}`);
+    for (const [path, ref] of Object.entries(kind.example.refs ?? {})) {
+      const other = byName.get(ref.kind);
+      if (other === undefined)
+        throw new Error(`kind ${kind.name}: its example's ${path} names no kind ${ref.kind}`);
+      if (!(ref.output in other.resource.outputs.shape))
+        throw new Error(`kind ${kind.name}: its example's ${path} names no output ${ref.kind}.${ref.output}`);
+      visit(other, [...seen, kind.name]);
+    }
+  };
+  for (const kind of kinds) visit(kind, []);
 }

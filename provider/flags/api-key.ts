@@ -305,4 +305,13 @@ export const kind = defineKind({
     replaces: "every input (the new key is made before the old is revoked)",
     updates: "",
   },
+  example: {
+    inputs: {
+      name: "payments-staging-server",
+      apiKeyType: "server_side",
+      workspace: "Default",
+      environments: ["Staging"],
+    },
+    unique: ["name"],
+  },
 });

@@ -465,4 +465,5 @@ export const kind = defineKind({
     replaces: "workspace",
     updates: "name, production, change permissions (one guarded PATCH)",
   },
+  example: { inputs: { workspace: "Default", name: "qa", production: false }, unique: ["name"] },
 });

@@ -856,4 +856,29 @@ export const kind = defineKind({
     updates:
       "treatments, targets, rules, default rule, allocation (one minimal, `test`-guarded JSON Patch); `killed` via kill/restore",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      flag: "new-checkout",
+      environment: "Staging",
+      treatments: [{ name: "on" }, { name: "off" }],
+      defaultTreatment: "off",
+      rules: [
+        {
+          buckets: [{ treatment: "on", size: 100 }],
+          condition: {
+            combiner: "AND",
+            matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["pro"] }],
+          },
+        },
+      ],
+      defaultRule: [
+        { treatment: "on", size: 10 },
+        { treatment: "off", size: 90 },
+      ],
+      title: "Ramp new checkout to 10%",
+      comment: "CHG-1234",
+    },
+    refs: { flag: { kind: "Flag", output: "name" } },
+  },
 });

@@ -211,4 +211,8 @@ export const kind = defineKind({
     replaces: "workspace, name, description (the API has no update)",
     updates: "",
   },
+  example: {
+    inputs: { workspace: "Default", name: "checkout", description: "The checkout flags" },
+    unique: ["name"],
+  },
 });

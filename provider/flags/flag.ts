@@ -436,4 +436,14 @@ export const kind = defineKind({
     replaces: "name, workspace, traffic type",
     updates: "description, tags, rollout status (one JSON Patch)",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      trafficType: "user",
+      name: "new-checkout",
+      description: "The one-page checkout",
+      tags: ["owner:payments"],
+    },
+    unique: ["name"],
+  },
 });

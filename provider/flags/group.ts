@@ -211,4 +211,5 @@ export const kind = defineKind({
     replaces: "",
     updates: "name, description (PUT)",
   },
+  example: { inputs: { name: "payments-team", description: "The payments team" }, unique: ["name"] },
 });

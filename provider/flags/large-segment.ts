@@ -679,4 +679,14 @@ export const kind = defineKind({
     updates:
       "environments: one activation or deactivation per environment that changes; members: one upload (change request and PUT) per environment whose set changed; a description change alone is refused at preview",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      trafficType: "user",
+      name: "all-customers",
+      description: "Every customer",
+      environments: ["Staging"],
+    },
+    unique: ["name"],
+  },
 });

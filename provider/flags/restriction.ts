@@ -294,4 +294,11 @@ export const kind = defineKind({
     replaces: "workspace",
     updates: "view, viewers (PUT of the whole)",
   },
+  example: {
+    inputs: { workspace: "payments", viewers: [{ type: "group", id: "payments-team-id" }] },
+    refs: {
+      workspace: { kind: "Workspace", output: "name" },
+      "viewers.0.id": { kind: "Group", output: "groupId" },
+    },
+  },
 });

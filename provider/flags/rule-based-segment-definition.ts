@@ -520,4 +520,23 @@ export const kind = defineKind({
     replaces: "workspace, environment, segment",
     updates: "rules, excluded keys, excluded segments (one guarded PUT of the whole definition)",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      environment: "Staging",
+      segment: "pro-accounts",
+      rules: [
+        {
+          condition: {
+            combiner: "AND",
+            matchers: [{ type: "EQUAL_SET", attribute: "plan", strings: ["pro"] }],
+          },
+        },
+      ],
+      excludedKeys: ["qa-bot"],
+      title: "Pro accounts",
+      comment: "CHG-1236",
+    },
+    refs: { segment: { kind: "RuleBasedSegment", output: "name" } },
+  },
 });

@@ -286,4 +286,13 @@ export const kind = defineKind({
     replaces: "name, workspace, traffic type",
     updates: "a description change alone is refused at preview",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      trafficType: "user",
+      name: "pro-accounts",
+      description: "Accounts on the pro plan",
+    },
+    unique: ["name"],
+  },
 });

@@ -401,4 +401,15 @@ export const kind = defineKind({
     replaces: "workspace, environment, segment",
     updates: "keys: only those that change (`removeKeys` / `uploadKeys`, 10,000 a request)",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      environment: "Staging",
+      segment: "beta-testers",
+      keys: ["alice", "bob"],
+      title: "Beta testers",
+      comment: "CHG-1235",
+    },
+    refs: { segment: { kind: "Segment", output: "name" } },
+  },
 });

@@ -319,4 +319,13 @@ export const kind = defineKind({
     updates:
       "tags (POST of the whole set); a description change alone is refused at preview (the API cannot change it, and a replacement would drop the members)",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      trafficType: "user",
+      name: "beta-testers",
+      description: "Early adopters",
+    },
+    unique: ["name"],
+  },
 });

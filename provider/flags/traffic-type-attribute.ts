@@ -311,4 +311,15 @@ export const kind = defineKind({
     replaces: "workspace, traffic type, attribute id",
     updates: "display name, description, data type, suggested values, searchable (one guarded PATCH)",
   },
+  example: {
+    inputs: {
+      workspace: "Default",
+      trafficType: "user",
+      attributeId: "plan",
+      displayName: "Plan",
+      description: "The account's billing plan",
+      dataType: "STRING",
+    },
+    unique: ["attributeId"],
+  },
 });

@@ -207,4 +207,5 @@ export const kind = defineKind({
     replaces: "workspace, name (the API has no update)",
     updates: "",
   },
+  example: { inputs: { workspace: "Default", name: "account" }, unique: ["name"] },
 });

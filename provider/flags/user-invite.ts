@@ -361,4 +361,5 @@ export const kind = defineKind({
     replaces: "email",
     updates: "groups (PATCH add/remove)",
   },
+  example: { inputs: { email: "dev@example.test", groups: [] }, unique: ["email"] },
 });

@@ -201,4 +201,5 @@ export const kind = defineKind({
     replaces: "",
     updates: "name, requires title and comments (one guarded PATCH)",
   },
+  example: { inputs: { name: "payments" }, unique: ["name"] },
 });

@@ -1003,4 +1003,19 @@ export const kind = defineKind({
     replaces: "identifier, scope, connector type",
     updates: "the rest (PUT)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "dockerhub",
+      name: "Docker Hub",
+      dockerRegistry: {
+        url: "https://index.docker.io/v2/",
+        providerType: "DockerHub",
+        auth: { type: "Anonymous" },
+      },
+    },
+    refs: { project: { kind: "Project", output: "identifier", shared: true } },
+    unique: ["identifier", "name"],
+  },
 });

@@ -300,4 +300,16 @@ export const kind = defineKind({
     replaces: "identifier, scope",
     updates: "name, description, tags, type, variables, overrides (PUT with `If-Match`)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "production",
+      name: "Production",
+      type: "Production",
+      variables: [{ name: "replicas", type: "Number", value: 3 }],
+    },
+    refs: { project: { kind: "Project", output: "identifier", shared: true } },
+    unique: ["identifier"],
+  },
 });

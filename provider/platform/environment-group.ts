@@ -250,4 +250,18 @@ export const kind = defineKind({
     replaces: "identifier, scope",
     updates: "name, description, tags, color, environments (PUT with `If-Match`)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "production_group",
+      name: "Production group",
+      environments: ["production"],
+    },
+    refs: {
+      project: { kind: "Project", output: "identifier", shared: true },
+      "environments.0": { kind: "DeliveryEnvironment", output: "identifier" },
+    },
+    unique: ["identifier"],
+  },
 });

@@ -340,4 +340,25 @@ export const kind = defineKind({
     replaces: "identifier, scope, environment",
     updates: "name, description, tags, the typed definition (PUT)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "gke_production",
+      name: "GKE",
+      environment: "production",
+      definition: {
+        type: "KubernetesGcp",
+        connectorRef: "gcp",
+        cluster: "prod-1",
+        namespace: "checkout",
+        releaseName: "checkout",
+      },
+    },
+    refs: {
+      project: { kind: "Project", output: "identifier", shared: true },
+      environment: { kind: "DeliveryEnvironment", output: "identifier" },
+    },
+    unique: ["identifier"],
+  },
 });

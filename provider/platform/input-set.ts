@@ -281,4 +281,23 @@ export const kind = defineKind({
     replaces: "identifier, scope, pipeline",
     updates: "name, description, tags, values (PUT with `If-Match`)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      pipelineIdentifier: "hello",
+      identifier: "prod",
+      name: "Prod",
+      values: { variables: [{ name: "env", type: "String", value: "prod" }] },
+    },
+    refs: {
+      project: { kind: "Project", output: "identifier", shared: true },
+      pipelineIdentifier: {
+        kind: "Pipeline",
+        output: "identifier",
+        change: { "pipeline.variables": [{ name: "env", type: "String", value: "<+input>" }] },
+      },
+    },
+    unique: ["identifier"],
+  },
 });

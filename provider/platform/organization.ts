@@ -234,4 +234,8 @@ export const kind = defineKind({
     replaces: "identifier",
     updates: "name, description, tags (PUT with `If-Match`)",
   },
+  example: {
+    inputs: { identifier: "payments", name: "Payments", description: "The payments teams" },
+    unique: ["identifier"],
+  },
 });

@@ -445,4 +445,34 @@ export const kind = defineKind({
     replaces: "identifier, scope",
     updates: "the YAML, compared by meaning, not text",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      pipeline: {
+        name: "Hello",
+        identifier: "hello",
+        stages: [
+          {
+            type: "Custom",
+            name: "Say hello",
+            identifier: "say_hello",
+            execution: {
+              steps: [
+                {
+                  type: "ShellScript",
+                  name: "Echo",
+                  identifier: "echo",
+                  script: "echo hello",
+                  timeout: "10m",
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    refs: { project: { kind: "Project", output: "identifier", shared: true } },
+    unique: ["pipeline.identifier", "pipeline.name"],
+  },
 });

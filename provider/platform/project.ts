@@ -283,4 +283,8 @@ export const kind = defineKind({
     replaces: "identifier, organization",
     updates: "name, colour, description, tags, modules (PUT)",
   },
+  example: {
+    inputs: { org: "default", identifier: "payments", name: "Payments", color: "#0063f7" },
+    unique: ["identifier"],
+  },
 });

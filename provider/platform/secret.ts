@@ -382,4 +382,15 @@ export const kind = defineKind({
     replaces: "identifier, scope, text ↔ file",
     updates: "name, description, tags, secret manager, value (PUT, the value re-sent), file (multipart PUT)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "registry_token",
+      name: "Registry token",
+      value: "sentinel-value-3f9a",
+    },
+    refs: { project: { kind: "Project", output: "identifier", shared: true } },
+    unique: ["identifier", "name", "value"],
+  },
 });

@@ -371,4 +371,9 @@ export const kind = defineKind({
     replaces: "identifier, scope",
     updates: "name, description, tags, the YAML compared by meaning (PUT with `If-Match`)",
   },
+  example: {
+    inputs: { org: "default", project: "payments", identifier: "checkout", name: "Checkout" },
+    refs: { project: { kind: "Project", output: "identifier", shared: true } },
+    unique: ["identifier"],
+  },
 });

@@ -295,4 +295,19 @@ export const kind = defineKind({
     replaces: "identifier, scope, pipeline",
     updates: "name, enabled, source, input sets (PUT with `If-Match`)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      pipelineIdentifier: "hello",
+      identifier: "nightly",
+      name: "Nightly",
+      cron: { expression: "0 3 * * 1-5" },
+    },
+    refs: {
+      project: { kind: "Project", output: "identifier", shared: true },
+      pipelineIdentifier: { kind: "Pipeline", output: "identifier" },
+    },
+    unique: ["identifier"],
+  },
 });
