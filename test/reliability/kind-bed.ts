@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
 import { configureProvider, resetProvider } from "../../provider/core/config";
+import { withValueAt } from "../../provider/core/kind";
 import { providerText } from "../../provider/core/resource";
+import { NATIVE_KINDS } from "../../provider/native/kinds";
 import { AdminClient, PlatformClient } from "../../sdk";
 import {
   type Driver,
@@ -21,7 +23,7 @@ import {
   type RecordingProxy,
   startRecordingProxy,
 } from "../provider/harness";
-import { implOf, type KindUnderTest, SAMPLES, type SampleContext } from "./samples";
+import { implOf, type KindUnderTest, type SampleContext, sampleOf } from "./samples";
 
 type Props = Record<string, unknown>;
 
@@ -91,9 +93,11 @@ export async function startKindBed(
       return `${prefix}_${String(serial).padStart(3, "0")}`;
     },
     async make(kind, change = {}) {
-      const sample = SAMPLES[kind];
-      if (!sample) throw new Error(`no sample of ${kind}`);
-      const inputs = await checked(kind, { ...(await sample.inputs(ctx)), ...change });
+      const native = NATIVE_KINDS.find((k) => k.name === kind);
+      if (!native) throw new Error(`no kind ${kind}`);
+      let raw: unknown = await sampleOf(native).inputs(ctx);
+      for (const [path, value] of Object.entries(change)) raw = withValueAt(raw, path, value);
+      const inputs = await checked(kind, raw as Props);
       const { id, outs } = await implOf(kind).create(inputs);
       const object = { id, inputs, outs: JSON.parse(JSON.stringify(outs ?? {})) as Props };
       made.push({ kind, ...object });

@@ -6,10 +6,10 @@
  * gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KINDS } from "../../provider/kinds";
+import { KIND_LIST, KINDS } from "../../provider/kinds";
 import { typeName } from "../../provider/types";
 import { checked, type KindBed, names, startKindBed, undefinedPaths } from "./kind-bed";
-import { kindsUnderTest, SAMPLES, updatableInputs } from "./samples";
+import { kindsUnderTest, SAMPLES, sampleOf, updatableInputs } from "./samples";
 
 type Props = Record<string, unknown>;
 const kinds = kindsUnderTest();
@@ -23,9 +23,39 @@ afterAll(async () => {
 });
 
 describe("the samples", () => {
-  it("cover exactly the kinds of provider/kinds.ts", () => {
-    expect(Object.keys(SAMPLES).sort()).toEqual(Object.keys(KINDS).map(typeName).sort());
+  it("cover exactly the kinds of provider/kinds.ts, and add to kinds of the list only", () => {
     expect(names(kinds)).toEqual(Object.keys(KINDS).map(typeName));
+    expect(Object.keys(SAMPLES).filter((k) => !names(kinds).includes(k))).toEqual([]);
+  });
+
+  it("a kind with no entry here is made from its definition's example, its edits derived from its schema", async () => {
+    const native = kinds.find((k) => k.name === "FlagDefinition")!;
+    const sample = sampleOf(native, {});
+    const inputs = await sample.inputs(bed.ctx);
+    // The example's inputs, with the Flag it names made first (by the Flag's own sample).
+    const flag = bed.made().at(-1)!;
+    expect(flag.kind).toBe("Flag");
+    expect(flag.inputs.name).toMatch(/^new-checkout_\d{3}$/);
+    expect(inputs).toEqual({
+      ...KIND_LIST.find((k) => k.name === "FlagDefinition")!.example.inputs,
+      flag: flag.outs.name,
+    });
+    expect(await sample.edits(bed.ctx, await checked("FlagDefinition", inputs))).toEqual({
+      // A number in bounds, a list of strings, a boolean flipped, each taken by the kind's check; no
+      // string for the treatments (a default must be one of them: a rule the schema cannot show).
+      trafficAllocation: [50, 80],
+      flagSets: [["by a colleague"], ["by the program"]],
+      killed: [true, true],
+    });
+  });
+
+  it("the unique inputs of an example are made unique per object, an e-mail before its @", async () => {
+    const native = kinds.find((k) => k.name === "UserInvite")!;
+    const [a, b] = [await sampleOf(native, {}).inputs(bed.ctx), await sampleOf(native, {}).inputs(bed.ctx)];
+    expect(a.email).toMatch(/^dev_\d{3}@example\.test$/);
+    expect(b.email).toMatch(/^dev_\d{3}@example\.test$/);
+    expect(a.email).not.toBe(b.email);
+    expect({ ...a, email: "" }).toEqual({ email: "", groups: [] });
   });
 
   it.each(names(kinds))(

@@ -1,18 +1,21 @@
 /**
- * One valid object of every kind in `provider/kinds.ts`, as data: the inputs a program gives it
- * (with what it lives in made first, through the other kinds' own lifecycle), and for each input
- * that updates in place two other values, a colleague's and the program's. The kind-wide suites
+ * One valid object of every kind in `provider/kinds.ts`, as data: the inputs a program gives it,
+ * from the kind's definition (its `example`: the inputs, the other kinds' objects it names, made
+ * first through those kinds' own lifecycle, and the inputs made unique per object), and for each
+ * input that updates in place two other values, a colleague's and the program's (derived from the
+ * input's schema where it can be, {@link derivedEdits}, else given here). The kind-wide suites
  * (`kind-*.test.ts`) attack every kind through these samples, so a kind added to the list is
  * attacked without a new test; `samples.test.ts` fails when a kind has no sample or a sample leaves
  * an updatable input out.
  * @module
  */
+
+import type { z } from "zod";
 import type { Emulator } from "../../emulator";
-import { type AnyHandlers, KINDS } from "../../provider/kinds";
+import { valueAt, withValueAt } from "../../provider/core/kind";
+import { type AnyHandlers, KIND_LIST, KINDS, type Kind } from "../../provider/kinds";
 import { NATIVE_KINDS, type NativeKind } from "../../provider/native/kinds";
 import type { AdminClient, PlatformClient } from "../../sdk";
-import { renderPipelineYaml } from "../../sdk/platform/pipeline";
-import { hello } from "../provider/fixtures/pipelines";
 import { BAD_INPUTS, type BadInput } from "./bad-inputs";
 
 type Props = Record<string, unknown>;
@@ -27,7 +30,8 @@ export interface SampleContext {
   unique(prefix: string): string;
   /**
    * One object of `kind` made by that kind's own `check` and `create` from its sample (with
-   * `change` over its inputs): what another kind's sample lives in.
+   * `change` over its inputs, each key a member or a path such as `pipeline.variables`): what
+   * another kind's sample lives in.
    */
   make(kind: string, change?: Props): Promise<{ id: string; inputs: Props; outs: Props }>;
   /** The platform project every platform sample lives in (made once per context). */
@@ -39,10 +43,16 @@ export type Edit = readonly [unknown, unknown];
 
 /** One kind's sample. */
 export interface Sample {
-  /** The program's inputs of one new object (before `check`). */
-  inputs(ctx: SampleContext): Promise<Props>;
-  /** For each input that updates in place: a colleague's value and the program's next value. */
-  edits(ctx: SampleContext, inputs: Props): Promise<Record<string, Edit>> | Record<string, Edit>;
+  /**
+   * The program's inputs of one new object (before `check`); by default the kind's example with
+   * its unique inputs made unique and the objects it names made first ({@link exampleInputs}).
+   */
+  inputs?(ctx: SampleContext): Promise<Props>;
+  /**
+   * For each input that updates in place: a colleague's value and the program's next value; an
+   * input left out of it and of {@link notEdited} gets the values {@link derivedEdits} finds.
+   */
+  edits?(ctx: SampleContext, inputs: Props): Promise<Record<string, Edit>> | Record<string, Edit>;
   /**
    * Inputs that update in place but are not edited here, each with the reason (the suites' check
    * that every updatable input is covered reads both lists).
@@ -103,7 +113,6 @@ export const CONTROL_INPUTS = new Set(["adopt", "title", "comment", "changeReque
 /** Why a segment's description is not edited: the update refuses it, naming it (the segment tests). */
 const CANNOT_CHANGE = "the API cannot change it; the update refuses naming it, as the segment tests assert";
 
-const note = { title: "kind-wide suite", comment: "managed by the reliability suite" };
 const proRule = (value: string) => ({
   condition: { combiner: "AND", matchers: [{ type: "EQUAL_SET", attribute: "plan", strings: [value] }] },
 });
@@ -116,53 +125,6 @@ const definitionRules = (value: string) => [
     },
   },
 ];
-const helloModel = (identifier: string, script = "echo hello") => ({
-  ...hello,
-  identifier,
-  name: `Pipeline ${identifier}`,
-  stages: [
-    {
-      type: "Custom",
-      name: "Say hello",
-      identifier: "say_hello",
-      execution: { steps: [{ type: "ShellScript", name: "Echo", identifier: "echo", script }] },
-    },
-  ],
-});
-/** A pipeline with one runtime input (`env`), for input sets and triggers. */
-const runtimePipelineYaml = (identifier: string, project: string) =>
-  [
-    "pipeline:",
-    `  identifier: ${identifier}`,
-    `  name: Deploy ${identifier}`,
-    "  orgIdentifier: default",
-    `  projectIdentifier: ${project}`,
-    "  variables:",
-    "    - name: env",
-    "      type: String",
-    "      value: <+input>",
-    "  stages:",
-    "    - stage:",
-    "        name: Say hello",
-    "        identifier: say_hello",
-    "        type: Custom",
-    "        spec:",
-    "          execution:",
-    "            steps:",
-    "              - step:",
-    "                  name: Echo",
-    "                  identifier: echo",
-    "                  type: ShellScript",
-    "                  spec:",
-    "                    shell: Bash",
-    "                    onDelegate: true",
-    "                    source:",
-    "                      type: Inline",
-    "                      spec:",
-    "                        script: echo hello",
-    "                  timeout: 10m",
-    "",
-  ].join("\n");
 
 const docker = (url: string) => ({
   url,
@@ -170,15 +132,17 @@ const docker = (url: string) => ({
   auth: { type: "Anonymous" },
 });
 
-/** Every kind's sample, by kind name (the type name of its token). */
+/**
+ * What each kind's sample adds to its example (`provider/<area>/<kind>.ts`), by kind name (the
+ * type name of its token): the edits the schema cannot find and the exceptions, each with its
+ * reason. A kind whose updatable inputs {@link derivedEdits} covers needs no entry.
+ */
 export const SAMPLES: Readonly<Record<string, Sample>> = {
   Workspace: {
-    inputs: async (c) => ({ name: c.unique("ws") }),
     edits: () => ({ requiresTitleAndComments: [true, true] }),
     notEdited: { name: "a rename: edited by the Flag-like kinds' name checks elsewhere" },
   },
   Environment: {
-    inputs: async (c) => ({ workspace: "Default", name: c.unique("env"), production: false }),
     edits: () => ({
       production: [true, true],
     }),
@@ -188,18 +152,9 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   TrafficType: {
-    inputs: async (c) => ({ workspace: "Default", name: c.unique("tt") }),
     edits: () => ({}),
   },
   TrafficTypeAttribute: {
-    inputs: async (c) => ({
-      workspace: "Default",
-      trafficType: "user",
-      attributeId: c.unique("attr"),
-      displayName: "Plan",
-      description: "the plan",
-      dataType: "STRING",
-    }),
     edits: () => ({
       displayName: ["Plan (colleague)", "Plan (program)"],
       description: ["by a colleague", "by the program"],
@@ -209,25 +164,13 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     }),
   },
   ApiKey: {
-    inputs: async (c) => ({
-      name: c.unique("key"),
-      apiKeyType: "server_side",
-      workspace: "Default",
-      environments: ["Staging"],
-    }),
     edits: () => ({}),
     notGated: "an API key is not a change to an environment's targeting: change permissions do not cover it",
     noRead: "the API has no read of a key: what was recorded is all there is",
-    lostCreateRefused: /the answer to creating API key "key_\d+" was lost .*revoke any key named "key_\d+"/s,
+    lostCreateRefused:
+      /the answer to creating API key "payments-staging-server_\d+" was lost .*revoke any key named "payments-staging-server_\d+"/s,
   },
   Flag: {
-    inputs: async (c) => ({
-      workspace: "Default",
-      trafficType: "user",
-      name: c.unique("flag"),
-      description: "sample flag",
-      tags: ["team-a"],
-    }),
     edits: async (c) => {
       const [a, b] = [
         await c.admin.groups.create({ name: c.unique("ga") }),
@@ -243,22 +186,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   FlagDefinition: {
     environmentInput: "environment",
-    inputs: async (c) => {
-      const flag = await c.make("Flag");
-      return {
-        workspace: "Default",
-        flag: flag.outs.name,
-        environment: "Staging",
-        treatments: [{ name: "on" }, { name: "off" }],
-        defaultTreatment: "off",
-        rules: definitionRules("pro"),
-        defaultRule: [
-          { treatment: "on", size: 10 },
-          { treatment: "off", size: 90 },
-        ],
-        ...note,
-      };
-    },
     edits: async (c) => {
       const [set, other] = [await c.make("FlagSet"), await c.make("FlagSet")];
       return {
@@ -286,14 +213,12 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Group: {
-    inputs: async (c) => ({ name: c.unique("group"), description: "sample group" }),
     edits: (c) => ({
       name: [c.unique("group_a"), c.unique("group_b")],
       description: ["by a colleague", "by the program"],
     }),
   },
   UserInvite: {
-    inputs: async (c) => ({ email: `${c.unique("user")}@example.test`, groups: [] }),
     edits: async (c) => {
       const [a, b] = [await c.make("Group"), await c.make("Group")];
       return { groups: [[a.outs.name], [b.outs.name]], onDelete: ["retain", "fail"] };
@@ -320,7 +245,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Organization: {
-    inputs: async (c) => ({ identifier: c.unique("org"), name: "Sample org", description: "sample" }),
     edits: () => ({
       name: ["Colleague org", "Program org"],
       description: ["by a colleague", "by the program"],
@@ -329,12 +253,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   Project: {
     notEdited: { modules: "server-owned: the service enables every module and never removes one" },
-    inputs: async (c) => ({
-      org: "default",
-      identifier: c.unique("proj"),
-      name: "Sample project",
-      color: "#0063f7",
-    }),
     edits: () => ({
       name: ["Colleague project", "Program project"],
       color: ["#aa0000", "#00aa00"],
@@ -343,13 +261,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     }),
   },
   Connector: {
-    inputs: async (c) => ({
-      org: "default",
-      project: await c.project(),
-      identifier: c.unique("conn"),
-      name: c.unique("Connector"),
-      dockerRegistry: docker("https://index.docker.io/v2/"),
-    }),
     edits: (c) => ({
       name: [c.unique("Colleague"), c.unique("Program")],
       description: ["by a colleague", "by the program"],
@@ -370,24 +281,14 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Pipeline: {
-    inputs: async (c) => ({
-      org: "default",
-      project: await c.project(),
-      pipeline: helloModel(c.unique("pipe")),
-    }),
     edits: (_c, inputs) => {
-      const id = (inputs.pipeline as { identifier: string }).identifier;
-      return { pipeline: [helloModel(id, "echo colleague"), helloModel(id, "echo program")] };
+      const script = (text: string) =>
+        withValueAt(inputs.pipeline, "stages.0.execution.steps.0.script", text) as Props;
+      return { pipeline: [script("echo colleague"), script("echo program")] };
     },
     notEdited: { yaml: "the same pipeline as `pipeline`, given as text: one of the two is given" },
   },
   Segment: {
-    inputs: async (c) => ({
-      workspace: "Default",
-      trafficType: "user",
-      name: c.unique("seg"),
-      description: "sample",
-    }),
     edits: () => ({ tags: [["a"], ["b"]] }),
     notEdited: { description: CANNOT_CHANGE },
   },
@@ -396,20 +297,10 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     // Activating the segment in the environment before any key is uploaded: no key, no targeting
     // (the service gates the keys, ref admin §1.2).
     ungatedWrites: [/^POST \/internal\/api\/v2\/segments\/[^/]+\/[^/]+$/],
-    inputs: async (c) => {
-      const segment = await c.make("Segment");
-      return {
-        workspace: "Default",
-        environment: "Staging",
-        segment: segment.outs.name,
-        keys: ["k1", "k2"],
-        ...note,
-      };
-    },
     edits: () => ({
       keys: [
-        ["k1", "k2", "colleague"],
-        ["k1", "program"],
+        ["alice", "bob", "colleague"],
+        ["alice", "program"],
       ],
     }),
     keepsOutOfBand: {
@@ -419,13 +310,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   LargeSegment: {
     notGated:
       "the sample activates and deactivates the segment in environments and gives no members: with none, no targeting changes, and the service gates only a segment that holds members",
-    inputs: async (c) => ({
-      workspace: "Default",
-      trafficType: "user",
-      name: c.unique("lseg"),
-      description: "sample",
-      environments: ["Staging"],
-    }),
     edits: () => ({ environments: [["Staging", "Production"], []] }),
     notEdited: {
       description: CANNOT_CHANGE,
@@ -438,12 +322,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   RuleBasedSegment: {
-    inputs: async (c) => ({
-      workspace: "Default",
-      trafficType: "user",
-      name: c.unique("rbs"),
-      description: "sample",
-    }),
     edits: () => ({}),
     notEdited: { description: CANNOT_CHANGE },
   },
@@ -452,17 +330,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     // Activating the segment in the environment, with an empty definition, before its rules go
     // through a change request: no rule, no targeting (the service gates the definition's PUT).
     ungatedWrites: [/^POST \/internal\/api\/v2\/rule-based-segments\/[^/]+\/[^/]+$/],
-    inputs: async (c) => {
-      const segment = await c.make("RuleBasedSegment");
-      return {
-        workspace: "Default",
-        environment: "Staging",
-        segment: segment.outs.name,
-        rules: [proRule("pro")],
-        excludedKeys: ["qa-bot"],
-        ...note,
-      };
-    },
     edits: async (c) => {
       const [a, b] = [await c.make("Segment"), await c.make("Segment")];
       return {
@@ -476,15 +343,11 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   FlagSet: {
-    inputs: async (c) => ({ workspace: "Default", name: c.unique("set"), description: "sample" }),
     edits: () => ({}),
   },
   Restriction: {
-    // One restriction per workspace: each object restricts a workspace of its own.
-    inputs: async (c) => {
-      const [ws, group] = [await c.make("Workspace"), await c.make("Group")];
-      return { workspace: ws.outs.name, viewers: [{ type: "group", id: group.outs.groupId }] };
-    },
+    // One restriction per workspace: each object restricts a workspace of its own (the example
+    // names a Workspace, made for it).
     edits: async (c) => {
       const [a, b] = [await c.make("Group"), await c.make("Group")];
       return {
@@ -494,13 +357,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Secret: {
-    inputs: async (c) => ({
-      org: "default",
-      project: await c.project(),
-      identifier: c.unique("secret"),
-      name: c.unique("Secret"),
-      value: `sentinel-${c.unique("value")}-3f9a`,
-    }),
     edits: (c) => ({
       name: [c.unique("Colleague"), c.unique("Program")],
       description: ["by a colleague", "by the program"],
@@ -515,12 +371,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Service: {
-    inputs: async (c) => ({
-      org: "default",
-      project: await c.project(),
-      identifier: c.unique("svc"),
-      name: "Checkout",
-    }),
     edits: () => ({
       name: ["Colleague service", "Program service"],
       description: ["by a colleague", "by the program"],
@@ -532,14 +382,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   DeliveryEnvironment: {
-    inputs: async (c) => ({
-      org: "default",
-      project: await c.project(),
-      identifier: c.unique("denv"),
-      name: "Production",
-      type: "Production",
-      variables: [{ name: "replicas", type: "Number", value: 3 }],
-    }),
     edits: () => ({
       name: ["Colleague", "Program"],
       description: ["by a colleague", "by the program"],
@@ -595,18 +437,12 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   EnvironmentGroup: {
     notGated: "its environments are delivery environments of the platform API, which has no approval gates",
-    inputs: async (c) => {
-      const env = await c.make("DeliveryEnvironment");
-      return {
-        org: "default",
-        project: env.outs.project,
-        identifier: c.unique("egrp"),
-        name: "Production group",
-        environments: [env.outs.identifier],
-      };
-    },
-    edits: async (c) => {
-      const [a, b] = [await c.make("DeliveryEnvironment"), await c.make("DeliveryEnvironment")];
+    edits: async (c, inputs) => {
+      const project = { project: inputs.project };
+      const [a, b] = [
+        await c.make("DeliveryEnvironment", project),
+        await c.make("DeliveryEnvironment", project),
+      ];
       return {
         name: ["Colleague", "Program"],
         description: ["by a colleague", "by the program"],
@@ -618,23 +454,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   Infrastructure: {
     notGated: "its environment is a delivery environment of the platform API, which has no approval gates",
-    inputs: async (c) => {
-      const env = await c.make("DeliveryEnvironment");
-      return {
-        org: "default",
-        project: env.outs.project,
-        identifier: c.unique("infra"),
-        name: "GKE",
-        environment: env.outs.identifier,
-        definition: {
-          type: "KubernetesGcp",
-          connectorRef: "gcp",
-          cluster: "prod-1",
-          namespace: "co",
-          releaseName: "co",
-        },
-      };
-    },
     edits: () => ({
       name: ["Colleague", "Program"],
       description: ["by a colleague", "by the program"],
@@ -647,22 +466,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     notEdited: { deploymentType: "Kubernetes is the only deployment type of the definitions above" },
   },
   InputSet: {
-    inputs: async (c) => {
-      const project = await c.project();
-      const pipelineIdentifier = c.unique("deploy");
-      await c.platform.pipelines.create(runtimePipelineYaml(pipelineIdentifier, project), {
-        org: "default",
-        project,
-      });
-      return {
-        org: "default",
-        project,
-        pipelineIdentifier,
-        identifier: c.unique("iset"),
-        name: "Prod",
-        values: { variables: [{ name: "env", type: "String", value: "prod" }] },
-      };
-    },
     edits: () => ({
       name: ["Colleague", "Program"],
       description: ["by a colleague", "by the program"],
@@ -678,25 +481,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     },
   },
   Trigger: {
-    inputs: async (c) => {
-      const project = await c.project();
-      const pipeline = c.unique("hello");
-      await c.platform.pipelines.create(
-        renderPipelineYaml(helloModel(pipeline) as never, { org: "default", project }),
-        {
-          org: "default",
-          project,
-        },
-      );
-      return {
-        org: "default",
-        project,
-        pipelineIdentifier: pipeline,
-        identifier: c.unique("trig"),
-        name: "Nightly",
-        cron: { expression: "0 3 * * 1-5" },
-      };
-    },
     edits: () => ({
       name: ["Colleague", "Program"],
       description: ["by a colleague", "by the program"],
@@ -711,18 +495,141 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
 };
 
+/** A kind's whole sample: its inputs and edits, given or derived. */
+export type FullSample = Sample & Required<Pick<Sample, "inputs" | "edits">>;
+
 /** Each kind of the list with its sample: the suites iterate over this. */
 export interface KindUnderTest extends NativeKind {
-  sample: Sample;
+  sample: FullSample;
 }
 
-/** Every kind of `provider/kinds.ts`, in its order, with its sample (a kind without one throws). */
+/** The definition of a kind by name. */
+function definitionOf(name: string): Kind {
+  const kind = KIND_LIST.find((k) => k.name === name);
+  if (!kind) throw new Error(`no kind ${name}`);
+  return kind;
+}
+
+/** `value` made unique by `ctx`: the example's value and a serial (before the `@` of an e-mail). */
+function uniqueValue(ctx: SampleContext, value: unknown): string {
+  const text = String(value);
+  const at = text.indexOf("@");
+  return at < 0 ? ctx.unique(text) : `${ctx.unique(text.slice(0, at))}${text.slice(at)}`;
+}
+
+/** The objects a context made once for every example that names them (`shared` refs), by kind. */
+const sharedObjects = new WeakMap<SampleContext, Map<string, Promise<{ outs: Props }>>>();
+
+/**
+ * A new object's inputs from its kind's example (`provider/<area>/<kind>.ts`): each unique input
+ * made unique, and each input that names another kind's object given that object's output, the
+ * object made first through its kind's own lifecycle (`ctx.make`, with the ref's changes), or once
+ * per context when the ref is `shared`.
+ */
+export async function exampleInputs(ctx: SampleContext, name: string): Promise<Props> {
+  const { example } = definitionOf(name);
+  let inputs: unknown = structuredClone(example.inputs);
+  for (const path of example.unique ?? [])
+    inputs = withValueAt(inputs, path, uniqueValue(ctx, valueAt(inputs, path)));
+  for (const [path, ref] of Object.entries(example.refs ?? {})) {
+    let object: Promise<{ outs: Props }>;
+    if (ref.shared) {
+      const made = sharedObjects.get(ctx) ?? new Map<string, Promise<{ outs: Props }>>();
+      sharedObjects.set(ctx, made);
+      object = made.get(ref.kind) ?? ctx.make(ref.kind, ref.change);
+      made.set(ref.kind, object);
+    } else object = ctx.make(ref.kind, ref.change);
+    inputs = withValueAt(inputs, path, (await object).outs[ref.output]);
+  }
+  return inputs as Props;
+}
+
+/** Candidate values, a colleague's and the program's, for an input other than `value`. */
+function candidates(schema: z.ZodType, value: unknown): Edit[] {
+  const def = (schema as unknown as { _zod: { def: Props & { type: string } } })._zod.def;
+  switch (def.type) {
+    case "optional":
+    case "default":
+    case "prefault":
+    case "nullable":
+    case "readonly":
+      return candidates(def.innerType as z.ZodType, value);
+    case "pipe":
+      return candidates(def.in as z.ZodType, value);
+    case "boolean":
+      return [[value !== true, value !== true]];
+    case "enum": {
+      const others = Object.values(def.entries as Props).filter((v) => v !== value);
+      return others.length === 0 ? [] : [[others[0], others[1] ?? others[0]]];
+    }
+    case "number":
+    case "int":
+      return [
+        [typeof value === "number" ? value + 1 : 1, typeof value === "number" ? value + 2 : 2],
+        [50, 80],
+        [typeof value === "number" ? value - 1 : 0, typeof value === "number" ? value - 2 : 0],
+      ];
+    case "string":
+      return [
+        ["by a colleague", "by the program"],
+        [`${String(value ?? "value")}-colleague`, `${String(value ?? "value")}-program`],
+      ];
+    case "array":
+      return candidates(def.element as z.ZodType, undefined).map(([a, b]) => [[a], [b]] as const);
+    case "record":
+    case "custom":
+      return [[{ by: "colleague" }, { by: "program" }]];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Edits found from each updatable input's schema for the inputs a sample neither edits nor leaves
+ * out (a boolean flipped, another member of an enum, another number, a string, a list or a map of
+ * them): the first candidate both of whose values the kind's `check` takes and that differs from
+ * the sample's value.
+ */
+export async function derivedEdits(
+  kind: NativeKind,
+  inputs: Props,
+  fields: readonly string[],
+): Promise<Record<string, Edit>> {
+  const out: Record<string, Edit> = {};
+  const shape = kind.inputs.shape as Record<string, z.ZodType>;
+  for (const field of fields) {
+    const schema = shape[field];
+    if (!schema) continue;
+    for (const [a, b] of candidates(schema, inputs[field])) {
+      if (JSON.stringify(b) === JSON.stringify(inputs[field])) continue;
+      const ok = async (v: unknown) =>
+        ((await kind.impl.check({}, { ...inputs, [field]: v })).failures ?? []).length === 0;
+      if ((await ok(a)) && (await ok(b))) {
+        out[field] = [a, b];
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** A kind's whole sample: its entry of {@link SAMPLES} (if any) over what its definition gives. */
+export function sampleOf(kind: NativeKind, given: Sample = SAMPLES[kind.name] ?? {}): FullSample {
+  return {
+    badInputs: BAD_INPUTS[kind.name] ?? [],
+    ...given,
+    inputs: given.inputs ?? ((ctx) => exampleInputs(ctx, kind.name)),
+    async edits(ctx, inputs) {
+      const edits = { ...((await given.edits?.(ctx, inputs)) ?? {}) };
+      const left = updatableInputs(kind).filter((f) => !(f in edits) && !(f in (given.notEdited ?? {})));
+      return { ...edits, ...(await derivedEdits(kind, inputs, left)) };
+    },
+  };
+}
+
+/** Every kind of `provider/kinds.ts`, in its order, with its sample. */
 export function kindsUnderTest(): KindUnderTest[] {
-  return NATIVE_KINDS.map((k) => {
-    const sample = SAMPLES[k.name];
-    if (sample === undefined) throw new Error(`test/reliability/samples.ts: no sample of the kind ${k.name}`);
-    return { ...k, sample: { badInputs: BAD_INPUTS[k.name] ?? [], ...sample } };
-  });
+  return NATIVE_KINDS.map((k) => ({ ...k, sample: sampleOf(k) }));
 }
 
 /** The inputs of `kind` that update in place: neither replacing nor steering the provider. */
