@@ -9,9 +9,11 @@
  *   the suite. Rows of inputs that only the service can judge (a workspace, environment, traffic
  *   type, group, project or pipeline that does not exist) pass `check` and are refused by `create`
  *   with nothing stored (no write the service accepted, its stored records as they were).
- * - Derived from each kind's zod inputs schema: every input given a value of each JSON type its
- *   schema does not take, and every required input left out, is refused by `check` with a failure
- *   whose property is that input, with no request.
+ * - Derived from each kind's zod inputs schema and its sample (`schema-attacks.ts`): every input,
+ *   and every member and element the sample holds, given a value of each JSON type its schema does
+ *   not take, left out when required, outside its enum or just outside its bounds, and an input or
+ *   member the schema does not have, is refused by `check` with a failure naming that path, with
+ *   no request. The hand-written rows are the rules across fields and what only the service judges.
  * - Event records go through `EventsClient.bulk` (refused before sending, the field named as
  *   `records[0].<field>`) and, all together, through the file importer (`importEvents`, what
  *   `flagstack events import` runs), whose rejects file names the field of every line.
@@ -28,6 +30,7 @@ import { applyChange } from "./bad-inputs";
 import { Exercised } from "./coverage";
 import { type KindBed, kindDriver, names, startKindBed } from "./kind-bed";
 import { type KindUnderTest, kindsUnderTest } from "./samples";
+import { schemaAttacks } from "./schema-attacks";
 
 type Props = Record<string, unknown>;
 const kinds = kindsUnderTest();
@@ -73,102 +76,23 @@ const baseOf = (kind: KindUnderTest): Promise<Props> => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// What each input's schema takes
-
-/** The JSON types an input can have. */
-type JsonType = "string" | "number" | "boolean" | "array" | "object";
-const JSON_TYPES: readonly JsonType[] = ["string", "number", "boolean", "array", "object"];
-/** A value of each JSON type, for an input whose schema does not take that type. */
-const WRONG: Readonly<Record<JsonType, unknown>> = {
-  string: "wrong-type",
-  number: 7,
-  boolean: true,
-  array: ["wrong-type"],
-  object: { wrong: "type" },
-};
-
-/** The JSON types a zod schema takes as input (every type where it cannot tell: `custom`, `any`). */
-function jsonTypes(schema: z.ZodType): Set<JsonType> {
-  const def = (schema as unknown as { _zod: { def: Props & { type: string } } })._zod.def;
-  const of = (s: unknown) => jsonTypes(s as z.ZodType);
-  const typeOf = (v: unknown): JsonType[] =>
-    typeof v === "string"
-      ? ["string"]
-      : typeof v === "number"
-        ? ["number"]
-        : typeof v === "boolean"
-          ? ["boolean"]
-          : [];
-  switch (def.type) {
-    case "string":
-    case "template_literal":
-      return new Set(["string"]);
-    case "number":
-    case "int":
-      return new Set(["number"]);
-    case "boolean":
-      return new Set(["boolean"]);
-    case "array":
-    case "tuple":
-      return new Set(["array"]);
-    case "object":
-    case "record":
-      return new Set(["object"]);
-    case "null":
-    case "undefined":
-      return new Set();
-    case "enum":
-      return new Set(Object.values(def.entries as Props).flatMap(typeOf));
-    case "literal":
-      return new Set((def.values as unknown[]).flatMap(typeOf));
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "catch":
-    case "readonly":
-    case "nonoptional":
-      return of(def.innerType);
-    case "pipe": {
-      const input = def.in as { _zod: { def: { type: string } } };
-      return of(input._zod.def.type === "transform" ? def.out : def.in);
-    }
-    case "lazy":
-      return of((def.getter as () => unknown)());
-    case "union":
-      return new Set((def.options as unknown[]).flatMap((o) => [...of(o)]));
-    case "intersection": {
-      const right = of(def.right);
-      return new Set([...of(def.left)].filter((t) => right.has(t)));
-    }
-    default:
-      return new Set(JSON_TYPES);
-  }
-}
-
-/** The attacks on one input derived from its schema: each JSON type it does not take, and leaving it out if it is required. */
-function schemaAttacks(kind: KindUnderTest): { field: string; label: string; value: unknown }[] {
-  return Object.entries(kind.inputs.shape as Record<string, z.ZodType>).flatMap(([field, schema]) => {
-    const takes = jsonTypes(schema);
-    const wrong = JSON_TYPES.filter((t) => !takes.has(t)).map((t) => ({
-      field,
-      label: `${field} as ${t === "array" || t === "object" ? "an" : "a"} ${t}`,
-      value: WRONG[t],
-    }));
-    const required = !schema.safeParse(undefined).success;
-    return required ? [...wrong, { field, label: `${field} left out`, value: undefined }] : wrong;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Every kind's malformed inputs
 
 const ROWS = "its malformed inputs";
-const SCHEMA = "each input of a JSON type its schema does not take, or left out when required";
+const SCHEMA =
+  "each input and member of a JSON type its schema does not take, left out when required, outside its enum or bounds, or unknown";
 
-it.each(names(kinds))("%s has malformed inputs to attack it with", (name) => {
+it.each(names(kinds))("%s has malformed inputs derived from its schema to attack it with", async (name) => {
   const kind = kinds.find((k) => k.name === name) as KindUnderTest;
-  expect(kind.sample.badInputs?.length ?? 0).toBeGreaterThan(0);
+  const attacks = schemaAttacks(kind.inputs, await baseOf(kind));
+  // At least the unknown input, and each required input left out.
+  const required = Object.entries(kind.inputs.shape as Record<string, z.ZodType>).filter(
+    ([, s]) => !s.safeParse(undefined).success,
+  );
+  expect(attacks.filter((a) => a.label.endsWith(" left out") && !a.property.includes("."))).toHaveLength(
+    required.filter(([f]) => !/[[.]/.test(f)).length,
+  );
+  expect(attacks.at(-1)?.property).toBe("notAnInput");
 });
 
 describe.each(MODES)("(%s)", (mode) => {
@@ -209,14 +133,17 @@ describe.each(MODES)("(%s)", (mode) => {
     it(`${SCHEMA}: refused naming it, with no request`, async () => {
       const d = driverOf(kind, mode);
       const base = await baseOf(kind);
-      const attacks = schemaAttacks(kind);
+      const attacks = schemaAttacks(kind.inputs, base);
       expect(attacks.length).toBeGreaterThan(0);
       const missed: string[] = [];
-      for (const { field, label, value } of attacks) {
-        const inputs = JSON.parse(JSON.stringify({ ...base, [field]: value })) as Props;
+      const names = (property: string, at: string) =>
+        at === property || at.startsWith(`${property}.`) || at.startsWith(`${property}[`);
+      for (const { property, label, inputs: raw } of attacks) {
+        const inputs = JSON.parse(JSON.stringify(raw)) as Props;
         reset();
         const { failures } = await d.check({}, inputs);
-        if (!failures.some((f) => f.property === field)) missed.push(`${label}: ${JSON.stringify(failures)}`);
+        if (!failures.some((f) => names(property, f.property)))
+          missed.push(`${label}: ${JSON.stringify(failures)}`);
         const sent = requests();
         if (sent.length > 0) missed.push(`${label}: sent ${sent.join(", ")}`);
       }
