@@ -14,15 +14,21 @@
  *   of `emulator/platform/` that exports a `part = entityPart({...})`) and the store's kinds of v2
  *   entities with the parent each lives under (`emulator/store/entity-kinds.ts`, read from those
  *   parts' `kind` and `parent`), so a new part is its file alone.
+ * - each kind's reference section of `docs/flag-resources.md` and `docs/platform-resources.md`,
+ *   and the Terraform Registry's pages under `docs/terraform/` (`./kind-docs.ts`), from the kinds'
+ *   definitions and the package schema (run `npm run schema` first when a schema or its TSDoc
+ *   changed).
  * The README's part lives between a begin and an end marker, so the text around it stays
- * hand-written; the barrel and the package's maps are generated whole.
+ * hand-written (as the docs pages' text around each kind's section does); the barrel, the
+ * package's maps and the Terraform pages are generated whole.
  * `npm run generate` writes them; `npm run generate -- --check` fails when one is not current, as
  * `test/scripts/generate.test.ts` does. (`npm run schema` writes the native package schema.)
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Kind } from "../provider/core/kind";
 
 /** The repository's root. */
@@ -49,6 +55,8 @@ export interface Generated {
  */
 const kindList = (): readonly Kind[] =>
   (require("../provider/kinds") as typeof import("../provider/kinds")).KIND_LIST;
+/** The kinds' docs (`./kind-docs.ts`), loaded when a part needs them, as the kinds are. */
+const kindDocs = (): typeof import("./kind-docs") => require("./kind-docs") as typeof import("./kind-docs");
 
 /**
  * The public names a module's source exports (values, and types prefixed `type `), in order: not
@@ -274,7 +282,41 @@ export const GENERATED: readonly Generated[] = [
     end: "<!-- end of the generated table -->\n",
     render: resourceTable,
   },
+  ...(["flags", "platform"] as const).map((area) => {
+    const file = `docs/${area === "flags" ? "flag" : "platform"}-resources.md`;
+    return {
+      file,
+      render: (kinds: readonly Kind[], text: string) =>
+        kindDocs().kindSections(
+          kinds.filter((k) => k.area === area),
+          kinds,
+          text,
+          file,
+        ),
+    };
+  }),
+  ...terraformParts(),
 ];
+
+/**
+ * The Terraform Registry's pages, one part per file (`./kind-docs.ts`): none when the kinds do not
+ * load, so the parts generated from files alone can still be written.
+ */
+function terraformParts(): Generated[] {
+  let pages: Map<string, () => string>;
+  try {
+    pages = kindDocs().terraformPages(kindList());
+  } catch {
+    return [];
+  }
+  return [...pages.entries()].map(([file, render]) => ({ file, render }));
+}
+
+/** The committed text of a generated file (empty when it does not exist yet). */
+export const committedText = (file: string): string => {
+  const path = join(ROOT, file);
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
+};
 
 /** The file's text with its generated part rendered from `kinds`. */
 export function regenerate(part: Generated, text: string, given?: readonly Kind[]): string {
@@ -292,13 +334,14 @@ if (require.main === module) {
   let stale = 0;
   for (const part of GENERATED) {
     const path = join(ROOT, part.file);
-    const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+    const text = committedText(part.file);
     const next = regenerate(part, text);
     if (next === text) continue;
     if (check) {
       process.stderr.write(`${part.file} is not current: run \`npm run generate\`\n`);
       stale++;
     } else {
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, next);
       process.stdout.write(`wrote ${part.file}\n`);
     }

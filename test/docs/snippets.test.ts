@@ -8,7 +8,9 @@
  *   the repository's compiler options, `flagstack`, `flagstack/provider`, ... mapped to the
  *   sources the package's `exports` publish (`dist/X.js` → `X.ts`), in one program;
  * - a block whose fence reads ```ts continues is compiled after the TypeScript block before it in
- *   the same file (a page that builds one program step by step); no other wrapping exists;
+ *   the same file (a page that builds one program step by step), passing over the blocks whose
+ *   fence reads ```ts generated (a kind's example, generated from its definition: each a program of
+ *   its own); no other wrapping exists;
  * - blocks that declare resources (they import `flagstack/provider...`) run under Pulumi mocks,
  *   and every policy of the pack, with its default config, must find nothing in what they declare
  *   (docs/policy.md is exempt: its examples show violations on purpose);
@@ -155,7 +157,7 @@ interface ScriptFile {
 /** The block and the blocks it continues, first first. */
 function chainOf(block: Block): Block[] {
   if (!block.attrs.includes("continues")) return [block];
-  const scripts = ALL.filter((b) => b.file === block.file && isScript(b));
+  const scripts = ALL.filter((b) => b.file === block.file && isScript(b) && !b.attrs.includes("generated"));
   const previous = scripts[scripts.indexOf(block) - 1];
   if (!previous) throw new Error(`${nameOf(block)} continues no block`);
   return [...chainOf(previous), block];
@@ -581,13 +583,29 @@ const MOCK_RUNNER = `
 const pulumi = require("@pulumi/pulumi");
 const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings");
 const { policies } = require("flagstack/policy");
-const { KINDS } = require("flagstack/provider/kinds");
+const { KINDS, KINDS_BY_TOKEN } = require("flagstack/provider/kinds");
 let declared = [];
+// A secret as the mocks receive it: its value.
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+const plain = (v) =>
+  Array.isArray(v)
+    ? v.map(plain)
+    : v !== null && typeof v === "object"
+      ? SECRET_SIG in v
+        ? plain(v.value)
+        : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+      : v;
 pulumi.runtime.setMocks(
   {
     newResource: (a) => {
-      declared.push({ type: a.type, name: a.name, inputs: a.inputs });
-      return { id: a.name + "-id", state: a.inputs };
+      const inputs = plain(a.inputs);
+      declared.push({ type: a.type, name: a.name, inputs });
+      // Each output that is no input an identifier-like text (what another block names: a
+      // group's groupId, a pipeline's identifier), so a program's references resolve.
+      const kind = KINDS_BY_TOKEN.get(a.type);
+      const outputs = kind ? Object.keys(kind.resource.outputs.shape) : [];
+      const made = Object.fromEntries(outputs.map((o) => [o, (a.name + "_" + o).replace(/[^A-Za-z0-9_]/g, "_")]));
+      return { id: a.name + "-id", state: { ...made, ...a.inputs } };
     },
     call: (a) => {
       throw new Error("unexpected call " + a.token);

@@ -153,7 +153,12 @@ describe.each(MODES)("(%s)", (mode) => {
   });
 
   it("every kind of the list was attacked by every case", () => {
-    exercised.expectEvery([`${ROWS} (${mode})`, `${SCHEMA} (${mode})`], names(kinds));
+    exercised.expectEvery([`${SCHEMA} (${mode})`], names(kinds));
+    // Hand-written rows only where the schema cannot say it: a kind whose rules it all says has none.
+    exercised.expectEvery(
+      [`${ROWS} (${mode})`],
+      names(kinds.filter((k) => (k.sample.badInputs?.length ?? 0) > 0)),
+    );
   });
 });
 

@@ -5,7 +5,10 @@ import { ENTITY_PARTS } from "../../emulator/platform/entity-parts";
 import { ENTITY_KINDS, ENTITY_PARENTS } from "../../emulator/store/entity-kinds";
 import type { Kind } from "../../provider/core/kind";
 import { KIND_LIST } from "../../provider/kinds";
-import { exportedNames, GENERATED, ROOT, regenerate } from "../../scripts/generate";
+
+import { NATIVE_FUNCTIONS } from "../../provider/native/functions";
+import { committedText, exportedNames, GENERATED, ROOT, regenerate } from "../../scripts/generate";
+import { hclExample, KIND_END, kindBegin, kindSection, NEW_KINDS, tsExample } from "../../scripts/kind-docs";
 import { PlatformClient } from "../../sdk/platform/client";
 import { PLATFORM_PARTS } from "../../sdk/platform/parts";
 
@@ -13,7 +16,7 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
   it.each(GENERATED.map((g) => [g.file, g]))(
     "%s is current (`npm run generate` to update it)",
     (file, part) => {
-      const committed = readFileSync(join(ROOT, file), "utf8");
+      const committed = committedText(file);
       expect(regenerate(part, committed, KIND_LIST)).toBe(committed);
     },
   );
@@ -71,6 +74,112 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
       "type D",
       "type E",
     ]);
+  });
+
+  describe("each kind's reference docs, from its definition", () => {
+    const kindOf = (name: string) => KIND_LIST.find((k) => k.name === name) as Kind;
+    const page = (k: Kind) => `docs/${k.area === "flags" ? "flag" : "platform"}-resources.md`;
+
+    it("each kind has exactly one generated section, in its area's page", () => {
+      for (const k of KIND_LIST) {
+        const text = readFileSync(join(ROOT, page(k)), "utf8");
+        expect({ kind: k.name, sections: text.split(kindBegin(k.name)).length - 1 }).toEqual({
+          kind: k.name,
+          sections: 1,
+        });
+      }
+    });
+
+    it("a section shows the example, every input with its marks, and the import id", () => {
+      const section = kindSection(kindOf("Secret"), KIND_LIST);
+      expect(section).toContain("| `value` | string |  | yes |  | ");
+      expect(section).toContain("| `identifier` | string | yes |  | yes | ");
+      expect(section).toContain(
+        "Import id: `[<org>/[<project>/]]<identifier>` (`default/payments/db_password`).",
+      );
+      expect(section).toContain('```ts generated\nimport { Project, Secret } from "flagstack/provider";\n');
+      const apiKey = kindSection(kindOf("ApiKey"), KIND_LIST);
+      expect(apiKey).toContain("Import id: none (the API cannot show the object again).");
+      expect(apiKey).toMatch(/\| `key` \| string \| yes \| /);
+    });
+
+    it("the example declares the objects it names first, and names their outputs", () => {
+      expect(tsExample(kindOf("Restriction"), KIND_LIST)).toBe(
+        [
+          'import { Group, Restriction, Workspace } from "flagstack/provider";',
+          "",
+          'const workspace = new Workspace("payments", { name: "payments" });',
+          'const group = new Group("payments-team", { name: "payments-team", description: "The payments team" });',
+          'new Restriction("restriction", { workspace: workspace.name, viewers: [{ type: "group", id: group.groupId }] });',
+          "",
+        ].join("\n"),
+      );
+      expect(hclExample(kindOf("Restriction"), KIND_LIST)).toBe(
+        [
+          'resource "flagstack_workspace" "payments" {',
+          '  name = "payments"',
+          "}",
+          "",
+          'resource "flagstack_group" "payments_team" {',
+          '  name        = "payments-team"',
+          '  description = "The payments team"',
+          "}",
+          "",
+          'resource "flagstack_restriction" "restriction" {',
+          "  workspace = flagstack_workspace.payments.name",
+          '  viewers   = [{ type = "group", id = flagstack_group.payments_team.group_id }]',
+          "}",
+          "",
+        ].join("\n"),
+      );
+    });
+
+    it("a changed example changes its section: the docs follow the definition", () => {
+      const flag = kindOf("Flag");
+      const changed = {
+        ...flag,
+        example: { ...flag.example, inputs: { ...flag.example.inputs, name: "other-flag" } },
+      };
+      const docs = GENERATED.find((g) => g.file === "docs/flag-resources.md")!;
+      const text = readFileSync(join(ROOT, docs.file), "utf8");
+      const next = regenerate(
+        docs,
+        text,
+        KIND_LIST.map((k) => (k === flag ? changed : k)),
+      );
+      expect(next).not.toBe(text);
+      expect(next.replaceAll('"other-flag"', '"new-checkout"')).toBe(text);
+    });
+
+    it("a kind added to the list gets a section before the new kinds' marker without another edit", () => {
+      const docs = GENERATED.find((g) => g.file === "docs/flag-resources.md")!;
+      const text = readFileSync(join(ROOT, docs.file), "utf8");
+      const thing: Kind = { ...kindOf("Flag"), name: "Thing" };
+      const next = regenerate(docs, text, [...KIND_LIST, thing]);
+      const at = next.indexOf(`## Thing\n\n${kindBegin("Thing")}`);
+      expect(at).toBeGreaterThan(0);
+      expect(next.indexOf(KIND_END, at)).toBeLessThan(next.indexOf(NEW_KINDS));
+      expect(next.indexOf(NEW_KINDS)).toBeGreaterThan(at);
+    });
+
+    it("the Terraform pages: an index, one page per resource and one per data source", () => {
+      const files = GENERATED.map((g) => g.file).filter((f) => f.startsWith("docs/terraform/"));
+      expect(files.filter((f) => f.includes("/resources/")).length).toBe(KIND_LIST.length);
+      expect(files.filter((f) => f.includes("/data-sources/")).length).toBe(NATIVE_FUNCTIONS.length);
+      expect(files).toContain("docs/terraform/resources/flag_definition.md");
+      expect(files).toContain("docs/terraform/data-sources/workspace.md");
+      const index = readFileSync(join(ROOT, "docs/terraform/index.md"), "utf8");
+      expect(index).toContain("| `admin_api_key` | String, Sensitive | `FLAGSTACK_ADMIN_API_KEY` | ");
+      for (const f of files.filter((x) => x !== "docs/terraform/index.md"))
+        expect(index).toContain(`](${f.slice("docs/terraform/".length)})`);
+      const flag = readFileSync(join(ROOT, "docs/terraform/resources/flag.md"), "utf8");
+      expect(flag).toContain(
+        'import {\n  to = flagstack_flag.new_checkout\n  id = "Default/new-checkout"\n}',
+      );
+      expect(flag).toContain("- `name` (String) The flag's name, unique in the workspace.");
+      const apiKey = readFileSync(join(ROOT, "docs/terraform/resources/api_key.md"), "utf8");
+      expect(apiKey).toMatch(/- `key` \(String, Sensitive\) /);
+    });
   });
 });
 
