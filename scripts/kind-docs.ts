@@ -126,17 +126,18 @@ export function exampleProgram(kind: Kind, kinds: readonly Kind[]): ExampleObjec
   const shared = new Map<string, ExampleObject>();
   const used = new Set<string>();
   const add = (k: Kind, change: Props | undefined): ExampleObject => {
+    const example = k.example ?? { inputs: {} };
     const refs: ExampleObject["refs"] = {};
-    for (const [path, ref] of Object.entries(k.example.refs ?? {})) {
+    for (const [path, ref] of Object.entries(example.refs ?? {})) {
       const other = objectOf(ref);
       refs[path] = { variable: other.variable, output: ref.output };
     }
-    let inputs: unknown = structuredClone(k.example.inputs);
+    let inputs: unknown = structuredClone(example.inputs);
     for (const [path, value] of Object.entries(change ?? {})) inputs = withValueAt(inputs, path, value);
     let variable = lowerFirst(k.name);
     for (let n = 2; used.has(variable); n++) variable = `${lowerFirst(k.name)}${n}`;
     used.add(variable);
-    const first = k.example.unique?.[0];
+    const first = example.unique?.[0];
     const name = first !== undefined ? String(valueAt(inputs, first)) : kebab(k.name);
     const object = { kind: k, variable, name, inputs: inputs as Props, refs };
     objects.push(object);
@@ -288,10 +289,9 @@ export function kindSection(kind: Kind, kinds: readonly Kind[], schema = package
     "",
     `Replaces on: ${cell(kind.doc.replaces) || "nothing"}. Updates in place: ${cell(kind.doc.updates) || "nothing"}. ${id}`,
     "",
-    "```ts generated",
-    tsExample(kind, kinds).trimEnd(),
-    "```",
-    "",
+    ...(kind.example
+      ? ["```ts generated", tsExample(kind, kinds).trimEnd(), "```", ""]
+      : ["No example yet: the kind's definition gives none (`example` in `defineKind`).", ""]),
     "| input | type | required | secret | replaces | description |",
     "|---|---|---|---|---|---|",
     ...inputs.map((f) => {
@@ -450,12 +450,9 @@ export function tfResourcePage(kind: Kind, kinds: readonly Kind[], schema = pack
     "",
     `Replaces on: ${cell(kind.doc.replaces) || "nothing"}. Updates in place: ${cell(kind.doc.updates) || "nothing"}. The Pulumi resource is \`${kind.name}\` ([${kind.area === "flags" ? "flag" : "platform"}-resources.md](../../${kind.area === "flags" ? "flag" : "platform"}-resources.md#${kind.name.toLowerCase()})); \`${short}\` is its name in snake_case.`,
     "",
-    "## Example Usage",
-    "",
-    "```hcl",
-    hclExample(kind, kinds, schema).trimEnd(),
-    "```",
-    "",
+    ...(kind.example
+      ? ["## Example Usage", "", "```hcl", hclExample(kind, kinds, schema).trimEnd(), "```", ""]
+      : []),
     schemaLists(tf.attributes, "schema"),
     ...importPart,
   ].join("\n");

@@ -137,8 +137,12 @@ export interface KindSpec<C extends KindResource = KindResource, H extends AnyHa
   policy?: readonly string[];
   /** Its documentation row. */
   doc: KindDoc;
-  /** One valid object: the docs' example and the kind-wide suites' sample inputs. */
-  example: KindExample;
+  /**
+   * One valid object: the docs' example and the kind-wide suites' sample inputs. Every kind of
+   * the list has one; a kind without it needs its sample's `inputs` in `test/reliability/samples.ts`
+   * and its docs show no example.
+   */
+  example?: KindExample;
 }
 
 /** A kind's definition, with what is derived from its resource class. */
@@ -185,7 +189,7 @@ export function defineKind<C extends KindResource, H extends AnyHandlers>(spec: 
   unknown(spec.policy, inputs, "policy");
   unknown(cls.secretInputs, inputs, "secretInputs");
   unknown(cls.secretOutputs, outputs, "secretOutputs");
-  checkExample(name, cls.inputs, spec.example);
+  if (spec.example) checkExample(name, cls.inputs, spec.example);
   return {
     ...spec,
     name,
@@ -223,10 +227,12 @@ export function checkExampleRefs(kinds: readonly Kind[]): void {
   const visit = (kind: Kind, seen: readonly string[]) => {
     if (seen.includes(kind.name))
       throw new Error(`kind examples name each other: ${[...seen, kind.name].join(" → ")}`);
-    for (const [path, ref] of Object.entries(kind.example.refs ?? {})) {
+    for (const [path, ref] of Object.entries(kind.example?.refs ?? {})) {
       const other = byName.get(ref.kind);
       if (other === undefined)
         throw new Error(`kind ${kind.name}: its example's ${path} names no kind ${ref.kind}`);
+      if (other.example === undefined)
+        throw new Error(`kind ${kind.name}: its example's ${path} names ${ref.kind}, which has no example`);
       if (!(ref.output in other.resource.outputs.shape))
         throw new Error(`kind ${kind.name}: its example's ${path} names no output ${ref.kind}.${ref.output}`);
       visit(other, [...seen, kind.name]);

@@ -37,7 +37,7 @@ describe("the samples", () => {
     expect(flag.kind).toBe("Flag");
     expect(flag.inputs.name).toMatch(/^new-checkout_\d{3}$/);
     expect(inputs).toEqual({
-      ...KIND_LIST.find((k) => k.name === "FlagDefinition")!.example.inputs,
+      ...KIND_LIST.find((k) => k.name === "FlagDefinition")!.example!.inputs,
       flag: flag.outs.name,
     });
     expect(await sample.edits(bed.ctx, await checked("FlagDefinition", inputs))).toEqual({

@@ -528,6 +528,8 @@ const sharedObjects = new WeakMap<SampleContext, Map<string, Promise<{ outs: Pro
  */
 export async function exampleInputs(ctx: SampleContext, name: string): Promise<Props> {
   const { example } = definitionOf(name);
+  if (example === undefined)
+    throw new Error(`kind ${name}: no example in its definition and no sample inputs in samples.ts`);
   let inputs: unknown = structuredClone(example.inputs);
   for (const path of example.unique ?? [])
     inputs = withValueAt(inputs, path, uniqueValue(ctx, valueAt(inputs, path)));

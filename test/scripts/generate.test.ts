@@ -138,7 +138,7 @@ describe("scripts/generate: what is derived from the list of kinds", () => {
       const flag = kindOf("Flag");
       const changed = {
         ...flag,
-        example: { ...flag.example, inputs: { ...flag.example.inputs, name: "other-flag" } },
+        example: { ...flag.example!, inputs: { ...flag.example!.inputs, name: "other-flag" } },
       };
       const docs = GENERATED.find((g) => g.file === "docs/flag-resources.md")!;
       const text = readFileSync(join(ROOT, docs.file), "utf8");
