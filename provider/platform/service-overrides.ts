@@ -320,4 +320,19 @@ export const kind = defineKind({
     replaces: "identifier, scope, type, environment, service, infrastructure, cluster",
     updates: "variables, manifests, configFiles (PUT)",
   },
+  example: {
+    inputs: {
+      org: "default",
+      project: "payments",
+      identifier: "production_overrides",
+      type: "ENV_GLOBAL_OVERRIDE",
+      environment: "production",
+      variables: [{ name: "replicas", type: "String", value: "2" }],
+    },
+    refs: {
+      project: { kind: "Project", output: "identifier", shared: true },
+      environment: { kind: "DeliveryEnvironment", output: "identifier" },
+    },
+    unique: ["identifier"],
+  },
 });

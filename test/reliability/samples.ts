@@ -397,17 +397,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   ServiceOverrides: {
     notGated:
       "an override's environment is a delivery environment of the platform API, which has no approval gates",
-    inputs: async (c) => {
-      const env = await c.make("DeliveryEnvironment");
-      return {
-        org: "default",
-        project: env.outs.project,
-        identifier: c.unique("ovr"),
-        type: "ENV_GLOBAL_OVERRIDE",
-        environment: env.outs.identifier,
-        variables: [{ name: "replicas", type: "String", value: "2" }],
-      };
-    },
     edits: () => ({
       variables: [
         [{ name: "replicas", type: "String", value: "3" }],
