@@ -30,6 +30,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Kind } from "../provider/core/kind";
+import { kindSections, terraformPages } from "./kind-docs";
 
 /** The repository's root. */
 export const ROOT = join(__dirname, "..");
@@ -55,8 +56,6 @@ export interface Generated {
  */
 const kindList = (): readonly Kind[] =>
   (require("../provider/kinds") as typeof import("../provider/kinds")).KIND_LIST;
-/** The kinds' docs (`./kind-docs.ts`), loaded when a part needs them, as the kinds are. */
-const kindDocs = (): typeof import("./kind-docs") => require("./kind-docs") as typeof import("./kind-docs");
 
 /**
  * The public names a module's source exports (values, and types prefixed `type `), in order: not
@@ -287,7 +286,7 @@ export const GENERATED: readonly Generated[] = [
     return {
       file,
       render: (kinds: readonly Kind[], text: string) =>
-        kindDocs().kindSections(
+        kindSections(
           kinds.filter((k) => k.area === area),
           kinds,
           text,
@@ -299,17 +298,29 @@ export const GENERATED: readonly Generated[] = [
 ];
 
 /**
- * The Terraform Registry's pages, one part per file (`./kind-docs.ts`): none when the kinds do not
- * load, so the parts generated from files alone can still be written.
+ * The Terraform Registry's pages, one part per file (`./kind-docs.ts`), each rendered from the
+ * kinds given: the resource pages are named by the kinds' module files (one name stem per kind,
+ * `flag-definition.ts` → `flag_definition.md`), so the list of parts needs no kind loaded.
  */
 function terraformParts(): Generated[] {
-  let pages: Map<string, () => string>;
-  try {
-    pages = kindDocs().terraformPages(kindList());
-  } catch {
-    return [];
-  }
-  return [...pages.entries()].map(([file, render]) => ({ file, render }));
+  const modules = ["flags", "platform"].flatMap((area) =>
+    readdirSync(join(ROOT, "provider", area))
+      .filter(
+        (f) =>
+          f.endsWith(".ts") &&
+          /^export const kind = defineKind\(/m.test(readFileSync(join(ROOT, "provider", area, f), "utf8")),
+      )
+      .map((f) => `docs/terraform/resources/${f.slice(0, -3).replaceAll("-", "_")}.md`),
+  );
+  const files = [...new Set([...terraformPages([]).keys(), ...modules])].sort();
+  return files.map((file) => ({
+    file,
+    render: (kinds: readonly Kind[]) => {
+      const page = terraformPages(kinds).get(file);
+      if (page === undefined) throw new Error(`${file}: no kind or lookup of that name`);
+      return page();
+    },
+  }));
 }
 
 /** The committed text of a generated file (empty when it does not exist yet). */
