@@ -175,8 +175,13 @@ export async function serve(
   server.addService(services.controller, {
     Shutdown: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => {
       log("debug", "shutdown requested");
-      cb(null, {});
-      void stop().then(onShutdown);
+      // The deletes held back for an owner not deleted in this run are sent before the answer,
+      // which go-plugin waits for (`./held-deletes.ts`).
+      void (provider?.finish() ?? Promise.resolve([])).then((failures) => {
+        for (const f of failures) log("error", `a delete held for its owner's failed: ${f}`);
+        cb(null, {});
+        void stop().then(onShutdown);
+      });
     },
   });
   let credentials = grpc.ServerCredentials.createInsecure();

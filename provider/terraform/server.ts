@@ -10,7 +10,7 @@
  * | ValidateProviderConfig, ConfigureProvider | the settings of `provider/core/config.ts` (snake_case), through each kind's `configure`; unset ones fall back to the same environment variables |
  * | ValidateResourceConfig | the kind's `check`: one error diagnostic per failure, naming the attribute path; no request |
  * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too |
- * | ApplyResourceChange | `create`, `update` (the minimal guarded write) or `delete` |
+ * | ApplyResourceChange | `create`, `update` (the minimal guarded write) or `delete`; the delete of a resource the service deletes with its owner (a flag's definition) is held back for the owner's delete in the same run (`./held-deletes.ts`) |
  * | ReadResource | `read`; a gone object is a null state; an input the kind's `diff` finds unchanged keeps the configuration's spelling |
  * | ImportResourceState | `read` by the kind's import id (`<workspace>/<name>`, ...) |
  * | UpgradeResourceState | identity at schema version 0 |
@@ -23,10 +23,12 @@
  * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
  * @module
  */
-import { ProviderSettings, SETTINGS } from "../core/config";
+import { approvalsRequired } from "../core/change-request";
+import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import type { AnyHandlers, Kind } from "../core/kind";
 import { KIND_LIST } from "../kinds";
 import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
+import { HeldDeletes } from "./held-deletes";
 import { isUnknown } from "./msgpack";
 import {
   dataSourceSchema,
@@ -162,9 +164,63 @@ type Inputs = Record<string, unknown>;
 /** The Provider service's handlers, each taking and returning the decoded messages. */
 export class TerraformProvider {
   private readonly configures: Set<AnyHandlers["configure"]>;
+  /** The deletes held back for their owner's delete in this run (`./held-deletes.ts`). */
+  readonly held = new HeldDeletes();
+  /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...). */
+  private readonly owners: Set<string>;
 
   constructor(private readonly cat: Catalog) {
     this.configures = new Set([...cat.resources.values()].map((r) => r.kind.impl.configure));
+    this.owners = new Set(
+      [...cat.resources.values()].flatMap((r) => (r.kind.resource.owner ? [r.kind.resource.owner.type] : [])),
+    );
+  }
+
+  /**
+   * The end of the run (go-plugin's `Shutdown`): the held deletes whose owner was not deleted are
+   * sent, each the kind's own delete; the failures, as messages (logged: the run has ended).
+   */
+  finish(): Promise<string[]> {
+    return this.held.send();
+  }
+
+  /**
+   * The owner key a delete of `r` may be held back for: the resource lives inside an owner the
+   * service deletes it with, in an environment that requires no approvals. Otherwise `undefined`:
+   * the kind's own delete runs at once.
+   */
+  private async holdFor(r: TfResource, olds: Inputs): Promise<string | undefined> {
+    const owner = r.kind.resource.owner;
+    if (owner === undefined) return undefined;
+    const key = HeldDeletes.key(owner.type, olds.workspaceId, olds[owner.input]);
+    const { workspaceId, environmentId } = olds;
+    if (key === undefined || typeof environmentId !== "string" || typeof workspaceId !== "string")
+      return undefined;
+    try {
+      return (await approvalsRequired(adminClient(), workspaceId, environmentId)) ? undefined : key;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The delete of `r`: held back for its owner's, or the kind's own (an owner's then also does what it held). */
+  private async remove(r: TfResource, id: string, olds: Inputs): Promise<void> {
+    const holdKey = await this.holdFor(r, olds);
+    if (holdKey !== undefined) {
+      this.held.hold(holdKey, { describe: `${r.typeName} ${id}`, run: () => r.kind.impl.delete(id, olds) });
+      return;
+    }
+    const type = r.kind.resource.__pulumiType;
+    const ownerKey = this.owners.has(type) ? HeldDeletes.key(type, olds.workspaceId, olds.name) : undefined;
+    try {
+      await r.kind.impl.delete(id, olds);
+    } catch (e) {
+      if (ownerKey === undefined) throw e;
+      // The owner stays: what it held is deleted on its own, and its failures told with the owner's.
+      const failures = await this.held.send(ownerKey);
+      throw failures.length === 0 ? e : new Error([message(e), ...failures].join("\n"));
+    }
+    if (ownerKey !== undefined) this.held.done(ownerKey);
   }
 
   private resource(typeName: string): TfResource {
@@ -371,6 +427,15 @@ export class TerraformProvider {
       replaces = (diff.replaces ?? []).flatMap((field) => fieldInputs(r.kind, field, inputs));
     }
     if (changes !== false) {
+      // An input the configuration leaves out that the check gives a default (a definition's
+      // `traffic_allocation`, 100) is written back by the update: the plan shows that value, so an
+      // edit made outside shows as `50 -> 100` and the state after the apply is the live value.
+      for (const a of r.attributes) {
+        const value = inputs[a.key];
+        if (!a.computed || !inputKeys.has(a.key) || (config?.[a.name] ?? null) !== null) continue;
+        if (value !== undefined && !JSON.stringify(value).includes(PULUMI_UNKNOWN))
+          planned[a.name] = fromProvider(value, a.type);
+      }
       // The outputs that are no input may change with the update: decided by the apply.
       for (const a of r.attributes)
         if (a.computed && !inputKeys.has(a.key) && a.name !== "id") planned[a.name] = unknownValue();
@@ -400,7 +465,7 @@ export class TerraformProvider {
       if (planned === null) {
         if (prior !== null) {
           const { id, olds } = recorded(r, prior);
-          await r.kind.impl.delete(id, olds);
+          await this.remove(r, id, olds);
         }
         return { new_state: encodeDynamic(null, type), private: priv, diagnostics: [] };
       }
@@ -408,6 +473,10 @@ export class TerraformProvider {
       if (checked.diagnostics.length > 0)
         return { new_state: req.prior_state, private: priv, diagnostics: checked.diagnostics };
       const inputs = checked.inputs ?? {};
+      // A create or update comes after the held deletes it may depend on (a definition replaced
+      // is created again once the old one is gone): they are sent first.
+      const failures = await this.held.send();
+      if (failures.length > 0) throw new Error(failures.join("\n"));
       let id: string;
       let outs: Inputs;
       if (prior === null) {

@@ -1,0 +1,83 @@
+/**
+ * The deletes a Terraform run lets the service do: a resource that lives inside another and that
+ * the service deletes with it (a flag's definitions, a segment's members in each environment: the
+ * kinds whose resource class names an `owner`, which Pulumi destroys with `deletedWith`) is not
+ * deleted separately when its owner is deleted in the same run.
+ *
+ * Terraform destroys dependents first, and the protocol tells a provider nothing of the rest of
+ * the run: when a definition's delete arrives, whether its flag's follows is not known, in the
+ * plan (the plan of the definition's destroy comes before its flag's, OpenTofu
+ * `internal/tofu/transform_destroy_edge.go`) nor in the apply. So the provider process holds the
+ * delete back instead of sending it, and answers it done; then
+ * - the owner's delete in the same process (the same provider configuration, the same run) does
+ *   it: the owner's one DELETE removes what it holds, and the held deletes are dropped;
+ * - an owner's delete that fails sends the held deletes of that owner at once, each the kind's own
+ *   delete, and reports their failures with the owner's;
+ * - any create or update sends every held delete first (a replaced definition is created again
+ *   only once the old one is gone);
+ * - the end of the run (go-plugin's `Shutdown`, which Terraform calls when the apply walk is done
+ *   and waits for) sends the rest, each the kind's own delete.
+ * A held delete is only one whose environment requires no approvals (one dry-run read per
+ * environment and process, which the owner's delete reads anyway): behind an approval gate the
+ * kind's own delete runs at once, so a change request it needs fails the apply and keeps the
+ * resource in the state, as in Pulumi.
+ * @module
+ */
+
+/** A delete held back until its owner's. */
+interface Held {
+  /** `flag_definition <id>`, for messages. */
+  describe: string;
+  /** The kind's own delete. */
+  run: () => Promise<void>;
+}
+
+/** The held deletes of one provider process, by owner. */
+export class HeldDeletes {
+  private readonly byOwner = new Map<string, Held[]>();
+
+  /** The key of an owner: its type token, workspace id and name. */
+  static key(ownerType: string, workspaceId: unknown, name: unknown): string | undefined {
+    if (typeof workspaceId !== "string" || typeof name !== "string" || !workspaceId || !name)
+      return undefined;
+    return `${ownerType}\u0000${workspaceId}\u0000${name}`;
+  }
+
+  /** Holds a delete back until its owner's, or the end of the run. */
+  hold(ownerKey: string, held: Held): void {
+    const list = this.byOwner.get(ownerKey) ?? [];
+    list.push(held);
+    this.byOwner.set(ownerKey, list);
+  }
+
+  /** How many deletes are held (for tests). */
+  get size(): number {
+    let n = 0;
+    for (const list of this.byOwner.values()) n += list.length;
+    return n;
+  }
+
+  /** The owner's delete succeeded: what it held went with it. */
+  done(ownerKey: string): void {
+    this.byOwner.delete(ownerKey);
+  }
+
+  /** Sends the held deletes (of one owner, or all), each the kind's own; the failures, as messages. */
+  async send(ownerKey?: string): Promise<string[]> {
+    const keys = ownerKey === undefined ? [...this.byOwner.keys()] : [ownerKey];
+    const held = keys.flatMap((k) => {
+      const list = this.byOwner.get(k) ?? [];
+      this.byOwner.delete(k);
+      return list;
+    });
+    const failures: string[] = [];
+    for (const h of held) {
+      try {
+        await h.run();
+      } catch (e) {
+        failures.push(`${h.describe}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return failures;
+  }
+}
