@@ -343,3 +343,130 @@ describe("data sources", () => {
     expect(read.diagnostics[0]?.severity).toBe(1);
   });
 });
+
+describe("flagstack_flag_definition: drift of a defaulted input, and deletes held for the flag's", () => {
+  const DEF = "flagstack_flag_definition";
+  const defType = blockType(cat.resources.get(DEF)?.attributes ?? []);
+  const ddv = (value: TfObject | null) => encodeDynamic(value, defType);
+  const dstate = (v: DynamicValue | undefined) => decodeDynamic(v, defType) as TfObject | null;
+  /** A definition's configuration as OpenTofu sends it (traffic_allocation left out). */
+  const defConfig = (flag: string, environment: string): TfObject =>
+    decodeDynamic(
+      ddv({
+        workspace: "Default",
+        flag,
+        environment,
+        treatments: [{ name: "on" }, { name: "off" }],
+        default_treatment: "off",
+      }),
+      defType,
+    ) as TfObject;
+
+  async function create(type: string, t: ReturnType<typeof blockType>, config: TfObject): Promise<TfObject> {
+    const enc = (v: TfObject | null) => encodeDynamic(v, t);
+    const plan = await p.planResourceChange({
+      type_name: type,
+      prior_state: enc(null),
+      proposed_new_state: enc(config),
+      config: enc(config),
+    });
+    const applied = await p.applyResourceChange({
+      type_name: type,
+      prior_state: enc(null),
+      planned_state: plan.planned_state,
+      config: enc(config),
+    });
+    expect(applied.diagnostics).toEqual([]);
+    return decodeDynamic(applied.new_state, t) as TfObject;
+  }
+
+  const destroy = async (type: string, t: ReturnType<typeof blockType>, prior: TfObject) =>
+    p.applyResourceChange({
+      type_name: type,
+      prior_state: encodeDynamic(prior, t),
+      planned_state: encodeDynamic(null, t),
+      config: encodeDynamic(null, t),
+    });
+
+  it("an edit made outside of an input left out (traffic_allocation) plans its default back, and the state is the live value", async () => {
+    await create(FLAG, flagType, flagConfig("tf-drift"));
+    const config = defConfig("tf-drift", "Staging");
+    const made = await create(DEF, defType, config);
+    expect(made.traffic_allocation).toBe(100);
+    const ws = (await admin.workspaces.getByName("Default"))?.id as string;
+    await admin.definitions.patch(ws, "tf-drift", "Staging", [
+      { op: "replace", path: "/trafficAllocation", value: 40 },
+    ]);
+    const read = dstate(
+      (await p.readResource({ type_name: DEF, current_state: ddv(made) })).new_state,
+    ) as TfObject;
+    expect(read.traffic_allocation).toBe(40);
+    // OpenTofu's proposal keeps the prior (refreshed) value of an optional+computed attribute left out.
+    const plan = await p.planResourceChange({
+      type_name: DEF,
+      prior_state: ddv(read),
+      proposed_new_state: ddv({ ...config, ...read }),
+      config: ddv(config),
+    });
+    expect(plan.diagnostics).toEqual([]);
+    expect((dstate(plan.planned_state) as TfObject).traffic_allocation).toBe(100);
+    emu.resetRequests();
+    const applied = await p.applyResourceChange({
+      type_name: DEF,
+      prior_state: ddv(read),
+      planned_state: plan.planned_state,
+      config: ddv(config),
+    });
+    expect(applied.diagnostics).toEqual([]);
+    expect(writes()).toEqual([
+      expect.stringMatching(/^PATCH \/internal\/api\/v2\/splits\/ws\/[^/]+\/tf-drift\/environments\/[^/]+$/),
+    ]);
+    expect((dstate(applied.new_state) as TfObject).traffic_allocation).toBe(100);
+    expect((await admin.definitions.get(ws, "tf-drift", "Staging")).trafficAllocation).toBe(100);
+  });
+
+  it("definitions destroyed before their flag: no DELETE of their own, the flag's one DELETE takes them", async () => {
+    const flag = await create(FLAG, flagType, flagConfig("tf-owned"));
+    const defs = [
+      await create(DEF, defType, defConfig("tf-owned", "Production")),
+      await create(DEF, defType, defConfig("tf-owned", "Staging")),
+    ];
+    emu.resetRequests();
+    for (const d of defs) {
+      const gone = await destroy(DEF, defType, d);
+      expect([gone.diagnostics, dstate(gone.new_state)]).toEqual([[], null]);
+    }
+    expect([writes(), p.held.size]).toEqual([[], 2]);
+    const flagGone = await destroy(FLAG, flagType, flag);
+    expect(flagGone.diagnostics).toEqual([]);
+    expect(writes()).toEqual([
+      expect.stringMatching(/^DELETE \/internal\/api\/v2\/splits\/ws\/[^/]+\/tf-owned$/),
+    ]);
+    expect(p.held.size).toBe(0);
+    expect(await p.finish()).toEqual([]);
+    expect(writes()).toHaveLength(1);
+  });
+
+  it("a definition destroyed while its flag stays: its own DELETE at the end of the run (or before the next create)", async () => {
+    await create(FLAG, flagType, flagConfig("tf-stays"));
+    const def = await create(DEF, defType, defConfig("tf-stays", "Staging"));
+    emu.resetRequests();
+    const gone = await destroy(DEF, defType, def);
+    expect([gone.diagnostics, writes()]).toEqual([[], []]);
+    expect(await p.finish()).toEqual([]);
+    expect(writes()).toEqual([
+      expect.stringMatching(/^DELETE \/internal\/api\/v2\/splits\/ws\/[^/]+\/tf-stays\/environments\/[^/]+$/),
+    ]);
+    const again = await create(DEF, defType, defConfig("tf-stays", "Staging"));
+    emu.resetRequests();
+    await destroy(DEF, defType, again);
+    // A create comes after the held delete: the re-created definition does not meet the old one.
+    await create(DEF, defType, defConfig("tf-stays", "Staging"));
+    expect(writes().map((w) => w.split(" ")[0])).toEqual(["DELETE", "POST"]);
+    const ws = (await admin.workspaces.getByName("Default"))?.id as string;
+    expect((await admin.definitions.get(ws, "tf-stays", "Staging")).treatments.map((t) => t.name)).toEqual([
+      "on",
+      "off",
+    ]);
+  });
+});
