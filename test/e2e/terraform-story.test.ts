@@ -1,0 +1,465 @@
+/**
+ * The Terraform door's whole story with the real OpenTofu against the emulator (issue 26), the
+ * Pulumi example's story in HCL (`examples/workspace-from-nothing/terraform/main.tf`):
+ * - `apply` from nothing: environments (Production approval-gated), a traffic type and its
+ *   attributes, a segment with members in each environment, a flag set, a flag whose definitions
+ *   target the segment (`IN_SEGMENT`), an SDK key per environment; Production's members and
+ *   definition go out as change requests, as the Pulumi door's (the same `impl`); once a colleague
+ *   approves them, an `apply` records them with no write, the workspace is what the Pulumi story
+ *   shows, and a `plan` finds nothing to change (no write; with `-refresh=false` no request);
+ * - an out-of-band edit of a definition: the refreshing `plan` shows it, `apply` puts it back with
+ *   one PATCH;
+ * - `import` of a flag made outside with an `import` block and `-generate-config-out`: the
+ *   generated HCL validates, the import writes nothing, and the next plan is clean;
+ * - `destroy`: refused behind the gate naming the change requests, then, once approved, nothing
+ *   left of what it made.
+ * Then, each in its own working directory: a flag and three definitions destroyed in one run send
+ * the flag's DELETE and no definition DELETE; and OpenTofu's state encryption keeps the key a
+ * `flagstack_api_key` makes out of every file in plain text.
+ *
+ * No `tofu`: the test fails, naming the way to get one, rather than skipping.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../emulator";
+import { AdminClient } from "../../sdk/admin/client";
+import { clients, flagNames, groupNames } from "./fixtures";
+import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
+
+const run = promisify(execFile);
+
+/** `tofu` on PATH, else the one `scripts/env.sh`'s `flagstack_use_tofu` builds; an error naming the fix otherwise. */
+function tofuBinary(): string {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, "tofu"))) return join(dir, "tofu");
+  }
+  try {
+    const bin = execFileSync(
+      "bash",
+      ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_tofu >&2 && command -v tofu`],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+    ).trim();
+    if (bin) return bin;
+  } catch {
+    // reported below
+  }
+  throw new Error("e2e: no OpenTofu CLI: run `bash scripts/setup.sh --tofu` or put tofu v1.12+ on PATH");
+}
+
+/** The emulator's writes (dry-run probes of approval gates change nothing and are left out), ids as `{id}`. */
+const writes = (requests: RequestRecord[]) =>
+  requests
+    .filter((r) => r.method !== "GET" && !r.query.includes("dry_run=true"))
+    .map((r) => `${r.method} ${r.path.replace(/\/[0-9a-f-]{36}/g, "/{id}")} ${r.status}`);
+
+const STORY = readFileSync(
+  join(REPO_ROOT, "examples", "workspace-from-nothing", "terraform", "main.tf"),
+  "utf8",
+);
+
+/** Every file under `dir`, as bytes read as latin1 text. */
+function filesUnder(dir: string): { path: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return filesUnder(path);
+    return e.isFile() ? [{ path, text: readFileSync(path, "latin1") }] : [];
+  });
+}
+
+/** One working directory with the provider installed in its `terraform.d/plugins`, and `tofu` run in it. */
+class Workdir {
+  readonly dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-story-"));
+  readonly env: Record<string, string>;
+
+  constructor(
+    private readonly emu: Emulator,
+    private readonly tofu: string,
+  ) {
+    const cliConfig = join(this.dir, "tofurc");
+    writeFileSync(cliConfig, "");
+    this.env = {
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+      HOME: this.dir,
+      TF_CLI_CONFIG_FILE: cliConfig,
+      TF_IN_AUTOMATION: "1",
+      CHECKPOINT_DISABLE: "1",
+      FLAGSTACK_ADMIN_API_URL: emu.url,
+      FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
+      FLAGSTACK_JOURNAL_DIR: join(this.dir, "journal"),
+    };
+    execFileSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, "bin", "flagstack.js"),
+        "terraform",
+        "install",
+        "--dir",
+        join(this.dir, "terraform.d", "plugins"),
+      ],
+      { stdio: "pipe" },
+    );
+  }
+
+  write(file: string, text: string): void {
+    writeFileSync(join(this.dir, file), text);
+  }
+
+  /** Runs `tofu <args>`: exit code, output and the API requests it made. */
+  async tf(args: string[]): Promise<{ code: number; out: string; requests: RequestRecord[] }> {
+    const before = this.emu.requests().length;
+    let code = 0;
+    let out: string;
+    try {
+      const r = await run(this.tofu, [...args, "-no-color"], {
+        cwd: this.dir,
+        env: this.env,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      out = r.stdout + r.stderr;
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      code = typeof err.code === "number" ? err.code : 1;
+      out = (err.stdout ?? "") + (err.stderr ?? "");
+    }
+    return { code, out, requests: apiRequests(this.emu.requests().slice(before)) };
+  }
+
+  /** `tofu output -json`. */
+  async outputs(): Promise<Record<string, { value: unknown }>> {
+    const { stdout } = await run(this.tofu, ["output", "-json"], { cwd: this.dir, env: this.env });
+    return JSON.parse(stdout) as Record<string, { value: unknown }>;
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+let emu: Emulator;
+let admin: AdminClient;
+let tofu: string;
+
+/** A second admin key of the account for one workspace: a colleague's, who approves change requests. */
+async function approver(workspace: string): Promise<AdminClient> {
+  const ws = await admin.workspaces.getByName(workspace);
+  const key = await admin.apiKeys.create({
+    name: `approver-${Date.now()}`,
+    apiKeyType: "admin",
+    roles: ["API_ALL_GRANTED"],
+    workspace: { type: "workspace", id: ws!.id },
+  });
+  return new AdminClient({ baseUrl: emu.url, apiKey: key.key, requestsPerSecond: 1000, env: {} });
+}
+
+/** The open change requests of an environment: `[id, operationType, what]`. */
+async function openRequests(
+  environmentId: string,
+): Promise<{ id: string; operationType: string; what: unknown }[]> {
+  const open: { id: string; operationType: string; what: unknown }[] = [];
+  for await (const cr of admin.changeRequests.list({ status: "REQUESTED", environmentId })) {
+    const { split, segment } = cr as {
+      split?: { name: string } | null;
+      segment?: { name: string; keys: string[] } | null;
+    };
+    open.push({ id: cr.id, operationType: cr.operationType, what: split ? `flag ${split.name}` : segment });
+  }
+  return open;
+}
+
+beforeAll(async () => {
+  tofu = tofuBinary();
+  emu = await startEmulator({ port: 0 });
+  ({ admin } = clients(emu));
+});
+afterAll(async () => {
+  await emu?.stop();
+});
+
+describe("OpenTofu: the workspace-from-nothing story", () => {
+  let w: Workdir;
+  let wsId: string;
+  let production: string;
+  beforeAll(() => {
+    w = new Workdir(emu, tofu);
+    w.write("main.tf", STORY);
+  });
+  afterAll(() => w?.remove());
+
+  it("apply from nothing: Production's members and definition go out as change requests", async () => {
+    expect((await w.tf(["init", "-input=false"])).code).toBe(0);
+    const { code, out } = await w.tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 16 added, 0 changed, 0 destroyed.");
+    const ws = (await admin.workspaces.getByName("Storefront"))!;
+    wsId = ws.id;
+    production = (await admin.environments.list(ws.id)).find((e) => e.name === "Production")!.id;
+    const pending = (await w.outputs()).production_change!.value as { id: string };
+    expect(pending).toEqual({
+      id: expect.any(String),
+      status: "REQUESTED",
+      reference: `changeRequests/${pending.id}`,
+    });
+    const open = await openRequests(production);
+    expect(open.map(({ operationType, what }) => ({ operationType, what }))).toEqual([
+      { operationType: "UPDATE", what: { name: "beta_accounts", keys: ["acct-acme", "acct-globex"] } },
+      { operationType: "CREATE", what: "flag new-search" },
+    ]);
+    expect(open[1]!.id).toBe(pending.id);
+    const cr = await admin.changeRequests.get(pending.id);
+    expect([cr.title, cr.approvers]).toEqual(["New search at 0% in Production", ["storefront-approvers"]]);
+    await expect(admin.definitions.get(ws.id, "new-search", "Production")).rejects.toThrow(/404|not found/i);
+  });
+
+  it("approved by a colleague: an apply records them with no write, and the workspace is the Pulumi story's", async () => {
+    const colleague = await approver("Storefront");
+    for (const { id } of await openRequests(production))
+      await colleague.changeRequests.approve(id, "approved");
+    const { code, out, requests } = await w.tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
+    expect(writes(requests)).toEqual([]);
+    expect((await w.outputs()).production_change?.value ?? null).toBeNull();
+
+    expect((await admin.workspaces.getByName("Storefront"))?.requiresTitleAndComments).toBe(true);
+    const envs = await admin.environments.list(wsId);
+    expect(envs.map((e) => [e.name, e.production]).sort()).toEqual([
+      ["Production", true],
+      ["Staging", false],
+    ]);
+    const account = (await admin.trafficTypes.list(wsId)).find((t) => t.name === "account")!;
+    expect((await admin.attributes.list(wsId, account.id)).map((a) => a.id).sort()).toEqual([
+      "country",
+      "plan",
+    ]);
+    const outputs = await w.outputs();
+    for (const [env, keys] of [
+      ["Staging", ["acct-acme", "acct-qa-1", "acct-qa-2"]],
+      ["Production", ["acct-acme", "acct-globex"]],
+    ] as const) {
+      const members: string[] = [];
+      for await (const k of admin.segmentKeys.list(envs.find((e) => e.name === env)!.id, "beta_accounts"))
+        members.push(k);
+      expect(members.sort()).toEqual([...keys]);
+      const def = await admin.definitions.get(wsId, "new-search", env);
+      expect(def.rules).toEqual([
+        {
+          condition: { combiner: "AND", matchers: [{ type: "IN_SEGMENT", string: "beta_accounts" }] },
+          buckets: [{ treatment: "on", size: 100 }],
+        },
+      ]);
+      expect(def.flagSets).toEqual([{ id: outputs.flag_set_id!.value, type: "flag_set" }]);
+    }
+    const sdkKeys = outputs.server_side_sdk_keys!.value as Record<string, string>;
+    expect(Object.keys(sdkKeys).sort()).toEqual(["Production", "Staging"]);
+    expect(sdkKeys.Production).not.toBe(sdkKeys.Staging);
+  });
+
+  it("plan of it unchanged: no change and no write; without refresh no request", async () => {
+    const refreshed = await w.tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(refreshed.code, refreshed.out).toBe(0);
+    expect(refreshed.out).toContain("No changes. Your infrastructure matches the configuration.");
+    expect(writes(refreshed.requests)).toEqual([]);
+    const quick = await w.tf(["plan", "-input=false", "-detailed-exitcode", "-refresh=false"]);
+    expect(quick.code, quick.out).toBe(0);
+    expect(quick.requests).toEqual([]);
+  });
+
+  it("an out-of-band edit of a definition: the refreshing plan shows it, apply puts it back with one PATCH", async () => {
+    await admin.definitions.patch(
+      wsId,
+      "new-search",
+      "Staging",
+      [{ op: "replace", path: "/trafficAllocation", value: 40 }],
+      {
+        title: "by hand",
+        comment: "a colleague's edit",
+      },
+    );
+    const plan = await w.tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(plan.code, plan.out).toBe(2);
+    expect(plan.out).toContain('# flagstack_flag_definition.search["Staging"] will be updated in-place');
+    expect(plan.out).toMatch(/~ traffic_allocation\s+= 40 -> 100\n/);
+    expect(plan.out).toContain("Plan: 0 to add, 1 to change, 0 to destroy.");
+    const { code, out, requests } = await w.tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(writes(requests)).toEqual([
+      "PATCH /internal/api/v2/splits/ws/{id}/new-search/environments/{id} 200",
+    ]);
+    expect((await admin.definitions.get(wsId, "new-search", "Staging")).trafficAllocation).toBe(100);
+    expect((await w.tf(["plan", "-input=false", "-detailed-exitcode"])).code).toBe(0);
+  });
+
+  it("import of a flag made outside: generated HCL that validates, no write, then no change", async () => {
+    await admin.flags.create(wsId, "account", { name: "made-outside", description: "made by hand" });
+    w.write("import.tf", 'import {\n  to = flagstack_flag.outside\n  id = "Storefront/made-outside"\n}\n');
+    const generate = await w.tf(["plan", "-input=false", "-generate-config-out=generated.tf"]);
+    expect(generate.code, generate.out).toBe(0);
+    expect(writes(generate.requests)).toEqual([]);
+    const generated = readFileSync(join(w.dir, "generated.tf"), "utf8");
+    expect(generated).toContain('resource "flagstack_flag" "outside" {');
+    expect(generated).toMatch(/\n {2}name\s+= "made-outside"\n/);
+    expect(generated).toMatch(/\n {2}description\s+= "made by hand"\n/);
+    expect((await w.tf(["validate"])).code).toBe(0);
+    const plan = await w.tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(plan.out).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
+    const { code, out, requests } = await w.tf(["apply", "-input=false", "-auto-approve"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed.");
+    expect(writes(requests)).toEqual([]);
+    const again = await w.tf(["plan", "-input=false", "-detailed-exitcode"]);
+    expect(again.code, again.out).toBe(0);
+  });
+
+  it("destroy: refused behind the gate naming each change request, then nothing left", async () => {
+    const refusals: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const { code, out } = await w.tf(["destroy", "-input=false", "-auto-approve"]);
+      if (code === 0) break;
+      refusals.push(...(out.match(/^Error: .*$/gm) ?? []));
+      const colleague = await approver("Storefront");
+      for (const { id } of await openRequests(production))
+        await colleague.changeRequests.approve(id, "retire it");
+    }
+    expect(refusals).toEqual([
+      expect.stringMatching(
+        /^Error: environment "Production" requires approvals: change request \S+ \(changeRequests\/\S+\) to delete the definition of flag "new-search" in environment "Production" is REQUESTED/,
+      ),
+      expect.stringMatching(
+        /^Error: environment "Production" requires approvals: change request \S+ \(changeRequests\/\S+\) to delete the keys of segment "beta_accounts" in environment "Production" is REQUESTED/,
+      ),
+    ]);
+    const state = JSON.parse(readFileSync(join(w.dir, "terraform.tfstate"), "utf8")) as {
+      resources: unknown[];
+    };
+    expect(state.resources).toEqual([]);
+    expect(await flagNames(admin)).toEqual([]);
+    expect(await groupNames(admin)).toEqual([]);
+    const workspaces: string[] = [];
+    for await (const ws of admin.workspaces.list()) workspaces.push(ws.name);
+    expect(workspaces).toEqual(["Default"]);
+  });
+});
+
+describe("OpenTofu: a flag and its definitions destroyed in one run", () => {
+  it("destroy sends the flag's one DELETE and no definition DELETE", async () => {
+    const w = new Workdir(emu, tofu);
+    try {
+      w.write(
+        "main.tf",
+        `terraform {
+  required_providers {
+    flagstack = {
+      source = "flagstack.local/flagstack/flagstack"
+    }
+  }
+}
+
+resource "flagstack_environment" "dev" {
+  workspace = "Default"
+  name      = "Dev"
+}
+
+resource "flagstack_flag" "owned" {
+  workspace = "Default"
+  name      = "tf-owned"
+}
+
+resource "flagstack_flag_definition" "owned" {
+  for_each          = toset(["Production", "Staging", "Dev"])
+  workspace         = "Default"
+  flag              = flagstack_flag.owned.name
+  environment       = each.key == "Dev" ? flagstack_environment.dev.name : each.key
+  treatments        = [{ name = "on" }, { name = "off" }]
+  default_treatment = "off"
+}
+`,
+      );
+      expect((await w.tf(["init", "-input=false"])).code).toBe(0);
+      const applied = await w.tf(["apply", "-input=false", "-auto-approve"]);
+      expect(applied.code, applied.out).toBe(0);
+      expect(applied.out).toContain("Resources: 5 added");
+      const { code, out, requests } = await w.tf(["destroy", "-input=false", "-auto-approve"]);
+      expect(code, out).toBe(0);
+      expect(out).toContain("Destroy complete! Resources: 5 destroyed.");
+      // The Dev environment's delete revokes its SDK keys first (an environment with keys cannot go).
+      expect(writes(requests).filter((r) => !r.startsWith("DELETE /internal/api/v2/apiKeys/"))).toEqual([
+        "DELETE /internal/api/v2/splits/ws/{id}/tf-owned 200",
+        "DELETE /internal/api/v2/environments/ws/{id}/{id} 200",
+      ]);
+      expect(await flagNames(admin)).toEqual([]);
+    } finally {
+      w.remove();
+    }
+  });
+});
+
+describe("OpenTofu: state encryption", () => {
+  it("a key made by flagstack_api_key is in no file in plain text", async () => {
+    const w = new Workdir(emu, tofu);
+    try {
+      w.write(
+        "main.tf",
+        `terraform {
+  required_providers {
+    flagstack = {
+      source = "flagstack.local/flagstack/flagstack"
+    }
+  }
+  encryption {
+    key_provider "pbkdf2" "main" {
+      passphrase = "a passphrase of sixteen characters or more"
+    }
+    method "aes_gcm" "main" {
+      keys = key_provider.pbkdf2.main
+    }
+    state {
+      method   = method.aes_gcm.main
+      enforced = true
+    }
+    plan {
+      method   = method.aes_gcm.main
+      enforced = true
+    }
+  }
+}
+
+resource "flagstack_api_key" "server" {
+  name         = "encrypted-server"
+  api_key_type = "server_side"
+  workspace    = "Default"
+  environments = ["Staging"]
+}
+
+output "key" {
+  value     = flagstack_api_key.server.key
+  sensitive = true
+}
+`,
+      );
+      expect((await w.tf(["init", "-input=false"])).code).toBe(0);
+      const applied = await w.tf(["apply", "-input=false", "-auto-approve"]);
+      expect(applied.code, applied.out).toBe(0);
+      // A plan file with the state in it, and the state's backup after a second apply.
+      const plan = await w.tf(["plan", "-input=false", "-out=saved.tfplan"]);
+      expect(plan.code, plan.out).toBe(0);
+      const again = await w.tf(["apply", "-input=false", "saved.tfplan"]);
+      expect(again.code, again.out).toBe(0);
+      const key = (await w.outputs()).key!.value as string;
+      expect(key).toMatch(/^\S{16,}$/);
+      const files = filesUnder(w.dir).filter((f) => !f.path.includes(`${join("terraform.d", "plugins")}`));
+      expect(
+        files.map((f) => f.path.slice(w.dir.length + 1)).filter((p) => !p.startsWith(".terraform/")),
+      ).toEqual(expect.arrayContaining(["main.tf", "saved.tfplan", "terraform.tfstate"]));
+      expect(files.filter((f) => f.text.includes(key)).map((f) => f.path)).toEqual([]);
+      expect(readFileSync(join(w.dir, "terraform.tfstate"), "utf8")).toContain('"encrypted_data"');
+      const destroyed = await w.tf(["destroy", "-input=false", "-auto-approve"]);
+      expect(destroyed.code, destroyed.out).toBe(0);
+    } finally {
+      w.remove();
+    }
+  });
+});
