@@ -226,6 +226,7 @@ export function resourceHandlers<
   return {
     ...dataVerbs(check, diff),
     ...verbs,
+    programInputs: own as (keyof z.output<S> & string)[],
     async create(inputs) {
       const r = await verbs.create(inputs).catch((e: unknown) => Promise.reject(plainFailure(e)));
       return r.outs === undefined ? r : { ...r, outs: carried(r.outs, inputs) };

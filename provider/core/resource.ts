@@ -92,6 +92,13 @@ export interface ResourceHandlers<Inputs, Outputs> {
    * those inputs as replacing (`../native/server.ts`).
    */
   readonly replaceReasons?: Readonly<Record<string, readonly (keyof Inputs & string)[]>>;
+  /**
+   * The inputs only the program holds, which the service never shows (a change's `title` and
+   * `comment`, `adopt`, `changeRequest`, `waitForApproval`): recorded as the last call gave them,
+   * so a program that leaves one out has none. The Terraform door makes them optional and not
+   * computed, so a configuration that removes one removes it from the state (`../terraform/schema.ts`).
+   */
+  readonly programInputs?: readonly (keyof Inputs & string)[];
 }
 
 /**

@@ -5,7 +5,9 @@
  *
  * What each attribute is comes from the kind's definition:
  * - required: an input the zod inputs schema requires; optional and computed: any other input (left
- *   out, the service's value is kept and shown, as in Pulumi); computed: an output that is no input;
+ *   out, the service's value is kept and shown, as in Pulumi), but one only the program holds
+ *   (`programInputs`: a change's `title`, `change_request`, `wait_for_approval`), which is optional
+ *   alone; computed: an output that is no input;
  * - sensitive: the kind's `secretInputs` and `secretOutputs`;
  * - replace on change: the kind's `replaceOnChange` (Terraform learns it per plan, from the kind's
  *   `diff`: `./server.ts`);
@@ -226,6 +228,9 @@ export function resourceSchema(kind: Kind, schema: PackageSchemaPart): TfResourc
     ),
   ];
   const inputs = Object.keys(kind.resource.inputs.shape);
+  // What only the program holds (a change request's settings) is no service value to keep when
+  // the configuration leaves it out: optional, not computed.
+  const programOnly = new Set<string>(kind.impl.programInputs ?? []);
   for (const key of inputs) {
     const p = spec.inputProperties[key] ?? {};
     const isRequired = required.has(key);
@@ -233,7 +238,7 @@ export function resourceSchema(kind: Kind, schema: PackageSchemaPart): TfResourc
       attribute(key, convert.type(p, false), {
         required: isRequired,
         optional: !isRequired,
-        computed: !isRequired,
+        computed: !isRequired && !programOnly.has(key),
         sensitive: secret.has(key),
         ...(p.description ? { description: p.description } : {}),
       }),

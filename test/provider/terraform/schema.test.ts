@@ -63,6 +63,27 @@ describe("names", () => {
 });
 
 describe("a kind's attributes", () => {
+  it("FlagDefinition: what only the program holds (a change's note, its change request) is optional, not computed", () => {
+    const r = resourceSchema(kind("FlagDefinition"), schema);
+    const flags = (name: string) => {
+      const a = r.attributes.find((x) => x.name === name) as TfAttribute;
+      return [a.required, a.optional, a.computed];
+    };
+    expect(
+      ["title", "comment", "adopt", "change_request", "wait_for_approval", "traffic_allocation", "rules"].map(
+        (n) => [n, ...flags(n)],
+      ),
+    ).toEqual([
+      ["title", false, true, false],
+      ["comment", false, true, false],
+      ["adopt", false, true, false],
+      ["change_request", false, true, false],
+      ["wait_for_approval", false, true, false],
+      ["traffic_allocation", false, true, true],
+      ["rules", false, true, true],
+    ]);
+  });
+
   it("Flag: id, its inputs (required, or optional and computed), then its outputs (computed)", () => {
     const r = resourceSchema(kind("Flag"), schema);
     expect(r.version).toBe(0);
@@ -76,7 +97,8 @@ describe("a kind's attributes", () => {
       'tags:OC ["list","string"]',
       'rollout_status:OC "string"',
       'owners:OC ["list",["object",{"type":"string","id":"string"}]]',
-      'adopt:OC "bool"',
+      // Only the program holds it (the kind's programInputs): optional, not computed.
+      'adopt:O "bool"',
       'flag_id:C "string"',
       'creation_time:C "number"',
       'rollout_status_id:C "string"',

@@ -136,7 +136,7 @@ describe("flagstack_flag, RPC by RPC", () => {
     expect(plan.diagnostics).toEqual([]);
     const planned = state(plan.planned_state) as TfObject;
     expect(planned.traffic_type).toBe("user");
-    expect(planned.adopt).toBe(false);
+    expect(planned.adopt).toBeNull();
     expect(planned.tags).toEqual(["web", "payments"]);
     expect(
       Object.entries(planned)
@@ -423,6 +423,38 @@ describe("flagstack_flag_definition: drift of a defaulted input, and deletes hel
     ]);
     expect((dstate(applied.new_state) as TfObject).traffic_allocation).toBe(100);
     expect((await admin.definitions.get(ws, "tf-drift", "Staging")).trafficAllocation).toBe(100);
+  });
+
+  it("a program-only input (wait_for_approval) the configuration no longer gives is planned away, and gone from the state", async () => {
+    await create(FLAG, flagType, flagConfig("tf-program"));
+    const withWait = {
+      ...defConfig("tf-program", "Staging"),
+      wait_for_approval: { timeout_seconds: 60, poll_seconds: 1 },
+    };
+    const made = await create(DEF, defType, decodeDynamic(ddv(withWait), defType) as TfObject);
+    expect(made.wait_for_approval).toEqual({ timeout_seconds: 60, poll_seconds: 1 });
+    const read = dstate(
+      (await p.readResource({ type_name: DEF, current_state: ddv(made) })).new_state,
+    ) as TfObject;
+    expect(read.wait_for_approval).toEqual({ timeout_seconds: 60, poll_seconds: 1 });
+    const config = defConfig("tf-program", "Staging");
+    // OpenTofu's proposal: an attribute that is not computed is the configuration's (null).
+    const plan = await p.planResourceChange({
+      type_name: DEF,
+      prior_state: ddv(read),
+      proposed_new_state: ddv({ ...read, wait_for_approval: null }),
+      config: ddv(config),
+    });
+    expect((dstate(plan.planned_state) as TfObject).wait_for_approval).toBeNull();
+    emu.resetRequests();
+    const applied = await p.applyResourceChange({
+      type_name: DEF,
+      prior_state: ddv(read),
+      planned_state: plan.planned_state,
+      config: ddv(config),
+    });
+    expect([applied.diagnostics, writes()]).toEqual([[], []]);
+    expect((dstate(applied.new_state) as TfObject).wait_for_approval).toBeNull();
   });
 
   it("definitions destroyed before their flag: no DELETE of their own, the flag's one DELETE takes them", async () => {
