@@ -7,6 +7,7 @@
  *   definition go out as change requests, as the Pulumi door's (the same `impl`); once a colleague
  *   approves them, an `apply` records them with no write, the workspace is what the Pulumi story
  *   shows, and a `plan` finds nothing to change (no write; with `-refresh=false` no request);
+ * - ramping Production: one UPDATE change request, the apply waiting while a colleague approves it;
  * - an out-of-band edit of a definition: the refreshing `plan` shows it, `apply` puts it back with
  *   one PATCH;
  * - `import` of a flag made outside with an `import` block and `-generate-config-out`: the
@@ -266,6 +267,43 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
     const quick = await w.tf(["plan", "-input=false", "-detailed-exitcode", "-refresh=false"]);
     expect(quick.code, quick.out).toBe(0);
     expect(quick.requests).toEqual([]);
+  });
+
+  it("ramping Production is one UPDATE change request, and apply waits while a colleague approves it", async () => {
+    w.write("terraform.tfvars", "production_percent        = 10\nwait_for_approval_seconds = 120\n");
+    const colleague = await approver("Storefront");
+    // The colleague looks until the request shows up, and stops when the apply ends either way.
+    let ended = false;
+    const approving = (async () => {
+      while (!ended) {
+        for (const cr of await openRequests(production))
+          if (cr.what === "flag new-search") return colleague.changeRequests.approve(cr.id, "ramp approved");
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return undefined;
+    })();
+    const ramp = await w.tf(["apply", "-input=false", "-auto-approve"]).finally(() => {
+      ended = true;
+    });
+    expect(ramp.code, ramp.out).toBe(0);
+    expect((await approving)?.status).toBe("PUBLISHED");
+    expect(ramp.out).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
+    expect(writes(ramp.requests)).toEqual([
+      "PATCH /internal/api/v2/splits/ws/{id}/new-search/environments/{id} 403",
+      "POST /internal/api/v2/changeRequests/ws/{id}/environments/{id} 200",
+      // The colleague's approval, while the apply waits.
+      expect.stringMatching(/^PUT \/internal\/api\/v2\/changeRequests\/[^/]+ 200$/),
+    ]);
+    expect((await admin.definitions.get(wsId, "new-search", "Production")).defaultRule).toEqual([
+      { treatment: "on", size: 10 },
+      { treatment: "off", size: 90 },
+    ]);
+    // Without waiting from here on (a gated delete then fails naming its request): no write.
+    w.write("terraform.tfvars", "production_percent = 10\n");
+    const settled = await w.tf(["apply", "-input=false", "-auto-approve"]);
+    expect(settled.code, settled.out).toBe(0);
+    expect(writes(settled.requests)).toEqual([]);
+    expect((await w.tf(["plan", "-input=false", "-detailed-exitcode"])).code).toBe(0);
   });
 
   it("an out-of-band edit of a definition: the refreshing plan shows it, apply puts it back with one PATCH", async () => {

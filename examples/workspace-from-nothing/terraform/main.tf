@@ -12,7 +12,15 @@ terraform {
   }
 }
 
+# Ramping Production is a change request too; with wait_for_approval_seconds set, apply waits
+# for a colleague's approval instead of leaving the request pending:
+#   tofu apply -var production_percent=10 -var wait_for_approval_seconds=120
 variable "production_percent" {
+  type    = number
+  default = 0
+}
+
+variable "wait_for_approval_seconds" {
   type    = number
   default = 0
 }
@@ -134,6 +142,9 @@ resource "flagstack_flag_definition" "search" {
   title          = "New search at ${local.percent[each.key]}% in ${each.key}"
   comment        = "Search rollout plan, step by step"
   change_request = each.key == "Production" ? { approvers = [flagstack_group.approvers.name] } : null
+  wait_for_approval = (each.key == "Production" && var.wait_for_approval_seconds > 0
+    ? { timeout_seconds = var.wait_for_approval_seconds, poll_seconds = 1 }
+  : null)
   # The rule names the segment, which must be active in the environment first.
   depends_on = [flagstack_segment_keys.beta]
 }
