@@ -566,6 +566,11 @@ export class TerraformProvider {
         ...(result.props as Inputs),
         ...((result.inputs as Inputs | undefined) ?? {}),
       });
+      // What only the configuration holds (`adopt`, a change's note) is none until it gives one.
+      for (const key of r.kind.impl.programInputs ?? []) {
+        const a = r.attributes.find((x) => x.key === key);
+        if (a !== undefined) state[a.name] = null;
+      }
       return {
         imported_resources: [
           { type_name: req.type_name, state: encodeDynamic(state, type), private: Buffer.alloc(0) },

@@ -249,6 +249,9 @@ describe("flagstack_flag, RPC by RPC", () => {
     expect(imported.diagnostics).toEqual([]);
     const st = state(imported.imported_resources[0]?.state) as TfObject;
     expect([st.id, st.name, st.workspace, st.description]).toEqual([created.id, name, "Default", "edited"]);
+    // `adopt` only the configuration holds (not computed): none in the imported state, as a
+    // configuration that leaves it out has it, so the plan after the import finds no change.
+    expect(st.adopt).toBeNull();
     emu.resetRequests();
     const gone = await p.applyResourceChange({
       type_name: FLAG,
