@@ -63,11 +63,17 @@ export interface ServerCertificate {
 }
 
 /** A new self-signed certificate for `localhost` (see the module notes). */
-export function serverCertificate(now: Date = new Date()): ServerCertificate {
+export function serverCertificate(
+  now: Date = new Date(),
+  random: (size: number) => Buffer = randomBytes,
+): ServerCertificate {
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const spki = publicKey.export({ type: "spki", format: "der" });
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] as number) & 0x7f; // positive
+  const serial = random(16);
+  // Positive, and never a leading zero byte: DER wants an INTEGER's shortest form, and a serial
+  // 0x00 0x01... ("illegal padding") made the TLS credentials fail, which the start misread as
+  // no free port (about one start in 256).
+  serial[0] = ((serial[0] as number) & 0x7f) | 0x40;
   const name = seq(set(seq(oid("2.5.4.10"), utf8("flagstack"))), set(seq(oid("2.5.4.3"), utf8("localhost"))));
   const notBefore = new Date(now.getTime() - 30_000);
   const notAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600_000);
