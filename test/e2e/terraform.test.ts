@@ -12,7 +12,7 @@
  * No `tofu`, no build: the test fails, naming the way to get one, rather than skipping.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -21,26 +21,9 @@ import { type Emulator, startEmulator } from "../../emulator";
 import type { AdminClient } from "../../sdk";
 import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
 import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
+import { tofuBinary } from "./tofu";
 
 const run = promisify(execFile);
-
-/** `tofu` on PATH, else the one `scripts/env.sh`'s `flagstack_use_tofu` builds; an error naming the fix otherwise. */
-function tofuBinary(): string {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, "tofu"))) return join(dir, "tofu");
-  }
-  try {
-    const bin = execFileSync(
-      "bash",
-      ["-c", `. "${join(REPO_ROOT, "scripts", "env.sh")}" && flagstack_use_tofu >&2 && command -v tofu`],
-      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
-    ).trim();
-    if (bin) return bin;
-  } catch {
-    // reported below
-  }
-  throw new Error("e2e: no OpenTofu CLI: run `bash scripts/setup.sh --tofu` or put tofu v1.12+ on PATH");
-}
 
 /** The emulator's writes (dry-run probes of approval gates change nothing and are left out). */
 const writes = (requests: RequestRecord[]) =>
