@@ -41,6 +41,7 @@ import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas
 import { ApiError, isNotFound } from "../../sdk/core/errors";
 import { memo } from "./config";
 import { jsonEqual } from "./diff";
+import { door } from "./door";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
 import { workspaceEnvironments } from "./resolve";
 
@@ -177,7 +178,7 @@ export class OtherChangeRequestOpenError extends Error {
   constructor(s: ChangeSubject, cr: ChangeRequest) {
     super(
       `change request ${cr.id} (${referenceOf(cr.id)}) for ${s.describe} is open (REQUESTED) with a different change, ` +
-        "and the service takes one open change request per object: approve, reject or withdraw it, then run `pulumi up` again",
+        `and the service takes one open change request per object: approve, reject or withdraw it, then run ${door().apply} again`,
     );
     this.name = "OtherChangeRequestOpenError";
   }
@@ -239,7 +240,7 @@ function lastWord(cr: ChangeRequest): string {
 function refused(cr: ChangeRequest, describe: string): ChangeRequestNotAppliedError {
   return new ChangeRequestNotAppliedError(
     `change request ${cr.id} (${referenceOf(cr.id)}) for ${describe} was ${cr.status}${lastWord(cr)}; ` +
-      "nothing was applied. Run `pulumi up` again to submit the change anew",
+      `nothing was applied. Run ${door().apply} again to submit the change anew`,
   );
 }
 
@@ -273,7 +274,7 @@ export async function settle(
       throw new ChangeRequestNotAppliedError(
         `change request ${cr.id} (${referenceOf(cr.id)}) for ${describe} is still ${cr.status} after ${wait.timeoutSeconds}s ` +
           "(waitForApproval.timeoutSeconds); nothing is applied until it is approved. " +
-          "The next `pulumi up` picks it up (it is not submitted again)",
+          `The next ${door().apply} picks it up (it is not submitted again)`,
       );
     }
     progressSink(

@@ -26,6 +26,7 @@ import { AdminAuth } from "../../sdk/admin/auth";
 import { AdminClient } from "../../sdk/admin/client";
 import type { HttpCore } from "../../sdk/core/request";
 import { PlatformClient } from "../../sdk/platform/client";
+import { door } from "./door";
 import { dropLists } from "./list-reads";
 
 /** Each setting: its stack-config key and its environment-variable fallback. */
@@ -487,12 +488,12 @@ function engineWarn(message: string): void {
 // provider process and in tests PULUMI_CONFIG holds no flagstack credential, so nothing happens.
 if (process.env[CONFIG_ENV]) warnPlaintextCredentials();
 
-/** The stack the provider runs for, as `project/stack` (set by the engine; ref pulumi-notes §4). */
+/**
+ * The stack the provider runs for, as `project/stack` (set by the engine; ref pulumi-notes §4); under
+ * the Terraform door, the configuration's directory (`./door.ts`).
+ */
 export function stackLabel(env: NodeJS.ProcessEnv = process.env): string {
-  const project = env.PULUMI_NODEJS_PROJECT ?? env.PULUMI_PROJECT;
-  const stack = env.PULUMI_NODEJS_STACK ?? env.PULUMI_STACK;
-  if (project && stack) return `${project}/${stack}`;
-  return project ?? stack ?? "unknown stack";
+  return door().origin(env).short;
 }
 
 /**
@@ -508,9 +509,10 @@ export function changeNote(
   title: string;
   comment: string;
 } {
-  const stack = stackLabel();
+  const words = door();
+  const origin = words.origin(process.env);
   return {
-    title: settings.changeTitle ?? `pulumi up: ${stack}`,
-    comment: settings.changeComment ?? `${operation} of ${subject} by flagstack (Pulumi stack ${stack})`,
+    title: settings.changeTitle ?? `${words.apply.replaceAll("`", "")}: ${origin.short}`,
+    comment: settings.changeComment ?? `${operation} of ${subject} by flagstack (${origin.long})`,
   };
 }

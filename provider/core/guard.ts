@@ -27,6 +27,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown, PROVIDER_KEY, SECRET_SHOWN } from "./check";
 import { canonicalJson, changedFields, type DiffSpec, jsonEqual, sameByRule } from "./diff";
+import { door } from "./door";
 import { plain } from "./resource";
 
 /** One field the preview showed as changing, with its three values. */
@@ -47,11 +48,12 @@ export class ChangedSinceRecordedError extends Error {
       secret.includes(f.field) ? { field: f.field, recorded: HIDDEN, live: HIDDEN, desired: HIDDEN } : f,
     );
     const lines = fields.flatMap(describeField);
+    const words = door();
     super(
-      `${describe} was changed outside Pulumi since its state was recorded, in ${
+      `${describe} was changed outside ${words.tool} since its state was recorded, in ${
         fields.length === 1 ? "a field" : "fields"
-      } this update changes:\n${lines.join("\n")}\nNothing was written. Run \`pulumi refresh\` to record the live values ` +
-        "(the next `pulumi preview` then shows exactly what `pulumi up` will change), or `pulumi up --refresh`.",
+      } this update changes:\n${lines.join("\n")}\nNothing was written. Run ${words.refresh} to record the live values ` +
+        `(the next ${words.preview} then shows exactly what ${words.apply} will change), or ${words.applyRefreshing}.`,
     );
     this.name = "ChangedSinceRecordedError";
     this.fields = fields;
@@ -61,9 +63,10 @@ export class ChangedSinceRecordedError extends Error {
 /** How an update fails when the object is gone. */
 export class GoneSinceRecordedError extends Error {
   constructor(describe: string) {
+    const words = door();
     super(
-      `${describe} was deleted outside Pulumi since its state was recorded; nothing was written. ` +
-        "Run `pulumi refresh` (it removes the object from the state) and `pulumi up` to create it again, or `pulumi up --refresh`.",
+      `${describe} was deleted outside ${words.tool} since its state was recorded; nothing was written. ` +
+        `Run ${words.refresh} (it removes the object from the state) and ${words.apply} to create it again, or ${words.applyRefreshing}.`,
     );
     this.name = "GoneSinceRecordedError";
   }

@@ -8,6 +8,7 @@
  * @module
  */
 import { ApiError } from "../../sdk/core/errors";
+import { door } from "./door";
 
 /**
  * How the service refuses a stale `If-Match`: 400 OPTIMISTIC_LOCKING_EXCEPTION (pipelines,
@@ -26,11 +27,12 @@ export class ChangedDuringUpdateError extends Error {
   /** The version the update read and sent as `If-Match`. */
   readonly version: number;
   constructor(describe: string, version: number, cause: unknown) {
+    const words = door();
     super(
-      `${describe} was changed outside Pulumi while this update ran (after it read version ${version}, ` +
-        "before its write); the service refused the write, so nothing was overwritten. Run `pulumi refresh` " +
-        "to record the live values (the next `pulumi preview` then shows exactly what `pulumi up` will change), " +
-        "or `pulumi up --refresh`.",
+      `${describe} was changed outside ${words.tool} while this update ran (after it read version ${version}, ` +
+        `before its write); the service refused the write, so nothing was overwritten. Run ${words.refresh} ` +
+        `to record the live values (the next ${words.preview} then shows exactly what ${words.apply} will change), ` +
+        `or ${words.applyRefreshing}.`,
       { cause },
     );
     this.name = "ChangedDuringUpdateError";

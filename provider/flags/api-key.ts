@@ -32,6 +32,7 @@ import type { InputProblem } from "../core/check";
 import { adminClient } from "../core/config";
 import { createNoted, findNote } from "../core/created-journal";
 import { type DiffSpec, jsonEqual } from "../core/diff";
+import { door } from "../core/door";
 import { defineKind } from "../core/kind";
 import { deleteIdempotent } from "../core/lifecycle";
 import { resolveEnvironment, resolveWorkspace } from "../core/resolve";
@@ -200,7 +201,7 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
     } catch (e) {
       if (!isOutcomeUnknown(e)) throw e;
       throw new Error(
-        `the answer to creating API key "${inputs.name}" was lost (${(e as Error).message}); a key may have been made, and the API cannot look keys up: revoke any key named "${inputs.name}" in the UI, then run \`pulumi up\` again`,
+        `the answer to creating API key "${inputs.name}" was lost (${(e as Error).message}); a key may have been made, and the API cannot look keys up: revoke any key named "${inputs.name}" in the UI, then run ${door().apply} again`,
         { cause: e },
       );
     }

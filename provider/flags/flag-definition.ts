@@ -63,6 +63,7 @@ import {
   WRITABLE_FIELDS,
 } from "../core/definition-doc";
 import type { DiffSpec } from "../core/diff";
+import { door } from "../core/door";
 import { fieldsToWrite, guardedUpdate } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { createOrAdopt, GONE, PartialFailure, readOrGone, resourceHandlers } from "../core/lifecycle";
@@ -386,7 +387,7 @@ async function converge(
       if (testFailed(e)) {
         throw new Error(
           `the definition of ${subject(current.name, place.environment.name)} changed while this update was being applied ` +
-            `(a concurrent edit); nothing was overwritten. Run \`pulumi refresh\` and \`pulumi up\` again. (${(e as Error).message})`,
+            `(a concurrent edit); nothing was overwritten. Run ${door().refresh} and ${door().apply} again. (${(e as Error).message})`,
           { cause: e },
         );
       }

@@ -59,6 +59,7 @@ import { ApiError, ConflictError, isNotFound } from "../../sdk/core/errors";
 import { ChangeRequestInput } from "../core/change-request";
 import { adminClient } from "../core/config";
 import type { DiffSpec, FieldRule } from "../core/diff";
+import { door } from "../core/door";
 import { GoneSinceRecordedError } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
@@ -357,7 +358,7 @@ async function uploadMembers(
     } catch (e) {
       if (e instanceof ConflictError || (ApiError.isInstance(e) && e.kind === "conflict"))
         throw new Error(
-          `members[${i}] (environment "${env.name}"): a change request of large segment "${name}" is still open there; approve, reject or withdraw it, then run \`pulumi up\` again (${(e as Error).message})`,
+          `members[${i}] (environment "${env.name}"): a change request of large segment "${name}" is still open there; approve, reject or withdraw it, then run ${door().apply} again (${(e as Error).message})`,
         );
       throw e;
     }

@@ -19,6 +19,7 @@
  * @module
  */
 import type * as grpcTypes from "@grpc/grpc-js";
+import { TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
 import { serverCertificate } from "./cert";
 import { loadServices } from "./protocol";
@@ -234,6 +235,8 @@ export async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // Messages name `terraform apply`, not `pulumi up`; change requests name the configuration.
+  useDoor(TERRAFORM_WORDS);
   // The process serves one command's walk (OpenTofu starts a provider per graph walk and stops it
   // after): its reads may share lists (`../core/list-reads.ts`, DESIGN.md "Reads that share a list").
   openListReadsForOperation();

@@ -219,6 +219,32 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
     expect((await admin.definitions.get(ws, "tf-checkout", "Production")).trafficAllocation).toBe(80);
   });
 
+  it("an edit made outside since the last apply: `apply -refresh=false` writes nothing and names Terraform's commands", async () => {
+    await admin.definitions.patch(ws, "tf-checkout", "Production", [
+      { op: "replace", path: "/trafficAllocation", value: 60 },
+    ]);
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 90 }));
+    const stale = await tf(["apply", "-input=false", "-auto-approve", "-refresh=false"]);
+    expect(stale.code, stale.out).toBe(1);
+    expect(writes(stale.requests)).toEqual([]);
+    const message = stale.out.replace(/\s*\n[│ ]*/g, " ");
+    expect(message).toContain("was changed outside Terraform since its state was recorded");
+    expect(message).toContain(
+      "Nothing was written. Run `terraform apply -refresh-only` to record the live values (the next `terraform plan` then shows exactly what `terraform apply` will change), or `terraform apply` (without `-refresh=false`).",
+    );
+    expect(message).not.toContain("pulumi");
+    // Back to the recorded 80 by a refreshing apply: one PATCH over the outside edit.
+    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80 }));
+    const put = await tf(["apply", "-input=false", "-auto-approve"]);
+    expect(put.code, put.out).toBe(0);
+    expect(writes(put.requests)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^PATCH /internal/api/v2/splits/ws/${ws}/tf-checkout/environments/[^/]+ 200$`),
+      ),
+    ]);
+    expect((await admin.definitions.get(ws, "tf-checkout", "Production")).trafficAllocation).toBe(80);
+  });
+
   it("a data source runs its lookup: flagstack_workspace gives the workspace's id, and writes nothing", async () => {
     const extra = `
 data "flagstack_workspace" "default" {

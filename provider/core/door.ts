@@ -1,0 +1,70 @@
+/**
+ * The words of the door this process serves: the commands a message tells its reader to run and
+ * the name of the tool, so that a Terraform user is never told to run `pulumi up`. The Pulumi
+ * doors (the dynamic resources, the native provider) are the default; the Terraform door's plugin
+ * process says which door it is at start ({@link useDoor}).
+ * @module
+ */
+import { basename } from "node:path";
+
+/** What a message names, in one door's terms. */
+export interface DoorWords {
+  /** The tool, as in "changed outside Pulumi". */
+  tool: string;
+  /** The command that applies the program or configuration, quoted: "`pulumi up`". */
+  apply: string;
+  /** The command that shows what `apply` would change. */
+  preview: string;
+  /** The command that records the live values in the state and changes nothing else. */
+  refresh: string;
+  /** The apply that reads the live values first. */
+  applyRefreshing: string;
+  /** What a change request's default title and comment name: the stack, or the configuration. */
+  origin: (env: NodeJS.ProcessEnv) => { short: string; long: string };
+}
+
+/** The Pulumi doors' words. */
+export const PULUMI_WORDS: DoorWords = {
+  tool: "Pulumi",
+  apply: "`pulumi up`",
+  preview: "`pulumi preview`",
+  refresh: "`pulumi refresh`",
+  applyRefreshing: "`pulumi up --refresh`",
+  origin: (env) => {
+    const project = env.PULUMI_NODEJS_PROJECT ?? env.PULUMI_PROJECT;
+    const stack = env.PULUMI_NODEJS_STACK ?? env.PULUMI_STACK;
+    const short = project && stack ? `${project}/${stack}` : (project ?? stack ?? "unknown stack");
+    return { short, long: `Pulumi stack ${short}` };
+  },
+};
+
+/**
+ * The Terraform door's words (OpenTofu takes the same commands as `tofu`): `plan` and `apply`
+ * refresh unless given `-refresh=false`. Terraform starts the provider in the configuration's
+ * directory, whose name the change requests carry.
+ */
+export const TERRAFORM_WORDS: DoorWords = {
+  tool: "Terraform",
+  apply: "`terraform apply`",
+  preview: "`terraform plan`",
+  refresh: "`terraform apply -refresh-only`",
+  applyRefreshing: "`terraform apply` (without `-refresh=false`)",
+  origin: () => {
+    const dir = basename(process.cwd()) || "/";
+    return { short: dir, long: `Terraform configuration ${dir}` };
+  },
+};
+
+// On globalThis under a registered symbol, as `./config.ts` keeps its clients: two copies of this
+// module in one process (the package's source and its build) share one door.
+const DOOR_KEY = Symbol.for("flagstack.provider.door");
+
+/** The words of the door this process serves. */
+export function door(): DoorWords {
+  return (globalThis as unknown as Record<symbol, DoorWords | undefined>)[DOOR_KEY] ?? PULUMI_WORDS;
+}
+
+/** Says which door this process serves (the Terraform plugin at start; tests). */
+export function useDoor(words: DoorWords): void {
+  (globalThis as unknown as Record<symbol, DoorWords | undefined>)[DOOR_KEY] = words;
+}
