@@ -210,7 +210,7 @@ function stackFileValue(key: string, env: NodeJS.ProcessEnv, cwd: string): strin
 function missing(name: SettingName, what: string): Error {
   const { key, env } = SETTINGS[name];
   return new Error(
-    `flagstack: no ${what} configured: run \`pulumi config set ${key}${name.endsWith("Key") ? " --secret" : ""} <value>\` or set ${env}`,
+    `flagstack: no ${what} configured: ${door().setting(key, name.endsWith("Key"))} or set ${env}`,
   );
 }
 

@@ -19,6 +19,12 @@ export interface DoorWords {
   refresh: string;
   /** The apply that reads the live values first. */
   applyRefreshing: string;
+  /** The command that deletes everything the program or configuration manages. */
+  destroy: string;
+  /** How to replace an object deliberately, and what else with it (`the segment and ...`) when it says. */
+  replace: (what?: string) => string;
+  /** How to give the provider a setting (`flagstack:adminApiKey`) it lacks. */
+  setting: (key: string, secret: boolean) => string;
   /** What a change request's default title and comment name: the stack, or the configuration. */
   origin: (env: NodeJS.ProcessEnv) => { short: string; long: string };
 }
@@ -30,6 +36,9 @@ export const PULUMI_WORDS: DoorWords = {
   preview: "`pulumi preview`",
   refresh: "`pulumi refresh`",
   applyRefreshing: "`pulumi up --refresh`",
+  destroy: "`pulumi destroy`",
+  replace: (what) => `\`pulumi up --replace\`${what ? ` of ${what}` : ""}`,
+  setting: (key, secret) => `run \`pulumi config set ${key}${secret ? " --secret" : ""} <value>\``,
   origin: (env) => {
     const project = env.PULUMI_NODEJS_PROJECT ?? env.PULUMI_PROJECT;
     const stack = env.PULUMI_NODEJS_STACK ?? env.PULUMI_STACK;
@@ -49,6 +58,10 @@ export const TERRAFORM_WORDS: DoorWords = {
   preview: "`terraform plan`",
   refresh: "`terraform apply -refresh-only`",
   applyRefreshing: "`terraform apply` (without `-refresh=false`)",
+  destroy: "`terraform destroy`",
+  replace: (what) => `\`terraform apply -replace=<address>\`${what ? ` of ${what}` : ""}`,
+  setting: (key) =>
+    `set \`${key.replace(/^flagstack:/, "").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}\` in the provider block`,
   origin: () => {
     const dir = basename(process.cwd()) || "/";
     return { short: dir, long: `Terraform configuration ${dir}` };

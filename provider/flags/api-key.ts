@@ -245,7 +245,7 @@ export const impl: ResourceHandlers<ApiKeyInputs, ApiKeyOutputs> = {
   unseen: (inputs, recordedId) =>
     `the create of ApiKey named "${inputs.name}" may have made a key that nothing manages: revoke any key named "${inputs.name}" in the admin settings` +
     (recordedId === undefined
-      ? "; the next `pulumi up` creates a new one"
+      ? `; the next ${door().apply} creates a new one`
       : ` but the one the state records (id ${recordedId})`),
 
   /**

@@ -508,7 +508,7 @@ export const impl: ResourceHandlers<LargeSegmentInputs, LargeSegmentOutputs> = {
     const described = !result.stables?.includes("description");
     if (described && (result.replaces ?? []).length === 0) {
       throw new Error(
-        `description: the API cannot change large segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the large segment would delete its uploaded members in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` (and upload the members again).`,
+        `description: the API cannot change large segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the large segment would delete its uploaded members in every environment. Declare the recorded description, or replace it deliberately with ${door().replace()} (and upload the members again).`,
       );
     }
     return result;

@@ -24,6 +24,7 @@ import type { AdminClient } from "../../sdk/admin/client";
 import type { Restriction as RestrictionResponse } from "../../sdk/admin/restriction";
 import { adminClient } from "../core/config";
 import { canonicalJson, type DiffSpec } from "../core/diff";
+import { door } from "../core/door";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId, kindToken } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, INTERRUPTED_RUN_HINT, readOrGone } from "../core/lifecycle";
@@ -240,7 +241,7 @@ export const impl: ResourceHandlers<RestrictionInputs, RestrictionOutputs> = {
         // A colleague's `view: false` kept beside the program's empty viewers: no restriction left.
         if (isOpen(set)) {
           throw new Error(
-            `${describe(olds.workspaceName)}: the update would leave view false (live) with no viewers, which opens the workspace to everyone; nothing was written. Declare \`view: false\` and remove the Restriction, or run \`pulumi refresh\`.`,
+            `${describe(olds.workspaceName)}: the update would leave view false (live) with no viewers, which opens the workspace to everyone; nothing was written. Declare \`view: false\` and remove the Restriction, or run ${door().refresh}.`,
           );
         }
         const r = await put(admin, live.workspaceId, set);

@@ -30,6 +30,7 @@ import { SegmentCreateBody } from "../../sdk/admin/schemas";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
+import { door } from "../core/door";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { listRead } from "../core/list-reads";
@@ -158,7 +159,7 @@ export const impl: ResourceHandlers<RuleBasedSegmentInputs, RuleBasedSegmentOutp
     const described = !result.stables?.includes("description");
     if (described && (result.replaces ?? []).length === 0) {
       throw new Error(
-        `description: the API cannot change rule-based segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the segment would delete its definition in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` of the segment and of each of its RuleBasedSegmentDefinitions (which puts the rules back).`,
+        `description: the API cannot change rule-based segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the segment would delete its definition in every environment. Declare the recorded description, or replace it deliberately with ${door().replace("the segment and of each of its RuleBasedSegmentDefinitions")} (which puts the rules back).`,
       );
     }
     return result;

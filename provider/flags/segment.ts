@@ -25,6 +25,7 @@ import { SEGMENTS_PAGE_MAX, type Segment as SegmentResponse } from "../../sdk/ad
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";
+import { door } from "../core/door";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, PartialFailure, readOrGone } from "../core/lifecycle";
@@ -185,7 +186,7 @@ export const impl: ResourceHandlers<SegmentInputs, SegmentOutputs> = {
     const described = !result.stables?.includes("description");
     if (described && (result.replaces ?? []).length === 0) {
       throw new Error(
-        `description: the API cannot change segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the segment would delete its members in every environment. Declare the recorded description, or replace it deliberately with \`pulumi up --replace\` of the segment and of each of its SegmentKeys (which uploads the members again).`,
+        `description: the API cannot change segment "${String(olds.name)}"'s description (recorded ${JSON.stringify(olds.description ?? "")}, desired ${JSON.stringify(news.description ?? "")}), and replacing the segment would delete its members in every environment. Declare the recorded description, or replace it deliberately with ${door().replace("the segment and of each of its SegmentKeys")} (which uploads the members again).`,
       );
     }
     return result;

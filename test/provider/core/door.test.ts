@@ -39,6 +39,19 @@ describe("the Pulumi doors (the default)", () => {
 });
 
 describe("the Terraform door", () => {
+  it("a setting the provider lacks: the provider block's attribute, not `pulumi config set`", () => {
+    useDoor(TERRAFORM_WORDS);
+    expect(TERRAFORM_WORDS.setting("flagstack:adminApiKey", true)).toBe(
+      "set `admin_api_key` in the provider block",
+    );
+    expect(PULUMI_WORDS.setting("flagstack:adminApiKey", true)).toBe(
+      "run `pulumi config set flagstack:adminApiKey --secret <value>`",
+    );
+    expect(TERRAFORM_WORDS.replace("the segment")).toBe(
+      "`terraform apply -replace=<address>` of the segment",
+    );
+  });
+
   it("names the configuration's directory and Terraform's commands", () => {
     useDoor(TERRAFORM_WORDS);
     const dir = basename(process.cwd());
