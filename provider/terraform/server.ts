@@ -469,7 +469,16 @@ export class TerraformProvider {
         }
         return { new_state: encodeDynamic(null, type), private: priv, diagnostics: [] };
       }
-      const checked = await this.check(r, config);
+      // What was planned is applied, not the configuration as written: an attribute the plan took
+      // from the state instead (`lifecycle { ignore_changes = [...] }`: Terraform sends the raw
+      // configuration to the apply, the recorded value in the planned state) keeps its planned value.
+      const applied: TfObject | null = config === null ? null : { ...config };
+      if (applied !== null)
+        for (const a of r.attributes) {
+          const p = planned[a.name] ?? null;
+          if ((config?.[a.name] ?? null) !== null && p !== null && !holdsUnknown(p)) applied[a.name] = p;
+        }
+      const checked = await this.check(r, applied);
       if (checked.diagnostics.length > 0)
         return { new_state: req.prior_state, private: priv, diagnostics: checked.diagnostics };
       const inputs = checked.inputs ?? {};

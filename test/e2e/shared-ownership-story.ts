@@ -14,7 +14,7 @@ import { clients, defaultWorkspaceId } from "./fixtures";
 import { type EngineStack, REPO_ROOT, type RequestRecord } from "./harness";
 
 /** The page's one block of that fence language. */
-export function sharedOwnershipBlock(lang: "ts" | "python" | "yaml"): string {
+export function sharedOwnershipBlock(lang: "ts" | "python" | "yaml" | "hcl"): string {
   const page = readFileSync(join(REPO_ROOT, "docs", "shared-ownership.md"), "utf8");
   const blocks = [...page.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].filter((m) => m[1] === lang);
   if (blocks.length !== 1) throw new Error(`docs/shared-ownership.md: ${blocks.length} ${lang} blocks`);
