@@ -18,10 +18,10 @@
  * and Terraform shows under `TF_LOG` / `TF_LOG_PROVIDER`.
  * @module
  */
-import type * as grpcTypes from "@grpc/grpc-js";
 import { TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
 import { serverCertificate } from "./cert";
+import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";
 import { loadServices } from "./protocol";
 import { readSchemaAnswers, type SchemaAnswers } from "./schema-answer";
 // Types only: the dispatch (and with it every kind, the SDK, zod and undici) loads on the first
@@ -51,8 +51,16 @@ export function handshakeRefusal(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-/** Whether Terraform shows debug lines (`TF_LOG` or `TF_LOG_PROVIDER` set). */
-const debugLogs = (): boolean => Boolean(process.env.TF_LOG || process.env.TF_LOG_PROVIDER);
+let debugOn: boolean | undefined;
+/**
+ * Whether Terraform shows debug lines (`TF_LOG` or `TF_LOG_PROVIDER` set), read once: the process's
+ * environment is fixed by Terraform at its start, and each request asks (a read of `process.env` is
+ * a call into the C++ side, paid per request otherwise).
+ */
+const debugLogs = (): boolean => {
+  debugOn ??= Boolean(process.env.TF_LOG || process.env.TF_LOG_PROVIDER);
+  return debugOn;
+};
 
 /** An hclog JSON line on stderr (go-plugin relays it to Terraform's log). */
 export function log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void {
@@ -62,32 +70,23 @@ export function log(level: "trace" | "debug" | "info" | "warn" | "error", messag
   );
 }
 
-type Unary = (call: { request: unknown }, callback: grpcTypes.sendUnaryData<unknown>) => void;
-
-/** A grpc-js unary handler for a (possibly async) method of the provider. */
-function unary(name: string, run: (request: never) => unknown): Unary {
-  return (call, callback) => {
+/** A unary handler for a (possibly async) method of the provider: logs its time under `TF_LOG`, its failure always. */
+function unary(name: string, run: (request: never) => unknown): UnaryHandler {
+  return async (request: never) => {
     const started = performance.now();
-    const req = call.request as { type_name?: string };
-    Promise.resolve()
-      .then(() => run(call.request as never))
-      .then(
-        (response) => {
-          if (debugLogs())
-            log(
-              "debug",
-              `${name}${req.type_name ? ` ${req.type_name}` : ""} ${(performance.now() - started).toFixed(1)} ms`,
-            );
-          callback(null, response);
-        },
-        (e: unknown) => {
-          log("error", `${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          callback({
-            code: 13,
-            details: e instanceof Error ? e.message : String(e),
-          } as grpcTypes.ServiceError);
-        },
-      );
+    const typeName = (request as { type_name?: string }).type_name;
+    try {
+      const response = await run(request);
+      if (debugLogs())
+        log(
+          "debug",
+          `${name}${typeName ? ` ${typeName}` : ""} ${(performance.now() - started).toFixed(1)} ms`,
+        );
+      return response;
+    } catch (e) {
+      log("error", `${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      throw { code: GRPC_STATUS.INTERNAL, details: e instanceof Error ? e.message : String(e) };
+    }
   };
 }
 
@@ -99,7 +98,7 @@ function unary(name: string, run: (request: never) => unknown): Unary {
 export function providerHandlers(
   provider: () => TerraformProvider,
   answers?: SchemaAnswers,
-): Record<string, Unary> {
+): Record<string, UnaryHandler> {
   const methods: Record<string, (p: TerraformProvider, req: never) => unknown> = {
     GetMetadata: (p) => p.getMetadata(),
     GetProviderSchema: (p) => p.getProviderSchema(),
@@ -144,7 +143,6 @@ export async function serve(
 ): Promise<Served> {
   const refusal = handshakeRefusal(env);
   if (refusal !== undefined) throw new Error(refusal);
-  const grpc = require("@grpc/grpc-js") as typeof grpcTypes;
   const services = loadServices();
   let provider: TerraformProvider | undefined;
   const get = (): TerraformProvider => {
@@ -154,71 +152,49 @@ export async function serve(
     }
     return provider;
   };
-  const server = new grpc.Server({
-    "grpc.max_receive_message_length": 256 * 1024 * 1024,
-    "grpc.max_send_message_length": 256 * 1024 * 1024,
-  });
+  const server = new UnaryServer();
   server.addService(services.provider, providerHandlers(get, readSchemaAnswers()));
-  server.addService(services.health, {
-    Check: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, { status: 1 }),
-  });
-  let stopping = false;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (stopping) return resolve();
-      stopping = true;
-      server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, 2000).unref();
-    });
+  server.addService(services.health, { Check: () => ({ status: 1 }) });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= server.close();
+    return stopping;
+  };
   server.addService(services.controller, {
-    Shutdown: (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) => {
+    // The deletes held back for an owner not deleted in this run are sent before the answer,
+    // which go-plugin waits for (`./held-deletes.ts`); the server stops after it.
+    Shutdown: async () => {
       log("debug", "shutdown requested");
-      // The deletes held back for an owner not deleted in this run are sent before the answer,
-      // which go-plugin waits for (`./held-deletes.ts`).
-      void (provider?.finish() ?? Promise.resolve([])).then((failures) => {
-        for (const f of failures) log("error", `a delete held for its owner's failed: ${f}`);
-        cb(null, {});
-        void stop().then(onShutdown);
-      });
+      const failures = (await provider?.finish()) ?? [];
+      for (const f of failures) log("error", `a delete held for its owner's failed: ${f}`);
+      setImmediate(() => void stop().then(onShutdown));
+      return {};
     },
   });
-  let credentials = grpc.ServerCredentials.createInsecure();
-  let certDer: Buffer | undefined;
   const clientCert = env.PLUGIN_CLIENT_CERT;
-  if (clientCert) {
-    const cert = serverCertificate();
-    certDer = cert.der;
-    credentials = grpc.ServerCredentials.createSsl(
-      Buffer.from(clientCert),
-      [{ cert_chain: Buffer.from(cert.certPem), private_key: Buffer.from(cert.keyPem) }],
-      true,
-    );
-  }
-  const port = await bindPort(server, credentials, env);
-  const line = handshakeLine(port, certDer);
+  const cert = clientCert ? serverCertificate() : undefined;
+  const tls =
+    cert && clientCert
+      ? { clientCertPem: clientCert, certPem: cert.certPem, keyPem: cert.keyPem }
+      : undefined;
+  const port = await bindPort(server, tls, env);
+  const line = handshakeLine(port, cert?.der);
   out(line);
   return { port, line, stop };
 }
 
-/** Binds 127.0.0.1 on a free port, within `PLUGIN_MIN_PORT`..`PLUGIN_MAX_PORT` when the client sets them. */
+/** Listens on 127.0.0.1, a free port, within `PLUGIN_MIN_PORT`..`PLUGIN_MAX_PORT` when the client sets them. */
 async function bindPort(
-  server: grpcTypes.Server,
-  credentials: grpcTypes.ServerCredentials,
+  server: UnaryServer,
+  tls: ServerTls | undefined,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const bind = (port: number) =>
-    new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, credentials, (e, p) => (e ? reject(e) : resolve(p))),
-    );
   const min = Number(env.PLUGIN_MIN_PORT ?? 0);
   const max = Number(env.PLUGIN_MAX_PORT ?? 0);
-  if (!(min > 0 && max >= min)) return bind(0);
+  if (!(min > 0 && max >= min)) return server.listen(0, tls);
   for (let port = min; port <= max; port++) {
     try {
-      return await bind(port);
+      return await server.listen(port, tls);
     } catch {
       // taken: the next one
     }

@@ -50,6 +50,7 @@ import {
   fromJsonText,
   fromProvider,
   holdsUnknown,
+  jsonFits,
   type TfObject,
   type TfValue,
   toProvider,
@@ -161,6 +162,15 @@ export function pathText(steps: readonly Step[]): string {
 
 type Inputs = Record<string, unknown>;
 
+/** A configuration's check: the inputs the kind's `check` gives, or the diagnostics naming each bad attribute. */
+interface Checked {
+  inputs?: Inputs;
+  diagnostics: Diagnostic[];
+}
+
+/** How many checked configurations a provider process remembers (a walk's resources, bounded). */
+const CHECK_MEMO = 10_000;
+
 /** The Provider service's handlers, each taking and returning the decoded messages. */
 export class TerraformProvider {
   private readonly configures: Set<AnyHandlers["configure"]>;
@@ -168,6 +178,8 @@ export class TerraformProvider {
   readonly held = new HeldDeletes();
   /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...). */
   private readonly owners: Set<string>;
+  /** Checked configurations by type and wire bytes ({@link checkedConfig}). */
+  private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
   constructor(private readonly cat: Catalog) {
     this.configures = new Set([...cat.resources.values()].map((r) => r.kind.impl.configure));
@@ -305,10 +317,7 @@ export class TerraformProvider {
   }
 
   /** The kind's `check` of a configuration: its inputs, or the diagnostics naming each bad attribute. */
-  private async check(
-    r: TfResource,
-    config: TfValue,
-  ): Promise<{ inputs?: Inputs; diagnostics: Diagnostic[] }> {
+  private async check(r: TfResource, config: TfValue): Promise<Checked> {
     const type = blockType(r.attributes);
     const news = (toProvider(config, type, PULUMI_UNKNOWN) ?? {}) as Inputs;
     const result = await r.kind.impl.check({}, news);
@@ -319,10 +328,34 @@ export class TerraformProvider {
     return { inputs: result.inputs as Inputs | undefined, diagnostics };
   }
 
+  /**
+   * A configuration as it came on the wire, decoded and checked: OpenTofu sends each resource's
+   * configuration to `ValidateResourceConfig` and then the same bytes to `PlanResourceChange` in one
+   * walk, so the second is answered from the first (issue 26, `tofu_plan_unchanged_seconds`). The
+   * check reads no live state (no request), so the same bytes always check the same; the memo
+   * holds the last {@link CHECK_MEMO} configurations.
+   */
+  private async checkedConfig(
+    r: TfResource,
+    dv: DynamicValue | undefined,
+  ): Promise<{ config: TfObject | null; checked: Checked }> {
+    const bytes = dv?.msgpack;
+    const key =
+      bytes && bytes.length > 0 ? `${r.typeName}\0${Buffer.from(bytes).toString("latin1")}` : undefined;
+    const memo = key === undefined ? undefined : this.checks.get(key);
+    if (memo !== undefined) return memo;
+    const config = decodeDynamic(dv, blockType(r.attributes)) as TfObject | null;
+    const result = { config, checked: await this.check(r, config) };
+    if (key !== undefined) {
+      if (this.checks.size >= CHECK_MEMO) this.checks.clear();
+      this.checks.set(key, result);
+    }
+    return result;
+  }
+
   async validateResourceConfig(req: { type_name: string; config?: DynamicValue }) {
     const r = this.resource(req.type_name);
-    const config = decodeDynamic(req.config, blockType(r.attributes));
-    return { diagnostics: (await this.check(r, config)).diagnostics };
+    return { diagnostics: (await this.checkedConfig(r, req.config)).checked.diagnostics };
   }
 
   private dataSource(typeName: string) {
@@ -366,11 +399,14 @@ export class TerraformProvider {
           diag(`${req.type_name}: the state is in the legacy flatmap form, which flagstack never wrote`),
         ],
       };
-    // Schema version 0 is the only one: the state is read as it is.
-    return {
-      upgraded_state: encodeDynamic(fromJsonText(Buffer.from(json).toString("utf8"), type), type),
-      diagnostics: [],
-    };
+    // Schema version 0 is the only one: the state is read as it is. Stored JSON that fits the
+    // schema (no attribute it lacks, each value of its type) goes back as it came: OpenTofu reads a
+    // JSON `DynamicValue` as well as MessagePack (`internal/plugin6/grpc_provider.go`
+    // `decodeDynamicValue`, an absent attribute as null), and a plan upgrades every resource.
+    const text = Buffer.from(json).toString("utf8");
+    if (req.version === r.version && jsonFits(JSON.parse(text), type))
+      return { upgraded_state: { json }, diagnostics: [] };
+    return { upgraded_state: encodeDynamic(fromJsonText(text, type), type), diagnostics: [] };
   }
 
   async planResourceChange(req: {
@@ -384,10 +420,9 @@ export class TerraformProvider {
     const type = blockType(r.attributes);
     const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
     const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
-    const config = decodeDynamic(req.config, type) as TfObject | null;
     const none = { planned_private: req.prior_private ?? Buffer.alloc(0), requires_replace: [] };
     if (proposed === null) return { ...none, planned_state: encodeDynamic(null, type), diagnostics: [] };
-    const checked = await this.check(r, config);
+    const { config, checked } = await this.checkedConfig(r, req.config);
     if (checked.diagnostics.length > 0)
       return { ...none, planned_state: req.proposed_new_state, diagnostics: checked.diagnostics };
     const inputs = checked.inputs ?? {};

@@ -20,19 +20,14 @@
  *
  * No `tofu`: the test fails, naming the way to get one, rather than skipping.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { promisify } from "node:util";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { AdminClient } from "../../sdk/admin/client";
 import { clients, flagNames, groupNames } from "./fixtures";
-import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
-import { tofuBinary } from "./tofu";
-
-const run = promisify(execFile);
+import { REPO_ROOT, type RequestRecord } from "./harness";
+import { TofuDir } from "./tofu";
 
 /** The emulator's writes (dry-run probes of approval gates change nothing and are left out), ids as `{id}`. */
 const writes = (requests: RequestRecord[]) =>
@@ -54,78 +49,8 @@ function filesUnder(dir: string): { path: string; text: string }[] {
   });
 }
 
-/** One working directory with the provider installed in its `terraform.d/plugins`, and `tofu` run in it. */
-class Workdir {
-  readonly dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-story-"));
-  readonly env: Record<string, string>;
-
-  constructor(
-    private readonly emu: Emulator,
-    private readonly tofu: string,
-  ) {
-    const cliConfig = join(this.dir, "tofurc");
-    writeFileSync(cliConfig, "");
-    this.env = {
-      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
-      HOME: this.dir,
-      TF_CLI_CONFIG_FILE: cliConfig,
-      TF_IN_AUTOMATION: "1",
-      CHECKPOINT_DISABLE: "1",
-      FLAGSTACK_ADMIN_API_URL: emu.url,
-      FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
-      FLAGSTACK_JOURNAL_DIR: join(this.dir, "journal"),
-    };
-    execFileSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, "bin", "flagstack.js"),
-        "terraform",
-        "install",
-        "--dir",
-        join(this.dir, "terraform.d", "plugins"),
-      ],
-      { stdio: "pipe" },
-    );
-  }
-
-  write(file: string, text: string): void {
-    writeFileSync(join(this.dir, file), text);
-  }
-
-  /** Runs `tofu <args>`: exit code, output and the API requests it made. */
-  async tf(args: string[]): Promise<{ code: number; out: string; requests: RequestRecord[] }> {
-    const before = this.emu.requests().length;
-    let code = 0;
-    let out: string;
-    try {
-      const r = await run(this.tofu, [...args, "-no-color"], {
-        cwd: this.dir,
-        env: this.env,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      out = r.stdout + r.stderr;
-    } catch (e) {
-      const err = e as { code?: number; stdout?: string; stderr?: string };
-      code = typeof err.code === "number" ? err.code : 1;
-      out = (err.stdout ?? "") + (err.stderr ?? "");
-    }
-    return { code, out, requests: apiRequests(this.emu.requests().slice(before)) };
-  }
-
-  /** `tofu output -json`. */
-  async outputs(): Promise<Record<string, { value: unknown }>> {
-    const { stdout } = await run(this.tofu, ["output", "-json"], { cwd: this.dir, env: this.env });
-    return JSON.parse(stdout) as Record<string, { value: unknown }>;
-  }
-
-  remove(): void {
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
 let emu: Emulator;
 let admin: AdminClient;
-let tofu: string;
 
 /** A second admin key of the account for one workspace: a colleague's, who approves change requests. */
 async function approver(workspace: string): Promise<AdminClient> {
@@ -155,7 +80,6 @@ async function openRequests(
 }
 
 beforeAll(async () => {
-  tofu = tofuBinary();
   emu = await startEmulator({ port: 0 });
   ({ admin } = clients(emu));
 });
@@ -164,14 +88,14 @@ afterAll(async () => {
 });
 
 describe("OpenTofu: the workspace-from-nothing story", () => {
-  let w: Workdir;
+  let w: TofuDir;
   let wsId: string;
   let production: string;
   beforeAll(() => {
-    w = new Workdir(emu, tofu);
-    w.write("main.tf", STORY);
+    w = TofuDir.open(emu);
+    w.write(STORY);
   });
-  afterAll(() => w?.remove());
+  afterAll(() => w?.close());
 
   it("apply from nothing: Production's members and definition go out as change requests", async () => {
     expect((await w.tf(["init", "-input=false"])).code).toBe(0);
@@ -253,7 +177,7 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
   });
 
   it("ramping Production is one UPDATE change request, and apply waits while a colleague approves it", async () => {
-    w.write("terraform.tfvars", "production_percent        = 10\nwait_for_approval_seconds = 120\n");
+    w.write("production_percent        = 10\nwait_for_approval_seconds = 120\n", "terraform.tfvars");
     const colleague = await approver("Storefront");
     // The colleague looks until the request shows up, and stops when the apply ends either way.
     let ended = false;
@@ -282,7 +206,7 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
       { treatment: "off", size: 90 },
     ]);
     // Without waiting from here on (a gated delete then fails naming its request): no write.
-    w.write("terraform.tfvars", "production_percent = 10\n");
+    w.write("production_percent = 10\n", "terraform.tfvars");
     const settled = await w.tf(["apply", "-input=false", "-auto-approve"]);
     expect(settled.code, settled.out).toBe(0);
     expect(writes(settled.requests)).toEqual([]);
@@ -316,7 +240,7 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
 
   it("import of a flag made outside: generated HCL that validates, no write, then no change", async () => {
     await admin.flags.create(wsId, "account", { name: "made-outside", description: "made by hand" });
-    w.write("import.tf", 'import {\n  to = flagstack_flag.outside\n  id = "Storefront/made-outside"\n}\n');
+    w.write('import {\n  to = flagstack_flag.outside\n  id = "Storefront/made-outside"\n}\n', "import.tf");
     const generate = await w.tf(["plan", "-input=false", "-generate-config-out=generated.tf"]);
     expect(generate.code, generate.out).toBe(0);
     expect(writes(generate.requests)).toEqual([]);
@@ -367,10 +291,9 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
 
 describe("OpenTofu: a flag and its definitions destroyed in one run", () => {
   it("destroy sends the flag's one DELETE and no definition DELETE", async () => {
-    const w = new Workdir(emu, tofu);
+    const w = TofuDir.open(emu);
     try {
       w.write(
-        "main.tf",
         `terraform {
   required_providers {
     flagstack = {
@@ -413,17 +336,16 @@ resource "flagstack_flag_definition" "owned" {
       ]);
       expect(await flagNames(admin)).toEqual([]);
     } finally {
-      w.remove();
+      w.close();
     }
   });
 });
 
 describe("OpenTofu: state encryption", () => {
   it("a key made by flagstack_api_key is in no file in plain text", async () => {
-    const w = new Workdir(emu, tofu);
+    const w = TofuDir.open(emu);
     try {
       w.write(
-        "main.tf",
         `terraform {
   required_providers {
     flagstack = {
@@ -480,7 +402,7 @@ output "key" {
       const destroyed = await w.tf(["destroy", "-input=false", "-auto-approve"]);
       expect(destroyed.code, destroyed.out).toBe(0);
     } finally {
-      w.remove();
+      w.close();
     }
   });
 });

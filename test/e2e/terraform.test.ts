@@ -11,25 +11,14 @@
  *
  * No `tofu`, no build: the test fails, naming the way to get one, rather than skipping.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { promisify } from "node:util";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import type { AdminClient } from "../../sdk";
 import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
-import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
-import { tofuBinary } from "./tofu";
-
-const run = promisify(execFile);
-
-/** The emulator's writes (dry-run probes of approval gates change nothing and are left out). */
-const writes = (requests: RequestRecord[]) =>
-  requests
-    .filter((r) => r.method !== "GET" && !r.query.includes("dry_run=true"))
-    .map((r) => `${r.method} ${r.path} ${r.status}`);
+import { REPO_ROOT } from "./harness";
+import { TofuDir, writes } from "./tofu";
 
 /** The configuration: a flag and its definition in Production, and what the test adds. */
 function mainTf(spec: { allocation?: number; extra?: string } = {}): string {
@@ -78,65 +67,19 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
   let emu: Emulator;
   let admin: AdminClient;
   let ws: string;
-  let dir: string;
-  let tofu: string;
-  let env: Record<string, string>;
-
-  /** Runs `tofu <args>` in the working directory: exit code, output and the API requests it made. */
-  async function tf(
-    args: string[],
-  ): Promise<{ code: number; out: string; requests: RequestRecord[]; ms: number }> {
-    const before = emu.requests().length;
-    const started = performance.now();
-    let code = 0;
-    let out: string;
-    try {
-      const r = await run(tofu, [...args, "-no-color"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
-      out = r.stdout + r.stderr;
-    } catch (e) {
-      const err = e as { code?: number; stdout?: string; stderr?: string };
-      code = typeof err.code === "number" ? err.code : 1;
-      out = (err.stdout ?? "") + (err.stderr ?? "");
-    }
-    const ms = performance.now() - started;
-    console.log(`tofu ${args[0]}: ${ms.toFixed(0)} ms`);
-    return { code, out, requests: apiRequests(emu.requests().slice(before)), ms };
-  }
+  let t: TofuDir;
+  const tf = (args: string[]) => t.tf(args);
 
   beforeAll(async () => {
-    tofu = tofuBinary();
     emu = await startEmulator({ port: 0 });
     ({ admin } = clients(emu));
     ws = await defaultWorkspaceId(admin);
-    dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-"));
-    const cliConfig = join(dir, "tofurc");
-    writeFileSync(cliConfig, "");
-    env = {
-      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
-      HOME: dir,
-      TF_CLI_CONFIG_FILE: cliConfig,
-      TF_IN_AUTOMATION: "1",
-      CHECKPOINT_DISABLE: "1",
-      TF_VAR_admin_api_url: emu.url,
-      FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
-      FLAGSTACK_JOURNAL_DIR: join(dir, "journal"),
-    };
-    execFileSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, "bin", "flagstack.js"),
-        "terraform",
-        "install",
-        "--dir",
-        join(dir, "terraform.d", "plugins"),
-      ],
-      { stdio: "pipe" },
-    );
-    writeFileSync(join(dir, "main.tf"), mainTf());
+    t = TofuDir.open(emu);
+    t.write(mainTf());
   });
   afterAll(async () => {
     await emu?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    t?.close();
   });
 
   it("init installs the provider from the mirror and locks it", async () => {
@@ -144,15 +87,15 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
     expect(code, out).toBe(0);
     const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
       .version;
-    const lock = readFileSync(join(dir, ".terraform.lock.hcl"), "utf8");
+    const lock = readFileSync(join(t.dir, ".terraform.lock.hcl"), "utf8");
     expect(lock).toContain(`provider "flagstack.local/flagstack/flagstack" {\n  version = "${version}"`);
     expect(lock).toMatch(/hashes = \[\n {4}"h1:[A-Za-z0-9+/=]{44}",\n {2}\]/);
   });
 
   it("validate of a bad input names the attribute and its line, and sends no request", async () => {
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 140 }));
+    t.write(mainTf({ allocation: 140 }));
     const { code, out, requests } = await tf(["validate"]);
-    writeFileSync(join(dir, "main.tf"), mainTf());
+    t.write(mainTf());
     expect(code).toBe(1);
     expect(out).toContain("Error: traffic_allocation: trafficAllocation must be 0..100");
     expect(out).toMatch(
@@ -207,7 +150,7 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
   });
 
   it("a one-field change is one update and exactly one PATCH", async () => {
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80 }));
+    t.write(mainTf({ allocation: 80 }));
     const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
     expect(code, out).toBe(0);
     expect(out).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
@@ -223,7 +166,7 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
     await admin.definitions.patch(ws, "tf-checkout", "Production", [
       { op: "replace", path: "/trafficAllocation", value: 60 },
     ]);
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 90 }));
+    t.write(mainTf({ allocation: 90 }));
     const stale = await tf(["apply", "-input=false", "-auto-approve", "-refresh=false"]);
     expect(stale.code, stale.out).toBe(1);
     expect(writes(stale.requests)).toEqual([]);
@@ -234,7 +177,7 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
     );
     expect(message).not.toContain("pulumi");
     // Back to the recorded 80 by a refreshing apply: one PATCH over the outside edit.
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80 }));
+    t.write(mainTf({ allocation: 80 }));
     const put = await tf(["apply", "-input=false", "-auto-approve"]);
     expect(put.code, put.out).toBe(0);
     expect(writes(put.requests)).toEqual([
@@ -255,7 +198,7 @@ output "workspace_id" {
   value = data.flagstack_workspace.default.id
 }
 `;
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80, extra }));
+    t.write(mainTf({ allocation: 80, extra }));
     const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
     expect(code, out).toBe(0);
     expect(out).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
@@ -277,7 +220,7 @@ resource "flagstack_flag" "outside" {
   description = "made by hand"
 }
 `;
-    writeFileSync(join(dir, "main.tf"), mainTf({ allocation: 80, extra }));
+    t.write(mainTf({ allocation: 80, extra }));
     const { code, out, requests } = await tf(["apply", "-input=false", "-auto-approve"]);
     expect(code, out).toBe(0);
     expect(out).toContain("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed.");
@@ -291,7 +234,7 @@ resource "flagstack_flag" "outside" {
     expect(code, out).toBe(0);
     expect(out).toContain("Destroy complete! Resources: 3 destroyed.");
     expect(await flagNames(admin)).toEqual([]);
-    const state = JSON.parse(readFileSync(join(dir, "terraform.tfstate"), "utf8")) as {
+    const state = JSON.parse(readFileSync(join(t.dir, "terraform.tfstate"), "utf8")) as {
       resources: unknown[];
     };
     expect(state.resources).toEqual([]);

@@ -134,6 +134,12 @@ export class TofuDir {
     return { code, out, requests: apiRequests(this.emu.requests().slice(before)), ms };
   }
 
+  /** `tofu output -json`: each output's value. */
+  async outputs(): Promise<Record<string, { value: unknown }>> {
+    const { stdout } = await run(this.tofu, ["output", "-json"], { cwd: this.dir, env: this.env });
+    return JSON.parse(stdout) as Record<string, { value: unknown }>;
+  }
+
   close(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
  * delete), read (drift shown, the configuration's spelling kept), import by the kind's import id,
  * and the state upgrade at version 0.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
 import { PartialFailure } from "../../../provider/core/lifecycle";
@@ -279,6 +279,43 @@ describe("flagstack_flag, RPC by RPC", () => {
     const up = p.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json } });
     const st = state(up.upgraded_state) as TfObject;
     expect([st.id, st.name, st.tags, st.workspace]).toEqual(["f1", "x", ["a"], null]);
+    // JSON that fits the schema goes back as it came (OpenTofu reads a JSON DynamicValue too).
+    expect(up.upgraded_state).toEqual({ json });
+  });
+
+  it("upgrade: a stored state that no longer fits (an attribute the schema lacks, a value of another type) is converted", () => {
+    const json = Buffer.from(JSON.stringify({ id: "f1", name: "x", retired: true, tags: ["a"] }));
+    const up = p.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json } });
+    expect(up.upgraded_state).not.toHaveProperty("json");
+    const st = state(up.upgraded_state) as TfObject;
+    expect([st.id, st.name, st.tags, "retired" in st]).toEqual(["f1", "x", ["a"], false]);
+    const wrongType = Buffer.from(JSON.stringify({ id: "f1", name: "x", tags: "a" }));
+    const up2 = p.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json: wrongType } });
+    expect(up2.upgraded_state).not.toHaveProperty("json");
+  });
+
+  it("validate, then plan of the same configuration bytes: the kind's check runs once", async () => {
+    const flag = cat.resources.get(FLAG)?.kind;
+    if (flag === undefined) throw new Error("no Flag kind");
+    const check = vi.spyOn(flag.impl, "check");
+    try {
+      const config = dv(flagConfig("tf-memo"));
+      expect((await p.validateResourceConfig({ type_name: FLAG, config })).diagnostics).toEqual([]);
+      const plan = await p.planResourceChange({
+        type_name: FLAG,
+        prior_state: dv(null),
+        proposed_new_state: config,
+        config,
+      });
+      expect(plan.diagnostics).toEqual([]);
+      expect((state(plan.planned_state) as TfObject).name).toBe("tf-memo");
+      expect(check).toHaveBeenCalledTimes(1);
+      // Other bytes are checked again.
+      await p.validateResourceConfig({ type_name: FLAG, config: dv(flagConfig("tf-memo-2")) });
+      expect(check).toHaveBeenCalledTimes(2);
+    } finally {
+      check.mockRestore();
+    }
   });
 });
 
