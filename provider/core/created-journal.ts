@@ -47,10 +47,14 @@ interface Note {
   data: Record<string, unknown>;
 }
 
+/** The directory of this machine's notes: `$FLAGSTACK_JOURNAL_DIR`, by default `~/.flagstack`. */
+export function journalDir(): string {
+  return process.env.FLAGSTACK_JOURNAL_DIR || join(homedir(), ".flagstack");
+}
+
 /** The journal file. */
 export function journalPath(): string {
-  const dir = process.env.FLAGSTACK_JOURNAL_DIR || join(homedir(), ".flagstack");
-  return join(dir, "created.jsonl");
+  return join(journalDir(), "created.jsonl");
 }
 
 function readNotes(path: string): Note[] {

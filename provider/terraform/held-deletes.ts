@@ -16,13 +16,20 @@
  * - any create or update sends every held delete first (a replaced definition is created again
  *   only once the old one is gone);
  * - the end of the run (go-plugin's `Shutdown`, which Terraform calls when the apply walk is done
- *   and waits for) sends the rest, each the kind's own delete.
+ *   and waits for) sends the rest, each the kind's own delete. The run can no longer report a
+ *   failure there (the protocol has no answer left to carry it, and the state no longer holds the
+ *   object), so each failure is noted on this machine ({@link noteFailedHeldDeletes}) and the next
+ *   run in the same directory reports it as a warning when it configures the provider
+ *   ({@link takeFailedHeldDeletes}): the object may still exist, and nothing says so otherwise.
  * A held delete is only one whose environment requires no approvals (one dry-run read per
  * environment and process, which the owner's delete reads anyway): behind an approval gate the
  * kind's own delete runs at once, so a change request it needs fails the apply and keeps the
  * resource in the state, as in Pulumi.
  * @module
  */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { journalDir } from "../core/created-journal";
 
 /** A delete held back until its owner's. */
 interface Held {
@@ -79,5 +86,72 @@ export class HeldDeletes {
       }
     }
     return failures;
+  }
+}
+
+/** A held delete sent at the end of a run that failed: when, in which configuration directory, and the failure. */
+export interface FailedHeldDelete {
+  at: string;
+  dir: string;
+  failure: string;
+}
+
+/** The file of the failed held deletes not reported yet (one JSON line each), beside the create journal. */
+export const failedHeldDeletesPath = (): string => join(journalDir(), "held-deletes.jsonl");
+
+function readFailed(path: string): FailedHeldDelete[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line.trim() === "" ? [] : [JSON.parse(line) as FailedHeldDelete];
+    } catch {
+      return []; // a line cut by a crash: the others stand
+    }
+  });
+}
+
+/** Writes the notes whole (a temporary file renamed over the old one), or removes the file's content. */
+function writeFailed(path: string, notes: readonly FailedHeldDelete[]): void {
+  mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, notes.map((n) => `${JSON.stringify(n)}\n`).join(""), { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Notes the failures of the held deletes sent at the end of a run in `dir` (best effort: never throws). */
+export function noteFailedHeldDeletes(
+  failures: readonly string[],
+  dir = process.cwd(),
+  now = new Date(),
+): void {
+  if (failures.length === 0) return;
+  try {
+    const path = failedHeldDeletesPath();
+    const at = now.toISOString();
+    writeFailed(path, [...readFailed(path), ...failures.map((failure) => ({ at, dir, failure }))]);
+  } catch {
+    // best effort: the failure is also logged
+  }
+}
+
+/** The failed held deletes noted for `dir`, which are then forgotten (each is reported once); the others stay. */
+export function takeFailedHeldDeletes(dir = process.cwd()): FailedHeldDelete[] {
+  try {
+    const path = failedHeldDeletesPath();
+    const notes = readFailed(path);
+    const mine = notes.filter((n) => n.dir === dir);
+    if (mine.length > 0)
+      writeFailed(
+        path,
+        notes.filter((n) => n.dir !== dir),
+      );
+    return mine;
+  } catch {
+    return [];
   }
 }

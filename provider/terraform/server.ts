@@ -28,7 +28,7 @@ import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import type { AnyHandlers, Kind } from "../core/kind";
 import { KIND_LIST } from "../kinds";
 import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
-import { HeldDeletes } from "./held-deletes";
+import { HeldDeletes, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
 import { isUnknown } from "./msgpack";
 import {
   dataSourceSchema,
@@ -72,6 +72,9 @@ export interface Diagnostic {
 }
 /** One step of an `AttributePath`. */
 export type Step = { attribute_name: string } | { element_key_string: string } | { element_key_int: number };
+
+/** A warning diagnostic (`Diagnostic.Severity` WARNING). */
+const warning = (summary: string, detail: string): Diagnostic => ({ severity: 2, summary, detail });
 
 const diag = (summary: string, detail = "", steps?: Step[]): Diagnostic => ({
   severity: ERROR,
@@ -192,8 +195,10 @@ export class TerraformProvider {
    * The end of the run (go-plugin's `Shutdown`): the held deletes whose owner was not deleted are
    * sent, each the kind's own delete; the failures, as messages (logged: the run has ended).
    */
-  finish(): Promise<string[]> {
-    return this.held.send();
+  async finish(): Promise<string[]> {
+    const failures = await this.held.send();
+    noteFailedHeldDeletes(failures);
+    return failures;
   }
 
   /**
@@ -310,7 +315,14 @@ export class TerraformProvider {
     };
     try {
       for (const configure of this.configures) await configure({ config });
-      return { diagnostics: [] };
+      // What an earlier run in this directory could not report (`./held-deletes.ts`).
+      const earlier = takeFailedHeldDeletes().map((n) =>
+        warning(
+          `A delete held back in an earlier run failed: ${n.failure}`,
+          `At ${n.at} an apply removed this object from the state and held its delete back for its owner's delete in the same run; the owner stayed, and the delete sent at the end of the run failed. The object may still exist on the service: delete it there, or manage it again with an import block.`,
+        ),
+      );
+      return { diagnostics: earlier };
     } catch (e) {
       return { diagnostics: [diag(message(e))] };
     }

@@ -2,8 +2,26 @@
  * The deletes held back for their owner's (`provider/terraform/held-deletes.ts`): the owner's key,
  * what the owner's delete takes, and what is sent on its own with its failures.
  */
-import { describe, expect, it } from "vitest";
-import { HeldDeletes } from "../../../provider/terraform/held-deletes";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  failedHeldDeletesPath,
+  HeldDeletes,
+  noteFailedHeldDeletes,
+  takeFailedHeldDeletes,
+} from "../../../provider/terraform/held-deletes";
+
+let saved: string | undefined;
+beforeEach(() => {
+  saved = process.env.FLAGSTACK_JOURNAL_DIR;
+  process.env.FLAGSTACK_JOURNAL_DIR = mkdtempSync(join(tmpdir(), "flagstack-held-"));
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.FLAGSTACK_JOURNAL_DIR;
+  else process.env.FLAGSTACK_JOURNAL_DIR = saved;
+});
 
 describe("HeldDeletes", () => {
   it("keys an owner by type, workspace id and name; nothing without both", () => {
@@ -31,5 +49,30 @@ describe("HeldDeletes", () => {
     expect(await h.send("b")).toEqual(["def b1: 503 unavailable"]);
     expect(await h.send()).toEqual([]);
     expect([h.size, sent]).toEqual([0, ["b1", "c1"]]);
+  });
+
+  it("the failures at the end of a run are noted for the next run in the same directory, each taken once", () => {
+    const at = new Date("2026-11-26T12:00:00.000Z");
+    noteFailedHeldDeletes(["flagstack_flag_definition f1:e1: 503 unavailable"], "/work/a", at);
+    noteFailedHeldDeletes(["flagstack_flag_definition f2:e1: 401"], "/work/b", at);
+    noteFailedHeldDeletes([], "/work/a", at);
+    expect(failedHeldDeletesPath()).toBe(
+      join(process.env.FLAGSTACK_JOURNAL_DIR as string, "held-deletes.jsonl"),
+    );
+    expect(takeFailedHeldDeletes("/work/a")).toEqual([
+      {
+        at: "2026-11-26T12:00:00.000Z",
+        dir: "/work/a",
+        failure: "flagstack_flag_definition f1:e1: 503 unavailable",
+      },
+    ]);
+    expect(takeFailedHeldDeletes("/work/a")).toEqual([]);
+    expect(readFileSync(failedHeldDeletesPath(), "utf8")).toBe(
+      '{"at":"2026-11-26T12:00:00.000Z","dir":"/work/b","failure":"flagstack_flag_definition f2:e1: 401"}\n',
+    );
+    expect(takeFailedHeldDeletes("/work/b").map((n) => n.failure)).toEqual([
+      "flagstack_flag_definition f2:e1: 401",
+    ]);
+    expect(readFileSync(failedHeldDeletesPath(), "utf8")).toBe("");
   });
 });

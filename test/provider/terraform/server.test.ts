@@ -6,6 +6,9 @@
  * delete), read (drift shown, the configuration's spelling kept), import by the kind's import id,
  * and the state upgrade at version 0.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
@@ -315,6 +318,44 @@ describe("flagstack_flag, RPC by RPC", () => {
       expect(check).toHaveBeenCalledTimes(2);
     } finally {
       check.mockRestore();
+    }
+  });
+});
+
+describe("a held delete that fails at the end of the run", () => {
+  it("is noted, and the next run in the directory reports it once as a warning when it configures the provider", async () => {
+    const saved = process.env.FLAGSTACK_JOURNAL_DIR;
+    process.env.FLAGSTACK_JOURNAL_DIR = mkdtempSync(join(tmpdir(), "flagstack-held-"));
+    try {
+      const run = new TerraformProvider(cat);
+      run.held.hold("owner", {
+        describe: "flagstack_flag_definition f1:e1",
+        run: async () => {
+          throw new Error("503 Service Unavailable");
+        },
+      });
+      expect(await run.finish()).toEqual(["flagstack_flag_definition f1:e1: 503 Service Unavailable"]);
+      const next = new TerraformProvider(cat);
+      const config = {
+        config: encodeDynamic(
+          { admin_api_url: emu.url, admin_api_key: emu.adminKey, max_retries: 0 },
+          configType,
+        ),
+      };
+      const first = await next.configureProvider(config);
+      expect(first.diagnostics.map((d) => [d.severity, d.summary])).toEqual([
+        [
+          2,
+          "A delete held back in an earlier run failed: flagstack_flag_definition f1:e1: 503 Service Unavailable",
+        ],
+      ]);
+      expect(first.diagnostics[0]?.detail).toMatch(
+        /^At \d{4}-\d\d-\d\dT.* The object may still exist on the service/,
+      );
+      expect((await next.configureProvider(config)).diagnostics).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.FLAGSTACK_JOURNAL_DIR;
+      else process.env.FLAGSTACK_JOURNAL_DIR = saved;
     }
   });
 });
