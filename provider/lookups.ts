@@ -58,13 +58,29 @@ function clientFor(options: LookupOptions = {}): AdminClient {
 const name = z.string().min(1, "must not be empty");
 
 /** Arguments of {@link getWorkspace}. */
-export const GetWorkspaceArgs = z.strictObject({ name });
+export const GetWorkspaceArgs = z.strictObject({
+  /** The workspace's name or id. */
+  name,
+});
 /** Arguments of {@link getEnvironment}, {@link getRolloutStatus} and {@link getTrafficType}. */
-export const InWorkspaceArgs = z.strictObject({ workspace: name, name });
+export const InWorkspaceArgs = z.strictObject({
+  /** The workspace, by name or id. */
+  workspace: name,
+  /** The object's name or id in that workspace. */
+  name,
+});
 /** Arguments of {@link getGroup}. */
-export const GetGroupArgs = z.strictObject({ name });
+export const GetGroupArgs = z.strictObject({
+  /** The group's name or id. */
+  name,
+});
 /** Arguments of {@link getUsers}. */
-export const GetUsersArgs = z.strictObject({ status: UserStatus.optional(), group: name.optional() });
+export const GetUsersArgs = z.strictObject({
+  /** Only the users of this status (`ACTIVE`, `DEACTIVATED`, `PENDING`). Default: every status. */
+  status: UserStatus.optional(),
+  /** Only the members of this group, by name or id. Default: every user. */
+  group: name.optional(),
+});
 
 /**
  * A workspace (project) by name or id.

@@ -45,7 +45,10 @@ function api(options: PlatformLookupOptions = {}): PlatformClient {
 // Organizations
 
 /** Arguments of {@link getOrganization}. */
-export const GetOrganizationArgs = z.strictObject({ identifier: Identifier });
+export const GetOrganizationArgs = z.strictObject({
+  /** The organization's identifier. */
+  identifier: Identifier,
+});
 /** An organization found by {@link getOrganization}: the outputs an `Organization` would have, minus `adopt`. */
 export type OrganizationInfo = Omit<OrganizationOutputs, "adopt">;
 
@@ -81,6 +84,7 @@ export function getOrganizationOutput(
 
 /** Arguments of {@link getProject}. */
 export const GetProjectArgs = z.strictObject({
+  /** The project's identifier. */
   identifier: Identifier,
   /** Organization; `default` when absent. */
   org: Identifier.default(DEFAULT_ORG),
@@ -122,7 +126,14 @@ export function getProjectOutput(
 
 /** Arguments of {@link getConnector}: account scope without `org`, organization scope with it, project scope with both. */
 export const GetConnectorArgs = z
-  .strictObject({ identifier: Identifier, org: Identifier.optional(), project: Identifier.optional() })
+  .strictObject({
+    /** The connector's identifier. */
+    identifier: Identifier,
+    /** Organization; absent for an account-level connector. */
+    org: Identifier.optional(),
+    /** Project (needs `org`); absent for an account- or organization-level connector. */
+    project: Identifier.optional(),
+  })
   .refine((a) => a.project === undefined || a.org !== undefined, {
     error: "a project-level connector needs org as well as project",
     path: ["org"],
@@ -171,8 +182,11 @@ export function getConnectorOutput(
 
 /** Arguments of {@link getPipeline}. */
 export const GetPipelineArgs = z.strictObject({
+  /** The pipeline's identifier. */
   identifier: Identifier,
+  /** Organization; `default` when absent. */
   org: Identifier.default(DEFAULT_ORG),
+  /** Project. */
   project: Identifier,
 });
 /** A pipeline found by {@link getPipeline}. */

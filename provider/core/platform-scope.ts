@@ -18,6 +18,7 @@ export const scopedEntityShape = {
   identifier: Identifier,
   /** Display name. */
   name: entityName(128),
+  /** Description, at most 1024 characters. Default: empty. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
   /** Key/value tags; a key-only tag has the value `""`. */
   tags: Tags.default({}),

@@ -65,7 +65,9 @@ export const ApiKeyInputs = z.strictObject({
 export const ApiKeyOutputs = ApiKeyInputs.extend({
   /** The key's id (also the resource id). */
   apiKeyId: z.string(),
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
   /** The ids of {@link environments}, in the same order. */
   environmentIds: z.array(z.string()),
@@ -125,6 +127,7 @@ const API_KEY_NOTE = "api-key";
 const ApiKeyNote = z.object({
   name: z.string(),
   apiKeyType: z.string(),
+  /** The workspace's id. */
   workspaceId: z.string(),
   environmentIds: z.array(z.string()),
 });

@@ -102,7 +102,9 @@ const SdkKeyRef = z.strictObject({ id: z.string(), name: z.string(), apiKeyType:
 export const EnvironmentOutputs = EnvironmentInputs.extend({
   /** The environment's id (also the resource id). */
   environmentId: z.string(),
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
   /** The SDK keys the service made with the environment (revoked when it is deleted). */
   apiTokens: z.array(SdkKeyRef),

@@ -156,9 +156,13 @@ export const FlagDefinitionOutputs = FlagDefinitionInputs.extend({
   flagId: z.string(),
   /** The flag's name as on the service. */
   flagName: z.string(),
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
+  /** The environment's id. */
   environmentId: z.string(),
+  /** The environment's name. */
   environmentName: z.string(),
   /** The traffic type's name. */
   trafficType: z.string(),

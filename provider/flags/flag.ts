@@ -101,11 +101,15 @@ export const FlagOutputs = FlagInputs.extend({
   flagId: z.string(),
   /** Creation time, epoch milliseconds. */
   creationTime: z.number().int(),
+  /** The rollout status's id. */
   rolloutStatusId: z.string(),
   /** When the rollout status last changed, epoch milliseconds. */
   rolloutStatusTimestamp: z.number().int(),
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
+  /** The traffic type's id. */
   trafficTypeId: z.string(),
 });
 

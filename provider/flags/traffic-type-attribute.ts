@@ -56,8 +56,11 @@ export const TrafficTypeAttributeInputs = z.strictObject({
 
 /** The outputs of a {@link TrafficTypeAttribute}: the inputs plus ids. */
 export const TrafficTypeAttributeOutputs = TrafficTypeAttributeInputs.extend({
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
+  /** The traffic type's id. */
   trafficTypeId: z.string(),
 });
 

@@ -40,7 +40,9 @@ export const TrafficTypeInputs = z.strictObject({
 export const TrafficTypeOutputs = TrafficTypeInputs.extend({
   /** The traffic type's id (also the resource id). */
   trafficTypeId: z.string(),
+  /** The workspace's id. */
   workspaceId: z.string(),
+  /** The workspace's name. */
   workspaceName: z.string(),
   /** The attribute shown for its keys, where one is set. */
   displayAttributeId: z.string().optional(),

@@ -125,7 +125,9 @@ export function readDocs(
     const args = members(checker, typeOf(`Args${i}`), 0, new Set());
     const found = members(checker, typeOf(`Result${i}`), 0, new Set());
     // A list result is the member `listMember` of the invoke's outputs; its elements' TSDoc.
-    const result = f.listMember ? { [f.listMember]: { members: found } } : found;
+    const result = f.listMember
+      ? { [f.listMember]: { doc: `The ${f.listMember} found.`, members: found } }
+      : found;
     const description = declarationDoc(program, join(dir, `${f.module}.ts`), f.name);
     fns[f.name] = { ...(description ? { description } : {}), args, result };
   });
@@ -152,13 +154,13 @@ function members(checker: ts.TypeChecker, type: ts.Type, depth: number, seen: Se
   return tree;
 }
 
-/** The object types a member's type stands for: itself, an array's elements, a union's objects. */
+/** The object types a member's type stands for: itself (an object or an intersection of objects), an array's elements, a union's objects. */
 function objectParts(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
   if (type.isUnion()) return type.types.flatMap((t) => objectParts(checker, t));
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
     return checker.getTypeArguments(type as ts.TypeReference).flatMap((t) => objectParts(checker, t));
   }
-  if (!(type.flags & ts.TypeFlags.Object)) return [];
+  if (!(type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))) return [];
   if (type.getCallSignatures().length > 0) return [];
   return [type];
 }

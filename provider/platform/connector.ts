@@ -313,7 +313,9 @@ export const ConnectorOutputs = ConnectorInputs.extend({
   type: z.string(),
   /** The spec as the service returned it. */
   spec: z.record(z.string(), z.unknown()),
+  /** Creation time, epoch milliseconds. */
   createdAt: z.number().int(),
+  /** Last modification time, epoch milliseconds. */
   lastModifiedAt: z.number().int(),
 });
 /** Outputs of a {@link Connector}. */

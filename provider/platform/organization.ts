@@ -39,6 +39,7 @@ export const OrganizationInputs = z.strictObject({
   identifier: Identifier,
   /** Display name. */
   name: entityName(),
+  /** Description, at most 1024 characters. Default: empty. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
   /** Key/value tags; a key-only tag has the value `""` (ref §3). */
   tags: Tags.default({}),

@@ -55,6 +55,7 @@ export const ProjectInputs = z.strictObject({
     .default(DEFAULT_PROJECT_COLOUR),
   /** Modules that must be enabled (the service may enable more; none is ever removed). */
   modules: z.array(z.string().min(1, "module names cannot be empty")).default([]),
+  /** Description, at most 1024 characters. Default: empty. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
   /** Key/value tags; a key-only tag has the value `""` (ref §3). */
   tags: Tags.default({}),

@@ -103,7 +103,9 @@ export const SecretOutputs = SecretInputs.omit({ file: true }).extend({
   fileSha256: z.string().optional(),
   /** How connectors and pipelines name the secret: `account.<id>`, `org.<id>` or `<id>`. */
   ref: z.string(),
+  /** Creation time, epoch milliseconds (absent when the service does not say). */
   createdAt: z.number().int().optional(),
+  /** Last update time, epoch milliseconds (absent when the service does not say). */
   updatedAt: z.number().int().optional(),
 });
 /** Outputs of a {@link Secret}. */

@@ -74,9 +74,13 @@ export type AdminErrorBody = z.infer<typeof AdminErrorBody>;
 // Workspaces (projects), environments, traffic types, rollout statuses (spec §2, §4)
 
 export const Workspace = z.looseObject({
+  /** The workspace's id. */
   id: z.string(),
+  /** The workspace's name. */
   name: z.string(),
+  /** Always `workspace`. */
   type: z.literal("workspace"),
+  /** Whether every change in it must carry a title and a comment. */
   requiresTitleAndComments: z.boolean(),
 });
 export type Workspace = z.infer<typeof Workspace>;
@@ -97,8 +101,11 @@ export const WorkspaceCreate = z.object({
 export type WorkspaceCreate = z.input<typeof WorkspaceCreate>;
 
 export const Environment = z.looseObject({
+  /** The environment's id. */
   id: z.string(),
+  /** The environment's name. */
   name: z.string(),
+  /** Whether it is a production environment. */
   production: z.boolean(),
 });
 export type Environment = z.infer<typeof Environment>;
@@ -171,16 +178,23 @@ export type EnvironmentCreate = z.input<typeof EnvironmentCreate>;
 
 /** Traffic types are a bare array of `{id, name, type?, displayAttributeId?}` (ref §1.1). */
 export const TrafficType = z.looseObject({
+  /** The traffic type's id. */
   id: z.string(),
+  /** The traffic type's name (`user`, `account`, ...). */
   name: z.string(),
+  /** Always `trafficType` when the service says. */
   type: z.string().optional(),
+  /** The id of the attribute shown for its keys in the UI, if one is set. */
   displayAttributeId: z.string().nullable().optional(),
 });
 export type TrafficType = z.infer<typeof TrafficType>;
 
 export const RolloutStatus = z.looseObject({
+  /** The rollout status's id. */
   id: z.string(),
+  /** The rollout status's name (`Pre-Production`, `Ramping`, ...). */
   name: z.string(),
+  /** What the status means. */
   description: z.string(),
 });
 export type RolloutStatus = z.infer<typeof RolloutStatus>;
@@ -533,12 +547,19 @@ export const GroupRef = z.object({ id: z.string().min(1), type: z.literal("group
 export type GroupRef = z.infer<typeof GroupRef>;
 
 export const User = z.looseObject({
+  /** The user's id. */
   id: z.string(),
+  /** Always `user`. */
   type: z.literal("user"),
+  /** The user's name. */
   name: z.string(),
+  /** The user's email address. */
   email: z.string(),
+  /** `ACTIVE`, `DEACTIVATED` or `PENDING` (invited, not yet joined). */
   status: UserStatus,
+  /** Whether the user has two-factor authentication on. */
   "2fa": z.boolean(),
+  /** The groups the user is a member of. */
   groups: z.array(GroupRef.loose()).optional(),
 });
 export type User = z.infer<typeof User>;
@@ -570,12 +591,16 @@ export const UserPage = z.looseObject({
 export type UserPage = z.infer<typeof UserPage>;
 
 export const Group = z.looseObject({
+  /** The group's id. */
   id: z.string(),
+  /** The group's name. */
   name: z.string(),
+  /** The group's description (empty when none). */
   description: z
     .string()
     .nullable()
     .transform((d) => d ?? ""),
+  /** Always `group`. */
   type: z.literal("group"),
 });
 export type Group = z.infer<typeof Group>;
@@ -632,11 +657,17 @@ export type FlagSetCreate = z.input<typeof FlagSetCreate>;
 
 /** A flag set (`resources/flag_set.py` `_schema`). */
 export const FlagSet = z.looseObject({
+  /** The flag set's id. */
   id: z.string(),
+  /** The flag set's name. */
   name: z.string(),
+  /** The flag set's description, `null` when none. */
   description: z.string().nullable(),
+  /** The workspace it belongs to, by id. */
   workspace: z.object({ id: z.string(), type: z.string() }),
+  /** Creation time, as the service writes it (ISO 8601). */
   createdAt: z.string(),
+  /** Always `flag_set`. */
   type: z.literal("flag_set"),
 });
 export type FlagSet = z.infer<typeof FlagSet>;

@@ -14,12 +14,16 @@ import { IdRef, offsetPage, SegmentCreateBody, TrueBody } from "./schemas";
 
 /** A segment as the service returns it: `{name, description, trafficType{id,name}, creationTime, tags}` (no id, ref §1.2). */
 export const Segment = z.looseObject({
+  /** The segment's name. */
   name: z.string(),
+  /** The segment's description (empty when none). */
   description: z
     .string()
     .nullish()
     .transform((d) => d ?? ""),
+  /** Its traffic type, by id and name. */
   trafficType: IdRef,
+  /** Creation time, epoch milliseconds. */
   creationTime: z.number().int(),
   /** `null` until the segment is tagged (as for flags, ref §1.1). */
   tags: z

@@ -21,6 +21,25 @@ describe("the committed schema", () => {
     expect(schemaText(generateSchema())).toBe(committed);
   }, 120_000);
 
+  it("describes every input and output of every kind, and every argument and result of every lookup (from their TSDoc)", () => {
+    const undescribed: string[] = [];
+    const check = (props: Record<string, { description?: string }> | undefined, where: string) => {
+      for (const [name, p] of Object.entries(props ?? {}))
+        if (!p.description) undescribed.push(`${where}.${name}`);
+    };
+    for (const [token, r] of Object.entries(schema.resources as Record<string, Record<string, never>>)) {
+      check(r.inputProperties, `${token} input`);
+      check(r.properties, `${token} output`);
+    }
+    for (const [token, f] of Object.entries(
+      schema.functions as Record<string, Record<string, { properties?: never }>>,
+    )) {
+      check(f.inputs?.properties, `${token} argument`);
+      check(f.outputs?.properties, `${token} result`);
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it("gives each resource its inputs, outputs, required members and replace flags", () => {
     const flag = schema.resources["flagstack:index:Flag"];
     expect(flag.description).toBe("A feature flag.");
@@ -141,16 +160,29 @@ describe("the committed schema's functions", () => {
     expect(schema.functions["flagstack:index:getEnvironment"]).toEqual({
       description: "An environment of a workspace by name or id.",
       inputs: {
-        properties: { workspace: { type: "string" }, name: { type: "string" } },
+        properties: {
+          workspace: { type: "string", description: "The workspace, by name or id." },
+          name: { type: "string", description: "The object's name or id in that workspace." },
+        },
         required: ["workspace", "name"],
       },
       outputs: {
-        properties: { id: { type: "string" }, name: { type: "string" }, production: { type: "boolean" } },
+        properties: {
+          id: { type: "string", description: "The environment's id." },
+          name: { type: "string", description: "The environment's name." },
+          production: { type: "boolean", description: "Whether it is a production environment." },
+        },
         required: ["id", "name", "production"],
       },
     });
     expect(schema.functions["flagstack:index:getUsers"].outputs).toEqual({
-      properties: { users: { type: "array", items: { $ref: "#/types/flagstack:index:GetUsersUser" } } },
+      properties: {
+        users: {
+          type: "array",
+          items: { $ref: "#/types/flagstack:index:GetUsersUser" },
+          description: "The users found.",
+        },
+      },
       required: ["users"],
     });
   });
