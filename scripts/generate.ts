@@ -9,8 +9,9 @@
  * - `package.json`'s exports (and `typesVersions` for the older resolution) of each kind's public
  *   path `flagstack/provider/<file>`, the path its stored `__provider` text requires, to its module
  *   `provider/<area>/<file>` (the modules lived at `provider/<file>` until they were split by API).
- * - the parts of the SDK's platform client (`sdk/platform/parts.ts`: every file of `sdk/platform/` that
- *   exports a `part`), the emulator's v2 entity parts (`emulator/platform/entity-parts.ts`: every file
+ * - the parts of the SDK's platform and admin clients (`sdk/platform/parts.ts`, `sdk/admin/parts.ts`:
+ *   every file of `sdk/platform/` or `sdk/admin/` that exports a `part`; the admin one also lists
+ *   the client's members with each part's TSDoc), the emulator's v2 entity parts (`emulator/platform/entity-parts.ts`: every file
  *   of `emulator/platform/` that exports a `part = entityPart({...})`) and the store's kinds of v2
  *   entities with the parent each lives under (`emulator/store/entity-kinds.ts`, read from those
  *   parts' `kind` and `parent`), so a new part is its file alone.
@@ -214,6 +215,39 @@ export const PLATFORM_PARTS = [${parts.map((p) => camel(p.file)).join(", ")}] as
   );
 }
 
+/** The admin client's parts: each file of `sdk/admin/` that exports one, its member's name and its one-line TSDoc. */
+function adminParts(): { file: string; name: string; doc: string }[] {
+  return filesWith("sdk/admin", /^export const part = adminPart\(/m).map(({ file, source }) => {
+    const m = /^(\/\*\*.*\*\/)\nexport const part = adminPart\("(\w+)"/m.exec(source);
+    if (m?.[1] === undefined || m[2] === undefined)
+      throw new Error(
+        `sdk/admin/${file}.ts: its part needs a one-line TSDoc, the client member's, and a name`,
+      );
+    return { file, name: m[2], doc: m[1] };
+  });
+}
+
+/**
+ * `sdk/admin/parts.ts`: every part of the admin client, and the members they give it, each with
+ * its part's TSDoc (which a member typed through a mapped type would lose).
+ */
+function sdkAdminParts(): string {
+  const parts = adminParts();
+  const imports = parts.map((p) => `import { part as ${camel(p.file)} } from "./${p.file}";\n`).join("");
+  const members = parts.map((p) => `  ${p.doc}\n  readonly ${p.name}: PartApi<typeof ${camel(p.file)}>;\n`);
+  return biome(
+    `${GENERATED_NOTE("The parts of the admin client: the files of `sdk/admin/` that export a `part`.")}import type { PartApi } from "../core/parts";
+${imports}
+/** Every part of the admin client (\`AdminClient\` has one member per part). */
+export const ADMIN_PARTS = [${parts.map((p) => camel(p.file)).join(", ")}] as const;
+
+/** The members of \`AdminClient\` its parts give it, each documented by its part's TSDoc. */
+export interface AdminParts {\n${members.join("")}}
+`,
+    "sdk/admin/parts.ts",
+  );
+}
+
 /** The emulator's v2 entity parts: file, kind and the parent kind each lives under. */
 function emulatorEntityParts(): { file: string; kind: string; parent: string | undefined }[] {
   return filesWith("emulator/platform", /^export const part = (?:entity\.)?entityPart\(/m).map(
@@ -259,6 +293,7 @@ export const ENTITY_PARENTS = {\n${parents.join("")}} as const;
 /** Every generated part. */
 export const GENERATED: readonly Generated[] = [
   { file: "sdk/platform/parts.ts", render: sdkPlatformParts, fromFiles: true },
+  { file: "sdk/admin/parts.ts", render: sdkAdminParts, fromFiles: true },
   { file: "emulator/platform/entity-parts.ts", render: emulatorPartsFile, fromFiles: true },
   { file: "emulator/store/entity-kinds.ts", render: storeEntityKinds, fromFiles: true },
   {

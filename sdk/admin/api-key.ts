@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { route } from "../core/route";
 import { secretField } from "../core/secret-fields";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { TrueBody } from "./schemas";
 
 /** The kinds of key (ref §9.1 `type`). */
@@ -94,3 +94,6 @@ export class ApiKeysApi extends AdminApiPart {
     return this.request(apiKeyEndpoints.revoke, { apiKeyId: id });
   }
 }
+
+/** API keys: create (the value is answered once), revoke. */
+export const part = adminPart("apiKeys", (core) => new ApiKeysApi(core));

@@ -11,9 +11,8 @@
  * @module
  */
 import { z } from "zod";
-import { checkPageSize, walkMarkerPages } from "../core/paginate";
 import { route } from "../core/route";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import {
   type CHANGE_REQUEST_STATUSES,
   ChangeRequest,
@@ -61,17 +60,14 @@ export class ChangeRequestsApi extends AdminApiPart {
       pageSize?: number;
     } = {},
   ): AsyncIterable<ChangeRequest> {
-    const r = changeRequestEndpoints.list;
-    const limit = checkPageSize(
+    const { status, environmentId } = options;
+    const query = { status, environmentId };
+    return this.markerPages(
+      changeRequestEndpoints.list,
+      {},
       options.pageSize,
       CHANGE_REQUESTS_PAGE_MAX,
-      CHANGE_REQUESTS_PAGE_MAX,
-      "GET",
-      r.template,
-    );
-    const { status, environmentId } = options;
-    return walkMarkerPages((after) =>
-      this.request(r, {}, { query: { status, environmentId, limit, after } }),
+      query,
     );
   }
 
@@ -131,3 +127,6 @@ export class ChangeRequestsApi extends AdminApiPart {
     return this.setStatus(id, "WITHDRAWN", comment);
   }
 }
+
+/** Change requests of approval-gated environments: submit, list, approve, reject, withdraw. */
+export const part = adminPart("changeRequests", (core) => new ChangeRequestsApi(core));

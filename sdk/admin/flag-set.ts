@@ -9,9 +9,8 @@
  * @module
  */
 import { z } from "zod";
-import { checkPageSize, walkMarkerPages } from "../core/paginate";
 import { route } from "../core/route";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { FlagSet, FlagSetCreate } from "./schemas";
 
 /** Flag sets per request of the list (the most a page holds, ref §9.1: `limit=200`). */
@@ -47,9 +46,8 @@ export class FlagSetsApi extends AdminApiPart {
    * for await (const set of admin.flagSets.list(ws.id)) console.log(set.name);
    */
   list(wsId: string, options: { pageSize?: number } = {}): AsyncIterable<FlagSet> {
-    const r = flagSetEndpoints.list;
-    const limit = checkPageSize(options.pageSize, FLAG_SETS_PAGE_MAX, FLAG_SETS_PAGE_MAX, "GET", r.template);
-    return walkMarkerPages((after) => this.request(r, {}, { query: { workspace_id: wsId, limit, after } }));
+    const query = { workspace_id: wsId };
+    return this.markerPages(flagSetEndpoints.list, {}, options.pageSize, FLAG_SETS_PAGE_MAX, query);
   }
 
   /** The flag set of the workspace with exactly this name, or `undefined` (a walk of the list). */
@@ -81,3 +79,6 @@ export class FlagSetsApi extends AdminApiPart {
     return this.request(flagSetEndpoints.delete, { flagSetId: id });
   }
 }
+
+/** Flag sets of a workspace (v3). */
+export const part = adminPart("flagSets", (core) => new FlagSetsApi(core));

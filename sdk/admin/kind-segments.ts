@@ -1,5 +1,5 @@
 /**
- * What large segments (`./large-segments.ts`) and rule-based segments (`./rule-based-segments.ts`)
+ * What large segments (`./large-segment.ts`) and rule-based segments (`./rule-based-segment.ts`)
  * share: the same routes under their own path (`/internal/api/v2/large-segments`,
  * `/internal/api/v2/rule-based-segments`; splitapiclient 3.5.9's two microclients of each kind
  * call the same shapes), the segment shape both answer, lists that are bare arrays paged by

@@ -26,6 +26,7 @@ import { z } from "zod";
 import { route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./kind-segments";
+import { adminPart } from "./part";
 import { ChangeRequest, IdRef } from "./schemas";
 
 export { KIND_SEGMENTS_PAGE_MAX, KindSegment, segmentNotFound, walkArrayPages } from "./kind-segments";
@@ -258,3 +259,6 @@ export class LargeSegmentsApi extends KindSegmentsApi<typeof LargeSegmentActivat
     return this.activeOne(wsId, envId, name);
   }
 }
+
+/** Large segments of a workspace and their activation per environment. */
+export const part = adminPart("largeSegments", (core) => new LargeSegmentsApi(core));

@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { route } from "../core/route";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { offsetPage, RestrictionBody } from "./schemas";
 
 /** Restrictions per request of the list: the official client's fixed `limit=20`. */
@@ -85,3 +85,6 @@ export class RestrictionsApi extends AdminApiPart {
     return this.send(restrictionEndpoints.put, {}, RestrictionBody, body);
   }
 }
+
+/** Who may view a workspace: list, set. */
+export const part = adminPart("restrictions", (core) => new RestrictionsApi(core));

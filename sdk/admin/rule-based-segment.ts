@@ -23,6 +23,7 @@ import { route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { conversionProblems } from "../split/convert";
 import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./kind-segments";
+import { adminPart } from "./part";
 import {
   ExcludedSegment,
   IdRef,
@@ -137,3 +138,6 @@ export class RuleBasedSegmentsApi extends KindSegmentsApi<typeof RuleBasedSegmen
     return this.request(r, { wsId, segment: name, environment: envIdOrName }, { body: parsed });
   }
 }
+
+/** Rule-based segments of a workspace and their definitions per environment. */
+export const part = adminPart("ruleBasedSegments", (core) => new RuleBasedSegmentsApi(core));

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { checkPageSize, walkOffsetPages } from "../core/paginate";
 import { route } from "../core/route";
 import { parseInput } from "../core/validate-input";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { ChangeNote, IdRef, offsetPage, TrueBody } from "./schemas";
 
 /** At most this many keys per upload or removal (ref §1.1). */
@@ -196,3 +196,6 @@ export class SegmentKeysApi extends AdminApiPart {
     return summary;
   }
 }
+
+/** A segment's activation and members per environment. */
+export const part = adminPart("segmentKeys", (core) => new SegmentKeysApi(core));

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { route } from "../core/route";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { IdRef, offsetPage, SegmentCreateBody, TrueBody } from "./schemas";
 
 /** A segment as the service returns it: `{name, description, trafficType{id,name}, creationTime, tags}` (no id, ref §1.2). */
@@ -104,3 +104,6 @@ export class SegmentsApi extends AdminApiPart {
     return this.request(segmentEndpoints.delete, { wsId, segment: name });
   }
 }
+
+/** Segments of a workspace. */
+export const part = adminPart("segments", (core) => new SegmentsApi(core));

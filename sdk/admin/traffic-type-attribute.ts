@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { route } from "../core/route";
-import { AdminApiPart } from "./part";
+import { AdminApiPart, adminPart } from "./part";
 import { Attribute, AttributeBody, JsonPatch, TrueBody } from "./schemas";
 
 const BASE = "/internal/api/v2/schema/ws/{wsId}/trafficTypes/{trafficType}" as const;
@@ -60,3 +60,6 @@ export class AttributesApi extends AdminApiPart {
     return this.request(attributeEndpoints.delete, { wsId, trafficType, attributeId });
   }
 }
+
+/** Attributes of a traffic type. */
+export const part = adminPart("attributes", (core) => new AttributesApi(core));

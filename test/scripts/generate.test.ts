@@ -9,6 +9,8 @@ import { KIND_LIST } from "../../provider/kinds";
 import { NATIVE_FUNCTIONS } from "../../provider/native/functions";
 import { committedText, exportedNames, GENERATED, ROOT, regenerate } from "../../scripts/generate";
 import { hclExample, KIND_END, kindBegin, kindSection, NEW_KINDS, tsExample } from "../../scripts/kind-docs";
+import { AdminClient } from "../../sdk/admin/client";
+import { ADMIN_PARTS } from "../../sdk/admin/parts";
 import { PlatformClient } from "../../sdk/platform/client";
 import { PLATFORM_PARTS } from "../../sdk/platform/parts";
 
@@ -211,6 +213,63 @@ describe("scripts/generate: the SDK's and the emulator's part lists, from the fi
         "function",
       );
     }
+  });
+
+  it("the admin client has one typed member per part file of sdk/admin/, made on the client's one HTTP core", () => {
+    const admin = new AdminClient({ baseUrl: "http://127.0.0.1:1", apiKey: "k", env: {} });
+    const names = declared("sdk/admin", /^export const part = adminPart\("(\w+)"/m);
+    expect(names).toEqual([
+      "apiKeys",
+      "changeRequests",
+      "environments",
+      "definitions",
+      "flagSets",
+      "flags",
+      "groups",
+      "largeSegments",
+      "restrictions",
+      "rolloutStatuses",
+      "ruleBasedSegments",
+      "segmentKeys",
+      "segments",
+      "attributes",
+      "trafficTypes",
+      "users",
+      "workspaces",
+    ]);
+    expect(ADMIN_PARTS.map((p) => p.name)).toEqual(names);
+    // Typed: a member the parts do not declare is a compile error here, so this names two.
+    expect([typeof admin.definitions.kill, typeof admin.segmentKeys.add]).toEqual(["function", "function"]);
+    const members = admin as unknown as Record<string, { constructor: { name: string } }>;
+    expect(Object.fromEntries(names.map((n) => [n, members[n]?.constructor.name]))).toEqual({
+      apiKeys: "ApiKeysApi",
+      changeRequests: "ChangeRequestsApi",
+      environments: "EnvironmentsApi",
+      definitions: "DefinitionsApi",
+      flagSets: "FlagSetsApi",
+      flags: "FlagsApi",
+      groups: "GroupsApi",
+      largeSegments: "LargeSegmentsApi",
+      restrictions: "RestrictionsApi",
+      rolloutStatuses: "RolloutStatusesApi",
+      ruleBasedSegments: "RuleBasedSegmentsApi",
+      segmentKeys: "SegmentKeysApi",
+      segments: "SegmentsApi",
+      attributes: "AttributesApi",
+      trafficTypes: "TrafficTypesApi",
+      users: "UsersApi",
+      workspaces: "WorkspacesApi",
+    });
+  });
+
+  it("each admin part's one-line TSDoc documents its member of the client (sdk/admin/parts.ts)", () => {
+    const parts = readFileSync(join(ROOT, "sdk/admin/parts.ts"), "utf8");
+    expect(parts).toContain(
+      "  /** Per-environment definitions, kill and restore. */\n  readonly definitions: PartApi<typeof flagDefinition>;\n",
+    );
+    expect(parts).toContain(
+      "  /** Workspaces (projects). */\n  readonly workspaces: PartApi<typeof workspace>;\n",
+    );
   });
 
   it("the emulator serves one part per file of emulator/platform/ that exports one, and the store keeps their kinds", () => {
