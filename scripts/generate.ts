@@ -202,49 +202,45 @@ const GENERATED_NOTE = (what: string) => `/**
  */
 `;
 
-/** `sdk/platform/parts.ts`: every part of the platform client. */
-function sdkPlatformParts(): string {
-  const parts = filesWith("sdk/platform", /^export const part = platformPart\(/m);
-  const imports = parts.map((p) => `import { part as ${camel(p.file)} } from "./${p.file}";\n`).join("");
-  return biome(
-    `${GENERATED_NOTE("The parts of the platform client: the files of `sdk/platform/` that export a `part`.")}${imports}
-/** Every part of the platform client (\`PlatformClient\` has one member per part). */
-export const PLATFORM_PARTS = [${parts.map((p) => camel(p.file)).join(", ")}] as const;
-`,
-    "sdk/platform/parts.ts",
+/** A client's parts: each file of `sdk/<dir>/` that exports one (made by `factory`), its member's name and its one-line TSDoc. */
+function clientParts(
+  dir: "admin" | "platform",
+  factory: string,
+): { file: string; name: string; doc: string }[] {
+  return filesWith(`sdk/${dir}`, new RegExp(`^export const part = ${factory}\\(`, "m")).map(
+    ({ file, source }) => {
+      const m = new RegExp(`^(\\/\\*\\*.*\\*\\/)\\nexport const part = ${factory}\\("(\\w+)"`, "m").exec(
+        source,
+      );
+      if (m?.[1] === undefined || m[2] === undefined)
+        throw new Error(
+          `sdk/${dir}/${file}.ts: its part needs a one-line TSDoc, the client member's, and a name`,
+        );
+      return { file, name: m[2], doc: m[1] };
+    },
   );
 }
 
-/** The admin client's parts: each file of `sdk/admin/` that exports one, its member's name and its one-line TSDoc. */
-function adminParts(): { file: string; name: string; doc: string }[] {
-  return filesWith("sdk/admin", /^export const part = adminPart\(/m).map(({ file, source }) => {
-    const m = /^(\/\*\*.*\*\/)\nexport const part = adminPart\("(\w+)"/m.exec(source);
-    if (m?.[1] === undefined || m[2] === undefined)
-      throw new Error(
-        `sdk/admin/${file}.ts: its part needs a one-line TSDoc, the client member's, and a name`,
-      );
-    return { file, name: m[2], doc: m[1] };
-  });
-}
-
 /**
- * `sdk/admin/parts.ts`: every part of the admin client, and the members they give it, each with
- * its part's TSDoc (which a member typed through a mapped type would lose).
+ * `sdk/<dir>/parts.ts`: every part of a client, and the members they give it, each with its part's
+ * TSDoc (which a member typed through a mapped type would lose).
  */
-function sdkAdminParts(): string {
-  const parts = adminParts();
+function sdkClientParts(dir: "admin" | "platform", factory: string, client: string): string {
+  const parts = clientParts(dir, factory);
+  const upper = dir.toUpperCase();
+  const type = `${dir[0]?.toUpperCase()}${dir.slice(1)}Parts`;
   const imports = parts.map((p) => `import { part as ${camel(p.file)} } from "./${p.file}";\n`).join("");
   const members = parts.map((p) => `  ${p.doc}\n  readonly ${p.name}: PartApi<typeof ${camel(p.file)}>;\n`);
   return biome(
-    `${GENERATED_NOTE("The parts of the admin client: the files of `sdk/admin/` that export a `part`.")}import type { PartApi } from "../core/parts";
+    `${GENERATED_NOTE(`The parts of the ${dir} client: the files of \`sdk/${dir}/\` that export a \`part\`.`)}import type { PartApi } from "../core/parts";
 ${imports}
-/** Every part of the admin client (\`AdminClient\` has one member per part). */
-export const ADMIN_PARTS = [${parts.map((p) => camel(p.file)).join(", ")}] as const;
+/** Every part of the ${dir} client (\`${client}\` has one member per part). */
+export const ${upper}_PARTS = [${parts.map((p) => camel(p.file)).join(", ")}] as const;
 
-/** The members of \`AdminClient\` its parts give it, each documented by its part's TSDoc. */
-export interface AdminParts {\n${members.join("")}}
+/** The members of \`${client}\` its parts give it, each documented by its part's TSDoc. */
+export interface ${type} {\n${members.join("")}}
 `,
-    "sdk/admin/parts.ts",
+    `sdk/${dir}/parts.ts`,
   );
 }
 
@@ -292,8 +288,16 @@ export const ENTITY_PARENTS = {\n${parents.join("")}} as const;
 
 /** Every generated part. */
 export const GENERATED: readonly Generated[] = [
-  { file: "sdk/platform/parts.ts", render: sdkPlatformParts, fromFiles: true },
-  { file: "sdk/admin/parts.ts", render: sdkAdminParts, fromFiles: true },
+  {
+    file: "sdk/platform/parts.ts",
+    render: () => sdkClientParts("platform", "platformPart", "PlatformClient"),
+    fromFiles: true,
+  },
+  {
+    file: "sdk/admin/parts.ts",
+    render: () => sdkClientParts("admin", "adminPart", "AdminClient"),
+    fromFiles: true,
+  },
   { file: "emulator/platform/entity-parts.ts", render: emulatorPartsFile, fromFiles: true },
   { file: "emulator/store/entity-kinds.ts", render: storeEntityKinds, fromFiles: true },
   {

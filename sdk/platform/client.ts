@@ -17,8 +17,9 @@ import type { Route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { loadYaml } from "../core/yaml";
 import { platformEndpoints as E } from "./endpoints";
+import type { EntityCtx } from "./entity-api";
 import { partsBase } from "./part";
-import { PLATFORM_PARTS } from "./parts";
+import { PLATFORM_PARTS, type PlatformParts } from "./parts";
 import {
   ConnectorBody,
   type ConnectorData,
@@ -454,6 +455,9 @@ function pipelineText(r: Route, yaml: PipelineYaml): string {
   return yaml;
 }
 
+/** One member per part of `./parts.ts`, each documented by its part's TSDoc. */
+const PlatformPartsBase: new (ctx: EntityCtx) => PlatformParts = partsBase(PLATFORM_PARTS);
+
 /**
  * Client of the platform API.
  *
@@ -463,7 +467,7 @@ function pipelineText(r: Route, yaml: PipelineYaml): string {
  * await platform.projects.create({ identifier: "payments", name: "Payments" });
  * await platform.pipelines.create(yamlText, { org: "default", project: "payments" });
  */
-export class PlatformClient extends partsBase(PLATFORM_PARTS) {
+export class PlatformClient extends PlatformPartsBase {
   // One member per part of `./parts.ts` (organizations, services, environments, environmentGroups,
   // infrastructures, secrets, inputSets, triggers, ...: each part file's `part`), from the base class.
   /** Projects. */

@@ -27,5 +27,5 @@ export const environmentsApi = (ctx: EntityCtx): EnvironmentsApi =>
     }),
   );
 
-/** The client's `environments`: platform environments (v2). */
+/** Platform environments (v2). */
 export const part = platformPart("environments", environmentsApi);

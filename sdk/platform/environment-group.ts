@@ -64,5 +64,5 @@ export const environmentGroupsApi = (ctx: EntityCtx): EnvironmentGroupsApi =>
       })),
   });
 
-/** The client's `environmentGroups`: environment groups (v2): named sets of a scope's environments. */
+/** Environment groups (v2): named sets of a scope's environments. */
 export const part = platformPart("environmentGroups", environmentGroupsApi);

@@ -38,5 +38,5 @@ export const infrastructuresApi = (ctx: EntityCtx): InfrastructuresApi =>
     }),
   });
 
-/** The client's `infrastructures`: infrastructure definitions of environments. */
+/** Infrastructure definitions of environments. */
 export const part = platformPart("infrastructures", infrastructuresApi);

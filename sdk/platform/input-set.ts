@@ -32,5 +32,5 @@ export const inputSetsApi = (ctx: EntityCtx): InputSetsApi =>
     }),
   );
 
-/** The client's `inputSets`: input sets of pipelines. */
+/** Input sets of pipelines. */
 export const part = platformPart("inputSets", inputSetsApi);

@@ -40,5 +40,5 @@ const organizationKind: EntityKind<OrganizationScope, OrganizationBody> = {
  */
 export const organizationsApi = (ctx: EntityCtx): OrganizationsApi => new EntityApi(ctx, organizationKind);
 
-/** The client's `organizations`: organizations. */
+/** Organizations. */
 export const part = platformPart("organizations", organizationsApi);

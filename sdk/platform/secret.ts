@@ -156,5 +156,5 @@ export class SecretsApi extends EntityApi<SecretScope, SecretBody, SecretData> {
  */
 export const secretsApi = (ctx: EntityCtx): SecretsApi => new SecretsApi(ctx);
 
-/** The client's `secrets`: secrets (v2; a value is sent, never read back). */
+/** Secrets (v2; a value is sent, never read back). */
 export const part = platformPart("secrets", secretsApi);

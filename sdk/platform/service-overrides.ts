@@ -132,5 +132,5 @@ export const serviceOverridesApi = (ctx: EntityCtx): ServiceOverridesApi =>
       })),
   });
 
-/** The client's `serviceOverrides`: overrides of a service's variables, manifests and config files per environment. */
+/** Overrides of a service's variables, manifests and config files per environment. */
 export const part = platformPart("serviceOverrides", serviceOverridesApi);

@@ -30,5 +30,5 @@ export const servicesApi = (ctx: EntityCtx): ServicesApi =>
     }),
   );
 
-/** The client's `services`: services (v2). */
+/** Services (v2). */
 export const part = platformPart("services", servicesApi);

@@ -184,5 +184,5 @@ export class TemplatesApi {
   }
 }
 
-/** The client's `templates`: pipeline and stage templates, by identifier and version label. */
+/** Pipeline and stage templates, by identifier and version label. */
 export const part = platformPart("templates", (ctx: EntityCtx) => new TemplatesApi(ctx));

@@ -32,5 +32,5 @@ export const triggersApi = (ctx: EntityCtx): TriggersApi =>
     }),
   );
 
-/** The client's `triggers`: triggers of pipelines. */
+/** Triggers of pipelines. */
 export const part = platformPart("triggers", triggersApi);
