@@ -264,8 +264,12 @@ describe("scripts/generate: the SDK's and the emulator's part lists, from the fi
 
   it("each platform part's one-line TSDoc documents its member of the client (sdk/platform/parts.ts)", () => {
     const parts = readFileSync(join(ROOT, "sdk/platform/parts.ts"), "utf8");
-    expect(parts).toContain("export interface PlatformParts {\n  /** Platform environments (v2). */\n  readonly environments:");
-    expect(parts).toContain("  /** Triggers of pipelines. */\n  readonly triggers: PartApi<typeof trigger>;\n");
+    expect(parts).toContain(
+      "export interface PlatformParts {\n  /** Platform environments (v2). */\n  readonly environments:",
+    );
+    expect(parts).toContain(
+      "  /** Triggers of pipelines. */\n  readonly triggers: PartApi<typeof trigger>;\n",
+    );
   });
 
   it("each admin part's one-line TSDoc documents its member of the client (sdk/admin/parts.ts)", () => {
