@@ -15,7 +15,10 @@
  * - `If-Match` is compared with the version where the API offers it (the entity's own refusal);
  * - a deletion takes along what lives inside: an environment its infrastructures, a pipeline its
  *   input sets and triggers, a project or organization everything in it (inferred, as the
- *   existing parts cascade; harness-core deletes them through entity-delete events).
+ *   existing parts cascade; harness-core deletes them through entity-delete events);
+ * - and what names it (the references a write named, kept with the entity): an environment its
+ *   service overrides (harness-core `EnvironmentServiceImpl.processDownstreamDeletions` calls
+ *   `serviceOverrideService.deleteAllInEnv`).
  * @module
  */
 import type { EmulatorError } from "../errors";
@@ -27,6 +30,7 @@ import {
   type EntityAt,
   type EntityFields,
   type EntityKind,
+  type EntityRef,
   type PlatformEntitiesState,
   type StoredEntity,
 } from "./platform-entity-records";
@@ -58,6 +62,12 @@ const PARENT: Partial<Record<EntityKind, EntityKind | "pipeline">> = ENTITY_PARE
 /** What lives under an entity of a kind, removed with it (from each part's `parent`). */
 const CHILDREN = (kind: EntityKind | "pipeline"): EntityKind[] =>
   ENTITY_KINDS.filter((k) => PARENT[k] === kind);
+
+/** The references a write named, as the entity keeps them (none: no member). */
+const referencesOf = (refs: readonly EntityReference[]): { references?: EntityRef[] } =>
+  refs.length === 0
+    ? {}
+    : { references: refs.map((r) => ({ kind: r.kind, at: r.at, identifier: r.identifier })) };
 
 const level = (v: string | null) => v ?? "-";
 /** Projects are looked up case-insensitively (ref §3), so the key lower-cases them. */
@@ -108,7 +118,14 @@ export class PlatformEntities {
     this.assure(kind, at, refuse, refs);
     if (this.get(kind, at, fields.identifier) !== undefined) throw refuse.duplicate(fields.identifier, at);
     const now = Date.now();
-    const stored: StoredEntity = { ...fields, at, createdAt: now, lastModifiedAt: now, version: 0 };
+    const stored: StoredEntity = {
+      ...fields,
+      at,
+      createdAt: now,
+      lastModifiedAt: now,
+      version: 0,
+      ...referencesOf(refs),
+    };
     this.#maps[kind].set(keyOf(at, fields.identifier), stored);
     return stored;
   }
@@ -133,6 +150,7 @@ export class PlatformEntities {
       createdAt: existing.createdAt,
       lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
       version: existing.version + 1,
+      ...referencesOf(refs),
     };
     this.#maps[kind].set(keyOf(at, fields.identifier), updated);
     return updated;
@@ -186,10 +204,14 @@ export class PlatformEntities {
   }
 
   private drop(kind: EntityKind, e: StoredEntity): void {
-    this.#maps[kind].delete(keyOf(e.at, e.identifier));
+    if (!this.#maps[kind].delete(keyOf(e.at, e.identifier))) return;
     for (const child of CHILDREN(kind)) {
       const under = { org: e.at.org, project: e.at.project, parent: e.identifier };
       for (const c of this.list(child, under)) this.drop(child, c);
+    }
+    const names = (r: EntityRef) => r.kind === kind && r.identifier === e.identifier && sameScope(r.at, e.at);
+    for (const other of ENTITY_KINDS) {
+      for (const x of [...this.#maps[other].values()]) if (x.references?.some(names)) this.drop(other, x);
     }
   }
 

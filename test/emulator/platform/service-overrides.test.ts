@@ -106,4 +106,29 @@ describe("platform service overrides", () => {
       ),
     );
   });
+
+  it("deletes an environment's overrides with it, and only those (harness-core deleteAllInEnv)", async () => {
+    await p().call("POST", "/ng/api/environmentsV2", { json: environmentBody("gone") });
+    for (const environmentRef of ["gone", "env"]) {
+      await p().call("POST", BASE, {
+        json: { ...inProject, environmentRef, serviceRef: "cart", type: "ENV_SERVICE_OVERRIDE" },
+      });
+    }
+    answers(
+      await p().call("DELETE", "/ng/api/environmentsV2/gone", { query: projectQuery }),
+      200,
+      successBody(true),
+    );
+    answersNotFound(
+      await p().call("GET", `${BASE}/gone_cart`, { query: projectQuery }),
+      "Service Override with identifier [gone_cart] in project [proj], org [default] not found",
+    );
+    // An environment made again under the same identifier starts without the old overrides.
+    await p().call("POST", "/ng/api/environmentsV2", { json: environmentBody("gone") });
+    const listed = await p().call("POST", `${BASE}/list`, { query: projectQuery });
+    expect(listed.body.data.content.map((o: { identifier: string }) => o.identifier).sort()).toEqual([
+      "env",
+      "env_cart",
+    ]);
+  });
 });
