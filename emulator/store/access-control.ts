@@ -15,7 +15,8 @@
  *   answer, `platform-entities.ts`);
  * - a deletion takes along what hangs off the object: a service account its API keys, an API key
  *   its tokens, and every role assignment naming a deleted service account, user group, role or
- *   resource group (inferred: harness-core removes them through entity-delete events);
+ *   resource group; a project's or organization's deletion every object scoped to it (inferred:
+ *   harness-core removes them through entity-delete events);
  * - users are the account's (no scope); a new account has one, its administrator, whose token the
  *   platform key stands for (inferred: an account always has the user that made it);
  * - a token's value is a platform key of the token's scope (the `keys` part): it authenticates as
@@ -231,6 +232,26 @@ export class AccessControl {
       if (p.type === "USER" && p.identifier === user.identifier) this.remove("roleAssignment", r);
     }
     if (at.org === null && at.project === null) this.remove("user", user);
+  }
+
+  /** A project was deleted: every object scoped to it goes, with what hangs off it. */
+  forgetProject(org: string, project: string): void {
+    this.forgetWhere((at) => at.org === org && at.project?.toLowerCase() === project.toLowerCase());
+  }
+
+  /** An organization was deleted: every object scoped to it or to its projects goes. */
+  forgetOrganization(org: string): void {
+    this.forgetWhere((at) => at.org === org);
+  }
+
+  /** Removes (through {@link AccessControl.remove}, so tokens' keys are revoked) every object whose scope matches. */
+  private forgetWhere(match: (at: AccessScope) => boolean): void {
+    for (const kind of ACCESS_KINDS) {
+      for (const r of [...this.#maps[kind].values()]) {
+        const stillThere = this.#maps[kind].has(keyOf(r.at, r.parent, r.identifier));
+        if (stillThere && match(r.at)) this.remove(kind, r);
+      }
+    }
   }
 
   /** The organization and project of a scope must exist (as for the v2 entities). */

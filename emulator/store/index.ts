@@ -85,7 +85,18 @@ export class Store extends Journal {
     this.accountId = accountId;
     this.definitions = new Definitions(this.clock);
     this.segments = new Segments(this.clock);
-    this.platform.cascade = this.entities;
+    // A project's or organization's deletion takes the v2 entities and the access control in it along.
+    this.platform.cascade = {
+      forgetOrganization: (org) => {
+        this.entities.forgetOrganization(org);
+        this.accessControl.forgetOrganization(org);
+      },
+      forgetProject: (org, project) => {
+        this.entities.forgetProject(org, project);
+        this.accessControl.forgetProject(org, project);
+      },
+      forgetPipeline: (org, project, pipeline) => this.entities.forgetPipeline(org, project, pipeline),
+    };
   }
 
   /**
