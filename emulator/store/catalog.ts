@@ -232,7 +232,9 @@ export class ChangeRequests extends Part<ChangeRequestRecord> {
     );
     if (open && r.status === "REQUESTED")
       throw conflict(`Change request ${open.id} for ${r.target.name} is still open in this environment`);
-    return this.put({ ...r, id: String(this.list().length + 1) });
+    // One above the largest id held, not the count: an environment's deletion takes its requests along.
+    const last = Math.max(0, ...this.list().map((o) => Number(o.id) || 0));
+    return this.put({ ...r, id: String(last + 1) });
   }
 
   /** The request whose large-segment upload address has this token. */
@@ -348,6 +350,7 @@ export class Catalog {
       this.segments(kind).activations.dropWhere((a) => a.environmentId === environmentId);
     this.identities.dropWhere((i) => i.environmentId === environmentId);
     this.policies.dropWhere((p) => p.environmentId === environmentId);
+    this.changeRequests.dropWhere((r) => r.environmentId === environmentId);
   }
 
   /** What a deleted traffic type takes along (its attributes and identities). */
