@@ -99,7 +99,7 @@ function apply(store: Store, r: ChangeRequestRecord): void {
     else if (a) store.segments.uploadKeys(a, keys, false);
     return;
   }
-  const segs = store.catalog.segments(kind === "largeSegment" ? "large" : "rule-based");
+  const segs = store.segmentKinds(kind === "largeSegment" ? "large" : "rule-based");
   const seg = segs.byName(r.workspaceId, name);
   const a = seg && segs.activation(env.id, seg.id);
   if (!a) return;
@@ -113,7 +113,7 @@ function apply(store: Store, r: ChangeRequestRecord): void {
 /** Routes under `/internal/api/v2/changeRequests`. */
 export function changeRequestRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const crs = store.catalog.changeRequests;
+  const crs = store.changeRequests;
 
   const crJson = (c: AdminContext, r: ChangeRequestRecord) => {
     const env = store.environments.get(r.environmentId);
@@ -168,7 +168,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       if (!seg || !store.segments.activation(env.id, seg.id))
         throw notFound(`Segment ${name} is not active in environment ${env.name}`);
     } else {
-      const segs = store.catalog.segments(kind === "largeSegment" ? "large" : "rule-based");
+      const segs = store.segmentKinds(kind === "largeSegment" ? "large" : "rule-based");
       const seg = segs.byName(ws.id, name);
       if (!seg || !segs.activation(env.id, seg.id))
         throw notFound(`${segs.label} ${name} is not active in environment ${env.name}`);
@@ -195,7 +195,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       throw badRequest(`rolloutStatus.id: ${body.rolloutStatus.id} is not a rollout status`);
     const target = targetOf(ws, env, body);
     const key = c.get("key");
-    const gated = store.catalog.policies.approvalsRequired(env.id);
+    const gated = store.changePermissions.approvalsRequired(env.id);
     const r = crs.submit({
       workspaceId: ws.id,
       environmentId: env.id,
@@ -277,7 +277,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
 export function largeSegmentUploadRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.put(`${KIND_PATH.large}/uploads/:token`, async (c) => {
-    const r = store.catalog.changeRequests.byUploadToken(c.req.param("token"));
+    const r = store.changeRequests.byUploadToken(c.req.param("token"));
     if (!r || r.upload?.keys !== null) throw notFound("Could not find the upload");
     const keys = csvKeys(await c.req.text());
     // The bound of a segment's members (ref admin §1.1), which issue 27 sets for an upload too.
@@ -285,7 +285,7 @@ export function largeSegmentUploadRoutes(store: Store): Hono<AppEnv> {
       throw badRequest(
         `file: a large segment upload holds at most ${MAX_SEGMENT_KEYS} members, this one has ${keys.length}`,
       );
-    store.catalog.changeRequests.uploaded(r, keys);
+    store.changeRequests.uploaded(r, keys);
     if (r.status === "PUBLISHED") apply(store, r);
     await store.commit();
     return emptyResponse(200);
