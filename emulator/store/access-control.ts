@@ -1,5 +1,5 @@
 /**
- * The platform's access control (issue 27): service accounts, their API keys and tokens, user
+ * The platform's access control: service accounts, their API keys and tokens, user
  * groups, users and their pending invites, roles, resource groups and role assignments, as
  * Split's Python admin client in Harness mode (`splitapiclient` 3.5.9 `microclients/harness/*.py`)
  * and the Harness Go SDK (`harness-go-sdk` `harness/nextgen/api_service_account.go`,

@@ -8,8 +8,19 @@
 import { z } from "zod";
 import { ChangeRequestStatus } from "../../sdk/admin/schemas";
 import { conflict } from "../errors";
-import type { EnvironmentRecord } from "./records";
+import type { DefinitionDocument, EnvironmentRecord } from "./records";
+import type { KindActivationRecord } from "./segment-kinds";
 import { Table } from "./table";
+
+/**
+ * What applying a change request writes, parsed from its payload by the route (the store does
+ * not parse bodies): a flag definition's document and `killed` (a CREATE or UPDATE of a split),
+ * or a rule-based segment's rules and exclusions (its CREATE or UPDATE); nothing for the rest.
+ */
+export type ParsedChange =
+  | { doc: DefinitionDocument; killed: boolean | undefined }
+  | { ruleBased: Pick<KindActivationRecord, "rules" | "excludedKeys" | "excludedSegments"> }
+  | null;
 
 /** What a change request changes: the kind of object, its name and the body's object as sent. */
 export const ChangeTarget = z.object({

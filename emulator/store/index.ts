@@ -19,9 +19,14 @@
  * change. Indexes and tombstones are the store's business: no route touches a map.
  * @module
  */
-import { conflict, forbidden } from "../errors";
+import { conflict, forbidden, notFound } from "../errors";
 import { AccessControl } from "./access-control";
-import { ChangePermissions, ChangeRequests } from "./change-requests";
+import {
+  ChangePermissions,
+  type ChangeRequestRecord,
+  ChangeRequests,
+  type ParsedChange,
+} from "./change-requests";
 import { type FlagSetRecord, FlagSets } from "./flag-set";
 import { Definitions, Flags } from "./flags";
 import { Identities } from "./identities";
@@ -394,6 +399,100 @@ export class Store extends Journal {
       d,
       flag && { name: flag.name, trafficTypeName: this.trafficTypes.get(flag.trafficTypeId)?.name ?? "user" },
     );
+  }
+
+  /**
+   * Takes a change request (ref admin §1.1, §9.2): REQUESTED where the environment's change
+   * permissions require approvals, else PUBLISHED and applied at once ({@link applyChange}; a
+   * request that cannot be applied is refused before it is kept).
+   */
+  submitChangeRequest(
+    fields: Omit<ChangeRequestRecord, "id" | "status">,
+    parsed: ParsedChange,
+  ): ChangeRequestRecord {
+    const gated = this.changePermissions.approvalsRequired(fields.environmentId);
+    const status = gated ? "REQUESTED" : "PUBLISHED";
+    const apply = gated ? undefined : this.changeOf({ ...fields, id: "", status }, parsed);
+    const r = this.changeRequests.submit({ ...fields, status });
+    apply?.();
+    return r;
+  }
+
+  /**
+   * Moves a REQUESTED change request on: APPROVED applies it ({@link applyChange}) and publishes
+   * it; REJECTED and WITHDRAWN only record who and why.
+   */
+  decideChangeRequest(
+    r: ChangeRequestRecord,
+    status: ChangeRequestRecord["status"],
+    by: { user: string; role: "SUBMITTER" | "APPROVER"; comment: string },
+    parsed: ParsedChange,
+  ): void {
+    if (status !== "APPROVED") {
+      this.changeRequests.transition(r, status, by);
+      return;
+    }
+    this.changeOf(r, parsed)();
+    this.changeRequests.transition(r, "APPROVED", by);
+    this.changeRequests.transition(r, "PUBLISHED", { ...by, comment: "" });
+  }
+
+  /**
+   * Records the members a large segment's upload sent; a PUBLISHED request (one that needed no
+   * approval) replaces the segment's members at once, a REQUESTED one when it is approved.
+   */
+  uploadChangeRequest(r: ChangeRequestRecord, keys: string[]): void {
+    const apply =
+      r.status === "PUBLISHED" ? this.changeOf({ ...r, upload: { token: "", keys } }, null) : undefined;
+    this.changeRequests.uploaded(r, keys);
+    apply?.();
+  }
+
+  /**
+   * What a change request does, checked now and done when the returned function runs: a split's
+   * definition created, replaced, killed, restored or archived (with the request's rollout
+   * status); a segment's keys added or removed; a large segment's members replaced or emptied; a
+   * rule-based segment's content replaced, or its activation removed (ARCHIVE). An object no
+   * longer active in the environment is left alone.
+   */
+  private changeOf(r: ChangeRequestRecord, parsed: ParsedChange): () => void {
+    const env = this.environments.get(r.environmentId);
+    if (!env) throw notFound(`Could not find environment ${r.environmentId}`);
+    const { kind, name, payload } = r.target;
+    const op = r.operationType;
+    if (kind === "split") {
+      const flag = this.flags.byRef(r.workspaceId, name);
+      if (!flag) throw notFound(`Could not find split ${name}`);
+      return () => {
+        const d = this.definitions.get(flag.id, env.id);
+        if (parsed && "doc" in parsed) {
+          if (d) this.definitions.replace(d, parsed.doc, parsed.killed);
+          else this.definitions.create(flag, env, parsed.doc, parsed.killed ?? false);
+        } else if (d && op === "ARCHIVE") this.removeDefinition(d);
+        else if (d) this.definitions.setKilled(d, op === "KILL");
+        if (r.rolloutStatusId) this.flags.update(flag, { ...flag, rolloutStatusId: r.rolloutStatusId });
+      };
+    }
+    if (kind === "segment") {
+      const seg = this.segments.byName(r.workspaceId, name);
+      const a = seg && this.segments.activation(env.id, seg.id);
+      const keys = (payload.keys as string[] | undefined) ?? [];
+      return () => {
+        if (a && op === "ARCHIVE") this.segments.removeKeys(a, keys);
+        else if (a) this.segments.uploadKeys(a, keys, false);
+      };
+    }
+    const segments = this.segmentKinds(kind === "largeSegment" ? "large" : "rule-based");
+    const seg = segments.byName(r.workspaceId, name);
+    const a = seg && segments.activation(env.id, seg.id);
+    return () => {
+      if (!a) return;
+      if (op === "ARCHIVE" && kind === "ruleBasedSegment") segments.deactivate(a);
+      else if (op === "ARCHIVE") segments.change(a, { members: [] });
+      else if (kind === "largeSegment") {
+        if (r.upload?.keys) segments.change(a, { members: r.upload.keys });
+      } else if (parsed && "ruleBased" in parsed) segments.change(a, parsed.ruleBased);
+    };
   }
 
   /** Deletes a group; it leaves every user. */

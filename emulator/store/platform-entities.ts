@@ -1,5 +1,5 @@
 /**
- * The platform API's v2 entities (issue 19): services, environments, infrastructure definitions,
+ * The platform API's v2 entities: services, environments, infrastructure definitions,
  * secrets, input sets and triggers, one private map per kind behind one set of domain methods
  * (the six share the NG CRUD shape; what differs is data: `emulator/platform/<entity>.ts`).
  *
