@@ -16,9 +16,10 @@
  * - a deletion takes along what lives inside: an environment its infrastructures, a pipeline its
  *   input sets and triggers, a project or organization everything in it (inferred, as the
  *   existing parts cascade; harness-core deletes them through entity-delete events);
- * - and what names it (the references a write named, kept with the entity): an environment its
- *   service overrides (harness-core `EnvironmentServiceImpl.processDownstreamDeletions` calls
- *   `serviceOverrideService.deleteAllInEnv`).
+ * - and what names it (the references a write named, kept with the entity): an environment and a
+ *   service their service overrides (harness-core `EnvironmentServiceImpl.processDownstreamDeletions`
+ *   calls `serviceOverrideService.deleteAllInEnv`, `ServiceEntityServiceImpl.delete`
+ *   `serviceOverridesServiceV2.deleteAllOfService`).
  * @module
  */
 import type { EmulatorError } from "../errors";
@@ -49,12 +50,15 @@ export interface EntityRefusals {
   parentMissing?: (at: EntityAt) => EmulatorError;
 }
 
-/** An entity a write names, which must exist: its kind, scope and identifier, and the refusal when it does not. */
+/**
+ * An entity a write names: its kind, scope and identifier, and the refusal when it does not exist
+ * (none: it need not exist, as an override's service). The entity written goes with it.
+ */
 export interface EntityReference {
   kind: EntityKind;
   at: EntityAt;
   identifier: string;
-  missing: () => EmulatorError;
+  missing?: () => EmulatorError;
 }
 
 /** The kind each kind lives under, when that is a v2 entity (an infrastructure's environment). */
@@ -231,7 +235,8 @@ export class PlatformEntities {
     if (at.org !== null && at.project !== null && this.platform.project(at.org, at.project) === undefined) {
       throw resourceNotFound(`project [${at.project}] not found.`);
     }
-    for (const r of refs) if (this.get(r.kind, r.at, r.identifier) === undefined) throw r.missing();
+    for (const r of refs)
+      if (r.missing && this.get(r.kind, r.at, r.identifier) === undefined) throw r.missing();
     if (at.parent === null || refuse.parentMissing === undefined) return;
     const parentKind = PARENT[kind];
     const exists =

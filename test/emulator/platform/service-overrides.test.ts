@@ -10,6 +10,7 @@ import {
   environmentBody,
   inProject,
   projectQuery,
+  serviceBody,
   useProjectPlatform,
 } from "./entity-fixtures";
 import { errorBody, failureBody, successBody } from "./harness";
@@ -130,5 +131,25 @@ describe("platform service overrides", () => {
       "env",
       "env_cart",
     ]);
+  });
+
+  it("deletes a service's overrides with it, and only those (harness-core deleteAllOfService)", async () => {
+    await p().call("POST", "/ng/api/servicesV2", { json: serviceBody("billing") });
+    for (const serviceRef of ["billing", "shipping"]) {
+      const made = await p().call("POST", BASE, {
+        json: { ...inProject, environmentRef: "env", serviceRef, type: "ENV_SERVICE_OVERRIDE" },
+      });
+      expect(made.status).toBe(200);
+    }
+    answers(
+      await p().call("DELETE", "/ng/api/servicesV2/billing", { query: projectQuery }),
+      200,
+      successBody(true),
+    );
+    answersNotFound(
+      await p().call("GET", `${BASE}/env_billing`, { query: projectQuery }),
+      "Service Override with identifier [env_billing] in project [proj], org [default] not found",
+    );
+    expect((await p().call("GET", `${BASE}/env_shipping`, { query: projectQuery })).status).toBe(200);
   });
 });
