@@ -29,7 +29,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { dataRecord } from "../../sdk/core/data-record";
 import type { EmulatorError } from "../errors";
-import { resourceNotFound } from "../platform/errors";
+import { duplicateField, resourceNotFound } from "../platform/errors";
 import type { Keys } from "./keys";
 import type { PlatformStore } from "./platform";
 
@@ -211,6 +211,73 @@ export class AccessControl {
       default:
         break;
     }
+  }
+
+  /** Adds a token under its API key and issues its value ({@link AccessControl.issueToken}). */
+  createToken(
+    fields: Pick<AccessRecord, "at" | "identifier" | "parent" | "dto">,
+    duplicate: () => EmulatorError,
+  ): string {
+    return this.issueToken(this.create("token", fields, duplicate));
+  }
+
+  /** Rotates a token: the old value stops now, the new one is returned; `rotateAt` is its scheduled expiry. */
+  rotateToken(token: AccessRecord, rotateAt: number): string {
+    return this.issueToken(this.replace("token", token, { ...token.dto, scheduledExpireTime: rotateAt }));
+  }
+
+  /**
+   * Adds a user (by uuid) to each user group of a scope that does not hold it yet; a group the
+   * scope does not have is refused with `unknownGroup` before any group changes.
+   */
+  addToGroups(
+    at: AccessScope,
+    uuid: string,
+    groups: readonly string[],
+    unknownGroup: (g: string) => EmulatorError,
+  ): void {
+    const found = groups.map((g) => {
+      const group = this.get("userGroup", at, g);
+      if (group === undefined) throw unknownGroup(g);
+      return group;
+    });
+    for (const group of found) {
+      const users = (group.dto.users as string[] | undefined) ?? [];
+      if (!users.includes(uuid)) this.replace("userGroup", group, { ...group.dto, users: [...users, uuid] });
+    }
+  }
+
+  /**
+   * `AddUsers` (harness-go-sdk `api_user.go`): each e-mail of an existing user joins the groups
+   * (`USER_ADDED_SUCCESSFULLY`); one already invited to the scope is left (`USER_ALREADY_INVITED`);
+   * anyone else is invited with the invite `inviteDto(id, email)` gives (`USER_INVITED_SUCCESSFULLY`).
+   * Unknown groups are refused before anything changes.
+   */
+  addUsers(
+    at: AccessScope,
+    emails: readonly string[],
+    groups: readonly string[],
+    inviteDto: (id: string, email: string) => Record<string, unknown>,
+    unknownGroup: (g: string) => EmulatorError,
+  ): Record<string, string> {
+    for (const g of groups) if (this.get("userGroup", at, g) === undefined) throw unknownGroup(g);
+    const users = this.list("user", null);
+    const result: Record<string, string> = {};
+    for (const email of emails) {
+      const user = users.find((u) => String(u.dto.email).toLowerCase() === email.toLowerCase());
+      if (user !== undefined) {
+        this.addToGroups(at, user.identifier, groups, unknownGroup);
+        result[email] = "USER_ADDED_SUCCESSFULLY";
+      } else if (this.list("invite", at).some((i) => i.dto.email === email)) {
+        result[email] = "USER_ALREADY_INVITED";
+      } else {
+        const id = randomBytes(12).toString("hex");
+        const duplicate = () => duplicateField(`Invite [${id}] already exists`);
+        this.create("invite", { at, identifier: id, parent: null, dto: inviteDto(id, email) }, duplicate);
+        result[email] = "USER_INVITED_SUCCESSFULLY";
+      }
+    }
+    return result;
   }
 
   /**
