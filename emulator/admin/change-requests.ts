@@ -36,6 +36,7 @@ import {
   type ChangeTarget,
   type EnvironmentRecord,
   MAX_SEGMENT_KEYS,
+  type ParsedChange,
   type Store,
   type WorkspaceRecord,
 } from "../store";
@@ -72,48 +73,31 @@ export function csvKeys(text: string): string[] {
   return [...new Set(lines)];
 }
 
-/** Applies a change (approved, or not needing approval) through the store's domain methods. */
-function apply(store: Store, r: ChangeRequestRecord): void {
-  const env = store.environments.get(r.environmentId);
-  if (!env) throw notFound(`Could not find environment ${r.environmentId}`);
+/**
+ * What applying a request will write, parsed from its payload (a split's document over its
+ * current definition, a rule-based segment's content); the store applies it
+ * (`Store.submitChangeRequest`, `Store.decideChangeRequest`).
+ */
+function parsedChange(
+  store: Store,
+  r: Pick<ChangeRequestRecord, "workspaceId" | "environmentId" | "operationType" | "target">,
+): ParsedChange {
   const { kind, name, payload } = r.target;
-  const op = r.operationType;
+  if (r.operationType !== "CREATE" && r.operationType !== "UPDATE") return null;
   if (kind === "split") {
     const flag = store.flags.byRef(r.workspaceId, name);
-    if (!flag) throw notFound(`Could not find split ${name}`);
-    const d = store.definitions.get(flag.id, env.id);
-    if (op === "CREATE" || op === "UPDATE") {
-      const { doc, killed } = parseDocument(payload, { store, workspaceId: r.workspaceId, previous: d?.doc });
-      if (d) store.definitions.replace(d, doc, killed);
-      else store.definitions.create(flag, env, doc, killed ?? false);
-    } else if (d && op === "ARCHIVE") store.removeDefinition(d);
-    else if (d) store.definitions.setKilled(d, op === "KILL");
-    if (r.rolloutStatusId) store.flags.update(flag, { ...flag, rolloutStatusId: r.rolloutStatusId });
-    return;
+    const previous = flag && store.definitions.get(flag.id, r.environmentId)?.doc;
+    return parseDocument(payload, { store, workspaceId: r.workspaceId, previous });
   }
-  if (kind === "segment") {
-    const seg = store.segments.byName(r.workspaceId, name);
-    const a = seg && store.segments.activation(env.id, seg.id);
-    const keys = (payload.keys as string[] | undefined) ?? [];
-    if (a && op === "ARCHIVE") store.segments.removeKeys(a, keys);
-    else if (a) store.segments.uploadKeys(a, keys, false);
-    return;
-  }
-  const segs = store.catalog.segments(kind === "largeSegment" ? "large" : "rule-based");
-  const seg = segs.byName(r.workspaceId, name);
-  const a = seg && segs.activation(env.id, seg.id);
-  if (!a) return;
-  if (op === "ARCHIVE" && kind === "ruleBasedSegment") segs.deactivate(a);
-  else if (op === "ARCHIVE") segs.change(a, { members: [] });
-  else if (kind === "largeSegment") {
-    if (r.upload?.keys) segs.change(a, { members: r.upload.keys });
-  } else segs.change(a, ruleBasedContent(payload as Parameters<typeof ruleBasedContent>[0]));
+  if (kind === "ruleBasedSegment")
+    return { ruleBased: ruleBasedContent(payload as Parameters<typeof ruleBasedContent>[0]) };
+  return null;
 }
 
 /** Routes under `/internal/api/v2/changeRequests`. */
 export function changeRequestRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const crs = store.catalog.changeRequests;
+  const crs = store.changeRequests;
 
   const crJson = (c: AdminContext, r: ChangeRequestRecord) => {
     const env = store.environments.get(r.environmentId);
@@ -168,7 +152,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       if (!seg || !store.segments.activation(env.id, seg.id))
         throw notFound(`Segment ${name} is not active in environment ${env.name}`);
     } else {
-      const segs = store.catalog.segments(kind === "largeSegment" ? "large" : "rule-based");
+      const segs = store.segmentKinds(kind === "largeSegment" ? "large" : "rule-based");
       const seg = segs.byName(ws.id, name);
       if (!seg || !segs.activation(env.id, seg.id))
         throw notFound(`${segs.label} ${name} is not active in environment ${env.name}`);
@@ -195,11 +179,9 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       throw badRequest(`rolloutStatus.id: ${body.rolloutStatus.id} is not a rollout status`);
     const target = targetOf(ws, env, body);
     const key = c.get("key");
-    const gated = store.catalog.policies.approvalsRequired(env.id);
-    const r = crs.submit({
+    const fields = {
       workspaceId: ws.id,
       environmentId: env.id,
-      status: gated ? "REQUESTED" : "PUBLISHED",
       operationType: body.operationType,
       title: body.title ?? null,
       comment: body.comment ?? null,
@@ -210,8 +192,8 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       comments: [{ comment: body.comment ?? "", user: key.name, role: "SUBMITTER", timestamp: Date.now() }],
       creationTime: Date.now(),
       upload: body.operationType === "UPLOAD" ? { token: randomUUID(), keys: null } : null,
-    });
-    if (!gated) apply(store, r);
+    };
+    const r = store.submitChangeRequest(fields, parsedChange(store, fields));
     await store.commit();
     return c.json(crJson(c, r));
   });
@@ -254,11 +236,7 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
       role: mine ? "SUBMITTER" : "APPROVER",
       comment: body.comment ?? "",
     } as const;
-    if (body.status === "APPROVED") {
-      apply(store, r);
-      crs.transition(r, "APPROVED", by);
-      crs.transition(r, "PUBLISHED", { ...by, comment: "" });
-    } else crs.transition(r, body.status, by);
+    store.decideChangeRequest(r, body.status, by, body.status === "APPROVED" ? parsedChange(store, r) : null);
     await store.commit();
     return c.json(crJson(c, r));
   });
@@ -277,16 +255,15 @@ export function changeRequestRoutes(store: Store): Hono<AppEnv> {
 export function largeSegmentUploadRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
   app.put(`${KIND_PATH.large}/uploads/:token`, async (c) => {
-    const r = store.catalog.changeRequests.byUploadToken(c.req.param("token"));
+    const r = store.changeRequests.byUploadToken(c.req.param("token"));
     if (!r || r.upload?.keys !== null) throw notFound("Could not find the upload");
     const keys = csvKeys(await c.req.text());
-    // The bound of a segment's members (ref admin §1.1), which issue 27 sets for an upload too.
+    // The bound of a segment's members (ref admin §1.1) holds for an upload too.
     if (keys.length > MAX_SEGMENT_KEYS)
       throw badRequest(
         `file: a large segment upload holds at most ${MAX_SEGMENT_KEYS} members, this one has ${keys.length}`,
       );
-    store.catalog.changeRequests.uploaded(r, keys);
-    if (r.status === "PUBLISHED") apply(store, r);
+    store.uploadChangeRequest(r, keys);
     await store.commit();
     return emptyResponse(200);
   });

@@ -14,7 +14,6 @@ import {
   EmulatorError,
   emptyBadRequest,
   fieldName,
-  forbidden,
   notFound,
   zodBadRequest,
 } from "../errors";
@@ -125,16 +124,9 @@ export function anyEnvironmentOr404(
   return { env, ws };
 }
 
-/**
- * In an environment whose change permissions require approvals, a direct write is refused with
- * 403: the change must go through a change request (ref admin §2 and §9.2, harness provider
- * issue #1404; the message is inferred).
- */
+/** 403 where the environment requires approvals for a direct write (`Store.assertDirectWrite`). */
 export function assertDirectWrite(store: Store, env: EnvironmentRecord): void {
-  if (!store.catalog.policies.approvalsRequired(env.id)) return;
-  throw forbidden(
-    `Environment ${env.name} requires approvals: submit this change as a change request (POST /changeRequests/ws/${env.workspaceId}/environments/${env.id})`,
-  );
+  store.assertDirectWrite(env);
 }
 
 /** Whether a query flag is set: the real service reads booleans case-insensitively (`True` from Python). */

@@ -11,7 +11,7 @@
  *   strings "true"/"false" as one client sends, ref §9.1).
  * - `DELETE /environments/ws/{ws}/{env}` is refused with 409 while API keys of the environment
  *   exist (ref §1.2: "you CANNOT delete an environment unless you first revoke all api keys");
- *   then it removes the environment's definitions and segment activations and returns `true`.
+ *   then it removes everything kept per environment (`Store.deleteEnvironment`) and returns `true`.
  * @module
  */
 import { Hono } from "hono";
@@ -78,8 +78,11 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const scope = scopeOf(store, c);
     if (scope.key.environments?.length) scope.assertAccountWide("create environments");
     const body = await parseBody(c, EnvironmentCreate);
-    const { env, keys } = store.createEnvironment(ws, { name: body.name, production: body.production });
-    if (body.changePermissions) store.catalog.policies.set(env, body.changePermissions);
+    const { env, keys } = store.createEnvironment(
+      ws,
+      { name: body.name, production: body.production },
+      body.changePermissions,
+    );
     await store.commit();
     return c.json({
       ...environmentJson(env),
@@ -94,7 +97,7 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
     const env = environmentOr404(store, c, ws, c.req.param("env"));
     const ops = await parsePatch(c);
     // `/changePermissions` is patched too (ref admin §1.2); `areApprovalsRequired` gates direct writes.
-    const permissions = store.catalog.policies.get(env.id)?.changePermissions ?? {};
+    const permissions = store.changePermissions.get(env.id)?.changePermissions ?? {};
     const patched = applyJsonPatch({ ...environmentJson(env), changePermissions: permissions }, ops);
     if (patched.id !== env.id) throw badRequest("id: the id of an environment cannot be changed");
     const next = parseValue(EnvironmentPatched, { name: patched.name, production: patched.production });
@@ -102,8 +105,7 @@ export function environmentRoutes(store: Store): Hono<AppEnv> {
       parseValue(EnvironmentCreate.shape.changePermissions, patched.changePermissions, "changePermissions") ??
       {};
     const dryRun = boolQuery(c, "dry_run");
-    store.environments.update(ws, env, next, !dryRun);
-    if (!dryRun) store.catalog.policies.set(env, changePermissions);
+    store.updateEnvironment(ws, env, next, changePermissions, !dryRun);
     if (!dryRun) await store.commit();
     // Like the create response, the answer shows the change permissions once there are any (ref §1.2).
     const shown = Object.keys(changePermissions).length > 0 ? { changePermissions } : {};

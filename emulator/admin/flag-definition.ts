@@ -113,7 +113,7 @@ function flagSetsAt(doc: DefinitionDocument, place: DocumentPlace): DefinitionDo
   if (doc.flagSets === undefined) return place.previous?.flagSets ?? [];
   const seen = new Set<string>();
   return doc.flagSets.flatMap((ref, i) => {
-    const set = place.store.catalog.flagSets.get(ref.id);
+    const set = place.store.flagSets.get(ref.id);
     if (!set || set.workspaceId !== place.workspaceId)
       throw badRequest(`flagSets[${i}].id: no flag set ${ref.id} in this workspace`);
     if (seen.has(ref.id)) return [];

@@ -8,7 +8,8 @@
  * - `GET /flag-sets?workspace_id&limit&after` → `{data, nextMarker, previousMarker, limit, count}`.
  * - `GET /flag-sets/{id}`; `DELETE /flag-sets/{id}` → 204 (the client reads no body, inferred);
  *   the flag set leaves every definition that named it (a new change number each, so SDKs drop it
- *   from `sets`): removal rather than refusal while used is inferred, no public evidence either way.
+ *   from `sets`, `Store.deleteFlagSet`): removal rather than refusal while used is inferred, no
+ *   public evidence either way.
  * @module
  */
 import { Hono } from "hono";
@@ -33,7 +34,7 @@ export const flagSetJson = (f: FlagSetRecord) => ({
 /** Routes under `/internal/api/v3/flag-sets`. */
 export function flagSetRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const sets = store.catalog.flagSets;
+  const sets = store.flagSets;
 
   const flagSetOr404 = (c: AdminContext): FlagSetRecord => {
     const id = c.req.param("id") ?? "";
@@ -63,13 +64,7 @@ export function flagSetRoutes(store: Store): Hono<AppEnv> {
   app.get("/flag-sets/:id", (c) => c.json(flagSetJson(flagSetOr404(c))));
 
   app.delete("/flag-sets/:id", async (c) => {
-    const f = flagSetOr404(c);
-    for (const d of store.definitions.dump().definitions) {
-      const kept = (d.doc.flagSets ?? []).filter((ref) => ref.id !== f.id);
-      if (kept.length !== (d.doc.flagSets ?? []).length)
-        store.definitions.replace(d, { ...d.doc, flagSets: kept }, undefined);
-    }
-    sets.remove(f);
+    store.deleteFlagSet(flagSetOr404(c));
     await store.commit();
     return emptyResponse(204);
   });

@@ -22,7 +22,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { FlagCreate, LIMITS } from "../../sdk/admin/schemas";
 import type { AppEnv } from "../context";
-import { badRequest, forbidden } from "../errors";
+import { badRequest } from "../errors";
 import { scopeOf } from "../middleware/auth";
 import type { Store } from "../store";
 import {
@@ -207,15 +207,7 @@ export function flagRoutes(store: Store): Hono<AppEnv> {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     const flag = flagOr404(store, ws, c.req.param("flag"));
     const scope = scopeOf(store, c);
-    for (const d of store.definitions.ofFlag(flag.id)) {
-      const env = store.environments.get(d.environmentId);
-      if (env && !scope.environmentAllowed(env)) {
-        throw forbidden(
-          `The API key is not allowed to access environment ${env.id}, where ${flag.name} is defined`,
-        );
-      }
-    }
-    store.deleteFlag(flag);
+    store.deleteFlag(flag, (env) => scope.environmentAllowed(env));
     await store.commit();
     return c.json(true);
   });

@@ -30,7 +30,7 @@ export const identityJson = (i: IdentityRecord) => ({
 /** Routes under `/internal/api/v2/trafficTypes/{tt}/environments/{env}/identities`. */
 export function identityRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const ids = store.catalog.identities;
+  const ids = store.identities;
   const base = "/trafficTypes/:tt/environments/:env/identities";
 
   /** The traffic type (by id) and environment (id or name, in its workspace) of the path. */

@@ -17,7 +17,7 @@ import { offsetPage, offsetParams, parseBody, workspaceOr404 } from "./common";
 /** Routes under `/internal/api/v2/restrictions`. */
 export function restrictionRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const restrictions = store.catalog.restrictions;
+  const restrictions = store.restrictions;
 
   const restrictionJson = (r: RestrictionRecord) => ({
     id: r.id,

@@ -71,7 +71,7 @@ export function assertValidSegmentRules(rules: SegmentRule[]): void {
 /** Routes of one kind of segment. */
 export function kindSegmentRoutes(store: Store, kind: SegmentKind): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const segs = store.catalog.segments(kind);
+  const segs = store.segmentKinds(kind);
   const p = KIND_PATH[kind];
 
   const ttJson = (s: KindSegmentRecord) => ({
@@ -156,11 +156,7 @@ export function kindSegmentRoutes(store: Store, kind: SegmentKind): Hono<AppEnv>
 
   app.delete(`${p}/:env/:name`, async (c) => {
     const { env, seg } = inEnvPath(c);
-    const a = activationOf(env, seg);
-    // What it holds leaves with it: a direct write, refused where approvals are required (the
-    // ARCHIVE change request is the way); an empty activation holds nothing to approve (inferred).
-    if (segs.holdsContent(a)) assertDirectWrite(store, env);
-    segs.deactivate(a);
+    store.deactivateKindSegment(kind, activationOf(env, seg), env);
     await store.commit();
     return c.json(true);
   });

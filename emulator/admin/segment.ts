@@ -171,11 +171,7 @@ export function segmentRoutes(store: Store): Hono<AppEnv> {
 
   app.delete("/segments/:env/:name", async (c) => {
     const { a, env } = activationOf(c);
-    // The members leave with the activation: a direct key write, refused where approvals are
-    // required (an ARCHIVE change request of the keys is the way); an empty activation holds no
-    // key to approve (inferred from ref admin §2 "direct writes return 403").
-    if (a.members.size > 0) assertDirectWrite(store, env);
-    store.segments.deactivate(a);
+    store.deactivateSegment(a, env);
     await store.commit();
     return c.json(true);
   });

@@ -55,7 +55,7 @@ const fieldsOf = (b: z.output<typeof AttributeBody>) => ({
 /** Routes under `/internal/api/v2/schema`. */
 export function attributeRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: false });
-  const attrs = store.catalog.attributes;
+  const attrs = store.attributes;
   const base = "/schema/ws/:ws/trafficTypes/:tt";
 
   const trafficTypeOf = (c: AdminContext): TrafficTypeRecord =>

@@ -503,14 +503,11 @@ function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     permit(c, at, "core_serviceaccount_manageapikey", "SERVICEACCOUNT", b.parentIdentifier);
     const key = keyOf(at, b);
     const parent = `${b.apiKeyType}/${b.parentIdentifier}/${b.apiKeyIdentifier}`;
-    const value = await committed(store, () => {
-      const made = ac.create(
-        "token",
-        { at, identifier: b.identifier, parent, dto: dto(at, b, key, Date.now()) },
-        () => duplicateField(`Try using different token name, [${b.identifier}] already exists`),
-      );
-      return ac.issueToken(made);
-    });
+    const value = await committed(store, () =>
+      ac.createToken({ at, identifier: b.identifier, parent, dto: dto(at, b, key, Date.now()) }, () =>
+        duplicateField(`Try using different token name, [${b.identifier}] already exists`),
+      ),
+    );
     return success(c, value);
   });
   app.get("/aggregate", (c) => {
@@ -555,9 +552,7 @@ function tokenRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     permit(c, at, "core_serviceaccount_manageapikey", "SERVICEACCOUNT", id);
     const r = existing(c, at, id);
     const rotateAt = Number(optionalQuery(c, "rotateTimestamp") ?? Date.now());
-    const value = await committed(store, () =>
-      ac.issueToken(ac.replace("token", r, { ...r.dto, scheduledExpireTime: rotateAt })),
-    );
+    const value = await committed(store, () => ac.rotateToken(r, rotateAt));
     return success(c, value);
   });
   app.delete("/:identifier", async (c) => {
@@ -684,46 +679,24 @@ function userRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     const at = queryScope(c);
     const b = await body(c, AddUsersBody, "addUsersDTO");
     permit(c, at, "core_user_invite", "USER");
-    const groups = b.userGroups ?? [];
-    for (const g of groups) {
-      if (ac.get("userGroup", at, g) === undefined)
-        throw invalidRequest(`User Group is not available ${scopePath(account(), at, g)}`);
-    }
-    const users = ac.list("user", null);
-    const result: Record<string, string> = {};
-    await committed(store, () => {
-      for (const email of b.emails) {
-        const user = users.find((u) => String(u.dto.email).toLowerCase() === email.toLowerCase());
-        if (user !== undefined) {
-          addToGroups(ac, at, user.identifier, groups);
-          result[email] = "USER_ADDED_SUCCESSFULLY";
-        } else if (ac.list("invite", at).some((i) => i.dto.email === email)) {
-          result[email] = "USER_ALREADY_INVITED";
-        } else {
-          const id = randomBytes(12).toString("hex");
-          ac.create(
-            "invite",
-            {
-              at,
-              identifier: id,
-              parent: null,
-              dto: {
-                id,
-                name: email.split("@")[0],
-                email,
-                ...scopeDto(account(), at),
-                roleBindings: b.roleBindings ?? [],
-                userGroups: groups,
-                inviteType: "ADMIN_INITIATED_INVITE",
-                approved: false,
-              },
-            },
-            () => duplicateField(`Invite [${id}] already exists`),
-          );
-          result[email] = "USER_INVITED_SUCCESSFULLY";
-        }
-      }
-    });
+    const result = await committed(store, () =>
+      ac.addUsers(
+        at,
+        b.emails,
+        b.userGroups ?? [],
+        (id, email) => ({
+          id,
+          name: email.split("@")[0],
+          email,
+          ...scopeDto(account(), at),
+          roleBindings: b.roleBindings ?? [],
+          userGroups: b.userGroups ?? [],
+          inviteType: "ADMIN_INITIATED_INVITE",
+          approved: false,
+        }),
+        (g) => invalidRequest(`User Group is not available ${scopePath(account(), at, g)}`),
+      ),
+    );
     return success(c, { addUserResponseMap: result });
   });
   app.put("/add-user-to-groups/:userId", async (c) => {
@@ -732,11 +705,11 @@ function userRoutes({ store, ac, account }: Ctx): Hono<AppEnv> {
     const b = await body(c, AddUserToGroupsBody, "addUserToUserGroupsDTO");
     permit(c, at, "core_usergroup_manage", "USERGROUP");
     existing(id);
-    for (const g of b.userGroupIdsToAdd) {
-      if (ac.get("userGroup", at, g) === undefined)
-        throw invalidRequest(`User Group is not available ${scopePath(account(), at, g)}`);
-    }
-    await committed(store, () => addToGroups(ac, at, id, b.userGroupIdsToAdd));
+    await committed(store, () =>
+      ac.addToGroups(at, id, b.userGroupIdsToAdd, (g) =>
+        invalidRequest(`User Group is not available ${scopePath(account(), at, g)}`),
+      ),
+    );
     return success(c, true);
   });
   // `RemoveUser`: out of the query's scope (and the scopes under it); from the account, for good.
@@ -775,16 +748,6 @@ function userInfo(r: AccessRecord) {
     disabled: r.dto.disabled,
     externallyManaged: r.dto.externallyManaged,
   };
-}
-
-/** Adds a user to each group of the scope (once). */
-function addToGroups(ac: Store["accessControl"], at: AccessScope, uuid: string, groups: string[]): void {
-  for (const g of groups) {
-    const group = ac.get("userGroup", at, g);
-    if (group === undefined) continue;
-    const users = (group.dto.users as string[] | undefined) ?? [];
-    if (!users.includes(uuid)) ac.replace("userGroup", group, { ...group.dto, users: [...users, uuid] });
-  }
 }
 
 function inviteRoutes({ store, ac }: Ctx): Hono<AppEnv> {

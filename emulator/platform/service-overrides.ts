@@ -14,8 +14,9 @@
  * `InfraServiceOverrideRequestParamsHandler.validateRequiredField`: "Infra Identifier should not be
  * empty for INFRA-SERVICE override"; the other wordings inferred alike); the environment must exist
  * (`ServiceOverrideValidatorServiceImpl.checkIfEnvExistAndReturn`, "Environment with ref [%s] not
- * found", as an infrastructure's). A GET of a missing override is 400 RESOURCE_NOT_FOUND (inferred
- * wording).
+ * found", as an infrastructure's). An override is deleted with its environment and with its service
+ * (the row's `references`, kept by the store). A GET of a missing override is 400
+ * RESOURCE_NOT_FOUND (inferred wording).
  * @module
  */
 import { ServiceOverridesRequest, serviceOverridesIdentifier } from "../../sdk/platform/service-overrides";
@@ -79,14 +80,20 @@ export const serviceOverridesSpec = (store: Store): entity.EntitySpec => ({
       };
     }),
   ],
+  // An override goes with its environment and with its service (harness-core deletes them with
+  // either); only the environment must exist when it is written.
   references: ({ at, fields }) => {
     const ref = String(fields.fields.environmentRef);
+    const serviceRef = fields.fields.serviceRef;
     return [
       {
         kind: "environment",
         ...referencedAt(ref, at),
         missing: () => resourceNotFound(`Environment with ref [${ref}] not found`),
       },
+      ...(typeof serviceRef === "string"
+        ? [{ kind: "service" as const, ...referencedAt(serviceRef, at) }]
+        : []),
     ];
   },
   refusals: entity.ngRefusals("Service Override", () => store.accountId),

@@ -38,7 +38,7 @@ export function membershipsRoutes(store: Store): Hono<AppEnv> {
       const seg = store.segments.get(a.segmentId);
       if (seg && a.members.has(key)) ms.k.push({ n: seg.name });
     }
-    const large = store.catalog.segments("large");
+    const large = store.segmentKinds("large");
     for (const a of large.activeIn(env.id)) {
       ls.cn = Math.max(ls.cn, a.changeNumber);
       const seg = large.get(a.segmentId);

@@ -47,7 +47,7 @@ export function splitOf(store: Store, d: DefinitionRecord): SdkSplit | undefined
 /** The names of a definition's flag sets (a deleted set's id is left out). */
 function setNames(store: Store, d: DefinitionRecord): string[] {
   return (d.doc.flagSets ?? []).flatMap((ref) => {
-    const set = store.catalog.flagSets.get(ref.id);
+    const set = store.flagSets.get(ref.id);
     return set ? [set.name] : [];
   });
 }

@@ -1,5 +1,5 @@
 /**
- * The platform's access control (issue 27): service accounts, their API keys and tokens, user
+ * The platform's access control: service accounts, their API keys and tokens, user
  * groups, users and their pending invites, roles, resource groups and role assignments, as
  * Split's Python admin client in Harness mode (`splitapiclient` 3.5.9 `microclients/harness/*.py`)
  * and the Harness Go SDK (`harness-go-sdk` `harness/nextgen/api_service_account.go`,
@@ -15,7 +15,8 @@
  *   answer, `platform-entities.ts`);
  * - a deletion takes along what hangs off the object: a service account its API keys, an API key
  *   its tokens, and every role assignment naming a deleted service account, user group, role or
- *   resource group (inferred: harness-core removes them through entity-delete events);
+ *   resource group; a project's or organization's deletion every object scoped to it (inferred:
+ *   harness-core removes them through entity-delete events);
  * - users are the account's (no scope); a new account has one, its administrator, whose token the
  *   platform key stands for (inferred: an account always has the user that made it);
  * - a token's value is a platform key of the token's scope (the `keys` part): it authenticates as
@@ -28,7 +29,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { dataRecord } from "../../sdk/core/data-record";
 import type { EmulatorError } from "../errors";
-import { resourceNotFound } from "../platform/errors";
+import { duplicateField, resourceNotFound } from "../platform/errors";
 import type { Keys } from "./keys";
 import type { PlatformStore } from "./platform";
 
@@ -212,6 +213,73 @@ export class AccessControl {
     }
   }
 
+  /** Adds a token under its API key and issues its value ({@link AccessControl.issueToken}). */
+  createToken(
+    fields: Pick<AccessRecord, "at" | "identifier" | "parent" | "dto">,
+    duplicate: () => EmulatorError,
+  ): string {
+    return this.issueToken(this.create("token", fields, duplicate));
+  }
+
+  /** Rotates a token: the old value stops now, the new one is returned; `rotateAt` is its scheduled expiry. */
+  rotateToken(token: AccessRecord, rotateAt: number): string {
+    return this.issueToken(this.replace("token", token, { ...token.dto, scheduledExpireTime: rotateAt }));
+  }
+
+  /**
+   * Adds a user (by uuid) to each user group of a scope that does not hold it yet; a group the
+   * scope does not have is refused with `unknownGroup` before any group changes.
+   */
+  addToGroups(
+    at: AccessScope,
+    uuid: string,
+    groups: readonly string[],
+    unknownGroup: (g: string) => EmulatorError,
+  ): void {
+    const found = groups.map((g) => {
+      const group = this.get("userGroup", at, g);
+      if (group === undefined) throw unknownGroup(g);
+      return group;
+    });
+    for (const group of found) {
+      const users = (group.dto.users as string[] | undefined) ?? [];
+      if (!users.includes(uuid)) this.replace("userGroup", group, { ...group.dto, users: [...users, uuid] });
+    }
+  }
+
+  /**
+   * `AddUsers` (harness-go-sdk `api_user.go`): each e-mail of an existing user joins the groups
+   * (`USER_ADDED_SUCCESSFULLY`); one already invited to the scope is left (`USER_ALREADY_INVITED`);
+   * anyone else is invited with the invite `inviteDto(id, email)` gives (`USER_INVITED_SUCCESSFULLY`).
+   * Unknown groups are refused before anything changes.
+   */
+  addUsers(
+    at: AccessScope,
+    emails: readonly string[],
+    groups: readonly string[],
+    inviteDto: (id: string, email: string) => Record<string, unknown>,
+    unknownGroup: (g: string) => EmulatorError,
+  ): Record<string, string> {
+    for (const g of groups) if (this.get("userGroup", at, g) === undefined) throw unknownGroup(g);
+    const users = this.list("user", null);
+    const result: Record<string, string> = {};
+    for (const email of emails) {
+      const user = users.find((u) => String(u.dto.email).toLowerCase() === email.toLowerCase());
+      if (user !== undefined) {
+        this.addToGroups(at, user.identifier, groups, unknownGroup);
+        result[email] = "USER_ADDED_SUCCESSFULLY";
+      } else if (this.list("invite", at).some((i) => i.dto.email === email)) {
+        result[email] = "USER_ALREADY_INVITED";
+      } else {
+        const id = randomBytes(12).toString("hex");
+        const duplicate = () => duplicateField(`Invite [${id}] already exists`);
+        this.create("invite", { at, identifier: id, parent: null, dto: inviteDto(id, email) }, duplicate);
+        result[email] = "USER_INVITED_SUCCESSFULLY";
+      }
+    }
+    return result;
+  }
+
   /**
    * Removes a user from a scope: from its user groups and role assignments there and in the scopes
    * under it; from the account scope, the user itself (harness-core `NgUserService.removeUserFromScope`,
@@ -231,6 +299,26 @@ export class AccessControl {
       if (p.type === "USER" && p.identifier === user.identifier) this.remove("roleAssignment", r);
     }
     if (at.org === null && at.project === null) this.remove("user", user);
+  }
+
+  /** A project was deleted: every object scoped to it goes, with what hangs off it. */
+  forgetProject(org: string, project: string): void {
+    this.forgetWhere((at) => at.org === org && at.project?.toLowerCase() === project.toLowerCase());
+  }
+
+  /** An organization was deleted: every object scoped to it or to its projects goes. */
+  forgetOrganization(org: string): void {
+    this.forgetWhere((at) => at.org === org);
+  }
+
+  /** Removes (through {@link AccessControl.remove}, so tokens' keys are revoked) every object whose scope matches. */
+  private forgetWhere(match: (at: AccessScope) => boolean): void {
+    for (const kind of ACCESS_KINDS) {
+      for (const r of [...this.#maps[kind].values()]) {
+        const stillThere = this.#maps[kind].has(keyOf(r.at, r.parent, r.identifier));
+        if (stillThere && match(r.at)) this.remove(kind, r);
+      }
+    }
   }
 
   /** The organization and project of a scope must exist (as for the v2 entities). */

@@ -3,17 +3,33 @@
  * both, and the SDK bookkeeping (change numbers, ARCHIVED tombstones), in memory and, with a
  * `statePath`, in a file (`journal.ts`: atomic writes, group commit, rollback of a refused write).
  *
- * Each kind of object is a part with private maps and its own rules (`keys.ts`,
- * `workspaces.ts`, `flags.ts`, `segments.ts`, `people.ts`, `platform.ts`); routes read through
- * them and change the state only through their domain methods, or through the methods here for
- * what spans parts (a deletion that must wait for, or takes along, objects of another part).
- * Indexes and tombstones are the store's business: no route touches a map.
+ * The state is split by domain, one part per kind of object with private maps and its own rules,
+ * each in the file named like its routes where one exists: API keys (`keys.ts`); workspaces,
+ * environments, traffic types and rollout statuses (`workspaces.ts`); flags and definitions
+ * (`flags.ts`), flag sets (`flag-set.ts`); segments (`segments.ts`), large and rule-based segments
+ * (`segment-kinds.ts`); traffic-type attributes (`traffic-type-attribute.ts`), identities
+ * (`identities.ts`); change requests and change permissions (`change-requests.ts`); restrictions
+ * (`restriction.ts`); users and groups (`people.ts`); the platform's organizations, projects,
+ * connectors and pipelines (`platform.ts`), v2 entities (`platform-entities.ts`) and access
+ * control (`access-control.ts`). Routes read through the parts and change the state only through
+ * their domain methods, or through the methods here for what spans parts (a deletion that must
+ * wait for, or takes along, objects of another part; a write another part's rule may refuse;
+ * applying a change request): each such method checks before it changes anything and runs
+ * without awaiting, so a refusal leaves the state as it was and a commit carries the whole
+ * change. Indexes and tombstones are the store's business: no route touches a map.
  * @module
  */
-import { conflict } from "../errors";
+import { conflict, forbidden, notFound } from "../errors";
 import { AccessControl } from "./access-control";
-import { Catalog } from "./catalog";
+import {
+  ChangePermissions,
+  type ChangeRequestRecord,
+  ChangeRequests,
+  type ParsedChange,
+} from "./change-requests";
+import { type FlagSetRecord, FlagSets } from "./flag-set";
 import { Definitions, Flags } from "./flags";
+import { Identities } from "./identities";
 import { Journal } from "./journal";
 import { Keys } from "./keys";
 import { Groups, Users } from "./people";
@@ -27,17 +43,23 @@ import {
   type GroupRecord,
   type KeyRecord,
   type PlatformScope,
+  type SegmentActivation,
   STATE_FORMAT,
   type StateFile,
   type StoredProject,
   type TrafficTypeRecord,
   type WorkspaceRecord,
 } from "./records";
+import { Restrictions } from "./restriction";
+import { type KindActivationRecord, KindSegments, SEGMENT_KINDS, type SegmentKind } from "./segment-kinds";
 import { Segments } from "./segments";
 import { ChangeClock } from "./table";
+import { Attributes } from "./traffic-type-attribute";
 import { Environments, RolloutStatuses, TrafficTypes, Workspaces } from "./workspaces";
 
-export * from "./catalog-records";
+export * from "./change-requests";
+export * from "./flag-set";
+export * from "./identities";
 export { type CommitLog, type CommitLogBatch, StateFileError } from "./journal";
 export { newKeyString } from "./keys";
 export { ACTIVE_USER_DELETE_MESSAGE } from "./people";
@@ -45,7 +67,10 @@ export { type ConnectorFields, HARNESS_SECRET_MANAGER, PROJECT_MODULES } from ".
 export type { EntityReference, EntityRefusals } from "./platform-entities";
 export * from "./platform-entity-records";
 export * from "./records";
+export * from "./restriction";
+export * from "./segment-kinds";
 export { MAX_SEGMENT_KEYS } from "./segments";
+export * from "./traffic-type-attribute";
 export { INITIAL_ROLLOUT_STATUS } from "./workspaces";
 
 /** Options of {@link Store.open}. */
@@ -67,15 +92,22 @@ export class Store extends Journal {
   readonly rolloutStatuses = new RolloutStatuses();
   readonly flags = new Flags();
   readonly definitions: Definitions;
+  readonly flagSets = new FlagSets();
   readonly segments: Segments;
+  readonly largeSegments = new KindSegments("large");
+  readonly ruleBasedSegments = new KindSegments("rule-based");
+  readonly attributes = new Attributes();
+  readonly identities = new Identities();
+  readonly changeRequests = new ChangeRequests();
+  /** The environments' change permissions (where a direct write needs an approved change request). */
+  readonly changePermissions = new ChangePermissions();
+  readonly restrictions = new Restrictions();
   readonly groups = new Groups();
   readonly users = new Users(this.groups);
   readonly platform = new PlatformStore();
-  /** The platform's v2 entities: services, environments, infrastructures, secrets, input sets, triggers (issue 19). */
+  /** The platform's v2 entities: services, environments, infrastructures, secrets, input sets, triggers, .... */
   readonly entities = new PlatformEntities(this.platform);
-  /** Flag sets, attributes, identities, large and rule-based segments, change requests (issue 18). */
-  readonly catalog = new Catalog();
-  /** Service accounts, API keys, tokens, user groups, users, invites, roles, resource groups, role assignments (issue 27). */
+  /** Service accounts, API keys, tokens, user groups, users, invites, roles, resource groups, role assignments. */
   readonly accessControl = new AccessControl(this.platform, this.keys);
   /** SDK change numbers, shared by definitions and segments. */
   private readonly clock = new ChangeClock();
@@ -85,7 +117,18 @@ export class Store extends Journal {
     this.accountId = accountId;
     this.definitions = new Definitions(this.clock);
     this.segments = new Segments(this.clock);
-    this.platform.cascade = this.entities;
+    // A project's or organization's deletion takes the v2 entities and the access control in it along.
+    this.platform.cascade = {
+      forgetOrganization: (org) => {
+        this.entities.forgetOrganization(org);
+        this.accessControl.forgetOrganization(org);
+      },
+      forgetProject: (org, project) => {
+        this.entities.forgetProject(org, project);
+        this.accessControl.forgetProject(org, project);
+      },
+      forgetPipeline: (org, project, pipeline) => this.entities.forgetPipeline(org, project, pipeline),
+    };
   }
 
   /**
@@ -134,7 +177,18 @@ export class Store extends Journal {
       groups: this.groups.dump(),
       keys: this.keys.dump(),
       platform: this.platform.dump(),
-      catalog: this.catalog.dump(),
+      catalog: {
+        flagSets: this.flagSets.dump(),
+        attributes: this.attributes.dump(),
+        identities: this.identities.dump(),
+        largeSegments: this.largeSegments.dump(),
+        largeActivations: this.largeSegments.activations.dump(),
+        ruleBasedSegments: this.ruleBasedSegments.dump(),
+        ruleBasedActivations: this.ruleBasedSegments.activations.dump(),
+        changeRequests: this.changeRequests.dump(),
+        policies: this.changePermissions.dump(),
+        restrictions: this.restrictions.dump(),
+      },
       platformEntities: this.entities.dump(),
       accessControl: this.accessControl.dump(),
     };
@@ -154,7 +208,17 @@ export class Store extends Journal {
     this.groups.restore(file.groups);
     this.keys.restore(file.keys);
     this.platform.restore(file.platform);
-    this.catalog.restore(file.catalog);
+    const c = file.catalog;
+    this.flagSets.restore(c?.flagSets ?? []);
+    this.attributes.restore(c?.attributes ?? []);
+    this.identities.restore(c?.identities ?? []);
+    this.largeSegments.restore(c?.largeSegments ?? []);
+    this.largeSegments.activations.restore(c?.largeActivations ?? []);
+    this.ruleBasedSegments.restore(c?.ruleBasedSegments ?? []);
+    this.ruleBasedSegments.activations.restore(c?.ruleBasedActivations ?? []);
+    this.changeRequests.restore(c?.changeRequests ?? []);
+    this.changePermissions.restore(c?.policies ?? []);
+    this.restrictions.restore(c?.restrictions ?? []);
     this.entities.restore(file.platformEntities);
     this.accessControl.restore(file.accessControl);
   }
@@ -180,20 +244,57 @@ export class Store extends Journal {
     if (this.environments.inWorkspace(ws.id).length > 0)
       throw conflict(`Workspace ${ws.name} still has environments; delete them first`);
     this.workspaces.remove(ws);
-    this.catalog.forgetWorkspace(ws.id);
+    this.flagSets.forgetWorkspace(ws.id);
+    this.restrictions.forgetWorkspace(ws.id);
     this.flags.forgetWorkspace(ws.id);
   }
 
-  /** Adds an environment with its server-side and client-side SDK keys (ref admin §1.2). */
-  createEnvironment(ws: WorkspaceRecord, fields: { name: string; production: boolean }) {
+  /**
+   * Adds an environment with its server-side and client-side SDK keys (ref admin §1.2), and its
+   * change permissions when given.
+   */
+  createEnvironment(
+    ws: WorkspaceRecord,
+    fields: { name: string; production: boolean },
+    changePermissions?: Record<string, unknown>,
+  ) {
     const env = this.environments.create(ws, fields);
+    if (changePermissions) this.changePermissions.set(env, changePermissions);
     return { env, keys: this.keys.createFor(env) };
   }
 
   /**
-   * Deletes an environment with its definitions, tombstones and segment activations; refused
-   * while API keys of it exist (ref admin §1.2: "you CANNOT delete an environment unless you
-   * first revoke all api keys").
+   * Renames an environment, sets its production flag and its change permissions (ref admin
+   * §1.2); 409 when the new name is taken. With `apply` false only the checks run (`dry_run`).
+   */
+  updateEnvironment(
+    ws: WorkspaceRecord,
+    env: EnvironmentRecord,
+    next: { name: string; production: boolean },
+    changePermissions: Record<string, unknown>,
+    apply = true,
+  ): void {
+    this.environments.update(ws, env, next, apply);
+    if (apply) this.changePermissions.set(env, changePermissions);
+  }
+
+  /**
+   * 403 where the environment's change permissions require approvals: a direct write is refused
+   * and the change must go through a change request (ref admin §2 and §9.2, harness provider
+   * issue #1404; the message is inferred).
+   */
+  assertDirectWrite(env: EnvironmentRecord): void {
+    if (!this.changePermissions.approvalsRequired(env.id)) return;
+    throw forbidden(
+      `Environment ${env.name} requires approvals: submit this change as a change request (POST /changeRequests/ws/${env.workspaceId}/environments/${env.id})`,
+    );
+  }
+
+  /**
+   * Deletes an environment with everything kept per environment: definitions and tombstones,
+   * segment activations of every kind, identities, change permissions and change requests;
+   * refused while API keys of it exist (ref admin §1.2: "you CANNOT delete an environment unless
+   * you first revoke all api keys").
    */
   deleteEnvironment(env: EnvironmentRecord): void {
     const keys = this.keys.ofEnvironment(env);
@@ -205,7 +306,10 @@ export class Store extends Journal {
     this.environments.remove(env);
     this.definitions.forgetEnvironment(env.id);
     this.segments.forgetEnvironment(env.id);
-    this.catalog.forgetEnvironment(env.id);
+    for (const kind of SEGMENT_KINDS) this.segmentKinds(kind).forgetEnvironment(env.id);
+    this.identities.forgetEnvironment(env.id);
+    this.changePermissions.forgetEnvironment(env.id);
+    this.changeRequests.forgetEnvironment(env.id);
   }
 
   /** Deletes a traffic type; refused while flags or segments use it (inferred). */
@@ -216,10 +320,19 @@ export class Store extends Journal {
         `Traffic type ${tt.name} is used by ${usedBy.length} feature flag(s) (${usedBy[0]?.name}, ...); delete them first`,
       );
     }
-    if (this.segments.ofTrafficType(tt.id).length > 0 || this.catalog.segmentsOfTrafficType(tt.id).length > 0)
-      throw conflict(`Traffic type ${tt.name} is used by segments; delete them first`);
+    const segments = [
+      ...this.segments.ofTrafficType(tt.id),
+      ...SEGMENT_KINDS.flatMap((k) => this.segmentKinds(k).where({ trafficTypeId: tt.id })),
+    ];
+    if (segments.length > 0) throw conflict(`Traffic type ${tt.name} is used by segments; delete them first`);
     this.trafficTypes.remove(tt);
-    this.catalog.forgetTrafficType(tt.id);
+    this.attributes.forgetTrafficType(tt.id);
+    this.identities.forgetTrafficType(tt.id);
+  }
+
+  /** The large or the rule-based segments. */
+  segmentKinds(kind: SegmentKind): KindSegments {
+    return kind === "large" ? this.largeSegments : this.ruleBasedSegments;
   }
 
   /** Adds a flag in the account's initial rollout status (spec admin §3). */
@@ -227,10 +340,56 @@ export class Store extends Journal {
     return this.flags.create(ws, tt, fields, this.rolloutStatuses.initial());
   }
 
-  /** Deletes a flag and its definitions, leaving an ARCHIVED tombstone for each. */
-  deleteFlag(flag: FlagRecord): void {
-    for (const d of this.definitions.ofFlag(flag.id)) this.removeDefinition(d);
+  /**
+   * Deletes a flag and its definitions, leaving an ARCHIVED tombstone for each; 403, before
+   * anything changes, when one is in an environment `allowed` refuses (the key's restriction).
+   */
+  deleteFlag(flag: FlagRecord, allowed: (env: EnvironmentRecord) => boolean = () => true): void {
+    const definitions = this.definitions.ofFlag(flag.id);
+    for (const d of definitions) {
+      const env = this.environments.get(d.environmentId);
+      if (env && !allowed(env)) {
+        throw forbidden(
+          `The API key is not allowed to access environment ${env.id}, where ${flag.name} is defined`,
+        );
+      }
+    }
+    for (const d of definitions) this.removeDefinition(d);
     this.flags.remove(flag);
+  }
+
+  /**
+   * Deletes a flag set; it leaves every definition that named it, each with a new change number
+   * so SDKs drop it from the split's `sets` (removal rather than refusal while used is inferred).
+   */
+  deleteFlagSet(f: FlagSetRecord): void {
+    for (const d of this.definitions.dump().definitions) {
+      const sets = d.doc.flagSets ?? [];
+      const kept = sets.filter((ref) => ref.id !== f.id);
+      if (kept.length !== sets.length) this.definitions.replace(d, { ...d.doc, flagSets: kept }, undefined);
+    }
+    this.flagSets.remove(f);
+  }
+
+  /**
+   * Deactivates a segment in an environment. Its keys leave with it: a direct key write, refused
+   * where approvals are required (an ARCHIVE change request of the keys is the way); an empty
+   * activation holds no key to approve (inferred from ref admin §2 "direct writes return 403").
+   */
+  deactivateSegment(a: SegmentActivation, env: EnvironmentRecord): void {
+    if (a.members.size > 0) this.assertDirectWrite(env);
+    this.segments.deactivate(a);
+  }
+
+  /**
+   * Deactivates a large or rule-based segment in an environment. What it holds leaves with it: a
+   * direct write, refused where approvals are required (the ARCHIVE change request is the way);
+   * an empty activation holds nothing to approve (inferred).
+   */
+  deactivateKindSegment(kind: SegmentKind, a: KindActivationRecord, env: EnvironmentRecord): void {
+    const segments = this.segmentKinds(kind);
+    if (segments.holdsContent(a)) this.assertDirectWrite(env);
+    segments.deactivate(a);
   }
 
   /** Removes a definition, leaving an ARCHIVED tombstone for `/api/splitChanges` (wire §1). */
@@ -240,6 +399,100 @@ export class Store extends Journal {
       d,
       flag && { name: flag.name, trafficTypeName: this.trafficTypes.get(flag.trafficTypeId)?.name ?? "user" },
     );
+  }
+
+  /**
+   * Takes a change request (ref admin §1.1, §9.2): REQUESTED where the environment's change
+   * permissions require approvals, else PUBLISHED and applied at once ({@link applyChange}; a
+   * request that cannot be applied is refused before it is kept).
+   */
+  submitChangeRequest(
+    fields: Omit<ChangeRequestRecord, "id" | "status">,
+    parsed: ParsedChange,
+  ): ChangeRequestRecord {
+    const gated = this.changePermissions.approvalsRequired(fields.environmentId);
+    const status = gated ? "REQUESTED" : "PUBLISHED";
+    const apply = gated ? undefined : this.changeOf({ ...fields, id: "", status }, parsed);
+    const r = this.changeRequests.submit({ ...fields, status });
+    apply?.();
+    return r;
+  }
+
+  /**
+   * Moves a REQUESTED change request on: APPROVED applies it ({@link applyChange}) and publishes
+   * it; REJECTED and WITHDRAWN only record who and why.
+   */
+  decideChangeRequest(
+    r: ChangeRequestRecord,
+    status: ChangeRequestRecord["status"],
+    by: { user: string; role: "SUBMITTER" | "APPROVER"; comment: string },
+    parsed: ParsedChange,
+  ): void {
+    if (status !== "APPROVED") {
+      this.changeRequests.transition(r, status, by);
+      return;
+    }
+    this.changeOf(r, parsed)();
+    this.changeRequests.transition(r, "APPROVED", by);
+    this.changeRequests.transition(r, "PUBLISHED", { ...by, comment: "" });
+  }
+
+  /**
+   * Records the members a large segment's upload sent; a PUBLISHED request (one that needed no
+   * approval) replaces the segment's members at once, a REQUESTED one when it is approved.
+   */
+  uploadChangeRequest(r: ChangeRequestRecord, keys: string[]): void {
+    const apply =
+      r.status === "PUBLISHED" ? this.changeOf({ ...r, upload: { token: "", keys } }, null) : undefined;
+    this.changeRequests.uploaded(r, keys);
+    apply?.();
+  }
+
+  /**
+   * What a change request does, checked now and done when the returned function runs: a split's
+   * definition created, replaced, killed, restored or archived (with the request's rollout
+   * status); a segment's keys added or removed; a large segment's members replaced or emptied; a
+   * rule-based segment's content replaced, or its activation removed (ARCHIVE). An object no
+   * longer active in the environment is left alone.
+   */
+  private changeOf(r: ChangeRequestRecord, parsed: ParsedChange): () => void {
+    const env = this.environments.get(r.environmentId);
+    if (!env) throw notFound(`Could not find environment ${r.environmentId}`);
+    const { kind, name, payload } = r.target;
+    const op = r.operationType;
+    if (kind === "split") {
+      const flag = this.flags.byRef(r.workspaceId, name);
+      if (!flag) throw notFound(`Could not find split ${name}`);
+      return () => {
+        const d = this.definitions.get(flag.id, env.id);
+        if (parsed && "doc" in parsed) {
+          if (d) this.definitions.replace(d, parsed.doc, parsed.killed);
+          else this.definitions.create(flag, env, parsed.doc, parsed.killed ?? false);
+        } else if (d && op === "ARCHIVE") this.removeDefinition(d);
+        else if (d) this.definitions.setKilled(d, op === "KILL");
+        if (r.rolloutStatusId) this.flags.update(flag, { ...flag, rolloutStatusId: r.rolloutStatusId });
+      };
+    }
+    if (kind === "segment") {
+      const seg = this.segments.byName(r.workspaceId, name);
+      const a = seg && this.segments.activation(env.id, seg.id);
+      const keys = (payload.keys as string[] | undefined) ?? [];
+      return () => {
+        if (a && op === "ARCHIVE") this.segments.removeKeys(a, keys);
+        else if (a) this.segments.uploadKeys(a, keys, false);
+      };
+    }
+    const segments = this.segmentKinds(kind === "largeSegment" ? "large" : "rule-based");
+    const seg = segments.byName(r.workspaceId, name);
+    const a = seg && segments.activation(env.id, seg.id);
+    return () => {
+      if (!a) return;
+      if (op === "ARCHIVE" && kind === "ruleBasedSegment") segments.deactivate(a);
+      else if (op === "ARCHIVE") segments.change(a, { members: [] });
+      else if (kind === "largeSegment") {
+        if (r.upload?.keys) segments.change(a, { members: r.upload.keys });
+      } else if (parsed && "ruleBased" in parsed) segments.change(a, parsed.ruleBased);
+    };
   }
 
   /** Deletes a group; it leaves every user. */

@@ -1,5 +1,5 @@
 /**
- * The platform API's v2 entities (issue 19): services, environments, infrastructure definitions,
+ * The platform API's v2 entities: services, environments, infrastructure definitions,
  * secrets, input sets and triggers, one private map per kind behind one set of domain methods
  * (the six share the NG CRUD shape; what differs is data: `emulator/platform/<entity>.ts`).
  *
@@ -15,7 +15,11 @@
  * - `If-Match` is compared with the version where the API offers it (the entity's own refusal);
  * - a deletion takes along what lives inside: an environment its infrastructures, a pipeline its
  *   input sets and triggers, a project or organization everything in it (inferred, as the
- *   existing parts cascade; harness-core deletes them through entity-delete events).
+ *   existing parts cascade; harness-core deletes them through entity-delete events);
+ * - and what names it (the references a write named, kept with the entity): an environment and a
+ *   service their service overrides (harness-core `EnvironmentServiceImpl.processDownstreamDeletions`
+ *   calls `serviceOverrideService.deleteAllInEnv`, `ServiceEntityServiceImpl.delete`
+ *   `serviceOverridesServiceV2.deleteAllOfService`).
  * @module
  */
 import type { EmulatorError } from "../errors";
@@ -27,6 +31,7 @@ import {
   type EntityAt,
   type EntityFields,
   type EntityKind,
+  type EntityRef,
   type PlatformEntitiesState,
   type StoredEntity,
 } from "./platform-entity-records";
@@ -45,12 +50,15 @@ export interface EntityRefusals {
   parentMissing?: (at: EntityAt) => EmulatorError;
 }
 
-/** An entity a write names, which must exist: its kind, scope and identifier, and the refusal when it does not. */
+/**
+ * An entity a write names: its kind, scope and identifier, and the refusal when it does not exist
+ * (none: it need not exist, as an override's service). The entity written goes with it.
+ */
 export interface EntityReference {
   kind: EntityKind;
   at: EntityAt;
   identifier: string;
-  missing: () => EmulatorError;
+  missing?: () => EmulatorError;
 }
 
 /** The kind each kind lives under, when that is a v2 entity (an infrastructure's environment). */
@@ -58,6 +66,12 @@ const PARENT: Partial<Record<EntityKind, EntityKind | "pipeline">> = ENTITY_PARE
 /** What lives under an entity of a kind, removed with it (from each part's `parent`). */
 const CHILDREN = (kind: EntityKind | "pipeline"): EntityKind[] =>
   ENTITY_KINDS.filter((k) => PARENT[k] === kind);
+
+/** The references a write named, as the entity keeps them (none: no member). */
+const referencesOf = (refs: readonly EntityReference[]): { references?: EntityRef[] } =>
+  refs.length === 0
+    ? {}
+    : { references: refs.map((r) => ({ kind: r.kind, at: r.at, identifier: r.identifier })) };
 
 const level = (v: string | null) => v ?? "-";
 /** Projects are looked up case-insensitively (ref §3), so the key lower-cases them. */
@@ -108,7 +122,14 @@ export class PlatformEntities {
     this.assure(kind, at, refuse, refs);
     if (this.get(kind, at, fields.identifier) !== undefined) throw refuse.duplicate(fields.identifier, at);
     const now = Date.now();
-    const stored: StoredEntity = { ...fields, at, createdAt: now, lastModifiedAt: now, version: 0 };
+    const stored: StoredEntity = {
+      ...fields,
+      at,
+      createdAt: now,
+      lastModifiedAt: now,
+      version: 0,
+      ...referencesOf(refs),
+    };
     this.#maps[kind].set(keyOf(at, fields.identifier), stored);
     return stored;
   }
@@ -133,6 +154,7 @@ export class PlatformEntities {
       createdAt: existing.createdAt,
       lastModifiedAt: Math.max(Date.now(), existing.lastModifiedAt),
       version: existing.version + 1,
+      ...referencesOf(refs),
     };
     this.#maps[kind].set(keyOf(at, fields.identifier), updated);
     return updated;
@@ -186,10 +208,14 @@ export class PlatformEntities {
   }
 
   private drop(kind: EntityKind, e: StoredEntity): void {
-    this.#maps[kind].delete(keyOf(e.at, e.identifier));
+    if (!this.#maps[kind].delete(keyOf(e.at, e.identifier))) return;
     for (const child of CHILDREN(kind)) {
       const under = { org: e.at.org, project: e.at.project, parent: e.identifier };
       for (const c of this.list(child, under)) this.drop(child, c);
+    }
+    const names = (r: EntityRef) => r.kind === kind && r.identifier === e.identifier && sameScope(r.at, e.at);
+    for (const other of ENTITY_KINDS) {
+      for (const x of [...this.#maps[other].values()]) if (x.references?.some(names)) this.drop(other, x);
     }
   }
 
@@ -209,7 +235,8 @@ export class PlatformEntities {
     if (at.org !== null && at.project !== null && this.platform.project(at.org, at.project) === undefined) {
       throw resourceNotFound(`project [${at.project}] not found.`);
     }
-    for (const r of refs) if (this.get(r.kind, r.at, r.identifier) === undefined) throw r.missing();
+    for (const r of refs)
+      if (r.missing && this.get(r.kind, r.at, r.identifier) === undefined) throw r.missing();
     if (at.parent === null || refuse.parentMissing === undefined) return;
     const parentKind = PARENT[kind];
     const exists =

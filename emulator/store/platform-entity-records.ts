@@ -41,6 +41,15 @@ export const EntityFields = z.object({
 /** What a create or update sets. */
 export type EntityFields = z.infer<typeof EntityFields>;
 
+/** An entity another one names (an override's environment), where the name resolved to. */
+export const EntityRef = z.object({
+  kind: z.enum(ENTITY_KINDS),
+  at: EntityAt,
+  identifier: z.string(),
+});
+/** An entity another one names. */
+export type EntityRef = z.infer<typeof EntityRef>;
+
 /** A stored v2 entity. */
 export const StoredEntity = EntityFields.extend({
   at: EntityAt,
@@ -48,6 +57,11 @@ export const StoredEntity = EntityFields.extend({
   lastModifiedAt: z.number().int(),
   /** Moves with each update; `If-Match` is compared with it where the API offers it. */
   version: z.number().int().nonnegative(),
+  /**
+   * The entities it names (the row's `references`), which it goes with: an override is deleted
+   * with its environment. Absent when it names none (and in files written before it was kept).
+   */
+  references: z.array(EntityRef).optional(),
 });
 /** A stored v2 entity. */
 export type StoredEntity = z.infer<typeof StoredEntity>;

@@ -83,7 +83,7 @@ export class PlatformStore {
   readonly #connectors = new Map<string, StoredConnector>();
   readonly #pipelines = new Map<string, StoredPipeline>();
   #accountId = "";
-  /** Told of the deletions that take the v2 entities along (`platform-entities.ts`). */
+  /** Told of the deletions that take other parts along (the v2 entities, the access control: `index.ts`). */
   cascade: PlatformCascade | undefined;
 
   /** The account whose objects these are. */

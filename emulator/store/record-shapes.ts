@@ -1,7 +1,7 @@
 /**
  * What the stored records of the admin API's workspace objects share (`./records.ts`,
- * `./catalog-records.ts`): the members every object of a workspace starts with, and those a flag
- * and a segment add. A module of its own, so both record modules build on it.
+ * `./flag-set.ts`, `./segment-kinds.ts`): the members every object of a workspace starts with, and
+ * those a flag and a segment add. A module of its own, so every record module builds on it.
  * @module
  */
 import { z } from "zod";

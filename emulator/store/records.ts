@@ -9,9 +9,14 @@ import { DefinitionBody, Tag, UserStatus } from "../../sdk/admin/schemas";
 import { dataRecord } from "../../sdk/core/data-record";
 import { DEFAULT_ORG, Tags } from "../../sdk/platform/schemas";
 import { AccessControlState } from "./access-control";
-import { CatalogState } from "./catalog-records";
+import { ChangeRequestRecord, EnvironmentPolicyRecord } from "./change-requests";
+import { FlagSetRecord } from "./flag-set";
+import { IdentityRecord } from "./identities";
 import { PlatformEntitiesState } from "./platform-entity-records";
 import { InWorkspaceRecord, TrafficTypedRecord } from "./record-shapes";
+import { RestrictionRecord } from "./restriction";
+import { KindActivationRecord, KindSegmentRecord } from "./segment-kinds";
+import { AttributeRecord } from "./traffic-type-attribute";
 
 // ---------------------------------------------------------------------------------------------
 // API keys
@@ -308,6 +313,29 @@ export function emptyPlatformState(accountId: string, now: number = Date.now()):
 // ---------------------------------------------------------------------------------------------
 // The state file
 
+/**
+ * The feature-flag objects kept beside the first version's (flag sets `flag-set.ts`, attributes
+ * `traffic-type-attribute.ts`, identities `identities.ts`, large and rule-based segments with
+ * their activations `segment-kinds.ts`, change requests and change permissions
+ * `change-requests.ts`, restrictions `restriction.ts`), as the state file holds them: under one
+ * key, `catalog`, the name it was written under first (the store keeps them as parts of their
+ * own and maps them, `Store.toFile`). Absent, and each member absent, in older files.
+ */
+export const CatalogState = z.object({
+  flagSets: z.array(FlagSetRecord).default([]),
+  attributes: z.array(AttributeRecord).default([]),
+  identities: z.array(IdentityRecord).default([]),
+  largeSegments: z.array(KindSegmentRecord).default([]),
+  largeActivations: z.array(KindActivationRecord).default([]),
+  ruleBasedSegments: z.array(KindSegmentRecord).default([]),
+  ruleBasedActivations: z.array(KindActivationRecord).default([]),
+  changeRequests: z.array(ChangeRequestRecord).default([]),
+  policies: z.array(EnvironmentPolicyRecord).default([]),
+  restrictions: z.array(RestrictionRecord).default([]),
+});
+/** The `catalog` member of the state file. */
+export type CatalogState = z.output<typeof CatalogState>;
+
 /** Format tag of the state file, checked on load. */
 export const STATE_FORMAT = "flagstack-emulator-state";
 
@@ -330,11 +358,11 @@ export const StateFile = z.object({
   groups: z.array(GroupRecord),
   keys: z.array(KeyRecord),
   platform: PlatformState,
-  /** Flag sets, attributes, large and rule-based segments, change requests (`catalog-records.ts`). */
+  /** Flag sets, attributes, identities, large and rule-based segments, change requests, change permissions, restrictions ({@link CatalogState}). */
   catalog: CatalogState.optional(),
-  /** The platform's v2 entities (`platform-entity-records.ts`, issue 19). */
+  /** The platform's v2 entities (`platform-entity-records.ts`). */
   platformEntities: PlatformEntitiesState.optional(),
-  /** The platform's access control (`access-control.ts`, issue 27). */
+  /** The platform's access control (`access-control.ts`). */
   accessControl: AccessControlState.optional(),
 });
 /** The persisted state file. */

@@ -13,7 +13,7 @@ export class Table<R> {
   readonly #rows = new Map<string, R>();
 
   /** @param idOf - the record's key in the table */
-  constructor(private readonly idOf: (r: R) => string) {}
+  constructor(protected readonly idOf: (r: R) => string) {}
 
   /** The record with this id. */
   get(id: string): R | undefined {
@@ -31,6 +31,12 @@ export class Table<R> {
     return undefined;
   }
 
+  /** The records whose fields equal these, in the order they were added. */
+  where(fields: Partial<R>): R[] {
+    const pairs = Object.entries(fields) as [keyof R, unknown][];
+    return this.list().filter((r) => pairs.every(([k, v]) => r[k] === v));
+  }
+
   /** Adds a record, or replaces the one with its id (keeping its place). */
   protected put(r: R): R {
     this.#rows.set(this.idOf(r), r);
@@ -40,6 +46,11 @@ export class Table<R> {
   /** Removes a record; true when there was one. */
   protected drop(id: string): boolean {
     return this.#rows.delete(id);
+  }
+
+  /** Removes every record that matches (what a deleted owner takes along). */
+  protected dropWhere(match: (r: R) => boolean): void {
+    for (const r of this.list()) if (match(r)) this.drop(this.idOf(r));
   }
 
   /** Replaces every record (a state file loaded, or rolled back to). */

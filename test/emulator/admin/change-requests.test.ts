@@ -252,4 +252,34 @@ describe("elsewhere", () => {
     const removed = await submit({ largeSegment: { name: "big" }, operationType: "ARCHIVE" }, "Production");
     expect(removed.body.status).toBe("PUBLISHED");
   });
+
+  it("an environment's deletion takes its change requests along: a pending upload's address is gone", async () => {
+    const made = await call("POST", `/internal/api/v2/environments/ws/${ws.id}`, {
+      body: { name: "Brief", production: false },
+    });
+    await call("POST", `/internal/api/v2/large-segments/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "brief_big" },
+    });
+    await call("POST", "/internal/api/v2/large-segments/Brief/brief_big");
+    const r = await submit(
+      { largeSegment: { name: "brief_big" }, operationType: "UPLOAD", title: "t", comment: "c" },
+      "Brief",
+    );
+    // A request of another environment, submitted after it, stays.
+    await submit({ segment: { name: "vip", keys: ["p2"] }, operationType: "UPDATE" }, "Production");
+    for (const k of made.body.apiTokens) await call("DELETE", `/internal/api/v2/apiKeys/${k.id}`);
+    const deleted = await call("DELETE", `/internal/api/v2/environments/ws/${ws.id}/Brief`);
+    expect([deleted.status, deleted.body]).toEqual([200, true]);
+    const put = await fetch(r.body.transactionMetadata.url, { method: "PUT", body: "key\nm1\n" });
+    expect([put.status, await put.json()]).toEqual([404, adminError(404, "Could not find the upload")]);
+    // A later request gets an id of its own: none of those left is replaced.
+    const ids = async () =>
+      ((await call("GET", `${CR}?limit=100`)).body.data as { id: string }[]).map((x) => x.id);
+    const before = await ids();
+    const next = await submit(
+      { segment: { name: "vip", keys: ["p3"] }, operationType: "UPDATE" },
+      "Production",
+    );
+    expect([before.includes(next.body.id), await ids()]).toEqual([false, [...before, next.body.id]]);
+  });
 });

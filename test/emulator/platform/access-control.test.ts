@@ -667,6 +667,61 @@ describe("roles, resource groups and role assignments", () => {
   });
 });
 
+describe("a scope's deletion", () => {
+  it("a project's and an organization's deletion take the access control scoped to them along", async () => {
+    const inOrg = { orgIdentifier: "gone_org" };
+    const inProj = { ...inOrg, projectIdentifier: "gone_proj" };
+    const makeScopes = async () => {
+      await p.call("POST", "/ng/api/organizations", {
+        json: { organization: { identifier: "gone_org", name: "g" } },
+      });
+      await p.call("POST", "/ng/api/projects", {
+        query: inOrg,
+        json: { project: { identifier: "gone_proj", name: "gone_proj" } },
+      });
+    };
+    const holdings = async () => {
+      const count = async (path: string, query: Record<string, string>) => {
+        const r = await p.call("GET", path, { query });
+        const data = r.body.data;
+        return Array.isArray(data) ? data.length : data.totalItems;
+      };
+      return {
+        projectAccounts: await count(SA, inProj),
+        projectGroups: await count(GROUPS, inProj),
+        orgAccounts: await count(SA, inOrg),
+        orgRoles: await count(ROLES, inOrg),
+      };
+    };
+    await makeScopes();
+    await p.call("POST", SA, { query: inProj, json: saBody("proj_sa") });
+    await p.call("POST", KEY, { json: { ...keyBody("proj_key", "proj_sa"), ...inProj } });
+    const value = (
+      await p.call("POST", TOKEN, { json: { ...tokenBody("proj_t", "proj_key", "proj_sa"), ...inProj } })
+    ).body.data;
+    await p.call("POST", GROUPS, { query: inProj, json: { identifier: "proj_ops", name: "proj_ops" } });
+    await p.call("POST", SA, { query: inOrg, json: saBody("org_sa") });
+    await p.call("POST", ROLES, {
+      query: inOrg,
+      json: { identifier: "org_role", name: "org_role", permissions: [] },
+    });
+    expect([await holdings(), (await p.call("GET", SA, { query: inProj, key: value })).status]).toEqual([
+      { projectAccounts: 1, projectGroups: 1, orgAccounts: 1, orgRoles: 1 },
+      200,
+    ]);
+
+    await p.call("DELETE", "/ng/api/projects/gone_proj", { query: inOrg });
+    // The project's token no longer authenticates; the same project made again holds nothing.
+    expect((await p.call("GET", SA, { query: inProj, key: value })).status).toBe(401);
+    await makeScopes();
+    expect(await holdings()).toEqual({ projectAccounts: 0, projectGroups: 0, orgAccounts: 1, orgRoles: 1 });
+
+    await p.call("DELETE", "/ng/api/organizations/gone_org");
+    await makeScopes();
+    expect(await holdings()).toEqual({ projectAccounts: 0, projectGroups: 0, orgAccounts: 0, orgRoles: 0 });
+  });
+});
+
 describe("access-control auth and paths", () => {
   it("checks the platform key on /authz/api and /resourcegroup/api, and answers an unknown path as the platform does", async () => {
     const noKey = await p.call("GET", ROLES, { query: org, key: null });

@@ -10,6 +10,7 @@ import {
   environmentBody,
   inProject,
   projectQuery,
+  serviceBody,
   useProjectPlatform,
 } from "./entity-fixtures";
 import { errorBody, failureBody, successBody } from "./harness";
@@ -105,5 +106,50 @@ describe("platform service overrides", () => {
         "Service Override [env] under Project[proj], Organization [default] in Account [acc_test] already exists",
       ),
     );
+  });
+
+  it("deletes an environment's overrides with it, and only those (harness-core deleteAllInEnv)", async () => {
+    await p().call("POST", "/ng/api/environmentsV2", { json: environmentBody("gone") });
+    for (const environmentRef of ["gone", "env"]) {
+      await p().call("POST", BASE, {
+        json: { ...inProject, environmentRef, serviceRef: "cart", type: "ENV_SERVICE_OVERRIDE" },
+      });
+    }
+    answers(
+      await p().call("DELETE", "/ng/api/environmentsV2/gone", { query: projectQuery }),
+      200,
+      successBody(true),
+    );
+    answersNotFound(
+      await p().call("GET", `${BASE}/gone_cart`, { query: projectQuery }),
+      "Service Override with identifier [gone_cart] in project [proj], org [default] not found",
+    );
+    // An environment made again under the same identifier starts without the old overrides.
+    await p().call("POST", "/ng/api/environmentsV2", { json: environmentBody("gone") });
+    const listed = await p().call("POST", `${BASE}/list`, { query: projectQuery });
+    expect(listed.body.data.content.map((o: { identifier: string }) => o.identifier).sort()).toEqual([
+      "env",
+      "env_cart",
+    ]);
+  });
+
+  it("deletes a service's overrides with it, and only those (harness-core deleteAllOfService)", async () => {
+    await p().call("POST", "/ng/api/servicesV2", { json: serviceBody("billing") });
+    for (const serviceRef of ["billing", "shipping"]) {
+      const made = await p().call("POST", BASE, {
+        json: { ...inProject, environmentRef: "env", serviceRef, type: "ENV_SERVICE_OVERRIDE" },
+      });
+      expect(made.status).toBe(200);
+    }
+    answers(
+      await p().call("DELETE", "/ng/api/servicesV2/billing", { query: projectQuery }),
+      200,
+      successBody(true),
+    );
+    answersNotFound(
+      await p().call("GET", `${BASE}/env_billing`, { query: projectQuery }),
+      "Service Override with identifier [env_billing] in project [proj], org [default] not found",
+    );
+    expect((await p().call("GET", `${BASE}/env_shipping`, { query: projectQuery })).status).toBe(200);
   });
 });
