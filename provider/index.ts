@@ -274,6 +274,16 @@ export {
   serviceOverridesYaml,
 } from "./platform/service-overrides";
 export {
+  parseTemplateId,
+  Template,
+  type TemplateArgs,
+  TemplateInputs,
+  TemplateOutputs,
+  templateProviderText,
+  templateReplaceOnChange,
+  templateYaml,
+} from "./platform/template";
+export {
   CronExpression,
   Trigger,
   type TriggerArgs,

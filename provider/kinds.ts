@@ -37,6 +37,7 @@ import { kind as project } from "./platform/project";
 import { kind as secret } from "./platform/secret";
 import { kind as service } from "./platform/service";
 import { kind as serviceOverrides } from "./platform/service-overrides";
+import { kind as template } from "./platform/template";
 import { kind as trigger } from "./platform/trigger";
 
 export type { AnyHandlers, Kind } from "./core/kind";
@@ -71,6 +72,7 @@ export const KIND_LIST: readonly Kind[] = [
   infrastructure,
   inputSet,
   trigger,
+  template,
 ];
 
 // Each example names only kinds of the list, by outputs they have, and no two name each other.

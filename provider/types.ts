@@ -70,5 +70,6 @@ export const KIND_NAMES = [
   "Infrastructure",
   "InputSet",
   "Trigger",
+  "Template",
 ] as const;
 // </generated>

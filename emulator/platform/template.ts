@@ -15,8 +15,11 @@
  * its `orgIdentifier` and `projectIdentifier` the path's scope; a version that exists is refused
  * (DUPLICATE_FIELD); a missing one is 404 ENTITY_NOT_FOUND (the provider's read treats 404 as
  * gone). The stable version is the last one created or updated with `is_stable`, else the first
- * (harness-core `TemplateServiceImpl`: the first version of a template becomes stable). A delete
- * answers 204. Auth: `x-api-key`, the account in `Harness-Account` (`KEY_KINDS.platformV1`).
+ * (harness-core `TemplateServiceImpl`: the first version of a template becomes stable), or the
+ * one `PUT .../versions/{version}/stable` named last (`{stable_version}`). A delete answers 204;
+ * deleting the stable version while others exist is allowed here, and the stable one is then again
+ * the last made stable, else the first created (the reference notes are silent on the service's
+ * refusal of it). Auth: `x-api-key`, the account in `Harness-Account` (`KEY_KINDS.platformV1`).
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -95,6 +98,15 @@ function stableOf(versions: StoredEntity[]): StoredEntity | undefined {
   return [...versions].sort((a, b) => since(b) - since(a) || a.createdAt - b.createdAt)[0];
 }
 
+/**
+ * The mark of a version made stable now: later than every mark of the template's versions, so the
+ * last made stable wins even within one millisecond.
+ */
+function stableMark(versions: StoredEntity[]): number {
+  const marks = versions.map((e) => (e.fields.stableSince as number | null) ?? -1);
+  return Math.max(Date.now(), ...marks.map((m) => m + 1));
+}
+
 /** The routes of the templates, mounted at `/v1`. */
 function templateRoutes(store: Store): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -143,7 +155,11 @@ function templateRoutes(store: Store): Hono<AppEnv> {
       const stored = store.entities.create(
         "template",
         at,
-        fieldsOf(t, b.template_yaml, b.is_stable === true ? Date.now() : null),
+        fieldsOf(
+          t,
+          b.template_yaml,
+          b.is_stable === true ? stableMark(versionsOf(scope.org, scope.project, t.identifier)) : null,
+        ),
         refusals,
       );
       await store.commit();
@@ -195,6 +211,24 @@ function templateRoutes(store: Store): Hono<AppEnv> {
       );
       await store.commit();
       return c.json(render(updated));
+    });
+
+    app.put(`${base}/templates/:template/versions/:version/stable`, async (c) => {
+      const id = c.req.param("template");
+      permit(c, "edit", id);
+      const at = { ...scopeOf(c), parent: c.req.param("version") };
+      const existing = store.entities.get("template", at, id);
+      if (existing === undefined) throw missing(id, at);
+      const fields = {
+        identifier: existing.identifier,
+        name: existing.name,
+        description: existing.description,
+        tags: existing.tags,
+        fields: { ...existing.fields, stableSince: stableMark(versionsOf(at.org, at.project, id)) },
+      };
+      store.entities.replace("template", at, fields, null, refusals);
+      await store.commit();
+      return c.json({ stable_version: at.parent });
     });
 
     app.delete(`${base}/templates/:template/versions/:version`, async (c) => {

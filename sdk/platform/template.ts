@@ -8,6 +8,10 @@
  *   `{template, inputs}`; `GET {base}/templates/{template}` the stable version;
  * - `PUT {base}/templates/{template}/versions/{version}` `{template_yaml, comments}` → `TemplateResponse`;
  * - `DELETE {base}/templates/{template}/versions/{version}` → 204;
+ * - `PUT {base}/templates/{template}/versions/{version}/stable` (a `GitFindDetails` body, empty
+ *   for an inline template) → `TemplateUpdateStableResponse` `{stable_version}`: makes that
+ *   version the stable one (UpdateTemplateStableProject, the Terraform provider's update with
+ *   `is_stable`);
  * - `GET {base}/templates?page&limit` → an array of summaries (`GetTemplatesListProject`);
  * where `{base}` is `/v1/orgs/{org}/projects/{project}`, `/v1/orgs/{org}` or `/v1` by scope. The
  * account travels in `Harness-Account` (the `HarnessAccount` option the provider always sets).
@@ -78,6 +82,10 @@ export type TemplateData = z.infer<typeof TemplateData>;
 export const TemplateWithInputs = z.looseObject({ template: TemplateData, inputs: z.string().optional() });
 export type TemplateWithInputs = z.infer<typeof TemplateWithInputs>;
 
+/** The answer of a stable-version update (`TemplateUpdateStableResponse`). */
+export const TemplateStableData = z.looseObject({ stable_version: z.string() });
+export type TemplateStableData = z.infer<typeof TemplateStableData>;
+
 /** Where a template lives: a project (org and project), an organization (org), or the account. */
 export interface TemplateScope {
   org?: string | undefined;
@@ -92,6 +100,7 @@ function routesAt<B extends `/v1${string}`>(base: B) {
     get: route(`GET ${one}`, TemplateWithInputs),
     stable: route(`GET ${base}/templates/{template}`, TemplateWithInputs),
     update: route(`PUT ${one}`, TemplateData, { request: TemplateUpdateBody }),
+    makeStable: route(`PUT ${one}/stable`, TemplateStableData, { request: z.looseObject({}) }),
     delete: route(`DELETE ${one}`, z.unknown(), { emptyBody: true, goneOnRetry: true }),
     list: route(`GET ${base}/templates`, z.array(TemplateData.partial({ yaml: true }))),
   };
@@ -168,6 +177,12 @@ export class TemplatesApi {
       { ...params, template: identifier, version },
       { body: parsed },
     );
+  }
+
+  /** Makes a template version the stable one (the one `get` without a version answers). */
+  async makeStable(identifier: string, version: string, scope: TemplateScope): Promise<TemplateStableData> {
+    const { routes, params } = this.#at(scope);
+    return this.#send(routes.makeStable, { ...params, template: identifier, version }, { body: {} });
   }
 
   /** Deletes a template version; returns `true`. */

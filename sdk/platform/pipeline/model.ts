@@ -386,27 +386,33 @@ export const DeploymentStage = z
     environment: StageEnvironment,
     infrastructure: KubernetesDirectInfrastructure.optional(),
   })
-  .superRefine((s, ctx) => {
-    const refs = s.environment.infrastructureDefinitions !== undefined;
-    if (refs === (s.infrastructure !== undefined)) {
-      ctx.addIssue({
-        code: "custom",
-        path: refs ? ["infrastructure"] : ["environment", "infrastructureDefinitions"],
-        message: refs
-          ? "give infrastructure or environment.infrastructureDefinitions, not both"
-          : "a Deployment stage needs infrastructure or environment.infrastructureDefinitions",
-      });
-    }
-    if (refs && s.service.variables.length > 0) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["service", "variables"],
-        message:
-          "service variables go on the Service when the stage names infrastructureDefinitions (the v2 form has no serviceDefinition)",
-      });
-    }
-  });
+  .superRefine((s, ctx) => deploymentStageRules(s, ctx));
 export type DeploymentStage = z.output<typeof DeploymentStage>;
+
+/** The rules across a Deployment stage's members (its infrastructure given one way, not both). */
+function deploymentStageRules(
+  s: Pick<DeploymentStage, "environment" | "infrastructure" | "service">,
+  ctx: z.RefinementCtx,
+): void {
+  const refs = s.environment.infrastructureDefinitions !== undefined;
+  if (refs === (s.infrastructure !== undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: refs ? ["infrastructure"] : ["environment", "infrastructureDefinitions"],
+      message: refs
+        ? "give infrastructure or environment.infrastructureDefinitions, not both"
+        : "a Deployment stage needs infrastructure or environment.infrastructureDefinitions",
+    });
+  }
+  if (refs && s.service.variables.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["service", "variables"],
+      message:
+        "service variables go on the Service when the stage names infrastructureDefinitions (the v2 form has no serviceDefinition)",
+    });
+  }
+}
 
 /** A Custom stage: steps only, no service or infrastructure. */
 export const CustomStage = z.strictObject({
@@ -479,6 +485,33 @@ export const Stage = z.discriminatedUnion("type", [DeploymentStage, CustomStage,
 });
 export type Stage = z.output<typeof Stage>;
 
+/** A stage's members but its name, identifier and description. */
+const UNNAMED = { name: true, identifier: true, description: true } as const;
+
+/**
+ * What a Stage template holds (its YAML's `spec`): a {@link Stage} without name, identifier and
+ * description, which the pipeline's stage that uses the template gives (harness-core
+ * `StageTemplateEntityConfig`; terraform-provider-harness `resource_template.go`'s examples).
+ */
+export const TemplateStage = z.discriminatedUnion(
+  "type",
+  [
+    z
+      .strictObject(DeploymentStage.shape)
+      .omit(UNNAMED)
+      .superRefine((s, ctx) => deploymentStageRules(s, ctx)),
+    CustomStage.omit(UNNAMED),
+    CIStage.omit(UNNAMED),
+    ApprovalStage.omit(UNNAMED),
+  ],
+  {
+    error: (iss) =>
+      `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+  },
+).superRefine((s, ctx) => stageRules(s, ctx, []));
+export type TemplateStage = z.output<typeof TemplateStage>;
+export type TemplateStageInput = z.input<typeof TemplateStage>;
+
 // ---------------------------------------------------------------------------------------------
 // Pipeline
 
@@ -495,7 +528,7 @@ function stepsOf(elements: StepElement[]): { step: Step; path: (string | number)
 }
 
 /** The step lists of a stage: CI stages have no rollback steps. */
-const stepLists = (stage: Stage) =>
+const stepLists = (stage: Pick<Stage, "execution">) =>
   [
     ["steps", stage.execution.steps],
     ["rollbackSteps", "rollbackSteps" in stage.execution ? stage.execution.rollbackSteps : []],
@@ -553,58 +586,78 @@ export const PipelineModel = z
       .array(Stage, { error: "stages must be a list of stages" })
       .min(1, "a pipeline needs at least one stage"),
   })
-  .superRefine((p, ctx) => {
-    // A CI stage that clones needs the pipeline's codebase (`properties.ci.codebase`).
-    const cloning = p.stages.findIndex((s) => s.type === "CI" && s.cloneCodebase);
-    if (cloning >= 0 && p.codebase === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["codebase"],
-        message: `codebase is required: CI stage ${p.stages[cloning]!.identifier} (stages[${cloning}]) clones it; set codebase { connectorRef, repoName, build } or the stage's cloneCodebase: false`,
-      });
-    }
-    // Each step type goes in the stage kinds that run it (STAGE_STEP_TYPES).
-    p.stages.forEach((stage, i) => {
-      const allowed = STAGE_STEP_TYPES[stage.type];
-      for (const [list, elements] of stepLists(stage)) {
-        for (const { step, path } of stepsOf(elements)) {
-          if (allowed.includes(step.type)) continue;
-          ctx.addIssue({
-            code: "custom",
-            path: ["stages", i, "execution", list, ...path, "type"],
-            message: `a ${step.type} step cannot run in ${anArticle(stage.type)} stage; ${anArticle(stage.type)} stage takes ${allowed.join(", ")}`,
-          });
-        }
-      }
-    });
-    // ref §7.1: stage identifiers are unique in the pipeline, step identifiers in their stage.
-    const stages = new Map<string, number>();
-    p.stages.forEach((stage, i) => {
-      const first = stages.get(stage.identifier);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["stages", i, "identifier"],
-          message: `stage identifier ${stage.identifier} is already used by stages[${first}]`,
-        });
-      } else stages.set(stage.identifier, i);
-      const steps = new Set<string>();
-      for (const [list, elements] of stepLists(stage)) {
-        for (const { step, path } of stepsOf(elements)) {
-          const id = step.identifier;
-          if (steps.has(id)) {
-            ctx.addIssue({
-              code: "custom",
-              path: ["stages", i, "execution", list, ...path, "identifier"],
-              message: `step identifier ${id} is used more than once in stage ${stage.identifier}`,
-            });
-          } else steps.add(id);
-        }
-      }
-    });
-  });
+  .superRefine((p, ctx) => pipelineRules(p, ctx));
 /** A validated pipeline model (defaults applied, runtime inputs as their `<+input>` text). */
 export type PipelineModel = z.output<typeof PipelineModel>;
+
+/** The rules across a pipeline's stages (and a Pipeline template's). */
+function pipelineRules(p: { stages: Stage[]; codebase?: Codebase | undefined }, ctx: z.RefinementCtx): void {
+  // A CI stage that clones needs the pipeline's codebase (`properties.ci.codebase`).
+  const cloning = p.stages.findIndex((s) => s.type === "CI" && s.cloneCodebase);
+  if (cloning >= 0 && p.codebase === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["codebase"],
+      message: `codebase is required: CI stage ${p.stages[cloning]!.identifier} (stages[${cloning}]) clones it; set codebase { connectorRef, repoName, build } or the stage's cloneCodebase: false`,
+    });
+  }
+  // ref §7.1: stage identifiers are unique in the pipeline, step identifiers in their stage.
+  const stages = new Map<string, number>();
+  p.stages.forEach((stage, i) => {
+    const first = stages.get(stage.identifier);
+    if (first !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["stages", i, "identifier"],
+        message: `stage identifier ${stage.identifier} is already used by stages[${first}]`,
+      });
+    } else stages.set(stage.identifier, i);
+    stageRules(stage, ctx, ["stages", i]);
+  });
+}
+
+/**
+ * The rules inside one stage, its issues at `at`: each step type goes in the stage kinds that run
+ * it (STAGE_STEP_TYPES), and step identifiers are unique in their stage (ref §7.1).
+ */
+function stageRules(
+  stage: Pick<Stage, "type" | "execution"> & { identifier?: string },
+  ctx: z.RefinementCtx,
+  at: (string | number)[],
+): void {
+  const allowed = STAGE_STEP_TYPES[stage.type];
+  const steps = new Set<string>();
+  for (const [list, elements] of stepLists(stage)) {
+    for (const { step, path } of stepsOf(elements)) {
+      if (!allowed.includes(step.type)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...at, "execution", list, ...path, "type"],
+          message: `a ${step.type} step cannot run in ${anArticle(stage.type)} stage; ${anArticle(stage.type)} stage takes ${allowed.join(", ")}`,
+        });
+      }
+      const id = step.identifier;
+      if (steps.has(id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...at, "execution", list, ...path, "identifier"],
+          message: `step identifier ${id} is used more than once in ${stage.identifier === undefined ? "the stage" : `stage ${stage.identifier}`}`,
+        });
+      } else steps.add(id);
+    }
+  }
+}
+
+/**
+ * What a Pipeline template holds (its YAML's `spec`): a {@link PipelineModel} without name,
+ * identifier, description and tags, which are the template's (harness-core
+ * `PipelineTemplateEntityConfig`), checked by the same rules.
+ */
+export const TemplatePipeline = z
+  .strictObject(PipelineModel.shape)
+  .omit({ ...UNNAMED, tags: true })
+  .superRefine((p, ctx) => pipelineRules(p, ctx));
+export type TemplatePipeline = z.output<typeof TemplatePipeline>;
 /** What a user writes: {@link PipelineModel} before defaults, with {@link RuntimeInput} values. */
 export type PipelineModelInput = z.input<typeof PipelineModel>;
 

@@ -19,6 +19,8 @@ import {
   type Stage,
   type Step,
   type StepElement,
+  type TemplatePipeline,
+  type TemplateStage,
   type Variable,
   validatePipelineModel,
 } from "./model";
@@ -230,6 +232,28 @@ function renderStage(s: Stage): Plain {
   out.failureStrategies = renderFailureStrategies(s.failureStrategies);
   if (s.variables !== undefined) out.variables = s.variables.map(renderVariable);
   return out;
+}
+
+/**
+ * A Stage template's spec as plain data, keys in render order: the stage as a pipeline renders it
+ * without its name and identifier (the pipeline's stage that uses the template gives them).
+ */
+export function renderTemplateStage(s: TemplateStage): Plain {
+  const { name: _n, identifier: _i, ...spec } = renderStage({ ...s, name: "", identifier: "" } as Stage);
+  return spec;
+}
+
+/**
+ * A Pipeline template's spec as plain data, keys in render order: the pipeline's members as
+ * {@link renderPipelineDocument} writes them, without name, identifier, scope and tags (the
+ * template's own).
+ */
+export function renderTemplatePipeline(p: TemplatePipeline): Plain {
+  const spec: Plain = { allowStageExecutions: p.allowStageExecutions };
+  if (p.codebase !== undefined) spec.properties = { ci: { codebase: renderCodebase(p.codebase) } };
+  if (p.variables !== undefined) spec.variables = p.variables.map(renderVariable);
+  spec.stages = p.stages.map((s) => ({ stage: renderStage(s) }));
+  return spec;
 }
 
 /**
