@@ -469,6 +469,31 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       pipelineYaml: "the pipeline's YAML the values are checked against: not sent",
     },
   },
+  Template: {
+    edits: () => {
+      const stage = (script: string) => ({
+        type: "Custom",
+        execution: {
+          steps: [{ type: "ShellScript", name: "Echo", identifier: "echo", script, timeout: "10m" }],
+        },
+      });
+      return {
+        name: ["Colleague", "Program"],
+        description: ["by a colleague", "by the program"],
+        tags: [{ by: "colleague" }, { by: "program" }],
+        stage: [stage("echo colleague"), stage("echo program")],
+      };
+    },
+    notEdited: {
+      type: "another type takes another body (pipeline or spec): covered by the template tests",
+      pipeline: "the body of a Pipeline template: the sample is a Stage template",
+      spec: "the raw body of the types the model does not type: the sample's stage is typed",
+      isStable:
+        "a version stops being stable only when another version is made stable: covered by the template tests",
+      comments:
+        "the comment sent with a write, not a field of the version: the API never shows it and a change alone writes nothing",
+    },
+  },
   Trigger: {
     edits: () => ({
       name: ["Colleague", "Program"],
