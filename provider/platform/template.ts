@@ -141,11 +141,25 @@ const sortedTags = (tags: Record<string, string>) =>
       .map((k) => [k, tags[k]]),
   );
 
-/** The template's `spec`: the typed body rendered as a pipeline renders it, or the raw spec. */
+/** `value` with every object's keys sorted, so the YAML is the same whichever order the engine gave them in. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * The template's `spec`: the typed body rendered as a pipeline renders it, or the raw spec with
+ * its keys sorted (the engine does not keep a program's key order).
+ */
 function specOf(i: TemplateInputs): unknown {
   if (i.stage !== undefined) return renderTemplateStage(i.stage);
   if (i.pipeline !== undefined) return renderTemplatePipeline(i.pipeline);
-  return i.spec ?? {};
+  return sortedKeys(i.spec ?? {});
 }
 
 /**

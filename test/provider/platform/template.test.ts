@@ -321,6 +321,104 @@ describe.each(MODES)("Template (%s)", (mode) => {
     });
   });
 
+  it("a Pipeline template at organization level: the pipeline's members rendered as the spec, read back typed", async () => {
+    const identifier = fresh();
+    const program = {
+      org: "default",
+      identifier,
+      versionLabel: "1.0",
+      name: "Release",
+      type: "Pipeline",
+      description: "the release pipeline",
+      tags: { team: "pay" },
+      pipeline: {
+        variables: [{ name: "env", type: "String", value: "<+input>" }],
+        stages: [{ ...echo("echo release"), name: "Release", identifier: "release" }],
+      },
+    };
+    const inputs = (await p.check({}, program)).inputs;
+    bed.reset();
+    const made = await p.create(inputs);
+    const yaml = `template:
+  name: Release
+  identifier: ${identifier}
+  versionLabel: "1.0"
+  type: Pipeline
+  orgIdentifier: default
+  description: the release pipeline
+  tags:
+    team: pay
+  spec:
+    allowStageExecutions: false
+    variables:
+      - name: env
+        type: String
+        value: <+input>
+    stages:
+      - stage:
+          name: Release
+          identifier: release
+          type: Custom
+          spec:
+            execution:
+              steps:
+                - step:
+                    name: Echo
+                    identifier: echo
+                    type: ShellScript
+                    spec:
+                      shell: Bash
+                      onDelegate: true
+                      source:
+                        type: Inline
+                        spec:
+                          script: echo release
+                      environmentVariables: []
+                      outputVariables: []
+                      executionTarget: {}
+                    timeout: 10m
+              rollbackSteps: []
+          tags: {}
+          failureStrategies: []
+`;
+    expect(bed.proxy.writes().map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      { method: "POST", path: "/v1/orgs/default/templates", body: { template_yaml: yaml, is_stable: true } },
+    ]);
+    expect(made).toEqual({
+      id: `default/${identifier}/versions/1.0`,
+      outs: { ...inputs, yaml, stable: true, version: 0 },
+    });
+    expect(inputs.pipeline).toEqual({
+      allowStageExecutions: false,
+      variables: [{ name: "env", type: "String", value: "<+input>" }],
+      stages: [{ ...checkedStage("echo release"), name: "Release", identifier: "release" }],
+    });
+    expect(await p.read(made.id, made.outs)).toEqual({ id: made.id, props: made.outs, inputs });
+    const imported = await p.read(`default/${identifier}`, {});
+    expect(imported).toEqual({ id: made.id, props: { ...made.outs, adopt: false }, inputs });
+    await p.delete(made.id, made.outs);
+  });
+
+  it("a Step template at account level takes the raw spec, its keys sorted, and reads it back", async () => {
+    const identifier = fresh();
+    const spec = { type: "ShellScript", timeout: "10m", spec: { shell: "Bash" } };
+    const inputs = (
+      await p.check({}, { identifier, versionLabel: "v1", name: "Step", type: "Step", spec, isStable: false })
+    ).inputs;
+    const made = await p.create(inputs);
+    const yaml = `template:\n  name: Step\n  identifier: ${identifier}\n  versionLabel: v1\n  type: Step\n  tags: {}\n  spec:\n    spec:\n      shell: Bash\n    timeout: 10m\n    type: ShellScript\n`;
+    // The first version of a template is the stable one, whatever isStable says; false is kept.
+    expect(made).toEqual({
+      id: `${identifier}/versions/v1`,
+      outs: { ...inputs, yaml, stable: true, version: 0 },
+    });
+    expect(await p.read(made.id, made.outs)).toEqual({ id: made.id, props: made.outs, inputs });
+    expect((await p.read(identifier, {})).props).toEqual({ ...made.outs, isStable: true });
+    bed.reset();
+    await p.delete(made.id, made.outs);
+    expect(bed.sent()).toEqual([`DELETE /v1/templates/${identifier}/versions/v1`]);
+  });
+
   it("imports by id, with the version or the stable one, at project, organization and account level", async () => {
     const { identifier, id, outs } = await created();
     const { adopt: _a, comments: _c, ...expected } = outs as Record<string, unknown>;
