@@ -66,6 +66,7 @@ export const TemplateInputs = z.strictObject({
   name: entityName(128),
   /** What the template is: `Stage`, `Pipeline`, `Step` or `StepGroup`. */
   type: z.enum(TEMPLATE_TYPES, { error: `type must be one of ${TEMPLATE_TYPES.join(", ")}` }),
+  /** This version's description. Default: none. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
   /** Key/value tags; a key-only tag has the value `""`. */
   tags: Tags.default({}),
