@@ -81,7 +81,11 @@ export const TemplateInputs = z.strictObject({
   spec: SpecInput.optional(),
   /**
    * Make this version the stable one (what a pipeline gets when it names no version); `false`
-   * leaves the stable version as it is. Default: true.
+   * leaves the stable version as it is (the first version of a template is stable whatever it
+   * says). A version stops being stable only when another is made stable: a refresh then reads
+   * false where the program says true, and the next update makes it stable again. Deleting the
+   * stable version while others exist is allowed; the last version made stable before it, else
+   * the oldest, becomes the stable one. Default: true.
    */
   isStable: z.boolean({ error: "isStable must be true or false" }).default(true),
   /** The comment sent with each write of the version (the service keeps it in the template's history, not in the version). */
