@@ -67,7 +67,7 @@ export function assertValidDefinition(doc: DefinitionDocument): void {
 
 /**
  * The lists the spec leaves open, sent as `null`, read as absent (empty): the davidji99 Terraform
- * provider's Go client sends `"rules": null` for a definition without rules (issue 18), and Go
+ * provider's Go client sends `"rules": null` for a definition without rules, and Go
  * clients send `null` for any empty slice (a treatment's `keys` and `segments`, a matcher's
  * `strings`).
  */

@@ -22,7 +22,7 @@ import { type AdminContext, groupJson, offsetPage, offsetParams, parseBody } fro
 /**
  * PUT: unlike POST, `description` has no default (ref §5). `name` may be left out, keeping the
  * group's name: the spec leaves it open and the davidji99 Terraform provider's Go client sends
- * only `{description}` (issue 18).
+ * only `{description}`.
  */
 const GroupPutFull = GroupPut.extend({
   name: GroupPut.shape.name.optional(),

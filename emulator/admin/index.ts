@@ -16,12 +16,12 @@ import { flagSetRoutes } from "./flag-set";
 import { groupRoutes } from "./group";
 import { identityRoutes } from "./identities";
 import { restrictionRoutes } from "./restriction";
-import { rolloutStatusRoutes } from "./rollout-statuses";
+import { rolloutStatusRoutes } from "./rollout-status";
 import { segmentRoutes } from "./segment";
 import { kindSegmentRoutes } from "./segment-kinds";
 import { trafficTypeRoutes } from "./traffic-type";
 import { attributeRoutes } from "./traffic-type-attribute";
-import { userRoutes } from "./users";
+import { userRoutes } from "./user";
 import { workspaceRoutes } from "./workspace";
 
 /** Base path of the admin API (spec §9). */

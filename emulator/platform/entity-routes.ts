@@ -1,5 +1,5 @@
 /**
- * The one CRUD shape of the platform's v2 entities (issue 19), driven by a per-entity table
+ * The one CRUD shape of the platform's v2 entities, driven by a per-entity table
  * ({@link EntitySpec}, one per `service.ts`, `delivery-environment.ts`, `infrastructure.ts`,
  * `secret.ts`, `input-set.ts`, `trigger.ts`, `environment-group.ts`): create (`POST`), update
  * (`PUT`, with or without the identifier in the path), read (`GET /{id}`), list (`GET`, an NG page;

@@ -24,7 +24,7 @@
  * **Why `Environment`.** This module is the feature-flag API's, whose objects keep the API's names
  * (`Flag`, `Segment`, `TrafficType`), so its environment is `Environment`, as the API and the
  * Terraform providers (`split_environment`, `harness_fme_environment`) call it. The delivery
- * platform's environment (issue 19) is a different object in a different API (an org/project
+ * platform's environment is a different object in a different API (an org/project
  * scoped deployment target with a type and YAML), and will be `DeliveryEnvironment`: the name the
  * platform's own product area uses (continuous delivery), which reads unambiguously next to this one
  * in a program that imports both, and keeps `flagstack:index:Environment` stable for the type

@@ -28,12 +28,12 @@
  * @module
  */
 import { z } from "zod";
-import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/kind-segments";
 import {
   type RuleBasedSegmentDefinition as DefinitionResponse,
   segmentRuleProblems,
 } from "../../sdk/admin/rule-based-segment";
 import { type ChangeRequest, ExcludedSegment, SegmentCreateBody, SegmentRule } from "../../sdk/admin/schemas";
+import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/segment-kinds";
 import {
   changeRequestInputs,
   changeRequestOutputs,

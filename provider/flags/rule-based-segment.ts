@@ -24,9 +24,9 @@
  * @module
  */
 import { z } from "zod";
-import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/kind-segments";
 import type { RuleBasedSegment as RuleBasedSegmentResponse } from "../../sdk/admin/rule-based-segment";
 import { SegmentCreateBody } from "../../sdk/admin/schemas";
+import { KIND_SEGMENTS_PAGE_MAX } from "../../sdk/admin/segment-kinds";
 import { ownerDeleteGate, requestNote } from "../core/change-request";
 import { adminClient, changeNote } from "../core/config";
 import type { DiffSpec } from "../core/diff";

@@ -1,5 +1,5 @@
 /**
- * `Organization`: a platform organization, the scope above projects (issue 19; Go SDK
+ * `Organization`: a platform organization, the scope above projects (Go SDK
  * `harness/harness-go-sdk` `harness/nextgen/api_organization.go`, TFP `harness_platform_organization`).
  *
  * | verb | API call |

@@ -17,7 +17,7 @@
  * the members are replaced when the request is approved (at once where the environment needs no
  * approval): {@link LargeSegmentsApi.uploadMembers}.
  *
- * The routes and the part's methods are those both kinds share (`./kind-segments.ts`).
+ * The routes and the part's methods are those both kinds share (`./segment-kinds.ts`).
  * @module
  */
 import { createReadStream } from "node:fs";
@@ -25,11 +25,11 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
-import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./kind-segments";
 import { adminPart } from "./part";
 import { ChangeRequest, IdRef } from "./schemas";
+import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./segment-kinds";
 
-export { KIND_SEGMENTS_PAGE_MAX, KindSegment, segmentNotFound, walkArrayPages } from "./kind-segments";
+export { KIND_SEGMENTS_PAGE_MAX, KindSegment, segmentNotFound, walkArrayPages } from "./segment-kinds";
 
 /** A large segment at workspace level. */
 export const LargeSegment = KindSegment;

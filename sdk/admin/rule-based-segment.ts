@@ -15,14 +15,13 @@
  * - `PUT /rule-based-segments/ws/{ws}/{name}/environments/{env} {rules, excludedKeys,
  *   excludedSegments, title, comment}` replaces its definition there (a full replace).
  *
- * The routes and most of the part's methods are those both kinds share (`./kind-segments.ts`).
+ * The routes and most of the part's methods are those both kinds share (`./segment-kinds.ts`).
  * @module
  */
 import { z } from "zod";
 import { route } from "../core/route";
 import { invalidInput, parseInput } from "../core/validate-input";
 import { conversionProblems } from "../split/convert";
-import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./kind-segments";
 import { adminPart } from "./part";
 import {
   ExcludedSegment,
@@ -31,6 +30,7 @@ import {
   SegmentRule,
   validateDefinition,
 } from "./schemas";
+import { KindSegment, KindSegmentsApi, kindSegmentRoutes } from "./segment-kinds";
 
 /** A rule-based segment at workspace level. */
 export const RuleBasedSegment = KindSegment;

@@ -398,7 +398,7 @@ export const PIPELINE_PAGE_DEFAULT = 25;
 export const PLATFORM_PAGE_MAX = 100;
 
 // ---------------------------------------------------------------------------------------------
-// v2 entities (issue 19): services, environments, infrastructure definitions, secrets, input
+// v2 entities: services, environments, infrastructure definitions, secrets, input
 // sets and triggers. The spec shows none of them; paths, bodies and field names are those of the
 // public Go SDK (`harness/harness-go-sdk` `harness/nextgen/model_*.go`, `api_*.go`) and the
 // Terraform provider (`harness/terraform-provider-harness` `internal/service/...`), cited per schema.

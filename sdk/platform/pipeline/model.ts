@@ -493,22 +493,24 @@ const UNNAMED = { name: true, identifier: true, description: true } as const;
  * description, which the pipeline's stage that uses the template gives (harness-core
  * `StageTemplateEntityConfig`; terraform-provider-harness `resource_template.go`'s examples).
  */
-export const TemplateStage = z.discriminatedUnion(
-  "type",
-  [
-    z
-      .strictObject(DeploymentStage.shape)
-      .omit(UNNAMED)
-      .superRefine((s, ctx) => deploymentStageRules(s, ctx)),
-    CustomStage.omit(UNNAMED),
-    CIStage.omit(UNNAMED),
-    ApprovalStage.omit(UNNAMED),
-  ],
-  {
-    error: (iss) =>
-      `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
-  },
-).superRefine((s, ctx) => stageRules(s, ctx, []));
+export const TemplateStage = z
+  .discriminatedUnion(
+    "type",
+    [
+      z
+        .strictObject(DeploymentStage.shape)
+        .omit(UNNAMED)
+        .superRefine((s, ctx) => deploymentStageRules(s, ctx)),
+      CustomStage.omit(UNNAMED),
+      CIStage.omit(UNNAMED),
+      ApprovalStage.omit(UNNAMED),
+    ],
+    {
+      error: (iss) =>
+        `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
+    },
+  )
+  .superRefine((s, ctx) => stageRules(s, ctx, []));
 export type TemplateStage = z.output<typeof TemplateStage>;
 export type TemplateStageInput = z.input<typeof TemplateStage>;
 

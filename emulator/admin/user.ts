@@ -116,7 +116,7 @@ export function userRoutes(store: Store): Hono<AppEnv> {
     const u = userOr404(c);
     const raw = await readBody(c);
     // spec §4: "all properties must be sent (not a partial update)"; a partial body (the davidji99
-    // Terraform provider's `{status: "DEACTIVATED"}`, issue 18) is refused naming what is missing.
+    // Terraform provider's `{status: "DEACTIVATED"}`) is refused naming what is missing.
     const missing = USER_PUT_FIELDS.filter((k) => typeof raw === "object" && raw !== null && !(k in raw));
     if (missing.length)
       throw badRequest(
