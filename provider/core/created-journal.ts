@@ -57,24 +57,24 @@ export function journalPath(): string {
   return join(journalDir(), "created.jsonl");
 }
 
-function readNotes(path: string): Note[] {
+/** The JSON lines of a file of this machine's notes (none when it does not exist; a line cut by a crash is skipped). */
+export function readJsonLines<T>(path: string): T[] {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
     return [];
   }
-  const notes: Note[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
+  return text.split("\n").flatMap((line) => {
     try {
-      notes.push(JSON.parse(line) as Note);
+      return line.trim() === "" ? [] : [JSON.parse(line) as T];
     } catch {
-      // a line cut by a crash: the others stand
+      return []; // a line cut by a crash: the others stand
     }
-  }
-  return notes;
+  });
 }
+
+const readNotes = (path: string): Note[] => readJsonLines<Note>(path);
 
 /** Notes what the create of the `kind` object `id` answered (ids only, never a secret). */
 export function noteCreated(kind: string, id: string, data: Record<string, unknown>, now = new Date()): void {

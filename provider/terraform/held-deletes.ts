@@ -27,9 +27,9 @@
  * resource in the state, as in Pulumi.
  * @module
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { journalDir } from "../core/created-journal";
+import { journalDir, readJsonLines } from "../core/created-journal";
 
 /** A delete held back until its owner's. */
 interface Held {
@@ -99,21 +99,7 @@ export interface FailedHeldDelete {
 /** The file of the failed held deletes not reported yet (one JSON line each), beside the create journal. */
 export const failedHeldDeletesPath = (): string => join(journalDir(), "held-deletes.jsonl");
 
-function readFailed(path: string): FailedHeldDelete[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return [];
-  }
-  return text.split("\n").flatMap((line) => {
-    try {
-      return line.trim() === "" ? [] : [JSON.parse(line) as FailedHeldDelete];
-    } catch {
-      return []; // a line cut by a crash: the others stand
-    }
-  });
-}
+const readFailed = (path: string): FailedHeldDelete[] => readJsonLines<FailedHeldDelete>(path);
 
 /** Writes the notes whole (a temporary file renamed over the old one), or removes the file's content. */
 function writeFailed(path: string, notes: readonly FailedHeldDelete[]): void {
