@@ -325,12 +325,19 @@ describe.skipIf(process.platform !== "linux")("flagstack recover after a killed 
           },
         });
       }
-      const flagsLate = Promise.race([groupsDone.promise.then(() => sleep(500)), sleep(20_000)]);
+      // The flags wait for the groups; the fallback only keeps a broken run from hanging, and its
+      // clock starts with the retry's first flag create, not here: under a loaded CI machine the
+      // retry's engine can take longer than any fixed delay to reach its first create.
+      const firstFlag = signal();
+      const flagsLate = Promise.race([
+        groupsDone.promise.then(() => sleep(500)),
+        firstFlag.promise.then(() => sleep(60_000)),
+      ]);
       for (let i = 0; i < FLAGS; i++) {
         bed.proxy.script({
           method: "POST",
           path: /\/splits\/ws\/[^/]+\/trafficTypes\//,
-          action: { answered: () => undefined, until: flagsLate },
+          action: { answered: firstFlag.fire, until: flagsLate },
         });
       }
       const retry = await bed.s.up().then(
