@@ -19,7 +19,9 @@
  * one `PUT .../versions/{version}/stable` named last (`{stable_version}`). A delete answers 204;
  * deleting the stable version while others exist is allowed here, and the stable one is then again
  * the last made stable, else the first created (the reference notes are silent on the service's
- * refusal of it). Auth: `x-api-key`, the account in `Harness-Account` (`KEY_KINDS.platformV1`).
+ * refusal of it). Every version of a template has the first's type and child type (the stage or
+ * step type its spec names, answered as `child_type`): another is refused on create and update
+ * ({@link sameTypeAsVersions}). Auth: `x-api-key`, the account in `Harness-Account` (`KEY_KINDS.platformV1`).
  * @module
  */
 import { type Context, Hono } from "hono";
@@ -81,6 +83,45 @@ function readTemplate(
   return t;
 }
 
+/**
+ * The template's child type (harness-core `TemplateEntity.childType`): the stage or step type its
+ * spec names (`Deployment`, `ShellScript`, ...); none for Pipeline templates.
+ */
+const childTypeOf = (t: TemplateYaml["template"]): string | null =>
+  typeof t.spec.type === "string" ? t.spec.type : null;
+
+/** The child type of a stored version, from its YAML. */
+const storedChildType = (e: StoredEntity): string | null =>
+  childTypeOf(parseYamlEntity(e.fields.yaml as string, TemplateYaml).template);
+
+/**
+ * Every version of a template has one type and one child type (harness-core `NGTemplateServiceImpl`:
+ * `validateTemplateTypeAndChildTypeOfTemplate` on create, against the first version listed, its
+ * message prefixed by the create's catch-all "Error while saving template [%s] of versionLabel
+ * [%s]: %s"; `getAndValidateOldTemplateEntity` on update, "cannot update the template type",
+ * which the update's catch-all replaces by its own message without the cause). A version whose
+ * stored child type is empty may gain one.
+ */
+function sameTypeAsVersions(t: TemplateYaml["template"], versions: StoredEntity[], updating: boolean): void {
+  const first = versions[0];
+  if (first === undefined) return;
+  const saving = `Error while saving template [${t.identifier}] of versionLabel [${t.versionLabel}]`;
+  const child = storedChildType(first);
+  if (updating) {
+    if (first.fields.type !== t.type || (child !== null && child !== childTypeOf(t)))
+      throw invalidRequest(saving);
+    return;
+  }
+  if (first.fields.type !== t.type)
+    throw invalidRequest(
+      `${saving}: Template should have same template entity type ${first.fields.type as string} as other template versions`,
+    );
+  if (child !== childTypeOf(t))
+    throw invalidRequest(
+      `${saving}: Template should have same child type ${child} as other template versions`,
+    );
+}
+
 /** What a write stores for the version the YAML describes. */
 function fieldsOf(t: TemplateYaml["template"], text: string, stableSince: number | null) {
   return {
@@ -114,6 +155,7 @@ function templateRoutes(store: Store): Hono<AppEnv> {
     store.entities.inScope("template", org, project).filter((e) => e.identifier === id);
   const render = (e: StoredEntity) => {
     const stable = stableOf(versionsOf(e.at.org, e.at.project, e.identifier));
+    const childType = storedChildType(e);
     return {
       account: store.accountId,
       ...(e.at.org === null ? {} : { org: e.at.org }),
@@ -125,6 +167,7 @@ function templateRoutes(store: Store): Hono<AppEnv> {
       yaml: e.fields.yaml,
       version_label: e.at.parent,
       entity_type: e.fields.type,
+      ...(childType === null ? {} : { child_type: childType }),
       scope: e.at.project !== null ? "project" : e.at.org !== null ? "org" : "account",
       version: e.version,
       updated: e.lastModifiedAt,
@@ -151,6 +194,7 @@ function templateRoutes(store: Store): Hono<AppEnv> {
       const scope = scopeOf(c);
       const t = readTemplate(b.template_yaml, scope);
       permit(c, "edit");
+      sameTypeAsVersions(t, versionsOf(scope.org, scope.project, t.identifier), false);
       const at = { ...scope, parent: t.versionLabel };
       const stored = store.entities.create(
         "template",
@@ -201,6 +245,7 @@ function templateRoutes(store: Store): Hono<AppEnv> {
       permit(c, "edit", path.identifier);
       const at = { ...scope, parent: path.version };
       const existing = store.entities.get("template", at, path.identifier);
+      sameTypeAsVersions(t, existing === undefined ? [] : [existing], true);
       const since = (existing?.fields.stableSince as number | null | undefined) ?? null;
       const updated = store.entities.replace(
         "template",

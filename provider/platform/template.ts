@@ -9,7 +9,7 @@
  * | verb | API call |
  * |---|---|
  * | check | none: the zod schema below (a Stage template's `stage` is a stage of the pipeline model without name, identifier and description, a Pipeline template's `pipeline` the pipeline model's stages, variables and codebase, both checked by the model's rules; exactly one body, the one its `type` takes) |
- * | diff | none: scope, identifier and version label replace; name, description, tags, the body and `isStable` update in place |
+ * | diff | none: scope, identifier, version label, type and the body's stage or step type replace (the same version deleted first: the service changes no type in place); name, description, tags, the rest of the body and `isStable` update in place |
  * | create | `POST {base}/templates {template_yaml, is_stable, comments}` (or with `adopt` the `GET` below first, then one guarded update when it differs); a create whose response was lost is found again by `GET` |
  * | read | `GET {base}/templates/{identifier}/versions/{versionLabel}`: the stored YAML parsed back into the typed inputs, and whether the version is the stable one; missing means deleted outside Pulumi |
  * | update | the read, compared with the recorded state (`../core/guard.ts`), then `PUT {base}/templates/{identifier}/versions/{versionLabel} {template_yaml, comments}` (the changed inputs desired, the rest live; the API takes no `If-Match`), and `PUT .../versions/{versionLabel}/stable` when `isStable` turns true |
@@ -38,7 +38,7 @@ import {
 import { entityName, Identifier, Tags } from "../../sdk/platform/schemas";
 import { TEMPLATE_TYPES, type TemplateData, type TemplateScope } from "../../sdk/platform/template";
 import type { InputProblem } from "../core/check";
-import type { DiffSpec } from "../core/diff";
+import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId, kindToken } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
@@ -64,7 +64,10 @@ export const TemplateInputs = z.strictObject({
     .regex(/^[0-9a-zA-Z_.-]{1,64}$/, "versionLabel must be 1-64 of [0-9a-zA-Z_.-]"),
   /** Display name. */
   name: entityName(128),
-  /** What the template is: `Stage`, `Pipeline`, `Step` or `StepGroup`. */
+  /**
+   * What the template is: `Stage`, `Pipeline`, `Step` or `StepGroup`. Replaces when changed, as does
+   * a change of the stage's or step's own type (the service changes neither in place).
+   */
   type: z.enum(TEMPLATE_TYPES, { error: `type must be one of ${TEMPLATE_TYPES.join(", ")}` }),
   /** This version's description. Default: none. */
   description: z.string().max(1024, "description must be at most 1024 characters").default(""),
@@ -243,20 +246,55 @@ function inputsOf(o: TemplateOutputs): TemplateInputs {
 // ---------------------------------------------------------------------------------------------
 // Diff
 
-/** Inputs whose change replaces the version: its scope, identifier and label. */
+/**
+ * Inputs whose change replaces the version: its scope, identifier and label, and its type, which
+ * the service never changes in place (harness-core `NGTemplateServiceImpl`: "cannot update the
+ * template type").
+ */
 export const templateReplaceOnChange = [
   "org",
   "project",
   "identifier",
   "versionLabel",
+  "type",
 ] as const satisfies readonly (keyof TemplateInputs)[];
 
 type DiffField = Exclude<keyof TemplateInputs, "adopt" | "comments">;
 
 const templateDiff: DiffSpec<DiffField> = {
-  fields: [...templateReplaceOnChange, "name", "type", "description", "tags", ...BODIES, "isStable"],
+  fields: [...templateReplaceOnChange, "name", "description", "tags", ...BODIES, "isStable"],
   replaceOnChange: templateReplaceOnChange,
 };
+
+/** The child type the service keeps per template (the stage or step type the body names), if any. */
+function childType(i: Partial<TemplateInputs>): string | undefined {
+  const body: unknown = i.stage ?? i.spec;
+  const type = typeof body === "object" && body !== null ? (body as { type?: unknown }).type : undefined;
+  return typeof type === "string" ? type : undefined;
+}
+
+/**
+ * The diff: the fields', plus a replacement when the body's stage or step type changes (the
+ * service keeps one child type per template: "cannot update the internal template type"). A
+ * replacement of the same version (same scope, identifier and label) deletes it first, since the
+ * new one takes its key.
+ */
+function templateDiffResult(olds: TemplateOutputs, news: TemplateInputs) {
+  const result = diffInputs(templateDiff, olds, news);
+  const replaces = [...(result.replaces ?? [])];
+  const oldChild = childType(olds);
+  if (!replaces.includes("type") && oldChild !== undefined && oldChild !== childType(news))
+    replaces.push(news.stage !== undefined ? "stage" : "spec");
+  const sameKey = (["org", "project", "identifier", "versionLabel"] as const).every(
+    (k) => olds[k] === news[k],
+  );
+  return {
+    ...result,
+    changes: result.changes || replaces.length > 0,
+    replaces,
+    deleteBeforeReplace: replaces.length > 0 && sameKey,
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
@@ -331,6 +369,10 @@ async function put(api: PlatformClient, i: TemplateInputs, wasStable: boolean): 
 export const impl: ResourceHandlers<TemplateInputs, TemplateOutputs> = {
   ...dataVerbs({ schema: TemplateInputs, validate: templateProblems }, templateDiff),
 
+  async diff(_id, olds, news) {
+    return templateDiffResult(olds, news);
+  },
+
   async create(inputs) {
     const api = platformApi();
     const { value, how } = await createOrAdopt<TemplateData>({
@@ -350,10 +392,19 @@ export const impl: ResourceHandlers<TemplateInputs, TemplateOutputs> = {
         ),
     });
     let outs = toOutputs(inputs, value);
-    // An adopted (or recovered) version that differs from the program is converged with one update.
-    if (how !== "created" && (await impl.diff(templateId(inputs), outs, inputs)).changes) {
-      outs = await put(api, inputs, outs.stable);
+    // An adopted (or recovered) version that differs from the program is converged with one update,
+    // unless its type differs: the service changes no type in place, and adopting must not delete.
+    const drift = how === "created" ? undefined : templateDiffResult(outs, inputs);
+    if (drift !== undefined && drift.replaces.length > 0) {
+      const typeChanged = drift.replaces.includes("type");
+      const field = typeChanged ? "type" : `${drift.replaces[0]}.type`;
+      const live = typeChanged ? `${outs.type} template` : `${outs.type} template of type ${childType(outs)}`;
+      const wanted = typeChanged ? inputs.type : childType(inputs);
+      throw new Error(
+        `${describe(inputs)} exists as a ${live}, the program's ${field} is ${wanted}: the service changes no template's type in place, and adopt does not delete. Use another identifier or versionLabel, or delete that version first`,
+      );
     }
+    if (drift?.changes) outs = await put(api, inputs, outs.stable);
     return { id: templateId(inputs), outs };
   },
 

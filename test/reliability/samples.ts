@@ -485,7 +485,6 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       };
     },
     notEdited: {
-      type: "another type takes another body (pipeline or spec): covered by the template tests",
       pipeline: "the body of a Pipeline template: the sample is a Stage template",
       spec: "the raw body of the types the model does not type: the sample's stage is typed",
       isStable:

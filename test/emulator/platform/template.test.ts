@@ -87,4 +87,53 @@ describe("v1 templates", () => {
     const gone = await tf("GET", `${base}/approve/versions/1`);
     expect([gone.status, gone.body.code]).toEqual([404, "ENTITY_NOT_FOUND"]);
   });
+
+  it("keeps one type and one child type per template: another is refused on create and on update; the answer names the child type", async () => {
+    const base = "/v1/templates";
+    const doc = (version: string, type: string, spec: string) => `template:
+  name: Gate
+  identifier: gate
+  versionLabel: "${version}"
+  type: ${type}
+  spec:
+${spec}`;
+    const approval = "    type: Approval\n    spec: {}\n";
+    const custom = "    type: Custom\n    spec: {}\n";
+    const pipeline = "    stages: []\n";
+    const first = await tf("POST", base, { json: { template_yaml: doc("1", "Stage", approval) } });
+    expect([first.status, first.body.entity_type, first.body.child_type]).toEqual([201, "Stage", "Approval"]);
+
+    const otherType = await tf("POST", base, { json: { template_yaml: doc("2", "Pipeline", pipeline) } });
+    expect([otherType.status, otherType.body]).toEqual([
+      400,
+      errorBody(
+        "INVALID_REQUEST",
+        "Error while saving template [gate] of versionLabel [2]: Template should have same template entity type Stage as other template versions",
+      ),
+    ]);
+    const otherChild = await tf("POST", base, { json: { template_yaml: doc("2", "Stage", custom) } });
+    expect([otherChild.status, otherChild.body]).toEqual([
+      400,
+      errorBody(
+        "INVALID_REQUEST",
+        "Error while saving template [gate] of versionLabel [2]: Template should have same child type Approval as other template versions",
+      ),
+    ]);
+    for (const [type, spec] of [
+      ["Pipeline", pipeline],
+      ["Stage", custom],
+    ]) {
+      const update = await tf("PUT", `${base}/gate/versions/1`, {
+        json: { template_yaml: doc("1", type!, spec!) },
+      });
+      expect([update.status, update.body]).toEqual([
+        400,
+        errorBody("INVALID_REQUEST", "Error while saving template [gate] of versionLabel [1]"),
+      ]);
+    }
+    const same = await tf("POST", base, { json: { template_yaml: doc("2", "Stage", approval) } });
+    expect([same.status, same.body.child_type]).toEqual([201, "Approval"]);
+    const stored = await tf("GET", `${base}/gate/versions/1`);
+    expect(stored.body.template.yaml).toBe(doc("1", "Stage", approval));
+  });
 });

@@ -222,6 +222,76 @@ describe.each(MODES)("Template (%s)", (mode) => {
     expect((await p.diff(id, outs, same)).changes).toBe(false);
   });
 
+  it("replaces, deleting the same version first, when the type or the stage's type changes: the service changes neither in place", async () => {
+    const { identifier, id, outs } = await created();
+    const pipeline = {
+      type: "Pipeline",
+      stage: undefined,
+      pipeline: { stages: [{ ...echo("echo p"), name: "S", identifier: "s" }] },
+    };
+    const approval = {
+      stage: {
+        type: "Approval",
+        execution: {
+          steps: [
+            {
+              type: "HarnessApproval",
+              name: "A",
+              identifier: "a",
+              timeout: "1d",
+              approvers: { userGroups: ["ops"] },
+            },
+          ],
+        },
+      },
+    };
+    for (const [change, replaces] of [
+      [pipeline, ["type"]],
+      [approval, ["stage"]],
+    ] as const) {
+      const news = (await p.check(outs, { ...programFor(identifier), ...change })).inputs;
+      expect(await p.diff(id, outs, news)).toMatchObject({
+        changes: true,
+        replaces,
+        deleteBeforeReplace: true,
+      });
+      // With another version label it is a new version: created before the old one is deleted.
+      const moved = (await p.check(outs, { ...programFor(identifier), ...change, versionLabel: "v9" }))
+        .inputs;
+      expect(await p.diff(id, outs, moved)).toMatchObject({
+        changes: true,
+        replaces: ["versionLabel", ...replaces],
+        deleteBeforeReplace: false,
+      });
+    }
+  });
+
+  it("refuses to adopt a version of another type, naming the field, with nothing written", async () => {
+    const identifier = fresh();
+    await bed.platform.templates.create({ template_yaml: yamlOf(identifier, "echo theirs") }, at);
+    const approval = {
+      type: "Approval",
+      execution: {
+        steps: [
+          {
+            type: "HarnessApproval",
+            name: "A",
+            identifier: "a",
+            timeout: "1d",
+            approvers: { userGroups: ["ops"] },
+          },
+        ],
+      },
+    };
+    bed.reset();
+    await expect(
+      p.create((await p.check({}, { ...programFor(identifier), stage: approval, adopt: true })).inputs),
+    ).rejects.toThrow(
+      `template "${identifier}" version "v1" (project default/templates) exists as a Stage template of type Custom, the program's stage.type is Approval: the service changes no template's type in place, and adopt does not delete. Use another identifier or versionLabel, or delete that version first`,
+    );
+    expect(bed.sent()).toEqual([`GET ${BASE}/${identifier}/versions/v1`]);
+  });
+
   it("updates the stage with a read and one PUT of the version's YAML", async () => {
     const { identifier, id, outs } = await created();
     const news = (await p.check(outs, { ...programFor(identifier, "echo two"), comments: "why" })).inputs;
