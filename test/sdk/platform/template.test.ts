@@ -48,6 +48,7 @@ describe("platform.templates", () => {
       yaml: yaml("1", "echo one"),
       version_label: "1",
       entity_type: "Stage",
+      child_type: "Custom",
       scope: "project",
       version: 0,
       updated: expect.any(Number),
