@@ -208,14 +208,16 @@ describe("renderPipelineYaml", () => {
     const model: PipelineModelInput = {
       ...hello,
       name: "Hello again ",
-      stages: hello.stages.map((s) => ({
-        ...s,
-        name: "1st stage.v2",
-        execution: {
-          ...s.execution,
-          steps: s.execution.steps.map((t) => ({ ...t, timeout: runtimeInput().default("10m") })),
-        },
-      })) as PipelineModelInput["stages"],
+      stages: (hello.stages as Exclude<PipelineModelInput["stages"][number], { type: "Template" }>[]).map(
+        (s) => ({
+          ...s,
+          name: "1st stage.v2",
+          execution: {
+            ...s.execution,
+            steps: s.execution.steps.map((t) => ({ ...t, timeout: runtimeInput().default("10m") })),
+          },
+        }),
+      ) as PipelineModelInput["stages"],
     };
     const yaml = renderPipelineYaml(model, scope);
     expect(yaml).toContain('  name: "Hello again "\n');
@@ -541,7 +543,7 @@ describe("validatePipelineModel", () => {
       "an unknown stage type",
       { ...pipeline, stages: [{ ...stage, type: "FeatureFlag" }] },
       "stages[0].type",
-      'unknown stage type "FeatureFlag"; expected one of Deployment, Custom, CI, Approval',
+      'unknown stage type "FeatureFlag"; expected one of Deployment, Custom, CI, Approval, Template',
     ],
     [
       "an unknown step type",

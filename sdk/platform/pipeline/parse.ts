@@ -18,6 +18,7 @@ import {
 import {
   PipelineDocument,
   type WireStage,
+  type WireStageFromTemplate,
   type WireStep,
   type WireStepElement,
   type WireVariable,
@@ -139,7 +140,19 @@ function parseSteps(list: z.output<typeof WireStepElement>[], path: string): z.i
   });
 }
 
-function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof Stage> {
+function parseStage(
+  s: z.output<typeof WireStage> | WireStageFromTemplate,
+  path: string,
+): z.input<typeof Stage> {
+  if ("template" in s) {
+    return {
+      type: "Template",
+      name: s.name,
+      identifier: s.identifier,
+      ...(s.description === undefined ? {} : { description: s.description }),
+      template: s.template,
+    };
+  }
   const execPath = `${path}.spec.execution`;
   const common = {
     name: s.name,

@@ -17,8 +17,10 @@ import {
   type PipelineModelInput,
   PipelineScope,
   type Stage,
+  type StageFromTemplate,
   type Step,
   type StepElement,
+  type TemplateLink,
   type TemplatePipeline,
   type TemplateStage,
   type Variable,
@@ -170,7 +172,27 @@ function renderCodebase(c: Codebase): Plain {
   return out;
 }
 
+/**
+ * A stage made from a template: name, identifier, description and `template` (no `type`: the
+ * template's spec gives it); `templateInputs` as given.
+ */
+function renderStageFromTemplate(s: StageFromTemplate): Plain {
+  const out: Plain = { name: s.name, identifier: s.identifier };
+  put(out, "description", s.description);
+  out.template = renderTemplateLink(s.template);
+  return out;
+}
+
+/** `template: {templateRef, versionLabel, templateInputs}`, the optional members only when given. */
+function renderTemplateLink(t: TemplateLink): Plain {
+  const out: Plain = { templateRef: t.templateRef };
+  put(out, "versionLabel", t.versionLabel);
+  put(out, "templateInputs", t.templateInputs);
+  return out;
+}
+
 function renderStage(s: Stage): Plain {
+  if (s.type === "Template") return renderStageFromTemplate(s);
   const out: Plain = { name: s.name, identifier: s.identifier };
   put(out, "description", s.description);
   out.type = s.type;

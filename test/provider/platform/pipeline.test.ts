@@ -650,7 +650,10 @@ describe("Pipeline arguments (types)", () => {
       script: "true",
       // @ts-expect-error: a timeout is a duration string or a runtime input, not a number
       timeout: 10 as number,
-    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    } satisfies Exclude<
+      PipelineModelInput["stages"][number],
+      { type: "Template" }
+    >["execution"]["steps"][number];
     const shell = {
       type: "ShellScript" as const,
       name: "Run",
@@ -658,7 +661,10 @@ describe("Pipeline arguments (types)", () => {
       script: "true",
       // @ts-expect-error: the shell is Bash or PowerShell
       shell: "Zsh" as const,
-    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    } satisfies Exclude<
+      PipelineModelInput["stages"][number],
+      { type: "Template" }
+    >["execution"]["steps"][number];
     expect([args.pipeline, step, shell]).toHaveLength(3);
   });
 });
