@@ -478,16 +478,19 @@ export const VERSION_LABEL_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
  * values for the template's `<+input>` fields at the same paths, kept as given.
  */
 export const TemplateLink = z.strictObject({
+  /** The template: its identifier in the pipeline's project, `org.<id>` in its organization, `account.<id>` at account level. */
   templateRef: z
     .string({ error: "templateRef is required" })
     .regex(
       SCOPED_REFERENCE_PATTERN,
       "templateRef must be a template identifier, optionally prefixed with account. or org.",
     ),
+  /** The template version used; absent: the template's stable version. */
   versionLabel: z
     .string({ error: "versionLabel must be a string" })
     .regex(VERSION_LABEL_PATTERN, "versionLabel must be 1-64 of the characters 0-9 a-z A-Z _ . -")
     .optional(),
+  /** Values for the template's `<+input>` fields, at the same paths as in the template's spec; kept as given. */
   templateInputs: dataRecord(z.unknown(), { error: "templateInputs must be a map" }).optional(),
 });
 export type TemplateLink = z.output<typeof TemplateLink>;
@@ -501,6 +504,7 @@ export type TemplateLink = z.output<typeof TemplateLink>;
 export const StageFromTemplate = z.strictObject({
   type: z.literal("Template"),
   ...named,
+  /** The Stage template the stage is made from, its version and the values of its runtime inputs. */
   template: TemplateLink,
 });
 export type StageFromTemplate = z.output<typeof StageFromTemplate>;

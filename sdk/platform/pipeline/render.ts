@@ -5,6 +5,7 @@
  * @module
  */
 import YAML from "yaml";
+import { setOwn } from "../../core/data-record";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import {
   type CIExecution,
@@ -183,11 +184,24 @@ function renderStageFromTemplate(s: StageFromTemplate): Plain {
   return out;
 }
 
+/**
+ * A map with its keys sorted at every depth (lists keep their order): `templateInputs` are kept as
+ * given but for their key order, which a program's object (or Pulumi's serialization of it, which
+ * sorts them) does not fix.
+ */
+function sortedDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedDeep);
+  if (value === null || typeof value !== "object") return value;
+  const out: Plain = {};
+  for (const key of Object.keys(value).sort()) setOwn(out, key, sortedDeep((value as Plain)[key]));
+  return out;
+}
+
 /** `template: {templateRef, versionLabel, templateInputs}`, the optional members only when given. */
 function renderTemplateLink(t: TemplateLink): Plain {
   const out: Plain = { templateRef: t.templateRef };
   put(out, "versionLabel", t.versionLabel);
-  put(out, "templateInputs", t.templateInputs);
+  put(out, "templateInputs", t.templateInputs === undefined ? undefined : sortedDeep(t.templateInputs));
   return out;
 }
 

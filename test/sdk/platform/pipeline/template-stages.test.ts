@@ -92,11 +92,11 @@ const RELEASE_YAML = `pipeline:
           templateRef: org.deploy_tpl
           versionLabel: "1"
           templateInputs:
-            type: Deployment
             spec:
               environment:
                 environmentRef: prod
             timeout: 10
+            type: Deployment
     - stage:
         name: Smoke
         identifier: smoke
@@ -122,6 +122,17 @@ const withTemplateStage = (stage: Record<string, unknown>): unknown => {
 describe("a stage made from a template", () => {
   it("renders as the service's YAML: name, identifier, description and template, no type", () => {
     expect(renderPipelineYaml(release(), scope)).toBe(RELEASE_YAML);
+  });
+
+  it("renders templateInputs with their keys sorted, whatever the order a program gave them in", () => {
+    const m = release();
+    const stage = m.stages[1] as { template: { templateInputs?: Record<string, unknown> } };
+    stage.template.templateInputs = {
+      type: "Deployment",
+      timeout: 10,
+      spec: { environment: { environmentRef: "prod" } },
+    };
+    expect(renderPipelineYaml(m, scope)).toBe(RELEASE_YAML);
   });
 
   it("parses back into the typed model, not raw YAML, and the round trip is exact", () => {
@@ -157,11 +168,11 @@ describe("a stage made from a template", () => {
           templateRef: org.deploy_tpl
           versionLabel: "1"
           templateInputs:
-            type: Deployment
             spec:
               environment:
                 environmentRef: prod
             timeout: 10
+            type: Deployment
 `,
       `        template:
           templateInputs: {timeout: "10", spec: {environment: {environmentRef: prod}}, type: Deployment}
