@@ -208,16 +208,16 @@ describe("renderPipelineYaml", () => {
     const model: PipelineModelInput = {
       ...hello,
       name: "Hello again ",
-      stages: (hello.stages as Exclude<PipelineModelInput["stages"][number], { type: "Template" }>[]).map(
-        (s) => ({
-          ...s,
-          name: "1st stage.v2",
-          execution: {
-            ...s.execution,
-            steps: s.execution.steps.map((t) => ({ ...t, timeout: runtimeInput().default("10m") })),
-          },
-        }),
-      ) as PipelineModelInput["stages"],
+      stages: (
+        hello.stages as Exclude<NonNullable<PipelineModelInput["stages"]>[number], { type: "Template" }>[]
+      ).map((s) => ({
+        ...s,
+        name: "1st stage.v2",
+        execution: {
+          ...s.execution,
+          steps: s.execution.steps.map((t) => ({ ...t, timeout: runtimeInput().default("10m") })),
+        },
+      })) as PipelineModelInput["stages"],
     };
     const yaml = renderPipelineYaml(model, scope);
     expect(yaml).toContain('  name: "Hello again "\n');
@@ -483,8 +483,8 @@ describe("validatePipelineModel", () => {
     ...pipeline,
     stages: [{ ...stage, execution: { steps: [{ ...step, ...s }] } }],
   });
-  const deployment = deployCheckout.stages[0] as Extract<
-    PipelineModelInput["stages"][number],
+  const deployment = deployCheckout.stages![0] as Extract<
+    NonNullable<PipelineModelInput["stages"]>[number],
     { type: "Deployment" }
   >;
 

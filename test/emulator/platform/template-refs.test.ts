@@ -132,6 +132,36 @@ ${resolvedMembers("            ", "echo org", "<+input>")}        - stage:
             identifier: account_stage
 ${resolvedMembers("            ", "echo account", "<+input>")}`;
 
+/** An account-level Pipeline template: one Custom stage whose script is a runtime input. */
+const GOLDEN = `template:
+  name: Golden
+  identifier: golden
+  versionLabel: "1"
+  type: Pipeline
+  spec:
+    allowStageExecutions: true
+    stages:
+      - stage:
+          name: Ship
+          identifier: ship
+          type: Custom
+          spec:
+            execution:
+              steps:
+                - step:
+                    name: Echo
+                    identifier: echo
+                    type: ShellScript
+                    spec:
+                      shell: Bash
+                      onDelegate: true
+                      source:
+                        type: Inline
+                        spec:
+                          script: <+input>
+                    timeout: 10m
+`;
+
 const v1Body = (yaml: string) => ({
   pipeline_yaml: yaml,
   identifier: "release_v1",
@@ -156,6 +186,7 @@ beforeAll(async () => {
     ["/v1/orgs/default/templates", stageTemplate("shared", "1", "  orgIdentifier: default\n", "echo org")],
     ["/v1/orgs/default/templates", stageTemplate("shared", "2", "  orgIdentifier: default\n", "echo org v2")],
     ["/v1/templates", stageTemplate("shared", "1", "", "echo account")],
+    ["/v1/templates", GOLDEN],
   ];
   for (const [path, template_yaml] of templates)
     expect((await tf("POST", path, { json: { template_yaml } })).status).toBe(201);
@@ -269,5 +300,81 @@ describe("templates applied on read", () => {
     expect(read.body.data.resolvedTemplatesPipelineYaml).toBe(
       RESOLVED.replace("echo org\n", "echo org v2\n"),
     );
+  });
+});
+
+describe("a pipeline made from a Pipeline template", () => {
+  const FROM_GOLDEN = `pipeline:
+  name: From golden
+  identifier: from_golden
+  orgIdentifier: default
+  projectIdentifier: tpl
+  allowStageExecutions: false
+  template:
+    templateRef: account.golden
+    versionLabel: "1"
+    templateInputs:
+      stages:
+        - stage:
+            identifier: ship
+            type: Custom
+            spec:
+              execution:
+                steps:
+                  - step:
+                      identifier: echo
+                      type: ShellScript
+                      spec:
+                        source:
+                          spec:
+                            script: echo golden
+  tags: {}
+`;
+
+  it("is saved, and read with the template's members in place of template", async () => {
+    const made = await call("POST", "/pipeline/api/pipelines/v2", { yaml: FROM_GOLDEN, query: SCOPE });
+    expect(made.status).toBe(200);
+    const read = await call("GET", "/pipeline/api/pipelines/from_golden", {
+      query: { ...SCOPE, getTemplatesResolvedPipeline: "true" },
+    });
+    expect(read.body.data.resolvedTemplatesPipelineYaml).toBe(`pipeline:
+  name: From golden
+  identifier: from_golden
+  orgIdentifier: default
+  projectIdentifier: tpl
+  allowStageExecutions: true
+  stages:
+    - stage:
+        name: Ship
+        identifier: ship
+        type: Custom
+        spec:
+          execution:
+            steps:
+              - step:
+                  name: Echo
+                  identifier: echo
+                  type: ShellScript
+                  spec:
+                    shell: Bash
+                    onDelegate: true
+                    source:
+                      type: Inline
+                      spec:
+                        script: echo golden
+                  timeout: 10m
+  tags: {}
+`);
+  });
+
+  it("is refused when the template version does not exist", async () => {
+    const res = await call("POST", "/pipeline/api/pipelines/v2", {
+      yaml: FROM_GOLDEN.replace('versionLabel: "1"', 'versionLabel: "2"'),
+      query: SCOPE,
+    });
+    expect([res.status, res.body]).toEqual([
+      400,
+      errorBody("TEMPLATE_EXCEPTION", "Template with template ID golden and version 2 not found."),
+    ]);
   });
 });

@@ -184,7 +184,7 @@ describe("Pipeline check", () => {
           ...wire(deployCheckout),
           stages: [
             {
-              ...wire(deployCheckout).stages[0],
+              ...wire(deployCheckout).stages![0],
               infrastructure: { connectorRef: "k8s cluster", namespace: "ns" },
             },
           ],
@@ -752,7 +752,7 @@ describe("Pipeline arguments (types)", () => {
       // @ts-expect-error: a timeout is a duration string or a runtime input, not a number
       timeout: 10 as number,
     } satisfies Exclude<
-      PipelineModelInput["stages"][number],
+      NonNullable<PipelineModelInput["stages"]>[number],
       { type: "Template" }
     >["execution"]["steps"][number];
     const shell = {
@@ -763,7 +763,7 @@ describe("Pipeline arguments (types)", () => {
       // @ts-expect-error: the shell is Bash or PowerShell
       shell: "Zsh" as const,
     } satisfies Exclude<
-      PipelineModelInput["stages"][number],
+      NonNullable<PipelineModelInput["stages"]>[number],
       { type: "Template" }
     >["execution"]["steps"][number];
     expect([args.pipeline, step, shell]).toHaveLength(3);

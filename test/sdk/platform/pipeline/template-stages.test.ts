@@ -17,6 +17,7 @@ import {
   pipelineViewOfYaml,
   pipelineYamlProblems,
   renderPipelineYaml,
+  TemplatePipeline,
   validatePipelineModel,
 } from "../../../../sdk/platform/pipeline";
 
@@ -116,7 +117,7 @@ function issuesOf(model: unknown): string[] {
 
 const withTemplateStage = (stage: Record<string, unknown>): unknown => {
   const m = release();
-  return { ...m, stages: [m.stages[0], { ...m.stages[1], ...stage }] };
+  return { ...m, stages: [m.stages![0], { ...m.stages![1], ...stage }] };
 };
 
 describe("a stage made from a template", () => {
@@ -126,7 +127,7 @@ describe("a stage made from a template", () => {
 
   it("renders templateInputs with their keys sorted, whatever the order a program gave them in", () => {
     const m = release();
-    const stage = m.stages[1] as { template: { templateInputs?: Record<string, unknown> } };
+    const stage = m.stages![1] as { template: { templateInputs?: Record<string, unknown> } };
     stage.template.templateInputs = {
       type: "Deployment",
       timeout: 10,
@@ -138,7 +139,7 @@ describe("a stage made from a template", () => {
   it("parses back into the typed model, not raw YAML, and the round trip is exact", () => {
     const parsed = parsePipelineYaml(RELEASE_YAML);
     expect(parsed).toEqual(validatePipelineModel(release()));
-    expect(parsed.stages[1]).toEqual({
+    expect(parsed.stages![1]).toEqual({
       type: "Template",
       name: "Deploy",
       identifier: "deploy",
@@ -153,7 +154,7 @@ describe("a stage made from a template", () => {
         },
       },
     });
-    expect(parsed.stages[2]).toEqual({
+    expect(parsed.stages![2]).toEqual({
       type: "Template",
       name: "Smoke",
       identifier: "smoke",
@@ -184,7 +185,7 @@ describe("a stage made from a template", () => {
     expect(pipelinesEqual(reformatted, release(), scope)).toBe(true);
     expect(pipelinesEqual(parsePipelineYaml(reformatted), release(), scope)).toBe(true);
     const v2 = release();
-    (v2.stages[1] as { template: { versionLabel?: string } }).template.versionLabel = "2";
+    (v2.stages![1] as { template: { versionLabel?: string } }).template.versionLabel = "2";
     expect(pipelinesEqual(RELEASE_YAML, v2, scope)).toBe(false);
   });
 
@@ -224,7 +225,7 @@ describe("a stage made from a template", () => {
   });
 
   it("is opaque to the step rules: a pipeline of template stages alone is valid", () => {
-    const model = { name: "Only", identifier: "only", stages: [release().stages[2]] };
+    const model = { name: "Only", identifier: "only", stages: [release().stages![2]] };
     expect(issuesOf(model)).toEqual([]);
   });
 
@@ -272,5 +273,59 @@ describe("a stage made from a template", () => {
   it("renders YAML that check and the emulator's rules accept", () => {
     expect(pipelineYamlProblems(RELEASE_YAML)).toEqual([]);
     expect(validatePipeline(emulatorParse(RELEASE_YAML), scope).identifier).toBe("release");
+  });
+});
+
+describe("a pipeline made from a Pipeline template", () => {
+  const fromTemplate = (): PipelineModelInput => ({
+    name: "Golden",
+    identifier: "golden_release",
+    template: {
+      templateRef: "account.golden",
+      versionLabel: "3",
+      templateInputs: { stages: [{ stage: { identifier: "deploy", type: "Deployment" } }] },
+    },
+  });
+  const YAML_TEXT = `pipeline:
+  name: Golden
+  identifier: golden_release
+  allowStageExecutions: false
+  projectIdentifier: payments
+  orgIdentifier: default
+  tags: {}
+  template:
+    templateRef: account.golden
+    versionLabel: "3"
+    templateInputs:
+      stages:
+        - stage:
+            identifier: deploy
+            type: Deployment
+`;
+
+  it("renders template instead of stages, and parses back into the typed model", () => {
+    expect(renderPipelineYaml(fromTemplate(), scope)).toBe(YAML_TEXT);
+    expect(parsePipelineYaml(YAML_TEXT)).toEqual(validatePipelineModel(fromTemplate()));
+    expect(pipelinesEqual(YAML_TEXT, fromTemplate(), scope)).toBe(true);
+    expect(pipelineYamlProblems(YAML_TEXT)).toEqual([]);
+  });
+
+  it("takes exactly one of stages and template", () => {
+    const { template: _t, ...neither } = fromTemplate();
+    expect(issuesOf(neither)).toEqual(["stages: a pipeline needs stages, or a Pipeline template (template)"]);
+    expect(issuesOf({ ...fromTemplate(), stages: release().stages })).toEqual([
+      "template: give stages or template (a pipeline made from a Pipeline template), not both",
+    ]);
+  });
+
+  it("leaves a Pipeline template's own spec requiring its stages", () => {
+    const parsed = TemplatePipeline.safeParse({ allowStageExecutions: false });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["stages", "stages must be a list of stages"],
+    ]);
+    expect(
+      TemplatePipeline.safeParse({ template: { templateRef: "x" }, stages: release().stages }).success,
+    ).toBe(false);
   });
 });
