@@ -2,6 +2,12 @@
  * Policies on pipelines: Deployment stages roll back on failure, scripts hold no literal secret,
  * steps have timeouts. Each reads the pipeline through `readPipeline`, so the typed model and the
  * YAML text are checked alike.
+ *
+ * A stage made from a template (`type: "Template"`, `template: {templateRef, ...}`) is opaque to
+ * the rules that read steps, failure strategies and variables: those are the template's, which
+ * the pipeline does not hold. What its `templateInputs` give is read where it is safe: the stage
+ * type they name (the service refuses inputs whose `type` differs from the template's) and the
+ * environment they set (`spec.environment.environmentRef`).
  * @module
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
@@ -37,6 +43,14 @@ async function pipelineOf(args: ResourceValidationArgs): Promise<PipelineView | 
     return undefined; // YAML that does not parse fails the provider's check with its position
   }
 }
+
+/**
+ * The type a stage runs as: its own, or for a stage made from a template the one its
+ * `templateInputs` name (`type: Deployment`; harness-core `TemplateMergeServiceHelper` refuses
+ * inputs whose `type` is not the template's), else `Template`.
+ */
+export const runsAs = (s: StageView): string =>
+  s.type === "Template" ? (s.template?.type ?? "Template") : s.type;
 
 const stageLabel = (p: PipelineView, s: StageView) => `pipeline "${p.identifier}" stage "${s.identifier}"`;
 const stepLabel = (p: PipelineView, s: StageView, step: StepView) =>
@@ -314,7 +328,9 @@ async function* pipelinesOf(resources: Parameters<typeof eachOf>[0]) {
  * pipeline-approval-before-production: a Deployment stage deploying to a production environment
  * is preceded by an Approval stage, or has an approval step before its first Kubernetes step. A
  * stack policy, since the environment's type is a DeliveryEnvironment resource's; the name
- * pattern decides for environments the stack does not declare.
+ * pattern decides for environments the stack does not declare. A stage made from a template whose
+ * `templateInputs` name `type: Approval` counts as an Approval stage; one that deploys is not
+ * judged, as its approval steps are the template's, which this rule cannot see.
  */
 export const pipelineApprovalBeforeProduction = stackPolicy(
   {
@@ -332,7 +348,7 @@ export const pipelineApprovalBeforeProduction = stackPolicy(
         if (stage.type !== "Deployment") return;
         const reason = productionEnvironmentReason(stage.environmentRef, environments, config);
         if (reason === undefined) return;
-        if (pipeline.stages.slice(0, i).some((s) => s.type === "Approval")) return;
+        if (pipeline.stages.slice(0, i).some((s) => runsAs(s) === "Approval")) return;
         const firstDeploy = stage.steps.findIndex((s) => s.type.startsWith("K8s"));
         const before = firstDeploy < 0 ? stage.steps : stage.steps.slice(0, firstDeploy);
         if (before.some((s) => isApprovalStep(s.type))) return;
@@ -348,7 +364,8 @@ export const pipelineApprovalBeforeProduction = stackPolicy(
 /**
  * trigger-production-input-set: a Trigger starting a pipeline of the stack that deploys to
  * production and asks for runtime inputs names an input set (`inputSetRefs`), so an unattended run
- * never deploys with values nobody reviewed.
+ * never deploys with values nobody reviewed. A stage made from a template deploys to production
+ * when its `templateInputs` name `type: Deployment` and a production `environmentRef`.
  */
 export const triggerProductionInputSet = stackPolicy(
   {
@@ -367,8 +384,10 @@ export const triggerProductionInputSet = stackPolicy(
       if ((trigger.inputSetRefs ?? []).length > 0) continue;
       const pipeline = pipelines.find((p) => p.identifier === trigger.pipelineIdentifier);
       if (pipeline === undefined || !pipeline.hasRuntimeInputs) continue;
+      // A stage made from a Deployment template counts, with the environment its templateInputs set.
       const production = pipeline.stages.find(
-        (s) => s.type === "Deployment" && productionEnvironmentReason(s.environmentRef, environments, config),
+        (s) =>
+          runsAs(s) === "Deployment" && productionEnvironmentReason(s.environmentRef, environments, config),
       );
       if (production === undefined) continue;
       report(

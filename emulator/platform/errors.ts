@@ -48,6 +48,12 @@ export const invalidYaml = (message: string) => platformError("ERROR", "INVALID_
 /** `ReferencedEntityException` → 400 ENTITY_REFERENCE_EXCEPTION (code inferred from the class name). */
 export const referencedEntity = (message: string) =>
   platformError("ERROR", "ENTITY_REFERENCE_EXCEPTION", message);
+/**
+ * `NGTemplateException` → 400 TEMPLATE_EXCEPTION (harness-core `ErrorCode.TEMPLATE_EXCEPTION`, of
+ * the default BAD_REQUEST status; the pipeline service rethrows the template service's message as
+ * one, `PMSPipelineTemplateHelper.resolveTemplateRefsInPipeline`).
+ */
+export const templateException = (message: string) => platformError("ERROR", "TEMPLATE_EXCEPTION", message);
 /** Pipeline YAML schema failure → 400 SCHEMA_VALIDATION_FAILED with `metadata.schemaErrors` (ref §2). */
 export const schemaValidationFailed = (message: string, schemaErrors: SchemaError[]) =>
   platformError("ERROR", "SCHEMA_VALIDATION_FAILED", message, { metadata: { schemaErrors } });

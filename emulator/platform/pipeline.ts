@@ -26,6 +26,7 @@ import {
 } from "./errors";
 import { checkIfMatch, mediaType, notModified, requireQuery, success } from "./http";
 import { type PipelineFacts, parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml";
+import { resolveTemplateRefs, templateAppliedYaml } from "./template-refs";
 
 const SCOPE_PARAMS = ["orgIdentifier", "projectIdentifier"] as const;
 
@@ -44,8 +45,16 @@ export function notFoundMessage(id: string, org: string, project: string): strin
   return `Pipeline [${id}] under Project[${project}], Organization [${org}] doesn't exist or has been deleted.`;
 }
 
-function parseAndValidate(text: string, org: string, project: string): PipelineFacts {
-  return validatePipeline(parsePipelineYaml(text), { org, project });
+/**
+ * Reads and checks a pipeline YAML saved under `org`/`project`: the schema, then its template
+ * references, each naming a template version (`template-refs.ts`; the order of the two checks is
+ * inferred).
+ */
+function parseAndValidate(store: Store, text: string, org: string, project: string): PipelineFacts {
+  const doc = parsePipelineYaml(text);
+  const facts = validatePipeline(doc, { org, project });
+  resolveTemplateRefs(store, doc, { org, project });
+  return facts;
 }
 
 /** The stage names of a stored pipeline's YAML, in order (none when it no longer reads). */
@@ -165,7 +174,7 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     if (store.platform.project(org, project) === undefined) {
       throw entityNotFound(`Project with orgIdentifier [${org}] and identifier [${project}] not found`);
     }
-    const facts = parseAndValidate(text, org, project);
+    const facts = parseAndValidate(store, text, org, project);
     const stored = store.platform.createPipeline({
       orgIdentifier: org,
       projectIdentifier: project,
@@ -235,7 +244,7 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const { orgIdentifier: org, projectIdentifier: project } = requireQuery(c, SCOPE_PARAMS);
     authorize(c, { org, project }, "core_pipeline_edit", "pipeline", id);
     const text = await readYaml(c);
-    const facts = parseAndValidate(text, org, project);
+    const facts = parseAndValidate(store, text, org, project);
     // ref §6.2: toPipelineEntityWithVersion.
     if (facts.identifier !== id) {
       throw invalidRequest(
@@ -263,8 +272,14 @@ export function pipelineRoutes(store: Store): Hono<AppEnv> {
     const stored = store.platform.pipeline(org, project, id);
     if (stored === undefined) throw entityNotFound(notFoundMessage(id, org, project));
     // ref §6.2: null fields are omitted (`@JsonInclude(NON_NULL)`), so no gitDetails for INLINE.
+    // ref §6.2: `getTemplatesResolvedPipeline=true` adds the YAML with its templates applied.
+    const resolved =
+      c.req.query("getTemplatesResolvedPipeline") === "true"
+        ? templateAppliedYaml(store, stored.yaml, { org, project })
+        : undefined;
     const data = {
       yamlPipeline: stored.yaml,
+      ...(resolved === undefined ? {} : { resolvedTemplatesPipelineYaml: resolved }),
       entityValidityDetails: { valid: true },
       modules: pipelineModules(stored.yaml),
       storeType: "INLINE",

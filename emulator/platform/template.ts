@@ -134,7 +134,7 @@ function fieldsOf(t: TemplateYaml["template"], text: string, stableSince: number
 }
 
 /** The stable version of a template: the last made stable, else the first created. */
-function stableOf(versions: StoredEntity[]): StoredEntity | undefined {
+export function stableOf(versions: StoredEntity[]): StoredEntity | undefined {
   const since = (e: StoredEntity) => (e.fields.stableSince as number | null) ?? -1;
   return [...versions].sort((a, b) => since(b) - since(a) || a.createdAt - b.createdAt)[0];
 }
@@ -146,6 +146,22 @@ function stableOf(versions: StoredEntity[]): StoredEntity | undefined {
 function stableMark(versions: StoredEntity[]): number {
   const marks = versions.map((e) => (e.fields.stableSince as number | null) ?? -1);
   return Math.max(Date.now(), ...marks.map((m) => m + 1));
+}
+
+/**
+ * The version of template `id` at a scope (`org`/`project` null above them) that `label` names, or
+ * its stable version when `label` is undefined; undefined when there is none.
+ */
+export function templateVersion(
+  store: Store,
+  scope: { org: string | null; project: string | null },
+  id: string,
+  label: string | undefined,
+): StoredEntity | undefined {
+  if (label !== undefined) return store.entities.get("template", { ...scope, parent: label }, id);
+  return stableOf(
+    store.entities.inScope("template", scope.org, scope.project).filter((e) => e.identifier === id),
+  );
 }
 
 /** The routes of the templates, mounted at `/v1`. */

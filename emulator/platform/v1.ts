@@ -46,6 +46,7 @@ import { INPUT_SET_YAML, inputSetNotFound, inputSetRefusals } from "./input-set"
 import { notFoundMessage } from "./pipeline";
 import { readPipelineChild } from "./pipeline-children";
 import { parsePipelineYaml, pipelineModules, validatePipeline } from "./pipeline-yaml";
+import { resolveTemplateRefs, templateAppliedYaml } from "./template-refs";
 
 /** Base of the v1 routes of one project. */
 const PROJECT = "/v1/orgs/:org/projects/:project";
@@ -126,11 +127,14 @@ function section(text: string, key: string): Record<string, unknown> {
     : {};
 }
 
-/** A pipeline as the v1 GET answers it. */
-function pipelineJson(p: StoredPipeline, templateApplied: boolean) {
+/**
+ * A pipeline as the v1 GET answers it; `templateApplied` is the YAML with its templates applied
+ * when the request asked for it (`template_applied=true`, `template-refs.ts`).
+ */
+function pipelineJson(p: StoredPipeline, templateApplied: string | undefined) {
   return {
     pipeline_yaml: p.yaml,
-    ...(templateApplied ? { template_applied_pipeline_yaml: p.yaml } : {}),
+    ...(templateApplied === undefined ? {} : { template_applied_pipeline_yaml: templateApplied }),
     identifier: p.identifier,
     name: p.name,
     org: p.orgIdentifier,
@@ -237,6 +241,7 @@ export function v1Routes(store: Store): Hono<AppEnv> {
     const doc = parsePipelineYaml(b.pipeline_yaml);
     expectBodyFields("Pipeline", section(b.pipeline_yaml, "pipeline"), b);
     const facts = validatePipeline(doc, { org, project });
+    resolveTemplateRefs(store, doc, { org, project });
     return { org, project, b, facts };
   };
 
@@ -277,10 +282,12 @@ export function v1Routes(store: Store): Hono<AppEnv> {
     const { org, project } = scopeOf(c);
     const id = c.req.param("pipeline");
     authorize(c, { org, project }, "core_pipeline_view", "pipeline", id);
-    return c.json(
-      pipelineJson(pipelineOr404(org, project, id), c.req.query("template_applied") === "true"),
-      200,
-    );
+    const stored = pipelineOr404(org, project, id);
+    const applied =
+      c.req.query("template_applied") === "true"
+        ? templateAppliedYaml(store, stored.yaml, { org, project })
+        : undefined;
+    return c.json(pipelineJson(stored, applied), 200);
   });
 
   app.put(`${PROJECT}/pipelines/:pipeline`, async (c) => {

@@ -206,7 +206,7 @@ function bodyOf(type: string, spec: unknown): Pick<TemplateInputs, "stage" | "pi
       const model = parsePipelineYaml(
         stringifyPipelineDocument({ pipeline: { ...WRAP, stages: [{ stage }] } }),
       );
-      const { name: _n, identifier: _i, description: _d, ...rest } = model.stages[0]!;
+      const { name: _n, identifier: _i, description: _d, ...rest } = model.stages![0]!;
       return { stage: TemplateStage.parse(rest) };
     }
     if (type === "Pipeline") {

@@ -96,6 +96,39 @@ describe("pipeline-approval-before-production", () => {
   });
 });
 
+/** A stage made from a template, of the type and environment its templateInputs name. */
+const templated = (identifier: string, templateInputs: Record<string, unknown>) => ({
+  type: "Template",
+  name: identifier,
+  identifier,
+  template: { templateRef: `${identifier}_tpl`, templateInputs },
+});
+
+describe("pipeline-approval-before-production with stages made from templates", () => {
+  it("counts a template stage whose templateInputs name type Approval as an Approval stage", async () => {
+    const gate = templated("gate", { type: "Approval" });
+    expect(
+      await runStackPolicy(pipelineApprovalBeforeProduction, [await pipeline([gate, deploy("prod")])]),
+    ).toEqual([]);
+    const custom = templated("gate", { type: "Custom" });
+    expect(
+      (
+        await runStackPolicy(pipelineApprovalBeforeProduction, [await pipeline([custom, deploy("prod")])])
+      ).map((r) => r.message),
+    ).toEqual([
+      'pipeline "ship" stage "deploy" deploys to production environment "prod" (its identifier matches /prod/i) with no approval before it: add an Approval stage before it, or a HarnessApproval step before its deployment steps',
+    ]);
+  });
+
+  it("does not judge a template stage that deploys: its approval steps are the template's", async () => {
+    const release = templated("release", {
+      type: "Deployment",
+      spec: { environment: { environmentRef: "prod" } },
+    });
+    expect(await runStackPolicy(pipelineApprovalBeforeProduction, [await pipeline([release])])).toEqual([]);
+  });
+});
+
 describe("trigger-production-input-set", () => {
   const trigger = (inputSetRefs?: string[]) =>
     checkedResource(
@@ -126,6 +159,28 @@ describe("trigger-production-input-set", () => {
         urn: stackUrn(TRIGGER_TYPE, "nightly"),
       },
     ]);
+  });
+
+  it("reads a template stage's templateInputs: a Deployment to prod with a runtime input needs an input set", async () => {
+    const release = (environmentRef: string) =>
+      pipeline([
+        templated("release", {
+          type: "Deployment",
+          spec: { environment: { environmentRef }, service: { serviceRef: "<+input>" } },
+        }),
+      ]);
+    expect(await runStackPolicy(triggerProductionInputSet, [await release("prod"), await trigger()])).toEqual(
+      [
+        {
+          message:
+            'trigger "nightly" starts pipeline "ship", which deploys to production environment "prod" and asks for runtime inputs, but names no input set: set inputSetRefs',
+          urn: stackUrn(TRIGGER_TYPE, "nightly"),
+        },
+      ],
+    );
+    expect(
+      await runStackPolicy(triggerProductionInputSet, [await release("staging"), await trigger()]),
+    ).toEqual([]);
   });
 
   it("passes with inputSetRefs, without runtime inputs, or off production", async () => {

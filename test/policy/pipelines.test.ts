@@ -375,3 +375,43 @@ describe("pipeline-step-timeouts", () => {
     expect(durationMs(text)).toBe(ms);
   });
 });
+
+describe("a stage made from a template", () => {
+  const templated = {
+    project: "payments",
+    pipeline: {
+      name: "Release",
+      identifier: "release",
+      stages: [
+        {
+          type: "Template",
+          name: "Deploy",
+          identifier: "deploy",
+          template: {
+            templateRef: "deploy_tpl",
+            templateInputs: { type: "Deployment", spec: { environment: { environmentRef: "prod" } } },
+          },
+        },
+      ],
+    },
+  };
+  const yaml = `pipeline:
+  name: Release
+  identifier: release
+  stages:
+    - stage:
+        name: Deploy
+        identifier: deploy
+        template:
+          templateRef: org.deploy_tpl
+          versionLabel: "1"
+`;
+
+  it("is passed over by the rules that read steps, failure strategies and variables, model and YAML alike", async () => {
+    for (const inputs of [templated, { project: "payments", yaml }]) {
+      for (const policy of [pipelineDeploymentRollback, pipelineNoLiteralSecrets, pipelineStepTimeouts]) {
+        expect(await runOnPipeline(policy, inputs)).toEqual([]);
+      }
+    }
+  });
+});

@@ -208,7 +208,9 @@ describe("renderPipelineYaml", () => {
     const model: PipelineModelInput = {
       ...hello,
       name: "Hello again ",
-      stages: hello.stages.map((s) => ({
+      stages: (
+        hello.stages as Exclude<NonNullable<PipelineModelInput["stages"]>[number], { type: "Template" }>[]
+      ).map((s) => ({
         ...s,
         name: "1st stage.v2",
         execution: {
@@ -481,8 +483,8 @@ describe("validatePipelineModel", () => {
     ...pipeline,
     stages: [{ ...stage, execution: { steps: [{ ...step, ...s }] } }],
   });
-  const deployment = deployCheckout.stages[0] as Extract<
-    PipelineModelInput["stages"][number],
+  const deployment = deployCheckout.stages![0] as Extract<
+    NonNullable<PipelineModelInput["stages"]>[number],
     { type: "Deployment" }
   >;
 
@@ -541,7 +543,7 @@ describe("validatePipelineModel", () => {
       "an unknown stage type",
       { ...pipeline, stages: [{ ...stage, type: "FeatureFlag" }] },
       "stages[0].type",
-      'unknown stage type "FeatureFlag"; expected one of Deployment, Custom, CI, Approval',
+      'unknown stage type "FeatureFlag"; expected one of Deployment, Custom, CI, Approval, Template',
     ],
     [
       "an unknown step type",

@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { dataRecord } from "../../core/data-record";
 import { Identifier, Tags } from "../schemas";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import { Duration, entityRef, Flag, inputable, named, ShellVariableName, text, VariableName } from "./fields";
@@ -19,6 +20,7 @@ import {
   DEFAULT_STEP_TIMEOUT,
   isExpression,
   isRuntimeInputText,
+  SCOPED_REFERENCE_PATTERN,
   SHELLS,
 } from "./grammar";
 
@@ -461,8 +463,54 @@ export const CIStage = z.strictObject({
 });
 export type CIStage = z.output<typeof CIStage>;
 
-/** Stage types of the model. */
+/** Stage types of the model that hold their own steps (a {@link StageFromTemplate} holds none). */
 export const STAGE_TYPES = ["Deployment", "Custom", "CI", "Approval"] as const;
+
+/** A template version label (as the Template kind's YAML: 1-64 of `[0-9a-zA-Z_.-]`). */
+export const VERSION_LABEL_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
+
+/**
+ * The template a stage (or a pipeline) is made from (`template:` in YAML, harness-core
+ * `TemplateLinkConfig`; terraform-provider-harness `resource_pipeline.go`'s examples):
+ * `templateRef` names it in the pipeline's project, `org.x` in its organization, `account.x` at
+ * account level; `versionLabel` names a version (absent: the template's stable version, harness-core
+ * `TemplateMergeServiceHelper`, `STABLE_VERSION` when no label is given); `templateInputs` gives
+ * values for the template's `<+input>` fields at the same paths, kept as given.
+ */
+export const TemplateLink = z.strictObject({
+  /** The template: its identifier in the pipeline's project, `org.<id>` in its organization, `account.<id>` at account level. */
+  templateRef: z
+    .string({ error: "templateRef is required" })
+    .regex(
+      SCOPED_REFERENCE_PATTERN,
+      "templateRef must be a template identifier, optionally prefixed with account. or org.",
+    ),
+  /** The template version used; absent: the template's stable version. */
+  versionLabel: z
+    .string({ error: "versionLabel must be a string" })
+    .regex(VERSION_LABEL_PATTERN, "versionLabel must be 1-64 of the characters 0-9 a-z A-Z _ . -")
+    .optional(),
+  /** Values for the template's `<+input>` fields, at the same paths as in the template's spec; kept as given. */
+  templateInputs: dataRecord(z.unknown(), { error: "templateInputs must be a map" }).optional(),
+});
+export type TemplateLink = z.output<typeof TemplateLink>;
+
+/**
+ * A stage made from a Stage template: its name, identifier and description, and the template
+ * (`- stage: {name, identifier, template: {templateRef, versionLabel, templateInputs}}` in YAML,
+ * which has no `type`: the template's spec gives it). Its steps are the template's, so the
+ * pipeline's step rules do not look into it.
+ */
+export const StageFromTemplate = z.strictObject({
+  type: z.literal("Template"),
+  ...named,
+  /** The Stage template the stage is made from, its version and the values of its runtime inputs. */
+  template: TemplateLink,
+});
+export type StageFromTemplate = z.output<typeof StageFromTemplate>;
+
+/** The `type` values of a pipeline's stage: {@link STAGE_TYPES} and `Template`. */
+export const PIPELINE_STAGE_TYPES = [...STAGE_TYPES, "Template"] as const;
 
 /**
  * The step types each stage kind takes. HarnessApproval steps go in Approval stages and, as the
@@ -478,12 +526,18 @@ export const STAGE_STEP_TYPES: Record<(typeof STAGE_TYPES)[number], readonly (ty
     Approval: ["ShellScript", "HarnessApproval"],
   };
 
-/** One stage. */
-export const Stage = z.discriminatedUnion("type", [DeploymentStage, CustomStage, CIStage, ApprovalStage], {
-  error: (iss) =>
-    `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
-});
+/** One stage: its own steps, or a {@link StageFromTemplate}. */
+export const Stage = z.discriminatedUnion(
+  "type",
+  [DeploymentStage, CustomStage, CIStage, ApprovalStage, StageFromTemplate],
+  {
+    error: (iss) =>
+      `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${PIPELINE_STAGE_TYPES.join(", ")}`,
+  },
+);
 export type Stage = z.output<typeof Stage>;
+/** A stage that holds its own steps (every stage but a {@link StageFromTemplate}). */
+export type StepStage = Exclude<Stage, StageFromTemplate>;
 
 /** A stage's members but its name, identifier and description. */
 const UNNAMED = { name: true, identifier: true, description: true } as const;
@@ -530,7 +584,7 @@ function stepsOf(elements: StepElement[]): { step: Step; path: (string | number)
 }
 
 /** The step lists of a stage: CI stages have no rollback steps. */
-const stepLists = (stage: Pick<Stage, "execution">) =>
+const stepLists = (stage: Pick<StepStage, "execution">) =>
   [
     ["steps", stage.execution.steps],
     ["rollbackSteps", "rollbackSteps" in stage.execution ? stage.execution.rollbackSteps : []],
@@ -573,8 +627,9 @@ export const Codebase = z.strictObject({
 export type Codebase = z.output<typeof Codebase>;
 
 /**
- * A pipeline (spec §2 "Pipeline"). Its organization and project are not part of the model: they
- * come from the resource's scope when it is rendered.
+ * A pipeline (spec §2 "Pipeline"): its stages, or the Pipeline template it is made from
+ * (`template`, harness-core `TemplateLinkConfig` under `pipeline`). Its organization and project
+ * are not part of the model: they come from the resource's scope when it is rendered.
  */
 export const PipelineModel = z
   .strictObject({
@@ -586,14 +641,34 @@ export const PipelineModel = z
     codebase: Codebase.optional(),
     stages: z
       .array(Stage, { error: "stages must be a list of stages" })
-      .min(1, "a pipeline needs at least one stage"),
+      .min(1, "a pipeline needs at least one stage")
+      .optional(),
+    /** The Pipeline template the pipeline is made from, instead of `stages` (exactly one of the two). */
+    template: TemplateLink.optional(),
   })
   .superRefine((p, ctx) => pipelineRules(p, ctx));
 /** A validated pipeline model (defaults applied, runtime inputs as their `<+input>` text). */
 export type PipelineModel = z.output<typeof PipelineModel>;
 
-/** The rules across a pipeline's stages (and a Pipeline template's). */
-function pipelineRules(p: { stages: Stage[]; codebase?: Codebase | undefined }, ctx: z.RefinementCtx): void {
+/**
+ * The rules across a pipeline's stages (and a Pipeline template's): a pipeline has its own stages
+ * or is made from a Pipeline template (`template`), not both.
+ */
+function pipelineRules(
+  p: { stages?: Stage[] | undefined; codebase?: Codebase | undefined; template?: TemplateLink | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if ((p.stages === undefined) === (p.template === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: [p.stages === undefined ? "stages" : "template"],
+      message:
+        p.stages === undefined
+          ? "a pipeline needs stages, or a Pipeline template (template)"
+          : "give stages or template (a pipeline made from a Pipeline template), not both",
+    });
+  }
+  if (p.stages === undefined) return;
   // A CI stage that clones needs the pipeline's codebase (`properties.ci.codebase`).
   const cloning = p.stages.findIndex((s) => s.type === "CI" && s.cloneCodebase);
   if (cloning >= 0 && p.codebase === undefined) {
@@ -614,7 +689,8 @@ function pipelineRules(p: { stages: Stage[]; codebase?: Codebase | undefined }, 
         message: `stage identifier ${stage.identifier} is already used by stages[${first}]`,
       });
     } else stages.set(stage.identifier, i);
-    stageRules(stage, ctx, ["stages", i]);
+    // A template stage's steps are the template's: the step rules cannot see them.
+    if (stage.type !== "Template") stageRules(stage, ctx, ["stages", i]);
   });
 }
 
@@ -623,7 +699,7 @@ function pipelineRules(p: { stages: Stage[]; codebase?: Codebase | undefined }, 
  * it (STAGE_STEP_TYPES), and step identifiers are unique in their stage (ref §7.1).
  */
 function stageRules(
-  stage: Pick<Stage, "type" | "execution"> & { identifier?: string },
+  stage: Pick<StepStage, "type" | "execution"> & { identifier?: string },
   ctx: z.RefinementCtx,
   at: (string | number)[],
 ): void {
@@ -657,7 +733,8 @@ function stageRules(
  */
 export const TemplatePipeline = z
   .strictObject(PipelineModel.shape)
-  .omit({ ...UNNAMED, tags: true })
+  .omit({ ...UNNAMED, tags: true, template: true })
+  .extend({ stages: PipelineModel.shape.stages.unwrap() })
   .superRefine((p, ctx) => pipelineRules(p, ctx));
 export type TemplatePipeline = z.output<typeof TemplatePipeline>;
 /** What a user writes: {@link PipelineModel} before defaults, with {@link RuntimeInput} values. */

@@ -18,6 +18,7 @@ import {
 import {
   PipelineDocument,
   type WireStage,
+  type WireStageFromTemplate,
   type WireStep,
   type WireStepElement,
   type WireVariable,
@@ -139,7 +140,19 @@ function parseSteps(list: z.output<typeof WireStepElement>[], path: string): z.i
   });
 }
 
-function parseStage(s: z.output<typeof WireStage>, path: string): z.input<typeof Stage> {
+function parseStage(
+  s: z.output<typeof WireStage> | WireStageFromTemplate,
+  path: string,
+): z.input<typeof Stage> {
+  if ("template" in s) {
+    return {
+      type: "Template",
+      name: s.name,
+      identifier: s.identifier,
+      ...(s.description === undefined ? {} : { description: s.description }),
+      template: s.template,
+    };
+  }
   const execPath = `${path}.spec.execution`;
   const common = {
     name: s.name,
@@ -253,7 +266,10 @@ export function parsePipelineYaml(yaml: string): PipelineModel {
     allowStageExecutions: wire.allowStageExecutions ?? false,
     ...(wire.variables === undefined ? {} : { variables: wire.variables.map(parseVariable) }),
     ...(wire.properties === undefined ? {} : { codebase: parseCodebase(wire.properties.ci.codebase) }),
-    stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)),
+    ...(wire.stages === undefined
+      ? {}
+      : { stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)) }),
+    ...(wire.template === undefined ? {} : { template: wire.template }),
   };
   return validatePipelineModel(model);
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import YAML from "yaml";
+import { setOwn } from "../../core/data-record";
 import { PipelineModelError, pipelineIssues } from "./errors";
 import {
   type CIExecution,
@@ -17,8 +18,10 @@ import {
   type PipelineModelInput,
   PipelineScope,
   type Stage,
+  type StageFromTemplate,
   type Step,
   type StepElement,
+  type TemplateLink,
   type TemplatePipeline,
   type TemplateStage,
   type Variable,
@@ -170,7 +173,40 @@ function renderCodebase(c: Codebase): Plain {
   return out;
 }
 
+/**
+ * A stage made from a template: name, identifier, description and `template` (no `type`: the
+ * template's spec gives it); `templateInputs` as given.
+ */
+function renderStageFromTemplate(s: StageFromTemplate): Plain {
+  const out: Plain = { name: s.name, identifier: s.identifier };
+  put(out, "description", s.description);
+  out.template = renderTemplateLink(s.template);
+  return out;
+}
+
+/**
+ * A map with its keys sorted at every depth (lists keep their order): `templateInputs` are kept as
+ * given but for their key order, which a program's object (or Pulumi's serialization of it, which
+ * sorts them) does not fix.
+ */
+function sortedDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedDeep);
+  if (value === null || typeof value !== "object") return value;
+  const out: Plain = {};
+  for (const key of Object.keys(value).sort()) setOwn(out, key, sortedDeep((value as Plain)[key]));
+  return out;
+}
+
+/** `template: {templateRef, versionLabel, templateInputs}`, the optional members only when given. */
+function renderTemplateLink(t: TemplateLink): Plain {
+  const out: Plain = { templateRef: t.templateRef };
+  put(out, "versionLabel", t.versionLabel);
+  put(out, "templateInputs", t.templateInputs === undefined ? undefined : sortedDeep(t.templateInputs));
+  return out;
+}
+
 function renderStage(s: Stage): Plain {
+  if (s.type === "Template") return renderStageFromTemplate(s);
   const out: Plain = { name: s.name, identifier: s.identifier };
   put(out, "description", s.description);
   out.type = s.type;
@@ -276,7 +312,8 @@ export function renderPipelineDocument(
   pipeline.tags = sortedTags(m.tags);
   if (m.codebase !== undefined) pipeline.properties = { ci: { codebase: renderCodebase(m.codebase) } };
   if (m.variables !== undefined) pipeline.variables = m.variables.map(renderVariable);
-  pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
+  if (m.stages !== undefined) pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
+  if (m.template !== undefined) pipeline.template = renderTemplateLink(m.template);
   return { pipeline };
 }
 

@@ -317,8 +317,13 @@ function schemaOf(scope: { org: string; project: string } | undefined, m: Servic
       tags: tags(),
       allowStageExecutions: orInput("allowStageExecutions", bool()).optional(),
       timeout: duration().optional(),
-      stages: atLeastOne(stageElement),
-    }),
+      // A pipeline made from a Pipeline template has its `template` instead of `stages`, which
+      // the template gives (the service checks the YAML with its templates applied).
+      stages: atLeastOne(stageElement).optional(),
+      template: obj({ templateRef: str() }).optional(),
+    }).superRefine((p, ctx) => {
+      if (p.stages === undefined && p.template === undefined) missingAt(ctx, ["stages"]);
+    }, onMaps),
   });
 }
 

@@ -43,8 +43,25 @@ export const StageView = z.object({
   rollbackSteps: z.array(StepView),
   /** The stage's variables and, for a Deployment stage, its service's. */
   variables: z.array(VariableView),
-  /** The environment a Deployment stage deploys to (`environmentRef`), when it names one as text. */
+  /**
+   * The environment a Deployment stage deploys to (`environmentRef`), when it names one as text;
+   * for a stage made from a template, the one its `templateInputs` give, if any (one the template
+   * fixes is not seen).
+   */
   environmentRef: z.string().optional(),
+  /**
+   * The template a stage is made from (its `type` is then `Template`, or the one its
+   * `templateInputs` name): its steps, failure strategies and variables are the template's, which
+   * a reader of the pipeline alone does not see.
+   */
+  template: z
+    .object({
+      templateRef: z.string(),
+      versionLabel: z.string().optional(),
+      /** The stage type the `templateInputs` name (`type: Deployment`), when they name one. */
+      type: z.string().optional(),
+    })
+    .optional(),
 });
 /** See {@link StageView}. */
 export type StageView = z.output<typeof StageView>;
@@ -89,6 +106,28 @@ function anyRuntimeInput(node: unknown): boolean {
   return "$input" in node || Object.values(node).some(anyRuntimeInput);
 }
 
+/** The environment reference at `spec.environment` or `spec.infrastructure` of a stage's spec. */
+const specEnvironmentRef = (spec: Props): string | undefined =>
+  str(record(spec.infrastructure).environmentRef) ?? str(record(spec.environment).environmentRef);
+
+/** What a stage made from a template shows: the template and what its `templateInputs` give. */
+function templateOf(
+  stage: Props,
+): Pick<StageView, "template" | "environmentRef"> & { template: NonNullable<StageView["template"]> } {
+  const t = record(stage.template);
+  const inputs = record(t.templateInputs);
+  const versionLabel = str(t.versionLabel);
+  const type = str(inputs.type);
+  return {
+    template: {
+      templateRef: String(t.templateRef ?? ""),
+      ...(versionLabel === undefined ? {} : { versionLabel }),
+      ...(type === undefined ? {} : { type }),
+    },
+    environmentRef: specEnvironmentRef(record(inputs.spec)),
+  };
+}
+
 /**
  * Reads a typed pipeline model. A step without a timeout gets {@link DEFAULT_STEP_TIMEOUT}, the
  * timeout the model deploys it with.
@@ -122,7 +161,19 @@ export function pipelineViewOfModel(model: Props): PipelineView {
     variables: variables(model.variables),
     stages: list(model.stages)
       .filter(isRecord)
-      .map((s, i) => {
+      .map((s, i): StageView => {
+        if (s.type === "Template" || (s.type === undefined && isRecord(s.template))) {
+          return {
+            identifier: label(s, "identifier"),
+            name: label(s, "name"),
+            type: "Template",
+            failureStrategies: [],
+            steps: [],
+            rollbackSteps: [],
+            variables: [],
+            ...templateOf(s),
+          };
+        }
         const execution = record(s.execution);
         return {
           identifier: label(s, "identifier"),
@@ -170,6 +221,18 @@ function yamlSteps(elements: unknown, at: string, rollback: boolean): StepView[]
 }
 
 function yamlStage(s: Props, at: string): StageView {
+  if (s.type === undefined && isRecord(s.template)) {
+    return {
+      identifier: label(s, "identifier"),
+      name: label(s, "name"),
+      type: "Template",
+      failureStrategies: list(s.failureStrategies),
+      steps: [],
+      rollbackSteps: [],
+      variables: variables(s.variables),
+      ...templateOf(s),
+    };
+  }
   const spec = record(s.spec);
   const execution = record(spec.execution);
   const serviceSpec = record(record(record(spec.serviceConfig).serviceDefinition).spec);
@@ -182,8 +245,7 @@ function yamlStage(s: Props, at: string): StageView {
     rollbackSteps: yamlSteps(execution.rollbackSteps, `${at}.spec.execution.rollbackSteps`, true),
     variables: [...variables(s.variables), ...variables(serviceSpec.variables)],
     // `infrastructure.environmentRef` (spec §2), or `environment.environmentRef` of newer stages.
-    environmentRef:
-      str(record(spec.infrastructure).environmentRef) ?? str(record(spec.environment).environmentRef),
+    environmentRef: specEnvironmentRef(spec),
   };
 }
 

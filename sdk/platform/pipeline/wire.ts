@@ -18,6 +18,7 @@ import {
   RunStep,
   Shell,
   STAGE_TYPES,
+  TemplateLink,
   unknownStepType,
   Variable,
 } from "./model";
@@ -256,6 +257,38 @@ export const WireStage = z.discriminatedUnion(
       `unknown stage type ${JSON.stringify((iss.input as { type?: unknown } | undefined)?.type)}; expected one of ${STAGE_TYPES.join(", ")}`,
   },
 );
+/** A stage made from a template as written in YAML: no `type`, a `template` (model's {@link TemplateLink}). */
+export const WireStageFromTemplate = z.strictObject({ ...named, template: TemplateLink });
+/** See {@link WireStageFromTemplate}. */
+export type WireStageFromTemplate = z.output<typeof WireStageFromTemplate>;
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The `stage` of a stages entry: a {@link WireStageFromTemplate} when it has a `template`, else a
+ * {@link WireStage}; the chosen schema's issues are kept at their paths (an unknown key named by
+ * its own path), so a message names the field as without the choice.
+ */
+const WireAnyStage = z
+  .unknown()
+  .transform((value, ctx): z.output<typeof WireStage> | WireStageFromTemplate => {
+    const template = isMap(value) && value.template !== undefined;
+    const parsed = template ? WireStageFromTemplate.safeParse(value) : WireStage.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys)
+          ctx.addIssue({
+            code: "custom",
+            path: [...issue.path, key],
+            message: `unknown field ${JSON.stringify(key)}`,
+          });
+      } else ctx.addIssue({ code: "custom", path: [...issue.path], message: issue.message });
+    }
+    return z.NEVER;
+  });
+
 const WirePipeline = z.strictObject({
   ...named,
   allowStageExecutions: z.boolean().optional(),
@@ -281,8 +314,10 @@ const WirePipeline = z.strictObject({
     })
     .optional(),
   stages: z
-    .array(z.strictObject({ stage: WireStage }), { error: "stages must be a list of stages" })
-    .min(1, "a pipeline needs at least one stage"),
+    .array(z.strictObject({ stage: WireAnyStage }), { error: "stages must be a list of stages" })
+    .min(1, "a pipeline needs at least one stage")
+    .optional(),
+  template: TemplateLink.optional(),
 });
 /** The pipeline YAML document the model renders to and parses from. */
 export const PipelineDocument = z.strictObject({ pipeline: WirePipeline });

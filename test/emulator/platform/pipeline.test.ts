@@ -23,6 +23,15 @@ const SCOPE = { orgIdentifier: "default", projectIdentifier: "delivery" };
 beforeAll(async () => {
   platform = await startPlatform();
   call = platform.call;
+  // The account-level Stage template the "a stage template instead of type and spec" case uses:
+  // a reference to no template version is refused (`emulator/platform/template-refs.ts`).
+  const template = `template:\n  name: tpl\n  identifier: tpl\n  versionLabel: "1"\n  type: Stage\n  spec:\n    type: Custom\n    spec: {}\n`;
+  const made = await call("POST", "/v1/templates", {
+    account: false,
+    headers: { "Harness-Account": platform.emu.accountId },
+    json: { template_yaml: template },
+  });
+  expect(made.status).toBe(201);
   for (const identifier of ["delivery", "other"]) {
     expect(
       (await call("POST", "/ng/api/projects", { json: { project: { identifier, name: identifier } } }))

@@ -184,7 +184,7 @@ describe("Pipeline check", () => {
           ...wire(deployCheckout),
           stages: [
             {
-              ...wire(deployCheckout).stages[0],
+              ...wire(deployCheckout).stages![0],
               infrastructure: { connectorRef: "k8s cluster", namespace: "ns" },
             },
           ],
@@ -597,6 +597,107 @@ describe.each(MODES)("Pipeline lifecycle from raw YAML (%s)", (via) => {
   });
 });
 
+describe.each(MODES)("Pipeline with a stage made from a template (%s)", (via) => {
+  /** A Stage template of the project: a Custom stage whose one step runs `echo <version>`. */
+  const stageTemplate = (identifier: string, version: string) => `template:
+  name: Deploy stage
+  identifier: ${identifier}
+  versionLabel: "${version}"
+  type: Stage
+  orgIdentifier: default
+  projectIdentifier: payments
+  spec:
+    type: Custom
+    spec:
+      execution:
+        steps:
+          - step:
+              name: Echo
+              identifier: echo
+              type: ShellScript
+              spec:
+                shell: Bash
+                onDelegate: true
+                source:
+                  type: Inline
+                  spec:
+                    script: echo ${version}
+              timeout: <+input>
+`;
+  const template = unique(`stage_tpl_${slug(via)}`, "_");
+  const modelFor = (identifier: string, versionLabel: string): PipelineModelInput => ({
+    name: "Release",
+    identifier,
+    stages: [
+      {
+        type: "Template",
+        name: "Deploy",
+        identifier: "deploy",
+        template: {
+          templateRef: template,
+          versionLabel,
+          templateInputs: {
+            type: "Custom",
+            spec: {
+              execution: { steps: [{ step: { identifier: "echo", type: "ShellScript", timeout: "5m" } }] },
+            },
+          },
+        },
+      },
+    ],
+  });
+  let d: Driver;
+
+  beforeAll(async () => {
+    d = drivers[via];
+    for (const version of ["1", "2"])
+      await platform.templates.create({ template_yaml: stageTemplate(template, version) }, scope);
+  });
+
+  it("creates it with one POST, reads the typed model back, and diffs as no change", async () => {
+    const identifier = unique(`release_${slug(via)}`, "_");
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(modelFor(identifier, "1")) }))
+      .inputs;
+    reset();
+    const { id, outs } = await d.create(inputs);
+    expect(sent()).toEqual(["POST /pipeline/api/pipelines/v2"]);
+    const rendered = renderPipelineYaml(modelFor(identifier, "1"), scope);
+    expect((await platform.pipelines.get(identifier, scope)).yamlPipeline).toBe(rendered);
+    const read = await d.read(id, outs);
+    expect(read.inputs).toEqual(inputs);
+    expect((read.inputs as Props).pipeline).toEqual(validatePipelineModel(modelFor(identifier, "1")));
+    expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false });
+  });
+
+  it("updates the version label in place with one read and one PUT", async () => {
+    const identifier = unique(`release_${slug(via)}`, "_");
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(modelFor(identifier, "1")) }))
+      .inputs;
+    const { id, outs } = await d.create(inputs);
+    const next = (await d.check({}, { project: "payments", pipeline: wire(modelFor(identifier, "2")) }))
+      .inputs;
+    expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
+    reset();
+    await d.update(id, outs, next);
+    expect(sent()).toEqual([
+      `GET /pipeline/api/pipelines/${identifier}`,
+      `PUT /pipeline/api/pipelines/v2/${identifier}`,
+    ]);
+    expect(parsePipelineYaml((await platform.pipelines.get(identifier, scope)).yamlPipeline)).toEqual(
+      next.pipeline,
+    );
+  });
+
+  it("fails a create naming a template version that does not exist, with the service's message", async () => {
+    const identifier = unique(`release_${slug(via)}`, "_");
+    const inputs = (await d.check({}, { project: "payments", pipeline: wire(modelFor(identifier, "9")) }))
+      .inputs;
+    await expect(d.create(inputs)).rejects.toThrow(
+      `Template with template ID ${template} and version 9 not found.`,
+    );
+  });
+});
+
 describe.each(MODES)("Pipeline create whose response was lost (%s)", (mode) => {
   it("finds the pipeline it created instead of creating a duplicate", async () => {
     const identifier = `lost_${mode === "direct" ? "d" : "g"}`;
@@ -650,7 +751,10 @@ describe("Pipeline arguments (types)", () => {
       script: "true",
       // @ts-expect-error: a timeout is a duration string or a runtime input, not a number
       timeout: 10 as number,
-    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    } satisfies Exclude<
+      NonNullable<PipelineModelInput["stages"]>[number],
+      { type: "Template" }
+    >["execution"]["steps"][number];
     const shell = {
       type: "ShellScript" as const,
       name: "Run",
@@ -658,7 +762,10 @@ describe("Pipeline arguments (types)", () => {
       script: "true",
       // @ts-expect-error: the shell is Bash or PowerShell
       shell: "Zsh" as const,
-    } satisfies PipelineModelInput["stages"][number]["execution"]["steps"][number];
+    } satisfies Exclude<
+      NonNullable<PipelineModelInput["stages"]>[number],
+      { type: "Template" }
+    >["execution"]["steps"][number];
     expect([args.pipeline, step, shell]).toHaveLength(3);
   });
 });

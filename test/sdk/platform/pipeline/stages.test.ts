@@ -168,7 +168,7 @@ describe("CI, Approval and Deployment stages", () => {
 
   it("render Kubernetes build infrastructure", () => {
     const m = ship();
-    const ci = m.stages[0] as { infrastructure: unknown; cloneCodebase?: boolean };
+    const ci = m.stages![0] as { infrastructure: unknown; cloneCodebase?: boolean };
     ci.infrastructure = { type: "KubernetesDirect", connectorRef: "org.k8s", namespace: "builds" };
     ci.cloneCodebase = false;
     const yaml = renderPipelineYaml({ ...m, codebase: undefined }, scope);
@@ -184,7 +184,7 @@ describe("CI, Approval and Deployment stages", () => {
 
   it("refuse steps outside their stage kinds and a cloning CI stage without a codebase, naming the paths", () => {
     const m = ship();
-    const [ci, approval, deploy] = m.stages as unknown as { execution: { steps: unknown[] } }[];
+    const [ci, approval, deploy] = m.stages! as unknown as { execution: { steps: unknown[] } }[];
     ci!.execution.steps.push({
       type: "HarnessApproval",
       name: "A",
@@ -220,7 +220,7 @@ describe("CI, Approval and Deployment stages", () => {
 
   it("refuse bad approvers and references, naming the fields", () => {
     const m = ship();
-    const step = (m.stages[1] as unknown as { execution: { steps: Record<string, unknown>[] } }).execution
+    const step = (m.stages![1] as unknown as { execution: { steps: Record<string, unknown>[] } }).execution
       .steps[0]!;
     step.approvers = { userGroups: [], minimumCount: 0 };
     (m.codebase as Record<string, unknown>).connectorRef = "a/b";
@@ -242,7 +242,7 @@ describe("CI, Approval and Deployment stages", () => {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
     for (let n = 0; n < 200; n++) {
       const m = ship();
-      const ci = m.stages[0] as Record<string, unknown>;
+      const ci = m.stages![0] as Record<string, unknown>;
       ci.infrastructure = pick([
         { type: "Cloud", os: pick(["Linux", "MacOS", "Windows"]), arch: pick(["Amd64", "Arm64"]) },
         { type: "KubernetesDirect", connectorRef: pick(["k8s", "org.k8s", "account.k8s"]), namespace: "ns" },
@@ -253,7 +253,7 @@ describe("CI, Approval and Deployment stages", () => {
         { type: "PR", number: "<+trigger.prNumber>" },
         { type: "branch", branch: "main" },
       ]);
-      const approval = (m.stages[1] as unknown as { execution: { steps: Record<string, unknown>[] } })
+      const approval = (m.stages![1] as unknown as { execution: { steps: Record<string, unknown>[] } })
         .execution.steps[0]!;
       approval.approvers = {
         userGroups: ["g", "org.h"].slice(0, 1 + Math.floor(rng() * 2)),
@@ -261,7 +261,7 @@ describe("CI, Approval and Deployment stages", () => {
       };
       approval.approverInputs =
         rng() < 0.5 ? [] : [{ name: "reason", defaultValue: pick(["", "yes", "10"]) }];
-      const order = rng() < 0.5 ? m.stages : [m.stages[1]!, m.stages[0]!, m.stages[2]!];
+      const order = rng() < 0.5 ? m.stages! : [m.stages![1]!, m.stages![0]!, m.stages![2]!];
       const model = { ...m, stages: order };
       const once = renderPipelineYaml(model, scope);
       expect(renderPipelineYaml(parsePipelineYaml(once), scope)).toBe(once);
