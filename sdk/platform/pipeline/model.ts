@@ -627,9 +627,10 @@ export const Codebase = z.strictObject({
 export type Codebase = z.output<typeof Codebase>;
 
 /**
- * A pipeline (spec §2 "Pipeline"): its stages, or the Pipeline template it is made from
- * (`template`, harness-core `TemplateLinkConfig` under `pipeline`). Its organization and project
- * are not part of the model: they come from the resource's scope when it is rendered.
+ * A pipeline (spec §2 "Pipeline"). Its organization and project are not part of the model: they
+ * come from the resource's scope when it is rendered. A pipeline made whole from a Pipeline
+ * template (`pipeline: {name, identifier, template}`, no stages) is not a model: the Pipeline
+ * resource takes it as raw YAML.
  */
 export const PipelineModel = z
   .strictObject({
@@ -641,34 +642,14 @@ export const PipelineModel = z
     codebase: Codebase.optional(),
     stages: z
       .array(Stage, { error: "stages must be a list of stages" })
-      .min(1, "a pipeline needs at least one stage")
-      .optional(),
-    /** The Pipeline template the pipeline is made from, instead of `stages` (exactly one of the two). */
-    template: TemplateLink.optional(),
+      .min(1, "a pipeline needs at least one stage"),
   })
   .superRefine((p, ctx) => pipelineRules(p, ctx));
 /** A validated pipeline model (defaults applied, runtime inputs as their `<+input>` text). */
 export type PipelineModel = z.output<typeof PipelineModel>;
 
-/**
- * The rules across a pipeline's stages (and a Pipeline template's): a pipeline has its own stages
- * or is made from a Pipeline template (`template`), not both.
- */
-function pipelineRules(
-  p: { stages?: Stage[] | undefined; codebase?: Codebase | undefined; template?: TemplateLink | undefined },
-  ctx: z.RefinementCtx,
-): void {
-  if ((p.stages === undefined) === (p.template === undefined)) {
-    ctx.addIssue({
-      code: "custom",
-      path: [p.stages === undefined ? "stages" : "template"],
-      message:
-        p.stages === undefined
-          ? "a pipeline needs stages, or a Pipeline template (template)"
-          : "give stages or template (a pipeline made from a Pipeline template), not both",
-    });
-  }
-  if (p.stages === undefined) return;
+/** The rules across a pipeline's stages (and a Pipeline template's). */
+function pipelineRules(p: { stages: Stage[]; codebase?: Codebase | undefined }, ctx: z.RefinementCtx): void {
   // A CI stage that clones needs the pipeline's codebase (`properties.ci.codebase`).
   const cloning = p.stages.findIndex((s) => s.type === "CI" && s.cloneCodebase);
   if (cloning >= 0 && p.codebase === undefined) {
@@ -733,8 +714,7 @@ function stageRules(
  */
 export const TemplatePipeline = z
   .strictObject(PipelineModel.shape)
-  .omit({ ...UNNAMED, tags: true, template: true })
-  .extend({ stages: PipelineModel.shape.stages.unwrap() })
+  .omit({ ...UNNAMED, tags: true })
   .superRefine((p, ctx) => pipelineRules(p, ctx));
 export type TemplatePipeline = z.output<typeof TemplatePipeline>;
 /** What a user writes: {@link PipelineModel} before defaults, with {@link RuntimeInput} values. */

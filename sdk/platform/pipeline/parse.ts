@@ -266,10 +266,7 @@ export function parsePipelineYaml(yaml: string): PipelineModel {
     allowStageExecutions: wire.allowStageExecutions ?? false,
     ...(wire.variables === undefined ? {} : { variables: wire.variables.map(parseVariable) }),
     ...(wire.properties === undefined ? {} : { codebase: parseCodebase(wire.properties.ci.codebase) }),
-    ...(wire.stages === undefined
-      ? {}
-      : { stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)) }),
-    ...(wire.template === undefined ? {} : { template: wire.template }),
+    stages: wire.stages.map((s, i) => parseStage(s.stage, `pipeline.stages[${i}].stage`)),
   };
   return validatePipelineModel(model);
 }

@@ -312,8 +312,7 @@ export function renderPipelineDocument(
   pipeline.tags = sortedTags(m.tags);
   if (m.codebase !== undefined) pipeline.properties = { ci: { codebase: renderCodebase(m.codebase) } };
   if (m.variables !== undefined) pipeline.variables = m.variables.map(renderVariable);
-  if (m.stages !== undefined) pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
-  if (m.template !== undefined) pipeline.template = renderTemplateLink(m.template);
+  pipeline.stages = m.stages.map((s) => ({ stage: renderStage(s) }));
   return { pipeline };
 }
 

@@ -315,9 +315,7 @@ const WirePipeline = z.strictObject({
     .optional(),
   stages: z
     .array(z.strictObject({ stage: WireAnyStage }), { error: "stages must be a list of stages" })
-    .min(1, "a pipeline needs at least one stage")
-    .optional(),
-  template: TemplateLink.optional(),
+    .min(1, "a pipeline needs at least one stage"),
 });
 /** The pipeline YAML document the model renders to and parses from. */
 export const PipelineDocument = z.strictObject({ pipeline: WirePipeline });

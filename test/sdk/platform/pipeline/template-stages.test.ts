@@ -276,20 +276,10 @@ describe("a stage made from a template", () => {
   });
 });
 
-describe("a pipeline made from a Pipeline template", () => {
-  const fromTemplate = (): PipelineModelInput => ({
-    name: "Golden",
-    identifier: "golden_release",
-    template: {
-      templateRef: "account.golden",
-      versionLabel: "3",
-      templateInputs: { stages: [{ stage: { identifier: "deploy", type: "Deployment" } }] },
-    },
-  });
+describe("a pipeline made whole from a Pipeline template", () => {
   const YAML_TEXT = `pipeline:
   name: Golden
   identifier: golden_release
-  allowStageExecutions: false
   projectIdentifier: payments
   orgIdentifier: default
   tags: {}
@@ -303,19 +293,11 @@ describe("a pipeline made from a Pipeline template", () => {
             type: Deployment
 `;
 
-  it("renders template instead of stages, and parses back into the typed model", () => {
-    expect(renderPipelineYaml(fromTemplate(), scope)).toBe(YAML_TEXT);
-    expect(parsePipelineYaml(YAML_TEXT)).toEqual(validatePipelineModel(fromTemplate()));
-    expect(pipelinesEqual(YAML_TEXT, fromTemplate(), scope)).toBe(true);
+  it("is raw YAML: the service's rules take it, the typed model (whose stages stay required) does not", () => {
     expect(pipelineYamlProblems(YAML_TEXT)).toEqual([]);
-  });
-
-  it("takes exactly one of stages and template", () => {
-    const { template: _t, ...neither } = fromTemplate();
-    expect(issuesOf(neither)).toEqual(["stages: a pipeline needs stages, or a Pipeline template (template)"]);
-    expect(issuesOf({ ...fromTemplate(), stages: release().stages })).toEqual([
-      "template: give stages or template (a pipeline made from a Pipeline template), not both",
-    ]);
+    expect(
+      issuesOf({ name: "Golden", identifier: "golden_release", template: { templateRef: "account.golden" } }),
+    ).toEqual(["stages: stages must be a list of stages", 'template: unknown field "template"']);
   });
 
   it("leaves a Pipeline template's own spec requiring its stages", () => {
@@ -324,8 +306,5 @@ describe("a pipeline made from a Pipeline template", () => {
     expect(parsed.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
       ["stages", "stages must be a list of stages"],
     ]);
-    expect(
-      TemplatePipeline.safeParse({ template: { templateRef: "x" }, stages: release().stages }).success,
-    ).toBe(false);
   });
 });
