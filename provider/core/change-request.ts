@@ -44,6 +44,7 @@ import { jsonEqual } from "./diff";
 import { door } from "./door";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
 import { workspaceEnvironments } from "./resolve";
+import { pulumiLog } from "./pulumi-runtime";
 
 /** The `changeRequest` input: the request's title, comment and approvers. */
 export const ChangeRequestInput = z.strictObject({
@@ -128,13 +129,9 @@ export function setProgressSink(sink: (message: string) => void): (message: stri
 }
 
 function engineInfo(message: string): void {
-  try {
-    // a deep import, like config.ts: the package root would also load the Automation API
-    const log = require("@pulumi/pulumi/log") as { info(msg: string): Promise<void> };
-    void log.info(message);
-  } catch {
-    process.stderr.write(`${message}\n`);
-  }
+  const log = pulumiLog();
+  if (log) void log.info(message);
+  else process.stderr.write(`${message}\n`);
 }
 
 /** `changeRequests/<id>`. */

@@ -28,6 +28,7 @@ import type { HttpCore } from "../../sdk/core/request";
 import { PlatformClient } from "../../sdk/platform/client";
 import { door } from "./door";
 import { dropLists } from "./list-reads";
+import { pulumiLog, pulumiRuntimeStore } from "./pulumi-runtime";
 
 /** Each setting: its stack-config key and its environment-variable fallback. */
 export const SETTINGS = {
@@ -370,12 +371,7 @@ export function programRun(): object {
 
 /** The Pulumi runtime's store of the current program run, if `@pulumi/pulumi` is installed. */
 function runtimeStore(): { config: ConfigSource } | undefined {
-  try {
-    // a deep import, like resource.ts: the package root would also load the Automation API
-    return (require("@pulumi/pulumi/runtime/state") as { getStore(): { config: ConfigSource } }).getStore();
-  } catch {
-    return undefined;
-  }
+  return pulumiRuntimeStore<{ config: ConfigSource }>();
 }
 
 /** A program's stack config: each value by its `namespace:name` key, and the keys set as secrets. */
@@ -474,13 +470,9 @@ export function warnPlaintextCredentials(
 }
 
 function engineWarn(message: string): void {
-  try {
-    // a deep import, like resource.ts: the package root would also load the Automation API
-    const log = require("@pulumi/pulumi/log") as { warn(msg: string): Promise<void> };
-    void log.warn(message);
-  } catch {
-    process.stderr.write(`warning: ${message}\n`);
-  }
+  const log = pulumiLog();
+  if (log) void log.warn(message);
+  else process.stderr.write(`warning: ${message}\n`);
 }
 
 // In a Pulumi program (the only process that knows which config values are secrets, see
