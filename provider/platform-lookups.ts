@@ -11,12 +11,12 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { output } from "@pulumi/pulumi/output";
 import { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import { platformApi } from "./core/platform-common";
+import { pulumiOutput } from "./core/pulumi-runtime";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
 import { ConnectorOutputs, typedFromWire } from "./platform/connector";
 import { OrganizationOutputs } from "./platform/organization";
@@ -76,7 +76,9 @@ export function getOrganizationOutput(
   args: { identifier: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<OrganizationInfo> {
-  return output(args).apply((a) => getOrganization(a, options));
+  return pulumiOutput()
+    .output(args)
+    .apply((a) => getOrganization(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -118,7 +120,9 @@ export function getProjectOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<ProjectInfo> {
-  return output(args).apply((a) => getProject(a, options));
+  return pulumiOutput()
+    .output(args)
+    .apply((a) => getProject(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +178,9 @@ export function getConnectorOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project?: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<ConnectorInfo> {
-  return output(args).apply((a) => getConnector(a, options));
+  return pulumiOutput()
+    .output(args)
+    .apply((a) => getConnector(a, options));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,5 +234,7 @@ export function getPipelineOutput(
   args: { identifier: pulumi.Input<string>; org?: pulumi.Input<string>; project: pulumi.Input<string> },
   options?: PlatformLookupOptions,
 ): pulumi.Output<PipelineInfo> {
-  return output(args).apply((a) => getPipeline(a, options));
+  return pulumiOutput()
+    .output(args)
+    .apply((a) => getPipeline(a, options));
 }

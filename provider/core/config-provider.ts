@@ -28,8 +28,6 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { secret } from "@pulumi/pulumi/output";
-import { ProviderResource } from "@pulumi/pulumi/resource";
 import {
   CONFIG_PROVIDER_NAME,
   CREDENTIAL_CONFIG_KEYS,
@@ -39,18 +37,26 @@ import {
   programRun,
   warnPlaintextCredentials,
 } from "./config";
+import { pulumiOutput, pulumiResource } from "./pulumi-runtime";
 
 /** The package of the dynamic-provider host, which serves every flagstack resource. */
 const DYNAMIC_PACKAGE = "pulumi-nodejs";
 
-/** The explicit dynamic-provider host provider holding the flagstack config. */
-class ConfigProvider extends ProviderResource {
-  constructor(name: string, inputs: Record<string, pulumi.Input<string>>) {
-    super(DYNAMIC_PACKAGE, name, inputs);
+/**
+ * The explicit dynamic-provider host provider holding the flagstack config: a `ProviderResource`
+ * of the dynamic-provider host's package, made only in a Pulumi program (`./pulumi-runtime.ts`).
+ */
+function configProvider(name: string, inputs: Record<string, pulumi.Input<string>>): pulumi.ProviderResource {
+  const { ProviderResource } = pulumiResource();
+  class ConfigProvider extends ProviderResource {
+    constructor() {
+      super(DYNAMIC_PACKAGE, name, inputs);
+    }
   }
+  return new ConfigProvider();
 }
 
-const perRun = new WeakMap<object, ConfigProvider>();
+const perRun = new WeakMap<object, pulumi.ProviderResource>();
 
 /** The last config asked about and its answer: a program declares its resources under one config. */
 let last: { config: string | undefined; secret: string | undefined; plain: boolean } | undefined;
@@ -71,6 +77,7 @@ export function configProviderInputs(
 ): Record<string, string | pulumi.Output<string>> {
   const { values, secret: secretKeys } = programConfig(source);
   const credentials: ReadonlySet<string> = new Set(CREDENTIAL_CONFIG_KEYS);
+  const { secret } = pulumiOutput();
   const inputs: Record<string, string | pulumi.Output<string>> = {};
   for (const [key, value] of values) {
     if (!key.startsWith("flagstack:")) continue;
@@ -101,7 +108,7 @@ export function withConfigProvider(
   const run = programRun();
   let provider = perRun.get(run);
   if (provider === undefined) {
-    provider = new ConfigProvider(CONFIG_PROVIDER_NAME, configProviderInputs(source));
+    provider = configProvider(CONFIG_PROVIDER_NAME, configProviderInputs(source));
     perRun.set(run, provider);
   }
   return { ...opts, provider };

@@ -4,23 +4,18 @@
  * from the lookup's options, else the stack config, else the provider's settings; and their
  * arguments, checked by a zod schema before any request.
  *
- * Not part of `./index.ts`: it loads `@pulumi/pulumi/config`, which the provider process does not
- * need.
+ * Not part of `./index.ts`: in a program it reads `@pulumi/pulumi/config`
+ * (`./pulumi-runtime.ts`), which the provider process does not need.
  * @module
  */
-import { Config } from "@pulumi/pulumi/config";
 import type { z } from "zod";
 import { dotPath } from "./check";
 import { type ProviderSettings, providerSettings, type SettingName } from "./config";
+import { pulumiConfigValue } from "./pulumi-runtime";
 
 /** The value of `flagstack:<name>` in the program's stack config; undefined outside a Pulumi program. */
 function configValue(name: SettingName): string | undefined {
-  try {
-    return new Config("flagstack").get(name);
-  } catch {
-    // outside a Pulumi program there is no config to read
-    return undefined;
-  }
+  return pulumiConfigValue("flagstack", name);
 }
 
 /**

@@ -4,9 +4,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-// A deep import: the package root also loads the Automation API (0.25 s of a program's start),
-// which neither the program nor the provider process needs.
-import { CustomResource } from "@pulumi/pulumi/resource";
+import type { CustomResource } from "@pulumi/pulumi/resource";
 import type { z } from "zod";
 import { protoKeyPath } from "../../sdk/core/data-record";
 import { type CheckSpec, checkWith } from "./check";
@@ -16,6 +14,7 @@ import { type DiffSpec, diffInputs } from "./diff";
 import { engineAddress, watchEngine } from "./host";
 import { openListReadsForOperation } from "./list-reads";
 import { protoKeyMessage } from "./proto-keys";
+import { pulumiResource } from "./pulumi-runtime";
 
 /**
  * A value a program may pass for an input of type `T`: the value, a promise or an `Output`, at
@@ -164,6 +163,24 @@ export function providerText(file: string): string {
 }
 
 /**
+ * `@pulumi/pulumi`'s `CustomResource`, taken on the first construction of a resource: the kinds
+ * define their classes at module load ({@link resourceClass}), and the Terraform door and the
+ * provider binary load the kinds without the Pulumi runtime (`./pulumi-runtime.ts`). A function,
+ * so that a class may extend it: constructed, it makes Pulumi's object with the caller's
+ * `new.target`, whose prototype chain it first links through its own to `CustomResource`'s
+ * (prototype and statics), so the object is a `CustomResource` as if the class had extended it.
+ */
+function LazyCustomResource(this: unknown, ...args: unknown[]): object {
+  const base = pulumiResource().CustomResource;
+  if (Object.getPrototypeOf(LazyCustomResource.prototype) !== base.prototype) {
+    Object.setPrototypeOf(LazyCustomResource.prototype, base.prototype);
+    Object.setPrototypeOf(LazyCustomResource, base);
+  }
+  return Reflect.construct(base, args, new.target ?? LazyCustomResource) as object;
+}
+const CustomResourceBase = LazyCustomResource as unknown as typeof CustomResource;
+
+/**
  * The base class of every flagstack resource: a custom resource of the `pulumi-nodejs` provider
  * (the dynamic-provider host) whose URN type is the given token
  * (`pulumi-nodejs:dynamic/flagstack:<Type>`), whose props are the names of its zod outputs schema
@@ -190,7 +207,7 @@ export function providerText(file: string): string {
  * The one thing lost is the JavaScript stack of a registration that the engine rejects later (for
  * example a duplicate name). The engine's message names the resource and its type.
  */
-export abstract class FlagstackResource extends CustomResource {
+export abstract class FlagstackResource extends CustomResourceBase {
   protected constructor(
     provider: string,
     type: string,

@@ -7,8 +7,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-// A deep import, as `./resource.ts` does: the package root also loads the Automation API.
-import { secret } from "@pulumi/pulumi/output";
+import { pulumiOutput } from "./pulumi-runtime";
 import type { ResourceClass } from "./resource";
 import { type WithSecretOutputs, withSecretOutputs } from "./secret-outputs";
 
@@ -36,6 +35,7 @@ export function withSecretInputs<A, O, C extends ResourceClass<A, O>>(
   class SecretInputs extends Base {
     static readonly secretInputs: readonly string[] = names;
     constructor(name: string, args: object, opts?: pulumi.CustomResourceOptions) {
+      const { secret } = pulumiOutput();
       const wrapped: Record<string, unknown> = { ...args };
       for (const n of names) if (wrapped[n] !== undefined) wrapped[n] = secret(wrapped[n]);
       super(name, wrapped, opts);
