@@ -19,7 +19,8 @@
  *   requested change) plus `pendingChangeRequest {id, status, reference}`, so the next `up` sees
  *   the difference again, reads the request (one GET, {@link recordedRequest}) and reports it
  *   while it is open; once it is applied, the live object is its outcome and the update's base
- *   (nothing is sent for what is live);
+ *   (nothing is sent for what is live); once it is rejected or withdrawn, it says so (who decided,
+ *   when and their comment) and submits the change anew;
  * - with `waitForApproval` polls it, printing a progress line through the engine's log, until it
  *   is APPROVED or PUBLISHED (the update then reads the applied change back), REJECTED or
  *   WITHDRAWN (fails naming the request, its status and the last comment), or the timeout (fails
@@ -43,8 +44,8 @@ import { memo } from "./config";
 import { jsonEqual } from "./diff";
 import { door } from "./door";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
-import { workspaceEnvironments } from "./resolve";
 import { pulumiLog } from "./pulumi-runtime";
+import { workspaceEnvironments } from "./resolve";
 
 /** The `changeRequest` input: the request's title, comment and approvers. */
 export const ChangeRequestInput = z.strictObject({
@@ -293,19 +294,45 @@ export type RecordedRequest =
    * live when it was submitted), so the update starts from the live object, the request's outcome.
    */
   | { state: "applied"; cr: ChangeRequest }
-  /** REJECTED or WITHDRAWN, or unknown to the service: nothing was applied; the next change is submitted anew. */
+  /**
+   * REJECTED or WITHDRAWN (reported: who decided, when, and their comment), or unknown to the
+   * service: nothing was applied; the next change is submitted anew.
+   */
   | { state: "ended" };
 
-/** Reads the request an earlier `up` recorded as pending (one GET; none when nothing is recorded). */
+/**
+ * Who ended a request, when, and what they said: the last entry of its history after the
+ * submission's (the service records each decision there with its user, role and comment).
+ */
+function decision(cr: ChangeRequest): string {
+  const entry = cr.comments.length > 1 ? cr.comments.at(-1) : undefined;
+  if (!entry) return "";
+  const when = Number.isFinite(entry.timestamp) ? ` at ${new Date(entry.timestamp).toISOString()}` : "";
+  const said = entry.comment === "" ? ", with no comment" : `, commenting "${entry.comment}"`;
+  return ` by ${entry.user} (${entry.role})${when}${said}`;
+}
+
+/**
+ * Reads the request an earlier `up` recorded as pending (one GET; none when nothing is recorded).
+ * One REJECTED or WITHDRAWN since is reported with a progress line naming who decided, when and
+ * their comment, so that the change submitted anew does not hide the refusal; `describe` names
+ * what it changes (`the definition of flag "x" in environment "Production"`).
+ */
 export async function recordedRequest(
   admin: AdminClient,
   pending: PendingChangeRequest | undefined,
+  describe: string,
 ): Promise<RecordedRequest> {
   if (!pending) return { state: "none" };
   const cr = await readOrGone(() => admin.changeRequests.get(pending.id));
   if (!cr) return { state: "ended" };
   if (cr.status === "REQUESTED") return { state: "open", cr };
   if (APPLIED.has(cr.status)) return { state: "applied", cr };
+  const words = door();
+  progressSink(
+    `change request ${cr.id} (${referenceOf(cr.id)}) for ${describe}, recorded as pending by an earlier ${words.apply}, ` +
+      `was ${cr.status}${decision(cr)}; nothing of it was applied, so this ${words.apply} makes the change anew`,
+  );
   return { state: "ended" };
 }
 

@@ -722,7 +722,7 @@ export const impl: ResourceHandlers<FlagDefinitionInputs, FlagDefinitionOutputs>
         def = await read();
         const change = nextChange(place, olds.flagName, news, def);
         if (def && !change) return { outs: outputs(def, place, news) };
-        const request = await recordedRequest(admin, olds.pendingChangeRequest);
+        const request = await recordedRequest(admin, olds.pendingChangeRequest, describe);
         if (change && request.state === "open") submitted = { cr: reuseOpen(request.cr, change), change };
         // Applied since: the live definition is the request's outcome, not a colleague's edit.
         if (request.state === "applied" && def) base = outputs(def, place, olds);

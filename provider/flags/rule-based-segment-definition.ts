@@ -420,7 +420,11 @@ export const impl: ResourceHandlers<RuleBasedSegmentDefinitionInputs, RuleBasedS
             ),
           // Once the recorded request was applied, the live definition is its outcome: the base.
           rebase: async () => {
-            request = await recordedRequest(adminClient(), olds.pendingChangeRequest);
+            request = await recordedRequest(
+              adminClient(),
+              olds.pendingChangeRequest,
+              `the definition of rule-based segment "${olds.segment}" in environment "${olds.environmentName}"`,
+            );
             return request.state === "applied";
           },
           write: async (fields, live) => {

@@ -315,7 +315,11 @@ export const impl: ResourceHandlers<SegmentKeysInputs, SegmentKeysOutputs> = res
       try {
         // The keys change from the recorded members, without a read (see the module notes), unless
         // the request recorded as pending was applied since: the members are then its outcome, read.
-        const request = await recordedRequest(adminClient(), olds.pendingChangeRequest);
+        const request = await recordedRequest(
+          adminClient(),
+          olds.pendingChangeRequest,
+          `the keys of segment "${olds.segment}" in environment "${olds.environmentName}"`,
+        );
         const from =
           request.state === "applied" ? await liveMembers(olds.environmentId, olds.segment) : olds.keys;
         if (from === undefined) throw new GoneSinceRecordedError(describeKeys(olds));

@@ -5,11 +5,14 @@
  * submits nothing (the recorded request read again, or the open one found by the list after a
  * timeout), a second admin key approves through the SDK and the next refresh shows no diff;
  * `waitForApproval` succeeds when approved meanwhile (with its progress line) and fails on
- * REJECTED, WITHDRAWN and the timeout with exact messages; an environment without approvals is
+ * REJECTED, WITHDRAWN and the timeout with exact messages; a recorded request rejected since is
+ * reported on the next `up` (who, when, the comment, in the door's words) before the change is
+ * submitted anew; an environment without approvals is
  * written directly with the same requests as before.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setProgressSink } from "../../../provider/core/change-request";
+import { PULUMI_WORDS, TERRAFORM_WORDS, useDoor } from "../../../provider/core/door";
 import { impl as flag, flagProviderText } from "../../../provider/flags/flag";
 import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flags/flag-definition";
 import { impl as segment, segmentProviderText } from "../../../provider/flags/segment";
@@ -225,6 +228,38 @@ describe("FlagDefinition in an environment that requires approvals", () => {
         "with a different change, and the service takes one open change request per object: approve, reject or withdraw it, then run `pulumi up` again",
     );
     expect(bed.proxy.writes()).toEqual([]);
+  });
+
+  it("after a rejection, the next up reports who rejected it, when and the comment, and submits the change anew", async () => {
+    const { flag, id, olds } = await seeded();
+    const news = await checked(defs, programFor(flag, 60));
+    const first = await defs.update(id, olds, news);
+    const rejectedId = (first.outs.pendingChangeRequest as { id: string }).id;
+    await approver.changeRequests.reject(rejectedId, "not this week");
+    const decided = (await bed.admin.changeRequests.get(rejectedId)).comments.at(-1);
+    const at = new Date(decided?.timestamp ?? 0).toISOString();
+    progress = [];
+    bed.reset();
+    const second = await defs.update(id, first.outs, news);
+    const next = (second.outs.pendingChangeRequest as { id: string }).id;
+    expect(next).not.toBe(rejectedId);
+    expect(second.outs.pendingChangeRequest).toEqual({
+      id: next,
+      status: "REQUESTED",
+      reference: `changeRequests/${next}`,
+    });
+    expect(second.outs.defaultRule).toEqual(doc(50).defaultRule);
+    const about = `the definition of flag "${flag}" in environment "Gated"`;
+    expect(progress).toEqual([
+      `change request ${rejectedId} (changeRequests/${rejectedId}) for ${about}, recorded as pending by an earlier \`pulumi up\`, ` +
+        `was REJECTED by approver (APPROVER) at ${at}, commenting "not this week"; nothing of it was applied, so this \`pulumi up\` makes the change anew`,
+      `environment "Gated" requires approvals: submitted change request ${next} for ${about} (REQUESTED)`,
+    ]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `PATCH ${V2}/splits/ws/${ws.id}/${flag}/environments/${gatedId} 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
   });
 
   it("waitForApproval: polls with a progress line until a second key approves, then records the applied definition", async () => {
@@ -806,6 +841,34 @@ describe("SegmentKeys in an environment that requires approvals", () => {
     await approver.changeRequests.approve(cr.id, "ok");
     await segments.delete(id, props);
     expect((await segments.read(id, props)).id).toBeUndefined();
+  });
+
+  it("after a rejection, the next apply reports it in the door's words (Terraform) and submits the change anew", async () => {
+    const { segment, made } = await segmentIn();
+    const news = await checked(keys, program(segment, ["ana", "ben"]));
+    const first = await keys.update(made.id, made.outs, news);
+    const rejectedId = (first.outs.pendingChangeRequest as { id: string }).id;
+    await approver.changeRequests.reject(rejectedId, "ben is not in beta");
+    const decided = (await bed.admin.changeRequests.get(rejectedId)).comments.at(-1);
+    const at = new Date(decided?.timestamp ?? 0).toISOString();
+    progress = [];
+    bed.reset();
+    useDoor(TERRAFORM_WORDS);
+    const second = await keys.update(made.id, first.outs, news).finally(() => useDoor(PULUMI_WORDS));
+    const next = (second.outs.pendingChangeRequest as { id: string }).id;
+    expect(next).not.toBe(rejectedId);
+    expect(second.outs.keys).toEqual([]);
+    expect(progress).toEqual([
+      `change request ${rejectedId} (changeRequests/${rejectedId}) for the keys of segment "${segment}" in environment "Gated", ` +
+        `recorded as pending by an earlier \`terraform apply\`, was REJECTED by approver (APPROVER) at ${at}, commenting "ben is not in beta"; ` +
+        "nothing of it was applied, so this `terraform apply` makes the change anew",
+      `environment "Gated" requires approvals: submitted change request ${next} for the keys of segment "${segment}" in environment "Gated" (REQUESTED)`,
+    ]);
+    expect(bed.proxy.writes().map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      `PUT ${V2}/segments/${gatedId}/${segment}/uploadKeys 403`,
+      `PATCH ${V2}/environments/ws/${ws.id}/${gatedId} 200`,
+      `POST ${V2}/changeRequests/ws/${ws.id}/environments/${gatedId} 200`,
+    ]);
   });
 
   it("refuses a change that both adds and removes keys, naming keys", async () => {
