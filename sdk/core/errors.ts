@@ -7,7 +7,7 @@
  * @module
  */
 
-import { redactCause, redactText, redactValue, usableSecrets } from "./redact";
+import { bodySecrets, redactCause, redactText, redactValue, usableSecrets } from "./redact";
 
 const BRAND: unique symbol = Symbol.for("flagstack.ApiError");
 const KIND: unique symbol = Symbol.for("flagstack.ApiError.kind");
@@ -93,11 +93,17 @@ export function redactUrl(url: string): string {
 
 /**
  * A copy of `init` with every credential removed (see `sdk/core/redact.ts`), and no `secrets` or
- * `secretFields`.
+ * `secretFields`. The secrets the body and details name by their structure (a new key in a
+ * `details` JSON string, a body's `key` field) are removed from every text too: a message may
+ * repeat them without a name.
  */
 function redactInit(init: ApiErrorInit): ApiErrorInit {
-  const secrets = usableSecrets(init.secrets ?? []);
   const fields = init.secretFields ?? [];
+  const secrets = usableSecrets([
+    ...(init.secrets ?? []),
+    ...bodySecrets(init.body, fields),
+    ...(init.details === undefined ? [] : bodySecrets(init.details, fields)),
+  ]);
   const clean = (s: string) => redactText(s, secrets, fields);
   const text = (s: string | undefined) => (s === undefined ? undefined : clean(s));
   const { secrets: _dropped, secretFields: _names, ...rest } = init;

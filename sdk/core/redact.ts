@@ -18,6 +18,12 @@
  *    secret's `value`), names too generic to be credentials everywhere: in a parsed body their
  *    values, in text their `"name": "value"` (any value) and `name: value` / `name=value` forms
  *    (a token-shaped value).
+ *
+ * A body's structure also names secrets that its free text repeats without a name (a 500 of the
+ * route that mints keys: `"message": "made key sdk-…"` beside `"details": "{\"key\": \"sdk-…\"}"`):
+ * {@link bodySecrets} collects the values of the credential-named and declared fields of a body,
+ * at any depth and inside the JSON texts its strings hold, which the error then removes as known
+ * secrets (layer 1), whole or in fragments, wherever they appear.
  * @module
  */
 import { inspect } from "node:util";
@@ -169,6 +175,58 @@ function removeSecret(text: string, secret: string): string {
     }
   }
   return out + text.slice(last, start) + REDACTED + text.slice(end);
+}
+
+/** The shortest value of a credential-named or declared field that {@link bodySecrets} collects. */
+const MIN_BODY_SECRET = 8;
+
+/**
+ * The secrets a body names by its structure, to be removed wherever its text repeats them: the
+ * string values (of at least 8 characters; an authorization value's token without its scheme) of
+ * its credential-named fields and of the `fields`
+ * declared secret, at any depth, also inside JSON texts held by its strings (a `details` string
+ * with the answer the service could not send), each with its JSON-escaped form when that differs.
+ * `body` is a parsed body, or a text, parsed when it looks like JSON.
+ */
+export function bodySecrets(body: unknown, fields: readonly string[] = []): string[] {
+  const rules = rulesOf([], fields);
+  const out = new Set<string>();
+  const add = (value: string) => {
+    // An authorization value's credential is its token: the scheme stays readable in text.
+    const v = value.replace(/^(?:Bearer|Basic)\s+/i, "");
+    if (v.length < MIN_BODY_SECRET || v === REDACTED) return;
+    out.add(v);
+    const escaped = JSON.stringify(v).slice(1, -1);
+    if (escaped !== v) out.add(escaped);
+  };
+  const visit = (value: unknown, depth: number, named: boolean): void => {
+    if (depth >= MAX_DEPTH) return;
+    if (typeof value === "string") {
+      if (named) add(value);
+      const nested = jsonIn(value);
+      if (nested !== undefined) visit(nested, depth + 1, false);
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1, named);
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) visit(v, depth + 1, isCredentialField(k, rules));
+  };
+  visit(body, 0, false);
+  return [...out];
+}
+
+/** The value of a text that looks like a JSON object or array, else `undefined`. */
+function jsonIn(text: string): unknown {
+  const t = text.trim();
+  if (!((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]")))) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when `text` holds something {@link redactText} would remove. */

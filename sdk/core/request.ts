@@ -28,7 +28,7 @@ import { encodeMultipart, isFormData } from "./multipart";
 import type { ResolvedOptions } from "./options";
 import { sharedPool } from "./pool";
 import { type RateLimiter, sharedLimiter } from "./rate-limiter";
-import { redactText, usableSecrets } from "./redact";
+import { bodySecrets, redactText, usableSecrets } from "./redact";
 import { errorFromResponse } from "./response-error";
 import {
   backoffMs,
@@ -351,8 +351,11 @@ export class HttpCore {
       return this.#parseSuccess(r, status, res.headers, text, method, path, attempt, cs);
     }
     // Redacted before anything is taken from it: a message cut at 200 characters could keep a
-    // fragment of a key too short to be recognised afterwards.
-    const text = redactText(await res.body.text(), cs.secrets, cs.secretFields);
+    // fragment of a key too short to be recognised afterwards. What its structure names secret (a
+    // new key in a `details` JSON string) goes from its free text too (`bodySecrets`).
+    const raw = await res.body.text();
+    const answered = withBodySecrets(cs, raw);
+    const text = redactText(raw, answered.secrets, answered.secretFields);
     const idempotent = r.idempotent;
     const advised = status === 429 ? rateLimitWaitMs(res.headers) : retryAfterMs(res.headers);
     const retryable = status === 429 || (idempotent && this.#policy.retryStatuses.includes(status));
@@ -367,7 +370,7 @@ export class HttpCore {
       attempts: attempt,
       outcomeUnknown: !idempotent && WRITE_MAYBE_APPLIED.has(status),
       retryAfterMs: advised,
-      ...cs,
+      ...answered,
     });
     return {
       ok: false,
@@ -604,7 +607,9 @@ export class HttpCore {
             await res.body.dump();
             return status;
           }
-          const text = redactText(await res.body.text(), cs.secrets, cs.secretFields);
+          const raw = await res.body.text();
+          const answered = withBodySecrets(cs, raw);
+          const text = redactText(raw, answered.secrets, answered.secretFields);
           const error = errorFromResponse({
             status,
             headers: res.headers,
@@ -613,7 +618,7 @@ export class HttpCore {
             url: shown,
             attempts: attempt,
             outcomeUnknown: false,
-            ...cs,
+            ...answered,
           });
           outcome = {
             ok: false,
@@ -644,6 +649,16 @@ export class HttpCore {
  * Each value, and its JSON-escaped form when that differs (a value with a newline or a quote is
  * echoed that way inside a JSON text): both are searched for in the call's error answers.
  */
+/**
+ * A call's secrets with those an answer's body names by its structure (`redact.ts`
+ * `bodySecrets`: the values of its credential-named and declared secret fields, also inside the
+ * JSON texts its strings hold), so that its free text repeating them is redacted too.
+ */
+function withBodySecrets(cs: CallSecrets, text: string): CallSecrets {
+  const named = bodySecrets(text, cs.secretFields);
+  return named.length === 0 ? cs : { ...cs, secrets: usableSecrets([...cs.secrets, ...named]) };
+}
+
 function withEscapes(values: readonly (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const v of values) {

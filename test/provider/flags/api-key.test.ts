@@ -2,8 +2,10 @@
  * ApiKey lifecycle against the emulator, directly and through the gRPC host: check refusals
  * naming the field (the service's scope rules too) with no request, create (exact POST), the key
  * a secret output found nowhere else in the outputs, read returning the record with no request,
- * every change a replacement, revoke on delete, and a lost create answer that fails saying so.
+ * every change a replacement, revoke on delete, a lost create answer that fails saying so, and a
+ * 500 echoing the key it made (in its message and a JSON `details` string) that fails without it.
  */
+import { inspect } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withSecretOutputs } from "../../../provider/core/secret-outputs";
@@ -198,6 +200,56 @@ describe.each(MODES)("ApiKey (%s)", (mode) => {
       `the answer to creating API key "${name}" was lost`,
     );
     expect(bed.proxy.writes().map((w) => w.method)).toEqual(["POST"]);
+  });
+});
+
+describe("ApiKey: a 500 that echoes the key it made", () => {
+  it("fails the create without the key, or any fragment of it, in the error, its cause or their JSON", async () => {
+    const p = drivers.direct;
+    const name = unique("key-echo");
+    const inputs = (await p.check({}, server(name))).inputs;
+    bed.reset();
+    let made = "";
+    let madeId = "";
+    // The service made the key, then failed: its 500 names the key in the message and in a JSON
+    // `details` string, as the answer it could not send.
+    bed.proxy.onWrite(0, {
+      respond: (upstream) => {
+        const answer = JSON.parse(upstream.text) as { id: string; key: string };
+        made = answer.key;
+        madeId = answer.id;
+        return {
+          status: 500,
+          text: JSON.stringify({
+            code: 500,
+            message: `key ${answer.key} was made but not recorded (${answer.key.slice(4, 20)})`,
+            details: JSON.stringify({ id: answer.id, name, key: answer.key }),
+            transactionId: "tx-echo",
+          }),
+        };
+      },
+    });
+    const failure = (await p.create(inputs).catch((e: unknown) => e)) as Error & { cause?: unknown };
+    expect(made).toMatch(/^sdk-/);
+    expect(failure.message).toBe(
+      `the answer to creating API key "${name}" was lost (POST ${V2}/apiKeys: 500 key *** was made but not recorded (***) ` +
+        `({"id":"${madeId}","name":"${name}","key":"***"}) (transaction tx-echo)); a key may have been made, and the API cannot look keys up: ` +
+        `revoke any key named "${name}" in the UI, then run \`pulumi up\` again`,
+    );
+    const fragments = Array.from({ length: made.length - 11 }, (_, i) => made.slice(i, i + 12));
+    const cause = failure.cause as Error;
+    for (const text of [
+      failure.message,
+      String(failure.stack),
+      JSON.stringify(failure),
+      inspect(failure, { depth: 10, showHidden: true }),
+      cause.message,
+      JSON.stringify(cause),
+      JSON.stringify((cause as unknown as { body: unknown }).body),
+      inspect(cause, { depth: 10, showHidden: true }),
+    ]) {
+      expect(fragments.filter((f) => text.includes(f))).toEqual([]);
+    }
   });
 });
 

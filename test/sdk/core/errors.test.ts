@@ -88,6 +88,24 @@ describe("ApiError", () => {
     expect(isOutcomeUnknown(new Error("plain"))).toBe(false);
   });
 
+  it("removes from every text the secrets its body and details name by their structure", () => {
+    const NEW = "sdk-0f9e8d7c6b5a49382716";
+    const e = new ApiError({
+      status: 500,
+      method: "POST",
+      url: "http://h:1/internal/api/v2/apiKeys",
+      message: `made ${NEW}, then failed`,
+      details: JSON.stringify({ id: "k1", key: NEW }),
+      body: { message: `made ${NEW}, then failed`, answer: { key: NEW, note: `cut ${NEW.slice(2, 18)}` } },
+      secretFields: ["key"],
+    });
+    expect(e.message).toBe(
+      'POST /internal/api/v2/apiKeys: 500 made ***, then failed ({"id":"k1","key":"***"})',
+    );
+    expect(e.body).toEqual({ message: "made ***, then failed", answer: { key: "***", note: "cut ***" } });
+    expect(JSON.stringify(e)).not.toContain(NEW.slice(4, 16));
+  });
+
   it.each([
     ["http://user:pw@h/x", "http://h/x"],
     ["http://h/x?api_key=abc&y=1", "http://h/x?api_key=***&y=1"],

@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { redactCause, redactText, redactValue, usableSecrets } from "../../../sdk/core/redact";
+import { bodySecrets, redactCause, redactText, redactValue, usableSecrets } from "../../../sdk/core/redact";
 
 const KEY = "adm-4f1c9e2a7b3d5068a1f2e3d4c5b6a798";
 
@@ -63,6 +63,31 @@ describe("fields a route declares secret", () => {
     const cause = new Error(`echo {"key":"${NEW}"}`);
     expect((redactCause(cause, [], ["key"]) as Error).message).toBe('echo {"key":"***"}');
     expect(redactCause(cause, [])).toBe(cause);
+  });
+});
+
+describe("bodySecrets", () => {
+  const NEW = "sdk-7s2kq9x1b3c5d7e9f0a2b4c6";
+  it("collects the credential-named and declared fields' values, at any depth and inside JSON texts of its strings", () => {
+    const body = {
+      message: `made key ${NEW} but failed`,
+      details: JSON.stringify({
+        id: "k1",
+        apiKey: { key: NEW },
+        nested: JSON.stringify({ token: "tok-0123456789" }),
+      }),
+      answer: [{ id: "k2", key: 'quo"te-0123' }],
+      token: "short",
+    };
+    expect(bodySecrets(body, ["key"])).toEqual([NEW, "tok-0123456789", 'quo"te-0123', 'quo\\"te-0123']);
+    // a text is parsed when it looks like JSON; without the declared field, only credential names
+    expect(bodySecrets(JSON.stringify(body))).toEqual(["tok-0123456789"]);
+    expect(bodySecrets(`made key ${NEW}`, ["key"])).toEqual([]);
+  });
+
+  it("removed as known secrets, they leave no fragment in the text that repeats them unnamed", () => {
+    const text = `made key ${NEW} (${NEW.slice(3, 20)}...)`;
+    expect(redactText(text, usableSecrets(bodySecrets({ key: NEW }, ["key"])))).toBe("made key *** (***...)");
   });
 });
 

@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { Pool } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { apiKeyEndpoints } from "../../../sdk/admin/api-key";
 import {
   ApiError,
   ConflictError,
@@ -465,6 +466,48 @@ describe("credentials never leak", () => {
       .catch((e: unknown) => e)) as ApiError;
     expect(bad).toBeInstanceOf(ValidationError);
     expect(bad.body).toEqual({ id: "s1", pin: "***" });
+  });
+
+  it("keeps a new API key out of a 500 to the route that mints it: in the message, a JSON details string and the body's fields", async () => {
+    const NEW = "sdk-3b1f6e0c-9d2a-47f8-b5e4-c1a09d8e7f6a";
+    srv.script((_req, res) =>
+      json(res, 500, {
+        code: 500,
+        message: `made key ${NEW} for checkout-server (${NEW.slice(4, 26)}...) but could not record it`,
+        details: JSON.stringify({ id: "k-1", name: "checkout-server", apiKey: { key: NEW } }),
+        answer: { id: "k-1", key: NEW },
+        transactionId: "t",
+      }),
+    );
+    const err = (await makeCore(srv.url)
+      .request(apiKeyEndpoints.create, {}, { body: { name: "checkout-server", apiKeyType: "server_side" } })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.outcomeUnknown).toBe(true);
+    expect(err.message).toBe(
+      "POST /internal/api/v2/apiKeys: 500 made key *** for checkout-server (***...) but could not record it " +
+        '({"id":"k-1","name":"checkout-server","apiKey":{"key":"***"}}) (transaction t)',
+    );
+    expect(err.body).toEqual({
+      code: 500,
+      message: "made key *** for checkout-server (***...) but could not record it",
+      details: '{"id":"k-1","name":"checkout-server","apiKey":{"key":"***"}}',
+      answer: { id: "k-1", key: "***" },
+      transactionId: "t",
+    });
+    const fragments = Array.from({ length: NEW.length - 11 }, (_, i) => NEW.slice(i, i + 12));
+    for (const text of [
+      err.message,
+      err.apiMessage,
+      String(err.details),
+      JSON.stringify(err.body),
+      JSON.stringify(err),
+      inspect(err, { depth: 10, showHidden: true }),
+      String(err.stack),
+      String(err.cause),
+    ]) {
+      expect(fragments.filter((f) => text.includes(f))).toEqual([]);
+    }
   });
 
   it("keeps the key out of network errors", async () => {
