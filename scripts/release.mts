@@ -17,9 +17,17 @@
  *   (`list`, `v<version>.info`, `.mod`, `.zip`), for `GOPROXY=file://<dir>/goproxy,...` and the
  *   module path.
  *
- * Neither SDK ships the provider: a program runs it from the npm package's plugin directory
- * (`plugins: providers: - name: flagstack, path: node_modules/flagstack/provider-plugin` in its
- * `Pulumi.yaml`), docs/native.md.
+ * - the provider binary, one self-contained executable per platform (`./release-binary.mts`), in
+ *   Terraform's shapes (`terraform-provider-flagstack_<version>_<os>_<arch>.zip`, `..._SHA256SUMS`,
+ *   and `terraform-mirror/`, a filesystem mirror that is also a network mirror's files) and
+ *   Pulumi's (`pulumi-resource-flagstack-v<version>-<os>-<arch>.tar.gz`); `--platforms
+ *   linux_amd64,...` for some of them, `--binaries-only` for nothing else.
+ *
+ * Neither SDK ships the provider: a program installs the plugin from its tarball (`pulumi plugin
+ * install resource flagstack <version> --file ...`), or from the schema's `pluginDownloadURL`
+ * (`--plugin-download-url URL`, where a team serves the tarballs), or runs it from the npm
+ * package's plugin directory (`plugins: providers: - name: flagstack, path:
+ * node_modules/flagstack/provider-plugin` in its `Pulumi.yaml`), docs/native.md.
  *
  * Needs the Pulumi CLI (PATH, else `scripts/env.sh`'s `flagstack_use_pulumi`), `python3` (a build
  * virtualenv with setuptools and wheel is made once under the OS temp directory, keyed by their
@@ -44,6 +52,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
+import {
+  bundle,
+  executables,
+  PLATFORMS,
+  type Platform,
+  parsePlatforms,
+  pulumiPlugins,
+  type TerraformRelease,
+  terraformRelease,
+} from "./release-binary.mts";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -56,24 +74,45 @@ const WHEEL_BUILD = ["setuptools==80.9.0", "wheel==0.45.1"];
 
 export interface ReleaseFiles {
   version: string;
-  tarball: string;
+  tarball?: string;
   schema: string;
-  wheel: string;
-  goModule: string;
-  goProxy: string;
+  wheel?: string;
+  goModule?: string;
+  goProxy?: string;
+  /** The Terraform distribution (zips, sums, mirror). */
+  terraform: TerraformRelease;
+  /** Pulumi's plugin tarballs, by platform. */
+  pulumiPlugins: Record<string, string>;
 }
 
-function args(): { out: string; build: boolean } {
+/** What `npm run release` is asked for. */
+export interface ReleaseOptions {
+  out: string;
+  build: boolean;
+  /** The provider binary's platforms (all by default). */
+  platforms: Platform[];
+  /** The binaries, their Terraform and Pulumi shapes and the schema only: no npm tarball, no SDKs. */
+  binariesOnly: boolean;
+  /** Where a team serves the Pulumi plugin tarballs: the schema's `pluginDownloadURL`. */
+  pluginDownloadUrl?: string;
+}
+
+function args(): ReleaseOptions {
   const argv = process.argv.slice(2);
-  let out = join(root, "release");
-  let build = true;
+  const options: ReleaseOptions = { out: join(root, "release"), build: true, platforms: PLATFORMS, binariesOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--out") out = resolve(argv[++i] ?? "");
-    else if (a === "--no-build") build = false;
-    else throw new Error(`release: unknown argument ${a} (--out DIR, --no-build)`);
+    if (a === "--out") options.out = resolve(argv[++i] ?? "");
+    else if (a === "--no-build") options.build = false;
+    else if (a === "--platforms") options.platforms = parsePlatforms(argv[++i] ?? "");
+    else if (a === "--binaries-only") options.binariesOnly = true;
+    else if (a === "--plugin-download-url") options.pluginDownloadUrl = argv[++i];
+    else
+      throw new Error(
+        `release: unknown argument ${a} (--out DIR, --no-build, --platforms P,..., --binaries-only, --plugin-download-url URL)`,
+      );
   }
-  return { out, build };
+  return options;
 }
 
 /** Runs a command; throws with its output when it fails, else returns its stdout. */
@@ -124,7 +163,7 @@ function npmPack(out: string, build: boolean): string {
 }
 
 /** The committed schema with the package's version stamped (a schema older than the version fails). */
-function writeSchema(out: string, version: string): string {
+function writeSchema(out: string, version: string, pluginDownloadURL?: string): string {
   const schema = JSON.parse(readFileSync(join(root, "provider-plugin", "schema.json"), "utf8")) as {
     version?: string;
   };
@@ -133,7 +172,10 @@ function writeSchema(out: string, version: string): string {
       `release: provider-plugin/schema.json is version ${schema.version}, the package ${version}: run \`npm run schema\``,
     );
   const file = join(out, `flagstack-schema-${version}.json`);
-  writeFileSync(file, `${JSON.stringify({ ...schema, version }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ ...schema, version, ...(pluginDownloadURL ? { pluginDownloadURL } : {}) }, null, 2)}\n`,
+  );
   return file;
 }
 
@@ -309,26 +351,41 @@ with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
 }
 
 /** Builds every artifact into `out` (emptied first). */
-export function release(out: string, build: boolean): ReleaseFiles {
+export async function release(options: ReleaseOptions): Promise<ReleaseFiles> {
+  const { out, build } = options;
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), "flagstack-release-"));
   try {
-    const tarball = npmPack(out, build);
-    const schema = writeSchema(out, version);
+    if (build) run("npm", ["run", "build"], root, nodeEnv());
+    const schema = writeSchema(out, version, options.pluginDownloadUrl);
+    const binaries = await executables(options.platforms, await bundle(work), work);
+    const terraform = terraformRelease(out, version, binaries);
+    const plugins = pulumiPlugins(out, version, binaries);
+    if (options.binariesOnly) return { version, schema, terraform, pulumiPlugins: plugins };
+    const tarball = npmPack(out, false);
     const pulumi = pulumiCommand();
     const wheel = pythonWheel(pulumi, schema, out, work, version);
     const { dir, proxy } = goModule(pulumi, schema, out, work, version);
-    return { version, tarball, schema, wheel, goModule: dir, goProxy: proxy };
+    return { version, tarball, schema, wheel, goModule: dir, goProxy: proxy, terraform, pulumiPlugins: plugins };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
 if (import.meta.filename === process.argv[1]) {
-  const { out, build } = args();
-  const made = release(out, build);
-  for (const path of [made.tarball, made.schema, made.wheel, made.goModule, made.goProxy])
-    console.log(relative(process.cwd(), path) || path);
+  const made = await release(args());
+  for (const path of [
+    made.tarball,
+    made.schema,
+    made.wheel,
+    made.goModule,
+    made.goProxy,
+    ...Object.values(made.terraform.zips),
+    made.terraform.sums,
+    made.terraform.mirror,
+    ...Object.values(made.pulumiPlugins),
+  ])
+    if (path !== undefined) console.log(relative(process.cwd(), path) || path);
 }

@@ -356,8 +356,14 @@ type Callback = (error: unknown, response?: unknown) => void;
 // biome-ignore lint/suspicious/noExplicitAny: the SDK server's handlers take each RPC's own request type.
 type Handler = (call: UnaryCall<any>, callback: Callback) => unknown;
 
+// The modules a bundle of the provider (the provider binary, `../binary.ts`) carries in place of
+// resolving them at run time: the bundler cannot follow a `require.resolve` with `paths`.
+const BUNDLED_SDK_MODULES = Symbol.for("flagstack.native.sdkModules");
+
 /** The SDK's own copy of a module its server uses (it has a nested google-protobuf, for one). */
 function sdkModule<T>(name: string): T {
+  const bundled = (globalThis as { [BUNDLED_SDK_MODULES]?: Record<string, () => unknown> })[BUNDLED_SDK_MODULES];
+  if (bundled?.[name]) return bundled[name]() as T;
   const sdkDir = dirname(require.resolve("@pulumi/pulumi/package.json"));
   return require(require.resolve(name, { paths: [sdkDir] })) as T;
 }
@@ -488,10 +494,18 @@ export async function withWrappedHandlers(start: () => Promise<void>): Promise<v
   }
 }
 
+/**
+ * Gives a bundle's own copies of the modules {@link sdkModule} resolves from `@pulumi/pulumi`'s
+ * directory (the provider binary, whose bundler resolved them from there).
+ */
+export function useBundledSdkModules(modules: Record<string, () => unknown>): void {
+  (globalThis as { [BUNDLED_SDK_MODULES]?: Record<string, () => unknown> })[BUNDLED_SDK_MODULES] = modules;
+}
+
 /** What the plugin's entry point passes to {@link serve}. */
 export interface ServeOptions {
-  /** The committed package schema (`provider-plugin/schema.json`). */
-  schemaFile: string;
+  /** The committed package schema (`provider-plugin/schema.json`), or its text (the provider binary carries it). */
+  schemaFile: string | { text: string };
   /** The package version. */
   version: string;
 }
@@ -504,7 +518,10 @@ export async function serve(args: readonly string[], options: ServeOptions): Pro
   const { main } = require("@pulumi/pulumi/provider") as typeof import("@pulumi/pulumi/provider");
   const provider = nativeProvider({
     version: options.version,
-    schema: () => readFile(options.schemaFile, "utf8"),
+    schema: async () => {
+      const file = options.schemaFile;
+      return typeof file === "string" ? readFile(file, "utf8") : file.text;
+    },
   });
   await withWrappedHandlers(() => main(provider, [...args]));
   const engine = engineArgument(args);

@@ -15,7 +15,6 @@
  * `internal/plugin6/grpc_provider.go`).
  * @module
  */
-import { dirname } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
 
 /** The protocol definitions, in protobuf's text form. */
@@ -288,11 +287,9 @@ const READ = { longs: Number, enums: Number, defaults: true, oneofs: true } as c
  * responses are plain objects of the same shape.
  */
 export function loadServices(): Services {
-  const loaderDir = dirname(require.resolve("@grpc/proto-loader/package.json"));
-  // protobufjs as proto-loader has it (its own dependency, wherever the installer put it).
-  const protobuf = require(
-    require.resolve("protobufjs", { paths: [loaderDir] }),
-  ) as typeof import("protobufjs");
+  // A direct dependency, the same copy `@grpc/proto-loader` uses (one version range); a plain
+  // `require`, so that the provider binary's bundler carries it.
+  const protobuf = require("protobufjs") as typeof import("protobufjs");
   const service = (text: string, name: string): ServiceDefinition => {
     const root = protobuf.parse(text, { keepCase: true }).root;
     const svc = root.lookupService(name);

@@ -9,14 +9,16 @@
  * when the file is not what the kinds derive.
  *
  * The file is the two messages as JSON, each attribute's `type` (bytes on the wire: the type
- * constraint's JSON) as its text. This module loads nothing but `node:fs`.
+ * constraint's JSON) as its text. This module loads nothing but `node:fs` (`../core/package-file.ts`).
  * @module
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { readPackageFile } from "../core/package-file";
 
 /** The file's path inside the package. */
 export const SCHEMA_ANSWER_PATH = join("provider-plugin", "terraform-schema.json");
+/** The same, as the package names its files (`/`-separated). */
+export const SCHEMA_ANSWER_FILE = "provider-plugin/terraform-schema.json";
 
 /** The two answers, as the protocol's messages (plain objects). */
 export interface SchemaAnswers {
@@ -51,16 +53,11 @@ export function parseSchemaAnswers(text: string): SchemaAnswers {
 }
 
 /**
- * The committed answers, from the source tree or a build (the first `provider-plugin/` above
- * `from`); `undefined` when there is none (the dispatch then derives them from the kinds).
+ * The committed answers, from the copy the provider binary carries, the source tree or a build
+ * (the first `provider-plugin/` above `from`, `../core/package-file.ts`); `undefined` when there is
+ * none (the dispatch then derives them from the kinds).
  */
 export function readSchemaAnswers(from: string = __dirname): SchemaAnswers | undefined {
-  for (let dir = from; ; dir = dirname(dir)) {
-    try {
-      return parseSchemaAnswers(readFileSync(join(dir, SCHEMA_ANSWER_PATH), "utf8"));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
+  const text = readPackageFile(SCHEMA_ANSWER_FILE, from);
+  return text === undefined ? undefined : parseSchemaAnswers(text);
 }

@@ -24,9 +24,8 @@
  * `dynamic` (OpenTofu decides its type from the value).
  * @module
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import type { Kind } from "../core/kind";
+import { readPackageFile } from "../core/package-file";
 
 // ---------------------------------------------------------------------------------------------
 // The type tree both the schema and the value conversion read
@@ -114,18 +113,14 @@ export interface PackageSchemaPart {
   config: { variables: Record<string, PulumiType> };
 }
 
-/** The committed package schema (`provider-plugin/schema.json`), from the source tree or a build. */
+/**
+ * The committed package schema (`provider-plugin/schema.json`), from the copy the provider binary
+ * carries, the source tree or a build (`../core/package-file.ts`).
+ */
 export function readPackageSchema(from: string = __dirname): PackageSchemaPart {
-  for (let dir = from; ; dir = dirname(dir)) {
-    try {
-      return JSON.parse(
-        readFileSync(join(dir, "provider-plugin", "schema.json"), "utf8"),
-      ) as PackageSchemaPart;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    if (dirname(dir) === dir) throw new Error(`terraform: no provider-plugin/schema.json above ${from}`);
-  }
+  const text = readPackageFile("provider-plugin/schema.json", from);
+  if (text === undefined) throw new Error(`terraform: no provider-plugin/schema.json above ${from}`);
+  return JSON.parse(text) as PackageSchemaPart;
 }
 
 const TYPE_PREFIX = "#/types/";
