@@ -8,10 +8,12 @@
  * serving, and finishing, the requests in flight, and it lived on as an orphan. Its parent is the
  * shim, not the engine, so a changed parent pid says nothing.
  *
- * So once per second the host dials the engine's address: a refused connection means the engine
- * is gone, and the process exits (what it was sending is then in the state as a pending
- * operation, which `flagstack recover` settles). It exits at once, except while a create whose
- * answer shows what no read shows again is in flight ({@link holdExit}: an environment's SDK
+ * So every {@link ENGINE_PROBE_MS} (half a second, as the Terraform door checks its parent,
+ * `../terraform/parent-watch.ts`: a run killed, no request leaves the process a second later) the
+ * host dials the engine's address: a refused connection means the engine is gone, and the process
+ * exits (what it was sending is then in the state as a pending operation, which `flagstack
+ * recover` settles). It exits at once, except while a create whose answer shows what no read
+ * shows again is in flight ({@link holdExit}: an environment's SDK
  * keys, noted for `recover` by `./created-journal.ts`): it waits for that answer, at most
  * {@link HOLD_EXIT_MS}. Any other dial error (a busy machine) is not taken as death. The timer is
  * `unref`ed and does nothing outside that host.
@@ -20,7 +22,7 @@
 import { connect } from "node:net";
 
 /** How often the engine's address is dialled. */
-export const ENGINE_PROBE_MS = 1000;
+export const ENGINE_PROBE_MS = 500;
 
 /** The engine's `host:port` when this process is the dynamic-provider host, else `undefined`. */
 export function engineAddress(

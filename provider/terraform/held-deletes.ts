@@ -21,6 +21,9 @@
  *   object), so each failure is noted on this machine ({@link noteFailedHeldDeletes}) and the next
  *   run in the same directory reports it as a warning when it configures the provider
  *   ({@link takeFailedHeldDeletes}): the object may still exist, and nothing says so otherwise.
+ * - a process whose run ended without `Shutdown` (`tofu` killed: `./parent-watch.ts`) drops what it
+ *   holds ({@link HeldDeletes.drop}) and names it in its last log line: an orphan sends nothing,
+ *   since no run is there to record or report it, and the object stays on the service.
  * A held delete is only one whose environment requires no approvals (one dry-run read per
  * environment and process, which the owner's delete reads anyway): behind an approval gate the
  * kind's own delete runs at once, so a change request it needs fails the apply and keeps the
@@ -67,6 +70,13 @@ export class HeldDeletes {
   /** The owner's delete succeeded: what it held went with it. */
   done(ownerKey: string): void {
     this.byOwner.delete(ownerKey);
+  }
+
+  /** Forgets every held delete, sending none (the run is gone); what they were, as `flag_definition <id>`. */
+  drop(): string[] {
+    const dropped = [...this.byOwner.values()].flatMap((list) => list.map((h) => h.describe));
+    this.byOwner.clear();
+    return dropped;
   }
 
   /** Sends the held deletes (of one owner, or all), each the kind's own; the failures, as messages. */

@@ -12,7 +12,10 @@
  *    plugin protocol 6, network, address, protocol, base64 DER without padding);
  * 4. it serves `tfplugin6.Provider` (`./server.ts`), the health check go-plugin pings, and
  *    `plugin.GRPCController.Shutdown`, after which it exits. Interrupts are ignored, as go-plugin's
- *    server does: Terraform forwards Ctrl-C to the process group and then calls `StopProvider`.
+ *    server does: Terraform forwards Ctrl-C to the process group and then calls `StopProvider`;
+ * 5. it ends with the process that started it (`./parent-watch.ts`): `tofu` killed, the provider
+ *    drops what it held for the run (`./held-deletes.ts`), names it on stderr and exits within
+ *    about half a second, sending nothing more.
  *
  * Logs go to stderr as hclog JSON lines (`@level`, `@message`, `@timestamp`), which go-plugin reads
  * and Terraform shows under `TF_LOG` / `TF_LOG_PROVIDER`.
@@ -22,6 +25,7 @@ import { TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
 import { serverCertificate } from "./cert";
 import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";
+import { watchParent } from "./parent-watch";
 import { loadServices } from "./protocol";
 import { readSchemaAnswers, type SchemaAnswers } from "./schema-answer";
 // Types only: the dispatch (and with it every kind, the SDK, zod and undici) loads on the first
@@ -125,11 +129,13 @@ export function providerHandlers(
   );
 }
 
-/** What {@link serve} returns: the port and a way to stop (tests). */
+/** What {@link serve} returns: the port, a way to stop (tests), and a way to drop what the run left. */
 export interface Served {
   port: number;
   line: string;
   stop(): Promise<void>;
+  /** Forgets the deletes held for the run, sending none (`./held-deletes.ts`); what they were. */
+  dropHeld(): string[];
 }
 
 /**
@@ -180,7 +186,7 @@ export async function serve(
   const port = await bindPort(server, tls, env);
   const line = handshakeLine(port, cert?.der);
   out(line);
-  return { port, line, stop };
+  return { port, line, stop, dropHeld: () => provider?.held.drop() ?? [] };
 }
 
 /** Listens on 127.0.0.1, a free port, within `PLUGIN_MIN_PORT`..`PLUGIN_MAX_PORT` when the client sets them. */
@@ -202,7 +208,37 @@ async function bindPort(
   throw new Error(`no free port in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT (${min}..${max})`);
 }
 
-/** The launcher's entry point: serve, exit when shut down, ignore interrupts. */
+/**
+ * The last line of a provider whose parent is gone (`tofu` killed, `./parent-watch.ts`): what it
+ * held and dropped, so a user reading the provider's log knows which objects may still exist.
+ */
+export function orphanMessage(parent: number, dropped: readonly string[]): string {
+  const what =
+    dropped.length === 0
+      ? "no delete was held"
+      : `${dropped.length} held delete${dropped.length === 1 ? "" : "s"} dropped, not sent (the object${dropped.length === 1 ? "" : "s"} may still exist on the service; the next apply deletes what the state still holds): ${dropped.join(", ")}`;
+  return `the process that started this provider (pid ${parent}) is gone, and with it the run: exiting; ${what}`;
+}
+
+/**
+ * Ends an orphaned provider: drops what the run held (an orphan sends nothing: no run records or
+ * reports it), says so on stderr and exits with status 1.
+ */
+export function endOrphan(
+  parent: number,
+  served: Pick<Served, "dropHeld"> | undefined,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  // Nobody may read stderr any more (its reader was the parent): a failed write must not throw.
+  process.stderr.on("error", () => {});
+  log("warn", orphanMessage(parent, served?.dropHeld() ?? []));
+  exit(1);
+}
+
+/**
+ * The launcher's entry point: serve, exit when shut down, ignore interrupts, and end with the
+ * process that started it (`./parent-watch.ts`), whichever comes first.
+ */
 export async function main(): Promise<void> {
   process.on("SIGINT", () => log("debug", "interrupt ignored: Terraform stops the provider itself"));
   const refusal = handshakeRefusal(process.env);
@@ -211,11 +247,13 @@ export async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // Watched from the start: `tofu` killed before the handshake ends this process too.
+  let served: Served | undefined;
+  watchParent((parent) => endOrphan(parent, served));
   // Messages name `terraform apply`, not `pulumi up`; change requests name the configuration.
   useDoor(TERRAFORM_WORDS);
   // The process serves one command's walk (OpenTofu starts a provider per graph walk and stops it
   // after): its reads may share lists (`../core/list-reads.ts`, DESIGN.md "Reads that share a list").
   openListReadsForOperation();
-  await serve();
-  // Terraform closes our stdin's pipe when it ends without Shutdown (killed): end with it.
+  served = await serve();
 }

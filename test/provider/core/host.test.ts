@@ -6,7 +6,13 @@
  */
 import { createServer } from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { engineAddress, heldWorkSettled, holdExit, watchEngine } from "../../../provider/core/host";
+import {
+  ENGINE_PROBE_MS,
+  engineAddress,
+  heldWorkSettled,
+  holdExit,
+  watchEngine,
+} from "../../../provider/core/host";
 import { flagProviderText } from "../../../provider/flags/flag";
 import { hostDriver, type ProviderHost, startProviderHost } from "../harness";
 
@@ -118,6 +124,10 @@ describe("work held when the engine is gone", () => {
 });
 
 describe("the watch's probe period", () => {
+  it("is half a second by default", () => {
+    expect(ENGINE_PROBE_MS).toBe(500);
+  });
+
   it("dials the engine every interval: a closed engine is noticed at the first probe after it, not before", async () => {
     // A fresh copy of the module: a process starts one watch, and the test above started this one's.
     vi.resetModules();

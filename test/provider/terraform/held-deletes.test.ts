@@ -51,6 +51,23 @@ describe("HeldDeletes", () => {
     expect([h.size, sent]).toEqual([0, ["b1", "c1"]]);
   });
 
+  it("drop forgets every held delete and sends none: what they were, in the order held", async () => {
+    const h = new HeldDeletes();
+    const sent: string[] = [];
+    h.hold("a", { describe: "flagstack_flag_definition f1:e1", run: async () => void sent.push("a1") });
+    h.hold("b", { describe: "flagstack_flag_definition f2:e1", run: async () => void sent.push("b1") });
+    h.hold("a", { describe: "flagstack_flag_definition f1:e2", run: async () => void sent.push("a2") });
+    expect(h.drop()).toEqual([
+      "flagstack_flag_definition f1:e1",
+      "flagstack_flag_definition f1:e2",
+      "flagstack_flag_definition f2:e1",
+    ]);
+    expect(h.size).toBe(0);
+    expect(await h.send()).toEqual([]);
+    expect(h.drop()).toEqual([]);
+    expect(sent).toEqual([]);
+  });
+
   it("the failures at the end of a run are noted for the next run in the same directory, each taken once", () => {
     const at = new Date("2026-11-26T12:00:00.000Z");
     noteFailedHeldDeletes(["flagstack_flag_definition f1:e1: 503 unavailable"], "/work/a", at);

@@ -2,17 +2,24 @@
  * go-plugin's handshake as Terraform and OpenTofu drive it: the magic cookie and protocol check,
  * the handshake line, AutoMTLS (the client's certificate required, the server's certificate in
  * the line, valid for `localhost`), the health check, the provider service, and the controller's
- * Shutdown.
+ * Shutdown; and the end of a provider whose parent (`tofu`) is killed: what it held dropped and
+ * named on stderr, the process gone within a second.
  */
+import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { serverCertificate } from "../../../provider/terraform/cert";
+import { pidAlive } from "../../../provider/terraform/parent-watch";
 import {
+  endOrphan,
   handshakeLine,
   handshakeRefusal,
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
+  orphanMessage,
   type Served,
   serve,
 } from "../../../provider/terraform/plugin";
@@ -130,4 +137,115 @@ describe("the handshake", () => {
     expect(shutdown).toBe(1);
     for (const c of [health, anonymous, controller]) c.close();
   });
+});
+
+describe("a provider whose parent is gone", () => {
+  it("names what it dropped", () => {
+    expect(orphanMessage(4242, [])).toBe(
+      "the process that started this provider (pid 4242) is gone, and with it the run: exiting; no delete was held",
+    );
+    expect(orphanMessage(4242, ["flagstack_flag_definition f1:e1"])).toBe(
+      "the process that started this provider (pid 4242) is gone, and with it the run: exiting; 1 held delete dropped, not sent (the object may still exist on the service; the next apply deletes what the state still holds): flagstack_flag_definition f1:e1",
+    );
+    expect(orphanMessage(7, ["flagstack_flag_definition f1:e1", "flagstack_flag_definition f2:e1"])).toBe(
+      "the process that started this provider (pid 7) is gone, and with it the run: exiting; 2 held deletes dropped, not sent (the objects may still exist on the service; the next apply deletes what the state still holds): flagstack_flag_definition f1:e1, flagstack_flag_definition f2:e1",
+    );
+  });
+
+  it("drops what the run held, says so in one hclog line on stderr, exits with status 1", () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const exits: number[] = [];
+    let dropped = 0;
+    try {
+      endOrphan(
+        4242,
+        {
+          dropHeld: () => {
+            dropped++;
+            return ["flagstack_flag_definition f1:e1"];
+          },
+        },
+        (code) => exits.push(code),
+      );
+    } finally {
+      write.mockRestore();
+    }
+    expect([dropped, exits, written.length]).toEqual([1, [1], 1]);
+    const line = JSON.parse(written[0] as string) as Record<string, string>;
+    expect({ ...line, "@timestamp": typeof line["@timestamp"] }).toEqual({
+      "@level": "warn",
+      "@message": `flagstack: ${orphanMessage(4242, ["flagstack_flag_definition f1:e1"])}`,
+      "@module": "flagstack",
+      "@timestamp": "string",
+    });
+  });
+});
+
+const ROOT = join(__dirname, "..", "..", "..");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Whether `pid` runs: a zombie (exited, not yet reaped by its new parent) does not. */
+const running = (pid: number): boolean => {
+  if (!pidAlive(pid)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return process.platform !== "linux";
+  }
+};
+
+describe.skipIf(process.platform === "win32")("main(), started by a process that is then killed", () => {
+  it("serves while its parent runs, and exits within a second of its parent's SIGKILL, naming it", async () => {
+    // The "tofu": starts main() as go-plugin does (the cookie in the environment, stdout and stderr
+    // the parent's), prints the provider's pid, and is killed.
+    const middle = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const c = require("node:child_process").spawn(process.execPath, ["--import", "tsx", "-e", process.env.MAIN_CODE], { stdio: ["ignore", "inherit", "inherit"] });
+         process.stdout.write("pid " + c.pid + "\\n");
+         setInterval(() => {}, 1000);`,
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...COOKIE,
+          MAIN_CODE: `require(${JSON.stringify(join(ROOT, "provider/terraform/plugin.ts"))}).main()`,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    let err = "";
+    middle.stdout.on("data", (d) => {
+      out += d;
+    });
+    middle.stderr.on("data", (d) => {
+      err += d;
+    });
+    for (let i = 0; i < 400 && !out.includes("|grpc|"); i++) await sleep(50);
+    const pid = Number(/^pid (\d+)$/m.exec(out)?.[1]);
+    expect(out).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|$/m);
+    await sleep(1200);
+    expect(running(pid)).toBe(true);
+
+    const killed = performance.now();
+    middle.kill("SIGKILL");
+    while (running(pid) && performance.now() - killed < 5000) await sleep(20);
+    const goneAfter = performance.now() - killed;
+    if (running(pid)) process.kill(pid, "SIGKILL");
+    for (let i = 0; i < 50 && !err.includes("is gone"); i++) await sleep(20);
+    expect(goneAfter).toBeLessThan(1000);
+    const lines = err
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    expect(lines.map((l) => [l["@level"], l["@message"]])).toEqual([
+      ["warn", `flagstack: ${orphanMessage(middle.pid as number, [])}`],
+    ]);
+  }, 30_000);
 });
