@@ -410,11 +410,71 @@ function schemaLists(attributes: readonly TfAttribute[], anchor: string): string
   return out;
 }
 
+/**
+ * The input of `inputs` a part of an import id's form names: the input of its name in camelCase
+ * (`<workspace>`, `<traffic type>` → `trafficType`), else the identifier of the object it names
+ * (`<pipeline>` → `pipelineIdentifier`), else that member of the one object input holding it (a
+ * `Pipeline`'s `<identifier>`, `pipeline.identifier`). `undefined` when none is a given string.
+ */
+function importPartOf(inputs: Props, part: string): string | undefined {
+  const key = part.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+  const holders = Object.values(inputs).filter(
+    (v): v is Props => v !== null && typeof v === "object" && !Array.isArray(v) && key in v,
+  );
+  const value =
+    inputs[key] ?? inputs[`${key}Identifier`] ?? (holders.length === 1 ? holders[0]?.[key] : undefined);
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * The import id of the example's own object: the kind's `importId` form (`<workspace>/<name>`,
+ * `[<org>/[<project>/]]<identifier>[/versions/<versionLabel>]`) with each part the input it names
+ * ({@link importPartOf}), an optional `[...]` part kept when its inputs are given. So the import
+ * example names the object the example declares (a segment named `beta-testers`, not its label).
+ */
+export function exampleImportId(kind: Kind, object: ExampleObject): string {
+  const form = kind.importId?.form;
+  if (form === undefined) throw new Error(`${kind.name}: no import id`);
+  let at = 0;
+  /** The form from `at` up to the end of the group it is in: its text, or `undefined` when a part is not given. */
+  const group = (): string | undefined => {
+    let out: string | undefined = "";
+    while (at < form.length) {
+      const c = form[at] as string;
+      if (c === "]") {
+        at++;
+        return out;
+      }
+      if (c === "[") {
+        at++;
+        const inner = group();
+        if (out !== undefined && inner !== undefined) out += inner;
+      } else if (c === "<") {
+        const end = form.indexOf(">", at);
+        if (end < 0) throw new Error(`${kind.name}: import id form ${form} has an unclosed <`);
+        const value = importPartOf(object.inputs, form.slice(at + 1, end));
+        out = out === undefined || value === undefined ? undefined : out + value;
+        at = end + 1;
+      } else {
+        if (out !== undefined) out += c;
+        at++;
+      }
+    }
+    return out;
+  };
+  const id = group();
+  if (id === undefined)
+    throw new Error(`${kind.name}: its example gives no input for a part of its import id ${form}`);
+  return id;
+}
+
 /** `docs/terraform/resources/<name>.md` of a kind. */
 export function tfResourcePage(kind: Kind, kinds: readonly Kind[], schema = packageSchema()): string {
   const tf = resourceSchema(kind, schema);
   const short = tf.typeName.slice(PROVIDER_NAME.length + 1);
-  const label = hclLabel(exampleProgram(kind, kinds).at(-1) as ExampleObject);
+  const own = exampleProgram(kind, kinds).at(-1) as ExampleObject;
+  const label = hclLabel(own);
+  const importId = kind.importId && (kind.example ? exampleImportId(kind, own) : kind.importId.example);
   const importPart = kind.importId
     ? [
         "## Import",
@@ -424,12 +484,12 @@ export function tfResourcePage(kind: Kind, kinds: readonly Kind[], schema = pack
         "```hcl",
         "import {",
         `  to = ${tf.typeName}.${label}`,
-        `  id = ${hclString(kind.importId.example)}`,
+        `  id = ${hclString(importId as string)}`,
         "}",
         "```",
         "",
         "```sh",
-        `tofu import ${tf.typeName}.${label} ${kind.importId.example}`,
+        `tofu import ${tf.typeName}.${label} ${importId}`,
         "```",
         "",
       ]
