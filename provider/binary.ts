@@ -34,7 +34,8 @@ export function modeOf(executable: string, args: readonly string[]): Mode {
   if (first === "terraform") return { door: "terraform", args: rest };
   if (first === "pulumi") return { door: "pulumi", args: rest };
   if (first === "version" || first === "--version" || first === "-v") return { door: "version" };
-  if (first === undefined || first === "help" || first === "--help" || first === "-h") return { door: "usage" };
+  if (first === undefined || first === "help" || first === "--help" || first === "-h")
+    return { door: "usage" };
   return { door: "usage", problem: `unknown command ${JSON.stringify(first)}` };
 }
 
@@ -125,18 +126,23 @@ export async function main(executable: string, args: readonly string[]): Promise
  */
 function bundledSdkModules(): Record<string, () => unknown> {
   return {
+    "@grpc/grpc-js": () => require("pulumi-sdk:@grpc/grpc-js"),
     "@pulumi/pulumi/proto/provider_pb": () => require("@pulumi/pulumi/proto/provider_pb"),
-    "google-protobuf/google/protobuf/struct_pb": () => require("pulumi-sdk:google-protobuf/google/protobuf/struct_pb"),
+    "google-protobuf/google/protobuf/struct_pb": () =>
+      require("pulumi-sdk:google-protobuf/google/protobuf/struct_pb"),
   };
 }
 
 if (require.main === module) {
   // In a single executable `process.argv[1]` is the executable again; from a build it is this file.
   const [executable = process.execPath, , ...args] = process.argv;
-  main(executable === process.execPath && process.argv[1] !== process.execPath ? (process.argv[1] ?? executable) : executable, args).catch(
-    (err: unknown) => {
-      process.stderr.write(`flagstack: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
+  main(
+    executable === process.execPath && process.argv[1] !== process.execPath
+      ? (process.argv[1] ?? executable)
+      : executable,
+    args,
+  ).catch((err: unknown) => {
+    process.stderr.write(`flagstack: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
 }

@@ -125,7 +125,9 @@ export function nodeExecutable(pkg: string, version: string, exe: string): strin
   const path = join(dir, "package", exe);
   if (existsSync(path)) return path;
   mkdirSync(dir, { recursive: true });
-  const out = JSON.parse(run("npm", ["pack", "--json", `${pkg}@${version}`, "--pack-destination", dir], dir)) as {
+  const out = JSON.parse(
+    run("npm", ["pack", "--json", `${pkg}@${version}`, "--pack-destination", dir], dir),
+  ) as {
     filename: string;
   }[];
   const tgz = join(dir, (out[0] as { filename: string }).filename);
@@ -236,7 +238,11 @@ export interface TerraformRelease {
  * their `SHA256SUMS`, and the mirror directory `out/terraform-mirror/<source address>/` holding
  * the zips, `index.json` and `<version>.json` (the provider network mirror protocol's documents).
  */
-export function terraformRelease(out: string, version: string, binaries: Record<string, string>): TerraformRelease {
+export function terraformRelease(
+  out: string,
+  version: string,
+  binaries: Record<string, string>,
+): TerraformRelease {
   const [host, namespace, type] = SOURCE_ADDRESS.split("/") as [string, string, string];
   const mirrorRoot = join(out, "terraform-mirror");
   const dir = join(mirrorRoot, host, namespace, type);
@@ -282,7 +288,11 @@ export const pulumiPlatform = (platform: Platform) => platform.replace("_", "-")
  * through that language's host and `pulumi plugin install` install that language's
  * dependencies (as for a Node.js plugin); a binary plugin has none.
  */
-export function pulumiPlugins(out: string, version: string, binaries: Record<string, string>): Record<string, string> {
+export function pulumiPlugins(
+  out: string,
+  version: string,
+  binaries: Record<string, string>,
+): Record<string, string> {
   const made: Record<string, string> = {};
   for (const [platform, binary] of Object.entries(binaries).sort()) {
     const stage = mkdtempSync(join(tmpdir(), "flagstack-plugin-"));
@@ -295,7 +305,10 @@ export function pulumiPlugins(out: string, version: string, binaries: Record<str
         join(stage, "README.md"),
         `# flagstack ${version}: the Pulumi provider\n\nInstall: \`pulumi plugin install resource flagstack ${version} --file <this file>\`.\n`,
       );
-      const tarball = join(out, `pulumi-resource-flagstack-v${version}-${pulumiPlatform(platform as Platform)}.tar.gz`);
+      const tarball = join(
+        out,
+        `pulumi-resource-flagstack-v${version}-${pulumiPlatform(platform as Platform)}.tar.gz`,
+      );
       run("tar", ["-czf", tarball, "--owner=0", "--group=0", exe, "LICENSE", "README.md"], stage);
       made[platform] = tarball;
     } finally {

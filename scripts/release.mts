@@ -99,7 +99,12 @@ export interface ReleaseOptions {
 
 function args(): ReleaseOptions {
   const argv = process.argv.slice(2);
-  const options: ReleaseOptions = { out: join(root, "release"), build: true, platforms: PLATFORMS, binariesOnly: false };
+  const options: ReleaseOptions = {
+    out: join(root, "release"),
+    build: true,
+    platforms: PLATFORMS,
+    binariesOnly: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--out") options.out = resolve(argv[++i] ?? "");
@@ -368,7 +373,16 @@ export async function release(options: ReleaseOptions): Promise<ReleaseFiles> {
     const pulumi = pulumiCommand();
     const wheel = pythonWheel(pulumi, schema, out, work, version);
     const { dir, proxy } = goModule(pulumi, schema, out, work, version);
-    return { version, tarball, schema, wheel, goModule: dir, goProxy: proxy, terraform, pulumiPlugins: plugins };
+    return {
+      version,
+      tarball,
+      schema,
+      wheel,
+      goModule: dir,
+      goProxy: proxy,
+      terraform,
+      pulumiPlugins: plugins,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -362,7 +362,9 @@ const BUNDLED_SDK_MODULES = Symbol.for("flagstack.native.sdkModules");
 
 /** The SDK's own copy of a module its server uses (it has a nested google-protobuf, for one). */
 function sdkModule<T>(name: string): T {
-  const bundled = (globalThis as { [BUNDLED_SDK_MODULES]?: Record<string, () => unknown> })[BUNDLED_SDK_MODULES];
+  const bundled = (globalThis as { [BUNDLED_SDK_MODULES]?: Record<string, () => unknown> })[
+    BUNDLED_SDK_MODULES
+  ];
   if (bundled?.[name]) return bundled[name]() as T;
   const sdkDir = dirname(require.resolve("@pulumi/pulumi/package.json"));
   return require(require.resolve(name, { paths: [sdkDir] })) as T;
