@@ -3,8 +3,12 @@
  * a script on the typed clients, runs `npm install flagstack` without `@pulumi/pulumi` (an
  * optional peer dependency, so npm installs none). In a directory outside the repository:
  * `npx flagstack emulator --port 0` starts, the README's SDK program (its "SDK" section, as
- * written, run by Node's own type stripping: `node main.ts`) runs against it, and `npx flagstack
- * events import` sends a file to it. No Pulumi engine is involved.
+ * written, run by Node's own type stripping: `node main.ts`) runs against it, `npx flagstack
+ * events import` sends a file to it, and the Terraform story of docs/terraform.md's "With Node:
+ * the npm package" runs with the real `tofu` (`npx flagstack terraform install --dir
+ * ./terraform.d/plugins`, then `init`, `apply`, a `plan` with no change, `destroy`): the Terraform
+ * door loads no `@pulumi/pulumi` (test/provider/runtime-imports.test.ts). No Pulumi engine is
+ * involved.
  *
  * Packed with {@link packRepository}; npm is asked with `--prefer-offline`. The durations are
  * printed at the end.
@@ -16,6 +20,7 @@ import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packRepository, REPO_ROOT } from "./harness";
+import { tofuBinary } from "./tofu";
 
 const execFileAsync = promisify(execFile);
 
@@ -156,6 +161,77 @@ describe("the packed package installed alone, without @pulumi/pulumi", () => {
     });
     seconds["sdk program"] = since(start);
     expect(stdout).toBe("on 10%, off 90%\nhello\n404 NotFoundError\n");
+  });
+
+  it("the Terraform story: `npx flagstack terraform install`, then tofu init, apply, a plan with no change and destroy", async () => {
+    const tf = join(project, "infra");
+    mkdirSync(tf);
+    writeFileSync(
+      join(tf, "main.tf"),
+      `terraform {
+  required_providers {
+    flagstack = {
+      source = "flagstack.local/flagstack/flagstack"
+    }
+  }
+}
+
+provider "flagstack" {}
+
+resource "flagstack_flag" "checkout" {
+  workspace    = "Default"
+  name         = "pkg_checkout"
+  traffic_type = "user"
+}
+
+resource "flagstack_flag_definition" "checkout" {
+  workspace   = "Default"
+  flag        = flagstack_flag.checkout.name
+  environment = "Production"
+  treatments  = [{ name = "on" }, { name = "off" }]
+  default_treatment = "off"
+  default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
+}
+`,
+    );
+    const tfEnv = {
+      ...nodeEnv,
+      HOME: tf,
+      TF_CLI_CONFIG_FILE: join(tf, "none.tfrc"),
+      TF_IN_AUTOMATION: "1",
+      FLAGSTACK_ADMIN_API_URL: url,
+      FLAGSTACK_ADMIN_API_KEY: KEYS.admin,
+    };
+    writeFileSync(join(tf, "none.tfrc"), "");
+    const inTf = async (command: string, args: string[]) => {
+      try {
+        const r = await execFileAsync(command, args, { cwd: tf, env: tfEnv, maxBuffer: 1 << 26 });
+        return r.stdout + r.stderr;
+      } catch (e) {
+        const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
+        throw new Error(`${command} ${args.join(" ")} failed:\n${stdout}\n${stderr}`);
+      }
+    };
+    const start = performance.now();
+    expect(
+      await inTf("npx", ["flagstack", "terraform", "install", "--dir", "./terraform.d/plugins"]),
+    ).toMatch(/^installed flagstack \S+ for flagstack\.local\/flagstack\/flagstack: /);
+    const tofu = tofuBinary();
+    expect(await inTf(tofu, ["init", "-no-color"])).toContain(
+      "Installed flagstack.local/flagstack/flagstack",
+    );
+    expect(await inTf(tofu, ["apply", "-auto-approve", "-no-color"])).toContain(
+      "Apply complete! Resources: 2 added, 0 changed, 0 destroyed.",
+    );
+    const requests = async () =>
+      ((await (await fetch(`${url}/_emulator/requests?api=admin`)).json()) as unknown[]).length;
+    const before = await requests();
+    expect(await inTf(tofu, ["plan", "-refresh=false", "-no-color"])).toContain("No changes.");
+    expect(await requests()).toBe(before);
+    expect(await inTf(tofu, ["destroy", "-auto-approve", "-no-color"])).toContain(
+      "Destroy complete! Resources: 2 destroyed.",
+    );
+    seconds.terraform = since(start);
   });
 
   it("`npx flagstack events import` sends a file to it", async () => {
