@@ -8,7 +8,11 @@
  * (AutoMTLS), timed from spawn:
  * - `tofu_provider_handshake_ms`: until the handshake line is on stdout;
  * - `tofu_provider_start_ms` (goal ≤ 500 ms): until `GetProviderSchema` has answered over mTLS,
- *   the first request of every start.
+ *   the first request of every start;
+ * - `tofu_binary_start_ms` (goal ≤ 300 ms): the same for the provider binary (`npm run release
+ *   -- --binaries-only`, this machine's platform), started alternately with the launcher;
+ * - `provider_binary_<platform>_mb` and `provider_zip_<platform>_mb`: the binary's and its
+ *   Terraform zip's sizes, for this machine's platform (quick) or every released one.
  * The machine's load average is logged beside them (a shared machine's load inflates wall time).
  *
  * Then the 800-resource workload of `./up.bench.ts` (200 flags, each with a definition in 3
@@ -21,6 +25,9 @@
  *   plan walk included, as a user runs it;
  * - `tofu_plan_unchanged_seconds` (goal ≤ 3.1 s, the peer's measured here) and
  *   `tofu_plan_unchanged_requests` (goal 0): `tofu plan -refresh=false` of the applied stack;
+ *   `tofu_plan_unchanged_seconds_binary` (goal: no slower than the launcher's), the same plan of
+ *   the same state with the provider binary installed from the release's filesystem mirror, each
+ *   the fastest of interleaved rounds;
  * - `tofu_plan_refresh_800_seconds_unlimited` and `tofu_plan_refresh_800_seconds` (the peer:
  *   6.3 s with no limit, 45-47 s under it), `tofu_plan_refresh_800_requests`, and
  *   `tofu_plan_refresh_800_limit_ratio` = limited / unlimited (goal ≤ 1.2): the default, refreshing
@@ -32,8 +39,9 @@
  * Needs the build (`dist/`): the launcher runs the compiled provider.
  * @module
  */
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "../emulator";
@@ -51,11 +59,16 @@ const ROUNDS = 2;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/** One start: spawn → handshake line → GetProviderSchema answered; the child is killed after. */
-async function start(): Promise<{ handshake: number; schema: number }> {
+/** How the Node launcher is started (what `flagstack terraform install` writes runs this). */
+const LAUNCHER = [process.execPath, join(REPO_ROOT, "bin", "terraform-provider-flagstack")];
+
+/** One start of `command`: spawn → handshake line → GetProviderSchema answered; the child is killed after. */
+export async function start(
+  command: readonly string[] = LAUNCHER,
+): Promise<{ handshake: number; schema: number }> {
   const client = serverCertificate();
   const started = performance.now();
-  const child = spawn(process.execPath, [join(REPO_ROOT, "bin", "terraform-provider-flagstack")], {
+  const child = spawn(command[0] as string, command.slice(1), {
     env: {
       ...process.env,
       [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
@@ -144,7 +157,11 @@ async function must(t: TofuDir, args: string[]): Promise<TofuRun> {
 }
 
 /** The 800-resource workload with the real OpenTofu (see the module notes). */
-async function workloadFigures(quick: boolean, log: BenchContext["log"]): Promise<Record<string, number>> {
+async function workloadFigures(
+  quick: boolean,
+  log: BenchContext["log"],
+  mirror: string,
+): Promise<Record<string, number>> {
   const flags = quick ? 5 : 200;
   const resources = flags * (1 + ENVIRONMENTS.length);
   const emu = await startEmulator({ port: 0 });
@@ -194,6 +211,33 @@ async function workloadFigures(quick: boolean, log: BenchContext["log"]): Promis
     log(
       `tofu plan -refresh=false: ${figures.tofu_plan_unchanged_seconds} s, ${unchanged.requests.length} requests`,
     );
+    // The same plan with the provider binary from the release's mirror, on the same state: the
+    // binary's goal is to be no slower than the Node launcher. Each the fastest of ROUNDS, interleaved.
+    const withBinary = TofuDir.open(emu, { mirror });
+    try {
+      for (const file of ["main.tf", "terraform.tfstate"])
+        withBinary.write(readFileSync(join(t.dir, file), "utf8"), file);
+      await must(withBinary, ["init", "-input=false"]);
+      const args = ["plan", "-input=false", "-refresh=false", "-detailed-exitcode", rate(UNLIMITED)];
+      let launcherBest = unchanged.ms;
+      let binaryBest = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < ROUNDS; round++) {
+        const b = await must(withBinary, args);
+        if (b.code !== 0 || b.requests.length !== 0)
+          throw new Error(
+            `the binary's plan -refresh=false found changes or sent requests:\n${b.out.slice(-4000)}`,
+          );
+        binaryBest = Math.min(binaryBest, b.ms);
+        launcherBest = Math.min(launcherBest, (await must(t, args)).ms);
+      }
+      figures.tofu_plan_unchanged_seconds = seconds(launcherBest);
+      figures.tofu_plan_unchanged_seconds_binary = seconds(binaryBest);
+      log(
+        `tofu plan -refresh=false, fastest of ${ROUNDS + 1}/${ROUNDS}: Node launcher ${figures.tofu_plan_unchanged_seconds} s, binary ${figures.tofu_plan_unchanged_seconds_binary} s`,
+      );
+    } finally {
+      withBinary.close();
+    }
 
     // 3. refreshing plans, unlimited then limited, ROUNDS rounds.
     const best = { free: Number.POSITIVE_INFINITY, limited: Number.POSITIVE_INFINITY };
@@ -237,21 +281,83 @@ async function workloadFigures(quick: boolean, log: BenchContext["log"]): Promis
   }
 }
 
+/**
+ * The provider binary (`npm run release -- --binaries-only`): this machine's platform in quick
+ * mode, every released platform otherwise; the executables' and zips' sizes in MB.
+ */
+function releaseBinaries(
+  quick: boolean,
+  out: string,
+): { figures: Record<string, number>; binary: string; mirror: string } {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const host = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+  const platforms = quick ? [host] : ["linux_amd64", "linux_arm64", "darwin_amd64", "windows_amd64"];
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, "scripts", "release.mts"),
+      "--no-build",
+      "--binaries-only",
+      "--platforms",
+      platforms.join(","),
+      "--out",
+      out,
+    ],
+    { cwd: REPO_ROOT, stdio: "ignore" },
+  );
+  const figures: Record<string, number> = {};
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  for (const p of platforms) {
+    const zip = join(out, `terraform-provider-flagstack_${version}_${p}.zip`);
+    figures[`provider_zip_${p}_mb`] = mb(statSync(zip).size);
+    const listing = execFileSync("unzip", ["-Zl", zip], { encoding: "utf8" });
+    figures[`provider_binary_${p}_mb`] = mb(
+      Number(
+        /^\S+\s+\S+\s+\S+\s+(\d+)/m.exec(
+          listing.split("\n").find((l) => l.includes("terraform-provider-flagstack_v")) ?? "",
+        )?.[1] ?? 0,
+      ),
+    );
+  }
+  const binary = join(out, "unpacked", `terraform-provider-flagstack_v${version}`);
+  execFileSync("unzip", [
+    "-q",
+    "-o",
+    join(out, `terraform-provider-flagstack_${version}_${host}.zip`),
+    "-d",
+    join(out, "unpacked"),
+  ]);
+  return { figures, binary, mirror: join(out, "terraform-mirror") };
+}
+
 export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
   const runs = quick ? 3 : 7;
-  const handshakes: number[] = [];
-  const schemas: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = await start();
-    handshakes.push(r.handshake);
-    schemas.push(r.schema);
+  const out = mkdtempSync(join(tmpdir(), "flagstack-bench-release-"));
+  try {
+    const release = releaseBinaries(quick, out);
+    const handshakes: number[] = [];
+    const schemas: number[] = [];
+    const binarySchemas: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await start();
+      handshakes.push(r.handshake);
+      schemas.push(r.schema);
+      binarySchemas.push((await start([release.binary])).schema);
+    }
+    log(
+      `terraform: provider start ${schemas.map((x) => x.toFixed(0)).join(", ")} ms (Node launcher), ${binarySchemas.map((x) => x.toFixed(0)).join(", ")} ms (binary); load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+    );
+    log(`terraform: release sizes (MB) ${JSON.stringify(release.figures)}`);
+    return {
+      tofu_provider_handshake_ms: Math.round(median(handshakes)),
+      tofu_provider_start_ms: Math.round(median(schemas)),
+      tofu_binary_start_ms: Math.round(median(binarySchemas)),
+      ...release.figures,
+      ...(await workloadFigures(quick, log, release.mirror)),
+    };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
-  log(
-    `terraform: provider start ${schemas.map((x) => x.toFixed(0)).join(", ")} ms; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
-  );
-  return {
-    tofu_provider_handshake_ms: Math.round(median(handshakes)),
-    tofu_provider_start_ms: Math.round(median(schemas)),
-    ...(await workloadFigures(quick, log)),
-  };
 }

@@ -76,12 +76,21 @@ export class TofuDir {
     readonly env: Record<string, string>,
   ) {}
 
-  /** A new directory, the provider installed into it; `init` is the caller's first command. */
-  static open(emu: Emulator): TofuDir {
+  /**
+   * A new directory, the provider installed into it; `init` is the caller's first command. With
+   * `mirror` (a release's `terraform-mirror/`), `init` installs the provider binary from that
+   * filesystem mirror instead of the Node launcher `flagstack terraform install` writes.
+   */
+  static open(emu: Emulator, options: { mirror?: string } = {}): TofuDir {
     const tofu = tofuBinary();
     const dir = mkdtempSync(join(tmpdir(), "flagstack-tofu-"));
     const cliConfig = join(dir, "tofurc");
-    writeFileSync(cliConfig, "");
+    writeFileSync(
+      cliConfig,
+      options.mirror === undefined
+        ? ""
+        : `provider_installation {\n  filesystem_mirror {\n    path = ${JSON.stringify(options.mirror)}\n  }\n}\n`,
+    );
     const env = {
       PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
       HOME: dir,
@@ -93,17 +102,18 @@ export class TofuDir {
       FLAGSTACK_ADMIN_API_KEY: emu.adminKey,
       FLAGSTACK_JOURNAL_DIR: join(dir, "journal"),
     };
-    execFileSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, "bin", "flagstack.js"),
-        "terraform",
-        "install",
-        "--dir",
-        join(dir, "terraform.d", "plugins"),
-      ],
-      { stdio: "pipe" },
-    );
+    if (options.mirror === undefined)
+      execFileSync(
+        process.execPath,
+        [
+          join(REPO_ROOT, "bin", "flagstack.js"),
+          "terraform",
+          "install",
+          "--dir",
+          join(dir, "terraform.d", "plugins"),
+        ],
+        { stdio: "pipe" },
+      );
     return new TofuDir(emu, dir, tofu, env);
   }
 
