@@ -114,4 +114,5 @@ export function register(program: Command): void {
           `CLI configuration: ${done.cliConfig} (export TF_CLI_CONFIG_FILE=${done.cliConfig})\n`,
         );
     });
+  require("./terraform-recover-command").register(terraform);
 }

@@ -18,6 +18,7 @@
  * @module
  */
 import { SETTINGS } from "../provider/core/config";
+import { importIdOf } from "../provider/core/import-id";
 import { type ExampleRef, type Kind, valueAt, withValueAt } from "../provider/core/kind";
 import { NATIVE_FUNCTIONS, type NativeFunction } from "../provider/native/functions";
 import {
@@ -411,58 +412,14 @@ function schemaLists(attributes: readonly TfAttribute[], anchor: string): string
 }
 
 /**
- * The input of `inputs` a part of an import id's form names: the input of its name in camelCase
- * (`<workspace>`, `<traffic type>` → `trafficType`), else the identifier of the object it names
- * (`<pipeline>` → `pipelineIdentifier`), else that member of the one object input holding it (a
- * `Pipeline`'s `<identifier>`, `pipeline.identifier`). `undefined` when none is a given string.
- */
-function importPartOf(inputs: Props, part: string): string | undefined {
-  const key = part.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
-  const holders = Object.values(inputs).filter(
-    (v): v is Props => v !== null && typeof v === "object" && !Array.isArray(v) && key in v,
-  );
-  const value =
-    inputs[key] ?? inputs[`${key}Identifier`] ?? (holders.length === 1 ? holders[0]?.[key] : undefined);
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-/**
- * The import id of the example's own object: the kind's `importId` form (`<workspace>/<name>`,
- * `[<org>/[<project>/]]<identifier>[/versions/<versionLabel>]`) with each part the input it names
- * ({@link importPartOf}), an optional `[...]` part kept when its inputs are given. So the import
- * example names the object the example declares (a segment named `beta-testers`, not its label).
+ * The import id of the example's own object: the kind's `importId` form filled from the example's
+ * inputs (`../provider/core/import-id.ts`). So the import example names the object the example
+ * declares (a segment named `beta-testers`, not its label).
  */
 export function exampleImportId(kind: Kind, object: ExampleObject): string {
   const form = kind.importId?.form;
   if (form === undefined) throw new Error(`${kind.name}: no import id`);
-  let at = 0;
-  /** The form from `at` up to the end of the group it is in: its text, or `undefined` when a part is not given. */
-  const group = (): string | undefined => {
-    let out: string | undefined = "";
-    while (at < form.length) {
-      const c = form[at] as string;
-      if (c === "]") {
-        at++;
-        return out;
-      }
-      if (c === "[") {
-        at++;
-        const inner = group();
-        if (out !== undefined && inner !== undefined) out += inner;
-      } else if (c === "<") {
-        const end = form.indexOf(">", at);
-        if (end < 0) throw new Error(`${kind.name}: import id form ${form} has an unclosed <`);
-        const value = importPartOf(object.inputs, form.slice(at + 1, end));
-        out = out === undefined || value === undefined ? undefined : out + value;
-        at = end + 1;
-      } else {
-        if (out !== undefined) out += c;
-        at++;
-      }
-    }
-    return out;
-  };
-  const id = group();
+  const id = importIdOf(form, object.inputs);
   if (id === undefined)
     throw new Error(`${kind.name}: its example gives no input for a part of its import id ${form}`);
   return id;
