@@ -27,6 +27,15 @@ export interface DoorWords {
   setting: (key: string, secret: boolean) => string;
   /** What a change request's default title and comment name: the stack, or the configuration. */
   origin: (env: NodeJS.ProcessEnv) => { short: string; long: string };
+  /** The input that takes over an existing object, as the program writes it: "`adopt: true`". */
+  adopt: string;
+  /**
+   * How to manage an object that exists already, which a create met: `target` names its resource
+   * type and import id where the door knows them (the Terraform door names the `import` block).
+   */
+  takeOver: (target?: { type: string; id?: string }) => string;
+  /** What to run when an interrupted apply may have made the object a create met. */
+  interruptedRun: string;
 }
 
 /** The Pulumi doors' words. */
@@ -45,6 +54,11 @@ export const PULUMI_WORDS: DoorWords = {
     const short = project && stack ? `${project}/${stack}` : (project ?? stack ?? "unknown stack");
     return { short, long: `Pulumi stack ${short}` };
   },
+  adopt: "`adopt: true`",
+  takeOver: () => "Set `adopt: true` on the resource to manage the existing one, or choose another name.",
+  interruptedRun:
+    "If an interrupted `pulumi up` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack recover`: " +
+    "it takes the objects of that run into the state.",
 };
 
 /**
@@ -66,6 +80,17 @@ export const TERRAFORM_WORDS: DoorWords = {
     const dir = basename(process.cwd()) || "/";
     return { short: dir, long: `Terraform configuration ${dir}` };
   },
+  adopt: "`adopt = true`",
+  takeOver: (target) => {
+    const block =
+      target?.id === undefined
+        ? `an \`import\` block (\`to\` its resource address${target ? `, ${target.type}.<name>` : ""}, \`id\` its import id)`
+        : `an \`import\` block, \`import { to = ${target.type}.<name> id = ${JSON.stringify(target.id)} }\` (<name> the resource's name in the configuration)`;
+    return `To manage the existing one, import it with ${block}, or set \`adopt = true\` on the resource; or choose another name.`;
+  },
+  interruptedRun:
+    "If an interrupted `terraform apply` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack terraform recover`: " +
+    "it writes the `import` blocks, with their resource addresses, of every object of that run the state does not hold.",
 };
 
 // On globalThis under a registered symbol, as `./config.ts` keeps its clients: two copies of this

@@ -18,6 +18,7 @@ import type { z } from "zod";
 import { ApiError, isConflict, isNotFound, isOutcomeUnknown } from "../../sdk/core/errors";
 import type { CheckSpec } from "./check";
 import type { DiffSpec } from "./diff";
+import { door } from "./door";
 import { dataVerbs, plain, type ResourceHandlers } from "./resource";
 
 /** The `read` result that tells the engine the object no longer exists. */
@@ -82,7 +83,7 @@ export interface Created<T> {
  *   its answer handled the same way ({@link CREATE_ATTEMPTS} creates at most).
  * - The service reports a duplicate: with `adopt`, looks it up and takes it over (a race with
  *   another writer); without, fails with a message that names the object, the `adopt` input and
- *   `flagstack recover` (the object may be an interrupted run's: {@link INTERRUPTED_RUN_HINT}).
+ *   `flagstack recover` in the door's words (the object may be an interrupted run's: {@link AlreadyExistsError}).
  */
 export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>> {
   if (spec.adopt) {
@@ -105,11 +106,7 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
           const found = await spec.lookup();
           if (found !== undefined) return { value: found, how: "adopted" };
         }
-        throw new Error(
-          `${spec.describe} already exists. Set \`adopt: true\` on the resource to manage the existing one, ` +
-            `or choose another name. ${INTERRUPTED_RUN_HINT} (${(e as Error).message})`,
-          { cause: e },
-        );
+        throw new AlreadyExistsError(spec.describe, { cause: e });
       }
       throw e;
     }
@@ -117,12 +114,42 @@ export async function createOrAdopt<T>(spec: CreateSpec<T>): Promise<Created<T>>
 }
 
 /**
- * What a create conflict adds: the object may be one that a killed `pulumi up` made but never
- * recorded (its create is pending in the state), which `flagstack recover` takes into the state.
+ * A create met an existing object of the same natural key, and `adopt` was not set. The message
+ * names the object, how to take it over and what to run after an interrupted apply (the object may
+ * be one a killed run made but never recorded), in the door's words (`./door.ts`): `adopt: true`
+ * and `flagstack recover` for Pulumi, an `import` block and `flagstack terraform recover` for
+ * Terraform. The Terraform door, which knows the resource type and the object's import id, says it
+ * again with them ({@link AlreadyExistsError.message}'s parts are kept for that: {@link describe},
+ * {@link detail}). Read by its `name` across copies of this module.
  */
-export const INTERRUPTED_RUN_HINT =
-  "If an interrupted `pulumi up` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack recover`: " +
-  "it takes the objects of that run into the state.";
+export class AlreadyExistsError extends Error {
+  /** What the object is: `a flag named "checkout" in workspace "Default"`. */
+  readonly describe: string;
+  /** What the message adds after "already exists" (the existing object's values), if anything. */
+  readonly detail: string;
+  constructor(describe: string, options: { cause?: unknown; detail?: string } = {}) {
+    const detail = options.detail ?? "";
+    super(alreadyExistsMessage(describe, detail, options.cause), { cause: options.cause });
+    this.name = "AlreadyExistsError";
+    this.describe = describe;
+    this.detail = detail;
+  }
+}
+
+/**
+ * The message of an {@link AlreadyExistsError}: `target`, the resource type and import id, where
+ * the door knows them.
+ */
+export function alreadyExistsMessage(
+  describe: string,
+  detail: string,
+  cause: unknown,
+  target?: { type: string; id?: string },
+): string {
+  const words = door();
+  const why = cause instanceof Error ? ` (${cause.message})` : "";
+  return `${describe} already exists${detail}. ${words.takeOver(target)} ${words.interruptedRun}${why}`;
+}
 
 /** Creates sent at most by one {@link createOrAdopt} when their outcome stays unknown and the object is not there. */
 export const CREATE_ATTEMPTS = 3;
@@ -148,7 +175,7 @@ async function lookupAfterUnknown<T>(spec: CreateSpec<T>, createError: unknown):
       if (attempt >= LOOKUP_AFTER_UNKNOWN.attempts || !transient(e)) {
         throw new Error(
           `${spec.describe} may have been created (${(createError as Error).message}), and looking it up failed ` +
-            `(${(e as Error).message}). If the next run reports that it already exists, set \`adopt: true\` on the resource to take it over.`,
+            `(${(e as Error).message}). If the next run reports that it already exists, set ${door().adopt} on the resource to take it over.`,
           { cause: e },
         );
       }

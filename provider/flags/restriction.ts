@@ -27,7 +27,7 @@ import { canonicalJson, type DiffSpec } from "../core/diff";
 import { door } from "../core/door";
 import { guardedUpdate } from "../core/guard";
 import { defineKind, type ImportId, kindToken } from "../core/kind";
-import { createOrAdopt, deleteIdempotent, GONE, INTERRUPTED_RUN_HINT, readOrGone } from "../core/lifecycle";
+import { AlreadyExistsError, createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
 import { dataVerbs, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { workspaceRule } from "../core/workspace-fields";
@@ -196,10 +196,9 @@ export const impl: ResourceHandlers<RestrictionInputs, RestrictionOutputs> = {
     // found again by `createOrAdopt`'s look-up, a run killed after it by `flagstack recover`.
     if (existing !== undefined && !inputs.adopt) {
       const differs = same(existing) === undefined ? `, not ${shown(declared)}` : "";
-      throw new Error(
-        `${describe(workspace.name)} already exists (${shown(fields(existing))})${differs}. ` +
-          `Set \`adopt: true\` on the resource to manage the existing one. ${INTERRUPTED_RUN_HINT}`,
-      );
+      throw new AlreadyExistsError(describe(workspace.name), {
+        detail: ` (${shown(fields(existing))})${differs}`,
+      });
     }
     // Adopting an equal restriction writes nothing.
     const value =

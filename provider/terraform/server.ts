@@ -25,7 +25,9 @@
  */
 import { approvalsRequired } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
+import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
+import { alreadyExistsMessage } from "../core/lifecycle";
 import { KIND_LIST } from "../kinds";
 import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
 import { HeldDeletes, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
@@ -508,6 +510,8 @@ export class TerraformProvider {
     const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
     const config = decodeDynamic(req.config, type) as TfObject | null;
     const priv = req.planned_private ?? Buffer.alloc(0);
+    /** The checked inputs of a create, which a conflict's message names the import block by. */
+    let creating: Inputs | undefined;
     try {
       if (planned === null) {
         if (prior !== null) {
@@ -529,6 +533,7 @@ export class TerraformProvider {
       if (checked.diagnostics.length > 0)
         return { new_state: req.prior_state, private: priv, diagnostics: checked.diagnostics };
       const inputs = checked.inputs ?? {};
+      creating = prior === null ? inputs : undefined;
       // A create or update comes after the held deletes it may depend on (a definition replaced
       // is created again once the old one is gone): they are sent first.
       const failures = await this.held.send();
@@ -561,7 +566,7 @@ export class TerraformProvider {
           ? encodeDynamic(stateOf(r, partial.id, partial.properties), type)
           : (req.prior_state ?? encodeDynamic(null, type)),
         private: priv,
-        diagnostics: [diag(message(e))],
+        diagnostics: [diag(creating === undefined ? message(e) : createMessage(r, creating, e))],
       };
     }
   }
@@ -673,6 +678,23 @@ function partialFailure(e: unknown): { id: string; properties: Inputs } | undefi
   return typeof id === "string" && properties !== null && typeof properties === "object"
     ? { id, properties: properties as Inputs }
     : undefined;
+}
+
+/**
+ * The message of a failed create: a conflict with an existing object (`AlreadyExistsError`, read
+ * by shape) names the `import` block that takes it over, with the resource type and the object's
+ * import id (the protocol gives the provider no resource address).
+ */
+function createMessage(r: TfResource, inputs: Inputs, e: unknown): string {
+  if (!(e instanceof Error) || e.name !== "AlreadyExistsError") return message(e);
+  const { describe, detail } = e as Error & { describe?: unknown; detail?: unknown };
+  if (typeof describe !== "string") return message(e);
+  const form = r.kind.importId?.form;
+  const id = form === undefined ? undefined : importIdOf(form, inputs);
+  return alreadyExistsMessage(describe, typeof detail === "string" ? detail : "", e.cause, {
+    type: r.typeName,
+    ...(id === undefined ? {} : { id }),
+  });
 }
 
 function message(e: unknown): string {
