@@ -4,7 +4,10 @@
  * ```
  * flagstack policy path                      # the shipped pack's directory
  * flagstack policy init <dir> [--name NAME] [--javascript] [--force]
+ * flagstack policy check <plan.json> [--config FILE] [--format text|json]
  * ```
+ * `check` runs the same policies on a Terraform or OpenTofu plan (`tofu show -json <planfile>`),
+ * with a config file in the format `--policy-pack-config` takes (`./policy-check-command.ts`).
  * The shipped pack runs as it is: `pulumi preview --policy-pack node_modules/flagstack/policy`
  * (or `--policy-pack "$(npx flagstack policy path)"` where node_modules is elsewhere, as in a
  * workspace), with `@pulumi/policy` installed beside flagstack. `init` writes a pack directory of
@@ -19,7 +22,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 
 /** Pulumi's rule for policy pack names (`@pulumi/policy` refuses any other at start-up). */
 export const POLICY_PACK_NAME_PATTERN = /^[a-zA-Z0-9-_.]{1,100}$/;
@@ -220,11 +223,13 @@ export function initPolicyPack(
   return paths;
 }
 
-/** Registers `flagstack policy path` and `flagstack policy init`. */
+/** Registers `flagstack policy path`, `flagstack policy init` and `flagstack policy check`. */
 export function register(program: Command): void {
   const policy = program
     .command("policy")
-    .description("The rollout-safety policy pack: where it is installed, and a team pack built on it");
+    .description(
+      "The rollout-safety policy pack: where it is installed, a team pack built on it, and its policies on a Terraform plan",
+    );
   policy
     .command("path")
     .description(
@@ -256,5 +261,22 @@ export function register(program: Command): void {
       });
       for (const path of written) console.log(`wrote ${path}`);
       console.log(`run it with: pulumi preview --policy-pack ${dir}`);
+    });
+  policy
+    .command("check")
+    .description(
+      "run the pack's policies on a Terraform or OpenTofu plan: the JSON of `tofu show -json <planfile>`; exits 1 on a mandatory violation",
+    )
+    .argument("<plan>", "the plan's JSON file (- for standard input)")
+    .option("--config <file>", "the pack's config file, as `pulumi preview --policy-pack-config` takes it")
+    .addOption(
+      new Option("--format <format>", "how the findings are printed")
+        .choices(["text", "json"])
+        .default("text"),
+    )
+    .action(async (plan: string, opts: { config?: string; format: "text" | "json" }) => {
+      // Loaded when the command runs: it loads the kinds.
+      const { runPolicyCheck } = await import("./policy-check-command.js");
+      process.exitCode = await runPolicyCheck(plan, opts);
     });
 }

@@ -3,8 +3,8 @@
  * approved change requests, and admin API keys are limited to named environments.
  * @module
  */
-import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { isType, readApiKey, readEnvironment, TYPES } from "./resources";
+import { propsOf, resourcePolicy } from "./common";
+import { readApiKey, readEnvironment, TYPES } from "./resources";
 
 /**
  * production-requires-approvals: an Environment with `production: true` declares
@@ -12,15 +12,17 @@ import { isType, readApiKey, readEnvironment, TYPES } from "./resources";
  * the service's permissions unmanaged (the provider neither sets nor compares them), so the
  * program does not say that approvals are required, and that is reported too.
  */
-export const productionRequiresApprovals: ResourceValidationPolicy = {
-  name: "production-requires-approvals",
-  description:
-    "A production Environment declares changePermissions with areApprovalsRequired: true, so every change to it goes through an approved change request.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.environment)) return;
-    const env = await readEnvironment(args.props);
+export const productionRequiresApprovals = resourcePolicy(
+  {
+    name: "production-requires-approvals",
+    description:
+      "A production Environment declares changePermissions with areApprovalsRequired: true, so every change to it goes through an approved change request.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    select: propsOf(TYPES.environment),
+  },
+  async (props, _config, report) => {
+    const env = await readEnvironment(props);
     if (env.production !== true || env.changePermissions?.areApprovalsRequired === true) return;
     const why =
       env.changePermissions === undefined
@@ -30,7 +32,7 @@ export const productionRequiresApprovals: ResourceValidationPolicy = {
       `production environment "${env.name ?? "?"}" of workspace "${env.workspace ?? "?"}" ${why}: set changePermissions: { areApprovalsRequired: true, approvers: [...] }`,
     );
   },
-};
+);
 /**
  * api-keys-scoped: an admin ApiKey names the environments it may act in. Every key is scoped to
  * a workspace (the provider requires `workspace`), and an SDK key (server_side, client_side) to
@@ -39,18 +41,20 @@ export const productionRequiresApprovals: ResourceValidationPolicy = {
  * future. So the scope a program can still narrow, and this policy requires, is an admin key's
  * environments.
  */
-export const apiKeysScoped: ResourceValidationPolicy = {
-  name: "api-keys-scoped",
-  description:
-    "An admin API key lists the environments it may act in: without environments it reaches every environment of its workspace (SDK keys already belong to exactly one environment, and every key to one workspace).",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.apiKey)) return;
-    const key = await readApiKey(args.props);
+export const apiKeysScoped = resourcePolicy(
+  {
+    name: "api-keys-scoped",
+    description:
+      "An admin API key lists the environments it may act in: without environments it reaches every environment of its workspace (SDK keys already belong to exactly one environment, and every key to one workspace).",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    select: propsOf(TYPES.apiKey),
+  },
+  async (props, _config, report) => {
+    const key = await readApiKey(props);
     if (key.apiKeyType !== "admin" || key.environments === undefined || key.environments.length > 0) return;
     report(
       `admin API key "${key.name ?? "?"}" names no environments, so it reaches every environment of workspace "${key.workspace ?? "?"}": list the environments it needs in environments`,
     );
   },
-};
+);

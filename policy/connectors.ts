@@ -61,15 +61,15 @@ export const connectorNoAnonymousProduction = stackPolicy(
     severity: "high",
     config: ConnectorConfig,
   },
-  async (args, config, report) => {
-    const projects = await readAll(args.resources, TYPES.project, readProject);
-    for await (const { urn, view: connector } of eachOf(args.resources, TYPES.connector, readConnector)) {
+  async (resources, config, report) => {
+    const projects = await readAll(resources, TYPES.project, readProject);
+    for await (const { address, view: connector } of eachOf(resources, TYPES.connector, readConnector)) {
       if (connector.authType?.toLowerCase() !== "anonymous") continue;
       const reason = productionReason(connector, projects, config);
       if (!reason) continue;
       report(
         `connector "${connector.identifier ?? "?"}" in project "${connector.project}" uses anonymous registry auth, and the project is production (${reason}): use UsernamePassword auth with a passwordRef`,
-        urn,
+        address,
       );
     }
   },

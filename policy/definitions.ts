@@ -3,7 +3,6 @@
  * documented kill switches.
  * @module
  */
-import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
 import { type DefinitionDoc, ROLLOUT_STATUSES } from "../sdk/admin/schemas";
 import {
@@ -18,7 +17,7 @@ import {
   resourcePolicy,
   stackPolicy,
 } from "./common";
-import { type DefinitionView, type FlagView, isType, readDefinition, readFlag, TYPES } from "./resources";
+import { type DefinitionView, type FlagView, readDefinition, readFlag, TYPES } from "./resources";
 
 /**
  * definition-well-formed: the rules the service enforces, checked before any request: bucket
@@ -28,18 +27,20 @@ import { type DefinitionView, type FlagView, isType, readDefinition, readFlag, T
  * (`readDefinition`), the rules the emulator enforces too (`validateDefinition` in
  * `sdk/admin/schemas.ts`).
  */
-export const definitionWellFormed: ResourceValidationPolicy = {
-  name: "definition-well-formed",
-  description:
-    "Flag definitions are well formed: bucket sizes sum to 100 in every rule and in the default rule, every treatment referenced exists, treatment names are unique and not reserved, at most 20 treatments, traffic allocation 0..100.",
-  enforcementLevel: "mandatory",
-  severity: "high",
-  validateResource: async (args, report) => {
-    if (!isType(args.type, TYPES.definition)) return;
-    const view = await readDefinition(args.props);
+export const definitionWellFormed = resourcePolicy(
+  {
+    name: "definition-well-formed",
+    description:
+      "Flag definitions are well formed: bucket sizes sum to 100 in every rule and in the default rule, every treatment referenced exists, treatment names are unique and not reserved, at most 20 treatments, traffic allocation 0..100.",
+    enforcementLevel: "mandatory",
+    severity: "high",
+    select: propsOf(TYPES.definition),
+  },
+  async (props, _config, report) => {
+    const view = await readDefinition(props);
     for (const problem of view.problems) report(`${definitionLabel(view)}: ${problem}`);
   },
-};
+);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -114,9 +115,9 @@ export const productionRampGuard = stackPolicy(
     severity: "high",
     config: RampGuardConfig,
   },
-  async (args, config, report) => {
-    const flags = await readAll(args.resources, TYPES.flag, readFlag);
-    for await (const { urn, view } of eachOf(args.resources, TYPES.definition, readDefinition)) {
+  async (resources, config, report) => {
+    const flags = await readAll(resources, TYPES.flag, readFlag);
+    for await (const { address, view } of eachOf(resources, TYPES.definition, readDefinition)) {
       if (!inEnvironments(view, config.productionEnvironments)) continue;
       const def = view.document;
       if (!def) continue; // definition-well-formed reports it
@@ -131,7 +132,7 @@ export const productionRampGuard = stackPolicy(
         : `its rollout status "${flag.rolloutStatus ?? INITIAL_STATUS}" is not one of: ${allowed}`;
       report(
         `${definitionLabel(view)} sends ${percent(share)} of untargeted traffic to treatments other than the baseline "${baseline}" (limit ${percent(config.maxNonBaselinePercent)}), and ${status}`,
-        urn,
+        address,
       );
     }
   },

@@ -10,7 +10,6 @@
  * environment they set (`spec.environment.environmentRef`).
  * @module
  */
-import type { ResourceValidationArgs } from "@pulumi/policy";
 import { z } from "zod";
 import {
   containsExpression,
@@ -18,7 +17,7 @@ import {
   durationMs as grammarDurationMs,
   isDuration,
 } from "../sdk/platform/pipeline";
-import { eachOf, readAll, resourcePolicy, stackPolicy } from "./common";
+import { eachOf, type PolicyTarget, readAll, resourcePolicy, stackPolicy } from "./common";
 import {
   type DeliveryEnvironmentView,
   isType,
@@ -33,10 +32,10 @@ import {
 } from "./resources";
 
 /** The pipeline of a Pipeline resource, or undefined for other resources and unreadable YAML. */
-async function pipelineOf(args: ResourceValidationArgs): Promise<PipelineView | undefined> {
-  if (!isType(args.type, TYPES.pipeline)) return undefined;
+async function pipelineOf(resource: PolicyTarget): Promise<PipelineView | undefined> {
+  if (!isType(resource.type, TYPES.pipeline)) return undefined;
   try {
-    return await readPipeline(args.props);
+    return await readPipeline(resource.props);
   } catch (e) {
     // A value unknown during a preview is the engine's to report.
     if (isUnknownValueError(e)) throw e;
@@ -311,8 +310,8 @@ export function productionEnvironmentReason(
 
 const isApprovalStep = (type: string) => type.endsWith("Approval");
 
-/** The pipelines of the stack with their URNs; YAML that does not parse is skipped (check reports it). */
-async function* pipelinesOf(resources: Parameters<typeof eachOf>[0]) {
+/** The pipelines of the stack with their addresses; YAML that does not parse is skipped (check reports it). */
+async function* pipelinesOf(resources: readonly PolicyTarget[]) {
   const read = async (props: Record<string, unknown>) => {
     try {
       return await readPipeline(props);
@@ -321,7 +320,8 @@ async function* pipelinesOf(resources: Parameters<typeof eachOf>[0]) {
       return undefined;
     }
   };
-  for await (const { urn, view } of eachOf(resources, TYPES.pipeline, read)) if (view) yield { urn, view };
+  for await (const { address, view } of eachOf(resources, TYPES.pipeline, read))
+    if (view) yield { address, view };
 }
 
 /**
@@ -341,9 +341,9 @@ export const pipelineApprovalBeforeProduction = stackPolicy(
     severity: "high",
     config: ProductionConfig,
   },
-  async (args, config, report) => {
-    const environments = await readAll(args.resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
-    for await (const { urn, view: pipeline } of pipelinesOf(args.resources)) {
+  async (resources, config, report) => {
+    const environments = await readAll(resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
+    for await (const { address, view: pipeline } of pipelinesOf(resources)) {
       pipeline.stages.forEach((stage, i) => {
         if (stage.type !== "Deployment") return;
         const reason = productionEnvironmentReason(stage.environmentRef, environments, config);
@@ -354,7 +354,7 @@ export const pipelineApprovalBeforeProduction = stackPolicy(
         if (before.some((s) => isApprovalStep(s.type))) return;
         report(
           `${stageLabel(pipeline, stage)} deploys to production environment "${stage.environmentRef}" (${reason}) with no approval before it: add an Approval stage before it, or a HarnessApproval step before its deployment steps`,
-          urn,
+          address,
         );
       });
     }
@@ -376,11 +376,11 @@ export const triggerProductionInputSet = stackPolicy(
     severity: "medium",
     config: ProductionConfig,
   },
-  async (args, config, report) => {
-    const environments = await readAll(args.resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
+  async (resources, config, report) => {
+    const environments = await readAll(resources, TYPES.deliveryEnvironment, readDeliveryEnvironment);
     const pipelines: PipelineView[] = [];
-    for await (const { view } of pipelinesOf(args.resources)) pipelines.push(view);
-    for await (const { urn, view: trigger } of eachOf(args.resources, TYPES.trigger, readTrigger)) {
+    for await (const { view } of pipelinesOf(resources)) pipelines.push(view);
+    for await (const { address, view: trigger } of eachOf(resources, TYPES.trigger, readTrigger)) {
       if ((trigger.inputSetRefs ?? []).length > 0) continue;
       const pipeline = pipelines.find((p) => p.identifier === trigger.pipelineIdentifier);
       if (pipeline === undefined || !pipeline.hasRuntimeInputs) continue;
@@ -392,7 +392,7 @@ export const triggerProductionInputSet = stackPolicy(
       if (production === undefined) continue;
       report(
         `trigger "${trigger.identifier ?? "?"}" starts pipeline "${pipeline.identifier}", which deploys to production environment "${production.environmentRef}" and asks for runtime inputs, but names no input set: set inputSetRefs`,
-        urn,
+        address,
       );
     }
   },

@@ -113,9 +113,24 @@ export class UnknownInputError extends Error {
   constructor(
     /** The path of the unknown value. */
     readonly props: readonly PropertyKey[],
+    /** The resource holding it, when its props were named ({@link nameProps}). */
+    readonly address?: string,
   ) {
     super(`value at .${props.map(String).join(".")} can't be known during preview`);
   }
+}
+
+/** The resources of plain props handed to the readers, by props object ({@link nameProps}). */
+const propsAddresses = new WeakMap<object, string>();
+
+/**
+ * Names plain props by their resource's address, so the {@link UnknownInputError} of a value unknown
+ * in them names the resource (a stack policy reads many): the Terraform plan checker names each
+ * resource's props. Returns the props.
+ */
+export function nameProps<P extends Props>(props: P, address: string): P {
+  propsAddresses.set(props, address);
+  return props;
 }
 
 /**
@@ -153,7 +168,7 @@ function rethrowUnknown(props: Props, key: string): never {
     else if (isRecord(value)) for (const k of Object.keys(value)) touch(value[k]);
   };
   touch(props[key]);
-  throw new UnknownInputError([key]);
+  throw new UnknownInputError([key], propsAddresses.get(props));
 }
 
 /** What the provider's `check` makes of a resource's props. */

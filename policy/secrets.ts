@@ -3,8 +3,8 @@
  * holding their values.
  * @module
  */
-import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { containsExpression, EXPRESSION_TOKENS, SCOPED_REFERENCE_PATTERN } from "../sdk/platform/pipeline";
+import { type PolicyTarget, resourcePolicy } from "./common";
 import {
   type DefinitionDocument,
   isType,
@@ -88,15 +88,15 @@ export function inlineSecrets(document: unknown, at: string): InlineSecret[] {
 
 /** The definition of a Pipeline or a Service, labelled for messages; undefined for other resources. */
 async function definitionOf(
-  args: ResourceValidationArgs,
+  resource: PolicyTarget,
 ): Promise<{ label: string; def: DefinitionDocument } | undefined> {
-  const read = isType(args.type, TYPES.pipeline)
+  const read = isType(resource.type, TYPES.pipeline)
     ? { noun: "pipeline", reader: readPipelineDocument }
-    : isType(args.type, TYPES.service)
+    : isType(resource.type, TYPES.service)
       ? { noun: "service", reader: readServiceDocument }
       : undefined;
   if (!read) return undefined;
-  const def = await read.reader(args.props);
+  const def = await read.reader(resource.props);
   return def && { label: `${read.noun} "${def.identifier ?? "?"}"`, def };
 }
 
@@ -106,20 +106,20 @@ async function definitionOf(
  * literal. Structural where `pipeline-no-literal-secrets` matches patterns in text: it judges names
  * and types, whatever the value looks like. The message never repeats the value.
  */
-export const secretsNotInline: ResourceValidationPolicy = {
-  name: "secrets-not-inline",
-  description:
-    'Pipelines and services hold no secret values: Secret variables hold a secret reference (account.x, org.x, x or <+secrets.getValue("x")>), and variables and fields named like a password, secret, token or key hold no literal.',
-  enforcementLevel: "mandatory",
-  severity: "critical",
-  validateResource: async (args, report) => {
+export const secretsNotInline = resourcePolicy(
+  {
+    name: "secrets-not-inline",
+    description:
+      'Pipelines and services hold no secret values: Secret variables hold a secret reference (account.x, org.x, x or <+secrets.getValue("x")>), and variables and fields named like a password, secret, token or key hold no literal.',
+    enforcementLevel: "mandatory",
+    severity: "critical",
     // A value unknown during a preview throws the engine's error, which the engine reports.
-    const found = await definitionOf(args);
-    if (!found) return;
-    const { label, def } = found;
+    select: definitionOf,
+  },
+  ({ label, def }, _config, report) => {
     for (const s of inlineSecrets(def.document, def.input))
       report(
         `${label}: ${s.path}: ${s.what}; store it in a Secret and reference it with <+secrets.getValue("name")> (or its reference, for a Secret variable)`,
       );
   },
-};
+);

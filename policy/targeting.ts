@@ -14,7 +14,7 @@ import {
   OfflineEvaluator,
   sampleKeys,
 } from "../sdk/split/evaluate";
-import { inEnvironments, percent, stackPolicy } from "./common";
+import { inEnvironments, type PolicyTarget, percent, stackPolicy } from "./common";
 import { isType, readDefinition, readFlag, TYPES } from "./resources";
 
 /** "In Production, key qa-bot gets treatment on for flag new-checkout." */
@@ -94,7 +94,8 @@ const quoteList = (ts: readonly string[]) => ts.map((t) => `"${t}"`).join(" or "
 /** A failing expectation: the message, and the definition resource it is about when there is one. */
 export interface Failure {
   message: string;
-  urn?: string | undefined;
+  /** The definition's URN or address ({@link PolicyTarget}'s `address`). */
+  address?: string | undefined;
 }
 
 /**
@@ -102,13 +103,13 @@ export interface Failure {
  * expectation (the policy reports them; tests and tools can call this directly).
  */
 export async function checkExpectations(
-  resources: readonly { type: string; props: Record<string, unknown>; urn?: string }[],
+  resources: readonly (Omit<PolicyTarget, "address"> & { address?: string })[],
   config: TargetingConfig,
 ): Promise<Failure[]> {
   const definitions = await Promise.all(
     resources
       .filter((r) => isType(r.type, TYPES.definition))
-      .map(async (r) => ({ ...(await readDefinition(r.props)), urn: r.urn })),
+      .map(async (r) => ({ ...(await readDefinition(r.props)), address: r.address })),
   );
   const flags = await Promise.all(
     resources.filter((r) => isType(r.type, TYPES.flag)).map((r) => readFlag(r.props)),
@@ -139,7 +140,7 @@ export async function checkExpectations(
       });
       continue;
     }
-    const fail = (message: string) => failures.push({ message, urn: def.urn });
+    const fail = (message: string) => failures.push({ message, address: def.address });
     const flagsOfEnv = environmentOf(e);
     if (!flagsOfEnv.some((f) => f.flagName === e.flag)) {
       fail(
@@ -200,8 +201,8 @@ export const targetingAssertions = stackPolicy(
     severity: "high",
     config: TargetingConfig,
   },
-  async (args, config, report) => {
+  async (resources, config, report) => {
     if (config.expectations.length === 0) return;
-    for (const f of await checkExpectations(args.resources, config)) report(f.message, f.urn);
+    for (const f of await checkExpectations(resources, config)) report(f.message, f.address);
   },
 );
