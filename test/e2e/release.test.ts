@@ -40,6 +40,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,6 +98,28 @@ function block(text: string, lang: string): string {
 
 /** The documented npm install, which the test runs once (`deps/`), as a link to that install. */
 const NPM_INSTALL = "npm install flagstack @pulumi/pulumi";
+/** This machine's platform, as Terraform and Pulumi name it (the release is built for it alone). */
+const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+const PLUGIN_TARBALL = `pulumi-resource-flagstack-v${VERSION}-${PLATFORM.replace("_", "-")}.tar.gz`;
+/** The documented plugin install, from the release's tarball (the docs show Linux x64's). */
+const PLUGIN_INSTALL = `pulumi plugin install resource flagstack ${VERSION} --file ./pulumi-resource-flagstack-v${VERSION}-linux-amd64.tar.gz`;
+
+/**
+ * A directory of links to every command on PATH but Node's (`node`, `npm`, `npx`, `corepack`):
+ * the PATH of a machine without Node.js, for the sections that need none.
+ */
+function pathWithoutNode(into: string, extra: string[]): string {
+  mkdirSync(into, { recursive: true });
+  const skip = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
+  for (const d of [...extra, ...(process.env.PATH ?? "").split(delimiter)]) {
+    if (!d || !existsSync(d) || d.includes("node24")) continue;
+    for (const name of readdirSync(d)) {
+      if (skip.has(name) || existsSync(join(into, name))) continue;
+      symlinkSync(join(d, name), join(into, name));
+    }
+  }
+  return into;
+}
 
 describe("the release: its files, and each language's documented install from them", () => {
   let dir: string;
@@ -132,7 +155,13 @@ describe("the release: its files, and each language's documented install from th
     extraEnv: Record<string, string> = {},
     instead: Record<string, string> = {},
   ) {
-    expect(script.split("\n")[0]).toBe(NPM_INSTALL);
+    expect([NPM_INSTALL, PLUGIN_INSTALL]).toContain(script.split("\n")[0]);
+    // The plugin's tarball is in the program's directory as the section says (the docs name Linux x64's).
+    if (script.startsWith(PLUGIN_INSTALL))
+      cpSync(
+        join(release, PLUGIN_TARBALL),
+        join(cwd, `pulumi-resource-flagstack-v${VERSION}-linux-amd64.tar.gz`),
+      );
     const lines: Record<string, string> = {
       [NPM_INSTALL]: `ln -s ${join(deps, "node_modules")} node_modules`,
       ...instead,
@@ -156,11 +185,14 @@ describe("the release: its files, and each language's documented install from th
    * The stack `dev` of a program (each program's own file backend: the documented programs share
    * the project name `checkout`), its config the emulator's; and the environment that reaches it.
    */
-  async function devStack(workDir: string): Promise<{ stack: Stack; stackEnv: Record<string, string> }> {
+  async function devStack(
+    workDir: string,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ stack: Stack; stackEnv: Record<string, string> }> {
     const cli = await pulumiCli();
     const backend = `${workDir}-backend`;
     mkdirSync(backend, { recursive: true });
-    const stackEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}` };
+    const stackEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, ...extraEnv };
     await run(cli.command, ["stack", "init", "dev"], workDir, stackEnv);
     const stack = await LocalWorkspace.selectStack(
       { stackName: "dev", workDir },
@@ -182,7 +214,7 @@ describe("the release: its files, and each language's documented install from th
     let start = performance.now();
     await run(
       process.execPath,
-      [join(REPO_ROOT, "scripts", "release.mts"), "--no-build", "--out", release],
+      [join(REPO_ROOT, "scripts", "release.mts"), "--no-build", "--platforms", PLATFORM, "--out", release],
       REPO_ROOT,
     );
     seconds.release = since(start);
@@ -225,7 +257,12 @@ describe("the release: its files, and each language's documented install from th
       "flagstack-go-sdk",
       `flagstack-schema-${VERSION}.json`,
       "goproxy",
+      PLUGIN_TARBALL,
       WHEEL,
+      "terraform-mirror",
+      `terraform-provider-flagstack_${VERSION}_SHA256SUMS`,
+      `terraform-provider-flagstack_${VERSION}_${PLATFORM}.zip`,
+      `terraform-provider-flagstack_${VERSION}_manifest.json`,
     ]);
     const schema = JSON.parse(readFileSync(join(release, `flagstack-schema-${VERSION}.json`), "utf8"));
     expect({ name: schema.name, version: schema.version, language: schema.language }).toEqual({
@@ -305,7 +342,7 @@ describe("the release: its files, and each language's documented install from th
     );
   });
 
-  it("Python: the section's venv and `pip install` of the wheel, its program up and a preview that writes nothing; the import section's import, unprotect and destroy", async () => {
+  it("Python, on a PATH without node: the section's plugin install, venv and `pip install` of the wheel, its program up and a preview of 0 requests; the import section's import, unprotect and destroy", async () => {
     const docs = section("### Python");
     const [install = "", ...otherSh] = blocks(docs, "sh");
     expect(otherSh).toEqual([]);
@@ -343,7 +380,10 @@ describe("the release: its files, and each language's documented install from th
     seconds["python venv"] = since(start);
     start = performance.now();
     expect(install.split("\n")[1]).toBe("python3 -m venv venv");
-    await shell(install, program, {}, { "python3 -m venv venv": `ln -s ${VENV} venv` });
+    const noNode = {
+      PATH: pathWithoutNode(join(dir, "bin-without-node"), [dirname((await pulumiCli()).command)]),
+    };
+    await shell(install, program, noNode, { "python3 -m venv venv": `ln -s ${VENV} venv` });
     seconds["python install"] = since(start);
     expect(
       (
@@ -355,7 +395,7 @@ describe("the release: its files, and each language's documented install from th
       ).trim(),
     ).toBe(`${VERSION} ${PULUMI_VERSION}`);
 
-    const { stack, stackEnv } = await devStack(program);
+    const { stack, stackEnv } = await devStack(program, noNode);
     const { admin } = clients(emu);
     const ws = await defaultWorkspaceId(admin);
     start = performance.now();
@@ -506,11 +546,17 @@ describe("the release: its files, and each language's documented install from th
     expect(await flagNames(admin)).toEqual([]);
   });
 
-  it("YAML: the section's Pulumi.yaml names the plugin by path: up, a preview that writes nothing, destroy", async () => {
+  it("YAML, on a PATH without node: the section's plugin install from the tarball and its Pulumi.yaml: up, a preview of 0 requests, destroy", async () => {
     const docs = section("### YAML");
     const program = programDir("yaml", { "Pulumi.yaml": block(docs, "yaml") });
-    await shell(block(docs, "sh"), program);
-    const { stack } = await devStack(program);
+    const noNode = {
+      PATH: pathWithoutNode(join(dir, "bin-without-node"), [dirname((await pulumiCli()).command)]),
+    };
+    await shell(block(docs, "sh"), program, noNode);
+    expect(
+      existsSync(join(dir, "home", "plugins", `resource-flagstack-v${VERSION}`, "pulumi-resource-flagstack")),
+    ).toBe(true);
+    const { stack } = await devStack(program, noNode);
     const { admin } = clients(emu);
     const ws = await defaultWorkspaceId(admin);
     let start = performance.now();
