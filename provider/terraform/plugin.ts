@@ -48,7 +48,7 @@ export function handshakeLine(port: number, certDer?: Buffer): string {
 /** Why this process may not serve: no cookie, or a client that does not speak protocol 6. */
 export function handshakeRefusal(env: NodeJS.ProcessEnv): string | undefined {
   if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE)
-    return "This binary is a plugin. These are not meant to be executed directly.\nPlease execute the program that consumes these plugins, which will\nload any plugins automatically (terraform or tofu, with this provider installed: `flagstack terraform install`).";
+    return "This binary is a plugin. These are not meant to be executed directly.\nPlease execute the program that consumes these plugins, which will\nload any plugins automatically (terraform or tofu, with this provider installed from its mirror, or by `npx flagstack terraform install`; run `<binary> help` for its commands).";
   const versions = (env.PLUGIN_PROTOCOL_VERSIONS ?? "").split(",").map((v) => v.trim());
   if (env.PLUGIN_PROTOCOL_VERSIONS && !versions.includes(String(PROTOCOL_VERSION)))
     return `flagstack speaks plugin protocol ${PROTOCOL_VERSION}; the client offered ${env.PLUGIN_PROTOCOL_VERSIONS} (Terraform 1.0+ or OpenTofu speak it)`;
