@@ -15,7 +15,6 @@
  * build instead (`node dist/provider/binary.js terraform`) it reads them from the package.
  * @module
  */
-import { basename } from "node:path";
 import { readPackageFile, usePackageFiles } from "./core/package-file";
 
 /** Which door a start serves, and the arguments left for it. */
@@ -27,10 +26,15 @@ export type Mode =
 
 /** The door a start serves: by the executable's name, else by its first argument. */
 export function modeOf(executable: string, args: readonly string[]): Mode {
-  const name = basename(executable).toLowerCase();
-  if (name.startsWith("terraform-provider-flagstack")) return { door: "terraform", args: [...args] };
-  if (name.startsWith("pulumi-resource-flagstack")) return { door: "pulumi", args: [...args] };
+  // Either separator: the binary names Windows paths too.
+  const name = (executable.split(/[\\/]/).pop() ?? "").toLowerCase();
   const [first, ...rest] = args;
+  // Terraform starts a provider with no argument, Pulumi with the engine's address and flags: a
+  // person asking for the version or help is neither.
+  const asked = first === "version" || first === "--version" || first === "help" || first === "--help";
+  if (!asked && name.startsWith("terraform-provider-flagstack"))
+    return { door: "terraform", args: [...args] };
+  if (!asked && name.startsWith("pulumi-resource-flagstack")) return { door: "pulumi", args: [...args] };
   if (first === "terraform") return { door: "terraform", args: rest };
   if (first === "pulumi") return { door: "pulumi", args: rest };
   if (first === "version" || first === "--version" || first === "-v") return { door: "version" };
