@@ -49,9 +49,10 @@ export async function terraformRecover(
     throw new Error(
       `--plan reads a plan another run made: the plan arguments ${planArgs.join(" ")} do nothing`,
     );
-  const recover = require("../provider/terraform/recover") as typeof import("../provider/terraform/recover");
-  const { catalog } =
-    require("../provider/terraform/server") as typeof import("../provider/terraform/server");
+  const [recover, { catalog }] = await Promise.all([
+    import("../provider/terraform/recover.js"),
+    import("../provider/terraform/server.js"),
+  ]);
   const plan =
     options.plan === undefined
       ? undefined

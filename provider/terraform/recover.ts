@@ -202,8 +202,12 @@ export function providerArguments(
   return { values, unresolved };
 }
 
-/** Configures every kind with the provider block's arguments (Terraform names), as `ConfigureProvider` does. */
+/**
+ * Configures every kind with the provider block's arguments (Terraform names), as
+ * `ConfigureProvider` does, and the process to speak the Terraform door's words.
+ */
 export async function configureKinds(cat: Catalog, args: Record<string, unknown>): Promise<void> {
+  useDoor(TERRAFORM_WORDS);
   const type = blockType(cat.config);
   const object: TfObject = {};
   for (const a of cat.config) object[a.name] = (args[a.name] ?? null) as TfValue;
@@ -257,7 +261,11 @@ async function lookUpOne(d: Declared, r: TfResource): Promise<Finding> {
   const form = r.kind.importId?.form;
   const checked = await impl.check({}, d.inputs);
   if (checked.failures && checked.failures.length > 0) {
-    const unknown = d.unknown.length > 0 ? ` (not known until the apply: ${d.unknown.join(", ")})` : "";
+    // The inputs at fault that the plan does not know yet (they name an output still to be made).
+    const failing = new Set(checked.failures.map((f) => /^[^.[]*/.exec(f.property)?.[0] ?? ""));
+    const notKnown = r.attributes.filter((a) => d.unknown.includes(a.name) && failing.has(a.key));
+    const unknown =
+      notKnown.length > 0 ? ` (not known until the apply: ${notKnown.map((a) => a.name).join(", ")})` : "";
     return undecided(
       `its planned inputs do not check${unknown}: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`,
     );
@@ -311,7 +319,9 @@ async function lookUpOne(d: Declared, r: TfResource): Promise<Finding> {
 
 /** An HCL string literal (template sequences escaped). */
 export const hclString = (s: string): string =>
-  JSON.stringify(s).replaceAll("${", "$${").replaceAll("%{", "%%{");
+  JSON.stringify(s)
+    .replaceAll("${", () => "$${")
+    .replaceAll("%{", () => "%%{");
 
 /** The text of {@link RECOVERED_FILE}: one `import` block per object, in the order given. */
 export function importBlocksText(blocks: readonly { address: string; id: string }[]): string {
@@ -329,7 +339,7 @@ export function importBlocksText(blocks: readonly { address: string; id: string 
 export function parseImportBlocks(text: string): { address: string; id: string }[] {
   const blocks: { address: string; id: string }[] = [];
   for (const m of text.matchAll(/^import \{\n {2}to = (.+)\n {2}id = ("(?:[^"\\]|\\.)*")\n\}$/gm)) {
-    const literal = (m[2] as string).replaceAll("$${", "${").replaceAll("%%{", "%{");
+    const literal = (m[2] as string).replaceAll("$${", () => "${").replaceAll("%%{", () => "%{");
     blocks.push({ address: m[1] as string, id: JSON.parse(literal) as string });
   }
   return blocks;
