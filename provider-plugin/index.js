@@ -1,12 +1,13 @@
-// The plugin's entry point: the Node.js language host runs it with the engine's address as the
-// argument (`@pulumi/pulumi/cmd/run-plugin <this directory> <address>`). The provider itself is
-// the package's build (`npm run build`): provider/native/server.ts.
+// The plugin's entry point: the engine runs it (through `pulumi-resource-flagstack` beside it, or
+// the Node.js language host's `@pulumi/pulumi/cmd/run-plugin <this directory> <address>`) with the
+// engine's address as the argument. It runs the provider's bundle (`npm run build`:
+// dist/bundle/flagstack-provider.js, from provider/binary.ts), the same file the release's plugin
+// executables carry, in its Pulumi mode.
 "use strict";
-const { join } = require("node:path");
-const { serve } = require("../dist/provider/native/server.js");
-const { version } = require("../package.json");
-
-serve(process.argv.slice(2), { schemaFile: join(__dirname, "schema.json"), version }).catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+require("node:module").enableCompileCache?.();
+require("../dist/bundle/flagstack-provider.js")
+  .main(__filename, ["pulumi", ...process.argv.slice(2)])
+  .catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });

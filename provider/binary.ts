@@ -1,6 +1,6 @@
 /**
  * The provider binary's entry point: one self-contained executable per platform (Node's
- * single-executable application, built by `npm run release`, `scripts/release/binary.mts`) that
+ * single-executable application, built by `npm run release`, `scripts/release-binary.mts`) that
  * serves both doors of the provider from the same code:
  * - **Terraform and OpenTofu** (plugin protocol 6, `./terraform/plugin.ts`) when started as
  *   `terraform-provider-flagstack...` (the name Terraform's installers give it) or with the argument
@@ -16,6 +16,9 @@
  * @module
  */
 import { readPackageFile, usePackageFiles } from "./core/package-file";
+
+/** `true` in the bundle (the bundler defines it, `scripts/release-binary.mts`); not defined in the build. */
+declare const FLAGSTACK_BUNDLE: boolean | undefined;
 
 /** Which door a start serves, and the arguments left for it. */
 export type Mode =
@@ -117,7 +120,7 @@ export async function main(executable: string, args: readonly string[]): Promise
     }
     case "pulumi": {
       const native = require("./native/server") as typeof import("./native/server");
-      if (seaApi() !== undefined) native.useBundledSdkModules(bundledSdkModules());
+      if (typeof FLAGSTACK_BUNDLE !== "undefined" && FLAGSTACK_BUNDLE) native.useBundledSdkModules(bundledSdkModules());
       const schema = readPackageFile("provider-plugin/schema.json", __dirname);
       if (schema === undefined) throw new Error("flagstack: no provider-plugin/schema.json");
       await native.serve(mode.args, { schemaFile: { text: schema }, version: packageVersion() });
@@ -128,8 +131,8 @@ export async function main(executable: string, args: readonly string[]): Promise
 
 /**
  * The modules of `@pulumi/pulumi`'s own dependencies the native server takes from its directory,
- * as the bundle carries them: the `pulumi-sdk:` prefix is resolved by the release's bundler from
- * `@pulumi/pulumi`'s directory (`scripts/release/binary.mts`). Outside a bundle this is never called.
+ * as the bundle carries them: the `pulumi-sdk:` prefix is resolved by the bundler from
+ * `@pulumi/pulumi`'s directory (`scripts/release-binary.mts`). Outside the bundle this is never called.
  */
 function bundledSdkModules(): Record<string, () => unknown> {
   return {

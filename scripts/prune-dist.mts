@@ -16,7 +16,8 @@ function prune(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (path !== join(dist, "node10")) prune(path);
+      // the declarations for node10 resolution and the provider's bundle are no compiler output
+      if (path !== join(dist, "node10") && path !== join(dist, "bundle")) prune(path);
       continue;
     }
     if (!EMITTED.test(entry.name)) continue;

@@ -78,13 +78,21 @@ function run(command: string, argv: string[], cwd: string): string {
   }
 }
 
-/** The bundle of `provider/binary.ts`, one CommonJS file, into `work`. */
-export async function bundle(work: string): Promise<string> {
+/**
+ * Where `npm run build` writes the bundle (`./bundle.mts`): the npm package's launcher and plugin
+ * directory run it, and the release injects it into each platform's executable.
+ */
+export const BUNDLE = join(root, "dist", "bundle", "flagstack-provider.js");
+
+/**
+ * The bundle of `provider/binary.ts`, one CommonJS file, at `outfile`. `FLAGSTACK_BUNDLE` is
+ * `true` in it (`provider/binary.ts` then takes the modules its bundler carried).
+ */
+export async function bundle(outfile: string = BUNDLE): Promise<string> {
   const esbuild = (await import("esbuild")) as typeof import("esbuild");
   // The native server takes two modules from @pulumi/pulumi's own dependencies (a nested
   // google-protobuf): `pulumi-sdk:<id>` resolves `<id>` from that package's directory.
   const pulumiDir = dirname(requireHere.resolve("@pulumi/pulumi/package.json"));
-  const outfile = join(work, "flagstack-provider.js");
   await esbuild.build({
     entryPoints: [join(root, "provider", "binary.ts")],
     bundle: true,
@@ -94,6 +102,7 @@ export async function bundle(work: string): Promise<string> {
     outfile,
     logLevel: "error",
     legalComments: "none",
+    define: { FLAGSTACK_BUNDLE: "true" },
     plugins: [
       {
         name: "pulumi-sdk",

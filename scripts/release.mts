@@ -53,7 +53,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import {
-  bundle,
+  BUNDLE,
   executables,
   PLATFORMS,
   type Platform,
@@ -365,7 +365,8 @@ export async function release(options: ReleaseOptions): Promise<ReleaseFiles> {
   try {
     if (build) run("npm", ["run", "build"], root, nodeEnv());
     const schema = writeSchema(out, version, options.pluginDownloadUrl);
-    const binaries = await executables(options.platforms, await bundle(work), work);
+    if (!existsSync(BUNDLE)) throw new Error(`release: no ${relative(root, BUNDLE)}: run \`npm run build\``);
+    const binaries = await executables(options.platforms, BUNDLE, work);
     const terraform = terraformRelease(out, version, binaries);
     const plugins = pulumiPlugins(out, version, binaries);
     if (options.binariesOnly) return { version, schema, terraform, pulumiPlugins: plugins };

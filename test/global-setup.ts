@@ -33,6 +33,8 @@ export default function setup(): () => void {
   }
   // What tsc emitted for sources since deleted would shadow their replacements (scripts/prune-dist.mts).
   execFileSync(process.execPath, [join(root, "scripts", "prune-dist.mts")], { cwd: root, stdio: "inherit" });
+  // The provider's bundle, which the Terraform launcher and the plugin directory run (`npm run build` makes it too).
+  execFileSync(process.execPath, [join(root, "scripts", "bundle.mts")], { cwd: root, stdio: "inherit" });
   // `require("flagstack/provider/...")` from the repository resolves through this link (scripts/setup.sh makes it too).
   const link = join(root, "node_modules", "flagstack");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
