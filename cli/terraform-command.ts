@@ -79,9 +79,9 @@ export function install(options: {
 }): Installed {
   const root = options.root ?? packageRoot();
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
-  if (!existsSync(join(root, "dist", "provider", "terraform", "plugin.js")))
+  if (!existsSync(join(root, "dist", "bundle", "flagstack-provider.js")))
     throw new Error(
-      `${root} has no build of the provider (dist/provider/terraform/plugin.js): run \`npm run build\``,
+      `${root} has no build of the provider (dist/bundle/flagstack-provider.js): run \`npm run build\``,
     );
   const dir = resolve(options.dir ?? join(homedir(), ".terraform.d", "plugins"));
   const target = join(dir, ...SOURCE_ADDRESS.split("/"), version, platformDir());
