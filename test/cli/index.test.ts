@@ -55,13 +55,18 @@ console.log(Object.keys(require.cache).filter((f) => f.includes("@pulumi")).leng
     expect(await node(["-e", script])).toEqual({ stdout: "0\n", stderr: "" });
   });
 
-  it("the hook fails as a missing @pulumi/pulumi does (the guard can fail)", async () => {
+  it("the kinds load without it, and making a Pulumi resource fails as a missing @pulumi/pulumi does (the guard can fail)", async () => {
     const { stdout, stderr } = await node([
       "-e",
-      `try { require("./dist/provider/kinds.js") } catch (e) { console.log(e.code, e.message) }`,
+      `const { KIND_LIST } = require("./dist/provider/kinds.js"); const { Flag } = require("./dist/provider/flags/flag.js");
+console.log(KIND_LIST.length);
+try { new Flag("checkout", { workspace: "Default", name: "checkout" }) } catch (e) { console.log(e.message, "|", e.cause.code) }`,
     ]);
-    expect(stdout).toBe("MODULE_NOT_FOUND Cannot find module '@pulumi/pulumi/resource'\n");
-    expect(stderr).toBe("loaded @pulumi/pulumi/resource\n");
+    expect(stdout).toBe(
+      "29\nflagstack's Pulumi resources need @pulumi/pulumi (3.259.0 or newer): add it to the program's dependencies | MODULE_NOT_FOUND\n",
+    );
+    // the program's run first (its stack config), then the class to extend
+    expect(stderr).toBe("loaded @pulumi/pulumi/runtime/state\nloaded @pulumi/pulumi/resource\n");
   });
 
   it("`flagstack --help` lists every subcommand", async () => {
