@@ -9,11 +9,13 @@
  * - no provider process of the run left 5 s after the kill (`terraform-provider-flagstack`, the
  *   native plugin's `provider-plugin/index.js`; provider/terraform/parent-watch.ts);
  * - no request from it reaching the emulator later than 1 s after the kill.
+ * The provider binary of the release (`npm run release`), installed from its mirror, is killed the
+ * same way in `tofu apply`: it runs the same `main()` as the Node launcher.
  * The seeds are fixed, so a round's kill moment is the same on every run; `FLAGSTACK_ORPHAN_SEEDS`
  * (comma-separated) replays others. Each round prints how long after the kill the processes were
  * gone and when the last request arrived.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -201,6 +203,73 @@ resource "flagstack_flag" "f" {
           killDelay(seed, 1),
         );
         report(`tofu plan, seed ${seed}`, k);
+        expect(k.atKill).toBeGreaterThan(0);
+        expect(k.late).toEqual([]);
+        expect(k.goneMs).toBeLessThan(5000);
+      },
+    );
+  });
+
+  describe(`the provider binary (the release's, from its filesystem mirror), seeds ${SEEDS.join(", ")}`, () => {
+    let t: TofuDir;
+    let release: string;
+    const providers = () =>
+      processes("terraform-provider-flagstack", `TF_CLI_CONFIG_FILE=${join(t.dir, "tofurc")}`);
+    beforeAll(async () => {
+      // The executable for this machine (`npm run release -- --binaries-only`), as a user installs it.
+      release = mkdtempSync(join(tmpdir(), "flagstack-orphan-release-"));
+      const platform = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+      execFileSync(
+        process.execPath,
+        [
+          join(REPO_ROOT, "scripts", "release.mts"),
+          "--no-build",
+          "--binaries-only",
+          "--platforms",
+          platform,
+          "--out",
+          release,
+        ],
+        { cwd: REPO_ROOT, stdio: "ignore" },
+      );
+      t = TofuDir.open(emu, { mirror: join(release, "terraform-mirror") });
+      t.write(`${PROVIDER_HCL}
+resource "flagstack_flag" "f" {
+  count     = ${FLAGS}
+  workspace = "Default"
+  name      = "\${terraform.workspace}-b\${count.index}"
+  tags      = ["orphan"]
+}
+`);
+      const init = await t.tf(["init"]);
+      expect(init.code, init.out).toBe(0);
+    });
+    afterAll(() => {
+      t?.close();
+      if (release) rmSync(release, { recursive: true, force: true });
+    });
+
+    it.each(SEEDS)(
+      "kill -9 of tofu apply (seed %i): the binary gone, nothing sent after the kill + 1 s",
+      async (seed) => {
+        const ws = await t.tf(["workspace", "new", `binary${seed}`]);
+        expect(ws.code, ws.out).toBe(0);
+        const k = await killRun(
+          emu,
+          () =>
+            spawn(
+              t.tofu,
+              ["apply", "-auto-approve", "-no-color", "-input=false", `-var=requests_per_second=${RPS}`],
+              {
+                cwd: t.dir,
+                env: t.env,
+                stdio: "ignore",
+              },
+            ),
+          providers,
+          killDelay(seed, 0),
+        );
+        report(`tofu apply with the binary, seed ${seed}`, k);
         expect(k.atKill).toBeGreaterThan(0);
         expect(k.late).toEqual([]);
         expect(k.goneMs).toBeLessThan(5000);
