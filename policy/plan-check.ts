@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { snakeCase } from "../provider/terraform/schema";
-import type { PolicyCore, PolicyTarget } from "./common";
+import { type PolicyCore, type PolicyTarget, readConfig } from "./common";
 import { type PlanRead, readPlan } from "./plan";
 import { POLICY_PACK_NAME, policyCores } from "./policies";
 import { isUnknownValueError, nameProps } from "./resources";
@@ -30,13 +30,14 @@ export type EnforcementLevel = z.output<typeof EnforcementLevel>;
 /**
  * The pack's config file, as `pulumi preview --policy-pack-config` reads it: by policy name, its
  * level (`"flag-naming": "mandatory"`) or its settings (`{"enforcementLevel": "...", ...settings}`);
- * `all` sets every policy's level, which a policy's own entry overrides.
+ * `all` sets every policy's level, which a policy's own entry overrides. The levels are checked by
+ * {@link readPolicyPackConfig}, which names the entry.
  */
 export const PolicyPackConfigFile = z.record(
   z.string(),
-  z.union([EnforcementLevel, z.looseObject({ enforcementLevel: EnforcementLevel.optional() })], {
-    error: () =>
-      'a policy\'s entry is its level ("advisory", "mandatory", "remediate" or "disabled") or an object of its settings',
+  z.union([z.string(), z.looseObject({ enforcementLevel: z.string().optional() })], {
+    error: (issue) =>
+      `an entry is a policy's enforcement level or an object of its settings, not ${JSON.stringify(issue.input)}`,
   }),
 );
 export type PolicyPackConfigFile = z.output<typeof PolicyPackConfigFile>;
@@ -67,29 +68,41 @@ export function readPolicyPackConfig(
 ): PolicyPackConfig {
   const parsed = PolicyPackConfigFile.safeParse(json ?? {});
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${z.core.toDotPath(i.path) || "(config)"}: ${i.message}`);
+    const issues = parsed.error.issues.map(
+      (i) => `${i.path.map(String).join(".") || "(config)"}: ${i.message}`,
+    );
     throw new Error(`invalid policy-pack config: ${issues.join("; ")}`);
   }
   const file = parsed.data;
-  const levelOf = (entry: PolicyPackConfigFile[string] | undefined) =>
-    typeof entry === "string" ? entry : entry?.enforcementLevel;
-  const all = levelOf(file.all);
+  const levels = new Map<string, EnforcementLevel | undefined>();
+  const bad: string[] = [];
+  for (const [name, entry] of Object.entries(file)) {
+    const given = typeof entry === "string" ? entry : entry.enforcementLevel;
+    const level = EnforcementLevel.safeParse(given ?? "advisory");
+    if (!level.success)
+      bad.push(
+        `${name}: ${JSON.stringify(given)} is not an enforcement level (${EnforcementLevel.options.join(", ")})`,
+      );
+    else levels.set(name, given === undefined ? undefined : level.data);
+  }
+  if (bad.length > 0) throw new Error(`invalid policy-pack config: ${bad.join("; ")}`);
+  const all = levels.get("all");
   const policies = new Map<string, PolicySetup>();
   const errors: string[] = [];
   for (const core of cores) {
     const entry = file[core.name];
     const { enforcementLevel: _, ...settings } = typeof entry === "object" ? entry : {};
     const setup = {
-      enforcementLevel: levelOf(entry) ?? all ?? (core.enforcementLevel as EnforcementLevel),
+      enforcementLevel: levels.get(core.name) ?? all ?? (core.enforcementLevel as EnforcementLevel),
       settings,
     };
-    if (core.config) {
-      const read = core.config.safeParse(settings);
-      if (!read.success)
-        errors.push(
-          `invalid config of policy ${core.name}: ${read.error.issues.map((i) => `${z.core.toDotPath(i.path) || "(config)"}: ${i.message}`).join("; ")}`,
-        );
-    }
+    // The pack's own reading of a policy's settings, and its message.
+    if (core.config)
+      try {
+        readConfig(core.name, core.config, { getConfig: <T extends object>() => settings as T });
+      } catch (e) {
+        errors.push((e as Error).message);
+      }
     policies.set(core.name, setup);
   }
   if (errors.length > 0) throw new Error(errors.join("\n"));
