@@ -265,7 +265,7 @@ export function register(program: Command): void {
   policy
     .command("check")
     .description(
-      "run the pack's policies on a Terraform or OpenTofu plan: the JSON of `tofu show -json <planfile>`; exits 1 on a mandatory violation",
+      "run the pack's policies on a Terraform or OpenTofu plan (the JSON of `tofu show -json <planfile>`), their settings from --config FILE, their findings as --format text or json; exits 1 on a mandatory violation",
     )
     .argument("<plan>", "the plan's JSON file (- for standard input)")
     .option("--config <file>", "the pack's config file, as `pulumi preview --policy-pack-config` takes it")
