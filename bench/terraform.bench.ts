@@ -50,7 +50,7 @@ import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../provider/terraform/plug
 import { loadServices } from "../provider/terraform/protocol";
 import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
 import { REPO_ROOT, type RequestRecord } from "../test/e2e/harness";
-import { PROVIDER_HCL, TofuDir, type TofuRun } from "../test/e2e/tofu";
+import { PROVIDER_HCL, releaseBinaries, THIS_PLATFORM, TofuDir, type TofuRun } from "../test/e2e/tofu";
 import type { BenchContext } from "./run";
 import { ENVIRONMENTS, LIMIT, UNLIMITED } from "./up.bench";
 
@@ -292,28 +292,16 @@ async function workloadFigures(
  * The provider binary (`npm run release -- --binaries-only`): this machine's platform in quick
  * mode, every released platform otherwise; the executables' and zips' sizes in MB.
  */
-function releaseBinaries(
+function binaryFigures(
   quick: boolean,
   out: string,
 ): { figures: Record<string, number>; binary: string; mirror: string } {
   const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
     version: string;
   };
-  const host = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+  const host = THIS_PLATFORM;
   const platforms = quick ? [host] : ["linux_amd64", "linux_arm64", "darwin_amd64", "windows_amd64"];
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO_ROOT, "scripts", "release.mts"),
-      "--no-build",
-      "--binaries-only",
-      "--platforms",
-      platforms.join(","),
-      "--out",
-      out,
-    ],
-    { cwd: REPO_ROOT, stdio: "ignore" },
-  );
+  const { mirror } = releaseBinaries(out, platforms);
   const figures: Record<string, number> = {};
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
   for (const p of platforms) {
@@ -336,14 +324,14 @@ function releaseBinaries(
     "-d",
     join(out, "unpacked"),
   ]);
-  return { figures, binary, mirror: join(out, "terraform-mirror") };
+  return { figures, binary, mirror };
 }
 
 export async function run({ quick, log }: BenchContext): Promise<Record<string, number>> {
   const runs = quick ? 3 : 7;
   const out = mkdtempSync(join(tmpdir(), "flagstack-bench-release-"));
   try {
-    const release = releaseBinaries(quick, out);
+    const release = binaryFigures(quick, out);
     const handshakes: number[] = [];
     const schemas: number[] = [];
     const binarySchemas: number[] = [];

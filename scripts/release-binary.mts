@@ -70,9 +70,15 @@ export const SOURCE_ADDRESS = "flagstack.local/flagstack/flagstack";
 /** Node's sentinel for a single executable's blob (the same in every Node 20+ build). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
-function run(command: string, argv: string[], cwd: string): string {
+/** Runs a command; throws with its output when it fails, else returns its stdout (`./release.mts` too). */
+export function run(
+  command: string,
+  argv: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   try {
-    return execFileSync(command, argv, { cwd, encoding: "utf8", maxBuffer: 1 << 28, stdio: "pipe" });
+    return execFileSync(command, argv, { cwd, env, encoding: "utf8", maxBuffer: 1 << 28, stdio: "pipe" });
   } catch (e) {
     const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
     throw new Error(`release: ${command} ${argv.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`);

@@ -36,7 +36,6 @@
  * generator at the CLI's version, served as a host; built once under the OS temp directory).
  * Everything but the first virtualenv and the host's modules works offline.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   copyFileSync,
@@ -59,6 +58,7 @@ import {
   type Platform,
   parsePlatforms,
   pulumiPlugins,
+  run,
   type TerraformRelease,
   terraformRelease,
 } from "./release-binary.mts";
@@ -118,16 +118,6 @@ function args(): ReleaseOptions {
       );
   }
   return options;
-}
-
-/** Runs a command; throws with its output when it fails, else returns its stdout. */
-function run(command: string, argv: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  try {
-    return execFileSync(command, argv, { cwd, env, encoding: "utf8", maxBuffer: 1 << 28, stdio: "pipe" });
-  } catch (e) {
-    const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
-    throw new Error(`release: ${command} ${argv.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`);
-  }
 }
 
 function which(name: string, extra: string[] = []): string | undefined {

@@ -15,7 +15,7 @@
  * (comma-separated) replays others. Each round prints how long after the kill the processes were
  * gone and when the last request arrived.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { mulberry32 } from "../../emulator/middleware/faults";
 import { apiRequests, EngineStack, pulumiCli, REPO_ROOT } from "./harness";
-import { PROVIDER_HCL, TofuDir } from "./tofu";
+import { PROVIDER_HCL, releaseBinaries, TofuDir } from "./tofu";
 
 const SEEDS = (process.env.FLAGSTACK_ORPHAN_SEEDS ?? "37,1337,424242").split(",").map(Number);
 /** Flags per run, and the provider's request rate: a run's creates or reads take 4 s or more. */
@@ -126,6 +126,22 @@ const report = (label: string, k: Killed) =>
     `${label}: killed ${k.delay} ms after the first request; ${k.atKill} provider process(es) then, gone ${k.goneMs} ms after the kill; last request ${k.lastRequestMs === undefined ? "before the kill" : `+${k.lastRequestMs} ms`}`,
   );
 
+/** `t` with a configuration of {@link FLAGS} flags named `<workspace>-<prefix><n>`, initialised. */
+async function countedFlags(t: TofuDir, prefix: string): Promise<TofuDir> {
+  // Each workspace its own state and flags: a killed apply's flags do not meet the next one's.
+  t.write(`${PROVIDER_HCL}
+resource "flagstack_flag" "f" {
+  count     = ${FLAGS}
+  workspace = "Default"
+  name      = "\${terraform.workspace}-${prefix}\${count.index}"
+  tags      = ["orphan"]
+}
+`);
+  const init = await t.tf(["init"]);
+  expect(init.code, init.out).toBe(0);
+  return t;
+}
+
 describe.skipIf(process.platform !== "linux")("a killed run leaves no provider process behind", () => {
   let emu: Emulator;
   beforeAll(async () => {
@@ -150,18 +166,7 @@ describe.skipIf(process.platform !== "linux")("a killed run leaves no provider p
         });
 
     beforeAll(async () => {
-      t = TofuDir.open(emu);
-      // Each workspace its own state and flags: a killed apply's flags do not meet the next one's.
-      t.write(`${PROVIDER_HCL}
-resource "flagstack_flag" "f" {
-  count     = ${FLAGS}
-  workspace = "Default"
-  name      = "\${terraform.workspace}-f\${count.index}"
-  tags      = ["orphan"]
-}
-`);
-      const init = await t.tf(["init"]);
-      expect(init.code, init.out).toBe(0);
+      t = await countedFlags(TofuDir.open(emu), "f");
     });
     afterAll(() => {
       t?.close();
@@ -218,31 +223,7 @@ resource "flagstack_flag" "f" {
     beforeAll(async () => {
       // The executable for this machine (`npm run release -- --binaries-only`), as a user installs it.
       release = mkdtempSync(join(tmpdir(), "flagstack-orphan-release-"));
-      const platform = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
-      execFileSync(
-        process.execPath,
-        [
-          join(REPO_ROOT, "scripts", "release.mts"),
-          "--no-build",
-          "--binaries-only",
-          "--platforms",
-          platform,
-          "--out",
-          release,
-        ],
-        { cwd: REPO_ROOT, stdio: "ignore" },
-      );
-      t = TofuDir.open(emu, { mirror: join(release, "terraform-mirror") });
-      t.write(`${PROVIDER_HCL}
-resource "flagstack_flag" "f" {
-  count     = ${FLAGS}
-  workspace = "Default"
-  name      = "\${terraform.workspace}-b\${count.index}"
-  tags      = ["orphan"]
-}
-`);
-      const init = await t.tf(["init"]);
-      expect(init.code, init.out).toBe(0);
+      t = await countedFlags(TofuDir.open(emu, releaseBinaries(release)), "b");
     });
     afterAll(() => {
       t?.close();

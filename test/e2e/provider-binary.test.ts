@@ -36,12 +36,12 @@ import { type Emulator, startEmulator } from "../../emulator";
 import { serverCertificate } from "../../provider/terraform/cert";
 import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
 import { apiRequests, engineEnv, pulumiCli, REPO_ROOT } from "./harness";
-import { tofuBinary } from "./tofu";
+import { releaseBinaries, THIS_PLATFORM, tofuBinary } from "./tofu";
 
 const execFileAsync = promisify(execFile);
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;
-const PLATFORM = `${process.platform === "win32" ? "windows" : process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+const PLATFORM = THIS_PLATFORM;
 const SOURCE = "flagstack.local/flagstack/flagstack";
 
 /** The configuration every Terraform directory starts from (the docs' first example's shape). */
@@ -133,19 +133,7 @@ describe("the provider binary, installed without Node", () => {
     for (const tool of ["pulumi", "pulumi-language-yaml"])
       symlinkSync(join(dirname(pulumi), tool), join(bin, tool));
     const start = performance.now();
-    await execFileAsync(
-      process.execPath,
-      [
-        join(REPO_ROOT, "scripts", "release.mts"),
-        "--no-build",
-        "--binaries-only",
-        "--platforms",
-        PLATFORM,
-        "--out",
-        release,
-      ],
-      { cwd: REPO_ROOT, maxBuffer: 1 << 28 },
-    );
+    releaseBinaries(release);
     seconds.release = Math.round(performance.now() - start) / 1000;
     emu = await startEmulator({ port: 0 });
   });

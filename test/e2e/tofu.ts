@@ -160,3 +160,31 @@ export const writes = (requests: RequestRecord[]): string[] =>
   requests
     .filter((r) => r.method !== "GET" && !r.query.includes("dry_run=true"))
     .map((r) => `${r.method} ${r.path} ${r.status}`);
+
+/** This machine's platform as Terraform names it (`linux_amd64`). */
+export const THIS_PLATFORM = `${process.platform === "win32" ? "windows" : process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+
+/**
+ * The release's provider binary for `platforms` (this machine's by default) built into `out`
+ * (`npm run release -- --no-build --binaries-only`, after the build the tests' global setup made):
+ * its `terraform-mirror/` for {@link TofuDir.open}'s `mirror`.
+ */
+export function releaseBinaries(
+  out: string,
+  platforms: readonly string[] = [THIS_PLATFORM],
+): { mirror: string } {
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, "scripts", "release.mts"),
+      "--no-build",
+      "--binaries-only",
+      "--platforms",
+      platforms.join(","),
+      "--out",
+      out,
+    ],
+    { cwd: REPO_ROOT, stdio: "ignore" },
+  );
+  return { mirror: join(out, "terraform-mirror") };
+}

@@ -8,9 +8,9 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { join } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { modeOf, usage } from "../../provider/binary";
+import { literalRequires } from "./requires";
 
 const REPO = join(__dirname, "..", "..");
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
@@ -74,28 +74,9 @@ describe("provider binary: the door of a start", () => {
 
   it("the bundle (dist/bundle, what the launcher, the plugin directory and the binaries run) requires nothing but Node's own modules", () => {
     const file = join(REPO, "dist", "bundle", "flagstack-provider.js");
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(file, "utf8"),
-      ts.ScriptTarget.Latest,
-      true,
-      ts.ScriptKind.JS,
-    );
-    const outside: string[] = [];
-    const visit = (node: ts.Node): void => {
-      if (
-        ts.isCallExpression(node) &&
-        ts.isIdentifier(node.expression) &&
-        node.expression.text === "require" &&
-        node.arguments.length === 1 &&
-        ts.isStringLiteral(node.arguments[0] as ts.Node)
-      ) {
-        const id = (node.arguments[0] as ts.StringLiteral).text;
-        if (!isBuiltin(id)) outside.push(id);
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+    const outside = literalRequires(file)
+      .map((r) => r.specifier)
+      .filter((id) => !isBuiltin(id));
     // The SDK's version: the bundled package.json first, this file a fallback behind it.
     expect(outside).toEqual(["../../../package.json"]);
   });

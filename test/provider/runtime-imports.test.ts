@@ -15,8 +15,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { literalRequires, type Require } from "./requires";
 
 const REPO = join(__dirname, "..", "..");
 const DIST = join(REPO, "dist");
@@ -30,31 +30,7 @@ const ENTRIES = [
   "emulator/index.js",
 ];
 
-interface Require {
-  specifier: string;
-  /** Inside a function body (runs when the function is called), not at the module's load. */
-  deferred: boolean;
-}
-
-function requiresOf(file: string): Require[] {
-  const text = readFileSync(join(DIST, file), "utf8");
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-  const found: Require[] = [];
-  const visit = (node: ts.Node, deferred: boolean): void => {
-    if (
-      ts.isCallExpression(node) &&
-      ts.isIdentifier(node.expression) &&
-      node.expression.text === "require" &&
-      node.arguments.length === 1 &&
-      ts.isStringLiteral(node.arguments[0] as ts.Node)
-    )
-      found.push({ specifier: (node.arguments[0] as ts.StringLiteral).text, deferred });
-    const inner = deferred || ts.isFunctionLike(node);
-    ts.forEachChild(node, (child) => visit(child, inner));
-  };
-  visit(source, false);
-  return found;
-}
+const requiresOf = (file: string): Require[] => literalRequires(join(DIST, file));
 
 /** The module a relative specifier names, relative to dist/ (`provider/core/kind.js`). */
 function resolveRelative(from: string, specifier: string): string | undefined {
