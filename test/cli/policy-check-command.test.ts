@@ -1,8 +1,14 @@
 /**
  * `flagstack policy check <plan.json>` (cli/policy-check-command.ts): the plan from a file or
  * standard input, `--config` and `--format`, the exit status (0: no mandatory violation, 1: one,
- * 2: the plan or the config cannot be read) and what is written where.
+ * 2: the plan or the config cannot be read) and what is written where; the built command where
+ * `@pulumi/*` is not installed (a Terraform-only install).
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type PolicyCheckIo, runPolicyCheck } from "../../cli/policy-check-command";
 
@@ -120,5 +126,54 @@ describe("flagstack policy check", () => {
     const { fake, written } = io(files);
     expect(await runPolicyCheck(plan, { config }, fake)).toBe(2);
     expect(written).toEqual({ out: "", err });
+  });
+});
+
+/** Preloaded with `-r`: `@pulumi/...` is not installed (as in test/cli/index.test.ts), each attempt on stderr. */
+const NO_PULUMI_HOOK = `"use strict";
+const Module = require("node:module");
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request.startsWith("@pulumi/")) {
+    process.stderr.write("loaded " + request + "\\n");
+    const e = new Error("Cannot find module '" + request + "'");
+    e.code = "MODULE_NOT_FOUND";
+    throw e;
+  }
+  return resolve.call(this, request, ...rest);
+};
+`;
+
+describe("the built command", () => {
+  it("runs where @pulumi/* is not installed, loading none, with the exit status of its findings", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagstack-policy-check-"));
+    try {
+      writeFileSync(join(dir, "no-pulumi.cjs"), NO_PULUMI_HOOK);
+      writeFileSync(join(dir, "plan.json"), PLAN);
+      writeFileSync(join(dir, "policy.json"), JSON.stringify({ all: "mandatory" }));
+      const cli = [
+        join(__dirname, "..", "..", "bin", "flagstack.js"),
+        "policy",
+        "check",
+        join(dir, "plan.json"),
+      ];
+      const hook = ["-r", join(dir, "no-pulumi.cjs")];
+      const passed = await promisify(execFile)(process.execPath, [...hook, ...cli]);
+      expect(passed.stderr).toBe("");
+      expect(passed.stdout).toContain(`[advisory] flag-naming  flagstack_flag.bad: ${NAMING}\n`);
+      const failed = await promisify(execFile)(process.execPath, [
+        ...hook,
+        ...cli,
+        "--config",
+        join(dir, "policy.json"),
+      ]).then(
+        () => undefined,
+        (e: { code?: number; stdout?: string; stderr?: string }) => e,
+      );
+      expect([failed?.code, failed?.stderr]).toEqual([1, ""]);
+      expect(failed?.stdout).toContain(`[mandatory] flag-naming  flagstack_flag.bad: ${NAMING}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
