@@ -10,4 +10,6 @@ import { BUNDLE, bundle } from "./release-binary.mts";
 
 const started = performance.now();
 await bundle(BUNDLE);
-console.error(`bundle: wrote ${relative(process.cwd(), BUNDLE)} in ${Math.round(performance.now() - started)} ms`);
+console.error(
+  `bundle: wrote ${relative(process.cwd(), BUNDLE)} in ${Math.round(performance.now() - started)} ms`,
+);
