@@ -120,7 +120,8 @@ export async function main(executable: string, args: readonly string[]): Promise
     }
     case "pulumi": {
       const native = require("./native/server") as typeof import("./native/server");
-      if (typeof FLAGSTACK_BUNDLE !== "undefined" && FLAGSTACK_BUNDLE) native.useBundledSdkModules(bundledSdkModules());
+      if (typeof FLAGSTACK_BUNDLE !== "undefined" && FLAGSTACK_BUNDLE)
+        native.useBundledSdkModules(bundledSdkModules());
       const schema = readPackageFile("provider-plugin/schema.json", __dirname);
       if (schema === undefined) throw new Error("flagstack: no provider-plugin/schema.json");
       await native.serve(mode.args, { schemaFile: { text: schema }, version: packageVersion() });
