@@ -309,10 +309,9 @@ function invocations(line: LogicalLine): Invocation[] {
   return out;
 }
 
-/** The command path of an invocation (`emulator`, `events import`, `recover`). */
-/** A command's words: `events import`, `terraform install` (the commands with subcommands), else the first. */
+/** A command's words: `events import`, `terraform install`, `policy check` (the commands with subcommands), else the first. */
 const commandOf = (args: string[]): string[] =>
-  ["events", "terraform"].includes(args[0] ?? "") ? args.slice(0, 2) : args.slice(0, 1);
+  ["events", "terraform", "policy"].includes(args[0] ?? "") ? args.slice(0, 2) : args.slice(0, 1);
 
 /** The first word of each command of a line (after `VAR=value` assignments and `$(`). */
 function commandWords(line: LogicalLine): string[] {

@@ -95,7 +95,7 @@ describe("package.json", () => {
       expect(manifest.files).toContain(entry);
     }
     expect(manifest.scripts.build).toBe(
-      "tsc -p tsconfig.build.json && node scripts/prune-dist.mts && node scripts/types-node10.mts",
+      "tsc -p tsconfig.build.json && node scripts/prune-dist.mts && node scripts/bundle.mts && node scripts/types-node10.mts",
     );
     expect(manifest.scripts.prepack).toBe("npm run build");
   });
