@@ -197,7 +197,11 @@ export function tsExample(kind: Kind, kinds: readonly Kind[]): string {
 }
 
 /** A string as HCL: JSON's escapes, and template sequences (`${`, `%{`) escaped. */
-const hclString = (s: string) => JSON.stringify(s).replaceAll("${", "$${").replaceAll("%{", "%%{");
+// A function replacer: in a replacement string `$$` is one `$`, which would leave `${` as it was.
+const hclString = (s: string) =>
+  JSON.stringify(s)
+    .replaceAll("${", () => "$${")
+    .replaceAll("%{", () => "%%{");
 
 /** A value as HCL for an attribute of type `type` (object members by their snake_case names). */
 function hclValue(
