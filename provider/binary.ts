@@ -23,6 +23,7 @@ declare const FLAGSTACK_BUNDLE: boolean | undefined;
 /** Which door a start serves, and the arguments left for it. */
 export type Mode =
   | { door: "terraform"; args: string[] }
+  | { door: "recover"; args: string[] }
   | { door: "pulumi"; args: string[] }
   | { door: "version" }
   | { door: "usage"; problem?: string };
@@ -34,12 +35,18 @@ export function modeOf(executable: string, args: readonly string[]): Mode {
   const [first, ...rest] = args;
   // Terraform starts a provider with no argument, Pulumi with the engine's address and flags: a
   // person asking for the version or help is neither.
-  const asked = first === "version" || first === "--version" || first === "help" || first === "--help";
+  const asked =
+    first === "version" ||
+    first === "--version" ||
+    first === "help" ||
+    first === "--help" ||
+    first === "recover";
   if (!asked && name.startsWith("terraform-provider-flagstack"))
     return { door: "terraform", args: [...args] };
   if (!asked && name.startsWith("pulumi-resource-flagstack")) return { door: "pulumi", args: [...args] };
   if (first === "terraform") return { door: "terraform", args: rest };
   if (first === "pulumi") return { door: "pulumi", args: rest };
+  if (first === "recover") return { door: "recover", args: rest };
   if (first === "version" || first === "--version" || first === "-v") return { door: "version" };
   if (first === undefined || first === "help" || first === "--help" || first === "-h")
     return { door: "usage" };
@@ -58,6 +65,8 @@ export function usage(version: string): string {
     "Usage:",
     "  <binary> terraform          serve Terraform/OpenTofu (what `terraform init` installs)",
     "  <binary> pulumi <address>   serve the Pulumi engine at <address>",
+    "  <binary> recover [options]  after a killed `terraform apply`: write the `import` blocks of",
+    "                              what the service has and the state lacks (`recover --help`)",
     "  <binary> version            print the version",
     "",
   ].join("\n");
@@ -115,7 +124,29 @@ export async function main(executable: string, args: readonly string[]): Promise
       return;
     case "terraform": {
       const { main: serveTerraform } = require("./terraform/plugin") as typeof import("./terraform/plugin");
-      await serveTerraform();
+      const { TERRAFORM_WORDS } = require("./core/door") as typeof import("./core/door");
+      // A create that meets an existing object names this very executable's recover command.
+      await serveTerraform(
+        seaApi() === undefined
+          ? TERRAFORM_WORDS
+          : {
+              ...TERRAFORM_WORDS,
+              interruptedRun: TERRAFORM_WORDS.interruptedRun.replace(
+                "`npx flagstack terraform recover`",
+                `\`${executable} recover\` (or \`npx flagstack terraform recover\`)`,
+              ),
+            },
+      );
+      return;
+    }
+    case "recover": {
+      // The command line of `flagstack terraform recover`, the same options, from the same code.
+      const { Command } = require("commander") as typeof import("commander");
+      const { register } =
+        require("../cli/terraform-recover-command") as typeof import("../cli/terraform-recover-command");
+      const program = new Command(executable.split(/[\\/]/).pop() ?? "flagstack-provider");
+      register(program);
+      await program.parseAsync(["recover", ...mode.args], { from: "user" });
       return;
     }
     case "pulumi": {
@@ -153,7 +184,10 @@ if (require.main === module) {
       : executable,
     args,
   ).catch((err: unknown) => {
-    process.stderr.write(`flagstack: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // A person's command (`recover`) gets the message; a door's crash its stack, for the log.
+    const crash = args[0] !== "recover" && err instanceof Error;
+    const text = crash ? (err.stack ?? err.message) : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`flagstack: ${text}\n`);
     process.exit(1);
   });
 }

@@ -21,7 +21,7 @@
  * and Terraform shows under `TF_LOG` / `TF_LOG_PROVIDER`.
  * @module
  */
-import { TERRAFORM_WORDS, useDoor } from "../core/door";
+import { type DoorWords, TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
 import { serverCertificate } from "./cert";
 import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";
@@ -239,7 +239,7 @@ export function endOrphan(
  * The launcher's entry point: serve, exit when shut down, ignore interrupts, and end with the
  * process that started it (`./parent-watch.ts`), whichever comes first.
  */
-export async function main(): Promise<void> {
+export async function main(words: DoorWords = TERRAFORM_WORDS): Promise<void> {
   process.on("SIGINT", () => log("debug", "interrupt ignored: Terraform stops the provider itself"));
   const refusal = handshakeRefusal(process.env);
   if (refusal !== undefined) {
@@ -251,7 +251,7 @@ export async function main(): Promise<void> {
   let served: Served | undefined;
   watchParent((parent) => endOrphan(parent, served));
   // Messages name `terraform apply`, not `pulumi up`; change requests name the configuration.
-  useDoor(TERRAFORM_WORDS);
+  useDoor(words);
   // The process serves one command's walk (OpenTofu starts a provider per graph walk and stops it
   // after): its reads may share lists (`../core/list-reads.ts`, DESIGN.md "Reads that share a list").
   openListReadsForOperation();

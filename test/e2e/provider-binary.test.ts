@@ -6,7 +6,9 @@
  * - Terraform/OpenTofu from the release's filesystem mirror (`provider_installation {
  *   filesystem_mirror }`): `init`; `validate` of a bad input names the field; `apply`; a
  *   `plan -refresh=false` with no change sends 0 requests; a one-field change sends 1 PATCH;
- *   `import` of a flag made outside; `destroy` leaves nothing;
+ *   `import` of a flag made outside; a create that meets a flag a killed run made names the
+ *   binary's own `recover` command, which writes the `import` block the next `apply` takes with no
+ *   write; `destroy` leaves nothing;
  * - the same release directory served by a plain static HTTPS server on 127.0.0.1 as a network
  *   mirror (`network_mirror`): `init` installs it and records the release's `h1:` hash in
  *   `.terraform.lock.hcl`, and a second `init` in a fresh directory with that lock file accepts it;
@@ -258,10 +260,44 @@ describe("the provider binary, installed without Node", () => {
     expect(r.out).toContain("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed.");
     expect(apiRequests(emu.requests().slice(before)).filter((q) => q.method !== "GET")).toEqual([]);
 
+    // A flag the configuration declares that exists already (a killed apply made it): the create
+    // fails naming this executable's recover command, which writes the import block the next apply
+    // takes with no write.
+    await admin.flags.create(ws, "user", { name: "bin_killed", description: "made by a killed run" });
+    const config =
+      FLAG("checkout", "bin_checkout", "The new checkout") +
+      FLAG("search", "bin_search", "Search") +
+      FLAG("outside", "bin_outside", "made by hand") +
+      FLAG("killed", "bin_killed", "made by a killed run");
+    writeFileSync(join(cwd, "main.tf"), CONFIG(config));
+    // As OpenTofu runs it: relative to the configuration's directory, where the user runs the command.
+    const installed = [
+      ".terraform/providers",
+      SOURCE,
+      VERSION,
+      PLATFORM,
+      `terraform-provider-flagstack_v${VERSION}`,
+    ].join("/");
+    const binary = join(cwd, installed);
+    r = await tofu(cwd, env, "apply", "-auto-approve");
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      `run \`${installed} recover\` (or \`npx flagstack terraform recover\`)`,
+    );
+    r = await run(binary, ["recover", "--tofu", join(bin, "tofu")], cwd, env);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(cwd, "flagstack-recovered.tf"), "utf8")).toContain(
+      'import {\n  to = flagstack_flag.killed\n  id = "Default/bin_killed"\n}',
+    );
+    before = emu.requests().length;
+    r = await tofu(cwd, env, "apply", "-auto-approve");
+    expect(r.out).toContain("Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed.");
+    expect(apiRequests(emu.requests().slice(before)).filter((q) => q.method !== "GET")).toEqual([]);
+
     start = performance.now();
     r = await tofu(cwd, env, "destroy", "-auto-approve");
     seconds.destroy = Math.round(performance.now() - start) / 1000;
-    expect(r.out).toContain("Destroy complete! Resources: 3 destroyed.");
+    expect(r.out).toContain("Destroy complete! Resources: 4 destroyed.");
     expect((await flagNames(admin)).filter((n) => n.startsWith("bin_"))).toEqual([]);
   });
 

@@ -47,13 +47,20 @@ describe("provider binary: the door of a start", () => {
     expect(modeOf("/bin/flagstack-provider", ["--version"])).toEqual({ door: "version" });
     expect(modeOf("/x/terraform-provider-flagstack_v0.1.0", ["version"])).toEqual({ door: "version" });
     expect(modeOf("/x/pulumi-resource-flagstack", ["help"])).toEqual({ door: "usage" });
+    expect(modeOf("/x/terraform-provider-flagstack_v0.1.0", ["recover", "--dry-run"])).toEqual({
+      door: "recover",
+      args: ["--dry-run"],
+    });
     expect(modeOf("/bin/flagstack-provider", ["serve"])).toEqual({
       door: "usage",
       problem: 'unknown command "serve"',
     });
   });
 
-  it("run by hand: the version, the usage, and an unknown command's exit status 2", () => {
+  it("run by hand: the version, the usage, recover's own help, and an unknown command's exit status 2", () => {
+    expect(execFileSync(process.execPath, [BUILT, "recover", "--help"], { encoding: "utf8" })).toContain(
+      "After a killed apply or destroy: write `import` blocks for the objects the",
+    );
     expect(execFileSync(process.execPath, [BUILT, "version"], { encoding: "utf8" })).toBe(`${VERSION}\n`);
     expect(execFileSync(process.execPath, [BUILT], { encoding: "utf8" })).toBe(usage(VERSION));
     const bad = spawnSync(process.execPath, [BUILT, "serve"], { encoding: "utf8" });
