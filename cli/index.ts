@@ -5,7 +5,9 @@
  * - `flagstack recover`: settles what a killed `pulumi up` left in a stack (cli/recover-command.ts)
  * - `flagstack migrate-state`: moves a dynamic-resource stack onto the native provider's tokens (cli/migrate-state-command.ts)
  * - `flagstack policy path|init`: the shipped policy pack, and a team pack built on it (cli/policy-command.ts)
+ * - `flagstack policy check PLAN`: the pack's policies on a Terraform or OpenTofu plan (cli/policy-check-command.ts)
  * - `flagstack terraform install`: the provider for Terraform and OpenTofu, where `init` finds it (cli/terraform-command.ts)
+ * - `flagstack terraform recover`: import blocks for what a killed `terraform apply` made (cli/terraform-recover-command.ts)
  *
  * Registering a subcommand loads no resource module: `recover` loads the provider (and through it
  * `@pulumi/pulumi`, an optional peer dependency) when it runs, and `migrate-state` reads the type
