@@ -22,6 +22,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { packageRoot } from "./policy-command";
+import { register as registerRecover } from "./terraform-recover-command";
 
 /** The provider's source address in `required_providers` (a made-up host, served by no registry). */
 export const SOURCE_ADDRESS = "flagstack.local/flagstack/flagstack";
@@ -114,5 +115,5 @@ export function register(program: Command): void {
           `CLI configuration: ${done.cliConfig} (export TF_CLI_CONFIG_FILE=${done.cliConfig})\n`,
         );
     });
-  require("./terraform-recover-command").register(terraform);
+  registerRecover(terraform);
 }
