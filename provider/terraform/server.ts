@@ -167,6 +167,49 @@ export function pathText(steps: readonly Step[]): string {
 
 type Inputs = Record<string, unknown>;
 
+/** The calls whose diagnostics may name a kind's attributes. */
+const DIAGNOSING = [
+  "configureProvider",
+  "validateResourceConfig",
+  "validateDataResourceConfig",
+  "readDataSource",
+  "upgradeResourceState",
+  "planResourceChange",
+  "applyResourceChange",
+  "readResource",
+  "importResourceState",
+] as const;
+
+/**
+ * Every name the catalog's attributes have in camelCase (`trafficAllocation`, at any level of
+ * nesting, resources and data sources and the provider's settings alike), with the name the
+ * configuration writes (`traffic_allocation`).
+ */
+export function terraformNames(cat: Catalog): Map<string, string> {
+  const names = new Map<string, string>();
+  const walk = (attributes: readonly TfAttribute[]) => {
+    for (const a of attributes) {
+      if (a.key !== a.name && /[A-Z]/.test(a.key)) names.set(a.key, a.name);
+      let t: TfType = a.type;
+      while (t.kind === "list" || t.kind === "map") t = t.element;
+      if (t.kind === "object") walk(t.attributes);
+    }
+  };
+  for (const r of cat.resources.values()) walk(r.attributes);
+  for (const d of cat.dataSources.values()) walk(d.attributes);
+  walk(cat.config);
+  return names;
+}
+
+/** `text` with each of `names` (whole words only: not `trafficTypes`) in the configuration's spelling. */
+export function inTerraformNames(text: string, names: ReadonlyMap<string, string>): string {
+  if (!/[a-z][A-Z]/.test(text)) return text;
+  return text.replace(
+    /(?<![A-Za-z0-9_$])[a-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?![A-Za-z0-9_])/g,
+    (word) => names.get(word) ?? word,
+  );
+}
+
 /** A configuration's check: the inputs the kind's `check` gives, or the diagnostics naming each bad attribute. */
 interface Checked {
   inputs?: Inputs;
@@ -191,6 +234,26 @@ export class TerraformProvider {
     this.owners = new Set(
       [...cat.resources.values()].flatMap((r) => (r.kind.resource.owner ? [r.kind.resource.owner.type] : [])),
     );
+    // Every answer's diagnostics name attributes as the configuration does (`traffic_allocation`),
+    // not as the kinds' checks and verbs do (`trafficAllocation`): the door speaks Terraform.
+    const names = terraformNames(cat);
+    const speak = <A extends { diagnostics?: Diagnostic[] }>(answer: A): A => {
+      if (answer.diagnostics && answer.diagnostics.length > 0)
+        answer.diagnostics = answer.diagnostics.map((d) => ({
+          ...d,
+          summary: inTerraformNames(d.summary, names),
+          detail: inTerraformNames(d.detail, names),
+        }));
+      return answer;
+    };
+    for (const method of DIAGNOSING) {
+      const call = this[method].bind(this) as (req: never) => unknown;
+      // A call that answers at once keeps doing so (`upgradeResourceState`); a promise is awaited.
+      (this as unknown as Record<string, unknown>)[method] = (req: never) => {
+        const answer = call(req) as { diagnostics?: Diagnostic[] } | Promise<{ diagnostics?: Diagnostic[] }>;
+        return answer instanceof Promise ? answer.then(speak) : speak(answer);
+      };
+    }
   }
 
   /**

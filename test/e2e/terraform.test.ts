@@ -97,7 +97,7 @@ describe("OpenTofu with the flagstack provider, end to end", () => {
     const { code, out, requests } = await tf(["validate"]);
     t.write(mainTf());
     expect(code).toBe(1);
-    expect(out).toContain("Error: traffic_allocation: trafficAllocation must be 0..100");
+    expect(out).toContain("Error: traffic_allocation: traffic_allocation must be 0..100");
     expect(out).toMatch(
       /on main\.tf line 38, in resource "flagstack_flag_definition" "checkout_production":\n\s+38:\s+traffic_allocation = 140/,
     );

@@ -18,12 +18,19 @@
  * - missing settings (no URL, no key), a malformed setting, a data source that finds nothing, a
  *   legacy state, the warning of a held delete that failed in an earlier run, and a create whose
  *   answer is lost while its look-up fails.
+ * And every attribute a message names is spelled as the configuration spells it (`traffic_type`),
+ * never as the kinds' schemas do (`trafficType`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TERRAFORM_WORDS, useDoor } from "../../../provider/core/door";
 import { noteFailedHeldDeletes } from "../../../provider/terraform/held-deletes";
 import type { TfResource } from "../../../provider/terraform/schema";
-import { catalog, type Diagnostic, TerraformProvider } from "../../../provider/terraform/server";
+import {
+  catalog,
+  type Diagnostic,
+  TerraformProvider,
+  terraformNames,
+} from "../../../provider/terraform/server";
 import {
   blockType,
   type DynamicValue,
@@ -317,5 +324,21 @@ describe("the rule", () => {
     expect(said.some((s) => s.text.includes("may have been created"))).toBe(true);
     const offending = said.filter((s) => PULUMI_TERMS.test(s.text)).map((s) => `${s.where}: ${s.text}`);
     expect(offending).toEqual([]);
+  });
+
+  it("no message names an attribute as the kinds spell it (trafficAllocation), only as the configuration does (traffic_allocation)", () => {
+    const names = terraformNames(cat);
+    expect(names.get("trafficAllocation")).toBe("traffic_allocation");
+    // What the door answered (not the kinds' own check reasons, recorded beside them for the first rule).
+    const answered = said.filter((s) => !s.where.endsWith(": check"));
+    const camel = answered.flatMap((s) =>
+      [...s.text.matchAll(/[A-Za-z0-9_$]+/g)]
+        .map((m) => m[0])
+        .filter((word) => names.has(word))
+        .map((word) => `${s.where}: ${word}`),
+    );
+    expect([...new Set(camel)]).toEqual([]);
+    // the checks' own messages name the attributes, in the configuration's spelling
+    expect(answered.some((s) => /\btraffic_allocation\b/.test(s.text))).toBe(true);
   });
 });
