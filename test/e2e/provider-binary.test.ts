@@ -12,12 +12,14 @@
  * - the same release directory served by a plain static HTTPS server on 127.0.0.1 as a network
  *   mirror (`network_mirror`): `init` installs it and records the release's `h1:` hash in
  *   `.terraform.lock.hcl`, and a second `init` in a fresh directory with that lock file accepts it;
- * - Pulumi: `pulumi plugin install resource flagstack <version> --file <tarball>`, then a YAML
- *   program: `up`, a preview that sends 0 requests, `destroy`.
+ * - Pulumi: `pulumi plugin install resource flagstack <version> --file <tarball>`, and the same
+ *   from a static HTTP server of the release (`--server`, what a `pluginDownloadURL` names), then a
+ *   YAML program: `up`, a preview that sends 0 requests, `destroy`.
  *
  * The release is built once (`--binaries-only --platforms` this machine's platform).
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
@@ -28,6 +30,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -167,7 +170,7 @@ describe("the provider binary, installed without Node", () => {
     expect(archives[PLATFORM]?.url).toBe(zip);
     expect(archives[PLATFORM]?.hashes).toHaveLength(1);
     expect(archives[PLATFORM]?.hashes[0]).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
-    expect(readFileSync(join(mirror, zip))).toEqual(readFileSync(join(release, zip)));
+    expect(readFileSync(join(mirror, zip)).equals(readFileSync(join(release, zip)))).toBe(true);
     const sums = readFileSync(join(release, `terraform-provider-flagstack_${VERSION}_SHA256SUMS`), "utf8");
     const manifest = `terraform-provider-flagstack_${VERSION}_manifest.json`;
     expect(JSON.parse(readFileSync(join(release, manifest), "utf8"))).toEqual({
@@ -382,6 +385,46 @@ describe("the provider binary, installed without Node", () => {
     expect(
       existsSync(join(home, "plugins", `resource-flagstack-v${VERSION}`, "pulumi-resource-flagstack")),
     ).toBe(true);
+
+    // The same tarball from a team's own server (the schema's `pluginDownloadURL`, `--server` by
+    // hand): any static server of the release's files, plain HTTP here.
+    const served = createHttpServer((req, res) => {
+      const file = join(
+        release,
+        decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname).slice(1),
+      );
+      if (dirname(file) !== release || !existsSync(file)) res.writeHead(404).end();
+      else {
+        // with its length, as static servers send files (Pulumi checks the bytes it got against it)
+        const body = readFileSync(file);
+        res.writeHead(200, { "content-type": "application/gzip", "content-length": body.length }).end(body);
+      }
+    });
+    await new Promise<void>((resolve) => served.listen(0, "127.0.0.1", resolve));
+    try {
+      const otherHome = join(dir, "pulumi-home-served");
+      const url = `http://127.0.0.1:${(served.address() as AddressInfo).port}/`;
+      const got = await run(
+        pulumi,
+        ["plugin", "install", "resource", "flagstack", VERSION, "--server", url],
+        dir,
+        {
+          ...env,
+          PULUMI_HOME: otherHome,
+        },
+      );
+      expect(got).toMatchObject({ code: 0 });
+      // the same executable, compared by digest (a deep equality of 130 MB buffers runs out of memory)
+      const digest = (h: string) =>
+        createHash("sha256")
+          .update(
+            readFileSync(join(h, "plugins", `resource-flagstack-v${VERSION}`, "pulumi-resource-flagstack")),
+          )
+          .digest("hex");
+      expect(digest(otherHome)).toBe(digest(home));
+    } finally {
+      await new Promise((resolve) => served.close(resolve));
+    }
 
     const program = join(dir, "yaml");
     mkdirSync(program);
