@@ -13,24 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_PULUMI_HOOK } from "./no-pulumi";
 
 const execFileAsync = promisify(execFile);
 const ROOT = join(__dirname, "..", "..");
-
-/** Preloaded with `-r`: `@pulumi/...` is not installed, and each attempt is printed on stderr. */
-const NO_PULUMI_HOOK = `"use strict";
-const Module = require("node:module");
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request.startsWith("@pulumi/")) {
-    process.stderr.write("loaded " + request + "\\n");
-    const e = new Error("Cannot find module '" + request + "'");
-    e.code = "MODULE_NOT_FOUND";
-    throw e;
-  }
-  return resolve.call(this, request, ...rest);
-};
-`;
 
 describe("without @pulumi/pulumi installed", () => {
   let dir: string;

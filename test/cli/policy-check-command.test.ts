@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type PolicyCheckIo, runPolicyCheck } from "../../cli/policy-check-command";
+import { NO_PULUMI_HOOK } from "./no-pulumi";
 
 /** A plan of one flag named against the naming pattern, untagged. */
 const PLAN = JSON.stringify({
@@ -128,21 +129,6 @@ describe("flagstack policy check", () => {
     expect(written).toEqual({ out: "", err });
   });
 });
-
-/** Preloaded with `-r`: `@pulumi/...` is not installed (as in test/cli/index.test.ts), each attempt on stderr. */
-const NO_PULUMI_HOOK = `"use strict";
-const Module = require("node:module");
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request.startsWith("@pulumi/")) {
-    process.stderr.write("loaded " + request + "\\n");
-    const e = new Error("Cannot find module '" + request + "'");
-    e.code = "MODULE_NOT_FOUND";
-    throw e;
-  }
-  return resolve.call(this, request, ...rest);
-};
-`;
 
 describe("the built command", () => {
   it("runs where @pulumi/* is not installed, loading none, with the exit status of its findings", async () => {
