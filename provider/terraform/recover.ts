@@ -32,17 +32,16 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { UNKNOWN } from "../core/check";
 import { TERRAFORM_WORDS, useDoor } from "../core/door";
 import { importIdOf, importIdParts } from "../core/import-id";
-import type { AnyHandlers } from "../core/kind";
 import { isUnknown } from "./msgpack";
 import type { TfResource } from "./schema";
-import type { Catalog } from "./server";
+import { type Catalog, configureKinds } from "./server";
 import { blockType, type TfObject, type TfValue, toProvider, unknownValue } from "./values";
 
 const run = promisify(execFile);
@@ -204,25 +203,16 @@ export function providerArguments(
 
 /**
  * Configures every kind with the provider block's arguments (Terraform names), as
- * `ConfigureProvider` does, and the process to speak the Terraform door's words.
+ * `ConfigureProvider` does (`./server.ts` `configureKinds`), and the process to speak the
+ * Terraform door's words.
  */
-export async function configureKinds(cat: Catalog, args: Record<string, unknown>): Promise<void> {
+export async function configureFromArguments(cat: Catalog, args: Record<string, unknown>): Promise<void> {
   useDoor(TERRAFORM_WORDS);
   const type = blockType(cat.config);
   const object: TfObject = {};
   for (const a of cat.config) object[a.name] = (args[a.name] ?? null) as TfValue;
   const record = (toProvider(object, type, undefined) ?? {}) as Record<string, unknown>;
-  const values = new Map(Object.entries(record).map(([k, v]) => [`flagstack:${k}`, String(v)]));
-  const config = {
-    get: (k: string) => values.get(k),
-    require(k: string): string {
-      const v = values.get(k);
-      if (v === undefined) throw new Error(`flagstack: missing required configuration ${k}`);
-      return v;
-    },
-  };
-  const configures = new Set([...cat.resources.values()].map((r) => r.kind.impl.configure));
-  for (const configure of configures) await configure({ config } as Parameters<AnyHandlers["configure"]>[0]);
+  await configureKinds(cat, new Map(Object.entries(record).map(([k, v]) => [`flagstack:${k}`, String(v)])));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -494,7 +484,7 @@ export async function recoverConfiguration(options: RecoverOptions): Promise<Rec
       log(
         `the provider block's ${name} is an expression recover does not evaluate: its environment variable is used`,
       );
-    await configureKinds(options.catalog, values);
+    await configureFromArguments(options.catalog, values);
     findings = await lookUp(creates, options.catalog);
   }
   const found = findings.filter((f): f is Extract<Finding, { status: "found" }> => f.status === "found");
@@ -502,7 +492,11 @@ export async function recoverConfiguration(options: RecoverOptions): Promise<Rec
   const blocks = [...pending, ...found.map((f) => ({ address: f.address, id: f.id }))];
   if (found.length > 0) {
     if (!options.dryRun) {
-      writeFileSync(file, importBlocksText(blocks));
+      // Whole or not at all (a temporary file renamed): a kill mid-write leaves no half a block
+      // for the next plan to refuse.
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, importBlocksText(blocks));
+      renameSync(temporary, file);
       report.written = file;
     }
   } else if (earlier.length > 0 && pending.length === 0 && existsSync(file)) {

@@ -167,6 +167,24 @@ export function pathText(steps: readonly Step[]): string {
 
 type Inputs = Record<string, unknown>;
 
+/**
+ * Configures every kind of the catalog with the provider's settings (`flagstack:<name>` → text),
+ * as the dynamic-provider host's `configure` takes stack config: `ConfigureProvider`, and
+ * `flagstack terraform recover` (`./recover.ts`) from the plan's provider block.
+ */
+export async function configureKinds(cat: Catalog, values: ReadonlyMap<string, string>): Promise<void> {
+  const config = {
+    get: (key: string) => values.get(key),
+    require(key: string): string {
+      const value = values.get(key);
+      if (value === undefined) throw new Error(`flagstack: missing required configuration ${key}`);
+      return value;
+    },
+  };
+  for (const configure of new Set([...cat.resources.values()].map((r) => r.kind.impl.configure)))
+    await configure({ config } as Parameters<AnyHandlers["configure"]>[0]);
+}
+
 /** The calls whose diagnostics may name a kind's attributes. */
 const DIAGNOSING = [
   "configureProvider",
@@ -221,7 +239,6 @@ const CHECK_MEMO = 10_000;
 
 /** The Provider service's handlers, each taking and returning the decoded messages. */
 export class TerraformProvider {
-  private readonly configures: Set<AnyHandlers["configure"]>;
   /** The deletes held back for their owner's delete in this run (`./held-deletes.ts`). */
   readonly held = new HeldDeletes();
   /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...). */
@@ -230,7 +247,6 @@ export class TerraformProvider {
   private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
   constructor(private readonly cat: Catalog) {
-    this.configures = new Set([...cat.resources.values()].map((r) => r.kind.impl.configure));
     this.owners = new Set(
       [...cat.resources.values()].flatMap((r) => (r.kind.resource.owner ? [r.kind.resource.owner.type] : [])),
     );
@@ -369,17 +385,8 @@ export class TerraformProvider {
   }
 
   async configureProvider(req: { config?: DynamicValue }) {
-    const values = this.configValues(req.config);
-    const config = {
-      get: (key: string) => values.get(key),
-      require(key: string): string {
-        const value = values.get(key);
-        if (value === undefined) throw new Error(`flagstack: missing required configuration ${key}`);
-        return value;
-      },
-    };
     try {
-      for (const configure of this.configures) await configure({ config });
+      await configureKinds(this.cat, this.configValues(req.config));
       // What an earlier run in this directory could not report (`./held-deletes.ts`).
       const earlier = takeFailedHeldDeletes().map((n) =>
         warning(

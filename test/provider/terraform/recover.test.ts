@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
 import {
-  configureKinds,
+  configureFromArguments,
   findCli,
   importBlocksText,
   lookUp,
@@ -207,7 +207,7 @@ describe("the provider block's arguments", () => {
 
 describe("looking each create up by its natural key", () => {
   beforeAll(async () => {
-    await configureKinds(cat, { admin_api_url: emu.url });
+    await configureFromArguments(cat, { admin_api_url: emu.url });
     await admin.flags.create(wsId, "user", { name: "rc-found" });
   });
 
