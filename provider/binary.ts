@@ -124,15 +124,14 @@ export async function main(executable: string, args: readonly string[]): Promise
       return;
     case "terraform": {
       const { main: serveTerraform } = require("./terraform/plugin") as typeof import("./terraform/plugin");
-      const { TERRAFORM_WORDS } = require("./core/door") as typeof import("./core/door");
+      const { interruptedApply, TERRAFORM_WORDS } = require("./core/door") as typeof import("./core/door");
       // A create that meets an existing object names this very executable's recover command.
       await serveTerraform(
         seaApi() === undefined
           ? TERRAFORM_WORDS
           : {
               ...TERRAFORM_WORDS,
-              interruptedRun: TERRAFORM_WORDS.interruptedRun.replace(
-                "`npx flagstack terraform recover`",
+              interruptedRun: interruptedApply(
                 `\`${executable} recover\` (or \`npx flagstack terraform recover\`)`,
               ),
             },

@@ -88,10 +88,19 @@ export const TERRAFORM_WORDS: DoorWords = {
         : `an \`import\` block, \`import { to = ${target.type}.<name> id = ${JSON.stringify(target.id)} }\` (<name> the resource's name in the configuration)`;
     return `To manage the existing one, import it with ${block}, or set \`adopt = true\` on the resource; or choose another name.`;
   },
-  interruptedRun:
-    "If an interrupted `terraform apply` (killed, or stopped by a CI timeout) may have made it, run `npx flagstack terraform recover`: " +
-    "it writes the `import` blocks, with their resource addresses, of every object of that run the state does not hold.",
+  interruptedRun: interruptedApply("`npx flagstack terraform recover`"),
 };
+
+/**
+ * What the Terraform door says to run after an interrupted apply, naming `recover`, the command
+ * as the reader runs it (the provider binary names its own: `../binary.ts`).
+ */
+export function interruptedApply(recover: string): string {
+  return (
+    `If an interrupted \`terraform apply\` (killed, or stopped by a CI timeout) may have made it, run ${recover}: ` +
+    "it writes the `import` blocks, with their resource addresses, of every object of that run the state does not hold."
+  );
+}
 
 // On globalThis under a registered symbol, as `./config.ts` keeps its clients: two copies of this
 // module in one process (the package's source and its build) share one door.
