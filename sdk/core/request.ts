@@ -646,10 +646,6 @@ export class HttpCore {
 }
 
 /**
- * Each value, and its JSON-escaped form when that differs (a value with a newline or a quote is
- * echoed that way inside a JSON text): both are searched for in the call's error answers.
- */
-/**
  * A call's secrets with those an answer's body names by its structure (`redact.ts`
  * `bodySecrets`: the values of its credential-named and declared secret fields, also inside the
  * JSON texts its strings hold), so that its free text repeating them is redacted too.
@@ -659,6 +655,10 @@ function withBodySecrets(cs: CallSecrets, text: string): CallSecrets {
   return named.length === 0 ? cs : { ...cs, secrets: usableSecrets([...cs.secrets, ...named]) };
 }
 
+/**
+ * Each value, and its JSON-escaped form when that differs (a value with a newline or a quote is
+ * echoed that way inside a JSON text): both are searched for in the call's error answers.
+ */
 function withEscapes(values: readonly (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const v of values) {
