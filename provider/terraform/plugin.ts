@@ -216,7 +216,7 @@ export function orphanMessage(parent: number, dropped: readonly string[]): strin
   const what =
     dropped.length === 0
       ? "no delete was held"
-      : `${dropped.length} held delete${dropped.length === 1 ? "" : "s"} dropped, not sent (the object${dropped.length === 1 ? "" : "s"} may still exist on the service; the next apply deletes what the state still holds): ${dropped.join(", ")}`;
+      : `${dropped.length} held delete${dropped.length === 1 ? "" : "s"} dropped, not sent (the object${dropped.length === 1 ? "" : "s"} may still exist on the service, out of the state: \`npx flagstack terraform recover\` writes the import blocks of those the configuration still declares; delete the others on the service): ${dropped.join(", ")}`;
   return `the process that started this provider (pid ${parent}) is gone, and with it the run: exiting; ${what}`;
 }
 

@@ -145,10 +145,10 @@ describe("a provider whose parent is gone", () => {
       "the process that started this provider (pid 4242) is gone, and with it the run: exiting; no delete was held",
     );
     expect(orphanMessage(4242, ["flagstack_flag_definition f1:e1"])).toBe(
-      "the process that started this provider (pid 4242) is gone, and with it the run: exiting; 1 held delete dropped, not sent (the object may still exist on the service; the next apply deletes what the state still holds): flagstack_flag_definition f1:e1",
+      "the process that started this provider (pid 4242) is gone, and with it the run: exiting; 1 held delete dropped, not sent (the object may still exist on the service, out of the state: `npx flagstack terraform recover` writes the import blocks of those the configuration still declares; delete the others on the service): flagstack_flag_definition f1:e1",
     );
     expect(orphanMessage(7, ["flagstack_flag_definition f1:e1", "flagstack_flag_definition f2:e1"])).toBe(
-      "the process that started this provider (pid 7) is gone, and with it the run: exiting; 2 held deletes dropped, not sent (the objects may still exist on the service; the next apply deletes what the state still holds): flagstack_flag_definition f1:e1, flagstack_flag_definition f2:e1",
+      "the process that started this provider (pid 7) is gone, and with it the run: exiting; 2 held deletes dropped, not sent (the objects may still exist on the service, out of the state: `npx flagstack terraform recover` writes the import blocks of those the configuration still declares; delete the others on the service): flagstack_flag_definition f1:e1, flagstack_flag_definition f2:e1",
     );
   });
 
