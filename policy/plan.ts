@@ -22,13 +22,23 @@
  * What is left out: data sources, resources the plan deletes (no `after`) and deposed objects;
  * resources of other providers; a `flagstack_` type this version does not know is listed in
  * {@link PlanRead}'s `unknownTypes`.
+ * The plan's JSON is read by the Terraform door's reader of plans (`provider/terraform/plan-json.ts`,
+ * which `flagstack terraform recover` reads with too).
  * @module
  */
-import { z } from "zod";
+
 import { UNKNOWN } from "../provider/core/check";
 import type { Kind } from "../provider/core/kind";
 import { KIND_LIST } from "../provider/kinds";
-import { isUnknown, UNKNOWN_VALUE } from "../provider/terraform/msgpack";
+import { isUnknown } from "../provider/terraform/msgpack";
+import {
+  isPlanRecord,
+  parsePlan,
+  plannedValue,
+  type ResourceChange,
+  type ResourceConfig,
+  type TerraformPlan,
+} from "../provider/terraform/plan-json";
 import {
   type PackageSchemaPart,
   readPackageSchema,
@@ -36,70 +46,9 @@ import {
   resourceTypeName,
   type TfResource,
 } from "../provider/terraform/schema";
-import { type TfValue, toProvider } from "../provider/terraform/values";
+import { toProvider } from "../provider/terraform/values";
+import { setOwn } from "../sdk/core/data-record";
 import type { PolicyTarget } from "./common";
-
-// ---------------------------------------------------------------------------------------------
-// The plan's JSON (the parts read here): https://opentofu.org/docs/internals/json-format/
-
-/** A module's configuration: its resource blocks, and the modules it calls. */
-export interface ModuleConfig {
-  resources?: ResourceConfig[] | undefined;
-  module_calls?: Record<string, { module?: ModuleConfig | undefined }> | undefined;
-}
-
-/** One resource block of the configuration: the attributes it sets are the keys of `expressions`. */
-export const ResourceConfig = z.looseObject({
-  address: z.string(),
-  mode: z.string(),
-  type: z.string(),
-  name: z.string(),
-  expressions: z.record(z.string(), z.unknown()).optional(),
-});
-export type ResourceConfig = z.output<typeof ResourceConfig>;
-
-export const ModuleConfig: z.ZodType<ModuleConfig> = z.lazy(() =>
-  z.looseObject({
-    resources: z.array(ResourceConfig).optional(),
-    module_calls: z.record(z.string(), z.looseObject({ module: ModuleConfig.optional() })).optional(),
-  }),
-);
-
-/** One planned change of one resource instance. */
-export const ResourceChange = z.looseObject({
-  /** The instance's address: `module.app.flagstack_flag.checkout["eu"]`. */
-  address: z.string(),
-  /** The module instance it is in (`module.app["eu"]`), absent in the root module. */
-  module_address: z.string().optional(),
-  mode: z.string(),
-  type: z.string(),
-  name: z.string(),
-  /** Set for a deposed object (a replaced instance awaiting its delete). */
-  deposed: z.string().optional(),
-  change: z.looseObject({
-    actions: z.array(z.string()),
-    /** The planned value; null when the plan deletes the instance. Unknown members are left out. */
-    after: z.unknown().optional(),
-    /** The shape of `after` with `true` where a value is not known until apply. */
-    after_unknown: z.unknown().optional(),
-  }),
-});
-export type ResourceChange = z.output<typeof ResourceChange>;
-
-/** The JSON of a saved plan. */
-export const TerraformPlan = z.looseObject({
-  format_version: z.string(),
-  terraform_version: z.string().optional(),
-  resource_changes: z.array(ResourceChange, {
-    error: (issue) =>
-      issue.input === undefined
-        ? "no resource_changes: give the JSON of a saved plan (tofu show -json <planfile>), not of a state"
-        : undefined,
-  }),
-  configuration: z.looseObject({ root_module: ModuleConfig.optional() }).optional(),
-  errored: z.boolean().optional(),
-});
-export type TerraformPlan = z.output<typeof TerraformPlan>;
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -127,32 +76,7 @@ export interface PlanRead {
 /** The kinds by Terraform resource type: `flagstack_flag` → Flag. */
 const KIND_BY_TYPE: ReadonlyMap<string, Kind> = new Map(KIND_LIST.map((k) => [resourceTypeName(k.name), k]));
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !isUnknown(v);
-
-/** Sets an own member, `__proto__` too (map keys are user data). */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__")
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
-/**
- * The Terraform form of a planned value: `after` with every value `after_unknown` marks as not
- * known yet (`true`) as the Terraform door's unknown value (the plan leaves those out of `after`
- * inside objects, and nulls them inside lists).
- */
-export function plannedValue(after: unknown, unknown: unknown): TfValue {
-  if (unknown === true) return UNKNOWN_VALUE;
-  if (Array.isArray(unknown) && Array.isArray(after)) return after.map((v, i) => plannedValue(v, unknown[i]));
-  if (isRecord(unknown) && isRecord(after)) {
-    const out: Record<string, TfValue> = {};
-    for (const key of new Set([...Object.keys(after), ...Object.keys(unknown)]))
-      setOwn(out, key, plannedValue(after[key] ?? null, unknown[key]));
-    return out;
-  }
-  return (after ?? null) as TfValue;
-}
+const isRecord = isPlanRecord;
 
 /** The value with every Terraform unknown, also inside a `dynamic` attribute's value, as the provider's sentinel. */
 function withSentinel(value: unknown): unknown {
@@ -200,12 +124,7 @@ function configOf(plan: TerraformPlan, rc: ResourceChange): ResourceConfig | und
 
 /** Reads the flagstack resources of a plan's JSON (parsed); throws naming what is not a plan. */
 export function readPlan(json: unknown, schema: PackageSchemaPart = readPackageSchema()): PlanRead {
-  const parsed = TerraformPlan.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${z.core.toDotPath(i.path) || "(plan)"}: ${i.message}`);
-    throw new Error(`not the JSON of a Terraform plan: ${issues.join("; ")}`);
-  }
-  const plan = parsed.data;
+  const plan = parsePlan(json);
   const schemas = new Map<string, TfResource>();
   const resources: PlanResource[] = [];
   const unknownTypes = new Set<string>();

@@ -32,7 +32,15 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -40,9 +48,10 @@ import { UNKNOWN } from "../core/check";
 import { TERRAFORM_WORDS, useDoor } from "../core/door";
 import { importIdOf, importIdParts } from "../core/import-id";
 import { isUnknown } from "./msgpack";
+import { plannedValue } from "./plan-json";
 import type { TfResource } from "./schema";
 import { type Catalog, configureKinds } from "./server";
-import { blockType, type TfObject, type TfValue, toProvider, unknownValue } from "./values";
+import { blockType, type TfObject, type TfValue, toProvider } from "./values";
 
 const run = promisify(execFile);
 
@@ -73,7 +82,10 @@ export interface PlanResourceChange {
   };
 }
 
-/** What this module reads of a plan JSON. */
+/**
+ * What this module reads of a plan JSON: a lenient view (every member optional) of
+ * `./plan-json.ts`'s schema, since a plan without changes has no `resource_changes`.
+ */
 export interface PlanJson {
   format_version?: string;
   errored?: boolean;
@@ -105,21 +117,6 @@ export interface Declared {
 export interface Planned {
   creates: Declared[];
   importing: { address: string; id: string }[];
-}
-
-/** The planned value with each value `after_unknown` marks as unknown put in as the unknown value. */
-function withUnknowns(after: unknown, unknown: unknown): TfValue {
-  if (unknown === true) return unknownValue();
-  if (Array.isArray(unknown))
-    return Array.isArray(after)
-      ? after.map((v, i) => withUnknowns(v, unknown[i]))
-      : ((after ?? null) as TfValue);
-  if (isRecord(unknown)) {
-    const out: TfObject = isRecord(after) ? { ...(after as TfObject) } : {};
-    for (const [k, u] of Object.entries(unknown)) out[k] = withUnknowns(out[k] ?? null, u);
-    return out;
-  }
-  return (after ?? null) as TfValue;
 }
 
 /**
@@ -155,7 +152,7 @@ function plannedInputs(
   after: unknown,
   afterUnknown: unknown,
 ): { inputs: Record<string, unknown>; unknown: string[] } {
-  const value = withUnknowns(after, afterUnknown) as TfObject;
+  const value = plannedValue(after, afterUnknown) as TfObject;
   const inputKeys = new Set(Object.keys(r.kind.resource.inputs.shape));
   const inputs: Record<string, unknown> = {};
   const unknown: string[] = [];
@@ -545,8 +542,4 @@ export function reportLines(
       `${undecided.length} object(s) undecided: if \`${cliName} apply\` then reports one as existing, run the recovery again`,
     );
   return lines;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

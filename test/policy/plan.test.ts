@@ -5,10 +5,11 @@
  * provider's `UNKNOWN`, each resource by its full address (module and `for_each` keys included).
  */
 import { describe, expect, it } from "vitest";
-import { modulePath, plannedValue, readPlan } from "../../policy/plan";
+import { modulePath, readPlan } from "../../policy/plan";
 import { readDefinition, readFlag, readPipeline, UnknownInputError } from "../../policy/resources";
 import { UNKNOWN } from "../../provider/core/check";
 import { UNKNOWN_VALUE } from "../../provider/terraform/msgpack";
+import { plannedValue } from "../../provider/terraform/plan-json";
 import { FLAG_DEFINITION_TYPE, FLAG_TYPE, PIPELINE_TYPE } from "../../provider/types";
 
 /** One resource change of a plan. */
