@@ -64,7 +64,11 @@ export const NODE_BUILDS: Readonly<Record<Platform, { pkg: string; version: stri
 
 export const PLATFORMS = Object.keys(NODE_BUILDS) as Platform[];
 
-/** The provider's source address in `required_providers` (a made-up host, served by no registry). */
+/**
+ * The provider's source address in `required_providers` (a made-up host, served by no registry):
+ * `cli/terraform-command.ts`'s, which a script cannot load (test/scripts/release-binary.test.ts
+ * holds the two equal).
+ */
 export const SOURCE_ADDRESS = "flagstack.local/flagstack/flagstack";
 
 /** Node's sentinel for a single executable's blob (the same in every Node 20+ build). */
@@ -399,11 +403,6 @@ export function pulumiPlugins(
   return made;
 }
 
-/** Sizes of the files, in bytes, by platform. */
-export function sizes(files: Record<string, string>): Record<string, number> {
-  return Object.fromEntries(Object.entries(files).map(([k, f]) => [k, statSync(f).size]));
-}
-
 /** The platforms named (`linux_amd64,windows_amd64`), checked. */
 export function parsePlatforms(text: string): Platform[] {
   const names = text.split(",").filter(Boolean);
@@ -413,11 +412,4 @@ export function parsePlatforms(text: string): Platform[] {
       `release: --platforms: no Node 24 build for ${unknown.join(", ")} (released: ${PLATFORMS.join(", ")})`,
     );
   return names as Platform[];
-}
-
-/** Every file under `dir`, for listings. */
-export function listFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
 }

@@ -37,6 +37,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, normalize } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SOURCE_ADDRESS } from "../../cli/terraform-command";
 import { type Emulator, startEmulator } from "../../emulator";
 import { serverCertificate } from "../../provider/terraform/cert";
 import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
@@ -47,7 +48,7 @@ const execFileAsync = promisify(execFile);
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
   .version;
 const PLATFORM = THIS_PLATFORM;
-const SOURCE = "flagstack.local/flagstack/flagstack";
+const SOURCE = SOURCE_ADDRESS;
 
 /** The configuration every Terraform directory starts from (the docs' first example's shape). */
 const CONFIG = (flags: string) => `terraform {

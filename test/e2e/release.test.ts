@@ -51,6 +51,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
 import { clients, defaultWorkspaceId, flagNames } from "./fixtures";
 import { apiRequests, emulatorConfig, engineEnv, pulumiCli, REPO_ROOT } from "./harness";
+import { THIS_PLATFORM } from "./tofu";
 
 const execFileAsync = promisify(execFile);
 
@@ -99,7 +100,7 @@ function block(text: string, lang: string): string {
 /** The documented npm install, which the test runs once (`deps/`), as a link to that install. */
 const NPM_INSTALL = "npm install flagstack @pulumi/pulumi";
 /** This machine's platform, as Terraform and Pulumi name it (the release is built for it alone). */
-const PLATFORM = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+const PLATFORM = THIS_PLATFORM;
 const PLUGIN_TARBALL = `pulumi-resource-flagstack-v${VERSION}-${PLATFORM.replace("_", "-")}.tar.gz`;
 /** The documented plugin install, from the release's tarball (the docs show Linux x64's). */
 const PLUGIN_INSTALL = `pulumi plugin install resource flagstack ${VERSION} --file ./pulumi-resource-flagstack-v${VERSION}-linux-amd64.tar.gz`;

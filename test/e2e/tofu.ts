@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { platformDir } from "../../cli/terraform-command";
 import type { Emulator } from "../../emulator";
 import { apiRequests, REPO_ROOT, type RequestRecord } from "./harness";
 
@@ -162,7 +163,7 @@ export const writes = (requests: RequestRecord[]): string[] =>
     .map((r) => `${r.method} ${r.path} ${r.status}`);
 
 /** This machine's platform as Terraform names it (`linux_amd64`). */
-export const THIS_PLATFORM = `${process.platform === "win32" ? "windows" : process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+export const THIS_PLATFORM = platformDir();
 
 /**
  * The release's provider binary for `platforms` (this machine's by default) built into `out`

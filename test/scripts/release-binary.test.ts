@@ -5,7 +5,14 @@
  * the end of `__LINKEDIT` and of the file), and the platform names.
  */
 import { describe, expect, it } from "vitest";
-import { exeName, hashV1, parsePlatforms, removeMachOSignature } from "../../scripts/release-binary.mts";
+import { SOURCE_ADDRESS as CLI_SOURCE_ADDRESS } from "../../cli/terraform-command";
+import {
+  exeName,
+  hashV1,
+  parsePlatforms,
+  removeMachOSignature,
+  SOURCE_ADDRESS,
+} from "../../scripts/release-binary.mts";
 
 /** A thin 64-bit Mach-O: the header, `__LINKEDIT` (a segment command), a signature command, then data. */
 function machO(signed: boolean): Buffer {
@@ -65,6 +72,10 @@ describe("scripts/release-binary", () => {
     expect(() => removeMachOSignature(Buffer.from("MZ not a mach-o file ............"))).toThrow(
       "release: not a 64-bit little-endian Mach-O file",
     );
+  });
+
+  it("releases for the source address `flagstack terraform install` installs for", () => {
+    expect(SOURCE_ADDRESS).toBe(CLI_SOURCE_ADDRESS);
   });
 
   it("names the platforms it can build, and refuses one it cannot, naming it", () => {
