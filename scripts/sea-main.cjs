@@ -12,7 +12,7 @@
 // flags, and the bundle then compiles as without one. `FLAGSTACK_CODE_CACHE=off` turns it off.
 "use strict";
 const { createHash } = require("node:crypto");
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+const { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require("node:fs");
 const { tmpdir, userInfo } = require("node:os");
 const { join } = require("node:path");
 const sea = require("node:sea");
@@ -49,13 +49,19 @@ const script = new vm.Script(wrapped, { filename, cachedData });
 const SERVING = Symbol.for("flagstack.binary.serving");
 function writeCache() {
   if (cacheFile === undefined || globalThis[SERVING] !== true) return;
+  const temporary = `${cacheFile}.${process.pid}`;
   try {
     mkdirSync(join(cacheFile, ".."), { recursive: true, mode: 0o700 });
-    const temporary = `${cacheFile}.${process.pid}`;
     writeFileSync(temporary, script.createCachedData());
     renameSync(temporary, cacheFile);
   } catch {
-    // a cache that cannot be written costs the next start its compile, nothing else
+    // A cache that cannot be written (a full disk) costs the next start its compile, nothing else;
+    // what was written of it goes.
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // nothing was written
+    }
   }
 }
 process.once("exit", writeCache);

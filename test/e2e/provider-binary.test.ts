@@ -25,6 +25,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -151,9 +152,11 @@ describe("the provider binary, installed without Node", () => {
     console.log(`provider binary test, seconds: ${JSON.stringify(seconds)}`);
   });
 
-  it("the PATH the tests use has no node", () => {
-    expect(existsSync(join(bin, "node"))).toBe(false);
-    expect(bin.split(":")).toEqual([bin]);
+  it("the PATH the tests use has no node: the shell finds tofu and pulumi on it, and no node, npm or npx", async () => {
+    expect(readdirSync(bin).sort()).toEqual(["pulumi", "pulumi-language-yaml", "tofu"]);
+    const lookup = (name: string) => run("/bin/sh", ["-c", `command -v ${name}`], dir, { PATH: bin });
+    expect((await lookup("tofu")).out.trim()).toBe(join(bin, "tofu"));
+    for (const name of ["node", "npm", "npx"]) expect((await lookup(name)).code).not.toBe(0);
   });
 
   it("the release holds Terraform's zip, its SHA256SUMS and the mirror's files, and Pulumi's plugin tarball", () => {
