@@ -218,8 +218,15 @@ export function bodySecrets(body: unknown, fields: readonly string[] = []): stri
   return [...out];
 }
 
+/**
+ * The longest text {@link bodySecrets} parses as JSON: an error answer's message and details are
+ * small, and a larger body (a proxy's HTML page, a dump) is not parsed twice over for them.
+ */
+const MAX_JSON_TEXT = 1 << 20;
+
 /** The value of a text that looks like a JSON object or array, else `undefined`. */
 function jsonIn(text: string): unknown {
+  if (text.length > MAX_JSON_TEXT) return undefined;
   const t = text.trim();
   if (!((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]")))) return undefined;
   try {

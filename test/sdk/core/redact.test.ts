@@ -85,6 +85,13 @@ describe("bodySecrets", () => {
     expect(bodySecrets(`made key ${NEW}`, ["key"])).toEqual([]);
   });
 
+  it("parses no text over 1 MiB for them (a large body is no error message; the other layers still redact it)", () => {
+    const small = JSON.stringify({ key: NEW, pad: "x".repeat(1000) });
+    const large = JSON.stringify({ key: NEW, pad: "x".repeat(1 << 20) });
+    expect(bodySecrets(small, ["key"])).toEqual([NEW]);
+    expect(bodySecrets(large, ["key"])).toEqual([]);
+  });
+
   it("removed as known secrets, they leave no fragment in the text that repeats them unnamed", () => {
     const text = `made key ${NEW} (${NEW.slice(3, 20)}...)`;
     expect(redactText(text, usableSecrets(bodySecrets({ key: NEW }, ["key"])))).toBe("made key *** (***...)");
