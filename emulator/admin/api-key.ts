@@ -24,11 +24,13 @@ export const ApiKeyCreate = z.object({
   apiKeyType: z.enum(["server_side", "client_side", "admin"], {
     error: "apiKeyType must be server_side, client_side or admin",
   }),
-  roles: z.array(z.string()).optional(),
+  // null: the Harness Go SDK sends the fields it leaves unset (`harness/split/api_keys.go`
+  // `KeyRequest`, no `omitempty`; the Harness provider's `harness_fme_api_key`).
+  roles: z.array(z.string()).nullish(),
   environments: z
     .array(z.object({ type: z.literal("environment").optional(), id: z.string().min(1) }))
     .default([]),
-  workspace: z.object({ type: z.literal("workspace").optional(), id: z.string().min(1) }).optional(),
+  workspace: z.object({ type: z.literal("workspace").optional(), id: z.string().min(1) }).nullish(),
 });
 
 /** Routes under `/internal/api/v2/apiKeys`. */

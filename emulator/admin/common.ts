@@ -195,6 +195,11 @@ export const workspaceJson = (w: WorkspaceRecord) => ({
   type: "workspace" as const,
   id: w.id,
   requiresTitleAndComments: w.requiresTitleAndComments,
+  // The Harness project the workspace is ([HSDK] `harness/split/workspaces.go` `Workspace`, both
+  // `omitempty`): only on a project's workspace.
+  ...(w.organizationIdentifier !== undefined && w.projectIdentifier !== undefined
+    ? { organizationIdentifier: w.organizationIdentifier, projectIdentifier: w.projectIdentifier }
+    : {}),
 });
 
 /** An environment on the wire (the list shape: ref admin §1.2). */

@@ -7,6 +7,7 @@
  * - `POST /{kind}/ws/{ws}/trafficTypes/{tt} {name, description}` → `{name, description,
  *   trafficType:{id, name}, creationTime, tags:null}`; 409 for a name taken (inferred);
  * - `GET /{kind}/ws/{ws}[?offset&limit]` → a bare array (both clients iterate the body);
+ *   `GET /{kind}/ws/{ws}/{name}` → the segment with its `id` (the Harness Go SDK's `Get`);
  *   `DELETE /{kind}/ws/{ws}/{name}` → `true`, and the segment leaves every environment;
  * - `POST /{kind}/{env}/{name}` activates it in an environment → its definition `{name,
  *   environment:{id, name}, trafficType, creationTime}` (a rule-based one adds `rules`,
@@ -128,6 +129,16 @@ export function kindSegmentRoutes(store: Store, kind: SegmentKind): Hono<AppEnv>
   app.get(`${p}/ws/:ws`, (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
     return c.json(window(c, segs.where({ workspaceId: ws.id })).map(segmentJson));
+  });
+
+  // One segment by name, with its id: the Harness Go SDK reads each resource so
+  // (`harness/split/large_segments.go` `Get` → `LargeSegmentMetadata`, `rule_based_segments.go`
+  // `Get`; the Harness provider's `harness_fme_large_segment` and `harness_fme_rule_based_segment`
+  // read and import through it); 404 for a name the workspace does not have.
+  app.get(`${p}/ws/:ws/:name`, (c) => {
+    const ws = workspaceOr404(store, c, c.req.param("ws"));
+    const s = segmentOf(ws, c.req.param("name"));
+    return c.json({ id: s.id, ...segmentJson(s) });
   });
 
   app.delete(`${p}/ws/:ws/:name`, async (c) => {

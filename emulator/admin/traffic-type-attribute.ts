@@ -24,7 +24,6 @@ import {
   type AdminContext,
   applyJsonPatch,
   bulkSave,
-  parseBody,
   parsePatch,
   parseValue,
   readBody,
@@ -42,6 +41,21 @@ export const attributeJson = (a: AttributeRecord) => ({
   isSearchable: a.isSearchable,
   suggestedValues: a.suggestedValues,
 });
+
+/**
+ * An attribute body checked by the shared schema, its `dataType` upper-cased first: the Harness Go
+ * SDK documents and its provider sends the lower-case names (`harness/split/attributes.go`
+ * `Attribute.DataType` "string", "datetime", "number", "set"; terraform-provider-harness
+ * `harness_fme_traffic_type_attribute` lower-cases it on read, as "Split may return uppercase").
+ */
+function attributeBody(value: unknown, root = ""): z.output<typeof AttributeBody> {
+  const v = value as { dataType?: unknown } | null;
+  const upper =
+    v !== null && typeof v === "object" && typeof v.dataType === "string"
+      ? { ...v, dataType: v.dataType.toUpperCase() }
+      : value;
+  return parseValue(AttributeBody, upper, root);
+}
 
 /** The stored fields of a parsed body. */
 const fieldsOf = (b: z.output<typeof AttributeBody>) => ({
@@ -74,14 +88,14 @@ export function attributeRoutes(store: Store): Hono<AppEnv> {
 
   app.post(base, async (c) => {
     const tt = trafficTypeOf(c);
-    const a = create(tt, await parseBody(c, AttributeBody));
+    const a = create(tt, attributeBody(await readBody(c)));
     await store.commit();
     return c.json(attributeJson(a));
   });
 
   app.put(base, async (c) => {
     const tt = trafficTypeOf(c);
-    const body = await parseBody(c, AttributeBody);
+    const body = attributeBody(await readBody(c));
     const had = attrs.byId(tt.id, body.id);
     if (!had) throw notFound(`Could not find attribute ${body.id}`);
     const a = attrs.update(had, fieldsOf(body));
@@ -94,7 +108,7 @@ export function attributeRoutes(store: Store): Hono<AppEnv> {
       throw notFound(`HTTP 404 Not Found: no route for POST ${c.req.path}`);
     const tt = trafficTypeOf(c);
     const result = await bulkSave(c, "attributes", (item, i) =>
-      attributeJson(create(tt, parseValue(AttributeBody, item, `[${i}]`))),
+      attributeJson(create(tt, attributeBody(item, `[${i}]`))),
     );
     await store.commit();
     return c.json(result);
@@ -106,7 +120,7 @@ export function attributeRoutes(store: Store): Hono<AppEnv> {
     const patched = Array.isArray(raw)
       ? applyJsonPatch(attributeJson(had), await parsePatch(c))
       : { ...attributeJson(had), ...(raw as Record<string, unknown>), id: had.id };
-    const a = attrs.update(had, fieldsOf(parseValue(AttributeBody, patched)));
+    const a = attrs.update(had, fieldsOf(attributeBody(patched)));
     await store.commit();
     return c.json(attributeJson(a));
   });

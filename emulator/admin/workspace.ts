@@ -6,9 +6,12 @@
  *   `STARTS_WITH` or `CONTAINS` (ref admin §1.1).
  * - `POST /workspaces {name, requiresTitleAndComments}` creates a workspace with a `user` traffic
  *   type and no environment (ref admin §1.1); a duplicate name is 409 (inferred).
+ * - A Harness project is an FME workspace (`Store.takeWorkspace`): the answers of a project's
+ *   workspace carry its `organizationIdentifier` and `projectIdentifier` ([HSDK]
+ *   `harness/split/workspaces.go` `Workspace`), and the list filters by them.
  * - `PATCH /workspaces/{id}` JSON Patch on `/name` and `/requiresTitleAndComments` (ref §9.1); an
- *   unrestricted key, or a Harness token of the workspace's project or organization, which may not
- *   rename it out of its own scope (`Scope.assertWorkspaceChange`).
+ *   unrestricted key, or a Harness token of the workspace's project or organization
+ *   (`Scope.assertWorkspaceChange`); a rename keeps the workspace its project's.
  * - `DELETE /workspaces/{id}` is refused while traffic types exist (ref admin §1.2), else `true`.
  * @module
  */
@@ -51,8 +54,9 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
     const scope = scopeOf(store, c);
     let all = store.workspaces.list().filter((w) => scope.workspaceAllowed(w));
     // Harness mode (ref admin §1.2: [HSDK] `workspaces.go` resolves a workspace from the Harness
-    // organization and project, `?organizationIdentifier=&projectIdentifier=`; a public migration
-    // script does the same lookup): the workspace of that project (`Store.inProject`, inferred);
+    // organization and project, `?organizationIdentifier=&projectIdentifier=`, and every
+    // `harness_fme_*` resource of [HP] through it, `internal/service/split/workspace.go`; a public
+    // migration script does the same lookup): the workspace that project is (`Store.inProject`);
     // none when the project does not exist.
     const org = c.req.query("organizationIdentifier");
     const project = c.req.query("projectIdentifier");
@@ -90,8 +94,7 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
 
   app.patch("/workspaces/:ws", async (c) => {
     const ws = workspaceOr404(store, c, c.req.param("ws"));
-    const scope = scopeOf(store, c);
-    scope.assertWorkspaceChange(ws);
+    scopeOf(store, c).assertWorkspaceChange();
     const ops = await parsePatch(c);
     const patched = applyJsonPatch(workspaceJson(ws), ops);
     if (patched.id !== ws.id || patched.type !== "workspace")
@@ -100,7 +103,6 @@ export function workspaceRoutes(store: Store): Hono<AppEnv> {
       name: patched.name,
       requiresTitleAndComments: patched.requiresTitleAndComments,
     });
-    scope.assertWorkspaceChange(ws, next.name);
     store.workspaces.update(ws, next);
     await store.commit();
     return c.json(workspaceJson(ws));

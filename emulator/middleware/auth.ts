@@ -29,12 +29,12 @@
  * - A Harness token (a platform key) has the scope it was issued for: the account (no
  *   `organizations` or `projects`), organizations, or projects (`<org>/<project>`). On the
  *   platform API it acts only there ({@link keyAllows}). On the admin API it reaches the
- *   workspaces of those projects (of every project of those organizations), a workspace belonging
- *   to the project whose name or identifier it carries (`Store.inProject`, the link
+ *   workspaces of those projects (of every project of those organizations), a workspace being the
+ *   project whose organization and identifier it carries (`Store.inProject`, the link
  *   `?organizationIdentifier=&projectIdentifier=` resolves); anything else is the restricted admin
  *   key's 403. Account-wide objects (groups, users, rollout statuses, creating or deleting
- *   workspaces) follow the restricted admin key's rules. It may rename its own workspace, but not
- *   out of its scope, and it mints and revokes only keys no wider than itself: an admin key needs
+ *   workspaces) follow the restricted admin key's rules. It may rename its own workspace (the
+ *   rename keeps it its project's), and it mints and revokes only keys no wider than itself: an admin key needs
  *   a workspace or environments within its scope ({@link Scope.assertMint}). The account's token
  *   acts account-wide. Refusals are 403, as for a restricted admin key: the reference lists 403
  *   "role insufficient" and 404 "not found or no access" (ref admin §4) without saying which a
@@ -198,8 +198,8 @@ export class Scope {
     return !this.listed && !this.harness;
   }
 
-  /** Whether a workspace (or one of that name) belongs to a project the Harness token was issued for. */
-  private projectAllowed(ws: Pick<WorkspaceRecord, "name">): boolean {
+  /** Whether a workspace is the one of a project the Harness token was issued for. */
+  private projectAllowed(ws: WorkspaceRecord): boolean {
     return this.store.projectsOf(ws).some((p) => keyAllows(this.key, p));
   }
 
@@ -271,18 +271,11 @@ export class Scope {
 
   /**
    * A change of a workspace the key may touch: an unrestricted key, or a Harness token (only
-   * Harness restrictions), which may not rename it out of its scope (`name`, once known).
+   * Harness restrictions; the workspace is one of its projects', `assertWorkspace`, and a rename
+   * keeps it so: the link is an identity, not a name); a restricted admin key may not.
    */
-  assertWorkspaceChange(ws: WorkspaceRecord, name?: string): void {
-    if (this.unrestricted) return;
-    if (this.listed) {
-      this.assertAccountWide("change workspaces");
-      return;
-    }
-    if (name !== undefined && name !== ws.name && !this.projectAllowed({ name }))
-      throw forbidden(
-        `${this.restriction} and cannot rename workspace ${ws.id} to ${name}: the workspace would leave its scope (a workspace belongs to the Harness project whose name or identifier it carries)`,
-      );
+  assertWorkspaceChange(): void {
+    if (this.listed) this.assertAccountWide("change workspaces");
   }
 
   /**

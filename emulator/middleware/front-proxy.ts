@@ -9,19 +9,25 @@
  * - A leading `/gateway` is dropped: the Harness Terraform provider's default endpoint is
  *   `https://app.harness.io/gateway` (ref platform §1, §11.1), while splitapiclient calls the same
  *   APIs without it; both reach the same services.
+ * - A leading `/fme` is dropped likewise: the Harness Terraform provider calls the FME admin API
+ *   at its endpoint with `/gateway` replaced by `/fme` (terraform-provider-harness
+ *   `internal/provider/provider.go` `resolveFMEAdminAPIEndpoint`), `<host>/fme/internal/api/v2/...`.
  * @module
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 
+/** The front proxy's prefixes of the services (see the module comment). */
+const PREFIXES = ["/gateway", "/fme"] as const;
+
 /** The path the APIs see (see the module comment); the same string when nothing changes. */
 export function apiPath(path: string): string {
   const merged = path.replace(/\/{2,}/g, "/");
-  return merged === "/gateway"
-    ? "/"
-    : merged.startsWith("/gateway/")
-      ? merged.slice("/gateway".length)
-      : merged;
+  for (const prefix of PREFIXES) {
+    if (merged === prefix) return "/";
+    if (merged.startsWith(`${prefix}/`)) return merged.slice(prefix.length);
+  }
+  return merged;
 }
 
 /** Re-dispatches a request whose path {@link apiPath} changes to the same app with the new path. */
@@ -29,7 +35,7 @@ export function frontProxy(app: () => Hono<AppEnv>): MiddlewareHandler<AppEnv> {
   return async function frontProxyMiddleware(c, next) {
     // Cheap test first: nearly every request has neither.
     const raw = c.req.path;
-    if (!raw.includes("//") && !raw.startsWith("/gateway")) return next();
+    if (!raw.includes("//") && !PREFIXES.some((p) => raw.startsWith(p))) return next();
     const url = new URL(c.req.url);
     const path = apiPath(url.pathname);
     if (path === url.pathname) return next();

@@ -119,6 +119,7 @@ export class Store extends Journal {
     this.segments = new Segments(this.clock);
     // A project's or organization's deletion takes the v2 entities and the access control in it along.
     this.platform.cascade = {
+      projectSaved: (project, previous) => this.projectSaved(project, previous),
       forgetOrganization: (org) => {
         this.entities.forgetOrganization(org);
         this.accessControl.forgetOrganization(org);
@@ -126,6 +127,8 @@ export class Store extends Journal {
       forgetProject: (org, project) => {
         this.entities.forgetProject(org, project);
         this.accessControl.forgetProject(org, project);
+        const ws = this.workspaces.ofProject(org, project);
+        if (ws) this.purgeWorkspace(ws);
       },
       forgetPipeline: (org, project, pipeline) => this.entities.forgetPipeline(org, project, pipeline),
     };
@@ -221,6 +224,11 @@ export class Store extends Journal {
     this.restrictions.restore(c?.restrictions ?? []);
     this.entities.restore(file.platformEntities);
     this.accessControl.restore(file.accessControl);
+    // A state of an earlier version linked workspaces to projects by name: each project takes its
+    // workspace now (`takeWorkspace`), so the link is one identity from here on.
+    for (const p of this.platform.projects()) {
+      if (!this.workspaces.ofProject(p.project.orgIdentifier, p.project.identifier)) this.takeWorkspace(p);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -514,22 +522,104 @@ export class Store extends Journal {
     return ws ? this.environments.byRef(ws.id, ref) : undefined;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // A Harness project is an FME workspace
+
   /**
    * Whether a workspace is the one of a platform project. Under Harness an FME project is the
-   * Harness project, and clients resolve a workspace from the organization and project (ref admin
-   * §9.2: [HSDK] `workspaces.go`, `GET /workspaces?organizationIdentifier=&projectIdentifier=`);
-   * the emulator links a workspace to each project whose name or identifier is the workspace's
-   * name (inferred: the reference shows the lookup, not how the service links them).
+   * Harness project: the workspace carries the project's `organizationIdentifier` and
+   * `projectIdentifier`, and the list filters by them (ref admin §9.2: [HSDK] `workspaces.go`
+   * `Workspace`, `GET /workspaces?organizationIdentifier=&projectIdentifier=`; [HP]
+   * `internal/service/split/workspace.go` resolves every `harness_fme_*` workspace so). One
+   * identity, not a name: same-named projects of two organizations have two workspaces.
    */
-  inProject(ws: Pick<WorkspaceRecord, "name">, project: StoredProject): boolean {
-    return ws.name === project.project.name || ws.name === project.project.identifier;
+  inProject(
+    ws: Pick<WorkspaceRecord, "organizationIdentifier" | "projectIdentifier">,
+    project: StoredProject,
+  ) {
+    return (
+      ws.organizationIdentifier === project.project.orgIdentifier &&
+      ws.projectIdentifier?.toLowerCase() === project.project.identifier.toLowerCase()
+    );
   }
 
-  /** The platform projects a workspace (or a workspace of that name) belongs to ({@link inProject}). */
-  projectsOf(ws: Pick<WorkspaceRecord, "name">): PlatformScope[] {
-    return this.platform
-      .projects()
-      .filter((p) => this.inProject(ws, p))
-      .map((p) => ({ org: p.project.orgIdentifier, project: p.project.identifier }));
+  /** The platform project a workspace is, as a scope; none for a workspace no project has taken. */
+  projectsOf(ws: Pick<WorkspaceRecord, "organizationIdentifier" | "projectIdentifier">): PlatformScope[] {
+    const { organizationIdentifier: org, projectIdentifier: project } = ws;
+    if (org === undefined || project === undefined) return [];
+    const stored = this.platform.project(org, project);
+    return stored && this.inProject(ws, stored) ? [{ org, project: stored.project.identifier }] : [];
+  }
+
+  /** The FME workspace of a platform project. */
+  projectWorkspace(project: StoredProject): WorkspaceRecord | undefined {
+    return this.workspaces.ofProject(project.project.orgIdentifier, project.project.identifier);
+  }
+
+  /**
+   * A project was made, or its fields replaced (`PlatformStore.cascade`): a new project takes its
+   * workspace ({@link takeWorkspace}); a renamed one renames its workspace when that still bears
+   * the project's old name and the new one is free (inferred: one identity, one name).
+   */
+  private projectSaved(project: StoredProject, previous: StoredProject | undefined): void {
+    const ws = this.projectWorkspace(project);
+    if (!ws) {
+      this.takeWorkspace(project);
+      return;
+    }
+    const name = project.project.name;
+    if (previous && ws.name === previous.project.name && name !== ws.name && !this.workspaces.byRef(name)) {
+      this.workspaces.update(ws, { name, requiresTitleAndComments: ws.requiresTitleAndComments });
+    }
+  }
+
+  /**
+   * Gives a project its FME workspace. A workspace made through the admin API that no project has
+   * taken, named like the project (its name or identifier), becomes the project's: a program that
+   * made the workspace first keeps it. Otherwise a new workspace named like the project (`name
+   * (org)` when another workspace has that name: workspace names are unique in the account) with
+   * what the service gives a new project: the `user` traffic type and the environments
+   * Production and Staging, each with its SDK keys (developer.harness.io FME "Projects": "two
+   * environments and one traffic type"; "Environments": "Staging and Production by default, each
+   * environment is automatically set up with its own API keys").
+   */
+  private takeWorkspace(project: StoredProject): WorkspaceRecord {
+    const { orgIdentifier: org, identifier, name } = project.project;
+    const free = this.workspaces.find(
+      (w) => w.projectIdentifier === undefined && (w.name === name || w.name === identifier),
+    );
+    if (free) {
+      this.workspaces.link(free, org, identifier);
+      return free;
+    }
+    const ws = this.workspaces.create({
+      name: this.workspaces.freeName(name, org),
+      requiresTitleAndComments: false,
+      organizationIdentifier: org,
+      projectIdentifier: identifier,
+    });
+    this.trafficTypes.create(ws, "user");
+    this.createEnvironment(ws, { name: "Production", production: true });
+    this.createEnvironment(ws, { name: "Staging", production: false });
+    return ws;
+  }
+
+  /**
+   * Deletes a workspace with everything in it: the workspace goes with its project (inferred from
+   * the one identity; the platform cascades a project's deletion through what lives in it).
+   */
+  private purgeWorkspace(ws: WorkspaceRecord): void {
+    for (const flag of this.flags.inWorkspace(ws.id)) this.deleteFlag(flag);
+    for (const seg of this.segments.inWorkspace(ws.id)) this.segments.remove(seg);
+    for (const kind of SEGMENT_KINDS) {
+      const segments = this.segmentKinds(kind);
+      for (const seg of segments.where({ workspaceId: ws.id })) segments.remove(seg);
+    }
+    for (const env of this.environments.inWorkspace(ws.id)) {
+      for (const key of this.keys.ofEnvironment(env)) this.keys.revoke(key.id);
+      this.deleteEnvironment(env);
+    }
+    for (const tt of this.trafficTypes.inWorkspace(ws.id)) this.deleteTrafficType(tt);
+    this.deleteWorkspace(ws);
   }
 }

@@ -71,6 +71,8 @@ export type ConnectorFields = Omit<
 
 /** What must hear of a deletion that takes objects of another part along. */
 export interface PlatformCascade {
+  /** A project was made or its fields replaced: its FME workspace is made, taken or renamed with it. */
+  projectSaved(project: StoredProject, previous: StoredProject | undefined): void;
   forgetOrganization(org: string): void;
   forgetProject(org: string, project: string): void;
   forgetPipeline(org: string, project: string, pipeline: string): void;
@@ -185,6 +187,7 @@ export class PlatformStore {
       version: 0,
     };
     this.#projects.set(projectKey(org, project.identifier), stored);
+    this.cascade?.projectSaved(stored, undefined);
     return stored;
   }
 
@@ -206,6 +209,7 @@ export class PlatformStore {
       version: existing.version + 1,
     };
     this.#projects.set(projectKey(existing.project.orgIdentifier, identifier), updated);
+    this.cascade?.projectSaved(updated, existing);
     return updated;
   }
 

@@ -63,6 +63,14 @@ export const WorkspaceRecord = z.object({
   id: z.string(),
   name: z.string(),
   requiresTitleAndComments: z.boolean(),
+  /**
+   * The Harness project the workspace is (its organization and identifier): under Harness a project
+   * is an FME workspace ([HSDK] `harness/split/workspaces.go` `Workspace`). Absent on a workspace
+   * made through the admin API that no project has taken (and in a state file of an earlier
+   * version).
+   */
+  organizationIdentifier: z.string().optional(),
+  projectIdentifier: z.string().optional(),
 });
 /** A workspace (project). */
 export type WorkspaceRecord = z.output<typeof WorkspaceRecord>;

@@ -35,6 +35,31 @@ export class Workspaces extends Table<WorkspaceRecord> {
     ws.requiresTitleAndComments = next.requiresTitleAndComments;
   }
 
+  /** The workspace a Harness project is (see `Store.projectWorkspace`). */
+  ofProject(org: string, project: string): WorkspaceRecord | undefined {
+    const id = project.toLowerCase();
+    return this.find((w) => w.organizationIdentifier === org && w.projectIdentifier?.toLowerCase() === id);
+  }
+
+  /** Makes a workspace the one of a Harness project. */
+  link(ws: WorkspaceRecord, org: string, project: string): void {
+    ws.organizationIdentifier = org;
+    ws.projectIdentifier = project;
+  }
+
+  /**
+   * `name` when no workspace has it, else `name (org)`, else that with the first free number:
+   * workspace names are unique in the account, project names only in their organization.
+   */
+  freeName(name: string, org: string): string {
+    const taken = (n: string) => this.find((w) => w.name === n) !== undefined;
+    if (!taken(name)) return name;
+    const qualified = `${name} (${org})`;
+    let candidate = qualified;
+    for (let i = 2; taken(candidate); i++) candidate = `${qualified} ${i}`;
+    return candidate;
+  }
+
   /** Removes a workspace (see `Store.deleteWorkspace` for what it must not hold). */
   remove(ws: WorkspaceRecord): void {
     this.drop(ws.id);
