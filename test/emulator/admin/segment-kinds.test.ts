@@ -53,6 +53,22 @@ describe.each([
     expect((await call("GET", `${p}/ws/${ws.id}?offset=1&limit=5`)).body).toEqual([]);
   });
 
+  it("reads one segment by name with its id (the Harness Go SDK's Get), 404 for a name it does not have", async () => {
+    const one = await call("GET", `${p}/ws/${ws.id}/beta`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual({
+      id: expect.any(String),
+      name: "beta",
+      description: "testers",
+      trafficType: { id: tt.id, name: "user" },
+      creationTime: expect.any(Number),
+      tags: null,
+    });
+    expect((await call("GET", `${p}/ws/${ws.id}/nobody`)).body).toEqual(
+      adminError(404, `Could not find ${label.toLowerCase()} nobody`),
+    );
+  });
+
   it("activates in an environment once, lists the definitions and deactivates", async () => {
     const r = await call("POST", `${p}/${env.Production?.id}/beta`);
     expect(r.status).toBe(200);

@@ -52,6 +52,25 @@ describe("attributes", () => {
     expect((await call("GET", base)).body).toEqual([attribute()]);
   });
 
+  it("takes a lower-case data type as the Harness Go SDK sends it (attributes.go), answering upper case", async () => {
+    const r = await call("POST", base, { body: { id: "since", displayName: "Since", dataType: "datetime" } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      id: "since",
+      trafficTypeId: tt.id,
+      displayName: "Since",
+      description: null,
+      dataType: "DATETIME",
+      isSearchable: false,
+      suggestedValues: [],
+    });
+    const patched = await call("PATCH", `${base}/since`, {
+      body: { displayName: "Since", dataType: "number" },
+    });
+    expect(patched.body.dataType).toBe("NUMBER");
+    expect((await call("DELETE", `${base}/since`)).body).toBe(true);
+  });
+
   it("replaces by PUT, changes by PATCH (fields or JSON Patch) and deletes", async () => {
     const put = await call("PUT", base, { body: { id: "country", displayName: "Land", dataType: "STRING" } });
     expect(put.body).toEqual(attribute({ displayName: "Land", description: null, suggestedValues: [] }));

@@ -175,3 +175,121 @@ describe("GET, PATCH and DELETE /workspaces/{id}", () => {
     expect((await call("GET", `/internal/api/v2/workspaces/${ws.id}`)).status).toBe(404);
   });
 });
+
+describe("a Harness project is its FME workspace (ref admin §9.2: [HSDK] workspaces.go, [HP] workspace.go)", () => {
+  let h: Awaited<ReturnType<typeof start>>;
+  const platform = (method: string, path: string, body?: unknown, org?: string) =>
+    h.call(method, `${path}?accountIdentifier=${h.emu.accountId}${org ? `&orgIdentifier=${org}` : ""}`, {
+      key: null,
+      headers: { "x-api-key": h.emu.platformKey },
+      body,
+    });
+  const ofProject = async (org: string, project: string) =>
+    (
+      await h.call(
+        "GET",
+        `/internal/api/v2/workspaces?organizationIdentifier=${org}&projectIdentifier=${project}`,
+      )
+    ).body.objects;
+
+  beforeAll(async () => {
+    h = await start();
+    expect(
+      (
+        await platform("POST", "/ng/api/organizations", {
+          organization: { identifier: "acme", name: "Acme" },
+        })
+      ).status,
+    ).toBe(200);
+  });
+  afterAll(() => h.emu.stop());
+
+  it("a new project has its workspace, carrying its organization and project, with the user traffic type and Production and Staging", async () => {
+    expect(
+      (await platform("POST", "/ng/api/projects", { project: { identifier: "shop", name: "Shop" } })).status,
+    ).toBe(200);
+    const [ws, ...more] = await ofProject("default", "shop");
+    expect(more).toEqual([]);
+    expect(ws).toEqual({
+      name: "Shop",
+      type: "workspace",
+      id: expect.stringMatching(UUID),
+      requiresTitleAndComments: false,
+      organizationIdentifier: "default",
+      projectIdentifier: "shop",
+    });
+    expect((await h.call("GET", `/internal/api/v2/workspaces/${ws.id}`)).body).toEqual(ws);
+    // Project identifiers are case-insensitive (ref platform §3).
+    expect(await ofProject("default", "SHOP")).toEqual([ws]);
+    const tts = await h.call("GET", `/internal/api/v2/trafficTypes/ws/${ws.id}`);
+    expect(tts.body.map((t: { name: string }) => t.name)).toEqual(["user"]);
+    const envs = await h.call("GET", `/internal/api/v2/environments/ws/${ws.id}`);
+    expect(envs.body.map((e: { name: string; production: boolean }) => [e.name, e.production])).toEqual([
+      ["Production", true],
+      ["Staging", false],
+    ]);
+  });
+
+  it("same-named projects of two organizations are two workspaces, the second named with its organization", async () => {
+    expect(
+      (await platform("POST", "/ng/api/projects", { project: { identifier: "shop", name: "Shop" } }, "acme"))
+        .status,
+    ).toBe(200);
+    const [mine] = await ofProject("default", "shop");
+    const [theirs, ...more] = await ofProject("acme", "shop");
+    expect(more).toEqual([]);
+    expect(theirs).toEqual({
+      name: "Shop (acme)",
+      type: "workspace",
+      id: expect.stringMatching(UUID),
+      requiresTitleAndComments: false,
+      organizationIdentifier: "acme",
+      projectIdentifier: "shop",
+    });
+    expect(theirs.id).not.toBe(mine.id);
+    // No project: no workspace; an organization alone is refused.
+    expect(await ofProject("default", "nothing")).toEqual([]);
+    expect((await h.call("GET", "/internal/api/v2/workspaces?projectIdentifier=shop")).body).toEqual(
+      adminError(400, "organizationIdentifier and projectIdentifier must be given together"),
+    );
+  });
+
+  it("a workspace made first through the admin API, named like the project, becomes the project's", async () => {
+    const made = await h.call("POST", "/internal/api/v2/workspaces", { body: { name: "Search" } });
+    expect(made.body.organizationIdentifier).toBeUndefined();
+    expect(
+      (await platform("POST", "/ng/api/projects", { project: { identifier: "search", name: "Search" } }))
+        .status,
+    ).toBe(200);
+    expect(await ofProject("default", "search")).toEqual([
+      { ...made.body, organizationIdentifier: "default", projectIdentifier: "search" },
+    ]);
+  });
+
+  it("a renamed project renames its workspace; its deletion takes the workspace and what is in it along", async () => {
+    const [ws] = await ofProject("default", "shop");
+    const put = await platform("PUT", "/ng/api/projects/shop", {
+      project: { identifier: "shop", name: "Store" },
+    });
+    expect(put.status).toBe(200);
+    expect((await ofProject("default", "shop"))[0]).toEqual({ ...ws, name: "Store" });
+    const flag = await h.call("POST", `/internal/api/v2/splits/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "f" },
+    });
+    expect(flag.status).toBe(200);
+    const seg = await h.call("POST", `/internal/api/v2/segments/ws/${ws.id}/trafficTypes/user`, {
+      body: { name: "s" },
+    });
+    expect(seg.status).toBe(200);
+    expect((await platform("DELETE", "/ng/api/projects/shop")).status).toBe(200);
+    expect(await ofProject("default", "shop")).toEqual([]);
+    expect((await h.call("GET", `/internal/api/v2/workspaces/${ws.id}`)).status).toBe(404);
+    const names = (await h.call("GET", "/internal/api/v2/workspaces")).body.objects.map(
+      (w: { name: string }) => w.name,
+    );
+    expect(names).toEqual(["Default", "Shop (acme)", "Search"]);
+    // An organization's deletion takes its projects' workspaces too.
+    expect((await platform("DELETE", "/ng/api/organizations/acme")).status).toBe(200);
+    expect(await ofProject("acme", "shop")).toEqual([]);
+  });
+});

@@ -288,9 +288,19 @@ describe("Harness token scopes (ref admin §4, §9.2): a token reaches the works
     ] as const) {
       expect((await platform("/ng/api/projects", { project: { identifier, name } }, org)).status).toBe(200);
     }
-    // Each workspace carries its project's identifier or name (emulator/store/index.ts projectsOf).
-    for (const name of ["payments", "Search", "shop"]) {
-      ws[name] = (await h.call("POST", "/internal/api/v2/workspaces", { body: { name } })).body;
+    // Each project is its workspace, found by the project's organization and identifier
+    // (emulator/store/index.ts takeWorkspace).
+    for (const [name, org, project] of [
+      ["payments", "default", "payments"],
+      ["Search", "default", "search"],
+      ["shop", "acme", "shop"],
+    ] as const) {
+      const found = await h.call(
+        "GET",
+        `/internal/api/v2/workspaces?organizationIdentifier=${org}&projectIdentifier=${project}`,
+      );
+      expect(found.body.objects).toHaveLength(1);
+      ws[name] = found.body.objects[0];
       prod[name] = (
         await h.call("POST", `/internal/api/v2/environments/ws/${ws[name]?.id}`, { body: { name: "Prod" } })
       ).body;
@@ -360,7 +370,7 @@ describe("Harness token scopes (ref admin §4, §9.2): a token reaches the works
       const r = await h.call(method, path, asToken(PROJECT_TOKEN, body));
       expect([method, path, r.status]).toEqual([method, path, 403]);
     }
-    expect(await listed(PROJECT_TOKEN)).toEqual(["payments"]);
+    expect(await listed(PROJECT_TOKEN)).toEqual(["Payments"]);
     const group = await h.call("POST", "/internal/api/v2/groups", asToken(PROJECT_TOKEN, { name: "g" }));
     expect(group.body).toEqual(
       adminError(403, "The Harness token is restricted to project default/payments and cannot create groups"),
@@ -378,24 +388,28 @@ describe("Harness token scopes (ref admin §4, §9.2): a token reaches the works
       asToken(PROJECT_TOKEN, { name: "checkout" }),
     );
     expect(flag.status).toBe(200);
+    // A rename keeps the workspace its project's: the link is an identity, not a name.
     const renamed = await h.call(
-      "PATCH",
-      `/internal/api/v2/workspaces/${payments.id}`,
-      asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "Payments" }]),
-    );
-    expect(renamed.status).toBe(200);
-    expect(renamed.body.name).toBe("Payments");
-    const away = await h.call(
       "PATCH",
       `/internal/api/v2/workspaces/${payments.id}`,
       asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "Elsewhere" }]),
     );
-    expect(away.body).toEqual(
-      adminError(
-        403,
-        `The Harness token is restricted to project default/payments and cannot rename workspace ${payments.id} to Elsewhere: the workspace would leave its scope (a workspace belongs to the Harness project whose name or identifier it carries)`,
-      ),
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({
+      name: "Elsewhere",
+      type: "workspace",
+      id: payments.id,
+      requiresTitleAndComments: false,
+      organizationIdentifier: "default",
+      projectIdentifier: "payments",
+    });
+    expect(await listed(PROJECT_TOKEN)).toEqual(["Elsewhere"]);
+    const back = await h.call(
+      "PATCH",
+      `/internal/api/v2/workspaces/${payments.id}`,
+      asToken(PROJECT_TOKEN, [{ op: "replace", path: "/name", value: "Payments" }]),
     );
+    expect(back.body.name).toBe("Payments");
     const key = await h.call(
       "POST",
       "/internal/api/v2/apiKeys",
@@ -442,7 +456,7 @@ describe("Harness token scopes (ref admin §4, §9.2): a token reaches the works
   });
 
   it("an organization token reaches the workspaces of that organization's projects", async () => {
-    expect(await listed(ORG_TOKEN)).toEqual(["shop"]);
+    expect(await listed(ORG_TOKEN)).toEqual(["Shop"]);
     const shop = ws.shop as { id: string };
     expect(
       (await h.call("GET", `/internal/api/v2/splits/ws/${shop.id}/theirs`, asToken(ORG_TOKEN))).status,

@@ -53,6 +53,19 @@ describe("the front proxy's path", () => {
     ]);
   });
 
+  it("serves /fme/internal/api/v2/... as the Harness provider's FME endpoint sends it", async () => {
+    const headers = { "x-api-key": emu.platformKey };
+    const direct = await fetch(`${emu.url}/internal/api/v2/workspaces`, { headers });
+    const fme = await fetch(`${emu.url}/fme/internal/api/v2/workspaces`, { headers });
+    expect(fme.status).toBe(200);
+    expect(await fme.json()).toEqual(await direct.json());
+    const elsewhere = await fetch(`${emu.url}/fmex/internal/api/v2/workspaces`, { headers });
+    expect([elsewhere.status, ((await elsewhere.json()) as { message: string }).message]).toEqual([
+      400,
+      "HTTP 404 Not Found: no route for GET /fmex/internal/api/v2/workspaces",
+    ]);
+  });
+
   it("keeps refusing a dot segment behind doubled slashes (the raw target, as sent)", async () => {
     // fetch would resolve the `..` itself; node:http sends the path as given.
     const { hostname, port } = new URL(emu.url);
