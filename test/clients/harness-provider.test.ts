@@ -3,7 +3,9 @@
  * cb1a0595 with harness-go-sdk v0.8.24), unchanged, driven by OpenTofu against the emulator: one
  * configuration (`harness-provider/fme.tf`) with every `harness_fme_*` resource and data source in
  * a Harness project made through the platform API by the same configuration; apply, a plan with no
- * change, one attribute changed on each resource, an import of each, destroy leaving nothing.
+ * change, one attribute changed on each resource, an import of each, destroy leaving nothing. And
+ * the platform half (`harness-provider/platform.tf`): an organization, a project, an environment, a
+ * service, a pipeline and an input set; apply, no change, an update, destroy.
  *
  * The provider finds each resource's FME workspace from the organization and project identifiers
  * (`GET /internal/api/v2/workspaces?organizationIdentifier=&projectIdentifier=`), at its endpoint
@@ -46,9 +48,9 @@ interface TofuRun {
   out: string;
 }
 
-async function tf(args: string[]): Promise<TofuRun> {
+async function tf(args: string[], cwd = dir): Promise<TofuRun> {
   try {
-    const r = await run(tofu, [...args, "-no-color"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
+    const r = await run(tofu, [...args, "-no-color"], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, out: r.stdout + r.stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
@@ -60,8 +62,8 @@ async function tf(args: string[]): Promise<TofuRun> {
 }
 
 /** A command that must succeed; its output otherwise in the failure. */
-async function ok(args: string[]): Promise<string> {
-  const r = await tf(args);
+async function ok(args: string[], cwd = dir): Promise<string> {
+  const r = await tf(args, cwd);
   expect(r.code, r.out).toBe(0);
   return r.out;
 }
@@ -146,6 +148,8 @@ beforeAll(async () => {
     `provider_installation {\n  dev_overrides {\n    "harness/harness" = ${JSON.stringify(plugins)}\n  }\n  direct {}\n}\n`,
   );
   copyFileSync(join(__dirname, "harness-provider", "fme.tf"), join(dir, "fme.tf"));
+  mkdirSync(join(dir, "platform"));
+  copyFileSync(join(__dirname, "harness-provider", "platform.tf"), join(dir, "platform", "platform.tf"));
   emu = await startEmulator({ port: 0 });
   env = {
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
@@ -316,5 +320,42 @@ describe("the Harness Terraform provider's harness_fme_* resources against the e
     });
     const orgList = (await orgs.json()) as { data: { content: { organization: { identifier: string } }[] } };
     expect(orgList.data.content.map((o) => o.organization.identifier)).toEqual(["default"]);
+  }, 600_000);
+
+  it("the platform half: organization, project, environment, service, pipeline and input set: apply, no change, an update, destroy", async (ctx) => {
+    if (unavailable) {
+      console.warn(`harness-provider: skipped: ${unavailable}`);
+      ctx.skip();
+      return;
+    }
+    const cwd = join(dir, "platform");
+    expect(await ok(["apply", "-auto-approve"], cwd)).toContain(
+      "Apply complete! Resources: 6 added, 0 changed, 0 destroyed.",
+    );
+    expect((await tf(["plan", "-detailed-exitcode"], cwd)).code).toBe(0);
+    expect(await ok(["apply", "-auto-approve", "-var", "step=2"], cwd)).toContain(
+      "Apply complete! Resources: 0 added, 6 changed, 0 destroyed.",
+    );
+    const headers = { "x-api-key": emu.platformKey };
+    const q = `accountIdentifier=${emu.accountId}&orgIdentifier=platorg&projectIdentifier=platproj`;
+    const project = await fetch(`${emu.url}/ng/api/projects/platproj?${q}`, { headers });
+    expect(
+      ((await project.json()) as { data: { project: { description: string } } }).data.project.description,
+    ).toBe("second");
+    // The project is its FME workspace.
+    expect(
+      (
+        await admin<{ objects: Named[] }>(
+          "/workspaces?organizationIdentifier=platorg&projectIdentifier=platproj",
+        )
+      ).objects.map((w) => w.name),
+    ).toEqual(["platproj"]);
+    expect((await tf(["plan", "-detailed-exitcode", "-var", "step=2"], cwd)).code).toBe(0);
+    expect(await ok(["destroy", "-auto-approve", "-var", "step=2"], cwd)).toContain(
+      "Destroy complete! Resources: 6 destroyed.",
+    );
+    expect((await admin<{ objects: Named[] }>("/workspaces")).objects.map((w) => w.name)).toEqual([
+      "Default",
+    ]);
   }, 600_000);
 });
