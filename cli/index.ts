@@ -7,6 +7,7 @@
  * - `flagstack policy path|init`: the shipped policy pack, and a team pack built on it (cli/policy-command.ts)
  * - `flagstack policy check PLAN`: the pack's policies on a Terraform or OpenTofu plan (cli/policy-check-command.ts)
  * - `flagstack terraform install`: the provider for Terraform and OpenTofu, where `init` finds it (cli/terraform-command.ts)
+ * - `flagstack impact PLAN`: who each targeting change of a plan reaches (cli/impact-command.ts)
  * - `flagstack terraform recover`: import blocks for what a killed `terraform apply` made (cli/terraform-recover-command.ts)
  *
  * Registering a subcommand loads no resource module: `recover` loads the provider (and through it
@@ -18,6 +19,7 @@
 import { Command } from "commander";
 import { register as registerEmulator } from "./emulator-command";
 import { register as registerEvents } from "./events-command";
+import { register as registerImpact } from "./impact-command";
 import { register as registerMigrateState } from "./migrate-state-command";
 import { register as registerPolicy } from "./policy-command";
 import { register as registerRecover } from "./recover-command";
@@ -36,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
     registerRecover,
     registerMigrateState,
     registerPolicy,
+    registerImpact,
     registerTerraform,
   ])
     register(program);

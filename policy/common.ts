@@ -52,6 +52,11 @@ export interface PolicyTarget {
   props: Record<string, unknown>;
   /** How its door names it: the URN in a Pulumi stack, the address in a Terraform plan. */
   address: string;
+  /**
+   * Its props before the change, where the door knows them: a Terraform plan's prior state (null:
+   * the plan creates it). Undefined in a Pulumi stack, whose engine hands a policy no prior state.
+   */
+  before?: Record<string, unknown> | null | undefined;
 }
 
 /** How a policy's check reports a violation: its message, and the resource it is about when a stack policy names one. */

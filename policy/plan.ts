@@ -46,9 +46,10 @@ import {
   resourceTypeName,
   type TfResource,
 } from "../provider/terraform/schema";
-import { toProvider } from "../provider/terraform/values";
+import { type TfValue, toProvider } from "../provider/terraform/values";
 import { setOwn } from "../sdk/core/data-record";
 import type { PolicyTarget } from "./common";
+import type { ChangeTarget } from "./impact";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -141,7 +142,8 @@ export function readPlan(json: unknown, schema: PackageSchemaPart = readPackageS
       tf = resourceSchema(kind, schema);
       schemas.set(rc.type, tf);
     }
-    resources.push(planResource(rc, tf, configOf(plan, rc)));
+    const read = planResource(rc, tf, configOf(plan, rc));
+    resources.push({ ...read, before: priorProps(rc, tf, read.props) });
   }
   return { resources, unknownTypes: [...unknownTypes] };
 }
@@ -180,4 +182,57 @@ export function planResource(
     actions: rc.change.actions,
     unknown,
   };
+}
+
+/**
+ * A resource's props before the change: its prior state (`change.before`, every attribute known)
+ * read as outputs are; the planned props when the plan leaves it as it is (it serves the same on
+ * both sides); null when the plan creates it.
+ */
+function priorProps(
+  rc: ResourceChange,
+  tf: TfResource,
+  planned: Record<string, unknown> | undefined,
+): Record<string, unknown> | null {
+  const actions = rc.change.actions;
+  if (actions.length === 1 && (actions[0] === "no-op" || actions[0] === "read") && planned) return planned;
+  const before = rc.change.before;
+  if (!isRecord(before)) return null;
+  const props: Record<string, unknown> = {};
+  for (const a of tf.attributes) {
+    const value = before[a.name];
+    if (a.name === "id" || value === undefined || value === null) continue;
+    const provider = toProvider(value as TfValue, a.type, UNKNOWN);
+    if (provider !== undefined) props[a.key] = provider;
+  }
+  return props;
+}
+
+/**
+ * Every flagstack resource of a plan on both sides, for measuring who a change reaches
+ * (`./impact.ts`): `before` from the prior state (the plan's `change.before`, every attribute known,
+ * read as outputs are), `after` as {@link planResource} reads it; a resource the plan creates has no
+ * `before`, one it deletes no `after`. Unchanged resources are included: their definitions and
+ * segments are what the changed ones evaluate with.
+ */
+export function readPlanChanges(
+  json: unknown,
+  schema: PackageSchemaPart = readPackageSchema(),
+): ChangeTarget[] {
+  const plan = parsePlan(json);
+  const out: ChangeTarget[] = [];
+  for (const rc of plan.resource_changes) {
+    if (rc.mode !== "managed" || rc.deposed !== undefined) continue;
+    const kind = KIND_BY_TYPE.get(rc.type);
+    if (kind === undefined) continue;
+    const tf = resourceSchema(kind, schema);
+    const after = isRecord(rc.change.after) ? planResource(rc, tf, configOf(plan, rc)).props : undefined;
+    out.push({
+      address: rc.address,
+      type: kind.token,
+      before: priorProps(rc, tf, after) ?? undefined,
+      after,
+    });
+  }
+  return out;
 }

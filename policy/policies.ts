@@ -22,6 +22,7 @@ import {
 import { secretsNotInline } from "./secrets";
 import { segmentSizeLimit } from "./segments";
 import { targetingAssertions } from "./targeting";
+import { maxTrafficShift } from "./traffic";
 
 export { apiKeysScoped, productionRequiresApprovals } from "./access";
 export { connectorNoAnonymousProduction } from "./connectors";
@@ -37,6 +38,7 @@ export {
 export { secretsNotInline } from "./secrets";
 export { segmentSizeLimit } from "./segments";
 export { targetingAssertions } from "./targeting";
+export { maxTrafficShift } from "./traffic";
 
 /** Name of the pack, as `pulumi preview --policy-pack` prints it. */
 export const POLICY_PACK_NAME = "flagstack-rollout-safety";
@@ -59,6 +61,7 @@ export const flagstackPolicies: readonly FlagstackPolicy[] = [
   secretsNotInline,
   pipelineApprovalBeforeProduction,
   triggerProductionInputSet,
+  maxTrafficShift,
 ];
 
 /** Every policy of the pack, as `new PolicyPack(name, { policies })` takes them. */

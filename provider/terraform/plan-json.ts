@@ -60,6 +60,8 @@ export const ResourceChange = z.looseObject({
   deposed: z.string().optional(),
   change: z.looseObject({
     actions: z.array(z.string()),
+    /** The prior value (the refreshed state); null when the plan creates the instance. */
+    before: z.unknown().optional(),
     /** The planned value; null when the plan deletes the instance. Unknown members are left out. */
     after: z.unknown().optional(),
     /** The shape of `after` with `true` where a value is not known until apply. */

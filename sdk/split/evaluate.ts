@@ -66,10 +66,11 @@ export interface EvaluatorOptions {
 }
 
 /**
- * Seeds of a definition when the caller has none: stable per environment and flag. The emulator
- * derives its seeds the same way, so predictions for percentage rules agree with what an SDK
- * pointed at the emulator gets. The real service picks random seeds (ref wire §2 item 5), so for
- * it only whitelists, attribute rules and shares over a key sample are exact.
+ * Seeds of a definition when the caller has none: stable per environment and flag. The service
+ * (and the emulator, as it) picks random seeds once per definition (ref wire §2 item 5), so with
+ * these a key-level prediction of a percentage rule is one possible bucketing; whitelists,
+ * attribute rules and shares are what any seeds give. Pass the served seeds
+ * ({@link FlagToEvaluate}'s `seed`) to predict the buckets of keys exactly.
  */
 export function definitionSeeds(
   environment: string,
@@ -272,6 +273,31 @@ export class OfflineEvaluator {
       for (const [t, n] of Object.entries(counts))
         shares[t] = keys.length === 0 ? 0 : (n / keys.length) * 100;
       return { sampleSize: keys.length, counts, shares };
+    });
+  }
+
+  /**
+   * The treatment of every key for each of the named flags, in key order, with the client that
+   * collects no labels (one `getTreatments` call per key). A flag that is not loaded serves
+   * `control` to every key, as an SDK serves a flag it does not know.
+   */
+  treatmentsOf(
+    flagNames: readonly string[],
+    keys: readonly string[],
+    attributesOf: (key: string) => Attributes | undefined = () => undefined,
+  ): Promise<Map<string, string[]>> {
+    return this.serial(async () => {
+      const loaded = flagNames.filter((n) => this.flagNames.includes(n));
+      const out = new Map(flagNames.map((n) => [n, new Array<string>(keys.length).fill("control")]));
+      if (loaded.length === 0) return out;
+      this.counting ??= this.client(false);
+      const columns = loaded.map((n) => out.get(n)!);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const r = this.counting.getTreatments(key, loaded, attributesOf(key));
+        for (let j = 0; j < loaded.length; j++) columns[j]![i] = r[loaded[j]!] ?? "control";
+      }
+      return out;
     });
   }
 
