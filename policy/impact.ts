@@ -110,6 +110,14 @@ export interface ImpactOptions {
   only?: ((environment: string, view: DefinitionView) => boolean) | undefined;
   /** Throw the reader's error for a value unknown until apply (a policy's "cannot run"), instead of a note. */
   throwUnknown?: boolean | undefined;
+  /**
+   * The seeds the service serves for a flag in an environment, when the caller has them (read from
+   * the SDK's `splitChanges`): the sample's keys are then placed as the SDK places them, key by key.
+   * Default: seeds derived from the names (shares and targeted keys do not depend on them).
+   */
+  seeds?:
+    | ((environment: string, flag: string) => { seed: number; trafficAllocationSeed: number } | undefined)
+    | undefined;
 }
 
 const envKey = (workspace: string, environment: string) => `${workspace}\u0000${environment.toLowerCase()}`;
