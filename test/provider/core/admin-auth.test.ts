@@ -76,8 +76,18 @@ describe("flagstack:adminAuth", () => {
       requestsPerSecond: inf,
     });
     await platform.projects.create({ identifier: "payments", name: "Payments" }, { org: "default" });
+    // The project is its FME workspace (issue 38): the account's owner finds it by its identifiers.
     const owner = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey, requestsPerSecond: inf });
-    const ws = await owner.workspaces.create({ name: "payments", requiresTitleAndComments: false });
+    const ws = await owner.workspaces.getByHarnessProject("default", "payments");
+    expect(ws).toEqual({
+      id: ws?.id,
+      name: "Payments",
+      type: "workspace",
+      requiresTitleAndComments: false,
+      organizationIdentifier: "default",
+      projectIdentifier: "payments",
+    });
+    if (ws === undefined) throw new Error("unreachable: the project's workspace was just asserted");
     const token = `pat.${emu.accountId}.payments.0123456789`;
     await emu.addKey({
       key: token,
@@ -90,7 +100,8 @@ describe("flagstack:adminAuth", () => {
     expect((await admin.workspaces.getByHarnessProject("default", "payments"))?.id).toBe(ws.id);
     expect(await admin.workspaces.getByName("Default")).toBeUndefined();
     const options = { adminApiUrl: emu.url, adminApiKey: token };
-    expect((await getWorkspace({ name: "payments" }, options)).id).toBe(ws.id);
+    expect((await getWorkspace({ name: "Payments" }, options)).id).toBe(ws.id);
+    expect((await getWorkspace({ name: "default/payments" }, options)).id).toBe(ws.id);
     await expect(getWorkspace({ name: "Default" }, options)).rejects.toThrow();
     expect((await admin.flags.create(ws.id, "user", { name: "pay-flag", description: "" })).name).toBe(
       "pay-flag",
