@@ -28,10 +28,10 @@ export async function withLiveBefore(
 ): Promise<ChangeTarget[]> {
   const unknown = targets.filter((t) => t.beforeKnown === false);
   if (unknown.length === 0) return [...targets];
-  // No settings where the pack runs: the prior state cannot be read, and nothing is measured (the
-  // docs say so); settings that fail are reported.
+  // No settings where the pack runs: the prior state cannot be read, and nothing is measured (each
+  // definition is taken as it is planned; the docs say so); settings that fail are reported.
   const settings = providerSettings();
-  if (settings.adminApiUrl === undefined || settings.adminApiKey === undefined) return [];
+  const readable = settings.adminApiUrl !== undefined && settings.adminApiKey !== undefined;
   let client: ReturnType<typeof adminClient> | undefined;
   const workspaces = new Map<string, Promise<string>>();
   const out: ChangeTarget[] = [];
@@ -48,6 +48,7 @@ export async function withLiveBefore(
       out.push(t);
       continue;
     }
+    // Read first: a value unknown during the preview is the engine's to report ("can't run").
     const view = await readDefinition(t.after);
     const { flagName, environment, workspace } = view;
     if (
@@ -57,6 +58,10 @@ export async function withLiveBefore(
       !wanted(environment, view)
     ) {
       out.push(t);
+      continue;
+    }
+    if (!readable) {
+      out.push({ ...t, before: t.after });
       continue;
     }
     try {
