@@ -40,9 +40,9 @@
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "../emulator";
 import { serverCertificate } from "../provider/terraform/cert";
@@ -50,12 +50,16 @@ import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../provider/terraform/plug
 import { loadServices } from "../provider/terraform/protocol";
 import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
 import { REPO_ROOT, type RequestRecord } from "../test/e2e/harness";
-import { PROVIDER_HCL, releaseBinaries, THIS_PLATFORM, TofuDir, type TofuRun } from "../test/e2e/tofu";
+import { releaseBinaries, THIS_PLATFORM, TofuDir, type TofuRun } from "../test/e2e/tofu";
 import type { BenchContext } from "./run";
+import { SCALING_SHAPE, type Shape, shapeFiles } from "./terraform-shapes";
 import { ENVIRONMENTS, LIMIT, UNLIMITED } from "./up.bench";
 
 /** Rounds of the two refreshing plans (unlimited, limited); each figure is the fastest of its rounds. */
 const ROUNDS = 2;
+
+/** Rounds of a shape's `plan -refresh=false` ({@link shapeFigures}); each figure is their median. */
+const PLAN_ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -118,37 +122,11 @@ export async function start(
 }
 
 /**
- * The workload of `./up.bench.ts` in HCL: `flags` flags named `bench-tf-NNN`, each with a
- * definition in every environment, the same inputs as that bench's `spec`. Each resource is a block
- * of its own, as a hand-written configuration has them (a `for_each` whose instances each refer to
- * another `for_each` resource makes OpenTofu evaluate that resource's whole map per instance, a
- * cost of the configuration, not of the provider).
+ * The workload of `./up.bench.ts` in HCL, each resource a block of its own (`./terraform-shapes.ts`
+ * `blocks`; the other shapes are measured by {@link shapeFigures}).
  */
 export function workload(flags: number): string {
-  let text = PROVIDER_HCL;
-  for (let i = 0; i < flags; i++) {
-    const key = `f${String(i).padStart(3, "0")}`;
-    text += `
-resource "flagstack_flag" "${key}" {
-  workspace   = "Default"
-  name        = "bench-tf-${key}"
-  description = "bench flag ${i}"
-  tags        = ["owner:bench"]
-}
-`;
-    for (const env of ENVIRONMENTS)
-      text += `
-resource "flagstack_flag_definition" "${key}_${env.toLowerCase()}" {
-  workspace         = "Default"
-  flag              = flagstack_flag.${key}.name
-  environment       = "${env}"
-  treatments        = [{ name = "on", keys = ["user-${i}"] }, { name = "off" }]
-  default_treatment = "off"
-  default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
-}
-`;
-  }
-  return text;
+  return shapeFiles("blocks", flags)["main.tf"] as string;
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -162,6 +140,150 @@ async function must(t: TofuDir, args: string[]): Promise<TofuRun> {
     throw new Error(`tofu ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-4000)}`);
   return r;
 }
+
+/** Writes a shape's files into the directory (`./terraform-shapes.ts`). */
+function writeShape(t: TofuDir, shape: Shape, flags: number): void {
+  for (const [path, text] of Object.entries(shapeFiles(shape, flags))) {
+    mkdirSync(dirname(join(t.dir, path)), { recursive: true });
+    t.write(text, path);
+  }
+}
+
+/**
+ * Records the CPU time of each provider process OpenTofu starts in `t` from now on (the Node
+ * launcher, preloaded with `./provider-cpu.cjs`); {@link providerCpu} reads and clears it.
+ */
+function recordProviderCpu(t: TofuDir): void {
+  t.env.NODE_OPTIONS = `--require ${join(__dirname, "provider-cpu.cjs")}`;
+  t.env.FLAGSTACK_BENCH_CPU_FILE = join(t.dir, "provider-cpu.jsonl");
+}
+
+/** The provider processes' CPU seconds (user + system) since the last call, and how many there were. */
+function providerCpu(t: TofuDir): { seconds: number; processes: number } {
+  const file = t.env.FLAGSTACK_BENCH_CPU_FILE;
+  if (file === undefined || !existsSync(file)) return { seconds: 0, processes: 0 };
+  const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+  rmSync(file);
+  const ms = lines
+    .map((l) => JSON.parse(l) as { user: number; system: number })
+    .reduce((sum, p) => sum + p.user + p.system, 0);
+  return { seconds: Math.round(ms) / 1000, processes: lines.length };
+}
+
+/**
+ * A destroy's requests: the reads (the refresh), the deletes, and the silence between them (from
+ * the last read before the first DELETE to that DELETE: OpenTofu's walks of the shape and whatever
+ * the provider holds), with the wall time over the floor the limit sets for them.
+ */
+function destroyShape(run: TofuRun, limit: number): Record<string, number> {
+  const deletes = run.requests.filter((r) => r.method === "DELETE");
+  const firstDelete = Math.min(...deletes.map((r) => r.at));
+  const reads = run.requests.filter((r) => r.method === "GET");
+  const lastRead = Math.max(...reads.filter((r) => r.at <= firstDelete).map((r) => r.at));
+  return {
+    seconds: seconds(run.ms),
+    requests: run.requests.length,
+    deletes: deletes.length,
+    silence_ms: deletes.length > 0 && Number.isFinite(lastRead) ? Math.round(firstDelete - lastRead) : 0,
+    ratio: ratio(run.ms / 1000, (reads.length + deletes.length) / limit),
+  };
+}
+
+/**
+ * The workload in `shape` at `flags` flags (`./terraform-shapes.ts`), on an emulator of its own,
+ * figures named `<prefix>_...`:
+ * - `apply_seconds`, `apply_requests`, `apply_ratio` (wall / (accepted requests / 20)) and
+ *   `apply_first_request_seconds`: `tofu apply` from empty under the limit, the provider
+ *   configured for it;
+ * - `plan_unchanged_seconds` and `plan_unchanged_provider_cpu_seconds`: `tofu plan
+ *   -refresh=false` of the applied stack, no limit, the medians of {@link PLAN_ROUNDS} rounds, the
+ *   provider's CPU (all its processes, user + system) beside the wall time, and
+ *   `provider_cpu_ms_per_resource` from it;
+ * - `plan_refresh_seconds`, `plan_refresh_requests`: a refreshing `plan` under the limit;
+ * - `destroy_seconds`, `destroy_requests`, `destroy_deletes`, `destroy_silence_ms` and
+ *   `destroy_ratio` (wall / ((reads + DELETEs) / 20)): `tofu destroy` under the limit
+ *   ({@link destroyShape}).
+ */
+async function shapeFigures(
+  shape: Shape,
+  flags: number,
+  prefix: string,
+  log: BenchContext["log"],
+): Promise<Record<string, number>> {
+  const resources = flags * (1 + ENVIRONMENTS.length);
+  const emu = await startEmulator({ port: 0 });
+  let t: TofuDir | undefined;
+  try {
+    const { admin } = clients(emu);
+    await admin.environments.create(await defaultWorkspaceId(admin), {
+      name: "Development",
+      production: false,
+    });
+    t = TofuDir.open(emu);
+    writeShape(t, shape, flags);
+    await must(t, ["init", "-input=false"]);
+    recordProviderCpu(t);
+    const figures: Record<string, number> = {};
+    const put = (name: string, value: number) => {
+      figures[`${prefix}_${name}`] = value;
+    };
+    const limited = `-var=requests_per_second=${LIMIT}`;
+
+    emu.setRateLimit({ requestsPerSecond: LIMIT });
+    log(`${prefix}: tofu apply of ${resources} resources (${shape}) under ${LIMIT} requests/s`);
+    const started = Date.now();
+    const apply = await must(t, ["apply", "-input=false", "-auto-approve", limited]);
+    const ok = accepted(apply.requests).length;
+    const added = Number(/Resources: (\d+) added/.exec(apply.out)?.[1] ?? 0);
+    if (added !== resources) throw new Error(`${prefix}: the apply added ${added} of ${resources} resources`);
+    put("apply_seconds", seconds(apply.ms));
+    put("apply_requests", ok);
+    put("apply_ratio", ratio(apply.ms / 1000, ok / LIMIT));
+    put("apply_first_request_seconds", seconds(Math.min(...apply.requests.map((r) => r.at)) - started));
+    log(
+      `${prefix}: apply ${seconds(apply.ms)} s for ${ok} requests (floor ${ok / LIMIT} s), ratio ${figures[`${prefix}_apply_ratio`]}, first request after ${figures[`${prefix}_apply_first_request_seconds`]} s`,
+    );
+    providerCpu(t);
+
+    emu.setRateLimit(null);
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let round = 0; round < PLAN_ROUNDS; round++) {
+      const plan = await must(t, ["plan", "-input=false", "-refresh=false", "-detailed-exitcode"]);
+      if (plan.code !== 0 || plan.requests.length !== 0)
+        throw new Error(
+          `${prefix}: plan -refresh=false found changes or sent requests:\n${plan.out.slice(-4000)}`,
+        );
+      walls.push(plan.ms);
+      cpus.push(providerCpu(t).seconds);
+    }
+    put("plan_unchanged_seconds", seconds(median(walls)));
+    put("plan_unchanged_provider_cpu_seconds", median(cpus));
+    put("provider_cpu_ms_per_resource", Math.round((median(cpus) / resources) * 1e5) / 100);
+    log(
+      `${prefix}: plan -refresh=false ${walls.map((w) => seconds(w)).join(", ")} s, provider CPU ${cpus.join(", ")} s (${figures[`${prefix}_provider_cpu_ms_per_resource`]} ms per resource); load ${loadAverage()}`,
+    );
+
+    emu.setRateLimit({ requestsPerSecond: LIMIT });
+    const refresh = await must(t, ["plan", "-input=false", "-detailed-exitcode", limited]);
+    if (refresh.code !== 0) throw new Error(`${prefix}: the refreshing plan found changes`);
+    put("plan_refresh_seconds", seconds(refresh.ms));
+    put("plan_refresh_requests", refresh.requests.length);
+    providerCpu(t);
+
+    const destroy = await must(t, ["destroy", "-input=false", "-auto-approve", limited]);
+    for (const [name, value] of Object.entries(destroyShape(destroy, LIMIT))) put(`destroy_${name}`, value);
+    log(
+      `${prefix}: destroy ${seconds(destroy.ms)} s, ${destroy.requests.length} requests (${figures[`${prefix}_destroy_deletes`]} DELETEs), silence before the first DELETE ${figures[`${prefix}_destroy_silence_ms`]} ms, ratio ${figures[`${prefix}_destroy_ratio`]}`,
+    );
+    return figures;
+  } finally {
+    t?.close();
+    await emu.stop();
+  }
+}
+
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 /** The 800-resource workload with the real OpenTofu (see the module notes). */
 async function workloadFigures(
@@ -182,6 +304,7 @@ async function workloadFigures(
     t = TofuDir.open(emu);
     t.write(workload(flags));
     await must(t, ["init", "-input=false"]);
+    recordProviderCpu(t);
     const figures: Record<string, number> = {};
     const rate = (r: string) => `-var=requests_per_second=${r}`;
 
@@ -204,6 +327,7 @@ async function workloadFigures(
 
     // 2. plan without refresh.
     emu.setRateLimit(null);
+    providerCpu(t);
     const unchanged = await must(t, [
       "plan",
       "-input=false",
@@ -215,8 +339,9 @@ async function workloadFigures(
       throw new Error(`tofu plan -refresh=false found changes:\n${unchanged.out.slice(-4000)}`);
     figures.tofu_plan_unchanged_seconds = seconds(unchanged.ms);
     figures.tofu_plan_unchanged_requests = unchanged.requests.length;
+    figures.tofu_plan_unchanged_provider_cpu_seconds = providerCpu(t).seconds;
     log(
-      `tofu plan -refresh=false: ${figures.tofu_plan_unchanged_seconds} s, ${unchanged.requests.length} requests`,
+      `tofu plan -refresh=false: ${figures.tofu_plan_unchanged_seconds} s, ${unchanged.requests.length} requests, provider CPU ${figures.tofu_plan_unchanged_provider_cpu_seconds} s`,
     );
     // The same plan with the provider binary from the release's mirror, on the same state: the
     // binary's goal is to be no slower than the Node launcher. Each the fastest of ROUNDS, interleaved.
@@ -278,8 +403,9 @@ async function workloadFigures(
     figures.tofu_destroy_800_seconds = seconds(destroy.ms);
     figures.tofu_destroy_800_requests = destroy.requests.length;
     figures.tofu_destroy_800_deletes = destroy.requests.filter((r) => r.method === "DELETE").length;
+    figures.tofu_destroy_800_silence_ms = destroyShape(destroy, LIMIT).silence_ms as number;
     log(
-      `tofu destroy: ${figures.tofu_destroy_800_seconds} s, ${destroy.requests.length} requests, ${figures.tofu_destroy_800_deletes} DELETEs`,
+      `tofu destroy: ${figures.tofu_destroy_800_seconds} s, ${destroy.requests.length} requests, ${figures.tofu_destroy_800_deletes} DELETEs, ${figures.tofu_destroy_800_silence_ms} ms from the last read to the first`,
     );
     return figures;
   } finally {
@@ -355,6 +481,11 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       tofu_binary_start_ms: Math.round(median(binarySchemas)),
       ...release.figures,
       ...(await workloadFigures(quick, log, release.mirror)),
+      // The reference `for_each` shape (the Go peer's own) and the shape that scales, at 800
+      // resources and (full runs) 4,000 (`./terraform-shapes.ts`, docs/terraform.md).
+      ...(await shapeFigures("for_each", quick ? 5 : 200, "tofu_for_each_800", log)),
+      ...(await shapeFigures(SCALING_SHAPE, quick ? 5 : 200, `tofu_${SCALING_SHAPE}_800`, log)),
+      ...(quick ? {} : await shapeFigures(SCALING_SHAPE, 1000, `tofu_${SCALING_SHAPE}_4000`, log)),
     };
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -329,7 +329,7 @@ export class TerraformProvider {
 
   getMetadata() {
     return {
-      server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
       diagnostics: [],
       data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
       resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
@@ -354,7 +354,7 @@ export class TerraformProvider {
       resource_schemas,
       data_source_schemas,
       diagnostics: [],
-      server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
     };
   }
 

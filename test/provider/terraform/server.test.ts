@@ -93,6 +93,20 @@ describe("attribute paths", () => {
   });
 });
 
+describe("server capabilities", () => {
+  it("the schema is optional after a start: OpenTofu asks a command's later starts for none (issue 35)", () => {
+    // Every method serves without a GetProviderSchema first (the dispatch loads on the first
+    // request that needs it), so OpenTofu reuses the schema of the command's first start.
+    const capabilities = { plan_destroy: false, get_provider_schema_optional: true };
+    expect(p.getMetadata().server_capabilities).toEqual(capabilities);
+    expect(p.getProviderSchema().server_capabilities).toEqual(capabilities);
+    const fresh = new TerraformProvider(cat);
+    expect(
+      fresh.upgradeResourceState({ type_name: FLAG, version: 0, raw_state: { json: Buffer.from("{}") } }),
+    ).toMatchObject({ diagnostics: [] });
+  });
+});
+
 describe("provider configuration", () => {
   it("refuses a malformed setting, naming it in snake_case", () => {
     const result = p.validateProviderConfig({
