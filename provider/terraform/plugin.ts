@@ -95,13 +95,14 @@ function unary(name: string, run: (request: never) => unknown): UnaryHandler {
 }
 
 /**
- * The Provider service's handlers, by RPC name. `answers` (the precomputed schema) answers
- * `GetMetadata` and `GetProviderSchema` without loading the dispatch; `provider` is asked for only
- * by the requests that need it.
+ * The Provider service's handlers, by RPC name. `answers` (the precomputed schema, read on the
+ * first request that needs it) answers `GetMetadata` and `GetProviderSchema` without loading the
+ * dispatch; `provider` is asked for only by the requests that need it. A start after a command's
+ * first is asked for no schema (`get_provider_schema_optional`, `./server.ts`), so it reads none.
  */
 export function providerHandlers(
   provider: () => TerraformProvider,
-  answers?: SchemaAnswers,
+  answers: () => SchemaAnswers | undefined = () => undefined,
 ): Record<string, UnaryHandler> {
   const methods: Record<string, (p: TerraformProvider, req: never) => unknown> = {
     GetMetadata: (p) => p.getMetadata(),
@@ -118,13 +119,19 @@ export function providerHandlers(
     ImportResourceState: (p, req) => p.importResourceState(req),
     StopProvider: (p) => p.stopProvider(),
   };
-  const precomputed: Record<string, () => unknown> = answers
-    ? { GetMetadata: () => answers.metadata, GetProviderSchema: () => answers.schema }
-    : {};
+  let read: { answers: SchemaAnswers | undefined } | undefined;
+  const precomputed = () => {
+    read ??= { answers: answers() };
+    return read.answers;
+  };
+  const schema: Record<string, (req: never) => unknown> = {
+    GetMetadata: (req) => precomputed()?.metadata ?? methods.GetMetadata?.(provider(), req),
+    GetProviderSchema: (req) => precomputed()?.schema ?? methods.GetProviderSchema?.(provider(), req),
+  };
   return Object.fromEntries(
     Object.entries(methods).map(([name, f]) => [
       name,
-      unary(name, precomputed[name] ?? ((req) => f(provider(), req))),
+      unary(name, schema[name] ?? ((req) => f(provider(), req))),
     ]),
   );
 }
@@ -159,7 +166,10 @@ export async function serve(
     return provider;
   };
   const server = new UnaryServer();
-  server.addService(services.provider, providerHandlers(get, readSchemaAnswers()));
+  server.addService(
+    services.provider,
+    providerHandlers(get, () => readSchemaAnswers()),
+  );
   server.addService(services.health, { Check: () => ({ status: 1 }) });
   let stopping: Promise<void> | undefined;
   const stop = () => {
