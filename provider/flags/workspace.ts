@@ -13,6 +13,10 @@
  *
  * Workspace names are unique in the account: a create or rename onto a taken name fails with a
  * message that points at `adopt: true`.
+ *
+ * Under Harness a project is its FME workspace (admin ref §1.2): the service's answer names the
+ * project's organization and identifier, which the outputs carry (`organizationIdentifier`,
+ * `projectIdentifier`); both are absent when no project holds the workspace.
  * @module
  */
 import { z } from "zod";
@@ -38,10 +42,14 @@ export const WorkspaceInputs = z.strictObject({
   adopt: z.boolean().default(false),
 });
 
-/** The outputs of a {@link Workspace}: the inputs plus the service's id. */
+/** The outputs of a {@link Workspace}: the inputs plus the service's id and the Harness project it is. */
 export const WorkspaceOutputs = WorkspaceInputs.extend({
   /** The workspace's id (also the resource id). */
   workspaceId: z.string(),
+  /** The organization of the Harness project this workspace is; absent when no project holds it. */
+  organizationIdentifier: z.string().optional(),
+  /** The identifier of the Harness project this workspace is; absent when no project holds it. */
+  projectIdentifier: z.string().optional(),
 });
 
 /** Checked inputs of a workspace. */
@@ -54,6 +62,15 @@ export type WorkspaceArgs = ResourceArgs<z.input<typeof WorkspaceInputs>>;
 /** Inputs whose change replaces a workspace: none; a rename is a PATCH. */
 export const workspaceReplaceOnChange = [] as const satisfies readonly (keyof WorkspaceInputs)[];
 
+/**
+ * The Harness project in the service's answer (admin ref §1.2: both fields, only on a project's
+ * workspace; the answer's other fields ignored); an answer without them, or not strings, names none.
+ */
+const ProjectOfAnswer = z.object({
+  organizationIdentifier: WorkspaceOutputs.shape.organizationIdentifier,
+  projectIdentifier: WorkspaceOutputs.shape.projectIdentifier,
+});
+
 /** The fields a PATCH writes. */
 const EDITABLE = ["name", "requiresTitleAndComments"] as const;
 
@@ -63,11 +80,15 @@ const workspaceDiff: DiffSpec<(typeof EDITABLE)[number]> = {
 };
 
 function outputs(ws: WorkspaceResponse, inputs: Pick<WorkspaceInputs, "adopt">): WorkspaceOutputs {
+  const link = ProjectOfAnswer.safeParse(ws);
+  const { organizationIdentifier, projectIdentifier } = link.success ? link.data : {};
   return plain({
     name: ws.name,
     requiresTitleAndComments: ws.requiresTitleAndComments,
     adopt: inputs.adopt,
     workspaceId: ws.id,
+    organizationIdentifier,
+    projectIdentifier,
   });
 }
 
@@ -85,7 +106,7 @@ function nameTaken(name: string, cause: unknown): Error {
 function readResult(props: WorkspaceOutputs, ws: WorkspaceResponse | undefined) {
   if (!ws) return GONE;
   const outs = outputs(ws, { adopt: props.adopt ?? false });
-  const { workspaceId: _id, ...inputs } = outs;
+  const { workspaceId: _id, organizationIdentifier: _o, projectIdentifier: _p, ...inputs } = outs;
   return { id: ws.id, props: outs, inputs: inputs as WorkspaceOutputs };
 }
 

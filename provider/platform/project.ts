@@ -13,6 +13,14 @@
  * Modules are server-owned (ref §4: the service enables every module and refuses to remove one), so
  * the `modules` input lists modules that must be enabled; it changes only when one is missing, and
  * an update never removes a module.
+ *
+ * A project is its FME workspace (admin ref §1.2): after a create and in every read, the output
+ * `workspaceId` is looked up with `GET /internal/api/v2/workspaces?organizationIdentifier=
+ * &projectIdentifier=` of the admin API. That lookup is best-effort: the platform API does not
+ * need the admin settings, so without `flagstack:adminApiUrl` and `flagstack:adminApiKey` it is
+ * skipped, and a lookup that fails (an account not under Harness, a key that cannot list the
+ * workspace) or answers with a workspace of another project leaves `workspaceId` absent rather
+ * than failing the project.
  * @module
  */
 import { z } from "zod";
@@ -28,6 +36,7 @@ import {
 } from "../../sdk/platform/schemas";
 import type { Versioned } from "../../sdk/platform/versioned";
 import { checkWith } from "../core/check";
+import { adminClient, providerSettings } from "../core/config";
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate, pickFields } from "../core/guard";
 import { writeIfMatch } from "../core/if-match";
@@ -77,6 +86,11 @@ export const ProjectOutputs = ProjectInputs.extend({
   lastModifiedAt: z.number().int(),
   /** The project's version as last seen (the service's `ETag`, ref §1); an update sends it as `If-Match`. */
   version: z.number().int().optional(),
+  /**
+   * The id of the project's FME workspace (the project is its workspace), read from the admin
+   * API; absent when the provider has no admin API settings or the service names no workspace.
+   */
+  workspaceId: z.string().optional(),
 });
 /** Outputs of a {@link Project}. */
 export type ProjectOutputs = z.output<typeof ProjectOutputs>;
@@ -120,7 +134,11 @@ const projectDiff: DiffSpec<keyof ProjectInputs> = {
  */
 export const projectId = (org: string, identifier: string): string => `${org}/${identifier}`;
 
-function toOutputs(inputs: ProjectInputs, data: Versioned<ProjectData>): ProjectOutputs {
+function toOutputs(
+  inputs: ProjectInputs,
+  data: Versioned<ProjectData>,
+  workspaceId: string | undefined,
+): ProjectOutputs {
   const p = data.project;
   return {
     ...inputs,
@@ -136,7 +154,38 @@ function toOutputs(inputs: ProjectInputs, data: Versioned<ProjectData>): Project
     createdAt: data.createdAt,
     lastModifiedAt: data.lastModifiedAt,
     version: data.version,
+    workspaceId,
   };
+}
+
+/** A workspace in the admin API's answer that names the Harness project it is (admin ref §1.2). */
+const ProjectWorkspace = z.looseObject({
+  id: z.string(),
+  organizationIdentifier: z.string(),
+  projectIdentifier: z.string(),
+});
+
+/**
+ * The id of the FME workspace that is project `identifier` of `org`, best-effort (see the module's
+ * TSDoc): `undefined` without admin API settings, when the lookup fails, or when the answer is not
+ * that project's workspace (a service that ignores the filter answers with any workspace).
+ */
+async function workspaceOf(org: string, identifier: string): Promise<string | undefined> {
+  const settings = providerSettings();
+  if (!settings.adminApiUrl || !settings.adminApiKey) return undefined;
+  try {
+    const answer = ProjectWorkspace.safeParse(
+      await adminClient(settings).workspaces.getByHarnessProject(org, identifier),
+    );
+    if (!answer.success) return undefined;
+    const ws = answer.data;
+    // Project identifiers are looked up case-insensitively (ref §3).
+    const same =
+      ws.organizationIdentifier === org && ws.projectIdentifier.toLowerCase() === identifier.toLowerCase();
+    return same ? ws.id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function body(inputs: ProjectInputs, enabled: readonly string[] = []) {
@@ -185,7 +234,7 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
       lookup: () => readOrGone(() => api.projects.get(inputs.identifier, { org: inputs.org })),
       create: () => api.projects.create(body(inputs), { org: inputs.org }),
     });
-    let outs = toOutputs(inputs, value);
+    let outs = toOutputs(inputs, value, await workspaceOf(inputs.org, inputs.identifier));
     // An adopted (or recovered) project is converged to the program with one PUT.
     if (how !== "created" && desiredDiffers(inputs, outs)) outs = await put(api, inputs, outs);
     return { id: projectId(inputs.org, inputs.identifier), outs: plain(outs) };
@@ -200,8 +249,12 @@ export const impl: ResourceHandlers<ProjectInputs, ProjectOutputs> = {
     const api = platformApi();
     const data = await readOrGone(() => api.projects.get(identifier!, { org: org! }));
     if (data === undefined) return GONE;
-    const outs = toOutputs(inputsOf({ ...(old ?? {}), org, identifier, name: data.project.name }), data);
-    const { createdAt: _c, lastModifiedAt: _l, version: _v, ...inputs } = outs;
+    const outs = toOutputs(
+      inputsOf({ ...(old ?? {}), org, identifier, name: data.project.name }),
+      data,
+      await workspaceOf(org!, identifier!),
+    );
+    const { createdAt: _c, lastModifiedAt: _l, version: _v, workspaceId: _w, ...inputs } = outs;
     return { id, props: plain(outs), inputs: plain(inputs) as ProjectInputs as ProjectOutputs };
   },
 
@@ -249,7 +302,8 @@ async function put(
   const data = await writeIfMatch(describe, live.version, (ifMatch) =>
     api.projects.update(inputs.identifier, body(inputs, live.modules), { org: inputs.org, ifMatch }),
   );
-  return toOutputs(inputs, data);
+  // The project's workspace is the same one after a PUT (a rename renames it, its id stays).
+  return toOutputs(inputs, data, live.workspaceId);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,12 +3,14 @@
  * naming the field with no request, create (exact POST), no-op diff, rename and the title rule in
  * one guarded PATCH, refresh after an out-of-band change, an update refused when the field was
  * changed outside Pulumi, delete after its traffic types, gone, adopt and a lost create answer.
+ * A Harness project is its FME workspace (issue 38): the outputs name the project's organization
+ * and identifier, from the service's answer, and only on a project's workspace.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { impl, workspaceProviderText } from "../../../provider/flags/workspace";
 import { type Driver, MODES, type Mode } from "../harness";
 import { expectNoChange } from "../no-change";
-import { itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
+import { createProject, itRefusesWithNoRequest, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 const V2 = "/internal/api/v2";
 let bed: Testbed;
@@ -149,6 +151,50 @@ describe.each(MODES)("Workspace (%s)", (mode) => {
       adopt: true,
       workspaceId: existing.id,
     });
+  });
+
+  it("adopts a Harness project's workspace, naming the project in its outputs but not its inputs", async () => {
+    const name = fresh();
+    const identifier = unique(`ws_${slug(mode)}`, "_");
+    await createProject(bed.platform, identifier, name);
+    const own = await bed.admin.workspaces.getByHarnessProject("default", identifier);
+    const inputs = (await p.check({}, { name, adopt: true })).inputs;
+    bed.reset();
+    const { id, outs } = await p.create(inputs);
+    expect(bed.proxy.writes()).toEqual([]);
+    expect(id).toBe(own?.id);
+    expect(outs).toEqual({
+      name,
+      requiresTitleAndComments: false,
+      adopt: true,
+      workspaceId: id,
+      organizationIdentifier: "default",
+      projectIdentifier: identifier,
+    });
+    expect(await p.read(id, outs)).toEqual({ id, props: outs, inputs });
+    expect(await p.read(name, {})).toEqual({
+      id,
+      props: { ...outs, adopt: false },
+      inputs: { ...inputs, adopt: false },
+    });
+    await expectNoChange(bed, p, id, outs, inputs);
+  });
+
+  it("a workspace a new project takes shows the project on refresh, and keeps it through a rename", async () => {
+    const { name, id, outs } = await created();
+    expect(outs).toEqual({ name, requiresTitleAndComments: false, adopt: false, workspaceId: id });
+    const identifier = unique(`taken_${slug(mode)}`, "_");
+    await createProject(bed.platform, identifier, name);
+    const link = { organizationIdentifier: "default", projectIdentifier: identifier };
+    const read = await p.read(id, outs);
+    expect(read).toEqual({
+      id,
+      props: { ...outs, ...link },
+      inputs: { name, requiresTitleAndComments: false, adopt: false },
+    });
+    const news = (await p.check(read.props ?? {}, { name: `${name}-x` })).inputs;
+    const updated = await p.update(id, read.props ?? {}, news);
+    expect(updated.outs).toEqual({ ...outs, name: `${name}-x`, ...link });
   });
 
   it("recovers a create whose answer was lost, without a duplicate", async () => {

@@ -3,8 +3,12 @@
  * both by calling the implementation directly and through the real dynamic-provider gRPC host with
  * the serialized provider (needs `npm run build`: the serialized methods require `dist/`). Each
  * lifecycle test makes the project it needs under an identifier of its own, so it passes alone.
+ * A project is its FME workspace (issue 38): `workspaceId` is that workspace's id, found by the
+ * project's identifiers through the admin API, best-effort (absent without the admin settings or
+ * when the admin API refuses).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configureProvider, resetProvider } from "../../../provider/core/config";
 import {
   impl,
   ProjectInputs,
@@ -30,6 +34,27 @@ let drivers: Record<Mode, Driver>;
 const sent = () => bed.sent();
 /** Forgets every request seen so far, by the emulator and by the proxy. */
 const reset = () => bed.reset();
+/** The admin API's list of workspaces, as `METHOD path` in {@link sent}. */
+const WORKSPACES = "GET /internal/api/v2/workspaces";
+/** The query of each workspace list the provider sent since the last reset. */
+const workspaceQueries = () =>
+  bed.proxy
+    .requests()
+    .filter((r) => `${r.method} ${r.path}` === WORKSPACES)
+    .map((r) => r.query);
+/** The query that finds the workspace of project `identifier` of `org` (admin ref §1.2). */
+const byProject = (identifier: string, org = "default") => ({
+  offset: "0",
+  limit: "100",
+  organizationIdentifier: org,
+  projectIdentifier: identifier,
+});
+/** The id of the workspace that is project `identifier` (the account owner's view). */
+const workspaceIdOf = async (identifier: string, org = "default") => {
+  const ws = await bed.admin.workspaces.getByHarnessProject(org, identifier);
+  expect(ws?.id).toEqual(expect.any(String));
+  return ws?.id;
+};
 
 beforeAll(async () => {
   bed = await startTestbed();
@@ -237,7 +262,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     d = drivers[via];
   });
 
-  it("creates the project with one POST", async () => {
+  it("creates the project with one POST, and finds its workspace by its identifiers", async () => {
     const identifier = fresh();
     const checked = await d.check({}, programFor(identifier));
     expect(checked.failures ?? []).toEqual([]);
@@ -251,8 +276,10 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
       modules: expect.arrayContaining(["CD"]),
       createdAt: expect.any(Number),
       lastModifiedAt: expect.any(Number),
+      workspaceId: await workspaceIdOf(identifier),
     });
-    expect(sent()).toEqual(["POST /ng/api/projects"]);
+    expect(sent()).toEqual(["POST /ng/api/projects", WORKSPACES]);
+    expect(workspaceQueries()).toEqual([byProject(identifier)]);
     const live = await platform.projects.get(identifier, { org: "default" });
     expect(live.project).toMatchObject({
       identifier,
@@ -271,7 +298,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     expect(await d.diff(id, read.props!, inputs)).toMatchObject({ changes: false, replaces: [] });
   });
 
-  it("updates name, colour, description and tags in place with one read and one PUT", async () => {
+  it("updates name, colour, description and tags in place with one read (and its workspace's) and one PUT", async () => {
     const { identifier, id, outs } = await createdProject();
     const next = (await d.check({}, updatedFor(identifier))).inputs;
     expect(await d.diff(id, outs, next)).toMatchObject({ changes: true, replaces: [] });
@@ -282,8 +309,15 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
       color: "#FF8800",
       description: "",
       tags: { team: "payments", tier: "1" },
+      // A rename renames the project's workspace; it is the same one.
+      workspaceId: outs.workspaceId,
     });
-    expect(sent()).toEqual([`GET /ng/api/projects/${identifier}`, `PUT /ng/api/projects/${identifier}`]);
+    expect(outs.workspaceId).toBe(await workspaceIdOf(identifier));
+    expect(sent()).toEqual([
+      `GET /ng/api/projects/${identifier}`,
+      WORKSPACES,
+      `PUT /ng/api/projects/${identifier}`,
+    ]);
     expect((await platform.projects.get(identifier, { org: "default" })).project).toMatchObject({
       name: "Payments Team",
       color: "#FF8800",
@@ -329,6 +363,7 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     );
     expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `GET /ng/api/projects/${identifier} 200`,
+      `${WORKSPACES} 200`,
       `PUT /ng/api/projects/${identifier} 400`,
     ]);
     expect((await platform.projects.get(identifier, { org: "default" })).project.name).toBe(
@@ -376,11 +411,41 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
     reset();
     const adopted = await d.create({ ...inputs, adopt: true });
     expect(adopted.id).toBe(`default/${identifier}`);
-    // One read to find it, one PUT to converge it to the program; no create.
-    expect(sent()).toEqual([`GET /ng/api/projects/${identifier}`, `PUT /ng/api/projects/${identifier}`]);
-    expect(adopted.outs).toMatchObject({ name: "Payments Team", color: "#FF8800", adopt: true });
+    // One read to find it, its workspace's, one PUT to converge it to the program; no create.
+    expect(sent()).toEqual([
+      `GET /ng/api/projects/${identifier}`,
+      WORKSPACES,
+      `PUT /ng/api/projects/${identifier}`,
+    ]);
+    expect(adopted.outs).toMatchObject({
+      name: "Payments Team",
+      color: "#FF8800",
+      adopt: true,
+      workspaceId: await workspaceIdOf(identifier),
+    });
     expect((await platform.projects.get(identifier, { org: "default" })).project.name).toBe("Payments Team");
     await d.delete(adopted.id, adopted.outs);
+  });
+
+  it("reads back the same workspaceId, and reports it in the props but not the inputs", async () => {
+    const { identifier, id, outs } = await createdProject();
+    reset();
+    const read = await d.read(id, outs);
+    expect(read.props).toEqual({ ...outs, workspaceId: await workspaceIdOf(identifier) });
+    expect(read.inputs).not.toHaveProperty("workspaceId");
+    expect(workspaceQueries()).toEqual([byProject(identifier)]);
+  });
+
+  it("takes the workspace made before it under its identifier: workspaceId is that workspace's", async () => {
+    const identifier = fresh();
+    const made = await bed.admin.workspaces.create({ name: identifier, requiresTitleAndComments: false });
+    const { outs } = await d.create((await d.check({}, programFor(identifier))).inputs);
+    expect(outs.workspaceId).toBe(made.id);
+    expect(await bed.admin.workspaces.getByHarnessProject("default", identifier)).toEqual({
+      ...made,
+      organizationIdentifier: "default",
+      projectIdentifier: identifier,
+    });
   });
 
   it("reads a project by id alone (no old state)", async () => {
@@ -392,7 +457,9 @@ describe.each(MODES)("Project lifecycle (%s)", (via) => {
       identifier: created.identifier,
       name: "Payments Team",
       color: "#FF8800",
+      workspaceId: await workspaceIdOf(created.identifier),
     });
+    expect(read.inputs).not.toHaveProperty("workspaceId");
     await d.delete(created.id, created.outs);
   });
 });
@@ -405,10 +472,66 @@ describe.each(MODES)("Project create whose response was lost (%s)", (mode) => {
     bed.proxy.once({ method: "POST", path: /^\/ng\/api\/projects$/ }, { lose: true });
     const created = await drivers[mode].create(inputs);
     expect(created.id).toBe(`default/${identifier}`);
-    expect(sent()).toEqual(["POST /ng/api/projects", `GET /ng/api/projects/${identifier}`]);
-    expect(created.outs).toMatchObject({ identifier, name: "Lost create" });
+    expect(sent()).toEqual(["POST /ng/api/projects", `GET /ng/api/projects/${identifier}`, WORKSPACES]);
+    expect(created.outs).toMatchObject({
+      identifier,
+      name: "Lost create",
+      workspaceId: await workspaceIdOf(identifier),
+    });
     await drivers[mode].delete(created.id, created.outs);
     await expect(platform.projects.get(identifier, { org: "default" })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("Project workspaceId, best-effort (direct)", () => {
+  /** Configures the direct calls' provider with `changes` over the testbed's settings, for `run`. */
+  const withSettings = async (changes: Record<string, string | undefined>, run: () => Promise<void>) => {
+    const config: Record<string, string | undefined> = { ...bed.config, ...changes };
+    resetProvider();
+    configureProvider({ get: (k) => config[k] });
+    try {
+      await run();
+    } finally {
+      resetProvider();
+      configureProvider({ get: (k) => bed.config[k as keyof typeof bed.config] });
+    }
+  };
+  const program = (identifier: string) => ({ identifier, name: "Payments" });
+  /** Direct calls: the settings changed here are the process's, not the gRPC host's. */
+  let d: Driver;
+  beforeAll(() => {
+    d = drivers.direct;
+  });
+
+  it("is absent without the admin API settings, which no request needs", async () => {
+    await withSettings(
+      { "flagstack:adminApiUrl": undefined, "flagstack:adminApiKey": undefined },
+      async () => {
+        const identifier = unique("no_admin", "_");
+        reset();
+        const { id, outs } = await d.create((await d.check({}, program(identifier))).inputs);
+        expect(outs).not.toHaveProperty("workspaceId");
+        expect((await d.read(id, outs)).props).toEqual(outs);
+        expect(sent()).toEqual(["POST /ng/api/projects", `GET /ng/api/projects/${identifier}`]);
+      },
+    );
+  });
+
+  it("is absent when the admin API refuses the lookup, and the project is made all the same", async () => {
+    await withSettings({ "flagstack:adminApiKey": "not-a-key" }, async () => {
+      const identifier = unique("refused", "_");
+      reset();
+      const { id, outs } = await d.create((await d.check({}, program(identifier))).inputs);
+      expect(id).toBe(`default/${identifier}`);
+      expect(outs).not.toHaveProperty("workspaceId");
+      expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        "POST /ng/api/projects 200",
+        `${WORKSPACES} 401`,
+      ]);
+      expect((await platform.projects.get(identifier, { org: "default" })).project.identifier).toBe(
+        identifier,
+      );
+    });
   });
 });
 
