@@ -5,7 +5,7 @@
  * operation, a flag rename reaches the pipeline's script, the policy pack passes the example and
  * blocks its over-ramped variant.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
@@ -20,10 +20,11 @@ const writes = (requests: RequestRecord[]) => requests.filter((r) => r.method !=
 /**
  * Names of the example directories of the dynamic resources (each a TypeScript Pulumi program).
  * Examples that name the native provider's plugin (`plugins:` in their Pulumi.yaml: native-yaml,
- * python, native-typescript) run in their own e2e tests (test/e2e/native-*.test.ts).
+ * python, native-typescript) run in their own e2e tests (test/e2e/native-*.test.ts), and those
+ * with no Pulumi program (`terraform-flags`, HCL only) in theirs (test/e2e/terraform-*.test.ts).
  */
 const examples = readdirSync(EXAMPLES, { withFileTypes: true })
-  .filter((d) => d.isDirectory())
+  .filter((d) => d.isDirectory() && existsSync(join(EXAMPLES, d.name, "Pulumi.yaml")))
   .filter((d) => !/^plugins:/m.test(readFileSync(join(EXAMPLES, d.name, "Pulumi.yaml"), "utf8")))
   .map((d) => d.name)
   .sort();
