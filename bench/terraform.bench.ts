@@ -34,7 +34,18 @@
  *   `plan`, with no server limit and the provider's own limit off, then limited; each the fastest of
  *   {@link ROUNDS} rounds, so the machine's other load counts as little as it can on both sides;
  * - `tofu_destroy_800_requests` (all, the refresh's reads included), `tofu_destroy_800_deletes`
- *   (goal about 200: one per flag) and `tofu_destroy_800_seconds`: `tofu destroy`, no limit.
+ *   (goal about 200: one per flag) and `tofu_destroy_800_seconds`: `tofu destroy`, no limit;
+ *   `tofu_destroy_800_silence_ms`, the longest time with no request before the first DELETE.
+ * - `tofu_plan_unchanged_provider_cpu_seconds`: the provider processes' CPU (user + system, all
+ *   the processes of the command, through `./provider-cpu.cjs`) beside the first
+ *   `plan -refresh=false`'s wall time.
+ *
+ * Then the same workload in other configuration shapes (`./terraform-shapes.ts`), each on an
+ * emulator of its own, by {@link shapeFigures}: `tofu_for_each_800_*`, the reference `for_each`
+ * shape (the Go peer's own: goal for `plan_unchanged_seconds` ≤ 3.8 s, the peer's median on this
+ * machine), and `tofu_modules_800_*` and (full runs) `tofu_modules_4000_*`, the shape that stays
+ * linear at thousands of flags (goals at 4,000: `apply_ratio` ≤ 1.2, `plan_unchanged_seconds`
+ * within 5× the 800's; at 800: `destroy_ratio` ≤ 1.2).
  *
  * Needs the build (`dist/`): the launcher runs the compiled provider.
  * @module
@@ -171,20 +182,27 @@ function providerCpu(t: TofuDir): { seconds: number; processes: number } {
 }
 
 /**
- * A destroy's requests: the reads (the refresh), the deletes, and the silence between them (from
- * the last read before the first DELETE to that DELETE: OpenTofu's walks of the shape and whatever
- * the provider holds), with the wall time over the floor the limit sets for them.
+ * A destroy's requests: the reads (the refresh), the deletes, and the silence before the first
+ * DELETE (the longest time with no request from the first request to the first DELETE: OpenTofu's
+ * walks of the shape, and whatever the provider holds), with the wall time over the floor the
+ * limit sets for them.
  */
 function destroyShape(run: TofuRun, limit: number): Record<string, number> {
   const deletes = run.requests.filter((r) => r.method === "DELETE");
   const firstDelete = Math.min(...deletes.map((r) => r.at));
+  const before = run.requests
+    .map((r) => r.at)
+    .filter((at) => at <= firstDelete)
+    .sort((a, b) => a - b);
+  let silence = 0;
+  for (let i = 1; i < before.length; i++)
+    silence = Math.max(silence, (before[i] as number) - (before[i - 1] as number));
   const reads = run.requests.filter((r) => r.method === "GET");
-  const lastRead = Math.max(...reads.filter((r) => r.at <= firstDelete).map((r) => r.at));
   return {
     seconds: seconds(run.ms),
     requests: run.requests.length,
     deletes: deletes.length,
-    silence_ms: deletes.length > 0 && Number.isFinite(lastRead) ? Math.round(firstDelete - lastRead) : 0,
+    silence_ms: Math.round(silence),
     ratio: ratio(run.ms / 1000, (reads.length + deletes.length) / limit),
   };
 }
