@@ -4,7 +4,7 @@
  *
  * ```
  * tofu plan -out tfplan && tofu show -json tfplan > plan.json    # or terraform
- * pulumi preview --json > preview.json
+ * pulumi preview --json --show-sames > preview.json
  * flagstack impact plan.json [--format text|markdown|json] [--max-shift 10 | --max-shift Production=5]
  *                            [--config policy-config.json] [--sample-size N] [--keys keys.jsonl]
  * ```
@@ -106,6 +106,8 @@ export async function runImpact(
         }) as T,
     });
     report = await planImpact(await readChanges(json), populationOf(settings));
+    if (json !== null && typeof json === "object" && "steps" in json)
+      report.notes.unshift(...(await import("../policy/preview.js")).previewNotes(json));
   } catch (e) {
     io.err(`flagstack impact: ${(e as Error).message}\n`);
     return UNREADABLE;

@@ -261,6 +261,7 @@ export async function planImpact(
                 definition: v.document,
                 trafficTypeName: v.trafficType ?? "user",
                 environment: e.environment,
+                ...options.seeds?.(e.environment, name),
               },
             ]
           : [];

@@ -5,7 +5,8 @@
  * `check` returned). A value the engine does not know yet (its unknown sentinel in the JSON) reads
  * as the provider's `UNKNOWN`, which its `check` tolerates and the reader reports. Resources of both
  * families (dynamic and native) are read; a step that deletes has no after, one that creates no
- * before; a resource left as it is (`same`) has its inputs on both sides.
+ * before; a resource left as it is (`same`, listed with `--show-sames` only) has its inputs on
+ * both sides.
  * @module
  */
 import { z } from "zod";
@@ -74,4 +75,19 @@ export function readPreviewChanges(json: unknown): ChangeTarget[] {
     if (!GONE.has(step.op) && after !== undefined) t.after = after;
   }
   return [...byUrn.values()];
+}
+
+/**
+ * What a preview's JSON leaves out that the measure needs: without `--show-sames` it lists no
+ * unchanged resource, so a segment change cannot reach the definitions that read it, nor a flag
+ * its dependents.
+ */
+export function previewNotes(json: unknown): string[] {
+  const parsed = PreviewJson.safeParse(json);
+  const flagstackSame = (s: z.output<typeof Step>) =>
+    s.op === "same" && READ.some((k) => isType(s.newState?.type ?? "", k));
+  if (!parsed.success || parsed.data.steps.some(flagstackSame)) return [];
+  return [
+    "the preview lists no unchanged resource: run `pulumi preview --json --show-sames`, so that changes reaching through an unchanged definition or segment (members added to a segment a definition targets, a flag others depend on) are measured",
+  ];
 }

@@ -393,31 +393,46 @@ export async function measureImpact(request: ImpactRequest, population: Populati
           });
         }
       }
+      // Every named key once, for every flag that names any (one SDK call per key and side).
+      const namedKeyList = [...new Set(needNamed.flatMap(namedOf))].sort();
+      const [tb, ta] = await Promise.all([
+        evBefore.treatmentsOf(needNamed, namedKeyList, attributesOf),
+        evAfter.treatmentsOf(needNamed, namedKeyList, attributesOf),
+      ]);
+      const index = new Map(namedKeyList.map((k, i) => [k, i]));
+      const movedOf = new Map<string, MovedKey[]>();
+      const toLabel = new Map<string, string[]>();
       for (const name of needNamed) {
-        const list = namedOf(name);
-        const [tb, ta] = await Promise.all([
-          evBefore.treatmentsOf([name], list, attributesOf),
-          evAfter.treatmentsOf([name], list, attributesOf),
-        ]);
         const from = tb.get(name)!;
         const to = ta.get(name)!;
         const moved: MovedKey[] = [];
-        for (let i = 0; i < list.length; i++) {
-          if (from[i] !== to[i]) moved.push({ key: list[i]!, from: from[i]!, to: to[i]! });
+        for (const key of namedOf(name)) {
+          const i = index.get(key)!;
+          if (from[i] !== to[i]) moved.push({ key, from: from[i]!, to: to[i]! });
         }
-        for (const m of moved.slice(0, LABELLED_KEYS)) {
-          const attrs = attributesOf(m.key);
-          const [lb, la] = await Promise.all([
-            evBefore.flagNames.includes(name) ? evBefore.evaluate(m.key, attrs, [name]) : undefined,
-            evAfter.flagNames.includes(name) ? evAfter.evaluate(m.key, attrs, [name]) : undefined,
-          ]);
-          m.labels = [
-            lb?.[name]?.label ?? "definition not found",
-            la?.[name]?.label ?? "definition not found",
-          ];
+        movedOf.set(name, moved);
+        for (const m of moved.slice(0, LABELLED_KEYS))
+          toLabel.set(m.key, [...(toLabel.get(m.key) ?? []), name]);
+      }
+      // The SDK's labels for the first moved keys of each flag: one labelled evaluation per key and side.
+      const labelsOf = async (
+        ev: OfflineEvaluator,
+        key: string,
+        flags: string[],
+      ): Promise<Record<string, { label: string }>> => {
+        const loaded = flags.filter((f) => ev.flagNames.includes(f));
+        return loaded.length === 0 ? {} : ev.evaluate(key, attributesOf(key), loaded);
+      };
+      for (const [key, flags] of toLabel) {
+        const [lb, la] = await Promise.all([labelsOf(evBefore, key, flags), labelsOf(evAfter, key, flags)]);
+        for (const name of flags) {
+          const m = movedOf.get(name)!.find((x) => x.key === key)!;
+          m.labels = [lb[name]?.label ?? "definition not found", la[name]?.label ?? "definition not found"];
         }
+      }
+      for (const name of needNamed) {
         const r = results.get(name)!;
-        results.set(name, { ...r, namedKeys: list.length, moved });
+        results.set(name, { ...r, namedKeys: namedOf(name).length, moved: movedOf.get(name)! });
       }
     } finally {
       await Promise.all([evBefore.destroy(), evAfter.destroy()]);
