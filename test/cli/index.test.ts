@@ -63,6 +63,7 @@ try { new Flag("checkout", { workspace: "Default", name: "checkout" }) } catch (
       "  recover",
       "  migrate-state",
       "  policy",
+      "  impact",
       "  terraform",
       "  help",
     ]);

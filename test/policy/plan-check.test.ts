@@ -50,7 +50,7 @@ const RAMP =
 
 describe("the policies' cores", () => {
   it("every policy of the pack carries its core: the same name, level and severity, its scope its wrapper's", () => {
-    expect(policyCores).toHaveLength(16);
+    expect(policyCores).toHaveLength(17);
     for (const p of flagstackPolicies) {
       expect([p.core.name, p.core.enforcementLevel, p.core.severity]).toEqual([
         p.name,
@@ -215,6 +215,8 @@ describe("checkResources: the cores on a plan's resources", () => {
       cantRun("kill-switch-documented", "medium", "flagstack_flag_definition.prod", "default_treatment"),
       // What the policy names it by is unknown too: it does not guess.
       cantRun("production-requires-approvals", "high", "flagstack_environment.live", "name"),
+      // Who the change reaches needs the whole definition.
+      cantRun("max-traffic-shift", "high", "flagstack_flag_definition.prod", "default_treatment"),
     ]);
   });
 

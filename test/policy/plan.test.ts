@@ -91,6 +91,8 @@ describe("readPlan: the inputs of each flagstack resource", () => {
         // description and traffic_type are the check's defaults the plan shows: not given, as in a program.
         props: { workspace: "Default", name: "new-checkout", tags: ["owner:payments"] },
         unknown: [],
+        // The plan creates it: no state before.
+        before: null,
       },
     ]);
   });

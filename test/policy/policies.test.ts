@@ -21,6 +21,7 @@ describe("the pack", () => {
       ["secrets-not-inline", "mandatory"],
       ["pipeline-approval-before-production", "mandatory"],
       ["trigger-production-input-set", "mandatory"],
+      ["max-traffic-shift", "mandatory"],
     ]);
     for (const p of policies) {
       expect(p.name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -55,6 +56,7 @@ describe("the pack", () => {
       "segment-size-limit",
       "pipeline-approval-before-production",
       "trigger-production-input-set",
+      "max-traffic-shift",
     ]);
   });
 });
