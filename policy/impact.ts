@@ -165,7 +165,14 @@ export async function planImpact(
         try {
           return await readDefinition(props);
         } catch (e) {
-          if (options.throwUnknown && isUnknownValueError(e)) throw e;
+          if (isUnknownValueError(e)) {
+            if (options.throwUnknown) throw e;
+            const at = /value at \.(\S+)/.exec(e.message)?.[1];
+            notes.push(
+              `${t.address}: the definition ${side} holds a value known only after apply${at ? ` (${at})` : ""}, so its change is not measured`,
+            );
+            return null;
+          }
           notes.push(
             `${t.address}: the definition ${side} cannot be read, so its change is not measured: ${firstLine(e)}`,
           );
