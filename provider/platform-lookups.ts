@@ -16,6 +16,7 @@ import type { PlatformClient } from "../sdk/platform/client";
 import { DEFAULT_ORG, Identifier } from "../sdk/platform/schemas";
 import { lookupArgs, lookupSettings } from "./core/lookup";
 import { platformApi } from "./core/platform-common";
+import { workspaceOf } from "./core/project-workspace";
 import { pulumiOutput } from "./core/pulumi-runtime";
 import { type PipelineModel, parsePipelineYaml, readYaml } from "./pipeline-model";
 import { ConnectorOutputs, typedFromWire } from "./platform/connector";
@@ -102,6 +103,8 @@ export async function getProject(
   const { identifier, org } = lookupArgs(GetProjectArgs, args, "getProject");
   const data = await api(options).projects.get(identifier, { org });
   const p = data.project;
+  // The project's FME workspace, as a Project's outputs have it (best-effort: see `workspaceOf`).
+  const workspaceId = await workspaceOf(p.orgIdentifier || org, p.identifier);
   return ProjectOutputs.omit({ adopt: true }).parse({
     org: p.orgIdentifier || org,
     identifier: p.identifier,
@@ -112,6 +115,7 @@ export async function getProject(
     tags: p.tags,
     createdAt: data.createdAt,
     lastModifiedAt: data.lastModifiedAt,
+    ...(workspaceId !== undefined ? { workspaceId } : {}),
   });
 }
 

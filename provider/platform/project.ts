@@ -36,13 +36,13 @@ import {
 } from "../../sdk/platform/schemas";
 import type { Versioned } from "../../sdk/platform/versioned";
 import { checkWith } from "../core/check";
-import { adminClient, providerSettings } from "../core/config";
 import { type DiffSpec, diffInputs } from "../core/diff";
 import { guardedUpdate, pickFields } from "../core/guard";
 import { writeIfMatch } from "../core/if-match";
 import { defineKind, type ImportId } from "../core/kind";
 import { createOrAdopt, deleteIdempotent, GONE, readOrGone } from "../core/lifecycle";
 import { AdoptInput, OrgInput, platformApi, splitId } from "../core/platform-common";
+import { workspaceOf } from "../core/project-workspace";
 import { configure, plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { PROJECT_TYPE } from "../types";
 
@@ -156,36 +156,6 @@ function toOutputs(
     version: data.version,
     workspaceId,
   };
-}
-
-/** A workspace in the admin API's answer that names the Harness project it is (admin ref §1.2). */
-const ProjectWorkspace = z.looseObject({
-  id: z.string(),
-  organizationIdentifier: z.string(),
-  projectIdentifier: z.string(),
-});
-
-/**
- * The id of the FME workspace that is project `identifier` of `org`, best-effort (see the module's
- * TSDoc): `undefined` without admin API settings, when the lookup fails, or when the answer is not
- * that project's workspace (a service that ignores the filter answers with any workspace).
- */
-async function workspaceOf(org: string, identifier: string): Promise<string | undefined> {
-  const settings = providerSettings();
-  if (!settings.adminApiUrl || !settings.adminApiKey) return undefined;
-  try {
-    const answer = ProjectWorkspace.safeParse(
-      await adminClient(settings).workspaces.getByHarnessProject(org, identifier),
-    );
-    if (!answer.success) return undefined;
-    const ws = answer.data;
-    // Project identifiers are looked up case-insensitively (ref §3).
-    const same =
-      ws.organizationIdentifier === org && ws.projectIdentifier.toLowerCase() === identifier.toLowerCase();
-    return same ? ws.id : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function body(inputs: ProjectInputs, enabled: readonly string[] = []) {

@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
-import { resetProvider } from "../../provider/core/config";
+import { configureProvider, resetProvider } from "../../provider/core/config";
 import { renderPipelineYaml, validatePipelineModel } from "../../provider/pipeline-model";
 import {
   getConnector,
@@ -18,7 +18,7 @@ import {
   getProjectOutput,
   type PlatformLookupOptions,
 } from "../../provider/platform-lookups";
-import { PlatformClient } from "../../sdk";
+import { AdminClient, PlatformClient } from "../../sdk";
 import { deployCheckout } from "./fixtures/pipelines";
 
 let emu: Emulator;
@@ -87,6 +87,23 @@ describe("getProject", () => {
       createdAt: expect.any(Number),
       lastModifiedAt: expect.any(Number),
     });
+  });
+
+  it("names the project's FME workspace where the admin API's settings are set, as a Project does", async () => {
+    const admin = new AdminClient({ baseUrl: emu.url, apiKey: emu.adminKey });
+    const ws = await admin.workspaces.getByHarnessProject("default", "payments");
+    const config: Record<string, string> = {
+      "flagstack:adminApiUrl": emu.url,
+      "flagstack:adminApiKey": emu.adminKey,
+    };
+    resetProvider();
+    configureProvider({ get: (k) => config[k] });
+    try {
+      expect(ws?.name).toBe("Payments");
+      expect((await getProject({ identifier: "payments" }, options)).workspaceId).toBe(ws?.id);
+    } finally {
+      resetProvider();
+    }
   });
 
   it("fails for a project that does not exist", async () => {
