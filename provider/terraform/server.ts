@@ -511,7 +511,7 @@ export class TerraformProvider {
       return { ...none, planned_state: req.proposed_new_state, diagnostics: checked.diagnostics };
     const inputs = checked.inputs ?? {};
     const planned: TfObject = { ...proposed };
-    const inputKeys = new Set(Object.keys(r.kind.resource.inputs.shape));
+    const inputKeys = inputKeysOf(r);
     if (prior === null) {
       // Create: what the configuration leaves out is the check's default, else decided by the apply.
       for (const a of r.attributes) {
@@ -716,6 +716,19 @@ export class TerraformProvider {
   stopProvider() {
     return { Error: "" };
   }
+}
+
+/** Each resource type's input names, from its kind's inputs schema: made once per type. */
+const inputKeys = new WeakMap<TfResource, ReadonlySet<string>>();
+
+/** The names of the kind's inputs (`trafficAllocation`, ...): the schema's, the same for every call. */
+function inputKeysOf(r: TfResource): ReadonlySet<string> {
+  let keys = inputKeys.get(r);
+  if (keys === undefined) {
+    keys = new Set(Object.keys(r.kind.resource.inputs.shape));
+    inputKeys.set(r, keys);
+  }
+  return keys;
 }
 
 /** The id and the recorded outputs (provider form) of a resource's state. */

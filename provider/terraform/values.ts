@@ -27,11 +27,21 @@ export interface DynamicValue {
   json?: Uint8Array | null;
 }
 
-/** The type of a block of attributes, as one object type. */
-export const blockType = (attributes: readonly TfAttribute[]): TfType => ({
-  kind: "object",
-  attributes: [...attributes],
-});
+/** Each block's type, made once per list of attributes (a schema's, fixed for the process). */
+const blockTypes = new WeakMap<readonly TfAttribute[], TfType>();
+
+/**
+ * The type of a block of attributes, as one object type: the same object for the same list (each
+ * RPC asks for its resource type's, so it is derived once per schema, not once per call).
+ */
+export function blockType(attributes: readonly TfAttribute[]): TfType {
+  let type = blockTypes.get(attributes);
+  if (type === undefined) {
+    type = { kind: "object", attributes: [...attributes] };
+    blockTypes.set(attributes, type);
+  }
+  return type;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Wire form ↔ Terraform form
