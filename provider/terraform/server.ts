@@ -564,7 +564,13 @@ export class TerraformProvider {
       const a = r.attributes.find((x) => x.key === key);
       return a === undefined ? [] : [{ steps: [{ attribute_name: a.name }] }];
     });
-    return { ...none, requires_replace, planned_state: encodeDynamic(planned, type), diagnostics: [] };
+    // Who a definition's update reaches, beside its diff (`./reach.ts`; loaded only for one).
+    const diagnostics: Diagnostic[] = [];
+    if (changes === true && replaces.length === 0 && r.typeName === "flagstack_flag_definition") {
+      const reach = await (await import("./reach.js")).reachWarning(olds, inputs);
+      if (reach !== undefined) diagnostics.push(warning(reach.summary, reach.detail));
+    }
+    return { ...none, requires_replace, planned_state: encodeDynamic(planned, type), diagnostics };
   }
 
   async applyResourceChange(req: {

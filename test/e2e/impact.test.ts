@@ -196,6 +196,14 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
     rmSync(join(t.dir, "tfplan"), { force: true });
     const plan = await t.tf(["plan", "-input=false", "-out", "tfplan"]);
     expect(plan.code, plan.out).toBe(0);
+    // The plan itself says it for each definition whose shift it knows exactly, and only for those.
+    const warnings = [...plan.out.matchAll(/^Warning: (flag "im-[^\n]*)$/gm)].map((m) => m[1]).sort();
+    expect(warnings).toEqual([
+      'flag "im-alloc" in environment "Production": this change moves 40% of its traffic',
+      'flag "im-down" in environment "Production": this change moves 15% of its traffic',
+      'flag "im-kill" in environment "Production": this change moves 10% of its traffic',
+      'flag "im-ramp" in environment "Production": this change moves 15% of its traffic',
+    ]);
     const show = await t.tf(["show", "-json", "tfplan"]);
     writeJson(t.dir, "plan.json", JSON.parse(show.out));
     tofuReport = await impactJson(join(t.dir, "plan.json"));
