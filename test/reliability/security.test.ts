@@ -807,9 +807,15 @@ describe("a restricted key cannot read or change anything outside its scope", ()
   });
 
   it("a Harness token of one project on the admin API: another project's workspace is refused, and no key it mints is wider", async () => {
-    // Each workspace carries its project's identifier: the workspace of that Harness project.
-    const mine = (await admin.workspaces.create({ name: "proj_a", requiresTitleAndComments: false })).id;
-    const theirs = (await admin.workspaces.create({ name: "proj_b", requiresTitleAndComments: false })).id;
+    // A Harness project is its FME workspace: each project made above has its own.
+    const workspaceOf = async (project: string) => {
+      const ws = await admin.workspaces.getByHarnessProject("default", project);
+      if (!ws) throw new Error(`no workspace for project ${project}`);
+      return ws;
+    };
+    const mine = (await workspaceOf("proj_a")).id;
+    const theirs = (await workspaceOf("proj_b")).id;
+    expect((await workspaceOf("proj_a")).requiresTitleAndComments).toBe(false);
     await admin.flags.create(theirs, "user", { name: "their-flag", description: "theirs" });
     const harness = new AdminClient({ baseUrl: emu.url, apiKey: PROJECT_KEY, requestsPerSecond: inf });
     // The attack: rename the other project's workspace, mint an unrestricted admin key.
@@ -855,8 +861,8 @@ describe("a restricted key cannot read or change anything outside its scope", ()
     const narrow = new AdminClient({ baseUrl: emu.url, apiKey: minted.key, requestsPerSecond: inf });
     expect((await narrow.flags.get(mine, "my-flag")).name).toBe("my-flag");
     await expect(narrow.flags.delete(theirs, "their-flag")).rejects.toMatchObject({ status: 403 });
-    const after = await admin.workspaces.getByName("proj_b");
-    expect(after?.id).toBe(theirs);
+    const after = await workspaceOf("proj_b");
+    expect([after.id, after.name]).toEqual([theirs, "proj_b"]);
     expect((await admin.flags.get(theirs, "their-flag")).description).toBe("theirs");
   });
 });
