@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { type ImpactIo, parseMaxShift, runImpact } from "../../cli/impact-command";
+import { parseMaxShift, runImpact } from "../../cli/impact-command";
+import { fakeIo } from "./fake-io";
 import { NO_PULUMI_HOOK } from "./no-pulumi";
 
 const state = (on: number, extra: Record<string, unknown> = {}) => ({
@@ -48,24 +49,7 @@ const PLAN = JSON.stringify({
   })),
 });
 
-function io(files: Record<string, string>, stdin = "") {
-  const written = { out: "", err: "" };
-  const fake: ImpactIo = {
-    readFile: (path) => {
-      const text = files[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
-      return text;
-    },
-    readStdin: () => stdin,
-    out: (text) => {
-      written.out += text;
-    },
-    err: (text) => {
-      written.err += text;
-    },
-  };
-  return { fake, written };
-}
+const io = fakeIo;
 
 describe("flagstack impact", () => {
   it("prints each environment's changes and exits 0 without a limit", async () => {

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { type PolicyCheckIo, runPolicyCheck } from "../../cli/policy-check-command";
+import { runPolicyCheck } from "../../cli/policy-check-command";
+import { fakeIo } from "./fake-io";
 import { NO_PULUMI_HOOK } from "./no-pulumi";
 
 /** A plan of one flag named against the naming pattern, untagged. */
@@ -31,25 +32,7 @@ const PLAN = JSON.stringify({
   ],
 });
 
-/** Files by name, standard input, and what the command wrote. */
-function io(files: Record<string, string>, stdin = "") {
-  const written = { out: "", err: "" };
-  const fake: PolicyCheckIo = {
-    readFile: (path) => {
-      const text = files[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
-      return text;
-    },
-    readStdin: () => stdin,
-    out: (text) => {
-      written.out += text;
-    },
-    err: (text) => {
-      written.err += text;
-    },
-  };
-  return { fake, written };
-}
+const io = fakeIo;
 
 const NAMING = 'flag name "Bad_Name" does not match the pattern ^[a-z][a-z0-9]*(-[a-z0-9]+)*$';
 const TAGS = 'flag "Bad_Name" lacks the required tags "owner:*" (it has no tags)';
