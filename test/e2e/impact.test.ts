@@ -13,7 +13,8 @@
  * - `--max-shift` exits 1 naming the flag, and the markdown report is a table per environment.
  */
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
@@ -21,7 +22,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImpactReport, planImpact } from "../../policy/impact";
 import { readPlanChanges } from "../../policy/plan";
 import { OfflineEvaluator } from "../../sdk/split/evaluate";
-import { samplePopulation } from "../../sdk/split/population";
+import type { Population } from "../../sdk/split/impact";
+import { samplingError } from "../../sdk/split/impact";
+import { readPopulationFile, samplePopulation } from "../../sdk/split/population";
 import type { SdkSplit } from "../../sdk/split/schemas";
 import { type Declared, hclOf } from "./declared";
 import { EngineStack, REPO_ROOT, writeJson } from "./harness";
@@ -71,7 +74,18 @@ function objects(after: boolean): Declared[] {
       ...args,
     },
   });
-  const flags = ["ramp", "down", "kill", "alloc", "seg", "beta", "order", after ? "new" : "old"];
+  const flags = [
+    "ramp",
+    "down",
+    "kill",
+    "restore",
+    "alloc",
+    "seg",
+    "attr",
+    "beta",
+    "order",
+    after ? "new" : "old",
+  ];
   return [
     ...flags.map(flag),
     ...["enterprise", "beta", "s1", "s2"].map(segment),
@@ -85,7 +99,21 @@ function objects(after: boolean): Declared[] {
     }),
     def("down", { defaultRule: onOff(after ? 20 : 35) }),
     def("kill", { defaultRule: onOff(10), killed: after }),
+    def("restore", { defaultRule: onOff(20), killed: !after }),
     def("alloc", { defaultRule: onOff(100), trafficAllocation: after ? 60 : 100 }),
+    def("attr", {
+      rules: after
+        ? [
+            {
+              condition: {
+                combiner: "AND",
+                matchers: [{ type: "IN_LIST_STRING", attribute: "plan", strings: ["enterprise"] }],
+              },
+              buckets: [{ treatment: "on", size: 100 }],
+            },
+          ]
+        : [],
+    }),
     def("seg", { rules: after ? [rule("enterprise", "on")] : [] }),
     def("beta", { treatments: [{ name: "on", segments: [{ $ref: "seg_beta.name" }] }, { name: "off" }] }),
     def("order", {
@@ -170,6 +198,7 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
       "im-seg": ["updated", "exact", 0, [], ["e1 off>on", "e2 off>on", "e3 off>on"]],
       "im-beta": ['members of "beta"', "exact", 0, [], ["b on>off", "c off>on"]],
       "im-order": ["updated", "exact", 0, [], ["both on>off"]],
+      "im-restore": ["restored", "exact", 20, ["off>on 20"], []],
       "im-new": ["created", "exact", 0, ["control>off 50", "control>on 50"], []],
       "im-old": ["deleted", "exact", 0, ["off>control 50", "on>control 50"], []],
     });
@@ -178,6 +207,10 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
       "the preview lists no unchanged resource: run `pulumi preview --json --show-sames`, so that changes reaching through an unchanged definition or segment (members added to a segment a definition targets, a flag others depend on) are measured",
     ]);
     expect(pulumiReport.notes).toEqual([]);
+    // A rule on an attribute no sampled key carries moves none of them (a keys file does, below).
+    expect(pulumiReport.quiet).toEqual([
+      { workspace: "Default", environment: "Production", flag: "im-attr", change: "updated" },
+    ]);
     // qa-bot was an individual target on "on"; now it takes the default rule (on or off by its bucket).
     const qa = pulumiReport.flags.find((f) => f.flag === "im-ramp")!.moved;
     expect(qa.every((m) => m.key === "qa-bot" && m.from === "on" && m.labels?.[0] === "whitelisted")).toBe(
@@ -203,6 +236,7 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
       'flag "im-down" in environment "Production": this change moves 15% of its traffic',
       'flag "im-kill" in environment "Production": this change moves 10% of its traffic',
       'flag "im-ramp" in environment "Production": this change moves 15% of its traffic',
+      'flag "im-restore" in environment "Production": this change moves 20% of its traffic',
     ]);
     const show = await t.tf(["show", "-json", "tfplan"]);
     writeJson(t.dir, "plan.json", JSON.parse(show.out));
@@ -227,15 +261,11 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
         { seed: x.seed, trafficAllocationSeed: x.trafficAllocationSeed },
       ]),
     );
-    const report = await planImpact(readPlanChanges(plan), population, {
-      seeds: (_, flag) => seeds.get(flag),
-    });
     // The emulator keeps each definition's seeds across updates (ref wire §2 item 5).
     for (const x of before.splits) {
       const kept = after.splits.find((y) => y.name === x.name);
       if (kept) expect([kept.seed, kept.trafficAllocationSeed]).toEqual([x.seed, x.trafficAllocationSeed]);
     }
-
     // The keys each flag's targeting names (before or after); another flag's named keys are in
     // neither its sample nor its list.
     const NAMED: Record<string, string[]> = {
@@ -245,14 +275,18 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
       "im-order": ["x", "y", "both"],
     };
     const named = Object.values(NAMED).flat();
-    const keys = [...population.keys, ...named];
     const evBefore = OfflineEvaluator.fromSplits(before.splits, { segments: before.segments });
     const evAfter = OfflineEvaluator.fromSplits(after.splits, { segments: after.segments });
-    const flags = report.flags.map((f) => f.flag);
-    try {
+
+    /** The report over a population, held key by key to what the SDK is served before and after. */
+    async function compare(pop: Population): Promise<ImpactReport> {
+      const report = await planImpact(readPlanChanges(plan), pop, { seeds: (_, flag) => seeds.get(flag) });
+      const keys = [...pop.keys, ...named];
+      const attributesOf = (k: string) => pop.attributes?.get(k);
+      const flags = report.flags.map((f) => f.flag);
       const [tb, ta] = await Promise.all([
-        evBefore.treatmentsOf(flags, keys),
-        evAfter.treatmentsOf(flags, keys),
+        evBefore.treatmentsOf(flags, keys, attributesOf),
+        evAfter.treatmentsOf(flags, keys, attributesOf),
       ]);
       for (const f of report.flags) {
         const cells: Record<string, number> = {};
@@ -272,14 +306,36 @@ describe("flagstack impact: the same table from both doors, equal to what the SD
           f.flag,
           moved.sort(),
         ]);
-        // An exact share is what the sample sees, within the sample's own 95% error.
+        // A share is what the population sees: exactly when sampled, within its 95% error when exact.
+        const n = pop.keys.length;
         for (const x of f.transitions) {
-          const seen = (cells[`${x.from}>${x.to}`] ?? 0) / population.keys.length;
-          expect(Math.abs(seen * 100 - x.share)).toBeLessThan(
-            1.96 * 100 * Math.sqrt(((x.share / 100) * (1 - x.share / 100)) / 10_000) * 2 + 1e-9,
-          );
+          const seen = ((cells[`${x.from}>${x.to}`] ?? 0) / n) * 100;
+          if (f.method === "sampled") expect(seen).toBeCloseTo(x.share, 6);
+          else expect(Math.abs(seen - x.share)).toBeLessThan(samplingError(x.share / 100, n) * 2 + 1e-9);
         }
       }
+      return report;
+    }
+
+    try {
+      const sampled = await compare(population);
+      expect(sampled.flags.every((f) => f.method === "exact")).toBe(true);
+      // Real keys with attributes (every fourth on the enterprise plan): the SDK judges each key.
+      const dir = mkdtempSync(join(tmpdir(), "flagstack-impact-keys-"));
+      const file = join(dir, "keys.jsonl");
+      writeFileSync(
+        file,
+        Array.from({ length: 2000 }, (_, i) =>
+          JSON.stringify({ key: `user-${i}`, attributes: { plan: i % 4 === 0 ? "enterprise" : "free" } }),
+        ).join("\n"),
+      );
+      const real = await compare(readPopulationFile(file));
+      const attr = real.flags.find((f) => f.flag === "im-attr")!;
+      expect([attr.method, attr.transitions.map((x) => [x.from, x.to, x.share, x.keys])]).toEqual([
+        "sampled",
+        [["off", "on", 25, 500]],
+      ]);
+      rmSync(dir, { recursive: true, force: true });
     } finally {
       await Promise.all([evBefore.destroy(), evAfter.destroy()]);
     }
