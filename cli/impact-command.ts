@@ -14,9 +14,9 @@
  * the config or the keys file cannot be read.
  * @module
  */
-import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ChangeTarget } from "../policy/impact";
+import { type CommandIo, processIo } from "./command-io";
 
 /** Exit status when the plan, the config or the keys cannot be read. */
 export const UNREADABLE = 2;
@@ -32,20 +32,8 @@ export interface ImpactCommandOptions {
   keys?: string | undefined;
 }
 
-/** Where the command reads and writes. */
-export interface ImpactIo {
-  readFile(path: string): string;
-  readStdin(): string;
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: ImpactIo = {
-  readFile: (path) => readFileSync(path, "utf8"),
-  readStdin: () => readFileSync(0, "utf8"),
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
+/** Where the command reads and writes (the process's by default; a test's buffers). */
+export type ImpactIo = CommandIo;
 
 /** `--max-shift` values as a limit per environment (`*`: every other one). */
 export function parseMaxShift(values: readonly string[]): Map<string, number> {

@@ -12,8 +12,8 @@
  * `./policy-command.ts`, which loads this module only when the command runs (it loads the kinds).
  * @module
  */
-import { readFileSync } from "node:fs";
 import { checkPlan, failsCheck, formatJson, formatText } from "../policy/plan-check";
+import { type CommandIo, processIo } from "./command-io";
 
 /** Exit status of a check whose plan or config cannot be read. */
 export const UNREADABLE = 2;
@@ -27,19 +27,7 @@ export interface PolicyCheckOptions {
 }
 
 /** Where the command reads and writes (the process's by default; a test's buffers). */
-export interface PolicyCheckIo {
-  readFile(path: string): string;
-  readStdin(): string;
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: PolicyCheckIo = {
-  readFile: (path) => readFileSync(path, "utf8"),
-  readStdin: () => readFileSync(0, "utf8"),
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
+export type PolicyCheckIo = CommandIo;
 
 /** JSON text of a file, or an error naming the file and what to give instead. */
 function parseJson(text: string, what: string, hint: string): unknown {

@@ -3,13 +3,7 @@
  * impact`): files by name, standard input, and what the command wrote.
  */
 
-/** What such a command reads and writes (`PolicyCheckIo`, `ImpactIo`). */
-export interface CommandIo {
-  readFile(path: string): string;
-  readStdin(): string;
-  out(text: string): void;
-  err(text: string): void;
-}
+import type { CommandIo } from "../../cli/command-io";
 
 /** Files by name and standard input to read; `written` collects what the command writes. */
 export function fakeIo(
