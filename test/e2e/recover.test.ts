@@ -344,7 +344,8 @@ describe.skipIf(process.platform !== "linux")("flagstack recover after a killed 
         () => "succeeded",
         (e: unknown) => String(e),
       );
-      expect(retry).toContain("already exists. Set `adopt: true`");
+      // What the proxy forwarded, and each answer's status: why, if the retry did not fail.
+      expect(retry, bed.proxy.log().join("\n")).toContain("already exists. Set `adopt: true`");
       expect(retry).toContain("run `npx flagstack recover`");
       const afterRetry = await bed.state();
       const recordedByRetry = new Set(afterRetry.deployment.resources.map((r) => r.urn));
