@@ -11,12 +11,15 @@
  */
 import { z } from "zod";
 import { UNKNOWN } from "../provider/core/check";
-import { setOwn } from "../sdk/core/data-record";
 import type { ChangeTarget } from "./impact";
 import { isType, TYPES } from "./resources";
 
-/** How `pulumi preview --json` writes a value not known until the update. */
-export const PREVIEW_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/**
+ * How `pulumi preview --json` writes a value not known until the update: the engine's unknown
+ * sentinel, which is the provider's `UNKNOWN` (`provider/core/check.ts`), so the JSON's values are
+ * read as they are.
+ */
+export const PREVIEW_UNKNOWN = UNKNOWN;
 
 const State = z.looseObject({
   type: z.string(),
@@ -35,17 +38,6 @@ export const PreviewJson = z.looseObject({ steps: z.array(Step) });
 /** Operations after which the resource no longer exists. */
 const GONE = new Set(["delete", "delete-replaced", "discard", "read-discard", "remove-pending-replace"]);
 
-function withSentinel(value: unknown): unknown {
-  if (value === PREVIEW_UNKNOWN) return UNKNOWN;
-  if (Array.isArray(value)) return value.map(withSentinel);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, k, withSentinel(v));
-    return out;
-  }
-  return value;
-}
-
 /** The kinds who-a-change-reaches reads. */
 const READ = [TYPES.definition, TYPES.segmentKeys];
 
@@ -62,16 +54,13 @@ export function readPreviewChanges(json: unknown): ChangeTarget[] {
     if (!READ.some((k) => isType(type, k))) continue;
     const t = byUrn.get(step.urn) ?? { address: step.urn, type };
     byUrn.set(step.urn, t);
-    const after = step.newState?.inputs
-      ? (withSentinel(step.newState.inputs) as Record<string, unknown>)
-      : undefined;
+    const after = step.newState?.inputs ? step.newState.inputs : undefined;
     if (step.op === "same") {
       t.before = after;
       t.after = after;
       continue;
     }
-    if (step.oldState?.outputs && t.before === undefined)
-      t.before = withSentinel(step.oldState.outputs) as Record<string, unknown>;
+    if (step.oldState?.outputs && t.before === undefined) t.before = step.oldState.outputs;
     if (!GONE.has(step.op) && after !== undefined) t.after = after;
   }
   return [...byUrn.values()];

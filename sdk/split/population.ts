@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
+import { setOwn } from "../core/data-record";
 import { Attributes, sampleKeys } from "./evaluate";
 import type { Population } from "./impact";
 
@@ -78,13 +79,7 @@ export function readPopulationFile(path: string): Population {
         throw new Error(`${name} row ${i + 2}: key must be 1 to 250 characters`);
       const attrs: Attributes = {};
       for (const [column, cell] of Object.entries(row)) {
-        if (column !== "key" && cell !== "")
-          Object.defineProperty(attrs, column, {
-            value: cellValue(cell),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+        if (column !== "key" && cell !== "") setOwn(attrs, column, cellValue(cell));
       }
       attributes.set(key, attrs);
     });
