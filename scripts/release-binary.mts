@@ -111,6 +111,11 @@ export async function bundle(outfile: string = BUNDLE): Promise<string> {
     outfile,
     logLevel: "error",
     legalComments: "none",
+    // Whitespace and syntax only: a start reads and compiles the bundle, and the minified text
+    // (5.2 MB, not 7.6) is compiled in about half the time (`tofu_provider_start_ms`); names are
+    // kept, so a crash's stack still names its functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     define: { FLAGSTACK_BUNDLE: "true" },
     plugins: [
       {

@@ -2,7 +2,7 @@
 // `main`): it runs the provider's bundle, the executable's asset `flagstack-provider.js` (the very
 // file esbuild wrote from provider/binary.ts), with V8's code cache of an earlier start.
 //
-// Terraform starts the provider several times per command, and compiling the 5.5 MB bundle is
+// Terraform starts the provider several times per command, and compiling the bundle (5 MB) is
 // most of a start: the npm package's launcher has Node's compile cache for the same reason
 // (`bin/terraform-provider-flagstack`). A single executable's own code cache (`useCodeCache`) is
 // made where the release is built and holds only what compiles eagerly; this one is made by the

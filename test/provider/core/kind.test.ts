@@ -1,9 +1,10 @@
 /**
- * A kind's definition checks its example at load: valid input of the kind, the paths it names
- * present, and (over the list) the kinds and outputs its refs name.
+ * A kind's example is checked: valid input of the kind and the paths it names present
+ * (`checkExample`, here over the list: not at load, which would compile every kind's schema in
+ * every provider start), and at load, over the list, the kinds and outputs its refs name.
  */
 import { describe, expect, it } from "vitest";
-import { checkExampleRefs, defineKind, type Kind, valueAt, withValueAt } from "../../../provider/core/kind";
+import { checkExample, checkExampleRefs, defineKind, type Kind, valueAt, withValueAt } from "../../../provider/core/kind";
 import { KIND_LIST } from "../../../provider/kinds";
 
 const flag = KIND_LIST.find((k) => k.name === "Flag") as Kind;
@@ -21,26 +22,29 @@ describe("defineKind: the example", () => {
   it("each kind's example is valid input of the kind", () => {
     const withExample = KIND_LIST.filter((k) => k.example !== undefined);
     expect(withExample.length).toBeGreaterThanOrEqual(27);
-    for (const k of withExample)
+    for (const k of withExample) {
       expect({ kind: k.name, ok: k.resource.inputs.safeParse(k.example?.inputs).success }).toEqual({
         kind: k.name,
         ok: true,
       });
+      expect(() => checkExample(k)).not.toThrow();
+    }
   });
 
-  it("an example that is no valid input fails at load, naming the field", () => {
-    expect(() =>
-      defineKind({ ...spec(flag), example: { inputs: { workspace: "Default", name: "x", tags: "a" } } }),
-    ).toThrow(/^kind Flag: its example is not valid input: tags: /);
+  it("an example that is no valid input fails the check, naming the field", () => {
+    const bad = defineKind({
+      ...spec(flag),
+      example: { inputs: { workspace: "Default", name: "x", tags: "a" } },
+    });
+    expect(() => checkExample(bad)).toThrow(/^kind Flag: its example is not valid input: tags: /);
   });
 
-  it("a unique or ref path the example does not have fails at load", () => {
-    expect(() =>
-      defineKind({
-        ...spec(flag),
-        example: { inputs: { workspace: "Default", name: "x" }, unique: ["title"] },
-      }),
-    ).toThrow("kind Flag: its example has no input at title");
+  it("a unique or ref path the example does not have fails the check", () => {
+    const bad = defineKind({
+      ...spec(flag),
+      example: { inputs: { workspace: "Default", name: "x" }, unique: ["title"] },
+    });
+    expect(() => checkExample(bad)).toThrow("kind Flag: its example has no input at title");
   });
 
   it("a ref to a kind not in the list, or to an output it has not, fails", () => {
