@@ -43,7 +43,8 @@
  * Then the same workload in other configuration shapes (`./terraform-shapes.ts`), each on an
  * emulator of its own, by {@link shapeFigures}: `tofu_for_each_800_*`, the reference `for_each`
  * shape (the Go peer's own: goal for `plan_unchanged_seconds` ≤ 3.8 s, the peer's median on this
- * machine), and `tofu_modules_800_*` and (full runs) `tofu_modules_4000_*`, the shape that stays
+ * machine; `plan_unchanged_seconds_binary` is the same plan by the provider binary, the form the
+ * release ships and the peer runs in), and `tofu_modules_800_*` and (full runs) `tofu_modules_4000_*`, the shape that stays
  * linear at thousands of flags (goals at 4,000: `apply_ratio` ≤ 1.2, `plan_unchanged_seconds`
  * within 5× the 800's; at 800: `destroy_ratio` ≤ 1.2).
  *
@@ -216,7 +217,9 @@ function destroyShape(run: TofuRun, limit: number): Record<string, number> {
  * - `plan_unchanged_seconds` and `plan_unchanged_provider_cpu_seconds`: `tofu plan
  *   -refresh=false` of the applied stack, no limit, the medians of {@link PLAN_ROUNDS} rounds, the
  *   provider's CPU (all its processes, user + system) beside the wall time, and
- *   `provider_cpu_ms_per_resource` from it;
+ *   `provider_cpu_ms_per_resource` from it; with the release's mirror,
+ *   `plan_unchanged_seconds_binary`, the same plan by the provider binary, its rounds interleaved
+ *   with the launcher's;
  * - `plan_refresh_seconds`, `plan_refresh_requests`: a refreshing `plan` under the limit;
  * - `destroy_seconds`, `destroy_requests`, `destroy_deletes`, `destroy_silence_ms` and
  *   `destroy_ratio` (wall / ((reads + DELETEs) / 20)): `tofu destroy` under the limit
@@ -227,6 +230,7 @@ async function shapeFigures(
   flags: number,
   prefix: string,
   log: BenchContext["log"],
+  mirror?: string,
 ): Promise<Record<string, number>> {
   const resources = flags * (1 + ENVIRONMENTS.length);
   const emu = await startEmulator({ port: 0 });
@@ -266,20 +270,34 @@ async function shapeFigures(
     emu.setRateLimit(null);
     const walls: number[] = [];
     const cpus: number[] = [];
-    for (let round = 0; round < PLAN_ROUNDS; round++) {
-      const plan = await must(t, ["plan", "-input=false", "-refresh=false", "-detailed-exitcode"]);
-      if (plan.code !== 0 || plan.requests.length !== 0)
+    // With the release's mirror, the same plan by the provider binary (what `terraform init`
+    // installs from it, the Go peer's own form) on a copy of the directory, round by round after
+    // the launcher's, so that both see the machine alike.
+    const binary = mirror === undefined ? undefined : await binaryCopy(t, mirror);
+    const binaryWalls: number[] = [];
+    const plan = async (dir: TofuDir) => {
+      const run = await must(dir, ["plan", "-input=false", "-refresh=false", "-detailed-exitcode"]);
+      if (run.code !== 0 || run.requests.length !== 0)
         throw new Error(
-          `${prefix}: plan -refresh=false found changes or sent requests:\n${plan.out.slice(-4000)}`,
+          `${prefix}: plan -refresh=false found changes or sent requests:\n${run.out.slice(-4000)}`,
         );
-      walls.push(plan.ms);
-      cpus.push(providerCpu(t).seconds);
+      return run.ms;
+    };
+    try {
+      for (let round = 0; round < PLAN_ROUNDS; round++) {
+        walls.push(await plan(t));
+        cpus.push(providerCpu(t).seconds);
+        if (binary !== undefined) binaryWalls.push(await plan(binary));
+      }
+    } finally {
+      binary?.close();
     }
     put("plan_unchanged_seconds", seconds(median(walls)));
     put("plan_unchanged_provider_cpu_seconds", median(cpus));
     put("provider_cpu_ms_per_resource", Math.round((median(cpus) / resources) * 1e5) / 100);
+    if (binary !== undefined) put("plan_unchanged_seconds_binary", seconds(median(binaryWalls)));
     log(
-      `${prefix}: plan -refresh=false ${walls.map((w) => seconds(w)).join(", ")} s, provider CPU ${cpus.join(", ")} s (${figures[`${prefix}_provider_cpu_ms_per_resource`]} ms per resource); load ${loadAverage()}`,
+      `${prefix}: plan -refresh=false ${walls.map((w) => seconds(w)).join(", ")} s, provider CPU ${cpus.join(", ")} s (${figures[`${prefix}_provider_cpu_ms_per_resource`]} ms per resource)${binary === undefined ? "" : `; the binary ${binaryWalls.map((w) => seconds(w)).join(", ")} s`}; load ${loadAverage()}`,
     );
 
     emu.setRateLimit({ requestsPerSecond: LIMIT });
@@ -298,6 +316,26 @@ async function shapeFigures(
   } finally {
     t?.close();
     await emu.stop();
+  }
+}
+
+/**
+ * A copy of `t` (its configuration files and state) served by the provider binary from the
+ * release's `mirror` instead of the Node launcher, `init` run.
+ */
+async function binaryCopy(t: TofuDir, mirror: string): Promise<TofuDir> {
+  const copy = TofuDir.open(t.emu, { mirror });
+  try {
+    for (const file of ["main.tf", "flag/main.tf", "terraform.tfstate"]) {
+      if (!existsSync(join(t.dir, file))) continue;
+      mkdirSync(dirname(join(copy.dir, file)), { recursive: true });
+      copy.write(readFileSync(join(t.dir, file), "utf8"), file);
+    }
+    await must(copy, ["init", "-input=false"]);
+    return copy;
+  } catch (e) {
+    copy.close();
+    throw e;
   }
 }
 
@@ -501,8 +539,14 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       ...(await workloadFigures(quick, log, release.mirror)),
       // The reference `for_each` shape (the Go peer's own) and the shape that scales, at 800
       // resources and (full runs) 4,000 (`./terraform-shapes.ts`, docs/terraform.md).
-      ...(await shapeFigures("for_each", quick ? 5 : 200, "tofu_for_each_800", log)),
-      ...(await shapeFigures(SCALING_SHAPE, quick ? 5 : 200, `tofu_${SCALING_SHAPE}_800`, log)),
+      ...(await shapeFigures("for_each", quick ? 5 : 200, "tofu_for_each_800", log, release.mirror)),
+      ...(await shapeFigures(
+        SCALING_SHAPE,
+        quick ? 5 : 200,
+        `tofu_${SCALING_SHAPE}_800`,
+        log,
+        release.mirror,
+      )),
       ...(quick ? {} : await shapeFigures(SCALING_SHAPE, 1000, `tofu_${SCALING_SHAPE}_4000`, log)),
     };
   } finally {
