@@ -93,6 +93,9 @@ export function run(
  */
 export const BUNDLE = join(root, "dist", "bundle", "flagstack-provider.js");
 
+/** The modules the bundle takes in their `.lazy.ts` form (see {@link bundle}). */
+const LAZY_MODULES = /\/(kind-loaders|platform-client-loader|native-functions-loader)$/;
+
 /**
  * The bundle of `provider/binary.ts`, one CommonJS file, at `outfile`. `FLAGSTACK_BUNDLE` is
  * `true` in it (`provider/binary.ts` then takes the modules its bundler carried).
@@ -118,6 +121,24 @@ export async function bundle(outfile: string = BUNDLE): Promise<string> {
     minifySyntax: true,
     define: { FLAGSTACK_BUNDLE: "true" },
     plugins: [
+      {
+        // The modules whose bundle form loads on first use what their source form imports
+        // (`provider/core/*-loader.ts`, `kind-loaders.ts`: each beside its `.lazy.ts`): tests run
+        // the source, where a `require` of TypeScript does not resolve.
+        name: "lazy-loaders",
+        setup(build) {
+          build.onResolve({ filter: LAZY_MODULES }, async (a) => {
+            if (a.pluginData === "lazy-loaders") return undefined;
+            const found = await build.resolve(a.path, {
+              resolveDir: a.resolveDir,
+              kind: a.kind,
+              pluginData: "lazy-loaders",
+            });
+            const lazy = found.path.replace(/\.ts$/, ".lazy.ts");
+            return { path: existsSync(lazy) ? lazy : found.path, errors: found.errors };
+          });
+        },
+      },
       {
         name: "pulumi-sdk",
         setup(build) {

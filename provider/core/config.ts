@@ -25,9 +25,10 @@ import { z } from "zod";
 import { AdminAuth } from "../../sdk/admin/auth";
 import { AdminClient } from "../../sdk/admin/client";
 import type { HttpCore } from "../../sdk/core/request";
-import { PlatformClient } from "../../sdk/platform/client";
+import type { PlatformClient } from "../../sdk/platform/client";
 import { door } from "./door";
 import { dropLists } from "./list-reads";
+import { platformClientClass } from "./platform-client-loader";
 import { pulumiLog, pulumiRuntimeStore } from "./pulumi-runtime";
 
 /** Each setting: its stack-config key and its environment-variable fallback. */
@@ -241,6 +242,8 @@ export function platformClient(settings: ProviderSettings = providerSettings()):
   if (!settings.accountId) throw missing("accountId", "platform account id");
   const { platformApiUrl: baseUrl, platformApiKey: apiKey, accountId } = settings;
   return cachedClient(`platform\n${baseUrl}\n${apiKey}\n${accountId}`, () => {
+    // In the provider bundle, the platform SDK loads here (`./platform-client-loader.lazy.ts`).
+    const PlatformClient = platformClientClass();
     return new PlatformClient({
       baseUrl,
       baseUrlSource: urlSource("platformApiUrl", baseUrl),

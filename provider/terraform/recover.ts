@@ -209,7 +209,7 @@ export async function configureFromArguments(cat: Catalog, args: Record<string, 
   const object: TfObject = {};
   for (const a of cat.config) object[a.name] = (args[a.name] ?? null) as TfValue;
   const record = (toProvider(object, type, undefined) ?? {}) as Record<string, unknown>;
-  await configureKinds(cat, new Map(Object.entries(record).map(([k, v]) => [`flagstack:${k}`, String(v)])));
+  await configureKinds(new Map(Object.entries(record).map(([k, v]) => [`flagstack:${k}`, String(v)])));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,9 +27,11 @@ import { approvalsRequired } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
+import { KIND_LOADERS } from "../core/kind-loaders";
 import { alreadyExistsMessage } from "../core/lifecycle";
-import { KIND_LIST } from "../kinds";
-import { NATIVE_FUNCTIONS, type NativeFunction } from "../native/functions";
+import { nativeFunctions } from "../core/native-functions-loader";
+import { configure as sharedConfigure } from "../core/resource";
+import type { NativeFunction } from "../native/functions";
 import { HeldDeletes, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
 import { isUnknown } from "./msgpack";
 import {
@@ -38,6 +40,7 @@ import {
   providerConfigSchema,
   readPackageSchema,
   resourceSchema,
+  resourceTypeName,
   schemaMessage,
   type TfAttribute,
   type TfDataSource,
@@ -87,29 +90,93 @@ const diag = (summary: string, detail = "", steps?: Step[]): Diagnostic => ({
 
 /** What the dispatch serves: the resource types and the provider's configuration, from the list of kinds. */
 export interface Catalog {
-  resources: Map<string, TfResource>;
+  resources: ReadonlyMap<string, TfResource>;
   /** The lookups as data sources, each with the lookup it runs. */
-  dataSources: Map<string, TfDataSource & { run: NativeFunction["run"] }>;
+  dataSources: ReadonlyMap<string, TfDataSource & { run: NativeFunction["run"] }>;
   config: TfAttribute[];
 }
 
-/** The catalog of the list of kinds and the committed package schema. */
+/**
+ * A map whose values are made on first use: `keys` known at once, each value by `make` when it is
+ * first read (`undefined` for no key), every one when the map is iterated.
+ */
+class OnDemandMap<V> implements ReadonlyMap<string, V> {
+  private readonly made = new Map<string, V>();
+  constructor(
+    private readonly names: () => readonly string[],
+    private readonly make: (key: string) => V | undefined,
+  ) {}
+  get(key: string): V | undefined {
+    const done = this.made.get(key);
+    if (done !== undefined) return done;
+    const value = this.make(key);
+    if (value !== undefined) this.made.set(key, value);
+    return value;
+  }
+  has(key: string): boolean {
+    return this.names().includes(key);
+  }
+  get size(): number {
+    return this.names().length;
+  }
+  *keys(): MapIterator<string> {
+    yield* this.names();
+  }
+  *values(): MapIterator<V> {
+    for (const key of this.names()) yield this.get(key) as V;
+  }
+  *entries(): MapIterator<[string, V]> {
+    for (const key of this.names()) yield [key, this.get(key) as V];
+  }
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+  forEach(f: (value: V, key: string, map: ReadonlyMap<string, V>) => void): void {
+    for (const [key, value] of this.entries()) f(value, key, this);
+  }
+}
+
+/**
+ * The catalog of the list of kinds and the committed package schema. With no `kinds` given, a
+ * resource type's kind loads when the type is first asked for (`../core/kind-loaders.ts`), and the
+ * lookups (the data sources) when one is: a start that serves a plan of flags loads the flags'
+ * kinds, not the platform's (issue 35).
+ */
 export function catalog(
-  kinds: readonly Kind[] = KIND_LIST,
+  kinds?: readonly Kind[],
   schema: PackageSchemaPart = readPackageSchema(),
   settings: readonly string[] = Object.keys(SETTINGS),
-  lookups: readonly NativeFunction[] = NATIVE_FUNCTIONS,
+  lookups?: readonly NativeFunction[],
 ): Catalog {
-  const resources = new Map<string, TfResource>();
-  for (const kind of kinds) {
-    const r = resourceSchema(kind, schema);
-    resources.set(r.typeName, r);
-  }
-  const dataSources: Catalog["dataSources"] = new Map();
-  for (const lookup of lookups) {
-    const d = dataSourceSchema(lookup, schema);
-    dataSources.set(d.typeName, { ...d, run: lookup.run });
-  }
+  const byType = new Map(
+    kinds === undefined
+      ? Object.entries(KIND_LOADERS).map(([name, load]) => [resourceTypeName(name), load] as const)
+      : kinds.map((kind) => [resourceTypeName(kind.name), () => kind] as const),
+  );
+  const types = [...byType.keys()];
+  const resources = new OnDemandMap<TfResource>(
+    () => types,
+    (type) => {
+      const load = byType.get(type);
+      return load === undefined ? undefined : resourceSchema(load(), schema);
+    },
+  );
+  let sources: Map<string, TfDataSource & { run: NativeFunction["run"] }> | undefined;
+  const dataSourceMap = () => {
+    if (sources === undefined) {
+      const all = lookups ?? nativeFunctions();
+      sources = new Map();
+      for (const lookup of all) {
+        const d = dataSourceSchema(lookup, schema);
+        sources.set(d.typeName, { ...d, run: lookup.run });
+      }
+    }
+    return sources;
+  };
+  const dataSources = new OnDemandMap(
+    () => [...dataSourceMap().keys()],
+    (type) => dataSourceMap().get(type),
+  );
   return { resources, dataSources, config: providerConfigSchema(schema, settings) };
 }
 
@@ -168,11 +235,11 @@ export function pathText(steps: readonly Step[]): string {
 type Inputs = Record<string, unknown>;
 
 /**
- * Configures every kind of the catalog with the provider's settings (`flagstack:<name>` → text),
- * as the dynamic-provider host's `configure` takes stack config: `ConfigureProvider`, and
+ * Configures the kinds with the provider's settings (`flagstack:<name>` → text), as the
+ * dynamic-provider host's `configure` takes stack config: `ConfigureProvider`, and
  * `flagstack terraform recover` (`./recover.ts`) from the plan's provider block.
  */
-export async function configureKinds(cat: Catalog, values: ReadonlyMap<string, string>): Promise<void> {
+export async function configureKinds(values: ReadonlyMap<string, string>): Promise<void> {
   const config = {
     get: (key: string) => values.get(key),
     require(key: string): string {
@@ -181,8 +248,9 @@ export async function configureKinds(cat: Catalog, values: ReadonlyMap<string, s
       return value;
     },
   };
-  for (const configure of new Set([...cat.resources.values()].map((r) => r.kind.impl.configure)))
-    await configure({ config } as Parameters<AnyHandlers["configure"]>[0]);
+  // Every kind's `configure` is the shared one (test/provider/core/kind-loaders.test.ts holds it
+  // so): called once, it configures the kinds not loaded yet too.
+  await sharedConfigure({ config } as Parameters<AnyHandlers["configure"]>[0]);
 }
 
 /** The calls whose diagnostics may name a kind's attributes. */
@@ -241,25 +309,26 @@ const CHECK_MEMO = 10_000;
 export class TerraformProvider {
   /** The deletes held back for their owner's delete in this run (`./held-deletes.ts`). */
   readonly held = new HeldDeletes();
-  /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...). */
-  private readonly owners: Set<string>;
+  /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...), read on the first delete. */
+  private ownerTypes: Set<string> | undefined;
   /** Checked configurations by type and wire bytes ({@link checkedConfig}). */
   private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
   constructor(private readonly cat: Catalog) {
-    this.owners = new Set(
-      [...cat.resources.values()].flatMap((r) => (r.kind.resource.owner ? [r.kind.resource.owner.type] : [])),
-    );
     // Every answer's diagnostics name attributes as the configuration does (`traffic_allocation`),
-    // not as the kinds' checks and verbs do (`trafficAllocation`): the door speaks Terraform.
-    const names = terraformNames(cat);
+    // not as the kinds' checks and verbs do (`trafficAllocation`): the door speaks Terraform. The
+    // names are read from every kind, so on the first answer that has a diagnostic.
+    let names: Map<string, string> | undefined;
     const speak = <A extends { diagnostics?: Diagnostic[] }>(answer: A): A => {
-      if (answer.diagnostics && answer.diagnostics.length > 0)
+      if (answer.diagnostics && answer.diagnostics.length > 0) {
+        names ??= terraformNames(cat);
+        const spoken = names;
         answer.diagnostics = answer.diagnostics.map((d) => ({
           ...d,
-          summary: inTerraformNames(d.summary, names),
-          detail: inTerraformNames(d.detail, names),
+          summary: inTerraformNames(d.summary, spoken),
+          detail: inTerraformNames(d.detail, spoken),
         }));
+      }
       return answer;
     };
     for (const method of DIAGNOSING) {
@@ -309,7 +378,14 @@ export class TerraformProvider {
       return;
     }
     const type = r.kind.resource.__pulumiType;
-    const ownerKey = this.owners.has(type) ? HeldDeletes.key(type, olds.workspaceId, olds.name) : undefined;
+    this.ownerTypes ??= new Set(
+      [...this.cat.resources.values()].flatMap((x) =>
+        x.kind.resource.owner ? [x.kind.resource.owner.type] : [],
+      ),
+    );
+    const ownerKey = this.ownerTypes.has(type)
+      ? HeldDeletes.key(type, olds.workspaceId, olds.name)
+      : undefined;
     try {
       await r.kind.impl.delete(id, olds);
     } catch (e) {
@@ -386,7 +462,7 @@ export class TerraformProvider {
 
   async configureProvider(req: { config?: DynamicValue }) {
     try {
-      await configureKinds(this.cat, this.configValues(req.config));
+      await configureKinds(this.configValues(req.config));
       // What an earlier run in this directory could not report (`./held-deletes.ts`).
       const earlier = takeFailedHeldDeletes().map((n) =>
         warning(
