@@ -123,7 +123,7 @@ export async function bundle(outfile: string = BUNDLE): Promise<string> {
     plugins: [
       {
         // The modules whose bundle form loads on first use what their source form imports
-        // (`provider/core/*-loader.ts`, `kind-loaders.ts`: each beside its `.lazy.ts`): tests run
+        // (`provider/core/platform-client-loader.ts`, `provider/terraform/kind-loaders.ts` and `native-functions-loader.ts`: each beside its `.lazy.ts`): tests run
         // the source, where a `require` of TypeScript does not resolve.
         name: "lazy-loaders",
         setup(build) {

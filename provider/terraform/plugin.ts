@@ -162,6 +162,8 @@ export async function serve(
     if (provider === undefined) {
       const { catalog, TerraformProvider } = require("./server") as typeof import("./server");
       provider = new TerraformProvider(catalog());
+      // The provider binary keeps V8's code cache of a start that loaded the dispatch (`scripts/sea-main.cjs`).
+      (globalThis as Record<symbol, unknown>)[Symbol.for("flagstack.binary.dispatch")] = true;
     }
     return provider;
   };

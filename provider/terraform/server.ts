@@ -27,13 +27,13 @@ import { approvalsRequired } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
-import { KIND_LOADERS } from "../core/kind-loaders";
 import { alreadyExistsMessage } from "../core/lifecycle";
-import { nativeFunctions } from "../core/native-functions-loader";
 import { configure as sharedConfigure } from "../core/resource";
 import type { NativeFunction } from "../native/functions";
 import { HeldDeletes, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
+import { KIND_LOADERS } from "./kind-loaders";
 import { isUnknown } from "./msgpack";
+import { nativeFunctions } from "./native-functions-loader";
 import {
   dataSourceSchema,
   type PackageSchemaPart,
@@ -138,7 +138,7 @@ class OnDemandMap<V> implements ReadonlyMap<string, V> {
 
 /**
  * The catalog of the list of kinds and the committed package schema. With no `kinds` given, a
- * resource type's kind loads when the type is first asked for (`../core/kind-loaders.ts`), and the
+ * resource type's kind loads when the type is first asked for (`./kind-loaders.ts`), and the
  * lookups (the data sources) when one is: a start that serves a plan of flags loads the flags'
  * kinds, not the platform's (issue 35).
  */
@@ -248,7 +248,7 @@ export async function configureKinds(values: ReadonlyMap<string, string>): Promi
       return value;
     },
   };
-  // Every kind's `configure` is the shared one (test/provider/core/kind-loaders.test.ts holds it
+  // Every kind's `configure` is the shared one (test/provider/terraform/kind-loaders.test.ts holds it
   // so): called once, it configures the kinds not loaded yet too.
   await sharedConfigure({ config } as Parameters<AnyHandlers["configure"]>[0]);
 }

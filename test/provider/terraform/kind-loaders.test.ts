@@ -1,6 +1,6 @@
 /**
  * The kinds' loaders are the list of kinds, one loader per kind in the list's order, each giving
- * the very kind the list holds: the source form (`provider/core/kind-loaders.ts`) and the form the
+ * the very kind the list holds: the source form (`provider/terraform/kind-loaders.ts`) and the form the
  * provider bundle takes (`kind-loaders.lazy.ts`, each kind's module loaded on first use), run
  * from the build as the bundle runs it. Every kind's `configure` is the shared one, which the
  * Terraform door calls once for the kinds it has not loaded yet (`provider/terraform/server.ts`).
@@ -8,9 +8,9 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { KIND_LOADERS } from "../../../provider/core/kind-loaders";
 import { configure } from "../../../provider/core/resource";
 import { KIND_LIST } from "../../../provider/kinds";
+import { KIND_LOADERS } from "../../../provider/terraform/kind-loaders";
 
 const DIST = join(__dirname, "..", "..", "..", "dist", "provider");
 
@@ -22,7 +22,7 @@ describe("KIND_LOADERS", () => {
 
   it("in the bundle's form, loads only the kind asked for, the very kind the list holds", () => {
     const script = `
-      const lazy = require(${JSON.stringify(join(DIST, "core", "kind-loaders.lazy.js"))});
+      const lazy = require(${JSON.stringify(join(DIST, "terraform", "kind-loaders.lazy.js"))});
       const flagModule = require.resolve(${JSON.stringify(join(DIST, "flags", "flag.js"))});
       const before = { flag: flagModule in require.cache, connector: Object.keys(require.cache).some((f) => f.endsWith("/platform/connector.js")) };
       const flag = lazy.KIND_LOADERS.Flag();

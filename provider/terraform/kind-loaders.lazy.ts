@@ -4,11 +4,11 @@
  * door asked for one resource type at a time loads only the kinds it is asked for. OpenTofu starts
  * the Terraform door three to five times per command, and loading every kind (the platform SDK's
  * schemas with the flags') cost each start that serves a resource about 40 ms of CPU
- * (issue 35, `tofu_for_each_800_plan_unchanged_seconds`). test/provider/core/kind-loaders.test.ts
+ * (issue 35, `tofu_for_each_800_plan_unchanged_seconds`). test/provider/terraform/kind-loaders.test.ts
  * holds this table equal to the list of kinds.
  * @module
  */
-import type { Kind } from "./kind";
+import type { Kind } from "../core/kind";
 
 /** Each kind's loader, by name, in the order of the list of kinds. */
 export const KIND_LOADERS: Readonly<Record<string, () => Kind>> = {

@@ -1,13 +1,14 @@
 /**
  * The list of kinds (`../kinds.ts`) as loaders, by kind name in the list's order: what the
- * Terraform door's catalog takes (`../terraform/server.ts`). Here each loader returns the kind the
+ * Terraform door's catalog takes (`./server.ts`). Here each loader returns the kind the
  * list holds; the provider bundle swaps this module for `./kind-loaders.lazy.ts`, whose loaders
  * load each kind's module on first use (a `require` of a TypeScript module, which only the bundle
  * and the build resolve).
  * @module
  */
+
+import type { Kind } from "../core/kind";
 import { KIND_LIST } from "../kinds";
-import type { Kind } from "./kind";
 
 /** Each kind's loader, by name, in the order of the list of kinds. */
 export const KIND_LOADERS: Readonly<Record<string, () => Kind>> = Object.fromEntries(

@@ -1,6 +1,6 @@
 /**
  * The native provider's functions (the lookups), for the Terraform door's data sources
- * (`../terraform/server.ts`). The provider bundle swaps this module for
+ * (`./server.ts`). The provider bundle swaps this module for
  * `./native-functions-loader.lazy.ts`, which loads them when a data source is first asked for: they
  * reach every area's SDK (issue 35).
  * @module
