@@ -93,6 +93,35 @@ export function run(
  */
 export const BUNDLE = join(root, "dist", "bundle", "flagstack-provider.js");
 
+/**
+ * The precomputed `GetMetadata` and `GetProviderSchema` answers (`provider-plugin/terraform-schema.json`)
+ * encoded as the protocol's messages, base64, with the build's own modules (`npm run build` runs
+ * `tsc` first): the bundle sends them as they are (`provider/terraform/plugin.ts`). `undefined`
+ * without a build, and the bundle then encodes the file's answers itself.
+ */
+function schemaWire(): { metadata: string; schema: string } | undefined {
+  const built = (file: string) => join(root, "dist", "provider", "terraform", file);
+  if (!existsSync(built("protocol.js")) || !existsSync(built("schema-answer.js"))) return undefined;
+  const { loadServices } = requireHere(
+    built("protocol.js"),
+  ) as typeof import("../provider/terraform/protocol.ts");
+  const { readSchemaAnswers } = requireHere(
+    built("schema-answer.js"),
+  ) as typeof import("../provider/terraform/schema-answer.ts");
+  const answers = readSchemaAnswers(join(root, "provider"));
+  if (answers === undefined) return undefined;
+  const provider = loadServices().provider;
+  const encode = (method: "GetMetadata" | "GetProviderSchema", message: object) => {
+    const serialize = provider[method]?.responseSerialize;
+    if (serialize === undefined) throw new Error(`release: the protocol has no ${method}`);
+    return (serialize(message) as Buffer).toString("base64");
+  };
+  return {
+    metadata: encode("GetMetadata", answers.metadata),
+    schema: encode("GetProviderSchema", answers.schema),
+  };
+}
+
 /** The modules the bundle takes in their `.lazy.ts` form (see {@link bundle}). */
 const LAZY_MODULES = /\/(kind-loaders|platform-client-loader|native-functions-loader)$/;
 
@@ -119,7 +148,7 @@ export async function bundle(outfile: string = BUNDLE): Promise<string> {
     // kept, so a crash's stack still names its functions.
     minifyWhitespace: true,
     minifySyntax: true,
-    define: { FLAGSTACK_BUNDLE: "true" },
+    define: { FLAGSTACK_BUNDLE: "true", FLAGSTACK_SCHEMA_WIRE: JSON.stringify(schemaWire() ?? null) },
     plugins: [
       {
         // The modules whose bundle form loads on first use what their source form imports

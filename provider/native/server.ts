@@ -169,7 +169,11 @@ function functions(): Functions {
 let kindsModule: Kinds | undefined;
 /** The kinds, loaded on first use: most of the process's start-up cost, kept off the first answer. */
 function kinds(): Kinds {
-  kindsModule ??= require("./kinds") as Kinds;
+  if (kindsModule === undefined) {
+    kindsModule = require("./kinds") as Kinds;
+    // The provider binary keeps V8's code cache of a start that loaded the kinds (`scripts/sea-main.cjs`).
+    (globalThis as Record<symbol, unknown>)[Symbol.for("flagstack.binary.dispatch")] = true;
+  }
   return kindsModule;
 }
 

@@ -34,7 +34,10 @@ export interface GrpcFailure {
   details?: string;
 }
 
-/** A unary method's handler: the decoded request in, the response (plain object) out. */
+/**
+ * A unary method's handler: the decoded request in, the response out: a plain object, or the
+ * message already encoded (a `Buffer`, sent as it is).
+ */
 export type UnaryHandler = (request: never) => unknown;
 
 interface Method {
@@ -178,7 +181,8 @@ export class UnaryServer {
   private async answer(stream: ServerHttp2Stream, method: Method, message: Buffer): Promise<void> {
     let out: Buffer;
     try {
-      out = method.encode((await method.handler(method.decode(message) as never)) as object);
+      const answer = await method.handler(method.decode(message) as never);
+      out = Buffer.isBuffer(answer) ? answer : method.encode(answer as object);
     } catch (e) {
       const f = e as GrpcFailure & Error;
       this.fail(stream, f.code ?? GRPC_STATUS.INTERNAL, f.details ?? f.message ?? String(e));

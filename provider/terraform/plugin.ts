@@ -32,6 +32,24 @@ import { readSchemaAnswers, type SchemaAnswers } from "./schema-answer";
 // request that needs it, not for the schema every start answers first (`./schema-answer.ts`).
 import type { TerraformProvider } from "./server";
 
+/**
+ * In the provider bundle, the two precomputed answers already encoded, as base64 (the bundler
+ * encodes `provider-plugin/terraform-schema.json` with the protocol, `scripts/release-binary.mts`):
+ * the command's first start sends them as they are instead of reading and encoding the file, about
+ * 20 ms of a start OpenTofu waits for (issue 35). Not defined outside the bundle.
+ */
+declare const FLAGSTACK_SCHEMA_WIRE: { metadata: string; schema: string } | null | undefined;
+
+/** The bundle's encoded answers ({@link FLAGSTACK_SCHEMA_WIRE}), or `undefined`. */
+function schemaWire(): { metadata: Buffer; schema: Buffer } | undefined {
+  // `null`: bundled without a build to encode them with.
+  if (typeof FLAGSTACK_SCHEMA_WIRE === "undefined" || FLAGSTACK_SCHEMA_WIRE === null) return undefined;
+  return {
+    metadata: Buffer.from(FLAGSTACK_SCHEMA_WIRE.metadata, "base64"),
+    schema: Buffer.from(FLAGSTACK_SCHEMA_WIRE.schema, "base64"),
+  };
+}
+
 /** Terraform's and OpenTofu's handshake cookie (OpenTofu `internal/plugin6/serve.go`). */
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
 export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
@@ -103,6 +121,7 @@ function unary(name: string, run: (request: never) => unknown): UnaryHandler {
 export function providerHandlers(
   provider: () => TerraformProvider,
   answers: () => SchemaAnswers | undefined = () => undefined,
+  wire: { metadata: Buffer; schema: Buffer } | undefined = undefined,
 ): Record<string, UnaryHandler> {
   const methods: Record<string, (p: TerraformProvider, req: never) => unknown> = {
     GetMetadata: (p) => p.getMetadata(),
@@ -125,8 +144,9 @@ export function providerHandlers(
     return read.answers;
   };
   const schema: Record<string, (req: never) => unknown> = {
-    GetMetadata: (req) => precomputed()?.metadata ?? methods.GetMetadata?.(provider(), req),
-    GetProviderSchema: (req) => precomputed()?.schema ?? methods.GetProviderSchema?.(provider(), req),
+    GetMetadata: (req) => wire?.metadata ?? precomputed()?.metadata ?? methods.GetMetadata?.(provider(), req),
+    GetProviderSchema: (req) =>
+      wire?.schema ?? precomputed()?.schema ?? methods.GetProviderSchema?.(provider(), req),
   };
   return Object.fromEntries(
     Object.entries(methods).map(([name, f]) => [
@@ -170,7 +190,7 @@ export async function serve(
   const server = new UnaryServer();
   server.addService(
     services.provider,
-    providerHandlers(get, () => readSchemaAnswers()),
+    providerHandlers(get, () => readSchemaAnswers(), schemaWire()),
   );
   server.addService(services.health, { Check: () => ({ status: 1 }) });
   let stopping: Promise<void> | undefined;

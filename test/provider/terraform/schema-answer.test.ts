@@ -2,13 +2,17 @@
  * The precomputed `GetMetadata` / `GetProviderSchema` answers (`provider/terraform/schema-answer.ts`):
  * the committed `provider-plugin/terraform-schema.json` is what the list of kinds derives (a kind
  * changed without `npm run schema` fails here), its text round-trips to the wire's messages, and a
- * started provider answers the schema from it without loading a kind (start time, issue 26).
+ * started provider answers the schema from it without loading a kind (start time, issue 26); the
+ * provider bundle sends them as the build encoded them, the same messages (issue 35).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { generateSchemaAnswers, SCHEMA_ANSWER_FILE } from "../../../provider/terraform/generate";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, serve } from "../../../provider/terraform/plugin";
+import { loadServices } from "../../../provider/terraform/protocol";
 import {
   parseSchemaAnswers,
   readSchemaAnswers,
@@ -74,5 +78,62 @@ describe("a start", () => {
       flagType: '"string"',
       heavy: [],
     });
+  }, 60_000);
+});
+
+/** `GetMetadata` and `GetProviderSchema` asked of the provider at `port` (plain gRPC). */
+async function askSchema(port: number): Promise<{ metadata: unknown; schema: unknown }> {
+  const Provider = grpc.makeGenericClientConstructor(loadServices().provider, "Provider");
+  const client = new Provider(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as Record<
+    string,
+    (req: unknown, cb: (e: unknown, r: unknown) => void) => void
+  > &
+    grpc.Client;
+  const ask = (m: string) =>
+    new Promise<unknown>((res, rej) => client[m]?.({}, (e, r) => (e ? rej(e) : res(r))));
+  try {
+    return { metadata: await ask("GetMetadata"), schema: await ask("GetProviderSchema") };
+  } finally {
+    client.close();
+  }
+}
+
+describe("the provider bundle", () => {
+  it("sends the answers encoded at build: the very messages the committed file reads as", async () => {
+    const bundle = spawn(
+      process.execPath,
+      [join(ROOT, "dist", "bundle", "flagstack-provider.js"), "terraform"],
+      {
+        env: { ...process.env, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6" },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        bundle.stdout.on("data", (d: Buffer) => {
+          text += String(d);
+          if (text.includes("\n")) resolve(text.trim());
+        });
+        bundle.once("exit", (code) => reject(new Error(`the bundle exited (${code}) before its handshake`)));
+      });
+      const fromBundle = await askSchema(Number(line.split("|")[3]?.split(":")[1]));
+      const served = await serve(
+        { [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE },
+        () => {},
+        () => {},
+      );
+      try {
+        const fromFile = await askSchema(served.port);
+        expect(fromBundle).toEqual(fromFile);
+        expect(
+          Object.keys((fromBundle.schema as { resource_schemas: object }).resource_schemas),
+        ).toHaveLength(29);
+      } finally {
+        await served.stop();
+      }
+    } finally {
+      bundle.kill();
+    }
   }, 60_000);
 });
