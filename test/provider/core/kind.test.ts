@@ -4,7 +4,14 @@
  * every provider start), and at load, over the list, the kinds and outputs its refs name.
  */
 import { describe, expect, it } from "vitest";
-import { checkExample, checkExampleRefs, defineKind, type Kind, valueAt, withValueAt } from "../../../provider/core/kind";
+import {
+  checkExample,
+  checkExampleRefs,
+  defineKind,
+  type Kind,
+  valueAt,
+  withValueAt,
+} from "../../../provider/core/kind";
 import { KIND_LIST } from "../../../provider/kinds";
 
 const flag = KIND_LIST.find((k) => k.name === "Flag") as Kind;
