@@ -401,11 +401,8 @@ async function workloadFigures(
     );
     // The same plan with the provider binary from the release's mirror, on the same state: the
     // binary's goal is to be no slower than the Node launcher. Each the fastest of ROUNDS, interleaved.
-    const withBinary = TofuDir.open(emu, { mirror });
+    const withBinary = await binaryCopy(t, mirror);
     try {
-      for (const file of ["main.tf", "terraform.tfstate"])
-        withBinary.write(readFileSync(join(t.dir, file), "utf8"), file);
-      await must(withBinary, ["init", "-input=false"]);
       const args = ["plan", "-input=false", "-refresh=false", "-detailed-exitcode", rate(UNLIMITED)];
       let launcherBest = unchanged.ms;
       let binaryBest = Number.POSITIVE_INFINITY;
