@@ -100,6 +100,19 @@ async function askSchema(port: number): Promise<{ metadata: unknown; schema: unk
 
 describe("the provider bundle", () => {
   it("sends the answers encoded at build: the very messages the committed file reads as", async () => {
+    // The bundle carries the two answers encoded (so a start sends them without encoding the file).
+    const answers = readSchemaAnswers(join(ROOT, "provider")) as NonNullable<
+      ReturnType<typeof readSchemaAnswers>
+    >;
+    const provider = loadServices().provider;
+    const text = readFileSync(join(ROOT, "dist", "bundle", "flagstack-provider.js"), "utf8");
+    for (const [method, message] of [
+      ["GetMetadata", answers.metadata],
+      ["GetProviderSchema", answers.schema],
+    ] as const) {
+      const wire = (provider[method]?.responseSerialize(message) as Buffer).toString("base64");
+      expect({ method, carried: text.includes(JSON.stringify(wire)) }).toEqual({ method, carried: true });
+    }
     const bundle = spawn(
       process.execPath,
       [join(ROOT, "dist", "bundle", "flagstack-provider.js"), "terraform"],
