@@ -110,7 +110,9 @@ describe("the provider bundle", () => {
       ["GetMetadata", answers.metadata],
       ["GetProviderSchema", answers.schema],
     ] as const) {
-      const wire = (provider[method]?.responseSerialize(message) as Buffer).toString("base64");
+      const serialize = provider[method]?.responseSerialize;
+      expect(serialize).toBeDefined();
+      const wire = (serialize?.(message) as Buffer).toString("base64");
       expect({ method, carried: text.includes(JSON.stringify(wire)) }).toEqual({ method, carried: true });
     }
     const bundle = spawn(
