@@ -55,7 +55,6 @@ import {
   fromJsonText,
   fromProvider,
   holdsUnknown,
-  jsonFits,
   type TfObject,
   type TfValue,
   toProvider,
@@ -559,13 +558,12 @@ export class TerraformProvider {
           diag(`${req.type_name}: the state is in the legacy flatmap form, which flagstack never wrote`),
         ],
       };
-    // Schema version 0 is the only one: the state is read as it is. Stored JSON that fits the
-    // schema (no attribute it lacks, each value of its type) goes back as it came: OpenTofu reads a
-    // JSON `DynamicValue` as well as MessagePack (`internal/plugin6/grpc_provider.go`
-    // `decodeDynamicValue`, an absent attribute as null), and a plan upgrades every resource.
+    // Schema version 0 is the only one: the state is read as it is, an attribute the schema no
+    // longer has dropped and an absent one null. The answer is MessagePack even where the stored
+    // JSON would do as it is: OpenTofu reads a JSON `DynamicValue` with cty's JSON decoder
+    // (`internal/plugin6/grpc_provider.go` `decodeDynamicValue`), several times slower than its
+    // MessagePack one, and a plan upgrades every resource while this process mostly waits for it.
     const text = Buffer.from(json).toString("utf8");
-    if (req.version === r.version && jsonFits(JSON.parse(text), type))
-      return { upgraded_state: { json }, diagnostics: [] };
     return { upgraded_state: encodeDynamic(fromJsonText(text, type), type), diagnostics: [] };
   }
 

@@ -196,36 +196,6 @@ function plainValue(value: unknown): TfValue {
   return String(value);
 }
 
-/**
- * True when JSON `value` is a wire form of `type` as it is: each object holds no member its type
- * lacks (an absent one reads as null), each primitive is of its type, a `dynamic` value anything.
- */
-export function jsonFits(value: unknown, type: TfType): boolean {
-  if (value === null) return true;
-  switch (type.kind) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "bool":
-      return typeof value === "boolean";
-    case "list":
-      return Array.isArray(value) && value.every((v) => jsonFits(v, type.element));
-    case "map":
-      return isRecord(value) && Object.values(value).every((v) => jsonFits(v, type.element));
-    case "object": {
-      if (!isRecord(value)) return false;
-      const byName = new Map(type.attributes.map((a) => [a.name, a.type]));
-      return Object.entries(value).every(([k, v]) => {
-        const t = byName.get(k);
-        return t !== undefined && jsonFits(v, t);
-      });
-    }
-    default:
-      return true;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
