@@ -522,6 +522,19 @@ export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
   );
 }
 
+/**
+ * Reads ahead what {@link ownerDeleteGate} reads first in workspace `wsId` (the environment list,
+ * each environment's change permissions), without waiting and without failing: a Terraform run
+ * holds a flag's definition deletes back for the flag's (`../terraform/held-deletes.ts`), so the
+ * reads go out while OpenTofu walks the held deletes, not in front of the flag's DELETE. A read
+ * that fails is not kept (`memo`): the gate reads it again, and fails there.
+ */
+export function readAheadOwnerGate(admin: AdminClient, wsId: string): void {
+  workspaceEnvironments(admin, wsId)
+    .then((envs) => Promise.all(envs.map((env) => approvalsRequired(admin, wsId, env.id))))
+    .catch(() => {});
+}
+
 /** Whether a recorded pending request is still REQUESTED (refresh: one GET), as the pending output. */
 export async function stillPending(
   admin: AdminClient,

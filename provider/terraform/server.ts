@@ -23,7 +23,7 @@
  * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
  * @module
  */
-import { approvalsRequired } from "../core/change-request";
+import { approvalsRequired, readAheadOwnerGate } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
@@ -310,6 +310,8 @@ export class TerraformProvider {
   readonly held = new HeldDeletes();
   /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...), read on the first delete. */
   private ownerTypes: Set<string> | undefined;
+  /** The workspaces whose owner-delete gate reads went out ahead, at the first held delete. */
+  private readonly readAhead = new Set<string>();
   /** Checked configurations by type and wire bytes ({@link checkedConfig}). */
   private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
@@ -363,10 +365,16 @@ export class TerraformProvider {
     if (key === undefined || typeof environmentId !== "string" || typeof workspaceId !== "string")
       return undefined;
     try {
-      return (await approvalsRequired(adminClient(), workspaceId, environmentId)) ? undefined : key;
+      if (await approvalsRequired(adminClient(), workspaceId, environmentId)) return undefined;
     } catch {
       return undefined;
     }
+    // The owner's delete comes once OpenTofu has walked every held delete: its gate's reads go now.
+    if (!this.readAhead.has(workspaceId)) {
+      this.readAhead.add(workspaceId);
+      readAheadOwnerGate(adminClient(), workspaceId);
+    }
+    return key;
   }
 
   /** The delete of `r`: held back for its owner's, or the kind's own (an owner's then also does what it held). */

@@ -11,7 +11,7 @@
  * written directly with the same requests as before.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setProgressSink } from "../../../provider/core/change-request";
+import { ownerDeleteGate, readAheadOwnerGate, setProgressSink } from "../../../provider/core/change-request";
 import { PULUMI_WORDS, TERRAFORM_WORDS, useDoor } from "../../../provider/core/door";
 import { impl as flag, flagProviderText } from "../../../provider/flags/flag";
 import { impl as definitions, flagDefinitionProviderText } from "../../../provider/flags/flag-definition";
@@ -488,6 +488,75 @@ describe("a Flag with a definition in an environment that requires approvals", (
         .map((w) => `${w.method} ${w.path}`),
     ).toEqual([`DELETE ${V2}/splits/ws/${ws.id}/${flag}`]);
     await expect(bed.admin.flags.get(ws.id, flag)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("readAheadOwnerGate", () => {
+  it("sends the owner-delete gate's reads ahead, once, so that the gate itself then sends none", async () => {
+    // A client of its own: its memo of lookups starts empty.
+    const admin = new AdminClient({
+      baseUrl: bed.proxy.url,
+      apiKey: bed.emu.adminKey,
+      requestsPerSecond: 1000,
+    });
+    const envs = await bed.admin.environments.list(ws.id);
+    bed.reset();
+    readAheadOwnerGate(admin, ws.id);
+    readAheadOwnerGate(admin, ws.id);
+    const expected = [
+      `GET ${V2}/environments/ws/${ws.id}`,
+      ...envs.map((e) => `PATCH ${V2}/environments/ws/${ws.id}/${e.id} dry_run=true`),
+    ].sort();
+    const seen = () =>
+      bed.proxy
+        .requests()
+        .map((r) => `${r.method} ${r.path}${r.query.dry_run ? ` dry_run=${r.query.dry_run}` : ""}`)
+        .sort();
+    for (let i = 0; i < 200 && seen().length < expected.length; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(seen()).toEqual(expected);
+    bed.reset();
+    const asked: string[] = [];
+    await ownerDeleteGate({
+      admin,
+      wsId: ws.id,
+      describe: 'flag "none" in workspace "Default"',
+      noun: "flag",
+      holds: "definitions",
+      archiveIn: async (env) => {
+        asked.push(env.name);
+        return undefined;
+      },
+      note: () => ({ title: "t", comment: "c", approvers: [] }),
+    });
+    // Only the gated environment is asked what the flag holds there; nothing is read again.
+    expect([asked, bed.proxy.requests()]).toEqual([["Gated"], []]);
+  });
+
+  it("a read ahead that fails fails nothing and is not kept: the gate reads again", async () => {
+    const admin = new AdminClient({ baseUrl: bed.proxy.url, apiKey: "wrong-key", requestsPerSecond: 1000 });
+    bed.reset();
+    readAheadOwnerGate(admin, ws.id);
+    for (let i = 0; i < 200 && bed.proxy.requests().length < 1; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${V2}/environments/ws/${ws.id} 401`,
+    ]);
+    const gate = ownerDeleteGate({
+      admin,
+      wsId: ws.id,
+      describe: 'flag "none" in workspace "Default"',
+      noun: "flag",
+      holds: "definitions",
+      archiveIn: async () => undefined,
+      note: () => ({ title: "t", comment: "c", approvers: [] }),
+    });
+    await expect(gate).rejects.toMatchObject({ status: 401 });
+    expect(bed.proxy.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${V2}/environments/ws/${ws.id} 401`,
+      `GET ${V2}/environments/ws/${ws.id} 401`,
+    ]);
   });
 });
 
