@@ -5,7 +5,9 @@
  * flagstack recover [--stack NAME] [--cwd DIR] [--dry-run] [--no-refresh]
  * ```
  * 0. on a file backend, an empty `.attrs` file beside the stack's checkpoint (a kill while the
- *    backend wrote it) is removed: it failed every command (see {@link removeEmptyAttrs});
+ *    backend wrote it) is removed: it failed every command (see {@link removeEmptyAttrs}); when
+ *    the export still fails to load the checkpoint, the failure lists the stack's checkpoint files
+ *    and their sizes and names the `.bak` to restore by hand ({@link explainCheckpointFailure});
  * 1. `pulumi stack export` (the state written back: its secrets stay encrypted), the same with
  *    `--show-secrets` (the pending creates' inputs are checked with their secrets revealed),
  *    `pulumi config --json --show-secrets` (the provider's URLs and keys) and `pulumi stack history
@@ -207,22 +209,107 @@ function projectName(cwd: string): string | undefined {
   return undefined;
 }
 
-/**
- * On a file backend, removes the empty `.attrs` files a kill left beside the stack's checkpoint
- * ({@link removeEmptyAttrs}), logging each.
- */
-async function repairFileBackend(options: RecoverCommandOptions, log: (line: string) => void): Promise<void> {
+/** A file backend's directory and the stack's project, when the stack is on one. */
+interface FileBackend {
+  dir: string;
+  project: string | undefined;
+}
+
+/** The stack's file backend (`pulumi whoami --json`'s `file://` URL), else `undefined`. */
+async function fileBackend(options: RecoverCommandOptions): Promise<FileBackend | undefined> {
   let url: string | undefined;
   try {
     url = (JSON.parse(await pulumi(options, ["whoami", "--json"])) as { url?: string }).url;
   } catch {
-    return;
+    return undefined;
   }
   const dir = url === undefined ? undefined : fileBackendDir(url, options.cwd);
-  if (dir === undefined) return;
+  if (dir === undefined) return undefined;
   const stackParts = options.stack?.split("/") ?? [];
-  const project = stackParts.length === 3 ? stackParts[1] : projectName(options.cwd);
-  for (const path of removeEmptyAttrs(dir, project, options.stack))
+  return { dir, project: stackParts.length === 3 ? stackParts[1] : projectName(options.cwd) };
+}
+
+/**
+ * The files of the stack's checkpoint under a file backend's directory, with their sizes: the
+ * checkpoint, Pulumi's copy of the one before it (`.bak`) and the `.attrs` of each, in the
+ * project's directory and the older layout's (every stack of the project when `stack` is not given).
+ */
+export function checkpointFiles(
+  backendDir: string,
+  project: string | undefined,
+  stack?: string,
+): { path: string; size: number }[] {
+  const stacksDir = join(backendDir, ".pulumi", "stacks");
+  const stackName = stack?.split("/").pop();
+  const files: { path: string; size: number }[] = [];
+  for (const dir of [...(project ? [join(stacksDir, project)] : []), stacksDir]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!/\.json(\.gz)?(\.bak)?(\.attrs)?$/.test(name)) continue;
+      if (stackName !== undefined && !name.startsWith(`${stackName}.json`)) continue;
+      const path = join(dir, name);
+      try {
+        const st = statSync(path);
+        if (st.isFile()) files.push({ path, size: st.size });
+      } catch {
+        // gone meanwhile: not listed
+      }
+    }
+  }
+  return files;
+}
+
+/**
+ * The failure of `pulumi stack export` on a checkpoint the file backend cannot load
+ * (`failed to load checkpoint`), with what the stack's files hold: each file and its size, the
+ * empty ones named, and the copy of the previous checkpoint Pulumi keeps beside it (`.bak`), which
+ * the user may restore by hand. `recover` does not restore it itself: that would drop whatever the
+ * killed run recorded after it. Any other failure is returned as it is.
+ */
+export function explainCheckpointFailure(error: unknown, files: { path: string; size: number }[]): unknown {
+  const text = error instanceof Error ? error.message : String(error);
+  if (!/failed to load checkpoint/.test(text) || files.length === 0) return error;
+  const lines = files.map((f) => `  ${f.path}: ${f.size === 0 ? "EMPTY (0 bytes)" : `${f.size} bytes`}`);
+  const empty = files.filter((f) => f.size === 0 && !f.path.endsWith(".attrs"));
+  const advice = empty.flatMap((f) => {
+    const bak = files.find((b) => b.path === `${f.path}.bak` && b.size > 0);
+    return bak
+      ? [
+          `${f.path} is empty: the killed run was writing it. Pulumi kept the checkpoint before it in ${bak.path}; ` +
+            `restoring it (cp '${bak.path}' '${f.path}') drops what that run recorded after it: an object it ` +
+            "created since is then not in the state, and the next `pulumi up` finds it existing (set `adopt` on " +
+            "its resource, or `pulumi import` it). Run `flagstack recover` again after.",
+        ]
+      : [
+          `${f.path} is empty and no non-empty .bak is beside it: the stack's last state is lost on this backend.`,
+        ];
+  });
+  return new Error(
+    [
+      `${text.trimEnd()}`,
+      "",
+      "The stack's checkpoint files on the file backend:",
+      ...lines,
+      ...(advice.length > 0 ? ["", ...advice] : []),
+    ].join("\n"),
+  );
+}
+
+/**
+ * On a file backend, removes the empty `.attrs` files a kill left beside the stack's checkpoint
+ * ({@link removeEmptyAttrs}), logging each.
+ */
+function repairFileBackend(
+  backend: FileBackend,
+  options: RecoverCommandOptions,
+  log: (line: string) => void,
+): void {
+  for (const path of removeEmptyAttrs(backend.dir, backend.project, options.stack))
     log(
       `removed ${path}: empty, left by the killed run (the file backend keeps the checkpoint's attributes there, ` +
         "and an empty one failed every command with `failed to load checkpoint: EOF`; without it the defaults apply)",
@@ -245,8 +332,14 @@ export function describeReport(report: RecoverReport): string[] {
 
 /** The action: see the module notes. */
 export async function recover(options: RecoverCommandOptions, log: (line: string) => void = console.log) {
-  await repairFileBackend(options, log);
-  const exported = JSON.parse(await pulumi(options, ["stack", "export"])) as {
+  const backend = await fileBackend(options);
+  if (backend !== undefined) repairFileBackend(backend, options, log);
+  const exportedText = await pulumi(options, ["stack", "export"]).catch((e: unknown) => {
+    throw backend === undefined
+      ? e
+      : explainCheckpointFailure(e, checkpointFiles(backend.dir, backend.project, options.stack));
+  });
+  const exported = JSON.parse(exportedText) as {
     version: number;
     deployment: Deployment;
   };

@@ -3,13 +3,15 @@
  * interrupted one (issue 23 item 8: an `up` retried after the kill, failed, must not count), and
  * the state handed to `pulumi stack import` on its standard input (cli/pulumi.ts), never a file.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumi } from "../../cli/pulumi";
 import {
+  checkpointFiles,
   describeReport,
+  explainCheckpointFailure,
   fileBackendDir,
   interruptedRunStarts,
   lastUpdateEnd,
@@ -238,6 +240,89 @@ esac
         "no pending create of a flagstack resource",
         "Run `pulumi refresh` and `pulumi up` to converge.",
       ]);
+    },
+  );
+
+  it("checkpointFiles: the stack's checkpoint, its .bak and their .attrs with sizes, in both layouts, no other stack's", () => {
+    const root = backend("b3", {
+      "shop/dev.json": "",
+      "shop/dev.json.attrs": "{}\n",
+      "shop/dev.json.bak": '{"version":3}',
+      "shop/prod.json": "{}",
+      "dev.json.gz": "x",
+      "shop/dev.yaml": "no",
+    });
+    expect(checkpointFiles(root, "shop", "dev")).toEqual([
+      { path: join(root, ".pulumi/stacks/shop/dev.json"), size: 0 },
+      { path: join(root, ".pulumi/stacks/shop/dev.json.attrs"), size: 3 },
+      { path: join(root, ".pulumi/stacks/shop/dev.json.bak"), size: 13 },
+      { path: join(root, ".pulumi/stacks/dev.json.gz"), size: 1 },
+    ]);
+    expect(checkpointFiles(join(dir, "none"), "shop", "dev")).toEqual([]);
+  });
+
+  it("explainCheckpointFailure: a checkpoint that fails to load is told with the stack's files, the empty one named with its .bak; any other failure as it is", () => {
+    const root = backend("b4", { "shop/dev.json": "", "shop/dev.json.bak": '{"version":3}' });
+    const files = checkpointFiles(root, "shop", "dev");
+    const cp = join(root, ".pulumi/stacks/shop/dev.json");
+    const failure = new Error(
+      "pulumi stack export failed (exit 255): error: failed to load checkpoint: EOF\n",
+    );
+    expect((explainCheckpointFailure(failure, files) as Error).message).toBe(
+      [
+        "pulumi stack export failed (exit 255): error: failed to load checkpoint: EOF",
+        "",
+        "The stack's checkpoint files on the file backend:",
+        `  ${cp}: EMPTY (0 bytes)`,
+        `  ${cp}.bak: 13 bytes`,
+        "",
+        `${cp} is empty: the killed run was writing it. Pulumi kept the checkpoint before it in ${cp}.bak; ` +
+          `restoring it (cp '${cp}.bak' '${cp}') drops what that run recorded after it: an object it created since ` +
+          "is then not in the state, and the next `pulumi up` finds it existing (set `adopt` on its resource, or " +
+          "`pulumi import` it). Run `flagstack recover` again after.",
+      ].join("\n"),
+    );
+    const other = new Error("pulumi stack export failed: no stack named 'dev' found");
+    expect(explainCheckpointFailure(other, files)).toBe(other);
+    expect(explainCheckpointFailure(failure, [])).toBe(failure);
+    const lost = checkpointFiles(backend("b5", { "shop/dev.json": "" }), "shop", "dev");
+    expect((explainCheckpointFailure(failure, lost) as Error).message.split("\n").slice(-1)).toEqual([
+      `${join(dir, "b5", ".pulumi/stacks/shop/dev.json")} is empty and no non-empty .bak is beside it: the stack's last state is lost on this backend.`,
+    ]);
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "recover, when the export still fails to load the checkpoint: the failure lists the stack's files and names the .bak, and nothing is imported",
+    async () => {
+      const root = backend("b6", { "shop/dev.json": "", "shop/dev.json.bak": '{"version":3}' });
+      const project = join(dir, "project6");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+      const bin = join(dir, "bin6");
+      mkdirSync(bin, { recursive: true });
+      const calls = join(dir, "calls6");
+      writeFileSync(
+        join(bin, "pulumi"),
+        `#!/bin/sh
+echo "$*" >> "${calls}"
+case "$1 $2" in
+  "whoami --json") echo '{"user":"u","url":"file://${root}"}'; exit 0 ;;
+esac
+echo "error: failed to load checkpoint: EOF" >&2; exit 255
+`,
+      );
+      chmodSync(join(bin, "pulumi"), 0o755);
+      const path = process.env.PATH;
+      process.env.PATH = `${bin}${delimiter}${path ?? ""}`;
+      const cp = join(root, ".pulumi/stacks/shop/dev.json");
+      try {
+        const failed = recover({ cwd: project, stack: "dev", refresh: false }, () => {});
+        await expect(failed).rejects.toThrow(`  ${cp}: EMPTY (0 bytes)\n  ${cp}.bak: 13 bytes\n`);
+        await expect(failed).rejects.toThrow(`Pulumi kept the checkpoint before it in ${cp}.bak`);
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(readFileSync(calls, "utf8")).toBe("whoami --json --stack dev\nstack export --stack dev\n");
     },
   );
 });
