@@ -170,27 +170,14 @@ export function fileBackendDir(url: string, cwd: string): string | undefined {
  * `.attrs` file is read as the default attributes, so an empty one is removed and nothing else.
  */
 export function removeEmptyAttrs(backendDir: string, project: string | undefined, stack?: string): string[] {
-  const stacksDir = join(backendDir, ".pulumi", "stacks");
-  const stackName = stack?.split("/").pop();
   const removed: string[] = [];
-  for (const dir of [...(project ? [join(stacksDir, project)] : []), stacksDir]) {
-    let names: string[];
+  for (const { path, size } of checkpointFiles(backendDir, project, stack)) {
+    if (!path.endsWith(".attrs") || size !== 0) continue;
     try {
-      names = readdirSync(dir);
+      unlinkSync(path);
+      removed.push(path);
     } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!/\.json(\.gz)?(\.bak)?\.attrs$/.test(name)) continue;
-      if (stackName !== undefined && !name.startsWith(`${stackName}.json`)) continue;
-      const path = join(dir, name);
-      try {
-        if (!statSync(path).isFile() || statSync(path).size !== 0) continue;
-        unlinkSync(path);
-        removed.push(path);
-      } catch {
-        // gone meanwhile, or not ours to remove: the export's own error then says why
-      }
+      // gone meanwhile, or not ours to remove: the export's own error then says why
     }
   }
   return removed;

@@ -38,7 +38,7 @@
  */
 import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
-import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
+import type { ChangeRequest, ChangeRequestCreate, Environment } from "../../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../../sdk/core/errors";
 import { memo } from "./config";
 import { jsonEqual } from "./diff";
@@ -499,10 +499,8 @@ export interface OwnerDelete {
  * read per process, and nothing per delete.
  */
 export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
-  const envs = await workspaceEnvironments(o.admin, o.wsId);
-  const gated = await Promise.all(envs.map((env) => approvalsRequired(o.admin, o.wsId, env.id)));
   const waiting: string[] = [];
-  for (const env of envs.filter((_, i) => gated[i])) {
+  for (const env of await gatedEnvironments(o.admin, o.wsId)) {
     const change = await readOrGone(() => o.archiveIn(env));
     if (!change) continue;
     const cr = await readOrGone(() => submitOrFind(o.admin, change, o.note(change)));
@@ -523,16 +521,25 @@ export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
 }
 
 /**
- * Reads ahead what {@link ownerDeleteGate} reads first in workspace `wsId` (the environment list,
- * each environment's change permissions), without waiting and without failing: a Terraform run
- * holds a flag's definition deletes back for the flag's (`../terraform/held-deletes.ts`), so the
- * reads go out while OpenTofu walks the held deletes, not in front of the flag's DELETE. A read
- * that fails is not kept (`memo`): the gate reads it again, and fails there.
+ * The environments of workspace `wsId` that require approvals: the environment list and each
+ * one's change permissions, both read once per process and client (`memo`).
+ */
+async function gatedEnvironments(admin: AdminClient, wsId: string): Promise<Environment[]> {
+  const envs = await workspaceEnvironments(admin, wsId);
+  const gated = await Promise.all(envs.map((env) => approvalsRequired(admin, wsId, env.id)));
+  return envs.filter((_, i) => gated[i]);
+}
+
+/**
+ * Reads ahead what {@link ownerDeleteGate} reads first in workspace `wsId`
+ * ({@link gatedEnvironments}), without waiting and without failing: a Terraform run holds a flag's
+ * definition deletes back for the flag's (`../terraform/held-deletes.ts`), so the reads go out
+ * while OpenTofu walks the held deletes, not in front of the flag's DELETE. Once read, a call
+ * costs nothing more (`memo`); a read that fails is not kept: the gate reads it again, and fails
+ * there.
  */
 export function readAheadOwnerGate(admin: AdminClient, wsId: string): void {
-  workspaceEnvironments(admin, wsId)
-    .then((envs) => Promise.all(envs.map((env) => approvalsRequired(admin, wsId, env.id))))
-    .catch(() => {});
+  gatedEnvironments(admin, wsId).catch(() => {});
 }
 
 /** Whether a recorded pending request is still REQUESTED (refresh: one GET), as the pending output. */

@@ -310,8 +310,6 @@ export class TerraformProvider {
   readonly held = new HeldDeletes();
   /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...), read on the first delete. */
   private ownerTypes: Set<string> | undefined;
-  /** The workspaces whose owner-delete gate reads went out ahead, at the first held delete. */
-  private readonly readAhead = new Set<string>();
   /** Checked configurations by type and wire bytes ({@link checkedConfig}). */
   private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
@@ -369,11 +367,9 @@ export class TerraformProvider {
     } catch {
       return undefined;
     }
-    // The owner's delete comes once OpenTofu has walked every held delete: its gate's reads go now.
-    if (!this.readAhead.has(workspaceId)) {
-      this.readAhead.add(workspaceId);
-      readAheadOwnerGate(adminClient(), workspaceId);
-    }
+    // The owner's delete comes once OpenTofu has walked every held delete: its gate's reads go now
+    // (the first held delete sends them; the later ones find them read).
+    readAheadOwnerGate(adminClient(), workspaceId);
     return key;
   }
 

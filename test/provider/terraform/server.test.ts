@@ -14,7 +14,7 @@ import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
 import { PartialFailure } from "../../../provider/core/lifecycle";
 import { KIND_LIST } from "../../../provider/kinds";
-import { isUnknown } from "../../../provider/terraform/msgpack";
+import { decode, isUnknown } from "../../../provider/terraform/msgpack";
 import { attributePath, catalog, pathText, TerraformProvider } from "../../../provider/terraform/server";
 import {
   blockType,
@@ -299,12 +299,16 @@ describe("flagstack_flag, RPC by RPC", () => {
     expect(Object.keys(up.upgraded_state ?? {})).toEqual(["msgpack"]);
     const st = state(up.upgraded_state) as TfObject;
     expect([st.id, st.name, st.tags, st.workspace]).toEqual(["f1", "x", ["a"], null]);
-    expect(Object.keys(st).sort()).toEqual(
+    // On the wire, every attribute of the schema is present (the absent ones nil), as OpenTofu
+    // requires of an object: the raw MessagePack map, not the decoded value, which fills them in.
+    const raw = decode(Buffer.from(up.upgraded_state?.msgpack ?? [])) as Record<string, unknown>;
+    expect(Object.keys(raw).sort()).toEqual(
       cat.resources
         .get(FLAG)
         ?.attributes.map((a) => a.name)
         .sort(),
     );
+    expect([raw.id, raw.workspace]).toEqual(["f1", null]);
   });
 
   it("upgrade: a stored state that no longer fits (an attribute the schema lacks, a value of another type) is converted", () => {
