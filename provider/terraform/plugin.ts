@@ -23,6 +23,7 @@
  */
 import { type DoorWords, TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
+import { carryRateLimits } from "../core/rate-ledger";
 import { serverCertificate } from "./cert";
 import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";
 import { watchParent } from "./parent-watch";
@@ -287,5 +288,8 @@ export async function main(words: DoorWords = TERRAFORM_WORDS): Promise<void> {
   // The process serves one command's walk (OpenTofu starts a provider per graph walk and stops it
   // after): its reads may share lists (`../core/list-reads.ts`, DESIGN.md "Reads that share a list").
   openListReadsForOperation();
+  // One command is several processes in a row: each goes on from the last one's rate limit
+  // (`../core/rate-ledger.ts`), so that its first burst counts the requests just sent.
+  carryRateLimits();
   served = await serve();
 }

@@ -68,7 +68,12 @@ export const CommonOptions = z.object({
    * default. `Infinity` disables it.
    */
   requestsPerSecond: positive("requestsPerSecond").optional(),
-  /** Requests allowed back to back before the rate applies (default 1: strictly spaced). */
+  /**
+   * Requests allowed back to back before the rate applies. Default: one second's budget
+   * (`requestsPerSecond`, rounded up), which a server counting requests per second accepts after an
+   * idle second; the window cap keeps any 1.02 s to that many, and a 429 turns bursting off
+   * (`./rate-limiter.ts`). 1 spaces every request.
+   */
   burst: positiveInt("burst").optional(),
   /** Requests in flight at once through one limiter (default 10). */
   maxConcurrent: positiveInt("maxConcurrent").optional(),
@@ -146,7 +151,6 @@ export interface ResolvedOptions {
 
 /** Defaults of {@link CommonOptions}, in one place. */
 export const DEFAULTS = {
-  burst: 1,
   maxConcurrent: 10,
   maxRetries: 5,
   timeoutMs: 30_000,
@@ -154,6 +158,10 @@ export const DEFAULTS = {
   retryBaseDelayMs: 250,
   retryMaxDelayMs: 20_000,
 } as const satisfies Partial<ResolvedOptions>;
+
+/** The burst when none is given: one second's budget, rounded up (1 without a limit). */
+export const defaultBurst = (requestsPerSecond: number): number =>
+  Number.isFinite(requestsPerSecond) ? Math.max(1, Math.ceil(requestsPerSecond)) : 1;
 
 /** Package version for the User-Agent; read once. */
 function packageVersion(): string {
@@ -274,7 +282,7 @@ export function resolveCommonOptions(
     baseUrl,
     key,
     requestsPerSecond: requestsPerSecond ?? who.defaultRequestsPerSecond,
-    burst: o.burst ?? DEFAULTS.burst,
+    burst: o.burst ?? defaultBurst(requestsPerSecond ?? who.defaultRequestsPerSecond),
     maxConcurrent: o.maxConcurrent ?? DEFAULTS.maxConcurrent,
     maxRetries: o.maxRetries ?? DEFAULTS.maxRetries,
     timeoutMs: o.timeoutMs ?? DEFAULTS.timeoutMs,

@@ -6,8 +6,8 @@
  *
  * Scheduling, with `interval = 1000 / rate * (1 + RATE_HEADROOM)`:
  * - Spacing: admissions follow an ideal schedule one interval apart (GCRA "theoretical arrival
- *   time"; `burst` lets that many through back to back). An idle limiter restarts the schedule at
- *   the next request. When the schedule falls behind while requests are waiting (Node timers fire
+ *   time"; `burst` lets that many through back to back: by default one second's budget,
+ *   `./options.ts`). An idle limiter restarts the schedule at the next request. When the schedule falls behind while requests are waiting (Node timers fire
  *   late, by many milliseconds on a loaded machine), it is caught up at up to twice the rate
  *   (bunching within {@link CATCH_UP_SLACK_MS}) instead of being lost, so the configured rate is
  *   actually reached.
@@ -26,6 +26,16 @@
  *   jitters more, each 429 that is not part of a burst refused together widens the margin by
  *   another 2%, up to 10% ({@link RateLimiter.pause}). The margin's price is
  *   `sdk_limit_utilization` in `bench/sdk.bench.ts` (0.98 at best).
+ * - Bursts: a server that counts requests per second (in fixed windows, a sliding window, or a
+ *   bucket that holds a second's worth) takes a second's budget at once after an idle second, and
+ *   the window cap above never sends more in any 1.02 s. A run's phases start after idle time
+ *   (Terraform's refresh, the apply's first writes after the plan), so each starts a second's worth
+ *   of requests sooner. A server that refuses a burst (one that spaces requests itself) answers
+ *   429, which turns bursting off for the origin ({@link RateLimiter.pause}).
+ * - Hand-over: a limit is the server's, not the process's, and Terraform runs one command as
+ *   several provider processes, one after another. {@link limiterStates} is what the limiters of
+ *   each origin admitted in their last window, their pause and their margin; {@link seedLimiters}
+ *   gives that to the next process, so that its first burst counts the last one's requests.
  * @module
  */
 
@@ -57,6 +67,20 @@ export interface RateLimiterSettings {
   maxConcurrent: number;
 }
 
+/** What a limiter hands to the next process of a run ({@link RateLimiter.state}); times in epoch ms. */
+export interface LimiterState {
+  /** Admissions within the last window, oldest first. */
+  admitted: number[];
+  /** When the server's advised pause ends, or 0. */
+  pausedUntil: number;
+  /** Where the spacing schedule stands (GCRA's theoretical arrival time) when it is ahead, or 0. */
+  schedule: number;
+  /** The margin below the rate (widened by 429s). */
+  headroom: number;
+  /** Whether a 429 turned bursting off. */
+  burstOff: boolean;
+}
+
 /** Pause state shared by every limiter of one origin. */
 interface OriginPause {
   until: number;
@@ -78,6 +102,8 @@ const now = () => performance.now();
 export class RateLimiter {
   readonly settings: Readonly<RateLimiterSettings>;
   #headroom = RATE_HEADROOM;
+  /** Admissions back to back: the setting's, until a 429 turns bursting off. */
+  #burst: number;
   #interval = 0;
   #tolerance = 0;
   readonly #pause: OriginPause;
@@ -100,6 +126,7 @@ export class RateLimiter {
    */
   constructor(settings: RateLimiterSettings, pause?: OriginPause) {
     this.settings = Object.freeze({ ...settings });
+    this.#burst = settings.burst;
     const k = Number.isFinite(settings.requestsPerSecond)
       ? Math.min(MAX_WINDOW_COUNT, Math.max(1, Math.ceil(settings.requestsPerSecond)))
       : 0;
@@ -114,11 +141,63 @@ export class RateLimiter {
     return this.#headroom;
   }
 
+  /** Admissions let through back to back now: the setting's, 1 once a 429 turned bursting off. */
+  get burst(): number {
+    return this.#burst;
+  }
+
+  /**
+   * What this limiter admitted in its last window (epoch ms, oldest first), its origin's pause and
+   * its margin: what the next process of the same run needs to go on from here ({@link seed}).
+   */
+  state(): LimiterState {
+    const t = now();
+    const origin = performance.timeOrigin;
+    const admitted = [...this.#ring]
+      .filter((at) => at > t - this.#window)
+      .sort((a, b) => a - b)
+      .map((at) => origin + at);
+    return {
+      admitted,
+      pausedUntil: this.#pause.until > t ? origin + this.#pause.until : 0,
+      schedule: this.#tat > t ? origin + this.#tat : 0,
+      headroom: this.#headroom,
+      burstOff: this.#burst < this.settings.burst,
+    };
+  }
+
+  /**
+   * Goes on from another process's {@link state} (the same origin): its admissions count in this
+   * limiter's window and schedule, its pause holds, and its margin and burst stand where they are
+   * narrower.
+   */
+  seed(s: LimiterState): void {
+    const origin = performance.timeOrigin;
+    if (s.pausedUntil > 0) this.#pause.until = Math.max(this.#pause.until, s.pausedUntil - origin);
+    // The other's schedule goes on here (a pause restarts it, as in `#onPause`).
+    this.#tat = Math.max(this.#tat, s.schedule > 0 ? s.schedule - origin : 0, this.#pause.until);
+    const headroom = Math.min(MAX_RATE_HEADROOM, Math.max(this.#headroom, s.headroom));
+    const burst = s.burstOff ? 1 : this.#burst;
+    if (headroom !== this.#headroom || burst !== this.#burst) {
+      this.#headroom = headroom;
+      this.#burst = burst;
+      this.#space();
+    }
+    const k = this.#ring.length;
+    if (k === 0) return;
+    const times = [...this.#ring.filter(Number.isFinite), ...s.admitted.map((at) => at - origin)]
+      .sort((a, b) => a - b)
+      .slice(-k);
+    this.#ring.fill(Number.NEGATIVE_INFINITY);
+    this.#ring.set(times);
+    this.#ringAt = times.length % k;
+  }
+
   /** Spacing, burst tolerance and window from the rate and the current margin. */
   #space(): void {
     const rate = this.settings.requestsPerSecond;
     this.#interval = Number.isFinite(rate) ? (1000 / rate) * (1 + this.#headroom) : 0;
-    this.#tolerance = (this.settings.burst - 1) * this.#interval;
+    this.#tolerance = (this.#burst - 1) * this.#interval;
     this.#window = this.#ring.length * this.#interval;
   }
 
@@ -180,7 +259,8 @@ export class RateLimiter {
    * admitted are not affected; queued and new ones wait, then resume at the configured spacing.
    * A 429 that arrives while no pause is running (not one of a burst refused together) also
    * widens every such limiter's margin by {@link RATE_HEADROOM}, up to {@link MAX_RATE_HEADROOM}:
-   * the server's window or the network's jitter needs more room than the margin gave.
+   * the server's window or the network's jitter needs more room than the margin gave; and it turns
+   * bursting off: the server may be one that spaces requests itself.
    */
   pause(ms: number): void {
     const t = now();
@@ -189,8 +269,9 @@ export class RateLimiter {
     const fresh = this.#pause.until <= t;
     this.#pause.until = until;
     for (const l of this.#pause.members) {
-      if (fresh && l.#interval > 0 && l.#headroom < MAX_RATE_HEADROOM) {
+      if (fresh && l.#interval > 0 && (l.#headroom < MAX_RATE_HEADROOM || l.#burst > 1)) {
         l.#headroom = Math.min(MAX_RATE_HEADROOM, l.#headroom + RATE_HEADROOM);
+        l.#burst = 1;
         l.#space();
       }
       l.#onPause();
@@ -288,6 +369,54 @@ export class RateLimiter {
 const pauses = new Map<string, OriginPause>();
 const limiters = new Map<string, RateLimiter>();
 
+/** States given by {@link seedLimiters}, by origin, for the limiters made after. */
+const seeds = new Map<string, LimiterState>();
+
+/**
+ * The state of every shared limiter, by origin ({@link RateLimiter.state}); the limiters of one
+ * origin merged: every admission, the latest pause, the widest margin, bursting off if any is. An
+ * origin with nothing to hand on (no admission in its window, no pause) is left out.
+ */
+export function limiterStates(): Record<string, LimiterState> {
+  const out: Record<string, LimiterState> = {};
+  for (const [key, limiter] of limiters) {
+    const origin = key.split("|").slice(0, -3).join("|");
+    const s = limiter.state();
+    const had = out[origin];
+    out[origin] =
+      had === undefined
+        ? s
+        : {
+            admitted: [...had.admitted, ...s.admitted].sort((a, b) => a - b),
+            pausedUntil: Math.max(had.pausedUntil, s.pausedUntil),
+            schedule: Math.max(had.schedule, s.schedule),
+            headroom: Math.max(had.headroom, s.headroom),
+            burstOff: had.burstOff || s.burstOff,
+          };
+  }
+  for (const [origin, s] of Object.entries(out))
+    if (
+      s.admitted.length === 0 &&
+      s.pausedUntil === 0 &&
+      s.schedule === 0 &&
+      !s.burstOff &&
+      s.headroom <= RATE_HEADROOM
+    )
+      delete out[origin];
+  return out;
+}
+
+/**
+ * Goes on from another process's {@link limiterStates}: each origin's limiters, those there are
+ * and those made later, are seeded with its state ({@link RateLimiter.seed}).
+ */
+export function seedLimiters(states: Record<string, LimiterState>): void {
+  for (const [origin, s] of Object.entries(states)) {
+    seeds.set(origin, s);
+    for (const [key, limiter] of limiters) if (key.startsWith(`${origin}|`)) limiter.seed(s);
+  }
+}
+
 /**
  * The process-wide limiter for `origin` with these settings. Clients that agree on the settings
  * share one bucket; all limiters of one origin share the 429 pause.
@@ -302,6 +431,8 @@ export function sharedLimiter(origin: string, settings: RateLimiterSettings): Ra
       pauses.set(origin, pause);
     }
     limiter = new RateLimiter(settings, pause);
+    const seed = seeds.get(origin);
+    if (seed !== undefined) limiter.seed(seed);
     limiters.set(key, limiter);
   }
   return limiter;

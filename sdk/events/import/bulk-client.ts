@@ -139,6 +139,10 @@ export function createBulkClient(o: BulkClientOptions): EventsBulkClient & { clo
     baseUrl: o.eventsUrl,
     sdkKey: o.sdkKey,
     requestsPerSecond: o.requestsPerSecond,
+    // Spaced, not a second's budget at once: a batch is a large body, and a burst that meets the
+    // server's limit sends every batch of it in full to be refused; spaced, one is, and the pause
+    // it brings holds the rest back (a whole import gains nothing from a head start of a second).
+    burst: 1,
     maxConcurrent: o.maxConcurrent,
     dispatcher: gate,
     ...(o.env ? { env: o.env } : {}),

@@ -15,7 +15,7 @@ describe("resolveCommonOptions", () => {
     expect(o).toMatchObject({
       key: "k",
       requestsPerSecond: 10,
-      burst: 1,
+      burst: 10,
       maxConcurrent: 10,
       maxRetries: 5,
       timeoutMs: 30_000,
@@ -25,6 +25,17 @@ describe("resolveCommonOptions", () => {
       dispatcher: undefined,
     });
     expect(o.baseUrl.href).toBe("http://127.0.0.1:1/");
+  });
+
+  it("bursts one second's budget by default (rounded up), 1 without a limit, and takes an explicit burst", () => {
+    const burst = (o: Partial<CommonOptions>, env: Record<string, string> = {}) =>
+      resolveCommonOptions({ baseUrl: "http://127.0.0.1:1", env, ...o }, "k", WHO).burst;
+    expect(burst({ requestsPerSecond: 20 })).toBe(20);
+    expect(burst({ requestsPerSecond: 2.5 })).toBe(3);
+    expect(burst({ requestsPerSecond: 0.5 })).toBe(1);
+    expect(burst({ requestsPerSecond: Infinity })).toBe(1);
+    expect(burst({}, { FLAGSTACK_REQUESTS_PER_SECOND: "3" })).toBe(3);
+    expect(burst({ requestsPerSecond: 20, burst: 1 })).toBe(1);
   });
 
   it("falls back to the environment, and explicit options win over it", () => {

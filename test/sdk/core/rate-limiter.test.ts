@@ -5,7 +5,14 @@
  * clock jumping forward, each timer due meanwhile firing once at its end.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_RATE_HEADROOM, RATE_HEADROOM, RateLimiter, sharedLimiter } from "../../../sdk/core/rate-limiter";
+import {
+  limiterStates,
+  MAX_RATE_HEADROOM,
+  RATE_HEADROOM,
+  RateLimiter,
+  seedLimiters,
+  sharedLimiter,
+} from "../../../sdk/core/rate-limiter";
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,6 +97,91 @@ describe("RateLimiter", () => {
     const l = new RateLimiter({ requestsPerSecond: 20, burst: 3, maxConcurrent: 100 });
     // 50 ms * 1.02 = 51 ms apart after the burst
     expect(await admissionTimes(l, 5)).toEqual([0, 0, 0, 51, 102]);
+  });
+
+  it("with a second's budget as the burst: that many at once, then that many per 1.02 s window", async () => {
+    vi.useFakeTimers();
+    const l = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    const times = await admissionTimes(l, 45);
+    expect(times).toEqual([...Array(20).fill(0), ...Array(20).fill(1020), ...Array(5).fill(2040)]);
+    // idle for a second: the next burst goes at once again
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(await admissionTimes(l, 21)).toEqual([...Array(20).fill(0), 1020]);
+  });
+
+  it("a 429 turns bursting off: requests are spaced one interval apart from then on", async () => {
+    vi.useFakeTimers();
+    const l = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    expect(l.burst).toBe(20);
+    l.pause(100);
+    expect(l.burst).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    // 50 ms * 1.04 (the margin the 429 widened) = 52 ms apart
+    expect(await admissionTimes(l, 4)).toEqual([0, 52, 104, 156]);
+    expect(l.state().burstOff).toBe(true);
+  });
+
+  it("a limiter seeded with another's state counts its admissions: the next burst waits out their window", async () => {
+    vi.useFakeTimers();
+    const before = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    expect(await admissionTimes(before, 20)).toEqual(Array(20).fill(0));
+    await vi.advanceTimersByTimeAsync(300);
+    const state = before.state();
+    expect(state.admitted).toHaveLength(20);
+    expect(
+      state.admitted.every((at) => Math.abs(at - (performance.timeOrigin + performance.now() - 300)) < 1),
+    ).toBe(true);
+    // the schedule: 20 intervals of 51 ms after the burst
+    expect(Math.round(state.schedule - state.admitted[0]!)).toBe(1020);
+    expect(state).toMatchObject({ pausedUntil: 0, headroom: RATE_HEADROOM, burstOff: false });
+    const after = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    after.seed(state);
+    // 1,020 ms after the other's burst, which was 300 ms ago
+    expect(await admissionTimes(after, 21)).toEqual([...Array(20).fill(720), 1740]);
+  });
+
+  it("a seed carries the other's pause, margin and bursting off; old admissions cost nothing", async () => {
+    vi.useFakeTimers();
+    const l = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    const t = performance.timeOrigin + performance.now();
+    l.seed({
+      admitted: [t - 5000, t - 4000],
+      pausedUntil: t + 200,
+      schedule: 0,
+      headroom: 0.06,
+      burstOff: true,
+    });
+    expect([l.headroom, l.burst, l.pausedForMs]).toEqual([0.06, 1, 200]);
+    // 50 ms * 1.06 = 53 ms apart, after the pause
+    expect(await admissionTimes(l, 3)).toEqual([200, 253, 306]);
+  });
+
+  it("limiterStates merges an origin's limiters and leaves out those with nothing to hand on; seedLimiters seeds later ones too", async () => {
+    vi.useFakeTimers();
+    const origin = `http://states.test:${Math.floor(Math.random() * 60000)}`;
+    const idle = `http://idle.test:${Math.floor(Math.random() * 60000)}`;
+    const a = sharedLimiter(origin, { requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    const b = sharedLimiter(origin, { requestsPerSecond: 10, burst: 10, maxConcurrent: 100 });
+    const c = sharedLimiter(idle, { requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    await admissionTimes(a, 3);
+    await admissionTimes(b, 2);
+    const states = limiterStates();
+    expect(states[origin]?.admitted).toHaveLength(5);
+    expect(states[idle]).toBeUndefined();
+    const other = `http://seeded.test:${Math.floor(Math.random() * 60000)}`;
+    const t = performance.timeOrigin + performance.now();
+    seedLimiters({
+      [other]: {
+        admitted: Array(20).fill(t),
+        pausedUntil: 0,
+        schedule: 0,
+        headroom: RATE_HEADROOM,
+        burstOff: false,
+      },
+    });
+    const d = sharedLimiter(other, { requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    expect(await admissionTimes(d, 1)).toEqual([1020]);
+    for (const l of [a, b, c, d]) l.dispose();
   });
 
   it("caps requests in flight; a release lets the next one in", async () => {

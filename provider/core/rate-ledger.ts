@@ -1,0 +1,107 @@
+/**
+ * The client-side rate limit across the processes of one run. Terraform and OpenTofu run one
+ * command as several provider processes, one after another (validate, the plan's walk, a destroy's
+ * plan, the apply: `../terraform/plugin.ts`), each with limiters of its own, while the limit is the
+ * server's. A limiter lets one second's budget through at once after an idle second
+ * (`sdk/core/rate-limiter.ts`); a process that started right after another's burst would send a
+ * second one into the same server window. So each process hands on what its limiters admitted in
+ * their last window, their pause and their margin ({@link carryRateLimits}): written when it exits,
+ * to one file of this user's in the OS's temporary directory, and read when the next one starts.
+ * What a process reads counts in its limiters' windows, so two bursts are always a window apart.
+ *
+ * The file holds, by origin (the API's base URL), only times and the limiter's margin; an origin's
+ * entry is dropped a minute after its last admission. A file that cannot be read or written costs
+ * a start its head start, nothing else. `FLAGSTACK_RATE_LEDGER` names another file, or `off`.
+ * @module
+ */
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
+import { type LimiterState, limiterStates, seedLimiters } from "../../sdk/core/rate-limiter";
+
+/** How long an origin's entry is kept after its last admission or pause (a run's processes are seconds apart). */
+export const LEDGER_TTL_MS = 60_000;
+
+/** The ledger's file: `FLAGSTACK_RATE_LEDGER`, else `flagstack-rate-<uid>.json` in the temporary directory; `undefined` when off. */
+export function ledgerPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const set = env.FLAGSTACK_RATE_LEDGER;
+  if (set === "off") return undefined;
+  if (set) return set;
+  let user: string;
+  try {
+    user = String(userInfo().uid);
+  } catch {
+    user = "user";
+  }
+  return join(tmpdir(), `flagstack-rate-${user}.json`);
+}
+
+/** The newest moment an entry speaks of: its last admission, its schedule or the end of its pause. */
+const lastOf = (s: LimiterState): number =>
+  Math.max(s.pausedUntil, s.schedule, s.admitted[s.admitted.length - 1] ?? 0);
+
+/** The entries of the ledger at `path` that are younger than {@link LEDGER_TTL_MS} (none when it is missing or unreadable). */
+export function readLedger(path: string, now = Date.now()): Record<string, LimiterState> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return {};
+  }
+  const out: Record<string, LimiterState> = {};
+  if (typeof parsed !== "object" || parsed === null) return out;
+  for (const [origin, s] of Object.entries(parsed as Record<string, Partial<LimiterState>>)) {
+    if (
+      !Array.isArray(s?.admitted) ||
+      !s.admitted.every((t) => typeof t === "number" && Number.isFinite(t)) ||
+      typeof s.pausedUntil !== "number" ||
+      typeof s.schedule !== "number" ||
+      typeof s.headroom !== "number" ||
+      typeof s.burstOff !== "boolean"
+    )
+      continue;
+    const state: LimiterState = {
+      admitted: s.admitted,
+      pausedUntil: s.pausedUntil,
+      schedule: s.schedule,
+      headroom: s.headroom,
+      burstOff: s.burstOff,
+    };
+    if (lastOf(state) > now - LEDGER_TTL_MS) out[origin] = state;
+  }
+  return out;
+}
+
+/**
+ * Writes `states` into the ledger at `path`, keeping the other origins' young entries (another
+ * process may have written them); whole, by a rename, so that a start never reads half of it.
+ */
+export function writeLedger(path: string, states: Record<string, LimiterState>, now = Date.now()): void {
+  const merged = { ...readLedger(path, now), ...states };
+  const temporary = `${path}.${process.pid}`;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(temporary, JSON.stringify(merged), { mode: 0o600 });
+    renameSync(temporary, path);
+  } catch {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // nothing was written
+    }
+  }
+}
+
+/**
+ * Goes on from the previous process of the run: seeds this process's limiters from the ledger
+ * now, and writes theirs into it when the process exits (only when they admitted anything).
+ */
+export function carryRateLimits(path = ledgerPath()): void {
+  if (path === undefined) return;
+  const states = readLedger(path);
+  if (Object.keys(states).length > 0) seedLimiters(states);
+  process.once("exit", () => {
+    const mine = limiterStates();
+    if (Object.keys(mine).length > 0) writeLedger(path, mine);
+  });
+}
