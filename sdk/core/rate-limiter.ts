@@ -7,10 +7,10 @@
  * Scheduling, with `interval = 1000 / rate * (1 + RATE_HEADROOM)`:
  * - Spacing: admissions follow an ideal schedule one interval apart (GCRA "theoretical arrival
  *   time"; `burst` lets that many through back to back: by default one second's budget,
- *   `./options.ts`). An idle limiter restarts the schedule at the next request. When the schedule falls behind while requests are waiting (Node timers fire
- *   late, by many milliseconds on a loaded machine), it is caught up at up to twice the rate
- *   (bunching within {@link CATCH_UP_SLACK_MS}) instead of being lost, so the configured rate is
- *   actually reached.
+ *   `./options.ts`). An idle limiter restarts the schedule at the next request. When the schedule
+ *   falls behind while requests are waiting (Node timers fire late, by many milliseconds on a
+ *   loaded machine), it is caught up at up to twice the rate (bunching within
+ *   {@link CATCH_UP_SLACK_MS}) instead of being lost, so the configured rate is actually reached.
  * - Window cap: never more than `K = ceil(rate)` admissions in any `K * interval` window (about
  *   1.02 s). This is what makes catching up safe: whatever the timers do, a server that counts
  *   `rate` requests per one-second window never sees `rate + 1` of them in a window, with about
