@@ -6,7 +6,9 @@
  * (`sdk/core/rate-limiter.ts`); a process that started right after another's burst would send a
  * second one into the same server window. So each process hands on what its limiters admitted in
  * their last window, their pause and their margin ({@link carryRateLimits}): written when it exits,
- * to one file of this user's in the OS's temporary directory, and read when the next one starts.
+ * to one file beside this machine's other notes (`~/.flagstack`, `./created-journal.ts`: a
+ * directory of the user's own, not a shared temporary one another user could plant it in), and
+ * read when the next one starts.
  * What a process reads counts in its limiters' windows, so two bursts are always a window apart.
  *
  * The file holds, by origin (the API's base URL), only times and the limiter's margin; an origin's
@@ -15,25 +17,19 @@
  * @module
  */
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { type LimiterState, limiterStates, seedLimiters } from "../../sdk/core/rate-limiter";
+import { journalDir } from "./created-journal";
 
 /** How long an origin's entry is kept after its last admission or pause (a run's processes are seconds apart). */
 export const LEDGER_TTL_MS = 60_000;
 
-/** The ledger's file: `FLAGSTACK_RATE_LEDGER`, else `flagstack-rate-<uid>.json` in the temporary directory; `undefined` when off. */
+/** The ledger's file: `FLAGSTACK_RATE_LEDGER`, else `rate-limits.json` in the notes' directory; `undefined` when off. */
 export function ledgerPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const set = env.FLAGSTACK_RATE_LEDGER;
   if (set === "off") return undefined;
   if (set) return set;
-  let user: string;
-  try {
-    user = String(userInfo().uid);
-  } catch {
-    user = "user";
-  }
-  return join(tmpdir(), `flagstack-rate-${user}.json`);
+  return join(journalDir(), "rate-limits.json");
 }
 
 /** The newest moment an entry speaks of: its last admission, its schedule or the end of its pause. */
@@ -81,7 +77,7 @@ export function writeLedger(path: string, states: Record<string, LimiterState>, 
   const temporary = `${path}.${process.pid}`;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, JSON.stringify(merged), { mode: 0o600 });
+    writeFileSync(temporary, JSON.stringify(merged), { mode: 0o600, flag: "wx" });
     renameSync(temporary, path);
   } catch {
     try {

@@ -26,6 +26,13 @@
  *   jitters more, each 429 that is not part of a burst refused together widens the margin by
  *   another 2%, up to 10% ({@link RateLimiter.pause}). The margin's price is
  *   `sdk_limit_utilization` in `bench/sdk.bench.ts` (0.98 at best).
+ * - Late arrivals: the window cap counts a request from its admission, but the server counts it
+ *   when it arrives, and a request can be slow to leave: the first of a process (its code still
+ *   compiling, a connection to open), one behind a stalled event loop. Such a request's window
+ *   would open late at the server and the next window's first requests, leaving on time, would
+ *   land in it. So each answer tells the limiter how long the request took
+ *   ({@link RateLimiter.answered}), and a request slower than the quickest answered so far counts
+ *   in the window from its admission plus that difference: an upper bound of how late it left.
  * - Bursts: a server that counts requests per second (in fixed windows, a sliding window, or a
  *   bucket that holds a second's worth) takes a second's budget at once after an idle second, and
  *   the window cap above never sends more in any 1.02 s. A run's phases start after idle time
@@ -67,6 +74,12 @@ export interface RateLimiterSettings {
   maxConcurrent: number;
 }
 
+/** One admission: its place in the window ring and when it was admitted ({@link RateLimiter.answered}). */
+export interface Admission {
+  slot: number;
+  at: number;
+}
+
 /** What a limiter hands to the next process of a run ({@link RateLimiter.state}); times in epoch ms. */
 export interface LimiterState {
   /** Admissions within the last window, oldest first. */
@@ -89,7 +102,7 @@ interface OriginPause {
 }
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (admission: Admission) => void;
   reject: (e: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -107,8 +120,19 @@ export class RateLimiter {
   #interval = 0;
   #tolerance = 0;
   readonly #pause: OriginPause;
-  /** Admission times of the last `K` admissions (a ring), for the window cap. */
+  /**
+   * The last `K` admissions (a ring), for the window cap: when each counts from, its admission
+   * time or later when its answer showed it left late ({@link answered}).
+   */
   readonly #ring: Float64Array;
+  /** Each ring slot's admission time, and how long its answer took (`NaN` until answered). */
+  readonly #admittedAt: Float64Array;
+  readonly #took: Float64Array;
+  /** The quickest answer so far (ms from admission to the response's headers). */
+  #quickest = Number.POSITIVE_INFINITY;
+  /** The last admission's slot and time (read at once after {@link acquire} admits). */
+  #lastSlot = -1;
+  #lastAt = 0;
   #window = 0;
   #ringAt = 0;
   /** Schedule of the catch-up pace (twice the rate), with {@link CATCH_UP_SLACK_MS} of slack. */
@@ -131,6 +155,8 @@ export class RateLimiter {
       ? Math.min(MAX_WINDOW_COUNT, Math.max(1, Math.ceil(settings.requestsPerSecond)))
       : 0;
     this.#ring = new Float64Array(k).fill(Number.NEGATIVE_INFINITY);
+    this.#admittedAt = new Float64Array(k).fill(Number.NEGATIVE_INFINITY);
+    this.#took = new Float64Array(k).fill(Number.NaN);
     this.#space();
     this.#pause = pause ?? { until: 0, members: new Set() };
     this.#pause.members.add(this);
@@ -190,6 +216,9 @@ export class RateLimiter {
       .slice(-k);
     this.#ring.fill(Number.NEGATIVE_INFINITY);
     this.#ring.set(times);
+    this.#admittedAt.fill(Number.NEGATIVE_INFINITY);
+    this.#admittedAt.set(times);
+    this.#took.fill(Number.NaN);
     this.#ringAt = times.length % k;
   }
 
@@ -218,15 +247,15 @@ export class RateLimiter {
 
   /**
    * Waits for admission. Returns `undefined` when admitted at once (the common, allocation-free
-   * path), else a promise that resolves on admission. Every admission must be followed by exactly
-   * one {@link release}.
+   * path; {@link admission} is then this one), else a promise that resolves with the admission.
+   * Every admission must be followed by exactly one {@link release}.
    * @param priority Put the request at the head of the queue (a retry, which has waited already).
    * @param signal Aborts the wait; the promise then rejects with the signal's reason.
    */
-  acquire(priority = false, signal?: AbortSignal): Promise<void> | undefined {
+  acquire(priority = false, signal?: AbortSignal): Promise<Admission> | undefined {
     if (this.#head === this.#queue.length && this.#tryAdmit(false)) return undefined;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Admission>((resolve, reject) => {
       const w: Waiter = { resolve, reject, signal, onAbort: undefined, done: false };
       if (signal) {
         w.onAbort = () => {
@@ -246,6 +275,33 @@ export class RateLimiter {
       }
       this.#pump();
     });
+  }
+
+  /** The last admission: what a synchronous {@link acquire} admitted, read at once. */
+  get admission(): Admission {
+    return { slot: this.#lastSlot, at: this.#lastAt };
+  }
+
+  /**
+   * The request admitted as `a` was answered (its response's headers) at `answeredAt`
+   * (`performance.now()`): it reached the server no later than that. Slower than the quickest
+   * answer so far, it left late by at most the difference, and counts in the window from then; when
+   * an answer is the quickest yet, the requests of the window are counted again from it.
+   */
+  answered(a: Admission, answeredAt: number): void {
+    const k = this.#ring.length;
+    if (k === 0 || a.slot < 0 || this.#admittedAt[a.slot] !== a.at) return;
+    const took = answeredAt - a.at;
+    this.#took[a.slot] = took;
+    if (took < this.#quickest) {
+      this.#quickest = took;
+      for (let i = 0; i < k; i++) {
+        const t = this.#took[i]!;
+        if (!Number.isNaN(t)) this.#ring[i] = this.#admittedAt[i]! + (t - took);
+      }
+      return;
+    }
+    this.#ring[a.slot] = a.at + (took - this.#quickest);
   }
 
   /** Ends one admitted request, letting a queued one in when the concurrency cap was reached. */
@@ -313,6 +369,10 @@ export class RateLimiter {
       // An idle limiter restarts the schedule; a waiting request keeps it (up to one window behind).
       this.#tat = (queued ? Math.max(this.#tat, t - this.#window) : Math.max(this.#tat, t)) + this.#interval;
       this.#ring[this.#ringAt] = t;
+      this.#admittedAt[this.#ringAt] = t;
+      this.#took[this.#ringAt] = Number.NaN;
+      this.#lastSlot = this.#ringAt;
+      this.#lastAt = t;
       this.#ringAt = (this.#ringAt + 1) % this.#ring.length;
       this.#cat = Math.max(this.#cat, t) + this.#interval / CATCH_UP_SPEED;
     }
@@ -334,7 +394,7 @@ export class RateLimiter {
       this.#shift();
       w.done = true;
       if (w.onAbort) w.signal!.removeEventListener("abort", w.onAbort);
-      w.resolve();
+      w.resolve(this.admission);
     }
   }
 

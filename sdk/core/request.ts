@@ -27,7 +27,7 @@ import { dotPath, flattenIssues } from "./issues";
 import { encodeMultipart, isFormData } from "./multipart";
 import type { ResolvedOptions } from "./options";
 import { sharedPool } from "./pool";
-import { type RateLimiter, sharedLimiter } from "./rate-limiter";
+import { type Admission, type RateLimiter, sharedLimiter } from "./rate-limiter";
 import { bodySecrets, redactText, usableSecrets } from "./redact";
 import { errorFromResponse } from "./response-error";
 import {
@@ -282,9 +282,11 @@ export class HttpCore {
 
     for (let attempt = 1; ; attempt++) {
       const wait = limiter.acquire(attempt > 1, signal);
-      if (wait !== undefined) {
+      let admission: Admission;
+      if (wait === undefined) admission = limiter.admission;
+      else {
         try {
-          await wait;
+          admission = await wait;
         } catch (err) {
           // aborted while queued: this attempt was never sent, and a retried one failed harmlessly
           throw this.#networkError(method, path, err, true, attempt - 1, true, cs);
@@ -304,6 +306,8 @@ export class HttpCore {
           bodyTimeout: this.#timeoutMs,
           signal,
         });
+        // When it reached the server, at the latest: the limiter's window counts it from then.
+        limiter.answered(admission, performance.now());
       } catch (err) {
         limiter.release();
         const failure = this.#transportOutcome(method, path, err, r.idempotent, attempt, signal, cs);

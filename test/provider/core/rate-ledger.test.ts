@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
+import { journalDir } from "../../../provider/core/created-journal";
 import { LEDGER_TTL_MS, ledgerPath, readLedger, writeLedger } from "../../../provider/core/rate-ledger";
 import type { LimiterState } from "../../../sdk/core/rate-limiter";
 import { clients, defaultWorkspaceId } from "../../e2e/fixtures";
@@ -35,8 +36,8 @@ const state = (at: number, extra: Partial<LimiterState> = {}): LimiterState => (
 });
 
 describe("the ledger file", () => {
-  it("is the user's file in the temporary directory, another by FLAGSTACK_RATE_LEDGER, none when off", () => {
-    expect(ledgerPath({})).toMatch(/flagstack-rate-\w+\.json$/);
+  it("is rate-limits.json beside the machine's other notes, another by FLAGSTACK_RATE_LEDGER, none when off", () => {
+    expect(ledgerPath({})).toBe(join(journalDir(), "rate-limits.json"));
     expect(ledgerPath({ FLAGSTACK_RATE_LEDGER: "/x/y.json" })).toBe("/x/y.json");
     expect(ledgerPath({ FLAGSTACK_RATE_LEDGER: "off" })).toBeUndefined();
   });

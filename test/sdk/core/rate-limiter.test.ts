@@ -121,6 +121,37 @@ describe("RateLimiter", () => {
     expect(l.state().burstOff).toBe(true);
   });
 
+  it("a request answered later than the quickest counts in the window from admission plus the difference", async () => {
+    vi.useFakeTimers();
+    const l = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    const admitted = Array.from({ length: 20 }, () => {
+      expect(l.acquire()).toBeUndefined();
+      return l.admission;
+    });
+    expect(admitted.map((a) => a.slot)).toEqual([...Array(20).keys()]);
+    // the first left late (a cold start): answered after 30 ms, the others after 5 ms, later
+    l.answered(admitted[0]!, 30);
+    for (const a of admitted.slice(1)) l.answered(a, 5);
+    for (let i = 0; i < 20; i++) l.release();
+    // the next window opens 1,020 ms after the first request's latest arrival, 25 ms after its admission
+    expect(await admissionTimes(l, 21)).toEqual([...Array(20).fill(1045), 2065]);
+  });
+
+  it("an answer to an admission whose place the ring has given to a newer one changes nothing", async () => {
+    vi.useFakeTimers();
+    const l = new RateLimiter({ requestsPerSecond: 2, burst: 2, maxConcurrent: 100 });
+    l.acquire();
+    const first = l.admission;
+    l.acquire();
+    await vi.advanceTimersByTimeAsync(1100);
+    l.acquire();
+    expect(l.admission.slot).toBe(first.slot);
+    l.answered(first, 1200);
+    for (let i = 0; i < 3; i++) l.release();
+    // the window counts the third admission (at 1,100) as admitted: the next at 1,100 + 1,020
+    expect(await admissionTimes(l, 2)).toEqual([0, 1020]);
+  });
+
   it("a limiter seeded with another's state counts its admissions: the next burst waits out their window", async () => {
     vi.useFakeTimers();
     const before = new RateLimiter({ requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
