@@ -18,7 +18,7 @@
  * @module
  */
 import { Pool } from "undici";
-import { startEmulator } from "../emulator";
+import { busiestSecond, startEmulator } from "../emulator";
 import { AdminClient } from "../sdk/admin/client";
 import { closeSharedPools } from "../sdk/core/pool";
 import type { BenchContext } from "./run";
@@ -99,16 +99,10 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
         ),
       );
       done.sort((a, b) => a - b);
-      const arrivals = emu
-        .requests()
-        .map((r) => r.at)
-        .sort((a, b) => a - b);
-      let peak = 0;
-      for (let i = 0, j = 0; i < arrivals.length; i++) {
-        while (arrivals[i]! - arrivals[j]! >= 1000) j++;
-        peak = Math.max(peak, i - j + 1);
-      }
-      return { achieved: (done.length - 1) / ((done.at(-1)! - done[0]!) / 1000), peak };
+      return {
+        achieved: (done.length - 1) / ((done.at(-1)! - done[0]!) / 1000),
+        peak: busiestSecond(emu.requests()),
+      };
     };
     const spaced = await through(emu.url, 1);
     const utilization = spaced.achieved / limit;

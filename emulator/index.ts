@@ -25,7 +25,7 @@ export { StateWriteError } from "./errors";
 export type { StoredEvent } from "./events/event-store";
 export type { FaultConfigInput, FaultSettings } from "./middleware/faults";
 export type { RateLimitConfig } from "./middleware/rate-limit";
-export type { RequestRecord } from "./middleware/request-log";
+export { busiestSecond, type RequestRecord } from "./middleware/request-log";
 export { type ApiKey, type ApiKeyInput, StateFileError } from "./store";
 
 /** Options of {@link startEmulator}; all optional. */

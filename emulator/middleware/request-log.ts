@@ -28,6 +28,20 @@ export const RequestRecord = z.object({
 /** One recorded request. */
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
+/**
+ * The most of `records` that arrived within any 1,000 ms: what a server counting requests per
+ * second saw at its busiest (a check that a client kept to a rate limit).
+ */
+export function busiestSecond(records: readonly RequestRecord[]): number {
+  const at = records.map((r) => r.at).sort((a, b) => a - b);
+  let peak = 0;
+  for (let end = 0, start = 0; end < at.length; end++) {
+    while ((at[end] as number) - (at[start] as number) >= 1000) start++;
+    peak = Math.max(peak, end - start + 1);
+  }
+  return peak;
+}
+
 /** The in-memory request log, bounded so a long benchmark cannot exhaust memory. */
 export class RequestLog {
   private records: RequestRecord[] = [];

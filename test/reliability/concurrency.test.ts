@@ -12,7 +12,7 @@
  * request of the process and are retried: still every operation succeeds and none surfaces a 429.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RequestRecord } from "../../emulator";
+import { busiestSecond } from "../../emulator";
 import { NATIVE_KINDS } from "../../provider/native/kinds";
 import { type Driver, type ProviderHost, startProviderHost } from "../provider/harness";
 import { censusDelta, type KindBed, startKindBed } from "./kind-bed";
@@ -111,18 +111,6 @@ async function runAll(d: Readonly<Record<string, Driver>>, ops: readonly Operati
   );
 }
 
-/** The most requests the server received in any one-second span. */
-function peakPerSecond(records: RequestRecord[]): number {
-  const at = records.map((r) => r.at).sort((a, b) => a - b);
-  let peak = 0;
-  let start = 0;
-  for (let end = 0; end < at.length; end++) {
-    while ((at[end] as number) - (at[start] as number) >= 1000) start++;
-    peak = Math.max(peak, end - start + 1);
-  }
-  return peak;
-}
-
 it("one create of each kind stores a record (the counts below add these up)", () => {
   expect(LIST.filter((k) => Object.keys(perObject.get(k) ?? {}).length === 0)).toEqual([]);
   expect([...perObject.keys()]).toEqual(LIST);
@@ -157,7 +145,7 @@ describe.each(["gRPC host", "direct"] as const)(
       const refused = records.filter((r) => r.status === 429);
       console.log(
         `concurrency (${mode}): 1000 operations over ${LIST.length} kinds, ${records.length} requests in ` +
-          `${seconds.toFixed(1)} s, ${refused.length} refused with 429, peak ${peakPerSecond(records)} ` +
+          `${seconds.toFixed(1)} s, ${refused.length} refused with 429, peak ${busiestSecond(records)} ` +
           "requests in one second",
       );
       expect(failures).toEqual([]);
@@ -166,7 +154,7 @@ describe.each(["gRPC host", "direct"] as const)(
       // Every request went through the one limiter: the run takes as long as the rate allows.
       expect(records.length).toBeGreaterThanOrEqual(1000);
       expect(seconds).toBeGreaterThan((records.length - SERVER_LIMIT) / SERVER_LIMIT);
-      expect(peakPerSecond(records)).toBeLessThanOrEqual(SERVER_LIMIT * 1.1);
+      expect(busiestSecond(records)).toBeLessThanOrEqual(SERVER_LIMIT * 1.1);
       expect(censusDelta(before, await bed.census())).toEqual(expectedCensus(ops));
     }, 120_000);
   },
