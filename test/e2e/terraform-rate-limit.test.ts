@@ -11,33 +11,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busiestSecond, type Emulator, startEmulator } from "../../emulator";
-import { PROVIDER_HCL, TofuDir } from "./tofu";
+import { flagsHcl, TofuDir } from "./tofu";
 
 const FLAGS = 12;
 const LIMIT = 20;
-
-function config(): string {
-  let text = PROVIDER_HCL;
-  for (let i = 0; i < FLAGS; i++) {
-    text += `
-resource "flagstack_flag" "f${i}" {
-  workspace = "Default"
-  name      = "tf-rate-${i}"
-}
-`;
-    for (const env of ["Production", "Staging"])
-      text += `
-resource "flagstack_flag_definition" "f${i}_${env.toLowerCase()}" {
-  workspace         = "Default"
-  flag              = flagstack_flag.f${i}.name
-  environment       = "${env}"
-  treatments        = [{ name = "on" }, { name = "off" }]
-  default_treatment = "off"
-}
-`;
-  }
-  return text;
-}
 
 describe("OpenTofu under the service's rate limit", () => {
   let emu: Emulator;
@@ -47,7 +24,7 @@ describe("OpenTofu under the service's rate limit", () => {
   beforeAll(async () => {
     emu = await startEmulator({ port: 0 });
     t = TofuDir.open(emu);
-    t.write(config());
+    t.write(flagsHcl("tf-rate", FLAGS));
     const init = await t.tf(["init", "-input=false"]);
     expect(init.code, init.out).toBe(0);
     emu.setRateLimit({ requestsPerSecond: LIMIT });

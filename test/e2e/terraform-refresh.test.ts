@@ -10,36 +10,9 @@ import { type Emulator, startEmulator } from "../../emulator";
 import type { AdminClient } from "../../sdk";
 import { clients, defaultWorkspaceId } from "./fixtures";
 import type { RequestRecord } from "./harness";
-import { PROVIDER_HCL, TofuDir, writes } from "./tofu";
+import { flagsHcl, TofuDir, writes } from "./tofu";
 
 const FLAGS = 12;
-const ENVIRONMENTS = ["Production", "Staging"] as const;
-
-/** `FLAGS` flags, each with a definition in every environment. */
-function config(): string {
-  let text = PROVIDER_HCL;
-  for (let i = 0; i < FLAGS; i++) {
-    text += `
-resource "flagstack_flag" "f${i}" {
-  workspace = "Default"
-  name      = "tf-refresh-${i}"
-  tags      = ["owner:bench"]
-}
-`;
-    for (const env of ENVIRONMENTS)
-      text += `
-resource "flagstack_flag_definition" "f${i}_${env.toLowerCase()}" {
-  workspace         = "Default"
-  flag              = flagstack_flag.f${i}.name
-  environment       = "${env}"
-  treatments        = [{ name = "on", keys = ["user-${i}"] }, { name = "off" }]
-  default_treatment = "off"
-  default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
-}
-`;
-  }
-  return text;
-}
 
 describe("a refreshing tofu plan reads one list per scope", () => {
   let emu: Emulator;
@@ -77,7 +50,7 @@ describe("a refreshing tofu plan reads one list per scope", () => {
     ws = await defaultWorkspaceId(admin);
     envIds = Object.fromEntries((await admin.environments.list(ws)).map((e) => [e.name, e.id]));
     t = TofuDir.open(emu);
-    t.write(config());
+    t.write(flagsHcl("tf-refresh", FLAGS));
     const init = await t.tf(["init", "-input=false"]);
     expect(init.code, init.out).toBe(0);
     const apply = await t.tf(["apply", "-input=false", "-auto-approve"]);

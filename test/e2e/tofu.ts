@@ -60,6 +60,35 @@ provider "flagstack" {
 }
 `;
 
+/**
+ * {@link PROVIDER_HCL} and `flags` flags named `<prefix>-<i>` (tagged), each as a block of its own
+ * with a definition in Production and Staging (the emulator's environments): `flags * 3` resources.
+ */
+export function flagsHcl(prefix: string, flags: number): string {
+  let text = PROVIDER_HCL;
+  for (let i = 0; i < flags; i++) {
+    text += `
+resource "flagstack_flag" "f${i}" {
+  workspace = "Default"
+  name      = "${prefix}-${i}"
+  tags      = ["owner:bench"]
+}
+`;
+    for (const env of ["Production", "Staging"])
+      text += `
+resource "flagstack_flag_definition" "f${i}_${env.toLowerCase()}" {
+  workspace         = "Default"
+  flag              = flagstack_flag.f${i}.name
+  environment       = "${env}"
+  treatments        = [{ name = "on", keys = ["user-${i}"] }, { name = "off" }]
+  default_treatment = "off"
+  default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]
+}
+`;
+  }
+  return text;
+}
+
 /** What one `tofu` command did: exit code, output, the API requests meanwhile, wall time. */
 export interface TofuRun {
   code: number;
