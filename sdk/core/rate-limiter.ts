@@ -125,7 +125,10 @@ export class RateLimiter {
    * time or later when its answer showed it left late ({@link answered}).
    */
   readonly #ring: Float64Array;
-  /** Each ring slot's admission time, and how long its answer took (`NaN` until answered). */
+  /**
+   * Each ring slot's admission time (`NaN` for one another process handed on: {@link seed}), and
+   * how long its answer took (`NaN` until answered).
+   */
   readonly #admittedAt: Float64Array;
   readonly #took: Float64Array;
   /** The quickest answer so far (ms from admission to the response's headers). */
@@ -172,17 +175,25 @@ export class RateLimiter {
     return this.#burst;
   }
 
+  /** How far back an admission counts: `K` intervals (about 1.02 s). */
+  get windowMs(): number {
+    return this.#window;
+  }
+
   /**
    * What this limiter admitted in its last window (epoch ms, oldest first), its origin's pause and
    * its margin: what the next process of the same run needs to go on from here ({@link seed}).
+   * `seeded: false` leaves out the admissions another process handed to it.
    */
-  state(): LimiterState {
+  state(seeded = true): LimiterState {
     const t = now();
     const origin = performance.timeOrigin;
-    const admitted = [...this.#ring]
-      .filter((at) => at > t - this.#window)
-      .sort((a, b) => a - b)
-      .map((at) => origin + at);
+    const admitted: number[] = [];
+    for (let i = 0; i < this.#ring.length; i++) {
+      const at = this.#ring[i]!;
+      if (at > t - this.#window && (seeded || !Number.isNaN(this.#admittedAt[i]))) admitted.push(origin + at);
+    }
+    admitted.sort((a, b) => a - b);
     return {
       admitted,
       pausedUntil: this.#pause.until > t ? origin + this.#pause.until : 0,
@@ -211,15 +222,24 @@ export class RateLimiter {
     }
     const k = this.#ring.length;
     if (k === 0) return;
-    const times = [...this.#ring.filter(Number.isFinite), ...s.admitted.map((at) => at - origin)]
-      .sort((a, b) => a - b)
-      .slice(-k);
+    // Each entry: when it counts from, when it was admitted here (`NaN`: in another process) and
+    // how long its answer took; the newest `k` of this limiter's and the other's, oldest first.
+    const entries: [number, number, number][] = [];
+    for (let i = 0; i < k; i++)
+      if (Number.isFinite(this.#ring[i]))
+        entries.push([this.#ring[i]!, this.#admittedAt[i]!, this.#took[i]!]);
+    for (const at of s.admitted) entries.push([at - origin, Number.NaN, Number.NaN]);
+    entries.sort((a, b) => a[0] - b[0]);
+    const kept = entries.slice(-k);
     this.#ring.fill(Number.NEGATIVE_INFINITY);
-    this.#ring.set(times);
     this.#admittedAt.fill(Number.NEGATIVE_INFINITY);
-    this.#admittedAt.set(times);
     this.#took.fill(Number.NaN);
-    this.#ringAt = times.length % k;
+    kept.forEach(([from, admittedAt, took], i) => {
+      this.#ring[i] = from;
+      this.#admittedAt[i] = admittedAt;
+      this.#took[i] = took;
+    });
+    this.#ringAt = kept.length % k;
   }
 
   /** Spacing, burst tolerance and window from the rate and the current margin. */
@@ -434,35 +454,31 @@ const seeds = new Map<string, LimiterState>();
 
 /**
  * The state of every shared limiter, by origin ({@link RateLimiter.state}); the limiters of one
- * origin merged: every admission, the latest pause, the widest margin, bursting off if any is. An
- * origin with nothing to hand on (no admission in its window, no pause) is left out.
+ * origin (its pause's members) merged: every admission, the latest pause and schedule, the
+ * widest margin, bursting off if any is. An origin with nothing to hand on is left out.
  */
 export function limiterStates(): Record<string, LimiterState> {
   const out: Record<string, LimiterState> = {};
-  for (const [key, limiter] of limiters) {
-    const origin = key.split("|").slice(0, -3).join("|");
-    const s = limiter.state();
-    const had = out[origin];
-    out[origin] =
-      had === undefined
-        ? s
-        : {
-            admitted: [...had.admitted, ...s.admitted].sort((a, b) => a - b),
-            pausedUntil: Math.max(had.pausedUntil, s.pausedUntil),
-            schedule: Math.max(had.schedule, s.schedule),
-            headroom: Math.max(had.headroom, s.headroom),
-            burstOff: had.burstOff || s.burstOff,
-          };
+  for (const [origin, { members }] of pauses) {
+    const states = [...members].map((l) => l.state(false));
+    // What another process handed on is in every limiter it was given to: it goes on once.
+    const since = performance.timeOrigin + now() - Math.max(0, ...[...members].map((l) => l.windowMs));
+    const seeded = (seeds.get(origin)?.admitted ?? []).filter((at) => at > since);
+    const s: LimiterState = {
+      admitted: [...states.flatMap((x) => x.admitted), ...seeded].sort((a, b) => a - b),
+      pausedUntil: Math.max(0, ...states.map((x) => x.pausedUntil)),
+      schedule: Math.max(0, ...states.map((x) => x.schedule)),
+      headroom: Math.max(RATE_HEADROOM, ...states.map((x) => x.headroom)),
+      burstOff: states.some((x) => x.burstOff),
+    };
+    const handsOn =
+      s.admitted.length > 0 ||
+      s.pausedUntil > 0 ||
+      s.schedule > 0 ||
+      s.burstOff ||
+      s.headroom > RATE_HEADROOM;
+    if (handsOn) out[origin] = s;
   }
-  for (const [origin, s] of Object.entries(out))
-    if (
-      s.admitted.length === 0 &&
-      s.pausedUntil === 0 &&
-      s.schedule === 0 &&
-      !s.burstOff &&
-      s.headroom <= RATE_HEADROOM
-    )
-      delete out[origin];
   return out;
 }
 
@@ -473,7 +489,7 @@ export function limiterStates(): Record<string, LimiterState> {
 export function seedLimiters(states: Record<string, LimiterState>): void {
   for (const [origin, s] of Object.entries(states)) {
     seeds.set(origin, s);
-    for (const [key, limiter] of limiters) if (key.startsWith(`${origin}|`)) limiter.seed(s);
+    for (const limiter of pauses.get(origin)?.members ?? []) limiter.seed(s);
   }
 }
 

@@ -211,8 +211,11 @@ describe("RateLimiter", () => {
       },
     });
     const d = sharedLimiter(other, { requestsPerSecond: 20, burst: 20, maxConcurrent: 100 });
+    const e = sharedLimiter(other, { requestsPerSecond: 20, burst: 20, maxConcurrent: 5 });
+    // the seed is in both limiters of the origin, and handed on once
+    expect(limiterStates()[other]?.admitted).toEqual(Array(20).fill(t));
     expect(await admissionTimes(d, 1)).toEqual([1020]);
-    for (const l of [a, b, c, d]) l.dispose();
+    for (const l of [a, b, c, d, e]) l.dispose();
   });
 
   it("caps requests in flight; a release lets the next one in", async () => {
