@@ -160,7 +160,7 @@ export const DEFAULTS = {
 } as const satisfies Partial<ResolvedOptions>;
 
 /** The burst when none is given: one second's budget, rounded up (1 without a limit). */
-export const defaultBurst = (requestsPerSecond: number): number =>
+const defaultBurst = (requestsPerSecond: number): number =>
   Number.isFinite(requestsPerSecond) ? Math.max(1, Math.ceil(requestsPerSecond)) : 1;
 
 /** Package version for the User-Agent; read once. */
@@ -278,11 +278,12 @@ export function resolveCommonOptions(
     }
   }
 
+  const rate = requestsPerSecond ?? who.defaultRequestsPerSecond;
   return {
     baseUrl,
     key,
-    requestsPerSecond: requestsPerSecond ?? who.defaultRequestsPerSecond,
-    burst: o.burst ?? defaultBurst(requestsPerSecond ?? who.defaultRequestsPerSecond),
+    requestsPerSecond: rate,
+    burst: o.burst ?? defaultBurst(rate),
     maxConcurrent: o.maxConcurrent ?? DEFAULTS.maxConcurrent,
     maxRetries: o.maxRetries ?? DEFAULTS.maxRetries,
     timeoutMs: o.timeoutMs ?? DEFAULTS.timeoutMs,
