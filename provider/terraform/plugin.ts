@@ -23,6 +23,7 @@
  */
 import { type DoorWords, TERRAFORM_WORDS, useDoor } from "../core/door";
 import { openListReadsForOperation } from "../core/list-reads";
+import { carryOwnerGates } from "../core/gate-ledger";
 import { carryRateLimits } from "../core/rate-ledger";
 import { serverCertificate } from "./cert";
 import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";
@@ -291,5 +292,8 @@ export async function main(words: DoorWords = TERRAFORM_WORDS): Promise<void> {
   // One command is several processes in a row: each goes on from the last one's rate limit
   // (`../core/rate-ledger.ts`), so that its first burst counts the requests just sent.
   carryRateLimits();
+  // And from what its owner gate read: a destroy's plan reads it, and its apply starts with the
+  // deletes (`../core/gate-ledger.ts`).
+  carryOwnerGates();
   served = await serve();
 }
