@@ -38,7 +38,7 @@
  */
 import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
-import type { ChangeRequest, ChangeRequestCreate, Environment } from "../../sdk/admin/schemas";
+import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../../sdk/core/errors";
 import { clientIdentity, memo, memoLoadedAt } from "./config";
 import { jsonEqual } from "./diff";
@@ -543,9 +543,13 @@ export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
  * one's change permissions, both read once per process and client (`memo`), or handed over by
  * the run's previous process (`./gate-ledger.ts`); what was read is noted to hand on.
  */
-export async function gatedEnvironments(admin: AdminClient, wsId: string): Promise<{ id: string; name: string }[]> {
+export async function gatedEnvironments(
+  admin: AdminClient,
+  wsId: string,
+): Promise<{ id: string; name: string }[]> {
   const handed = handedGate(admin, wsId);
-  if (handed !== undefined) return handed.environments.filter((e) => e.approvals).map(({ id, name }) => ({ id, name }));
+  if (handed !== undefined)
+    return handed.environments.filter((e) => e.approvals).map(({ id, name }) => ({ id, name }));
   const envs = await workspaceEnvironments(admin, wsId);
   const gated = await Promise.all(envs.map((env) => approvalsRequired(admin, wsId, env.id)));
   const key = gateKey(admin, wsId);

@@ -10,7 +10,8 @@
  * The file holds, by a hash of the client's base URL and key (`./config.ts` `clientIdentity`: no
  * key is written) and the workspace id, each environment's id, name and whether it requires
  * approvals, with the time they were read; an entry is used for {@link GATE_HAND_OVER_MS} after
- * that, far less than one process trusts them itself, and dropped then. `FLAGSTACK_GATE_LEDGER` names another file, or `off`.
+ * that, far less than one process trusts them itself, and dropped then. `FLAGSTACK_GATE_LEDGER`
+ * names another file, or `off`.
  * @module
  */
 import { join } from "node:path";

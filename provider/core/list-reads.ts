@@ -81,6 +81,8 @@ interface Entry {
   /** The reads waiting for the next pages, by key. */
   waiting: Map<string, ((found: unknown) => void)[]>;
   pumping: boolean;
+  /** While the reads have paid for no more pages: when the reads waiting give up ({@link PAGE_WAIT_MS}). */
+  giveUp: ReturnType<typeof setTimeout> | undefined;
 }
 
 interface ListState {
@@ -200,10 +202,13 @@ export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
       reads: 0,
       waiting: new Map(),
       pumping: false,
+      giveUp: undefined,
     };
     lists.set(read.scope, entry);
   }
   entry.reads++;
+  // Each read pays for a page more: the reads waiting for one go on ({@link pump}).
+  if (entry.waiting.size > 0) void pump(entry);
   let found = entry.index.get(read.key);
   if (found === undefined && entry.rest !== undefined) {
     const e = entry;
@@ -220,14 +225,26 @@ export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
 }
 
 /**
+ * How long the reads waiting for a page the reads have not paid for yet wait for the scope's next
+ * reads to pay for it, before each reads singly. The engine sends a refresh's reads a few at a time
+ * as it walks (OpenTofu, ten at once), while a page is answered in milliseconds: without the wait,
+ * a walk's first reads, whose objects are on later pages, would go singly only because the
+ * reads that pay for those pages have not arrived yet.
+ */
+export const PAGE_WAIT_MS = 25;
+
+/**
  * Reads the list on while reads wait and the reads of the scope pay for the pages (objects read
  * fewer than reads x page size); each object read answers the reads waiting for it. When the list
- * ends, fails, or the reads have paid for no more pages, the reads still waiting are answered
- * `undefined` (they read singly); a later read of the scope may pay for the next pages.
+ * ends or fails, the reads still waiting are answered `undefined` (they read singly); when the
+ * reads have paid for no more pages, they wait {@link PAGE_WAIT_MS} for a later read of the scope
+ * to pay for the next ones (each such read pumps again), and then read singly.
  */
 async function pump(e: Entry): Promise<void> {
   if (e.pumping) return;
   e.pumping = true;
+  clearTimeout(e.giveUp);
+  e.giveUp = undefined;
   try {
     while (e.waiting.size > 0 && e.rest !== undefined && e.items < e.reads * e.pageSize) {
       const next = await e.rest.next();
@@ -249,10 +266,18 @@ async function pump(e: Entry): Promise<void> {
     e.rest = undefined;
   } finally {
     e.pumping = false;
-    const left = [...e.waiting.values()].flat();
-    e.waiting.clear();
-    for (const resolve of left) resolve(undefined);
+    if (e.rest === undefined) release(e);
+    else if (e.waiting.size > 0) e.giveUp = setTimeout(() => release(e), PAGE_WAIT_MS);
   }
+}
+
+/** Answers the reads still waiting `undefined`: each reads singly. */
+function release(e: Entry): void {
+  clearTimeout(e.giveUp);
+  e.giveUp = undefined;
+  const left = [...e.waiting.values()].flat();
+  e.waiting.clear();
+  for (const resolve of left) resolve(undefined);
 }
 
 /**

@@ -22,8 +22,8 @@
  * @module
  */
 import { type DoorWords, TERRAFORM_WORDS, useDoor } from "../core/door";
-import { openListReadsForOperation } from "../core/list-reads";
 import { carryOwnerGates } from "../core/gate-ledger";
+import { openListReadsForOperation } from "../core/list-reads";
 import { carryRateLimits } from "../core/rate-ledger";
 import { serverCertificate } from "./cert";
 import { GRPC_STATUS, type ServerTls, type UnaryHandler, UnaryServer } from "./grpc-server";

@@ -436,7 +436,9 @@ export class TerraformProvider {
     const names = gated.map((e) => `"${e.name}"`).join(", ");
     return [
       warning(
-        gated.length === 1 ? `Environment ${names} requires approvals` : `Environments ${names} require approvals`,
+        gated.length === 1
+          ? `Environment ${names} requires approvals`
+          : `Environments ${names} require approvals`,
         `Deleting it deletes what it holds in every environment: where it holds anything in ${names}, the apply first asks for that with an ARCHIVE change request, and it stays, and stays in the state, until each request is approved.`,
       ),
     ];

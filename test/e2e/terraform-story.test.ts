@@ -281,9 +281,13 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
     ]);
     // The plan told it first, for each of the five objects (two flags and a segment, and what the
     // first flag and the segment hold in Production): OpenTofu shows one and counts the others.
-    expect(planned?.match(/^Warning: .*$/gm)).toEqual(['Warning: Environment "Production" requires approvals']);
+    expect(planned?.match(/^Warning: .*$/gm)).toEqual([
+      'Warning: Environment "Production" requires approvals',
+    ]);
     expect(planned).toContain("(and 4 more similar warnings elsewhere)");
-    expect(planned).toMatch(/the apply\s+(first\s+)?asks\s+for\s+(this\s+delete|that)\s+with\s+an\s+ARCHIVE\s+change\s+request/);
+    expect(planned).toMatch(
+      /the apply\s+(first\s+)?asks\s+for\s+(this\s+delete|that)\s+with\s+an\s+ARCHIVE\s+change\s+request/,
+    );
     const state = JSON.parse(readFileSync(join(w.dir, "terraform.tfstate"), "utf8")) as {
       resources: unknown[];
     };

@@ -136,7 +136,11 @@ describe("the owner gate's reads, handed on", () => {
     expect(requests()).toEqual([dryRun]);
 
     // A client the settings did not make has no identity.
-    const elsewhere = new AdminClient({ baseUrl: bed.proxy.url, apiKey: bed.emu.adminKey, requestsPerSecond: 1000 });
+    const elsewhere = new AdminClient({
+      baseUrl: bed.proxy.url,
+      apiKey: bed.emu.adminKey,
+      requestsPerSecond: 1000,
+    });
     expect(clientIdentity(elsewhere)).toBeUndefined();
     bed.reset();
     expect(await approvalsRequired(elsewhere, ws.id, gatedId)).toBe(true);

@@ -40,7 +40,10 @@ describe("hand-over", () => {
     expect((statSync(join(dir, "sub")).mode & 0o777).toString(8)).toBe("700");
     expect((statSync(h.path as string).mode & 0o777).toString(8)).toBe("600");
     expect(existsSync(`${h.path}.${process.pid}`)).toBe(false);
-    writeFileSync(h.path as string, JSON.stringify({ c: { at: now, n: "x" }, d: { at: now, n: 4 }, e: null }));
+    writeFileSync(
+      h.path as string,
+      JSON.stringify({ c: { at: now, n: "x" }, d: { at: now, n: 4 }, e: null }),
+    );
     expect(readHandOver(h, now)).toEqual({ d: { at: now, n: 4 } });
     writeFileSync(h.path as string, "[not json");
     expect(readHandOver(h, now)).toEqual({});

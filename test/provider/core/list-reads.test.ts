@@ -14,6 +14,7 @@ import {
   listReadStats,
   openListReads,
   openListReadsForOperation,
+  PAGE_WAIT_MS,
 } from "../../../provider/core/list-reads";
 import { impl as environmentImpl } from "../../../provider/flags/environment";
 import { impl as flagImpl } from "../../../provider/flags/flag";
@@ -492,6 +493,33 @@ describe("listRead", () => {
     );
     expect(found).toEqual([item("100"), item("119"), item("nope")]);
     expect([read, singles]).toEqual([120, ["110", "nope"]]);
+  });
+
+  it("a read waiting for a page the reads have not paid for goes on when the scope's next reads pay for it", async () => {
+    openListReads();
+    let read = 0;
+    const list = async function* () {
+      for (let i = 0; i < 120; i++) {
+        read++;
+        yield item(String(i));
+      }
+    };
+    const singles: string[] = [];
+    const single = (key: string) => async () => {
+      singles.push(key);
+      return item(key);
+    };
+    const client = {};
+    // The first read's object is on the third page: one page is paid for, and it waits.
+    const first = listRead(spec({ client, list, key: "110", single: single("110") }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(read).toBe(50);
+    // Two reads within PAGE_WAIT_MS (objects on the first page) pay for two pages more.
+    const later = ["0", "1"].map((key) => listRead(spec({ client, list, key, single: single(key) })));
+    expect(await Promise.all([first, ...later])).toEqual([item("110"), item("0"), item("1")]);
+    // Read up to the object waited for, and not one read singly.
+    expect([read, singles]).toEqual([111, []]);
+    expect(PAGE_WAIT_MS).toBe(25);
   });
 
   it("objects are found by every key (id and name)", async () => {

@@ -622,7 +622,10 @@ describe("flagstack_flag_definition: drift of a defaulted input, and deletes hel
     resetProvider();
     forgetOwnerGates();
     await p.configureProvider({
-      config: encodeDynamic({ admin_api_url: emu.url, admin_api_key: emu.adminKey, max_retries: 0 }, configType),
+      config: encodeDynamic(
+        { admin_api_url: emu.url, admin_api_key: emu.adminKey, max_retries: 0 },
+        configType,
+      ),
     });
     const envs = await admin.environments.list(ws);
     const planDelete = async (type: string, t: ReturnType<typeof blockType>, prior: TfObject) =>
