@@ -174,3 +174,17 @@ export async function createProject(
     { org: "default" },
   );
 }
+
+/** Creates the environment `name` of workspace `wsId` requiring approvals, as the change-request tests' fixture; its id. */
+export async function createGatedEnvironment(
+  admin: AdminClient,
+  wsId: string,
+  name = "Gated",
+): Promise<string> {
+  const env = await admin.environments.create(wsId, {
+    name,
+    production: true,
+    changePermissions: { areApprovalsRequired: true },
+  });
+  return env.id;
+}

@@ -20,7 +20,13 @@ import { impl as segmentKeys, segmentKeysProviderText } from "../../../provider/
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import type { Driver, Mode } from "../harness";
-import { itRefusesWithNoRequest, startTestbed, type Testbed, unique } from "../testbed";
+import {
+  createGatedEnvironment,
+  itRefusesWithNoRequest,
+  startTestbed,
+  type Testbed,
+  unique,
+} from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;
@@ -42,13 +48,7 @@ beforeAll(async () => {
   bed = await startTestbed();
   ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
   prodId = (await bed.admin.environments.find(ws.id, "Production"))!.id;
-  gatedId = (
-    await bed.admin.environments.create(ws.id, {
-      name: "Gated",
-      production: true,
-      changePermissions: { areApprovalsRequired: true },
-    })
-  ).id;
+  gatedId = await createGatedEnvironment(bed.admin, ws.id);
   const key = await bed.admin.apiKeys.create({
     name: "approver",
     apiKeyType: "admin",

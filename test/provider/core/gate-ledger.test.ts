@@ -25,7 +25,7 @@ import {
 import { readHandOver, writeHandOver } from "../../../provider/core/hand-over";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Environment, Workspace } from "../../../sdk/admin/schemas";
-import { startTestbed, type Testbed } from "../testbed";
+import { createGatedEnvironment, startTestbed, type Testbed } from "../testbed";
 
 const V2 = "/internal/api/v2";
 let bed: Testbed;
@@ -56,13 +56,7 @@ beforeAll(async () => {
   bed = await startTestbed();
   dir = mkdtempSync(join(tmpdir(), "flagstack-gate-ledger-"));
   ws = (await bed.admin.workspaces.getByName("Default")) as Workspace;
-  gatedId = (
-    await bed.admin.environments.create(ws.id, {
-      name: "Gated",
-      production: true,
-      changePermissions: { areApprovalsRequired: true },
-    })
-  ).id;
+  gatedId = await createGatedEnvironment(bed.admin, ws.id);
   envs = await bed.admin.environments.list(ws.id);
 });
 afterAll(async () => {

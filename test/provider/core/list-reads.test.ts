@@ -464,61 +464,59 @@ describe("listRead", () => {
     expect(singles).toEqual(["b"]);
   });
 
+  /** 120 objects in pages of 50, counted as they are read, and the single reads made. */
+  function counted() {
+    const c = {
+      read: 0,
+      singles: [] as string[],
+      list: async function* () {
+        for (let i = 0; i < 120; i++) {
+          c.read++;
+          yield item(String(i));
+        }
+      },
+      single: (key: string) => async () => {
+        c.singles.push(key);
+        return item(key);
+      },
+    };
+    return c;
+  }
+
   it("never reads more pages than the scope has had reads; the rest read singly", async () => {
     openListReads();
-    // 120 objects in pages of 50, counted as they are read.
-    let read = 0;
-    const list = async function* () {
-      for (let i = 0; i < 120; i++) {
-        read++;
-        yield item(String(i));
-      }
-    };
-    const singles: string[] = [];
-    const single = (key: string) => async () => {
-      singles.push(key);
-      return item(key);
-    };
+    const c = counted();
+    const { list, single } = c;
     const client = {};
     // One read of an object on the third page: the first page, then its single read.
     expect(await listRead(spec({ client, list, key: "110", single: single("110") }))).toEqual(item("110"));
-    expect([read, singles]).toEqual([50, ["110"]]);
+    expect([c.read, c.singles]).toEqual([50, ["110"]]);
     // A second read pays for the second page, where its object is.
     expect(await listRead(spec({ client, list, key: "60", single: single("60") }))).toEqual(item("60"));
-    expect([read, singles]).toEqual([61, ["110"]]);
+    expect([c.read, c.singles]).toEqual([61, ["110"]]);
     // Concurrent reads pay for the pages they wait on together; the list ends, a missing one is single.
     const keys = ["100", "119", "nope"];
     const found = await Promise.all(
       keys.map((key) => listRead(spec({ client, list, key, single: single(key) }))),
     );
     expect(found).toEqual([item("100"), item("119"), item("nope")]);
-    expect([read, singles]).toEqual([120, ["110", "nope"]]);
+    expect([c.read, c.singles]).toEqual([120, ["110", "nope"]]);
   });
 
   it("a read waiting for a page the reads have not paid for goes on when the scope's next reads pay for it", async () => {
     openListReads();
-    let read = 0;
-    const list = async function* () {
-      for (let i = 0; i < 120; i++) {
-        read++;
-        yield item(String(i));
-      }
-    };
-    const singles: string[] = [];
-    const single = (key: string) => async () => {
-      singles.push(key);
-      return item(key);
-    };
+    const c = counted();
+    const { list, single } = c;
     const client = {};
     // The first read's object is on the third page: one page is paid for, and it waits.
     const first = listRead(spec({ client, list, key: "110", single: single("110") }));
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(read).toBe(50);
+    expect(c.read).toBe(50);
     // Two reads within PAGE_WAIT_MS (objects on the first page) pay for two pages more.
     const later = ["0", "1"].map((key) => listRead(spec({ client, list, key, single: single(key) })));
     expect(await Promise.all([first, ...later])).toEqual([item("110"), item("0"), item("1")]);
     // Read up to the object waited for, and not one read singly.
-    expect([read, singles]).toEqual([111, []]);
+    expect([c.read, c.singles]).toEqual([111, []]);
     expect(PAGE_WAIT_MS).toBe(25);
   });
 

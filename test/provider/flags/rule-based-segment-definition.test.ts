@@ -23,7 +23,7 @@ import { RULE_BASED_SEGMENT_DEFINITION_TYPE } from "../../../provider/types";
 import { AdminClient } from "../../../sdk/admin/client";
 import type { Workspace } from "../../../sdk/admin/schemas";
 import { type Driver, MODES } from "../harness";
-import { slug, startTestbed, type Testbed, unique } from "../testbed";
+import { createGatedEnvironment, slug, startTestbed, type Testbed, unique } from "../testbed";
 
 let bed: Testbed;
 let ws: Workspace;
@@ -473,13 +473,7 @@ describe("RuleBasedSegmentDefinition in an environment that requires approvals",
   };
 
   beforeAll(async () => {
-    gatedId = (
-      await bed.admin.environments.create(ws.id, {
-        name: "Gated",
-        production: true,
-        changePermissions: { areApprovalsRequired: true },
-      })
-    ).id;
+    gatedId = await createGatedEnvironment(bed.admin, ws.id);
     const key = await bed.admin.apiKeys.create({
       name: "rbs-approver",
       apiKeyType: "admin",
