@@ -9,7 +9,7 @@
  * | GetMetadata, GetProviderSchema | the schema derived from the list of kinds (`./schema.ts`) |
  * | ValidateProviderConfig, ConfigureProvider | the settings of `provider/core/config.ts` (snake_case), through each kind's `configure`; unset ones fall back to the same environment variables |
  * | ValidateResourceConfig | the kind's `check`: one error diagnostic per failure, naming the attribute path; no request |
- * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too. A delete (`plan_destroy`): the owner gate's reads, handed to the apply, and a warning where an approval stands in front of it (`destroyPlan`) |
+ * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too |
  * | ApplyResourceChange | `create`, `update` (the minimal guarded write) or `delete`; the delete of a resource the service deletes with its owner (a flag's definition) is held back for the owner's delete in the same run (`./held-deletes.ts`) |
  * | ReadResource | `read`; a gone object is a null state; an input the kind's `diff` finds unchanged keeps the configuration's spelling |
  * | ImportResourceState | `read` by the kind's import id (`<workspace>/<name>`, ...) |
@@ -23,7 +23,7 @@
  * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
  * @module
  */
-import { approvalsRequired, gatedEnvironments, readAheadOwnerGate } from "../core/change-request";
+import { approvalsRequired, readAheadOwnerGate } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
@@ -381,7 +381,14 @@ export class TerraformProvider {
       return;
     }
     const type = r.kind.resource.__pulumiType;
-    const ownerKey = this.owns(r) ? HeldDeletes.key(type, olds.workspaceId, olds.name) : undefined;
+    this.ownerTypes ??= new Set(
+      [...this.cat.resources.values()].flatMap((x) =>
+        x.kind.resource.owner ? [x.kind.resource.owner.type] : [],
+      ),
+    );
+    const ownerKey = this.ownerTypes.has(type)
+      ? HeldDeletes.key(type, olds.workspaceId, olds.name)
+      : undefined;
     try {
       await r.kind.impl.delete(id, olds);
     } catch (e) {
@@ -393,57 +400,6 @@ export class TerraformProvider {
     if (ownerKey !== undefined) this.held.done(ownerKey);
   }
 
-  /** Whether `r`'s kind owns others (`Flag`, `Segment`, ...): the service deletes them with it. */
-  private owns(r: TfResource): boolean {
-    this.ownerTypes ??= new Set(
-      [...this.cat.resources.values()].flatMap((x) =>
-        x.kind.resource.owner ? [x.kind.resource.owner.type] : [],
-      ),
-    );
-    return this.ownerTypes.has(r.kind.resource.__pulumiType);
-  }
-
-  /**
-   * The plan of `r`'s delete (OpenTofu asks for it: `plan_destroy`). Where the delete goes through
-   * the owner gate (a definition's, held back for its flag's, or the flag's own), the gate's reads
-   * go now, and the apply that follows takes them from this process (`../core/gate-ledger.ts`)
-   * instead of spending its first requests on them. A delete that needs an approval is told as a
-   * warning, so the plan shows what the apply will ask for. A read that fails tells nothing: the
-   * apply reads again, and fails there.
-   */
-  private async destroyPlan(r: TfResource, prior: TfObject): Promise<Diagnostic[]> {
-    const owned = r.kind.resource.owner !== undefined;
-    if (!owned && !this.owns(r)) return [];
-    const { workspaceId, environmentId } = recorded(r, prior).olds;
-    if (typeof workspaceId !== "string") return [];
-    let gated: { id: string; name: string }[];
-    try {
-      gated = await gatedEnvironments(adminClient(), workspaceId);
-    } catch {
-      return [];
-    }
-    if (owned) {
-      const env = gated.find((e) => e.id === environmentId);
-      if (env === undefined) return [];
-      return [
-        warning(
-          `Environment "${env.name}" requires approvals`,
-          "The apply asks for this delete with an ARCHIVE change request; the object stays, and stays in the state, until the request is approved (`waitForApproval` waits for it).",
-        ),
-      ];
-    }
-    if (gated.length === 0) return [];
-    const names = gated.map((e) => `"${e.name}"`).join(", ");
-    return [
-      warning(
-        gated.length === 1
-          ? `Environment ${names} requires approvals`
-          : `Environments ${names} require approvals`,
-        `Deleting it deletes what it holds in every environment: where it holds anything in ${names}, the apply first asks for that with an ARCHIVE change request, and it stays, and stays in the state, until each request is approved.`,
-      ),
-    ];
-  }
-
   private resource(typeName: string): TfResource {
     const r = this.cat.resources.get(typeName);
     if (r === undefined) throw new Error(`flagstack: unknown resource type ${typeName}`);
@@ -452,7 +408,7 @@ export class TerraformProvider {
 
   getMetadata() {
     return {
-      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
       diagnostics: [],
       data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
       resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
@@ -477,7 +433,7 @@ export class TerraformProvider {
       resource_schemas,
       data_source_schemas,
       diagnostics: [],
-      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
+      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
     };
   }
 
@@ -627,10 +583,7 @@ export class TerraformProvider {
     const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
     const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
     const none = { planned_private: req.prior_private ?? Buffer.alloc(0), requires_replace: [] };
-    if (proposed === null) {
-      const diagnostics = prior === null ? [] : await this.destroyPlan(r, prior);
-      return { ...none, planned_state: encodeDynamic(null, type), diagnostics };
-    }
+    if (proposed === null) return { ...none, planned_state: encodeDynamic(null, type), diagnostics: [] };
     const { config, checked } = await this.checkedConfig(r, req.config);
     if (checked.diagnostics.length > 0)
       return { ...none, planned_state: req.proposed_new_state, diagnostics: checked.diagnostics };
