@@ -30,8 +30,9 @@
  *   retries), each read of that scope falls back to its single GET, as without lists.
  *
  * - **Never dearer than single reads by much.** A list's pages are read only while reads of the
- *   scope wait for them, and never more pages than the scope has had reads, so a small stack in a
- *   large workspace costs at most twice its single reads (a page and a single GET per read).
+ *   scope wait for them, and never more pages than the scope has had reads (and, once, the reads
+ *   that waited for a page in vain: {@link PAGE_WAIT_MS}), so a small stack in a large workspace
+ *   costs at most three times its single reads (two pages and a single GET per read).
  *
  * Concurrent reads of a scope wait on the same pages.
  * @module
@@ -81,8 +82,12 @@ interface Entry {
   /** The reads waiting for the next pages, by key. */
   waiting: Map<string, ((found: unknown) => void)[]>;
   pumping: boolean;
-  /** While the reads have paid for no more pages: when the reads waiting give up ({@link PAGE_WAIT_MS}). */
+  /** While the reads have paid for no more pages: when the reads waiting pay for the next ones ({@link PAGE_WAIT_MS}). */
   giveUp: ReturnType<typeof setTimeout> | undefined;
+  /** Pages paid for by reads that waited for them in vain ({@link payForPages}). */
+  paidByWaiting: number;
+  /** Whether the pages being read are those the waiting reads paid for: after them, they read singly. */
+  paying: boolean;
 }
 
 interface ListState {
@@ -175,8 +180,9 @@ export function listReadStats(): ListReadStats {
 /**
  * Reads one object: from its scope's list while the window is open, else by its single read. The
  * list's pages are read as the reads of the scope wait for them (concurrent reads share each
- * page), and never more pages than the scope has had reads: a workspace of 5,000 flags whose stack
- * holds 3 costs at most 3 pages and 3 single reads, not 100 pages. A read whose object is not in
+ * page), and never more pages than the scope has had reads, and a page more for each read that
+ * waited for one in vain ({@link PAGE_WAIT_MS}): a workspace of 5,000 flags whose stack holds 3
+ * costs at most 6 pages and 3 single reads, not 100 pages. A read whose object is not in
  * the pages the reads paid for, or not in the list at all, is read singly, and reported gone only
  * when that read finds nothing. Returns `undefined` when the object is gone.
  */
@@ -203,6 +209,8 @@ export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
       waiting: new Map(),
       pumping: false,
       giveUp: undefined,
+      paidByWaiting: 0,
+      paying: false,
     };
     lists.set(read.scope, entry);
   }
@@ -226,10 +234,10 @@ export async function listRead<T>(read: ListRead<T>): Promise<T | undefined> {
 
 /**
  * How long the reads waiting for a page the reads have not paid for yet wait for the scope's next
- * reads to pay for it, before each reads singly. The engine sends a refresh's reads a few at a time
- * as it walks (OpenTofu, ten at once), while a page is answered in milliseconds: without the wait,
- * a walk's first reads, whose objects are on later pages, would go singly only because the
- * reads that pay for those pages have not arrived yet.
+ * reads to pay for it, before each pays for one page more itself ({@link payForPages}). The engine
+ * sends a refresh's reads a few at a time as it walks (OpenTofu, ten at once), while a page is
+ * answered in milliseconds: without the wait, a walk's first reads, whose objects are on later
+ * pages, would go singly only because the reads that pay for those pages have not arrived yet.
  */
 export const PAGE_WAIT_MS = 25;
 
@@ -238,7 +246,8 @@ export const PAGE_WAIT_MS = 25;
  * fewer than reads x page size); each object read answers the reads waiting for it. When the list
  * ends or fails, the reads still waiting are answered `undefined` (they read singly); when the
  * reads have paid for no more pages, they wait {@link PAGE_WAIT_MS} for a later read of the scope
- * to pay for the next ones (each such read pumps again), and then read singly.
+ * to pay for the next ones (each such read pumps again), then pay for one page more each
+ * ({@link payForPages}), and read singly only when that page did not hold their object either.
  */
 async function pump(e: Entry): Promise<void> {
   if (e.pumping) return;
@@ -246,7 +255,7 @@ async function pump(e: Entry): Promise<void> {
   clearTimeout(e.giveUp);
   e.giveUp = undefined;
   try {
-    while (e.waiting.size > 0 && e.rest !== undefined && e.items < e.reads * e.pageSize) {
+    while (e.waiting.size > 0 && e.rest !== undefined && e.items < (e.reads + e.paidByWaiting) * e.pageSize) {
       const next = await e.rest.next();
       if (next.done) {
         e.rest = undefined;
@@ -266,9 +275,25 @@ async function pump(e: Entry): Promise<void> {
     e.rest = undefined;
   } finally {
     e.pumping = false;
-    if (e.rest === undefined) release(e);
-    else if (e.waiting.size > 0) e.giveUp = setTimeout(() => release(e), PAGE_WAIT_MS);
+    const paid = e.paying;
+    e.paying = false;
+    if (e.rest === undefined || (paid && e.waiting.size > 0)) release(e);
+    else if (e.waiting.size > 0) e.giveUp = setTimeout(() => payForPages(e), PAGE_WAIT_MS);
   }
+}
+
+/**
+ * No read of the scope came to pay for the next pages (the engine sends no more while its reads
+ * wait: OpenTofu's ten may all be waiting here): each read waiting pays for one page more, as its
+ * single read would have cost one request, and the list goes on. So a read costs at most two
+ * pages and a single read, and a walk whose reads come in another order than the list's reads
+ * the list rather than its objects one by one.
+ */
+function payForPages(e: Entry): void {
+  e.giveUp = undefined;
+  for (const waiting of e.waiting.values()) e.paidByWaiting += waiting.length;
+  e.paying = true;
+  void pump(e);
 }
 
 /** Answers the reads still waiting `undefined`: each reads singly. */

@@ -464,13 +464,13 @@ describe("listRead", () => {
     expect(singles).toEqual(["b"]);
   });
 
-  /** 120 objects in pages of 50, counted as they are read, and the single reads made. */
-  function counted() {
+  /** `n` objects in pages of 50, counted as they are read, and the single reads made. */
+  function counted(n = 120) {
     const c = {
       read: 0,
       singles: [] as string[],
       list: async function* () {
-        for (let i = 0; i < 120; i++) {
+        for (let i = 0; i < n; i++) {
           c.read++;
           yield item(String(i));
         }
@@ -483,24 +483,25 @@ describe("listRead", () => {
     return c;
   }
 
-  it("never reads more pages than the scope has had reads; the rest read singly", async () => {
+  it("never reads more pages than the scope has had reads, and a page more per read that waited in vain; the rest read singly", async () => {
     openListReads();
-    const c = counted();
+    const c = counted(300);
     const { list, single } = c;
     const client = {};
-    // One read of an object on the third page: the first page, then its single read.
-    expect(await listRead(spec({ client, list, key: "110", single: single("110") }))).toEqual(item("110"));
-    expect([c.read, c.singles]).toEqual([50, ["110"]]);
-    // A second read pays for the second page, where its object is.
+    // One read of an object on the fifth page: the page it pays for, a page more after waiting in
+    // vain for the scope's next reads, then its single read.
+    expect(await listRead(spec({ client, list, key: "210", single: single("210") }))).toEqual(item("210"));
+    expect([c.read, c.singles]).toEqual([100, ["210"]]);
+    // A second read finds its object in the pages read.
     expect(await listRead(spec({ client, list, key: "60", single: single("60") }))).toEqual(item("60"));
-    expect([c.read, c.singles]).toEqual([61, ["110"]]);
+    expect([c.read, c.singles]).toEqual([100, ["210"]]);
     // Concurrent reads pay for the pages they wait on together; the list ends, a missing one is single.
     const keys = ["100", "119", "nope"];
     const found = await Promise.all(
       keys.map((key) => listRead(spec({ client, list, key, single: single(key) }))),
     );
     expect(found).toEqual([item("100"), item("119"), item("nope")]);
-    expect([c.read, c.singles]).toEqual([120, ["110", "nope"]]);
+    expect([c.read, c.singles]).toEqual([300, ["210", "nope"]]);
   });
 
   it("a read waiting for a page the reads have not paid for goes on when the scope's next reads pay for it", async () => {
