@@ -325,13 +325,18 @@ describe.skipIf(process.platform !== "linux")("flagstack recover after a killed 
           },
         });
       }
-      // The flags wait for the groups; the fallback only keeps a broken run from hanging, and its
-      // clock starts with the retry's first flag create, not here: under a loaded CI machine the
-      // retry's engine can take longer than any fixed delay to reach its first create.
+      // The flags wait for the groups. The fallback's clock starts with the retry's first flag
+      // create, not here (under a loaded CI machine the retry's engine can take longer than any
+      // fixed delay to reach its first create), and it stays well under the client's 30 s request
+      // timeout: a flag answer held past it is a create of unknown outcome, which the provider
+      // looks up, finds (the killed run made it) and records, so the retry would succeed. It
+      // fires when the retry creates fewer groups than the killed run left unrecorded (a group
+      // whose answer reached the killed run's provider is carried over as pending, not created
+      // again), and by then the retry's group creates, answered at once, are done.
       const firstFlag = signal();
       const flagsLate = Promise.race([
         groupsDone.promise.then(() => sleep(500)),
-        firstFlag.promise.then(() => sleep(60_000)),
+        firstFlag.promise.then(() => sleep(10_000)),
       ]);
       for (let i = 0; i < FLAGS; i++) {
         bed.proxy.script({
