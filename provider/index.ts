@@ -47,6 +47,16 @@ export {
   type TreatmentOutput,
 } from "./flags/flag-definition";
 export {
+  DefinitionEntry,
+  DefinitionEntryOutput,
+  FlagDefinitions,
+  type FlagDefinitionsArgs,
+  FlagDefinitionsInputs,
+  FlagDefinitionsOutputs,
+  flagDefinitionsProviderText,
+  flagDefinitionsReplaceOnChange,
+} from "./flags/flag-definitions";
+export {
   FlagSet,
   type FlagSetArgs,
   FlagSetInputs,

@@ -14,6 +14,7 @@ import { kind as apiKey } from "./flags/api-key";
 import { kind as environment } from "./flags/environment";
 import { kind as flag } from "./flags/flag";
 import { kind as flagDefinition } from "./flags/flag-definition";
+import { kind as flagDefinitions } from "./flags/flag-definitions";
 import { kind as flagSet } from "./flags/flag-set";
 import { kind as group } from "./flags/group";
 import { kind as largeSegment } from "./flags/large-segment";
@@ -51,6 +52,7 @@ export const KIND_LIST: readonly Kind[] = [
   workspace,
   flag,
   flagDefinition,
+  flagDefinitions,
   group,
   userInvite,
   organization,

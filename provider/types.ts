@@ -8,6 +8,7 @@ export const MODULE = "flagstack";
 
 export const FLAG_TYPE = "pulumi-nodejs:dynamic/flagstack:Flag";
 export const FLAG_DEFINITION_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagDefinition";
+export const FLAG_DEFINITIONS_TYPE = "pulumi-nodejs:dynamic/flagstack:FlagDefinitions";
 export const GROUP_TYPE = "pulumi-nodejs:dynamic/flagstack:Group";
 export const USER_INVITE_TYPE = "pulumi-nodejs:dynamic/flagstack:UserInvite";
 export const ORGANIZATION_TYPE = "pulumi-nodejs:dynamic/flagstack:Organization";
@@ -49,6 +50,7 @@ export const KIND_NAMES = [
   "Workspace",
   "Flag",
   "FlagDefinition",
+  "FlagDefinitions",
   "Group",
   "UserInvite",
   "Organization",

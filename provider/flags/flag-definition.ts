@@ -194,7 +194,11 @@ type DefinitionField = (typeof DEFINITION_DIFF_FIELDS)[number];
 const sameText = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a === b;
 const documentField = (field: string) => ({ normalize: (v: unknown) => canonicalField(field, v) });
 
-const definitionDiff: DiffSpec<DefinitionField> = {
+/**
+ * How a definition's state and a program compare (also each environment's of a `FlagDefinitions`).
+ * @internal
+ */
+export const definitionDiff: DiffSpec<DefinitionField> = {
   fields: DEFINITION_DIFF_FIELDS,
   replaceOnChange: flagDefinitionReplaceOnChange,
   deleteBeforeReplace: true,

@@ -154,7 +154,7 @@ function members(checker: ts.TypeChecker, type: ts.Type, depth: number, seen: Se
   return tree;
 }
 
-/** The object types a member's type stands for: itself (an object or an intersection of objects), an array's elements, a union's objects. */
+/** The object types a member's type stands for: itself (an object or an intersection of objects), an array's elements, a record's values, a union's objects. */
 function objectParts(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
   if (type.isUnion()) return type.types.flatMap((t) => objectParts(checker, t));
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
@@ -162,6 +162,10 @@ function objectParts(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
   }
   if (!(type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))) return [];
   if (type.getCallSignatures().length > 0) return [];
+  // A record (`z.record`, a map in the schema): its values' members are its members.
+  const values = checker.getIndexInfoOfType(type, ts.IndexKind.String)?.type;
+  if (values !== undefined && checker.getPropertiesOfType(type).length === 0)
+    return objectParts(checker, values);
   return [type];
 }
 

@@ -24,7 +24,8 @@
  * - a process whose run ended without `Shutdown` (`tofu` killed: `./parent-watch.ts`) drops what it
  *   holds ({@link HeldDeletes.drop}) and names it in its last log line: an orphan sends nothing,
  *   since no run is there to record or report it, and the object stays on the service.
- * A held delete is only one whose environment requires no approvals (one dry-run read per
+ * A held delete is only one whose environment (each of them, for a flag's definitions in several)
+ * requires no approvals (one dry-run read per
  * environment and process, which the owner's delete reads anyway): behind an approval gate the
  * kind's own delete runs at once, so a change request it needs fails the apply and keeps the
  * resource in the state, as in Pulumi.
@@ -33,6 +34,19 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { journalDir, readJsonLines } from "../core/created-journal";
+
+/**
+ * The environments whose approval gates decide whether an object's delete may be held: its
+ * `environmentId` (a definition), or each environment's of its `definitions` (a flag's definitions
+ * in several environments, `FlagDefinitions`); `undefined` when the state names none.
+ */
+export function heldEnvironments(olds: Readonly<Record<string, unknown>>): string[] | undefined {
+  if (typeof olds.environmentId === "string") return [olds.environmentId];
+  const entries = olds.definitions;
+  if (entries === null || typeof entries !== "object") return undefined;
+  const ids = Object.values(entries).map((e) => (e as { environmentId?: unknown } | null)?.environmentId);
+  return ids.length > 0 && ids.every((id) => typeof id === "string") ? (ids as string[]) : undefined;
+}
 
 /** A delete held back until its owner's. */
 interface Held {

@@ -21,6 +21,8 @@ export const KIND_LOADERS: Readonly<Record<string, () => Kind>> = {
   Flag: () => (require("../flags/flag") as typeof import("../flags/flag")).kind,
   FlagDefinition: () =>
     (require("../flags/flag-definition") as typeof import("../flags/flag-definition")).kind,
+  FlagDefinitions: () =>
+    (require("../flags/flag-definitions") as typeof import("../flags/flag-definitions")).kind,
   Group: () => (require("../flags/group") as typeof import("../flags/group")).kind,
   UserInvite: () => (require("../flags/user-invite") as typeof import("../flags/user-invite")).kind,
   Organization: () => (require("../platform/organization") as typeof import("../platform/organization")).kind,

@@ -30,7 +30,7 @@ import type { AnyHandlers, Kind } from "../core/kind";
 import { alreadyExistsMessage } from "../core/lifecycle";
 import { configure as sharedConfigure } from "../core/resource";
 import type { NativeFunction } from "../native/functions";
-import { HeldDeletes, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
+import { HeldDeletes, heldEnvironments, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
 import { KIND_LOADERS } from "./kind-loaders";
 import { isUnknown } from "./msgpack";
 import { nativeFunctions } from "./native-functions-loader";
@@ -359,11 +359,13 @@ export class TerraformProvider {
     const owner = r.kind.resource.owner;
     if (owner === undefined) return undefined;
     const key = HeldDeletes.key(owner.type, olds.workspaceId, olds[owner.input]);
-    const { workspaceId, environmentId } = olds;
-    if (key === undefined || typeof environmentId !== "string" || typeof workspaceId !== "string")
+    const { workspaceId } = olds;
+    const environmentIds = heldEnvironments(olds);
+    if (key === undefined || environmentIds === undefined || typeof workspaceId !== "string")
       return undefined;
     try {
-      if (await approvalsRequired(adminClient(), workspaceId, environmentId)) return undefined;
+      for (const environmentId of environmentIds)
+        if (await approvalsRequired(adminClient(), workspaceId, environmentId)) return undefined;
     } catch {
       return undefined;
     }

@@ -49,7 +49,7 @@ console.log(KIND_LIST.length);
 try { new Flag("checkout", { workspace: "Default", name: "checkout" }) } catch (e) { console.log(e.message, "|", e.cause.code) }`,
     ]);
     expect(stdout).toBe(
-      "29\nflagstack's Pulumi resources need @pulumi/pulumi (3.259.0 or newer): add it to the program's dependencies | MODULE_NOT_FOUND\n",
+      "30\nflagstack's Pulumi resources need @pulumi/pulumi (3.259.0 or newer): add it to the program's dependencies | MODULE_NOT_FOUND\n",
     );
     // the program's run first (its stack config), then the class to extend
     expect(stderr).toBe("loaded @pulumi/pulumi/runtime/state\nloaded @pulumi/pulumi/resource\n");

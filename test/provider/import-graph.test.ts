@@ -1,6 +1,7 @@
 /**
  * `provider/` is a layered house (issue 24, "A house you can read"): no resource module imports
- * another resource module (what two kinds share lives in `provider/core/` or the SDK), and no
+ * another resource module (what two kinds share lives in `provider/core/` or the SDK; the one
+ * exception is a kind made of another kind's objects, {@link MADE_OF}), and no
  * import goes from a lower floor to a higher one. Floors, low to high:
  *
  * 0. `sdk/` (the only part outside `provider/` that a provider file may import)
@@ -108,6 +109,13 @@ function floorOf(file: string): number | undefined {
   return undefined;
 }
 
+/**
+ * The kinds made of another kind's objects, whose every verb is that kind's once per part: a
+ * flag's definitions in several environments (`FlagDefinitions`) are `FlagDefinition`s. Such a
+ * kind imports the kind it is made of (one implementation of a definition), and nothing else does.
+ */
+const MADE_OF = ["provider/flags/flag-definitions.ts -> provider/flags/flag-definition.ts"];
+
 /** Every import as an arrow, one per statement. */
 const ARROWS = GRAPH.flatMap((s) => s.imports.map((to) => ({ from: s.file, to })));
 const arrowText = (a: { from: string; to: string }) => `${a.from} -> ${a.to}`;
@@ -122,8 +130,10 @@ describe("provider/ import graph", () => {
     expect(ARROWS.filter((a) => !a.to.endsWith(".ts")).map(arrowText)).toEqual([]);
   });
 
-  it("no resource module imports another resource module", () => {
-    const offending = ARROWS.filter((a) => KINDS.has(a.from) && KINDS.has(a.to)).map(arrowText);
+  it("no resource module imports another resource module, but a kind made of another kind's objects", () => {
+    const offending = ARROWS.filter((a) => KINDS.has(a.from) && KINDS.has(a.to))
+      .map(arrowText)
+      .filter((a) => !MADE_OF.includes(a));
     expect(offending).toEqual([]);
   });
 

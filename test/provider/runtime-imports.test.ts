@@ -129,7 +129,7 @@ describe("the Terraform door's run-time imports", () => {
       checked: string[];
     };
     expect(out.asked).toEqual([]);
-    expect(out.kinds).toBe(29);
+    expect(out.kinds).toBe(30);
     expect(out.checked.filter((c) => !c.endsWith(":0"))).toEqual([]);
   });
 });

@@ -15,8 +15,10 @@ import { type KindUnderTest, kindsUnderTest } from "./samples";
 type Props = Record<string, unknown>;
 const kinds = kindsUnderTest();
 
-/** The kinds whose inputs name an environment (`environment` or `environments`). */
-const naming = kinds.filter((k) => "environment" in k.inputs.shape || "environments" in k.inputs.shape);
+/** The kinds whose inputs name an environment (`environment`, `environments`, or a map by environment: `definitions`). */
+const naming = kinds.filter((k) =>
+  ["environment", "environments", "definitions"].some((i) => i in k.inputs.shape),
+);
 const gated = kinds.filter((k) => k.sample.environmentInput !== undefined);
 
 let bed: KindBed;
@@ -93,10 +95,17 @@ const pendingOrRefused = (o: Awaited<ReturnType<typeof outcome<{ outs?: unknown 
       ? "refused, saying why"
       : o.message;
 
-/** The environment input set to `env`, as the kind takes it (a name, or a list of names). */
+/**
+ * The environment input set to `env`, as the kind takes it: a name, a list of names, or a map by
+ * environment (its first entry, under `env`).
+ */
 function inEnvironment(kind: KindUnderTest, inputs: Props, env: string): Props {
   const input = kind.sample.environmentInput as string;
-  return { ...inputs, [input]: Array.isArray(inputs[input]) ? [env] : env };
+  const given = inputs[input];
+  if (Array.isArray(given)) return { ...inputs, [input]: [env] };
+  if (given !== null && typeof given === "object")
+    return { ...inputs, [input]: { [env]: Object.values(given)[0] } };
+  return { ...inputs, [input]: env };
 }
 
 describe.each(gated.map((k) => k.name))("%s in an approval-gated environment", (name) => {

@@ -212,6 +212,28 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       };
     },
   },
+  FlagDefinitions: {
+    environmentInput: "definitions",
+    edits: (_c, inputs) => {
+      const definitions = inputs.definitions as Record<string, Props>;
+      const staging = (defaultRule: Props[]) => ({
+        ...definitions,
+        Staging: { ...definitions.Staging, defaultRule },
+      });
+      return {
+        definitions: [
+          staging([
+            { treatment: "on", size: 30 },
+            { treatment: "off", size: 70 },
+          ]),
+          staging([
+            { treatment: "on", size: 60 },
+            { treatment: "off", size: 40 },
+          ]),
+        ],
+      };
+    },
+  },
   Group: {
     edits: (c) => ({
       name: [c.unique("group_a"), c.unique("group_b")],
