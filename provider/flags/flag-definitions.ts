@@ -31,6 +31,7 @@ import type { InputProblem } from "../core/check";
 import { adminClient } from "../core/config";
 import { WRITABLE_FIELDS } from "../core/definition-doc";
 import { changedFields, type DiffSpec } from "../core/diff";
+import { ChangedSinceRecordedError } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { GONE, PartialFailure, resourceHandlers } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
@@ -489,6 +490,17 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
       if (failed.length > 0) {
         const all = [...removed, ...created, ...updated];
         const applied = all.filter(([, o]) => o.error === undefined).map(([k]) => k);
+        const changed = [...updated].filter(([, o]) => o.error instanceof ChangedSinceRecordedError);
+        if (applied.length === 0 && changed.length === failed.length) {
+          // Colleagues' edits only, nothing written: one refusal naming each field by its path.
+          const fields = changed.flatMap(([key, o]) =>
+            (o.error as ChangedSinceRecordedError).fields.map((f) => ({
+              ...f,
+              field: `definitions.${key}.${f.field}`,
+            })),
+          );
+          throw new ChangedSinceRecordedError(`the definitions of flag "${olds.flagName}"`, fields);
+        }
         throw failedPart(id, outs, failed, applied, all.find(([, o]) => o.error !== undefined)?.[1].error);
       }
       return { outs };

@@ -87,10 +87,17 @@ async function outcome<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok:
   }
 }
 
+/** The status of the object's pending change request, or of each environment's (a map by environment). */
+function pendingStatus(outs: Props | undefined): string | undefined {
+  const own = (outs?.pendingChangeRequest as { status?: string } | undefined)?.status;
+  if (own !== undefined || outs?.definitions === undefined) return own;
+  const each = Object.values(outs.definitions as Record<string, Props>).map((e) => pendingStatus(e));
+  return each.every((s) => s !== undefined && s === each[0]) ? each[0] : undefined;
+}
+
 const pendingOrRefused = (o: Awaited<ReturnType<typeof outcome<{ outs?: unknown }>>>) =>
   o.ok
-    ? (((o.value.outs as Props | undefined)?.pendingChangeRequest as { status?: string } | undefined)
-        ?.status ?? "(applied directly)")
+    ? (pendingStatus(o.value.outs as Props | undefined) ?? "(applied directly)")
     : /approv|change request/i.test(o.message)
       ? "refused, saying why"
       : o.message;

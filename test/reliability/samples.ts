@@ -215,11 +215,10 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   FlagDefinitions: {
     environmentInput: "definitions",
     edits: (_c, inputs) => {
+      // The first environment's default rule (the suites may key the map by an environment of theirs).
       const definitions = inputs.definitions as Record<string, Props>;
-      const staging = (defaultRule: Props[]) => ({
-        ...definitions,
-        Staging: { ...definitions.Staging, defaultRule },
-      });
+      const [env, entry] = Object.entries(definitions)[0] as [string, Props];
+      const staging = (defaultRule: Props[]) => ({ ...definitions, [env]: { ...entry, defaultRule } });
       return {
         definitions: [
           staging([
