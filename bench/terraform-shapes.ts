@@ -12,11 +12,15 @@
  * - `for_each`: the reference shape of a large configuration (the Go peer's own): one `for_each`
  *   over the flags and one over the definitions, each definition naming its flag as
  *   `flagstack_flag.flag[each.value.flag].name`: quadratic;
- * - `modules` ({@link SCALING_SHAPE}, docs/terraform.md "Thousands of flags"): a `module` block
- *   per flag, the module holding the flag and a `for_each` over its environments, each definition
- *   naming the module's one flag (`flagstack_flag.this.name`): every `for_each` has three elements
- *   and every reference is to one resource, so each flag costs OpenTofu the same at any number of
- *   flags: linear;
+ * - `modules`: a `module` block per flag, the module holding the flag and a `for_each` over its
+ *   environments, each definition naming the module's one flag (`flagstack_flag.this.name`): every
+ *   `for_each` has three elements and every reference is to one resource, so each flag costs
+ *   OpenTofu the same at any number of flags: linear, four OpenTofu resources per flag;
+ * - `flag_definitions` ({@link SCALING_SHAPE}, docs/terraform.md "Thousands of flags"): the same
+ *   module block per flag, the module holding the flag and one `flagstack_flag_definitions` with
+ *   its definition in each environment (a map built by a `for` over the three): linear, and two
+ *   OpenTofu resources per flag, so OpenTofu's own work per resource (its walk, its state) is
+ *   half the `modules` shape's;
  * - the candidates that are not linear, kept to measure them again: `module_for_each` (the same
  *   module called with `for_each` over the flags), `for_each_local` (the definitions naming their
  *   flag through a local map of the names), `for_each_name` (naming it by the same string, with
@@ -31,6 +35,7 @@ export const SHAPES = [
   "blocks",
   "for_each",
   "modules",
+  "flag_definitions",
   "module_for_each",
   "for_each_local",
   "for_each_name",
@@ -39,7 +44,11 @@ export const SHAPES = [
 export type Shape = (typeof SHAPES)[number];
 
 /** The shape docs/terraform.md and the examples use for thousands of flags. */
-export const SCALING_SHAPE = "modules" satisfies Shape;
+export const SCALING_SHAPE = "flag_definitions" satisfies Shape;
+
+/** The OpenTofu resources of `flags` flags in `shape`: the flag, and a definition per environment or one object holding them. */
+export const resourcesOf = (shape: Shape, flags: number): number =>
+  flags * (shape === "flag_definitions" ? 2 : 1 + ENVIRONMENTS.length);
 
 const key = (i: number) => `f${String(i).padStart(3, "0")}`;
 const environments = `[${ENVIRONMENTS.map((e) => JSON.stringify(e)).join(", ")}]`;
@@ -50,6 +59,28 @@ const DEFINITION_BODY = (
 ) => `  treatments        = [{ name = "on", keys = [${keys}] }, { name = "off" }]
   default_treatment = "off"
   default_rule      = [{ treatment = "on", size = 10 }, { treatment = "off", size = 90 }]`;
+
+/** The module's definitions, one resource per environment (the `modules` shape). */
+const DEFINITION_RESOURCES = `
+resource "flagstack_flag_definition" "env" {
+  for_each          = toset(${environments})
+  workspace         = "Default"
+  flag              = flagstack_flag.this.name
+  environment       = each.key
+${DEFINITION_BODY(`"user-\${var.index}"`)}
+}
+`;
+
+/** The module's definitions, one resource holding each environment's (the `flag_definitions` shape). */
+const DEFINITIONS_RESOURCE = `
+resource "flagstack_flag_definitions" "this" {
+  workspace = "Default"
+  flag      = flagstack_flag.this.name
+  definitions = { for env in ${environments} : env => {
+  ${DEFINITION_BODY(`"user-\${var.index}"`).replaceAll("\n", "\n  ")}
+  } }
+}
+`;
 
 /** The flags as a map `fNNN` → index, for the `for_each` shapes. */
 const FLAGS_LOCAL = (flags: number) => `flags = { for i in range(${flags}) : format("f%03d", i) => i }`;
@@ -151,7 +182,7 @@ module "${key(i)}" {
 `;
   return {
     "main.tf":
-      shape === "modules"
+      shape === "modules" || shape === "flag_definitions"
         ? `${PROVIDER_HCL}${calls}`
         : `${PROVIDER_HCL}
 locals {
@@ -188,13 +219,6 @@ resource "flagstack_flag" "this" {
   tags        = ["owner:bench"]
 }
 
-resource "flagstack_flag_definition" "env" {
-  for_each          = toset(${environments})
-  workspace         = "Default"
-  flag              = flagstack_flag.this.name
-  environment       = each.key
-${DEFINITION_BODY(`"user-\${var.index}"`)}
-}
-`,
+${shape === "flag_definitions" ? DEFINITIONS_RESOURCE : DEFINITION_RESOURCES}`,
   };
 }

@@ -64,7 +64,7 @@ import { clients, defaultWorkspaceId } from "../test/e2e/fixtures";
 import { REPO_ROOT, type RequestRecord } from "../test/e2e/harness";
 import { releaseBinaries, THIS_PLATFORM, TofuDir, type TofuRun } from "../test/e2e/tofu";
 import type { BenchContext } from "./run";
-import { SCALING_SHAPE, type Shape, shapeFiles } from "./terraform-shapes";
+import { resourcesOf, SCALING_SHAPE, type Shape, shapeFiles } from "./terraform-shapes";
 import { ENVIRONMENTS, LIMIT, UNLIMITED } from "./up.bench";
 
 /** Rounds of the two refreshing plans (unlimited, limited); each figure is the fastest of its rounds. */
@@ -239,7 +239,7 @@ async function shapeFigures(
   mirror?: string,
   destroyRounds = DESTROY_ROUNDS,
 ): Promise<Record<string, number>> {
-  const resources = flags * (1 + ENVIRONMENTS.length);
+  const resources = resourcesOf(shape, flags);
   const emu = await startEmulator({ port: 0 });
   let t: TofuDir | undefined;
   try {
@@ -561,6 +561,9 @@ export async function run({ quick, log }: BenchContext): Promise<Record<string, 
       // The reference `for_each` shape (the Go peer's own) and the shape that scales, at 800
       // resources and (full runs) 4,000 (`./terraform-shapes.ts`, docs/terraform.md).
       ...(await shapeFigures("for_each", quick ? 5 : 200, "tofu_for_each_800", log, release.mirror)),
+      // The module shape with a definition resource per environment, as measured before the
+      // scaling shape held them in one resource per flag.
+      ...(await shapeFigures("modules", quick ? 5 : 200, "tofu_modules_800", log, release.mirror)),
       ...(await shapeFigures(
         SCALING_SHAPE,
         quick ? 5 : 200,

@@ -8,7 +8,7 @@
  */
 import type { PolicyConfigSchema, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { z } from "zod";
-import { type DefinitionView, isType } from "./resources";
+import { type DefinitionView, holdsDefinitions, isType, readDefinitions } from "./resources";
 
 /**
  * The `configSchema` of a policy, derived from its zod config schema (draft-07, as input: a field
@@ -204,6 +204,20 @@ export async function* eachOf<V>(
   for (const r of resources)
     if (isType(r.type, kind)) yield { address: r.address, view: await read(r.props) };
 }
+
+/**
+ * Each flag definition of the stack with the address of the resource holding it, in the stack's
+ * order: a FlagDefinition's, and each environment's of a FlagDefinitions ({@link readDefinitions}).
+ */
+export async function* eachDefinition(
+  resources: readonly PolicyTarget[],
+): AsyncGenerator<{ address: string; view: DefinitionView }> {
+  for (const r of resources) for (const view of await readDefinitions(r)) yield { address: r.address, view };
+}
+
+/** A `select` of {@link resourcePolicy}: a resource holding flag definitions (one, or one per environment). */
+export const definitionHolder = (resource: PolicyTarget): PolicyTarget | undefined =>
+  holdsDefinitions(resource.type) ? resource : undefined;
 
 /** Environments treated as production when a policy's config does not say. */
 export const DEFAULT_PRODUCTION_ENVIRONMENTS = ["Production"];

@@ -6,18 +6,18 @@
 import { z } from "zod";
 import { type DefinitionDoc, ROLLOUT_STATUSES } from "../sdk/admin/schemas";
 import {
+  definitionHolder,
   definitionLabel,
-  eachOf,
+  eachDefinition,
   includesName,
   inEnvironments,
   ProductionEnvironments,
   percent,
-  propsOf,
   readAll,
   resourcePolicy,
   stackPolicy,
 } from "./common";
-import { type DefinitionView, type FlagView, readDefinition, readFlag, TYPES } from "./resources";
+import { type DefinitionView, type FlagView, readDefinitions, readFlag, TYPES } from "./resources";
 
 /**
  * definition-well-formed: the rules the service enforces, checked before any request: bucket
@@ -34,11 +34,11 @@ export const definitionWellFormed = resourcePolicy(
       "Flag definitions are well formed: bucket sizes sum to 100 in every rule and in the default rule, every treatment referenced exists, treatment names are unique and not reserved, at most 20 treatments, traffic allocation 0..100.",
     enforcementLevel: "mandatory",
     severity: "high",
-    select: propsOf(TYPES.definition),
+    select: definitionHolder,
   },
-  async (props, _config, report) => {
-    const view = await readDefinition(props);
-    for (const problem of view.problems) report(`${definitionLabel(view)}: ${problem}`);
+  async (target, _config, report) => {
+    for (const view of await readDefinitions(target))
+      for (const problem of view.problems) report(`${definitionLabel(view)}: ${problem}`);
   },
 );
 
@@ -117,7 +117,7 @@ export const productionRampGuard = stackPolicy(
   },
   async (resources, config, report) => {
     const flags = await readAll(resources, TYPES.flag, readFlag);
-    for await (const { address, view } of eachOf(resources, TYPES.definition, readDefinition)) {
+    for await (const { address, view } of eachDefinition(resources)) {
       if (!inEnvironments(view, config.productionEnvironments)) continue;
       const def = view.document;
       if (!def) continue; // definition-well-formed reports it
@@ -150,14 +150,15 @@ export const killSwitchDocumented = resourcePolicy(
     enforcementLevel: "advisory",
     severity: "medium",
     config: KillSwitchConfig,
-    select: propsOf(TYPES.definition),
+    select: definitionHolder,
   },
-  async (props, config, report) => {
-    const view = await readDefinition(props);
-    if (!view.killed || !inEnvironments(view, config.productionEnvironments)) return;
-    if ((view.comment ?? "").trim() !== "") return;
-    report(
-      `${definitionLabel(view)} is killed without a comment: set comment to say why it was killed and what brings it back`,
-    );
+  async (target, config, report) => {
+    for (const view of await readDefinitions(target)) {
+      if (!view.killed || !inEnvironments(view, config.productionEnvironments)) continue;
+      if ((view.comment ?? "").trim() !== "") continue;
+      report(
+        `${definitionLabel(view)} is killed without a comment: set comment to say why it was killed and what brings it back`,
+      );
+    }
   },
 );

@@ -16,7 +16,14 @@ import { SegmentKeysInputs } from "../provider/flags/segment-keys";
 import { type FlagToEvaluate, splitFor } from "../sdk/split/evaluate";
 import { FlagImpact, measureImpact, type Population } from "../sdk/split/impact";
 import { percent } from "./common";
-import { type DefinitionView, isType, isUnknownValueError, readDefinition, TYPES } from "./resources";
+import {
+  type DefinitionView,
+  definitionPropsOf,
+  isType,
+  isUnknownValueError,
+  readDefinition,
+  TYPES,
+} from "./resources";
 
 /** A flagstack resource of a plan on both sides: its props before (none: created) and after (none: deleted). */
 export interface ChangeTarget {
@@ -52,6 +59,42 @@ export const ImpactReport = z.object({
   notes: z.array(z.string()),
 });
 export type ImpactReport = z.infer<typeof ImpactReport>;
+
+/**
+ * The targets with each FlagDefinitions split into one FlagDefinition target per environment of
+ * either side (`definitionPropsOf`: the provider's split), each under the resource's address; the
+ * others as they are. A side whose `definitions` holds a value not known until apply throws the
+ * engine's error for it with `throwUnknown` (the policy: the engine reports it); otherwise the
+ * resource is left out with a note in `notes`, never guessed.
+ */
+export function splitDefinitions(
+  targets: readonly ChangeTarget[],
+  throwUnknown = false,
+  notes: string[] = [],
+): ChangeTarget[] {
+  return targets.flatMap((t) => {
+    if (!isType(t.type, TYPES.definitions)) return [t];
+    const sides: (Map<string, Record<string, unknown>> | undefined)[] = [];
+    for (const [name, props] of [
+      ["before", t.before],
+      ["after", t.after],
+    ] as const) {
+      try {
+        sides.push(props === undefined ? undefined : definitionPropsOf(props));
+      } catch (e) {
+        if (throwUnknown || !isUnknownValueError(e)) throw e;
+        notes.push(
+          `${t.address}: the definitions ${name} hold a value known only after apply, so their change is not measured`,
+        );
+        return [];
+      }
+    }
+    const [before, after] = sides;
+    const envs = new Set([...(before?.keys() ?? []), ...(after?.keys() ?? [])]);
+    const type = `${t.type.slice(0, -"FlagDefinitions".length)}FlagDefinition`;
+    return [...envs].map((env) => ({ ...t, type, before: before?.get(env), after: after?.get(env) }));
+  });
+}
 
 interface Side {
   view?: DefinitionView | undefined;
@@ -158,7 +201,7 @@ export async function planImpact(
     return e;
   };
 
-  for (const t of targets) {
+  for (const t of splitDefinitions(targets, options.throwUnknown, notes)) {
     if (isType(t.type, TYPES.definition)) {
       const read = async (props: Record<string, unknown> | undefined, side: string) => {
         if (props === undefined) return undefined;

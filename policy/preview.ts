@@ -39,7 +39,7 @@ export const PreviewJson = z.looseObject({ steps: z.array(Step) });
 const GONE = new Set(["delete", "delete-replaced", "discard", "read-discard", "remove-pending-replace"]);
 
 /** The kinds who-a-change-reaches reads. */
-const READ = [TYPES.definition, TYPES.segmentKeys];
+const READ = [TYPES.definition, TYPES.definitions, TYPES.segmentKeys];
 
 /** Reads the flagstack resources of `pulumi preview --json` (parsed); throws naming what is not a preview. */
 export function readPreviewChanges(json: unknown): ChangeTarget[] {

@@ -28,6 +28,7 @@ import { ApiKeyInputs, kind as apiKeyKind } from "../provider/flags/api-key";
 import { EnvironmentInputs, kind as environmentKind } from "../provider/flags/environment";
 import { FlagInputs, kind as flagKind } from "../provider/flags/flag";
 import { desiredDoc, FlagDefinitionInputs, FlagDefinitionOutputs } from "../provider/flags/flag-definition";
+import { definitionsByEnvironment } from "../provider/flags/flag-definitions";
 import { SegmentKeysInputs } from "../provider/flags/segment-keys";
 import { KIND_LIST, KINDS } from "../provider/kinds";
 import { ConnectorInputs, ConnectorOutputs, SPEC_FIELDS, wireSpec } from "../provider/platform/connector";
@@ -45,6 +46,7 @@ import {
   DELIVERY_ENVIRONMENT_TYPE,
   ENVIRONMENT_TYPE,
   FLAG_DEFINITION_TYPE,
+  FLAG_DEFINITIONS_TYPE,
   FLAG_TYPE,
   PIPELINE_TYPE,
   PROJECT_TYPE,
@@ -70,6 +72,8 @@ export { PipelineView, StageView, StepView } from "../sdk/platform/pipeline";
 export const TYPES = {
   flag: FLAG_TYPE,
   definition: FLAG_DEFINITION_TYPE,
+  /** A flag's definitions in several environments: read as one definition per environment ({@link readDefinitions}). */
+  definitions: FLAG_DEFINITIONS_TYPE,
   pipeline: PIPELINE_TYPE,
   connector: CONNECTOR_TYPE,
   project: PROJECT_TYPE,
@@ -404,6 +408,35 @@ export async function readDefinition(props: Props): Promise<DefinitionView> {
       : undefined,
     problems: c.valid ? [] : definitionProblems(c),
   };
+}
+
+/** Whether `type` (either family) holds flag definitions: a FlagDefinition, or a FlagDefinitions (one per environment). */
+export const holdsDefinitions = (type: string): boolean =>
+  isType(type, TYPES.definition) || isType(type, TYPES.definitions);
+
+/**
+ * The FlagDefinition props of each environment of a FlagDefinitions' props, as plain data, keyed
+ * by environment (`definitionsByEnvironment`, the provider's own split). A value unknown during a
+ * preview anywhere in `definitions` throws the engine's error for it, as an unknown input of a
+ * FlagDefinition does: the map is judged whole or not at all.
+ */
+export function definitionPropsOf(props: Props): Map<string, Props> {
+  const plain = plainProps(props);
+  if (containsUnknown(plain.definitions)) rethrowUnknown(props, "definitions");
+  const address = propsAddresses.get(props);
+  const out = definitionsByEnvironment(plain);
+  if (address !== undefined) for (const p of out.values()) nameProps(p, address);
+  return out;
+}
+
+/**
+ * Reads every flag definition a resource holds: a FlagDefinition's one, or a FlagDefinitions' one
+ * per environment, each read as the FlagDefinition it is ({@link readDefinition}); none for another kind.
+ */
+export async function readDefinitions(target: { type: string; props: Props }): Promise<DefinitionView[]> {
+  if (isType(target.type, TYPES.definition)) return [await readDefinition(target.props)];
+  if (!isType(target.type, TYPES.definitions)) return [];
+  return Promise.all([...definitionPropsOf(target.props).values()].map(readDefinition));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import {
   sampleKeys,
 } from "../sdk/split/evaluate";
 import { inEnvironments, type PolicyTarget, percent, stackPolicy } from "./common";
-import { isType, readDefinition, readFlag, TYPES } from "./resources";
+import { isType, readDefinitions, readFlag, TYPES } from "./resources";
 
 /** "In Production, key qa-bot gets treatment on for flag new-checkout." */
 export const KeyExpectation = z.strictObject({
@@ -106,11 +106,11 @@ export async function checkExpectations(
   resources: readonly (Omit<PolicyTarget, "address"> & { address?: string })[],
   config: TargetingConfig,
 ): Promise<Failure[]> {
-  const definitions = await Promise.all(
-    resources
-      .filter((r) => isType(r.type, TYPES.definition))
-      .map(async (r) => ({ ...(await readDefinition(r.props)), address: r.address })),
-  );
+  const definitions = (
+    await Promise.all(
+      resources.map(async (r) => (await readDefinitions(r)).map((view) => ({ ...view, address: r.address }))),
+    )
+  ).flat();
   const flags = await Promise.all(
     resources.filter((r) => isType(r.type, TYPES.flag)).map((r) => readFlag(r.props)),
   );

@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { readPopulationFile, samplePopulation } from "../sdk/split/population";
 import { inEnvironments, ProductionEnvironments, percent, stackPolicy } from "./common";
-import { type ChangeTarget, overLimit, planImpact, shareText } from "./impact";
+import { type ChangeTarget, overLimit, planImpact, shareText, splitDefinitions } from "./impact";
 import { withLiveBefore } from "./live";
 
 /** The settings of max-traffic-shift, also read by `flagstack impact --config`. */
@@ -67,13 +67,17 @@ export const maxTrafficShift = stackPolicy(
   async (resources, config, report) => {
     const production = (_: string, view: Parameters<typeof inEnvironments>[0]) =>
       inEnvironments(view, config.productionEnvironments);
-    const targets: ChangeTarget[] = resources.map((r) => ({
-      address: r.address,
-      type: r.type,
-      before: r.before === null ? undefined : r.before,
-      after: r.props,
-      beforeKnown: r.before !== undefined,
-    }));
+    // A FlagDefinitions is measured per environment, each read live like a FlagDefinition.
+    const targets: ChangeTarget[] = splitDefinitions(
+      resources.map((r) => ({
+        address: r.address,
+        type: r.type,
+        before: r.before === null ? undefined : r.before,
+        after: r.props,
+        beforeKnown: r.before !== undefined,
+      })),
+      true,
+    );
     const impact = await planImpact(await withLiveBefore(targets, production), populationOf(config), {
       only: production,
       throwUnknown: true,

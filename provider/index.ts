@@ -49,6 +49,8 @@ export {
 export {
   DefinitionEntry,
   DefinitionEntryOutput,
+  definitionsByEnvironment,
+  EnvironmentOutput,
   FlagDefinitions,
   type FlagDefinitionsArgs,
   FlagDefinitionsInputs,

@@ -1,8 +1,8 @@
 # Many flags in HCL, for Terraform and OpenTofu, in the shape that stays linear at thousands of
 # flags (docs/terraform.md "Thousands of flags"): one `module` block per flag, the module
-# (`./flag`) holding the flag and its definitions, one per environment. Every `for_each` has a
-# few elements and every reference names one resource, so each flag costs OpenTofu the same at
-# any number of flags. A flag is added with a block of its own:
+# (`./flag`) holding the flag and one resource of its definitions, a map by environment. Every
+# expression has a few elements and every reference names one resource, so each flag costs
+# OpenTofu the same at any number of flags. A flag is added with a block of its own:
 #
 #   module "checkout" {
 #     source  = "./flag"

@@ -68,7 +68,7 @@ export const DefinitionEntry = z.strictObject(
   }).shape,
 );
 
-/** One environment's definition as the service holds it, with the environment's id and name and its times. */
+/** One environment's definition as the service holds it. */
 export const DefinitionEntryOutput = z.object(
   FlagDefinitionOutputs.pick({
     treatments: true,
@@ -79,6 +79,17 @@ export const DefinitionEntryOutput = z.object(
     defaultRule: true,
     flagSets: true,
     killed: true,
+  }).shape,
+);
+
+/**
+ * What the service says of one environment's definition beside its document: the environment's id
+ * and name, the definition's times and the change request it waits on. An output of its own
+ * (`environments`), not members of `definitions`: a Terraform map attribute the program gives holds
+ * what the program gives, nothing computed.
+ */
+export const EnvironmentOutput = z.object(
+  FlagDefinitionOutputs.pick({
     environmentId: true,
     environmentName: true,
     creationTime: true,
@@ -115,6 +126,11 @@ export const FlagDefinitionsInputs = z.strictObject({
 /** The outputs of a {@link FlagDefinitions}: each environment's definition as the service holds it, plus ids. */
 export const FlagDefinitionsOutputs = FlagDefinitionsInputs.extend({
   definitions: z.record(z.string(), DefinitionEntryOutput),
+  /**
+   * By the same keys as `definitions`: each environment's id and name, its definition's creation
+   * and last change times, and the change request it waits on, if any.
+   */
+  environments: z.record(z.string(), EnvironmentOutput),
   /** The flag's id. */
   flagId: z.string(),
   /** The flag's name as on the service. */
@@ -134,7 +150,40 @@ export type FlagDefinitionsOutputs = z.output<typeof FlagDefinitionsOutputs>;
 /** The arguments of `new FlagDefinitions(...)`. */
 export type FlagDefinitionsArgs = ResourceArgs<z.input<typeof FlagDefinitionsInputs>>;
 type Entry = z.output<typeof DefinitionEntry>;
-type EntryOutput = z.output<typeof DefinitionEntryOutput>;
+/** One environment's outputs: its definition's and its own ({@link entriesOf}). */
+type EntryOutput = z.output<typeof DefinitionEntryOutput> & z.output<typeof EnvironmentOutput>;
+
+/** The members a definition has a default for, with it (the entry schema's own: 100, none, not killed). */
+const DEFAULTS = {
+  trafficAllocation: DefinitionEntry.shape.trafficAllocation.parse(undefined),
+  rules: DefinitionEntry.shape.rules.parse(undefined),
+  killed: DefinitionEntry.shape.killed.parse(undefined),
+};
+
+/**
+ * An environment's definition with the defaults of what it leaves out, as `check` fills them: a
+ * Terraform state records the configuration (a member the configuration omits is null there, the
+ * map's members being no computed attributes), a Pulumi state the service's values; both compare
+ * and write alike.
+ */
+function completed<T>(entry: T): T {
+  if (entry === null || typeof entry !== "object") return entry;
+  const out: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(DEFAULTS)) if (out[k] === undefined || out[k] === null) out[k] = v;
+  if ((out.defaultRule === undefined || out.defaultRule === null) && typeof out.defaultTreatment === "string")
+    out.defaultRule = [{ treatment: out.defaultTreatment, size: 100 }];
+  return out as T;
+}
+
+/** Each environment's outputs, `definitions` (completed: {@link completed}) and `environments` joined by key. */
+function entriesOf(
+  props: Pick<FlagDefinitionsOutputs, "definitions" | "environments">,
+): Record<string, EntryOutput> {
+  const out: Record<string, EntryOutput> = {};
+  for (const [key, doc] of Object.entries(props.definitions ?? {}))
+    out[key] = { ...completed(doc), ...props.environments?.[key] } as EntryOutput;
+  return out;
+}
 
 /** Inputs whose change replaces the object: which flag the definitions belong to. */
 export const flagDefinitionsReplaceOnChange = [
@@ -183,7 +232,7 @@ function plan(
       continue;
     }
     kept.add(old[0]);
-    const changed = changedFields(entryDiff, old[1], entry as Record<string, unknown>).length > 0;
+    const changed = changedFields(entryDiff, old[1], completed(entry as Record<string, unknown>)).length > 0;
     (changed ? out.update : out.same).push([key, old[0]]);
   }
   out.remove = Object.keys(recorded).filter((k) => !kept.has(k));
@@ -201,9 +250,13 @@ const definitionsDiff: DiffSpec<Field> = {
     workspace: definitionDiff.rules?.workspace,
     flag: definitionDiff.rules?.flag,
     definitions: {
-      equals: (o, n) => {
+      equals: (o, n, olds) => {
         if (n === null || typeof n !== "object" || o === null || typeof o !== "object") return sameText(o, n);
-        const p = plan(o as Record<string, EntryOutput>, n as Record<string, unknown>);
+        const recorded = entriesOf({
+          definitions: o as FlagDefinitionsOutputs["definitions"],
+          environments: olds.environments as FlagDefinitionsOutputs["environments"],
+        });
+        const p = plan(recorded, n as Record<string, unknown>);
         return p.create.length + p.update.length + p.remove.length === 0;
       },
     },
@@ -234,7 +287,7 @@ function inputsOf(inputs: FlagDefinitionsInputs, env: string): FlagDefinitionInp
 
 /** The `FlagDefinition` state of the recorded environment `key`. */
 function stateOf(props: FlagDefinitionsOutputs, key: string): FlagDefinitionOutputs {
-  const entry = props.definitions[key] as EntryOutput;
+  const entry = entriesOf(props)[key] as EntryOutput;
   return {
     ...entry,
     workspace: props.workspace,
@@ -254,7 +307,7 @@ function stateOf(props: FlagDefinitionsOutputs, key: string): FlagDefinitionOutp
 }
 
 const entryOf = (outs: FlagDefinitionOutputs): EntryOutput =>
-  pick(outs, Object.keys(DefinitionEntryOutput.shape)) as EntryOutput;
+  pick(outs, [...DefinitionEntryOutput.keyof().options, ...EnvironmentOutput.keyof().options]) as EntryOutput;
 
 /** A definition's `FlagDefinition` id: `<flagId>:<environmentId>`. */
 const oneId = (props: { flagId: string }, entry: EntryOutput) => `${props.flagId}:${entry.environmentId}`;
@@ -271,10 +324,17 @@ function joined(
   first: Ids,
   entries: Readonly<Record<string, EntryOutput>>,
 ): FlagDefinitionsOutputs {
+  const definitions: FlagDefinitionsOutputs["definitions"] = {};
+  const environments: FlagDefinitionsOutputs["environments"] = {};
+  for (const [key, entry] of Object.entries(entries)) {
+    definitions[key] = pick(entry, DefinitionEntryOutput.keyof().options) as (typeof definitions)[string];
+    environments[key] = pick(entry, EnvironmentOutput.keyof().options) as (typeof environments)[string];
+  }
   return plain({
     workspace: inputs.workspace,
     flag: inputs.flag,
-    definitions: entries,
+    definitions,
+    environments,
     title: inputs.title,
     comment: inputs.comment,
     adopt: inputs.adopt,
@@ -356,9 +416,12 @@ async function importDefinitions(importId: string): ReturnType<typeof impl.read>
   }
   const admin = adminClient();
   const ws = await resolveWorkspace(admin, workspace);
-  const definitions: Record<string, EntryOutput> = {};
-  for (const env of await admin.environments.list(ws.id))
-    definitions[env.name] = { environmentId: env.id, environmentName: env.name } as EntryOutput;
+  const definitions: Record<string, unknown> = {};
+  const environments: Record<string, unknown> = {};
+  for (const env of await admin.environments.list(ws.id)) {
+    definitions[env.name] = {};
+    environments[env.name] = { environmentId: env.id, environmentName: env.name };
+  }
   // Only these members are read from the state by each environment's read; the rest comes from
   // the service. An environment without the flag's
   // definition reads as gone and leaves the map.
@@ -366,6 +429,7 @@ async function importDefinitions(importId: string): ReturnType<typeof impl.read>
     workspace,
     flag,
     definitions,
+    environments,
     adopt: false,
     flagId: flag,
     flagName: flag,
@@ -377,9 +441,10 @@ async function importDefinitions(importId: string): ReturnType<typeof impl.read>
 
 /** Reads each recorded environment's definition; the object as the service holds it, gone when none is left. */
 async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.read> {
-  const keys = Object.keys(props.definitions);
+  const recorded = entriesOf(props);
+  const keys = Object.keys(recorded);
   const results = await Promise.all(
-    keys.map((key) => one.read(oneId(props, props.definitions[key] as EntryOutput), stateOf(props, key))),
+    keys.map((key) => one.read(oneId(props, recorded[key] as EntryOutput), stateOf(props, key))),
   );
   const entries: Record<string, EntryOutput> = {};
   const entryInputs: Record<string, Entry> = {};
@@ -406,6 +471,35 @@ async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.re
   });
   // The engine's read result types its inputs as the outputs; they are the inputs' members only.
   return { id: outs.flagId, props: outs, inputs: inputs as FlagDefinitionsOutputs };
+}
+
+/**
+ * The `FlagDefinition` props of each environment of a `FlagDefinitions`' props, keyed as the map
+ * is: its inputs, or its recorded outputs (each environment's `environments` entry, its ids and
+ * times, joined to its definition). Plain
+ * data in and out; the policy pack and the Terraform door's plan warning read each environment's
+ * definition as the `FlagDefinition` it is. An entry that is not an object (a value not known
+ * during a plan) stands as that environment's treatments, so a reader finds the value unknown
+ * there; a `definitions` that is no map gives none.
+ */
+export function definitionsByEnvironment(
+  props: Readonly<Record<string, unknown>>,
+): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const { definitions, environments, ...shared } = props;
+  if (definitions === null || typeof definitions !== "object" || Array.isArray(definitions)) return out;
+  const about = (environments ?? {}) as Record<string, unknown>;
+  for (const [environment, entry] of Object.entries(definitions)) {
+    const members = entry !== null && typeof entry === "object" ? entry : { treatments: entry };
+    const own = about[environment];
+    out.set(environment, {
+      ...shared,
+      ...(own !== null && typeof own === "object" ? own : {}),
+      ...members,
+      environment,
+    });
+  }
+  return out;
 }
 
 /**
@@ -455,31 +549,29 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
     },
 
     async update(id, olds, news) {
-      const p = plan(olds.definitions, news.definitions);
+      const recorded = entriesOf(olds);
+      const p = plan(recorded, news.definitions);
       const recordedKey = new Map(p.update);
       // Each environment's verb at once (they touch different definitions).
       const [removed, created, updated] = await Promise.all([
         each(p.remove, async (key) => {
-          await one.delete(oneId(olds, olds.definitions[key] as EntryOutput), stateOf(olds, key));
+          await one.delete(oneId(olds, recorded[key] as EntryOutput), stateOf(olds, key));
           return undefined;
         }),
         each(p.create, async (key) => (await one.create(inputsOf(news, key))).outs),
         each([...recordedKey.keys()], async (key) => {
           const was = recordedKey.get(key) as string;
-          const old = olds.definitions[was] as EntryOutput;
+          const old = recorded[was] as EntryOutput;
           return (await one.update(oneId(olds, old), stateOf(olds, was), inputsOf(news, key))).outs;
         }),
       ]);
       // What each environment holds now: written, unchanged, or as recorded where its verb failed.
       const entries: Record<string, EntryOutput> = {};
-      for (const [key, was] of p.same) entries[key] = olds.definitions[was] as EntryOutput;
+      for (const [key, was] of p.same) entries[key] = recorded[was] as EntryOutput;
       for (const [key, o] of created) if (o.outs) entries[key] = entryOf(o.outs);
       for (const [key, o] of updated)
-        entries[key] = o.outs
-          ? entryOf(o.outs)
-          : (olds.definitions[recordedKey.get(key) as string] as EntryOutput);
-      for (const [key, o] of removed)
-        if (o.error !== undefined) entries[key] = olds.definitions[key] as EntryOutput;
+        entries[key] = o.outs ? entryOf(o.outs) : (recorded[recordedKey.get(key) as string] as EntryOutput);
+      for (const [key, o] of removed) if (o.error !== undefined) entries[key] = recorded[key] as EntryOutput;
       const firstWritten = [...created.values(), ...updated.values()].find((o) => o.outs)?.outs;
       const outs = joined(news, firstWritten ?? olds, entries);
       const failed = [
@@ -516,9 +608,10 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
     },
 
     async delete(_id, props) {
-      const keys = Object.keys(props.definitions);
+      const recorded = entriesOf(props);
+      const keys = Object.keys(recorded);
       const outcomes = await each(keys, async (key) => {
-        await one.delete(oneId(props, props.definitions[key] as EntryOutput), stateOf(props, key));
+        await one.delete(oneId(props, recorded[key] as EntryOutput), stateOf(props, key));
         return undefined;
       });
       const failed = failures(outcomes, "deleting");
@@ -568,7 +661,7 @@ export const kind = defineKind({
   impl,
   area: "flags",
   replaceOnChange: flagDefinitionsReplaceOnChange,
-  importId: { form: "<workspace>/<flag>", example: "Default/new-checkout" },
+  importId: { form: "<workspace>/<flag>", example: "Default/search-v2" },
   doc: {
     what: "a flag's targeting in several environments, one object (one resource per flag: the shape that scales)",
     replaces: "flag, workspace",
@@ -578,7 +671,7 @@ export const kind = defineKind({
   example: {
     inputs: {
       workspace: "Default",
-      flag: "new-checkout",
+      flag: "search-v2",
       definitions: {
         Staging: {
           treatments: [{ name: "on" }, { name: "off" }],
@@ -593,8 +686,9 @@ export const kind = defineKind({
           defaultTreatment: "off",
         },
       },
-      title: "Ramp new checkout in Staging",
+      title: "Ramp search v2 in Staging",
     },
-    refs: { flag: { kind: "Flag", output: "name" } },
+    // A flag of its own (not the `FlagDefinition` example's), so the two kinds' writes differ by path.
+    refs: { flag: { kind: "Flag", output: "name", change: { name: "search-v2" } } },
   },
 });

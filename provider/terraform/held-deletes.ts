@@ -37,12 +37,12 @@ import { journalDir, readJsonLines } from "../core/created-journal";
 
 /**
  * The environments whose approval gates decide whether an object's delete may be held: its
- * `environmentId` (a definition), or each environment's of its `definitions` (a flag's definitions
- * in several environments, `FlagDefinitions`); `undefined` when the state names none.
+ * `environmentId` (a definition), or each of its `environments` (a flag's definitions in several
+ * environments, `FlagDefinitions`); `undefined` when the state names none.
  */
 export function heldEnvironments(olds: Readonly<Record<string, unknown>>): string[] | undefined {
   if (typeof olds.environmentId === "string") return [olds.environmentId];
-  const entries = olds.definitions;
+  const entries = olds.environments;
   if (entries === null || typeof entries !== "object") return undefined;
   const ids = Object.values(entries).map((e) => (e as { environmentId?: unknown } | null)?.environmentId);
   return ids.length > 0 && ids.every((id) => typeof id === "string") ? (ids as string[]) : undefined;

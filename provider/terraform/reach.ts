@@ -14,6 +14,7 @@ import type { FlagToEvaluate } from "../../sdk/split/evaluate";
 import { measureImpact } from "../../sdk/split/impact";
 import { samplePopulation } from "../../sdk/split/population";
 import { desiredDoc, FlagDefinitionInputs } from "../flags/flag-definition";
+import { definitionsByEnvironment } from "../flags/flag-definitions";
 
 /** The sample the warning's counts are over (its shares are exact). */
 const POPULATION = samplePopulation(2_000);
@@ -81,4 +82,29 @@ export async function reachWarning(
       .filter((line) => line !== "")
       .join("\n"),
   };
+}
+
+/**
+ * The warnings for a planned update of a flag's definitions in several environments
+ * (`flagstack_flag_definitions`): one per environment whose definition changes and moves traffic,
+ * each environment's recorded definition paired with the program's by its key, or by the
+ * environment's id or name the state recorded under another key.
+ */
+export async function reachWarnings(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<{ summary: string; detail: string }[]> {
+  if (olds.definitions === undefined) {
+    const one = await reachWarning(olds, news);
+    return one === undefined ? [] : [one];
+  }
+  const before = [...definitionsByEnvironment(olds)];
+  const pairs = [...definitionsByEnvironment(news)].flatMap(([key, after]) => {
+    const old =
+      before.find(([k]) => k === key) ??
+      before.find(([, b]) => b.environmentId === key || b.environmentName === key);
+    return old === undefined ? [] : [[old[1], after] as const];
+  });
+  const warnings = await Promise.all(pairs.map(([b, a]) => reachWarning(b, a)));
+  return warnings.filter((w) => w !== undefined);
 }

@@ -61,6 +61,8 @@ import {
   unknownValue,
 } from "./values";
 
+/** The resource types whose planned update says who it reaches (`./reach.ts`). */
+const DEFINITION_TYPES = new Set(["flagstack_flag_definition", "flagstack_flag_definitions"]);
 /** The value the kinds' `check` takes for an input not known yet (`provider/core/check.ts` `UNKNOWN`). */
 const PULUMI_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
@@ -644,11 +646,12 @@ export class TerraformProvider {
       const a = r.attributes.find((x) => x.key === key);
       return a === undefined ? [] : [{ steps: [{ attribute_name: a.name }] }];
     });
-    // Who a definition's update reaches, beside its diff (`./reach.ts`; loaded only for one).
+    // Who a definition's update reaches, beside its diff (`./reach.ts`; loaded only for one): each
+    // environment's, for a flag's definitions in several.
     const diagnostics: Diagnostic[] = [];
-    if (changes === true && replaces.length === 0 && r.typeName === "flagstack_flag_definition") {
-      const reach = await (await import("./reach.js")).reachWarning(olds, inputs);
-      if (reach !== undefined) diagnostics.push(warning(reach.summary, reach.detail));
+    if (changes === true && replaces.length === 0 && DEFINITION_TYPES.has(r.typeName)) {
+      for (const reach of await (await import("./reach.js")).reachWarnings(olds, inputs))
+        diagnostics.push(warning(reach.summary, reach.detail));
     }
     return { ...none, requires_replace, planned_state: encodeDynamic(planned, type), diagnostics };
   }

@@ -90,11 +90,13 @@ function writeProgram(): string {
 }
 
 /**
- * A request's method and path with each part naming one object (an id, or a sample's unique name
- * `prefix_NNN`) as `*`: the same for the same write of any sample of a kind.
+ * A request's method and path with each part naming one object as `*` (an id), or `prefix_*` (a
+ * sample's unique name `prefix_NNN`): the same for the same write of any sample of a kind, and
+ * different for two kinds that write the same paths for objects of different names (a flag's
+ * definition and a flag's definitions).
  */
 function shape(method: string, path: string): string {
-  const parts = path.split("/").map((p) => (/^[0-9a-f-]{20,}$/i.test(p) || /_\d+$/.test(p) ? "*" : p));
+  const parts = path.split("/").map((p) => (/^[0-9a-f-]{20,}$/i.test(p) ? "*" : p.replace(/_\d+$/, "_*")));
   return `${method} ${parts.join("/")}`;
 }
 

@@ -7,8 +7,17 @@ import {
 } from "../../policy/definitions";
 import { readDefinition } from "../../policy/resources";
 import { KINDS } from "../../provider/kinds";
-import { FLAG_DEFINITION_TYPE, FLAG_TYPE, GROUP_TYPE } from "../../provider/types";
-import { checkedProps, checkedResource, runResourcePolicy, runStackPolicy, stackUrn } from "./util";
+import { FLAG_DEFINITION_TYPE, FLAG_DEFINITIONS_TYPE, FLAG_TYPE, GROUP_TYPE } from "../../provider/types";
+import {
+  checkedProps,
+  checkedResource,
+  runResourcePolicy,
+  runStackPolicy,
+  stackUrn,
+  UnknownValueError,
+  unknownCheckingProxy,
+  unknownStringValue,
+} from "./util";
 
 /** A definition as a program declares it (provider/flags/flag-definition.ts). */
 const good = {
@@ -304,5 +313,75 @@ describe("kill-switch-documented", () => {
     ],
   ])("passes %s", async (_, over, config) => {
     expect(await runOnDefinition(killSwitchDocumented, { ...good, ...over }, config)).toEqual([]);
+  });
+});
+
+describe("a flag's definitions in several environments (FlagDefinitions): each judged as the FlagDefinition it is", () => {
+  const { workspace, flag, environment: _, ...doc } = good;
+  const definitions = (production: object, staging: object = {}) => ({
+    workspace,
+    flag,
+    definitions: { Staging: { ...doc, ...staging }, Production: { ...doc, ...production } },
+    comment: "INC-1234: checkout errors",
+  });
+  const urn = stackUrn(FLAG_DEFINITIONS_TYPE, "defs");
+
+  it("definition-well-formed names each environment's problems, and passes the others", async () => {
+    const props = await checkedProps(
+      FLAG_DEFINITIONS_TYPE,
+      definitions({}, { defaultRule: [{ treatment: "off", size: 90 }] }),
+    );
+    expect(await runResourcePolicy(definitionWellFormed, FLAG_DEFINITIONS_TYPE, props)).toEqual([
+      'flag "new-checkout" in environment "Staging": defaultRule: bucket sizes must sum to 100, got 90',
+    ]);
+    const fine = await checkedProps(FLAG_DEFINITIONS_TYPE, definitions({}));
+    expect(await runResourcePolicy(definitionWellFormed, FLAG_DEFINITIONS_TYPE, fine)).toEqual([]);
+  });
+
+  it("production-ramp-guard judges the Production entry only, naming the resource", async () => {
+    const ramp = [
+      { treatment: "on", size: 80 },
+      { treatment: "off", size: 20 },
+    ];
+    const reports = await runStackPolicy(productionRampGuard, [
+      await checkedResource(
+        FLAG_DEFINITIONS_TYPE,
+        definitions({ defaultRule: ramp }, { defaultRule: ramp }),
+        "defs",
+      ),
+    ]);
+    expect(reports).toEqual([
+      {
+        message:
+          'flag "new-checkout" in environment "Production" sends 80% of untargeted traffic to treatments other than the baseline "off" (limit 50%), and its rollout status is unknown: no Flag resource named "new-checkout" in this stack (allowed: Ramping, Experimenting, Ramped, Ready to Remove, Removed)',
+        urn,
+      },
+    ]);
+  });
+
+  it("kill-switch-documented reads the resource's comment for each environment", async () => {
+    const killed = await checkedProps(FLAG_DEFINITIONS_TYPE, {
+      ...definitions({ killed: true }),
+      comment: undefined,
+    });
+    expect(await runResourcePolicy(killSwitchDocumented, FLAG_DEFINITIONS_TYPE, killed)).toEqual([
+      'flag "new-checkout" in environment "Production" is killed without a comment: set comment to say why it was killed and what brings it back',
+    ]);
+    const commented = await checkedProps(FLAG_DEFINITIONS_TYPE, definitions({ killed: true }));
+    expect(await runResourcePolicy(killSwitchDocumented, FLAG_DEFINITIONS_TYPE, commented)).toEqual([]);
+  });
+
+  it("a value unknown during a preview anywhere in the map: the engine's own error, as for a definition's input", async () => {
+    const props = await checkedProps(FLAG_DEFINITIONS_TYPE, definitions({}));
+    const previewed = unknownCheckingProxy({
+      ...props,
+      definitions: {
+        ...(props.definitions as object),
+        Staging: { ...doc, defaultTreatment: unknownStringValue },
+      },
+    });
+    await expect(
+      runResourcePolicy(definitionWellFormed, FLAG_DEFINITIONS_TYPE, previewed),
+    ).rejects.toBeInstanceOf(UnknownValueError);
   });
 });

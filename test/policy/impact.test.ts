@@ -9,7 +9,7 @@ import { impactMarkdown, impactText, planImpact } from "../../policy/impact";
 import { readPlanChanges } from "../../policy/plan";
 import { PREVIEW_UNKNOWN, previewNotes, readPreviewChanges } from "../../policy/preview";
 import { UNKNOWN } from "../../provider/core/check";
-import { FLAG_DEFINITION_TYPE, SEGMENT_KEYS_TYPE } from "../../provider/types";
+import { FLAG_DEFINITION_TYPE, FLAG_DEFINITIONS_TYPE, SEGMENT_KEYS_TYPE } from "../../provider/types";
 import { samplePopulation } from "../../sdk/split/population";
 
 const population = samplePopulation(1000);
@@ -111,6 +111,45 @@ describe("planImpact", () => {
         throwUnknown: true,
       }),
     ).rejects.toThrow("defaultTreatment");
+  });
+
+  it("a flag's definitions in several environments: each environment measured as a definition, under the resource's address", async () => {
+    const { workspace, flag, environment: _, ...prod } = def("multi", 10);
+    const entry = (on: number, extra: Record<string, unknown> = {}) => {
+      const { workspace: _w, flag: _f, environment: _e, ...rest } = def("multi", on, extra);
+      return rest;
+    };
+    const multi = (definitions: Record<string, unknown>) => ({ workspace, flag, definitions });
+    const r = await planImpact(
+      [
+        {
+          address: "defs_multi",
+          type: FLAG_DEFINITIONS_TYPE,
+          before: multi({ Production: prod, Staging: entry(40) }),
+          after: multi({ Production: entry(30), Development: entry(50) }),
+        },
+      ],
+      population,
+    );
+    expect(r.flags.map((f) => [f.flag, f.environment, f.change, f.shift, f.address])).toEqual([
+      ["multi", "Production", "updated", 20, "defs_multi"],
+      ["multi", "Staging", "deleted", 0, "defs_multi"],
+      ["multi", "Development", "created", 0, "defs_multi"],
+    ]);
+    const unknown = await planImpact(
+      [
+        {
+          address: "defs_multi",
+          type: FLAG_DEFINITIONS_TYPE,
+          before: multi({ Production: prod }),
+          after: multi({ Production: entry(30, { defaultTreatment: UNKNOWN }) }),
+        },
+      ],
+      population,
+    );
+    expect(unknown.notes).toEqual([
+      "defs_multi: the definitions after hold a value known only after apply, so their change is not measured",
+    ]);
   });
 
   it("reports as text and as markdown", async () => {

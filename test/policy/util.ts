@@ -16,6 +16,7 @@ import * as policyProxy from "@pulumi/policy/proxy";
 import {
   connectorProviderText,
   flagDefinitionProviderText,
+  flagDefinitionsProviderText,
   flagProviderText,
   groupProviderText,
   pipelineProviderText,
@@ -27,6 +28,7 @@ import { KINDS } from "../../provider/kinds";
 import {
   CONNECTOR_TYPE,
   FLAG_DEFINITION_TYPE,
+  FLAG_DEFINITIONS_TYPE,
   FLAG_TYPE,
   GROUP_TYPE,
   PIPELINE_TYPE,
@@ -38,6 +40,7 @@ import {
 const PROVIDER_TEXT: Record<string, string> = {
   [FLAG_TYPE]: flagProviderText,
   [FLAG_DEFINITION_TYPE]: flagDefinitionProviderText,
+  [FLAG_DEFINITIONS_TYPE]: flagDefinitionsProviderText,
   [GROUP_TYPE]: groupProviderText,
   [USER_INVITE_TYPE]: userInviteProviderText,
   [PROJECT_TYPE]: projectProviderText,

@@ -1,6 +1,8 @@
 # One flag and its definition in each environment: the module `../main.tf` calls once per flag.
-# The definitions' `for_each` runs over this flag's environments only and each names this
-# module's one flag, so no expression here grows with the number of flags.
+# The definitions are one resource (`flagstack_flag_definitions`, a map by environment built from
+# this flag's environments only) naming this module's one flag, so no expression here grows with
+# the number of flags, and each flag is two resources for OpenTofu to walk, whatever the number of
+# environments.
 terraform {
   required_providers {
     flagstack = {
@@ -53,17 +55,17 @@ resource "flagstack_flag" "this" {
   tags        = var.tags
 }
 
-resource "flagstack_flag_definition" "env" {
-  for_each          = var.environments
-  workspace         = var.workspace
-  flag              = flagstack_flag.this.name
-  environment       = each.key
-  treatments        = [{ name = "on", keys = var.on_keys }, { name = "off" }]
-  default_treatment = "off"
-  default_rule = [
-    { treatment = "on", size = lookup(var.percent, each.key, 0) },
-    { treatment = "off", size = 100 - lookup(var.percent, each.key, 0) },
-  ]
+resource "flagstack_flag_definitions" "this" {
+  workspace = var.workspace
+  flag      = flagstack_flag.this.name
+  definitions = { for env in var.environments : env => {
+    treatments        = [{ name = "on", keys = var.on_keys }, { name = "off" }]
+    default_treatment = "off"
+    default_rule = [
+      { treatment = "on", size = lookup(var.percent, env, 0) },
+      { treatment = "off", size = 100 - lookup(var.percent, env, 0) },
+    ]
+  } }
 }
 
 output "name" {

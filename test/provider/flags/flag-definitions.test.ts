@@ -85,9 +85,10 @@ describe.each(MODES)("FlagDefinitions (%s)", (mode) => {
     const { id, outs } = await p.create(await check({}, program));
     return { flag, flagId, program, id, outs };
   };
-  const entry = (env: Environment, defaultRule?: typeof half) => ({
-    ...checked(defaultRule),
-    flagSets: [],
+  /** An environment's definition as recorded: the document as the service holds it. */
+  const entry = (defaultRule?: typeof half) => ({ ...checked(defaultRule), flagSets: [] });
+  /** What the outputs say of an environment beside its definition. */
+  const about = (env: Environment) => ({
     environmentId: env.id,
     environmentName: env.name,
     creationTime: expect.any(Number),
@@ -145,7 +146,8 @@ describe.each(MODES)("FlagDefinitions (%s)", (mode) => {
     expect(outs).toEqual({
       workspace: "Default",
       flag,
-      definitions: { Production: entry(prod), Staging: entry(staging, half) },
+      definitions: { Production: entry(), Staging: entry(half) },
+      environments: { Production: about(prod), Staging: about(staging) },
       title: "ramp",
       adopt: false,
       flagId,
@@ -236,9 +238,10 @@ describe.each(MODES)("FlagDefinitions (%s)", (mode) => {
     expect(updated).toEqual({
       ...outs,
       definitions: {
-        Staging: entry(staging, [{ treatment: "on", size: 100 }]),
-        Canary: { ...entry(extra), defaultTreatment: "on", defaultRule: [{ treatment: "on", size: 100 }] },
+        Staging: entry([{ treatment: "on", size: 100 }]),
+        Canary: { ...entry(), defaultTreatment: "on", defaultRule: [{ treatment: "on", size: 100 }] },
       },
+      environments: { Staging: about(staging), Canary: about(extra) },
       flagId,
     });
     expect(await bed.admin.definitions.list(ws.id, prod.id)).not.toContainEqual(

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   failedHeldDeletesPath,
   HeldDeletes,
+  heldEnvironments,
   noteFailedHeldDeletes,
   takeFailedHeldDeletes,
 } from "../../../provider/terraform/held-deletes";
@@ -28,6 +29,20 @@ describe("HeldDeletes", () => {
     expect(HeldDeletes.key("T:Flag", "ws1", "checkout")).toBe("T:Flag\u0000ws1\u0000checkout");
     expect(HeldDeletes.key("T:Flag", "ws1", "")).toBeUndefined();
     expect(HeldDeletes.key("T:Flag", undefined, "checkout")).toBeUndefined();
+  });
+
+  it("the environments whose gates decide a hold: a definition's one, each of a flag's definitions in several, none where the state names none", () => {
+    expect(heldEnvironments({ environmentId: "env-p" })).toEqual(["env-p"]);
+    expect(
+      heldEnvironments({
+        environments: { Production: { environmentId: "env-p" }, Staging: { environmentId: "env-s" } },
+      }),
+    ).toEqual(["env-p", "env-s"]);
+    expect(
+      heldEnvironments({ environments: { Production: { environmentId: "env-p" }, Staging: {} } }),
+    ).toBeUndefined();
+    expect(heldEnvironments({ environments: {} })).toBeUndefined();
+    expect(heldEnvironments({ name: "checkout" })).toBeUndefined();
   });
 
   it("the owner's delete takes what it held; the rest is sent on its own, failures named", async () => {

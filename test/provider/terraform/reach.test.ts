@@ -4,7 +4,7 @@
  * or where the plan cannot know it exactly (a rule on the key, a dependency on another flag).
  */
 import { describe, expect, it } from "vitest";
-import { reachWarning } from "../../../provider/terraform/reach";
+import { reachWarning, reachWarnings } from "../../../provider/terraform/reach";
 
 const def = (on: number, extra: Record<string, unknown> = {}) => ({
   workspace: "Default",
@@ -67,5 +67,48 @@ describe("reachWarning", () => {
       },
     ];
     expect(await reachWarning(outputs(10), def(25, { rules }))).toBeUndefined();
+  });
+});
+
+describe("reachWarnings: a flag's definitions in several environments (flagstack_flag_definitions)", () => {
+  /** The map's entry of one environment: a definition without what the resource holds once. */
+  const entry = <T extends Record<string, unknown>>({
+    workspace: _w,
+    flag: _f,
+    environment: _e,
+    environmentName: _n,
+    ...rest
+  }: T) => rest;
+  const shared = { workspace: "Default", flag: "new-checkout" };
+
+  it("one warning per environment whose change moves traffic; an environment renamed by id is paired by the state's id", async () => {
+    const olds = {
+      ...shared,
+      flagId: "f-1",
+      definitions: {
+        Production: entry(outputs(10)),
+        Staging: entry(outputs(30)),
+        Development: entry(outputs(50)),
+      },
+      environments: {
+        Production: { environmentId: "env-p", environmentName: "Production" },
+        Staging: { environmentId: "env-s", environmentName: "Staging" },
+        Development: { environmentId: "env-d", environmentName: "Development" },
+      },
+    };
+    const news = {
+      ...shared,
+      definitions: { Production: entry(def(25)), "env-s": entry(def(30)), Canary: entry(def(90)) },
+    };
+    const warnings = await reachWarnings(olds, news);
+    expect(warnings.map((w) => w.summary)).toEqual([
+      'flag "new-checkout" in environment "Production": this change moves 15% of its traffic',
+    ]);
+  });
+
+  it("a single definition's state and program: its one warning", async () => {
+    expect((await reachWarnings(outputs(10), def(25))).map((w) => w.summary)).toEqual([
+      'flag "new-checkout" in environment "Production": this change moves 15% of its traffic',
+    ]);
   });
 });
