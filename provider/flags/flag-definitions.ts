@@ -35,7 +35,7 @@ import { ChangedSinceRecordedError } from "../core/guard";
 import { defineKind } from "../core/kind";
 import { GONE, PartialFailure, resourceHandlers } from "../core/lifecycle";
 import { resolveWorkspace } from "../core/resolve";
-import { plain, type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
+import { type ResourceArgs, type ResourceHandlers, resourceClass } from "../core/resource";
 import { FLAG_DEFINITIONS_TYPE, FLAG_TYPE } from "../types";
 import {
   definitionDiff,
@@ -97,6 +97,12 @@ export const EnvironmentOutput = z.object(
     pendingChangeRequest: true,
   }).shape,
 );
+
+/** The members of an entry, of its outputs and of what the outputs say of its environment (each read per resource). */
+const ENTRY_INPUT_KEYS = DefinitionEntry.keyof().options;
+const DOCUMENT_KEYS = DefinitionEntryOutput.keyof().options;
+const ENVIRONMENT_KEYS = EnvironmentOutput.keyof().options;
+const ENTRY_OUTPUT_KEYS = [...DOCUMENT_KEYS, ...ENVIRONMENT_KEYS];
 
 /** The inputs of a {@link FlagDefinitions}. */
 export const FlagDefinitionsInputs = z.strictObject({
@@ -306,8 +312,7 @@ function stateOf(props: FlagDefinitionsOutputs, key: string): FlagDefinitionOutp
   };
 }
 
-const entryOf = (outs: FlagDefinitionOutputs): EntryOutput =>
-  pick(outs, [...DefinitionEntryOutput.keyof().options, ...EnvironmentOutput.keyof().options]) as EntryOutput;
+const entryOf = (outs: FlagDefinitionOutputs): EntryOutput => pick(outs, ENTRY_OUTPUT_KEYS) as EntryOutput;
 
 /** A definition's `FlagDefinition` id: `<flagId>:<environmentId>`. */
 const oneId = (props: { flagId: string }, entry: EntryOutput) => `${props.flagId}:${entry.environmentId}`;
@@ -327,10 +332,11 @@ function joined(
   const definitions: FlagDefinitionsOutputs["definitions"] = {};
   const environments: FlagDefinitionsOutputs["environments"] = {};
   for (const [key, entry] of Object.entries(entries)) {
-    definitions[key] = pick(entry, DefinitionEntryOutput.keyof().options) as (typeof definitions)[string];
-    environments[key] = pick(entry, EnvironmentOutput.keyof().options) as (typeof environments)[string];
+    definitions[key] = pick(entry, DOCUMENT_KEYS) as (typeof definitions)[string];
+    environments[key] = pick(entry, ENVIRONMENT_KEYS) as (typeof environments)[string];
   }
-  return plain({
+  // Plain JSON once it leaves the verbs (`resourceHandlers`, and a partial failure's outputs).
+  return {
     workspace: inputs.workspace,
     flag: inputs.flag,
     definitions,
@@ -345,7 +351,7 @@ function joined(
     workspaceId: first.workspaceId,
     workspaceName: first.workspaceName,
     trafficType: first.trafficType,
-  });
+  };
 }
 
 /** The outcome of one environment's verb: its definition's outputs (a partial one's too), or why it failed. */
@@ -455,11 +461,11 @@ async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.re
     const outs = r.props as FlagDefinitionOutputs;
     first ??= outs;
     entries[key] = entryOf(outs);
-    entryInputs[key] = pick(r.inputs ?? outs, DefinitionEntry.keyof().options) as Entry;
+    entryInputs[key] = pick(r.inputs ?? outs, ENTRY_INPUT_KEYS) as Entry;
   });
   if (first === undefined) return GONE;
   const outs = joined(props, first, entries);
-  const inputs = plain({
+  const inputs = {
     workspace: props.workspace,
     flag: props.flag,
     definitions: entryInputs,
@@ -468,7 +474,7 @@ async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.re
     adopt: props.adopt,
     changeRequest: props.changeRequest,
     waitForApproval: props.waitForApproval,
-  });
+  };
   // The engine's read result types its inputs as the outputs; they are the inputs' members only.
   return { id: outs.flagId, props: outs, inputs: inputs as FlagDefinitionsOutputs };
 }
