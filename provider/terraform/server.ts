@@ -366,8 +366,10 @@ export class TerraformProvider {
     if (key === undefined || environmentIds === undefined || typeof workspaceId !== "string")
       return undefined;
     try {
-      for (const environmentId of environmentIds)
-        if (await approvalsRequired(adminClient(), workspaceId, environmentId)) return undefined;
+      const gated = await Promise.all(
+        environmentIds.map((environmentId) => approvalsRequired(adminClient(), workspaceId, environmentId)),
+      );
+      if (gated.some(Boolean)) return undefined;
     } catch {
       return undefined;
     }
