@@ -568,13 +568,20 @@ export async function exampleInputs(ctx: SampleContext, name: string): Promise<P
   for (const path of example.unique ?? [])
     inputs = withValueAt(inputs, path, uniqueValue(ctx, valueAt(inputs, path)));
   for (const [path, ref] of Object.entries(example.refs ?? {})) {
+    // A change of an input the other kind makes unique (a flag's own name) is made unique too.
+    const unique = definitionOf(ref.kind).example?.unique ?? [];
+    const change =
+      ref.change &&
+      Object.fromEntries(
+        Object.entries(ref.change).map(([p, v]) => [p, unique.includes(p) ? uniqueValue(ctx, v) : v]),
+      );
     let object: Promise<{ outs: Props }>;
     if (ref.shared) {
       const made = sharedObjects.get(ctx) ?? new Map<string, Promise<{ outs: Props }>>();
       sharedObjects.set(ctx, made);
-      object = made.get(ref.kind) ?? ctx.make(ref.kind, ref.change);
+      object = made.get(ref.kind) ?? ctx.make(ref.kind, change);
       made.set(ref.kind, object);
-    } else object = ctx.make(ref.kind, ref.change);
+    } else object = ctx.make(ref.kind, change);
     inputs = withValueAt(inputs, path, (await object).outs[ref.output]);
   }
   return inputs as Props;
