@@ -87,11 +87,14 @@ async function outcome<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok:
   }
 }
 
-/** The status of the object's pending change request, or of each environment's (a map by environment). */
+/**
+ * The status of the object's pending change request, or of each environment's (a map by
+ * environment, `environments`, where a kind holds its definitions in several).
+ */
 function pendingStatus(outs: Props | undefined): string | undefined {
   const own = (outs?.pendingChangeRequest as { status?: string } | undefined)?.status;
-  if (own !== undefined || outs?.definitions === undefined) return own;
-  const each = Object.values(outs.definitions as Record<string, Props>).map((e) => pendingStatus(e));
+  if (own !== undefined || outs?.environments === undefined) return own;
+  const each = Object.values(outs.environments as Record<string, Props>).map((e) => pendingStatus(e));
   return each.every((s) => s !== undefined && s === each[0]) ? each[0] : undefined;
 }
 

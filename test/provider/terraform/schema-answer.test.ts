@@ -143,7 +143,7 @@ describe("the provider bundle", () => {
         expect(fromBundle).toEqual(fromFile);
         expect(
           Object.keys((fromBundle.schema as { resource_schemas: object }).resource_schemas),
-        ).toHaveLength(29);
+        ).toHaveLength(30);
       } finally {
         await served.stop();
       }
