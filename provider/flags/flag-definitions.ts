@@ -54,33 +54,23 @@ const pick = <T extends Record<string, unknown>>(from: T, keys: readonly string[
   return out;
 };
 
+/** The members of a `FlagDefinition` an environment's entry holds: its document and `killed`. */
+const ENTRY_MASK = {
+  treatments: true,
+  defaultTreatment: true,
+  baselineTreatment: true,
+  trafficAllocation: true,
+  rules: true,
+  defaultRule: true,
+  flagSets: true,
+  killed: true,
+} as const;
+
 /** One environment's definition as a program writes it: a `FlagDefinition`'s document and `killed`. */
-export const DefinitionEntry = z.strictObject(
-  FlagDefinitionInputs.pick({
-    treatments: true,
-    defaultTreatment: true,
-    baselineTreatment: true,
-    trafficAllocation: true,
-    rules: true,
-    defaultRule: true,
-    flagSets: true,
-    killed: true,
-  }).shape,
-);
+export const DefinitionEntry = z.strictObject(FlagDefinitionInputs.pick(ENTRY_MASK).shape);
 
 /** One environment's definition as the service holds it. */
-export const DefinitionEntryOutput = z.object(
-  FlagDefinitionOutputs.pick({
-    treatments: true,
-    defaultTreatment: true,
-    baselineTreatment: true,
-    trafficAllocation: true,
-    rules: true,
-    defaultRule: true,
-    flagSets: true,
-    killed: true,
-  }).shape,
-);
+export const DefinitionEntryOutput = z.object(FlagDefinitionOutputs.pick(ENTRY_MASK).shape);
 
 /**
  * What the service says of one environment's definition beside its document: the environment's id
