@@ -3,8 +3,9 @@
  * per flag, docs/terraform.md "Thousands of flags"), applied with OpenTofu against the emulator as
  * it is written: each flag and its definitions as the module's variables give them, a plan of the
  * applied stack with nothing to change and no request, a flag added by a block of its own planned
- * as its creates only (a flag and its definitions), and a destroy that sends one DELETE per flag (the
- * definitions' delete held for the flag's).
+ * as its creates only (a flag and its definitions), a change of one environment's share as one
+ * guarded PATCH of that definition, and a destroy that sends one DELETE per flag (the definitions'
+ * delete held for the flag's).
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -81,6 +82,29 @@ describe("examples/terraform-flags: a module block per flag", () => {
       expect(plan.out).toContain("# module.beta.flagstack_flag_definitions.this will be created");
       expect(plan.out).toContain("# module.beta.flagstack_flag.this will be created");
       expect(writes(plan.requests)).toEqual([]);
+    } finally {
+      t.write(main);
+    }
+  }, 120_000);
+
+  it("a change of one environment's share is one guarded PATCH of that definition, then nothing to change", async () => {
+    const changed = main.replace("percent     = { Staging = 50 }", "percent     = { Staging = 75 }");
+    expect(changed).not.toBe(main);
+    t.write(changed);
+    try {
+      const apply = await t.tf(["apply", "-input=false", "-auto-approve"]);
+      expect(apply.code, apply.out).toBe(0);
+      expect(apply.out).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
+      const staging = (await admin.environments.list(ws)).find((e) => e.name === "Staging");
+      expect(writes(apply.requests)).toEqual([
+        `PATCH /internal/api/v2/splits/ws/${ws}/one-page-checkout/environments/${staging?.id} 200`,
+      ]);
+      expect((await admin.definitions.get(ws, "one-page-checkout", "Staging")).defaultRule).toEqual([
+        { treatment: "on", size: 75 },
+        { treatment: "off", size: 25 },
+      ]);
+      const plan = await t.tf(["plan", "-input=false", "-detailed-exitcode"]);
+      expect(plan.code, plan.out).toBe(0);
     } finally {
       t.write(main);
     }
