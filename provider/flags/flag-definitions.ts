@@ -281,9 +281,8 @@ function inputsOf(inputs: FlagDefinitionsInputs, env: string): FlagDefinitionInp
   };
 }
 
-/** The `FlagDefinition` state of the recorded environment `key`. */
-function stateOf(props: FlagDefinitionsOutputs, key: string): FlagDefinitionOutputs {
-  const entry = entriesOf(props)[key] as EntryOutput;
+/** The `FlagDefinition` state of the recorded environment `key`, whose entry ({@link entriesOf}) is `entry`. */
+function stateOf(props: FlagDefinitionsOutputs, key: string, entry: EntryOutput): FlagDefinitionOutputs {
   return {
     ...entry,
     workspace: props.workspace,
@@ -379,9 +378,10 @@ const failures = (outcomes: ReadonlyMap<string, Outcome>, verb: string) =>
   );
 
 /**
- * The error of a create or update of which some environments failed: when others were written, a
- * {@link PartialFailure} whose outputs record them (the engine then keeps what was applied, and
- * the next run shows only what is left); otherwise a plain error, the state unchanged.
+ * The error of a create or update of which some environments failed: when the service changed in
+ * others (`applied`: written, deleted, or created with a later step failed), a {@link PartialFailure}
+ * whose outputs record them (the engine then keeps what was applied, and the next run shows only
+ * what is left); otherwise a plain error, the state unchanged.
  */
 function failedPart(
   id: string,
@@ -419,8 +419,7 @@ async function importDefinitions(importId: string): ReturnType<typeof impl.read>
     environments[env.name] = { environmentId: env.id, environmentName: env.name };
   }
   // Only these members are read from the state by each environment's read; the rest comes from
-  // the service. An environment without the flag's
-  // definition reads as gone and leaves the map.
+  // the service. An environment without the flag's definition reads as gone and leaves the map.
   const props = {
     workspace,
     flag,
@@ -440,7 +439,10 @@ async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.re
   const recorded = entriesOf(props);
   const keys = Object.keys(recorded);
   const results = await Promise.all(
-    keys.map((key) => one.read(oneId(props, recorded[key] as EntryOutput), stateOf(props, key))),
+    keys.map((key) => {
+      const entry = recorded[key] as EntryOutput;
+      return one.read(oneId(props, entry), stateOf(props, key, entry));
+    }),
   );
   const entries: Record<string, EntryOutput> = {};
   const entryInputs: Record<string, Entry> = {};
@@ -472,9 +474,8 @@ async function readAll(props: FlagDefinitionsOutputs): ReturnType<typeof impl.re
 /**
  * The `FlagDefinition` props of each environment of a `FlagDefinitions`' props, keyed as the map
  * is: its inputs, or its recorded outputs (each environment's `environments` entry, its ids and
- * times, joined to its definition). Plain
- * data in and out; the policy pack and the Terraform door's plan warning read each environment's
- * definition as the `FlagDefinition` it is. An entry that is not an object (a value not known
+ * times, joined to its definition). Plain data in and out; the policy pack and the Terraform
+ * door's plan warning read each environment's definition as the `FlagDefinition` it is. An entry that is not an object (a value not known
  * during a plan) stands as that environment's treatments, so a reader finds the value unknown
  * there; a `definitions` that is no map gives none.
  */
@@ -507,12 +508,7 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
     schema: FlagDefinitionsInputs,
     complete: (i) => ({
       ...i,
-      definitions: Object.fromEntries(
-        Object.entries(i.definitions).map(([env, e]) => [
-          env,
-          { ...e, defaultRule: e.defaultRule ?? [{ treatment: e.defaultTreatment, size: 100 }] },
-        ]),
-      ),
+      definitions: Object.fromEntries(Object.entries(i.definitions).map(([env, e]) => [env, completed(e)])),
     }),
     validate: problems,
   },
@@ -551,14 +547,15 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
       // Each environment's verb at once (they touch different definitions).
       const [removed, created, updated] = await Promise.all([
         each(p.remove, async (key) => {
-          await one.delete(oneId(olds, recorded[key] as EntryOutput), stateOf(olds, key));
+          const entry = recorded[key] as EntryOutput;
+          await one.delete(oneId(olds, entry), stateOf(olds, key, entry));
           return undefined;
         }),
         each(p.create, async (key) => (await one.create(inputsOf(news, key))).outs),
         each([...recordedKey.keys()], async (key) => {
           const was = recordedKey.get(key) as string;
           const old = recorded[was] as EntryOutput;
-          return (await one.update(oneId(olds, old), stateOf(olds, was), inputsOf(news, key))).outs;
+          return (await one.update(oneId(olds, old), stateOf(olds, was, old), inputsOf(news, key))).outs;
         }),
       ]);
       // What each environment holds now: written, unchanged, or as recorded where its verb failed.
@@ -577,7 +574,12 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
       ];
       if (failed.length > 0) {
         const all = [...removed, ...created, ...updated];
-        const applied = all.filter(([, o]) => o.error === undefined).map(([k]) => k);
+        // Changed on the service, so recorded: a delete done, a write answered (a create whose
+        // later step failed included: it exists).
+        const applied = [
+          ...[...removed].filter(([, o]) => o.error === undefined),
+          ...[...created, ...updated].filter(([, o]) => o.outs !== undefined),
+        ].map(([k]) => k);
         const changed = [...updated].filter(([, o]) => o.error instanceof ChangedSinceRecordedError);
         if (applied.length === 0 && changed.length === failed.length) {
           // Colleagues' edits only, nothing written: one refusal naming each field by its path.
@@ -607,7 +609,8 @@ export const impl: ResourceHandlers<FlagDefinitionsInputs, FlagDefinitionsOutput
       const recorded = entriesOf(props);
       const keys = Object.keys(recorded);
       const outcomes = await each(keys, async (key) => {
-        await one.delete(oneId(props, recorded[key] as EntryOutput), stateOf(props, key));
+        const entry = recorded[key] as EntryOutput;
+        await one.delete(oneId(props, entry), stateOf(props, key, entry));
         return undefined;
       });
       const failed = failures(outcomes, "deleting");

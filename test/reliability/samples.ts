@@ -218,14 +218,14 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
       // The first environment's default rule (the suites may key the map by an environment of theirs).
       const definitions = inputs.definitions as Record<string, Props>;
       const [env, entry] = Object.entries(definitions)[0] as [string, Props];
-      const staging = (defaultRule: Props[]) => ({ ...definitions, [env]: { ...entry, defaultRule } });
+      const withRule = (defaultRule: Props[]) => ({ ...definitions, [env]: { ...entry, defaultRule } });
       return {
         definitions: [
-          staging([
+          withRule([
             { treatment: "on", size: 30 },
             { treatment: "off", size: 70 },
           ]),
-          staging([
+          withRule([
             { treatment: "on", size: 60 },
             { treatment: "off", size: 40 },
           ]),
