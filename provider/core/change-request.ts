@@ -38,14 +38,15 @@
  */
 import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
-import type { ChangeRequest, ChangeRequestCreate, Environment } from "../../sdk/admin/schemas";
+import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../../sdk/core/errors";
-import { memo } from "./config";
+import { clientIdentity, memo, memoLoadedAt } from "./config";
 import { jsonEqual } from "./diff";
 import { door } from "./door";
+import { type GateFacts, handedOwnerGate, noteOwnerGate } from "./gate-ledger";
 import { deleteIdempotent, readOrGone } from "./lifecycle";
 import { pulumiLog } from "./pulumi-runtime";
-import { workspaceEnvironments } from "./resolve";
+import { environmentsKey, workspaceEnvironments } from "./resolve";
 
 /** The `changeRequest` input: the request's title, comment and approvers. */
 export const ChangeRequestInput = z.strictObject({
@@ -455,14 +456,19 @@ export async function gatedDelete(d: GatedDelete): Promise<void> {
   });
 }
 
+/** The memo key of an environment's change permissions ({@link approvalsRequired}). */
+const approvalsKey = (environmentId: string): string => `approvalsRequired:${environmentId}`;
+
 /**
  * Whether an environment requires approvals: its change permissions, read with a dry-run PATCH
- * of no operations (the list leaves them out, ref admin §1.2), once per process and client. An
- * environment gone since the list, or out of the key's reach (404, 403), holds nothing this key
- * could gate.
+ * of no operations (the list leaves them out, ref admin §1.2), once per process and client, or
+ * handed over by the run's previous process (`./gate-ledger.ts`). An environment gone since
+ * the list, or out of the key's reach (404, 403), holds nothing this key could gate.
  */
 export function approvalsRequired(admin: AdminClient, wsId: string, environmentId: string): Promise<boolean> {
-  return memo(admin, `approvalsRequired:${environmentId}`, async () => {
+  const handed = handedGate(admin, wsId)?.environments.find((e) => e.id === environmentId);
+  if (handed !== undefined) return Promise.resolve(handed.approvals);
+  return memo(admin, approvalsKey(environmentId), async () => {
     try {
       const env = await admin.environments.patch(wsId, environmentId, [], { dryRun: true });
       return env.changePermissions?.areApprovalsRequired === true;
@@ -471,6 +477,18 @@ export function approvalsRequired(admin: AdminClient, wsId: string, environmentI
       throw e;
     }
   });
+}
+
+/** The key of a client's workspace's facts; `undefined` for a client the settings did not make. */
+function gateKey(admin: AdminClient, wsId: string): string | undefined {
+  const identity = clientIdentity(admin);
+  return identity === undefined ? undefined : `${identity} ${wsId}`;
+}
+
+/** The facts handed over for the client's workspace, while young enough. */
+function handedGate(admin: AdminClient, wsId: string): GateFacts | undefined {
+  const key = gateKey(admin, wsId);
+  return key === undefined ? undefined : handedOwnerGate(key);
 }
 
 /** The delete of an object the service deletes with what it holds in every environment ({@link ownerDeleteGate}). */
@@ -522,12 +540,32 @@ export async function ownerDeleteGate(o: OwnerDelete): Promise<void> {
 
 /**
  * The environments of workspace `wsId` that require approvals: the environment list and each
- * one's change permissions, both read once per process and client (`memo`).
+ * one's change permissions, both read once per process and client (`memo`), or handed over by
+ * the run's previous process (`./gate-ledger.ts`); what was read is noted to hand on.
  */
-async function gatedEnvironments(admin: AdminClient, wsId: string): Promise<Environment[]> {
+export async function gatedEnvironments(
+  admin: AdminClient,
+  wsId: string,
+): Promise<{ id: string; name: string }[]> {
+  const handed = handedGate(admin, wsId);
+  if (handed !== undefined)
+    return handed.environments.filter((e) => e.approvals).map(({ id, name }) => ({ id, name }));
   const envs = await workspaceEnvironments(admin, wsId);
   const gated = await Promise.all(envs.map((env) => approvalsRequired(admin, wsId, env.id)));
-  return envs.filter((_, i) => gated[i]);
+  const key = gateKey(admin, wsId);
+  if (key !== undefined) {
+    // As old as the oldest of the reads (a lookup may have listed the environments earlier).
+    const at = Math.min(
+      ...[environmentsKey(wsId), ...envs.map((e) => approvalsKey(e.id))].map(
+        (k) => memoLoadedAt(admin, k) ?? Date.now(),
+      ),
+    );
+    noteOwnerGate(key, {
+      at,
+      environments: envs.map((e, i) => ({ id: e.id, name: e.name, approvals: gated[i] === true })),
+    });
+  }
+  return envs.filter((_, i) => gated[i]).map(({ id, name }) => ({ id, name }));
 }
 
 /**

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
@@ -285,12 +286,26 @@ function pacing(settings: ProviderSettings): { requestsPerSecond?: number; maxRe
   };
 }
 
+/** Each cached client's identity ({@link clientIdentity}). */
+const identities = new WeakMap<object, string>();
+
+/**
+ * The identity of a client the settings made: a hash of its base URL, key and account, the same
+ * for the same settings in every process and naming none of them (the owner gate's reads are
+ * handed to the next process under it, `./gate-ledger.ts`). `undefined` for a client made
+ * elsewhere.
+ */
+export function clientIdentity(client: object): string | undefined {
+  return identities.get(client);
+}
+
 /** The process's one client for `key`, made by `make` the first time. */
 function cachedClient<T>(key: string, make: () => T): T {
   const clients = processState().clients;
   let client = clients.get(key) as T | undefined;
   if (client === undefined) {
     client = make();
+    identities.set(client as object, createHash("sha256").update(key).digest("hex").slice(0, 32));
     // Every write through the client drops the lists that reads share (`./list-reads.ts`).
     (client as { core?: HttpCore }).core?.watchWrites(dropLists);
     clients.set(key, client);
@@ -334,6 +349,11 @@ export function memo<T>(
     if (perClient.get(key) === entry) perClient.delete(key);
   });
   return pending;
+}
+
+/** When the memoised lookup `key` of `client` was loaded (ms since the epoch), if it is held. */
+export function memoLoadedAt(client: object, key: string): number | undefined {
+  return memoTables.get(client)?.get(key)?.at;
 }
 
 /** Drops a memoised lookup, so the next call loads it again (a name was not found in it). */

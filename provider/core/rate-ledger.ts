@@ -6,9 +6,8 @@
  * (`sdk/core/rate-limiter.ts`); a process that started right after another's burst would send a
  * second one into the same server window. So each process hands on what its limiters admitted in
  * their last window, their pause and their margin ({@link carryRateLimits}): written when it exits,
- * to one file beside this machine's other notes (`~/.flagstack`, `./created-journal.ts`: a
- * directory of the user's own, not a shared temporary one another user could plant it in), and
- * read when the next one starts.
+ * to one file beside this machine's other notes (`./hand-over.ts`), and read when the next one
+ * starts.
  * What a process reads counts in its limiters' windows, so two bursts are always a window apart.
  *
  * The file holds, by origin (the API's base URL), only times and the limiter's margin; an origin's
@@ -16,10 +15,10 @@
  * a start its head start, nothing else. `FLAGSTACK_RATE_LEDGER` names another file, or `off`.
  * @module
  */
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { type LimiterState, limiterStates, seedLimiters } from "../../sdk/core/rate-limiter";
 import { journalDir } from "./created-journal";
+import { carryOver, type HandOver, readHandOver, writeHandOver } from "./hand-over";
 
 /** How long an origin's entry is kept after its last admission or pause (a run's processes are seconds apart). */
 export const LEDGER_TTL_MS = 60_000;
@@ -36,36 +35,38 @@ export function ledgerPath(env: NodeJS.ProcessEnv = process.env): string | undef
 const lastOf = (s: LimiterState): number =>
   Math.max(s.pausedUntil, s.schedule, s.admitted[s.admitted.length - 1] ?? 0);
 
+/** A limiter's state as read from the file, or `undefined` when any field is malformed. */
+function accept(raw: unknown): LimiterState | undefined {
+  const s = raw as Partial<LimiterState> | null;
+  if (
+    !Array.isArray(s?.admitted) ||
+    !s.admitted.every((t) => typeof t === "number" && Number.isFinite(t)) ||
+    typeof s.pausedUntil !== "number" ||
+    typeof s.schedule !== "number" ||
+    typeof s.headroom !== "number" ||
+    typeof s.burstOff !== "boolean"
+  )
+    return undefined;
+  return {
+    admitted: s.admitted,
+    pausedUntil: s.pausedUntil,
+    schedule: s.schedule,
+    headroom: s.headroom,
+    burstOff: s.burstOff,
+  };
+}
+
+/** The rate limit's hand-over at `path` (`./hand-over.ts`). */
+const ledger = (path: string | undefined): HandOver<LimiterState> => ({
+  path,
+  accept,
+  lastOf,
+  ttlMs: LEDGER_TTL_MS,
+});
+
 /** The entries of the ledger at `path` that are younger than {@link LEDGER_TTL_MS} (none when it is missing or unreadable). */
 export function readLedger(path: string, now = Date.now()): Record<string, LimiterState> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return {};
-  }
-  const out: Record<string, LimiterState> = {};
-  if (typeof parsed !== "object" || parsed === null) return out;
-  for (const [origin, s] of Object.entries(parsed as Record<string, Partial<LimiterState>>)) {
-    if (
-      !Array.isArray(s?.admitted) ||
-      !s.admitted.every((t) => typeof t === "number" && Number.isFinite(t)) ||
-      typeof s.pausedUntil !== "number" ||
-      typeof s.schedule !== "number" ||
-      typeof s.headroom !== "number" ||
-      typeof s.burstOff !== "boolean"
-    )
-      continue;
-    const state: LimiterState = {
-      admitted: s.admitted,
-      pausedUntil: s.pausedUntil,
-      schedule: s.schedule,
-      headroom: s.headroom,
-      burstOff: s.burstOff,
-    };
-    if (lastOf(state) > now - LEDGER_TTL_MS) out[origin] = state;
-  }
-  return out;
+  return readHandOver(ledger(path), now);
 }
 
 /**
@@ -73,19 +74,7 @@ export function readLedger(path: string, now = Date.now()): Record<string, Limit
  * process may have written them); whole, by a rename, so that a start never reads half of it.
  */
 export function writeLedger(path: string, states: Record<string, LimiterState>, now = Date.now()): void {
-  const merged = { ...readLedger(path, now), ...states };
-  const temporary = `${path}.${process.pid}`;
-  try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, JSON.stringify(merged), { mode: 0o600, flag: "wx" });
-    renameSync(temporary, path);
-  } catch {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // nothing was written
-    }
-  }
+  writeHandOver(ledger(path), states, now);
 }
 
 /**
@@ -93,11 +82,5 @@ export function writeLedger(path: string, states: Record<string, LimiterState>, 
  * now, and writes theirs into it when the process exits (only when they admitted anything).
  */
 export function carryRateLimits(path = ledgerPath()): void {
-  if (path === undefined) return;
-  const states = readLedger(path);
-  if (Object.keys(states).length > 0) seedLimiters(states);
-  process.once("exit", () => {
-    const mine = limiterStates();
-    if (Object.keys(mine).length > 0) writeLedger(path, mine);
-  });
+  carryOver(ledger(path), seedLimiters, limiterStates);
 }

@@ -113,9 +113,12 @@ function inWorkspace<T extends { id: string; name: string }>(
     );
 }
 
+/** The memo key of a workspace's environment list ({@link workspaceEnvironments}). */
+export const environmentsKey = (workspaceId: string): string => `environments:${workspaceId}`;
+
 /** Every environment of a workspace: the list {@link resolveEnvironment} reads, memoised with it. */
 export function workspaceEnvironments(admin: AdminClient, workspaceId: string): Promise<Environment[]> {
-  return memo(admin, `environments:${workspaceId}`, () => admin.environments.list(workspaceId));
+  return memo(admin, environmentsKey(workspaceId), () => admin.environments.list(workspaceId));
 }
 
 /** An environment of a workspace by name or id. */

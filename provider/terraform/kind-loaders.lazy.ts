@@ -54,3 +54,10 @@ export const KIND_LOADERS: Readonly<Record<string, () => Kind>> = {
   Trigger: () => (require("../platform/trigger") as typeof import("../platform/trigger")).kind,
   Template: () => (require("../platform/template") as typeof import("../platform/template")).kind,
 };
+
+/**
+ * The bundle's `OWNER_KINDS` (`./kind-loaders.ts`): the kinds that own others, written out so that
+ * a delete does not load every kind to learn them (test/provider/terraform/kind-loaders.test.ts
+ * holds it equal to the kinds' `owner` marks).
+ */
+export const OWNER_KINDS: readonly string[] = ["Flag", "Segment", "RuleBasedSegment"];

@@ -14,3 +14,12 @@ import { KIND_LIST } from "../kinds";
 export const KIND_LOADERS: Readonly<Record<string, () => Kind>> = Object.fromEntries(
   KIND_LIST.map((kind) => [kind.name, () => kind]),
 );
+
+/**
+ * The kinds that own others (a flag its definitions): the service deletes what names them as
+ * `owner` with them (`./held-deletes.ts`). The Terraform door asks this of a delete without
+ * loading every kind.
+ */
+export const OWNER_KINDS: readonly string[] = KIND_LIST.filter((k) =>
+  KIND_LIST.some((o) => o.resource.owner?.type === k.resource.__pulumiType),
+).map((k) => k.name);

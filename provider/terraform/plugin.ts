@@ -22,6 +22,7 @@
  * @module
  */
 import { type DoorWords, TERRAFORM_WORDS, useDoor } from "../core/door";
+import { carryOwnerGates } from "../core/gate-ledger";
 import { openListReadsForOperation } from "../core/list-reads";
 import { carryRateLimits } from "../core/rate-ledger";
 import { serverCertificate } from "./cert";
@@ -291,5 +292,8 @@ export async function main(words: DoorWords = TERRAFORM_WORDS): Promise<void> {
   // One command is several processes in a row: each goes on from the last one's rate limit
   // (`../core/rate-ledger.ts`), so that its first burst counts the requests just sent.
   carryRateLimits();
+  // And from what its owner gate read: a destroy's plan reads it, and its apply starts with the
+  // deletes (`../core/gate-ledger.ts`).
+  carryOwnerGates();
   served = await serve();
 }

@@ -9,7 +9,7 @@
  * | GetMetadata, GetProviderSchema | the schema derived from the list of kinds (`./schema.ts`) |
  * | ValidateProviderConfig, ConfigureProvider | the settings of `provider/core/config.ts` (snake_case), through each kind's `configure`; unset ones fall back to the same environment variables |
  * | ValidateResourceConfig | the kind's `check`: one error diagnostic per failure, naming the attribute path; no request |
- * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too |
+ * | PlanResourceChange | `check`, then on an update the kind's `diff` (its `replaces` are the `requires_replace` paths); a create's computed values are unknown, an update's outputs that are no input too. A delete (`plan_destroy`): the owner gate's reads, handed to the apply, and a warning where an approval stands in front of it (`destroyPlan`) |
  * | ApplyResourceChange | `create`, `update` (the minimal guarded write) or `delete`; the delete of a resource the service deletes with its owner (a flag's definition) is held back for the owner's delete in the same run (`./held-deletes.ts`) |
  * | ReadResource | `read`; a gone object is a null state; an input the kind's `diff` finds unchanged keeps the configuration's spelling |
  * | ImportResourceState | `read` by the kind's import id (`<workspace>/<name>`, ...) |
@@ -23,7 +23,7 @@
  * recorded outputs (`olds`), as the Pulumi engine passes the recorded outputs.
  * @module
  */
-import { approvalsRequired, readAheadOwnerGate } from "../core/change-request";
+import { approvalsRequired, gatedEnvironments, readAheadOwnerGate } from "../core/change-request";
 import { adminClient, ProviderSettings, SETTINGS } from "../core/config";
 import { importIdOf } from "../core/import-id";
 import type { AnyHandlers, Kind } from "../core/kind";
@@ -31,7 +31,7 @@ import { alreadyExistsMessage } from "../core/lifecycle";
 import { configure as sharedConfigure } from "../core/resource";
 import type { NativeFunction } from "../native/functions";
 import { HeldDeletes, heldEnvironments, noteFailedHeldDeletes, takeFailedHeldDeletes } from "./held-deletes";
-import { KIND_LOADERS } from "./kind-loaders";
+import { KIND_LOADERS, OWNER_KINDS } from "./kind-loaders";
 import { isUnknown } from "./msgpack";
 import { nativeFunctions } from "./native-functions-loader";
 import {
@@ -61,6 +61,8 @@ import {
   unknownValue,
 } from "./values";
 
+/** The resource types whose kind owns others (`flagstack_flag`), known without loading the kinds. */
+const OWNER_TYPE_NAMES: ReadonlySet<string> = new Set(OWNER_KINDS.map(resourceTypeName));
 /** The resource types whose planned update says who it reaches (`./reach.ts`). */
 const DEFINITION_TYPES = new Set(["flagstack_flag_definition", "flagstack_flag_definitions"]);
 /** The value the kinds' `check` takes for an input not known yet (`provider/core/check.ts` `UNKNOWN`). */
@@ -310,8 +312,6 @@ const CHECK_MEMO = 10_000;
 export class TerraformProvider {
   /** The deletes held back for their owner's delete in this run (`./held-deletes.ts`). */
   readonly held = new HeldDeletes();
-  /** The type tokens of the kinds that own others (`Flag`, `Segment`, ...), read on the first delete. */
-  private ownerTypes: Set<string> | undefined;
   /** Checked configurations by type and wire bytes ({@link checkedConfig}). */
   private readonly checks = new Map<string, { config: TfObject | null; checked: Checked }>();
 
@@ -387,14 +387,7 @@ export class TerraformProvider {
       return;
     }
     const type = r.kind.resource.__pulumiType;
-    this.ownerTypes ??= new Set(
-      [...this.cat.resources.values()].flatMap((x) =>
-        x.kind.resource.owner ? [x.kind.resource.owner.type] : [],
-      ),
-    );
-    const ownerKey = this.ownerTypes.has(type)
-      ? HeldDeletes.key(type, olds.workspaceId, olds.name)
-      : undefined;
+    const ownerKey = this.owns(r) ? HeldDeletes.key(type, olds.workspaceId, olds.name) : undefined;
     try {
       await r.kind.impl.delete(id, olds);
     } catch (e) {
@@ -406,6 +399,52 @@ export class TerraformProvider {
     if (ownerKey !== undefined) this.held.done(ownerKey);
   }
 
+  /** Whether `r`'s kind owns others (`Flag`, `Segment`, ...): the service deletes them with it. */
+  private owns(r: TfResource): boolean {
+    return OWNER_TYPE_NAMES.has(r.typeName);
+  }
+
+  /**
+   * The plan of `r`'s delete (OpenTofu asks for it: `plan_destroy`). Where the delete goes through
+   * the owner gate (a definition's, held back for its flag's, or the flag's own), the gate's reads
+   * go now, and the apply that follows takes them from this process (`../core/gate-ledger.ts`)
+   * instead of spending its first requests on them. A delete that needs an approval is told as a
+   * warning, so the plan shows what the apply will ask for. A read that fails tells nothing: the
+   * apply reads again, and fails there.
+   */
+  private async destroyPlan(r: TfResource, prior: TfObject): Promise<Diagnostic[]> {
+    const owned = r.kind.resource.owner !== undefined;
+    const { olds } = recorded(r, prior);
+    const { workspaceId } = olds;
+    if (typeof workspaceId !== "string") return [];
+    let gated: { id: string; name: string }[];
+    try {
+      gated = await gatedEnvironments(adminClient(), workspaceId);
+    } catch {
+      return [];
+    }
+    if (owned) {
+      // A definition's environment, or each of a flag's definitions' (`FlagDefinitions`).
+      const mine = new Set(heldEnvironments(olds) ?? []);
+      const envs = gated.filter((e) => mine.has(e.id));
+      if (envs.length === 0) return [];
+      return [
+        warning(
+          approvalsSummary(envs),
+          "The apply asks for this delete with an ARCHIVE change request; the object stays, and stays in the state, until the request is approved (`waitForApproval` waits for it).",
+        ),
+      ];
+    }
+    if (gated.length === 0) return [];
+    const names = gated.map((e) => `"${e.name}"`).join(", ");
+    return [
+      warning(
+        approvalsSummary(gated),
+        `Deleting it deletes what it holds in every environment: where it holds anything in ${names}, the apply first asks for that with an ARCHIVE change request, and it stays, and stays in the state, until each request is approved.`,
+      ),
+    ];
+  }
+
   private resource(typeName: string): TfResource {
     const r = this.cat.resources.get(typeName);
     if (r === undefined) throw new Error(`flagstack: unknown resource type ${typeName}`);
@@ -414,7 +453,7 @@ export class TerraformProvider {
 
   getMetadata() {
     return {
-      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
+      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
       diagnostics: [],
       data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
       resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
@@ -439,7 +478,7 @@ export class TerraformProvider {
       resource_schemas,
       data_source_schemas,
       diagnostics: [],
-      server_capabilities: { plan_destroy: false, get_provider_schema_optional: true },
+      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
     };
   }
 
@@ -586,10 +625,17 @@ export class TerraformProvider {
   }) {
     const r = this.resource(req.type_name);
     const type = blockType(r.attributes);
-    const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
     const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
     const none = { planned_private: req.prior_private ?? Buffer.alloc(0), requires_replace: [] };
-    if (proposed === null) return { ...none, planned_state: encodeDynamic(null, type), diagnostics: [] };
+    if (proposed === null) {
+      // Only a delete through the owner gate needs anything of the plan (`destroyPlan`), and
+      // only it reads the recorded state.
+      const gate = r.kind.resource.owner !== undefined || this.owns(r);
+      const prior = gate ? (decodeDynamic(req.prior_state, type) as TfObject | null) : null;
+      const diagnostics = prior !== null ? await this.destroyPlan(r, prior) : [];
+      return { ...none, planned_state: encodeDynamic(null, type), diagnostics };
+    }
+    const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
     const { config, checked } = await this.checkedConfig(r, req.config);
     if (checked.diagnostics.length > 0)
       return { ...none, planned_state: req.proposed_new_state, diagnostics: checked.diagnostics };
@@ -823,6 +869,14 @@ function inputKeysOf(r: TfResource): ReadonlySet<string> {
 }
 
 /** The id and the recorded outputs (provider form) of a resource's state. */
+/** `Environment "Production" requires approvals`, or `Environments "A", "B" require approvals`. */
+function approvalsSummary(envs: readonly { name: string }[]): string {
+  const names = envs.map((e) => `"${e.name}"`).join(", ");
+  return envs.length === 1
+    ? `Environment ${names} requires approvals`
+    : `Environments ${names} require approvals`;
+}
+
 function recorded(r: TfResource, state: TfObject): { id: string; olds: Inputs } {
   const olds = (toProvider(state, blockType(r.attributes), undefined) ?? {}) as Inputs;
   const id = typeof state.id === "string" ? state.id : "";

@@ -261,8 +261,10 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
 
   it("destroy: refused behind the gate naming each change request, then nothing left", async () => {
     const refusals: string[] = [];
+    let planned: string | undefined;
     for (let round = 0; round < 4; round++) {
       const { code, out } = await w.tf(["destroy", "-input=false", "-auto-approve"]);
+      planned ??= out;
       if (code === 0) break;
       refusals.push(...(out.match(/^Error: .*$/gm) ?? []));
       const colleague = await approver("Storefront");
@@ -277,6 +279,15 @@ describe("OpenTofu: the workspace-from-nothing story", () => {
         /^Error: environment "Production" requires approvals: change request \S+ \(changeRequests\/\S+\) to delete the keys of segment "beta_accounts" in environment "Production" is REQUESTED/,
       ),
     ]);
+    // The plan told it first, for each of the five objects (two flags and a segment, and what the
+    // first flag and the segment hold in Production): OpenTofu shows one and counts the others.
+    expect(planned?.match(/^Warning: .*$/gm)).toEqual([
+      'Warning: Environment "Production" requires approvals',
+    ]);
+    expect(planned).toContain("(and 4 more similar warnings elsewhere)");
+    expect(planned).toMatch(
+      /the apply\s+(first\s+)?asks\s+for\s+(this\s+delete|that)\s+with\s+an\s+ARCHIVE\s+change\s+request/,
+    );
     const state = JSON.parse(readFileSync(join(w.dir, "terraform.tfstate"), "utf8")) as {
       resources: unknown[];
     };
@@ -334,6 +345,13 @@ resource "flagstack_flag_definition" "owned" {
         "DELETE /internal/api/v2/splits/ws/{id}/tf-owned 200",
         "DELETE /internal/api/v2/environments/ws/{id}/{id} 200",
       ]);
+      // The owner gate's reads (each environment's change permissions, a dry-run PATCH) go once,
+      // in the destroy's plan; its apply takes them from there (provider/core/gate-ledger.ts).
+      expect(
+        requests
+          .filter((r) => r.query.includes("dry_run=true"))
+          .map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, "{id}")}`),
+      ).toEqual(Array.from({ length: 3 }, () => "PATCH /internal/api/v2/environments/ws/{id}/{id}"));
       expect(await flagNames(admin)).toEqual([]);
     } finally {
       w.close();

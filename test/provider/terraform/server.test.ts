@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Emulator, startEmulator } from "../../../emulator";
 import { resetProvider } from "../../../provider/core/config";
+import { forgetOwnerGates, ownerGatesMade } from "../../../provider/core/gate-ledger";
 import { PartialFailure } from "../../../provider/core/lifecycle";
 import { KIND_LIST } from "../../../provider/kinds";
 import { decode, isUnknown } from "../../../provider/terraform/msgpack";
@@ -97,7 +98,8 @@ describe("server capabilities", () => {
   it("the schema is optional after a start: OpenTofu asks a command's later starts for none (issue 35)", () => {
     // Every method serves without a GetProviderSchema first (the dispatch loads on the first
     // request that needs it), so OpenTofu reuses the schema of the command's first start.
-    const capabilities = { plan_destroy: false, get_provider_schema_optional: true };
+    // A delete is planned with the provider too (`plan_destroy`): the owner gate reads ahead there.
+    const capabilities = { plan_destroy: true, get_provider_schema_optional: true };
     expect(p.getMetadata().server_capabilities).toEqual(capabilities);
     expect(p.getProviderSchema().server_capabilities).toEqual(capabilities);
     const fresh = new TerraformProvider(cat);
@@ -606,5 +608,100 @@ describe("flagstack_flag_definition: drift of a defaulted input, and deletes hel
       "on",
       "off",
     ]);
+  });
+  it("a delete's plan reads the owner gate once, notes it for the apply, and warns where an approval stands in front", async () => {
+    const ws = (await admin.workspaces.getByName("Default"))?.id as string;
+    const gatedEnv = (await admin.environments.create(ws, { name: "GatedPlan", production: false })).id;
+    const flag = await create(FLAG, flagType, flagConfig("tf-gate-plan"));
+    const staging = await create(DEF, defType, defConfig("tf-gate-plan", "Staging"));
+    const gated = await create(DEF, defType, defConfig("tf-gate-plan", "GatedPlan"));
+    // A flag's definitions in several environments, one of them gated: its plan names that one.
+    const DEFS = "flagstack_flag_definitions";
+    const defsType = blockType(cat.resources.get(DEFS)?.attributes ?? []);
+    await create(FLAG, flagType, flagConfig("tf-gate-plan-2"));
+    const entry = { treatments: [{ name: "on" }, { name: "off" }], default_treatment: "off" };
+    const several = await create(
+      DEFS,
+      defsType,
+      decodeDynamic(
+        encodeDynamic(
+          { workspace: "Default", flag: "tf-gate-plan-2", definitions: { Staging: entry, GatedPlan: entry } },
+          defsType,
+        ),
+        defsType,
+      ) as TfObject,
+    );
+    await admin.environments.patch(ws, gatedEnv, [
+      { op: "replace", path: "/changePermissions", value: { areApprovalsRequired: true } },
+    ]);
+    // The memo of this process's client would answer from before the change: a process of its own.
+    resetProvider();
+    forgetOwnerGates();
+    await p.configureProvider({
+      config: encodeDynamic(
+        { admin_api_url: emu.url, admin_api_key: emu.adminKey, max_retries: 0 },
+        configType,
+      ),
+    });
+    const envs = await admin.environments.list(ws);
+    const planDelete = async (type: string, t: ReturnType<typeof blockType>, prior: TfObject) =>
+      p.planResourceChange({
+        type_name: type,
+        prior_state: encodeDynamic(prior, t),
+        proposed_new_state: encodeDynamic(null, t),
+        config: encodeDynamic(null, t),
+      });
+    try {
+      emu.resetRequests();
+      const plain = await planDelete(DEF, defType, staging);
+      expect([plain.diagnostics, plain.planned_state]).toEqual([[], ddv(null)]);
+      const reads = () =>
+        emu
+          .requests()
+          .filter((r) => r.api !== "emulator")
+          .map((r) => `${r.method} ${r.path}${r.query.includes("dry_run=true") ? " dry_run" : ""}`)
+          .sort();
+      expect(reads()).toEqual(
+        [
+          `GET /internal/api/v2/environments/ws/${ws}`,
+          ...envs.map((e) => `PATCH /internal/api/v2/environments/ws/${ws}/${e.id} dry_run`),
+        ].sort(),
+      );
+      emu.resetRequests();
+      expect((await planDelete(DEF, defType, gated)).diagnostics).toEqual([
+        {
+          severity: 2,
+          summary: 'Environment "GatedPlan" requires approvals',
+          detail:
+            "The apply asks for this delete with an ARCHIVE change request; the object stays, and stays in the state, until the request is approved (`wait_for_approval` waits for it).",
+        },
+      ]);
+      expect((await planDelete(DEFS, defsType, several)).diagnostics).toEqual([
+        {
+          severity: 2,
+          summary: 'Environment "GatedPlan" requires approvals',
+          detail:
+            "The apply asks for this delete with an ARCHIVE change request; the object stays, and stays in the state, until the request is approved (`wait_for_approval` waits for it).",
+        },
+      ]);
+      expect((await planDelete(FLAG, flagType, flag)).diagnostics).toEqual([
+        {
+          severity: 2,
+          summary: 'Environment "GatedPlan" requires approvals',
+          detail:
+            'Deleting it deletes what it holds in every environment: where it holds anything in "GatedPlan", the apply first asks for that with an ARCHIVE change request, and it stays, and stays in the state, until each request is approved.',
+        },
+      ]);
+      // Read once: the later plans sent nothing, and the reads are noted for the apply's process.
+      expect(reads()).toEqual([]);
+      expect(Object.values(ownerGatesMade()).map((f) => f.environments.filter((e) => e.approvals))).toEqual([
+        [{ id: gatedEnv, name: "GatedPlan", approvals: true }],
+      ]);
+    } finally {
+      await admin.environments.patch(ws, gatedEnv, [
+        { op: "replace", path: "/changePermissions", value: { areApprovalsRequired: false } },
+      ]);
+      forgetOwnerGates();
+    }
   });
 });
