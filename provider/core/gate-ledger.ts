@@ -9,12 +9,14 @@
  *
  * The file holds, by a hash of the client's base URL and key (`./config.ts` `clientIdentity`: no
  * key is written) and the workspace id, each environment's id, name and whether it requires
- * approvals, with the time they were read; an entry is used for {@link GATE_HAND_OVER_MS} after
- * that, far less than one process trusts them itself, and dropped then. `FLAGSTACK_GATE_LEDGER`
+ * approvals, with the time they were read; an entry is taken for {@link GATE_HAND_OVER_MS} after
+ * that, far less than one process trusts its own reads, and dropped then (a process that took it
+ * keeps it as its own). `FLAGSTACK_GATE_LEDGER`
  * names another file, or `off`.
  * @module
  */
 import { join } from "node:path";
+import { MEMO_TTL_MS } from "./config";
 import { journalDir } from "./created-journal";
 import { carryOver, type HandOver } from "./hand-over";
 
@@ -41,10 +43,21 @@ const handed = new Map<string, GateFacts>();
 /** The gate's reads this process made, to hand on. */
 const made = new Map<string, GateFacts>();
 
-/** The facts handed over under `key` (a client's identity and a workspace id), while young enough. */
+/** The keys whose handed-over facts this process has taken. */
+const taken = new Set<string>();
+
+/**
+ * The facts handed over under `key` (a client's identity and a workspace id): taken while younger
+ * than {@link GATE_HAND_OVER_MS}, then kept as long as the process keeps its own reads
+ * (`./config.ts` {@link MEMO_TTL_MS}, from when they were read), so that an apply longer than the
+ * hand-over's time does not read them again halfway through its deletes.
+ */
 export function handedOwnerGate(key: string, now = Date.now()): GateFacts | undefined {
   const facts = handed.get(key);
-  return facts !== undefined && now - facts.at < GATE_HAND_OVER_MS ? facts : undefined;
+  if (facts === undefined || now - facts.at >= (taken.has(key) ? MEMO_TTL_MS : GATE_HAND_OVER_MS))
+    return undefined;
+  taken.add(key);
+  return facts;
 }
 
 /** Notes what this process's gate read under `key`, to hand on when it exits. */
@@ -65,6 +78,7 @@ export function ownerGatesMade(): Record<string, GateFacts> {
 /** Forgets the gate's reads, handed over and made (for tests). */
 export function forgetOwnerGates(): void {
   handed.clear();
+  taken.clear();
   made.clear();
 }
 

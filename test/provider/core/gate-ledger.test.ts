@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { approvalsRequired, gatedEnvironments } from "../../../provider/core/change-request";
-import { adminClient, clientIdentity, configureProvider, resetProvider } from "../../../provider/core/config";
+import {
+  adminClient,
+  clientIdentity,
+  configureProvider,
+  MEMO_TTL_MS,
+  resetProvider,
+} from "../../../provider/core/config";
 import { journalDir } from "../../../provider/core/created-journal";
 import {
   forgetOwnerGates,
@@ -19,6 +25,7 @@ import {
   type GateFacts,
   gateLedger,
   gateLedgerPath,
+  handedOwnerGate,
   ownerGatesMade,
   seedOwnerGates,
 } from "../../../provider/core/gate-ledger";
@@ -155,6 +162,19 @@ describe("the owner gate's reads, handed on", () => {
     bed.reset();
     expect(await approvalsRequired(young, ws.id, gatedId)).toBe(false);
     expect(requests()).toEqual([]);
+  });
+
+  it("once taken, kept as the process keeps its own reads: an apply past the hand-over's time reads nothing again", () => {
+    const key = "k ws";
+    const at = Date.now();
+    const facts: GateFacts = { at, environments: [{ id: "e1", name: "Production", approvals: true }] };
+    seedOwnerGates({ [key]: facts, other: facts });
+    expect(handedOwnerGate(key, at + 1000)).toBe(facts);
+    expect(handedOwnerGate(key, at + GATE_HAND_OVER_MS + 1000)).toBe(facts);
+    expect(handedOwnerGate(key, at + MEMO_TTL_MS - 1)).toBe(facts);
+    expect(handedOwnerGate(key, at + MEMO_TTL_MS)).toBeUndefined();
+    // Not taken within the hand-over's time: never taken.
+    expect(handedOwnerGate("other", at + GATE_HAND_OVER_MS)).toBeUndefined();
   });
 });
 
