@@ -40,7 +40,7 @@ import { z } from "zod";
 import type { AdminClient } from "../../sdk/admin/client";
 import type { ChangeRequest, ChangeRequestCreate } from "../../sdk/admin/schemas";
 import { ApiError, isNotFound } from "../../sdk/core/errors";
-import { clientIdentity, memo, memoLoadedAt } from "./config";
+import { clientIdentity, MEMO_TTL_MS, memo, memoLoadedAt } from "./config";
 import { jsonEqual } from "./diff";
 import { door } from "./door";
 import { type GateFacts, handedOwnerGate, noteOwnerGate } from "./gate-ledger";
@@ -488,7 +488,7 @@ function gateKey(admin: AdminClient, wsId: string): string | undefined {
 /** The facts handed over for the client's workspace, while young enough. */
 function handedGate(admin: AdminClient, wsId: string): GateFacts | undefined {
   const key = gateKey(admin, wsId);
-  return key === undefined ? undefined : handedOwnerGate(key);
+  return key === undefined ? undefined : handedOwnerGate(key, MEMO_TTL_MS);
 }
 
 /** The delete of an object the service deletes with what it holds in every environment ({@link ownerDeleteGate}). */

@@ -16,7 +16,6 @@
  * @module
  */
 import { join } from "node:path";
-import { MEMO_TTL_MS } from "./config";
 import { journalDir } from "./created-journal";
 import { carryOver, type HandOver } from "./hand-over";
 
@@ -48,13 +47,14 @@ const taken = new Set<string>();
 
 /**
  * The facts handed over under `key` (a client's identity and a workspace id): taken while younger
- * than {@link GATE_HAND_OVER_MS}, then kept as long as the process keeps its own reads
- * (`./config.ts` {@link MEMO_TTL_MS}, from when they were read), so that an apply longer than the
- * hand-over's time does not read them again halfway through its deletes.
+ * than {@link GATE_HAND_OVER_MS}, then kept for `keptMs` from when they were read (as long as the
+ * process keeps its own reads: `./config.ts` `MEMO_TTL_MS`, which the caller passes, so that a
+ * start does not load the settings' module), so that an apply longer than the hand-over's time
+ * does not read them again halfway through its deletes.
  */
-export function handedOwnerGate(key: string, now = Date.now()): GateFacts | undefined {
+export function handedOwnerGate(key: string, keptMs: number, now = Date.now()): GateFacts | undefined {
   const facts = handed.get(key);
-  if (facts === undefined || now - facts.at >= (taken.has(key) ? MEMO_TTL_MS : GATE_HAND_OVER_MS))
+  if (facts === undefined || now - facts.at >= (taken.has(key) ? keptMs : GATE_HAND_OVER_MS))
     return undefined;
   taken.add(key);
   return facts;

@@ -169,12 +169,12 @@ describe("the owner gate's reads, handed on", () => {
     const at = Date.now();
     const facts: GateFacts = { at, environments: [{ id: "e1", name: "Production", approvals: true }] };
     seedOwnerGates({ [key]: facts, other: facts });
-    expect(handedOwnerGate(key, at + 1000)).toBe(facts);
-    expect(handedOwnerGate(key, at + GATE_HAND_OVER_MS + 1000)).toBe(facts);
-    expect(handedOwnerGate(key, at + MEMO_TTL_MS - 1)).toBe(facts);
-    expect(handedOwnerGate(key, at + MEMO_TTL_MS)).toBeUndefined();
+    expect(handedOwnerGate(key, MEMO_TTL_MS, at + 1000)).toBe(facts);
+    expect(handedOwnerGate(key, MEMO_TTL_MS, at + GATE_HAND_OVER_MS + 1000)).toBe(facts);
+    expect(handedOwnerGate(key, MEMO_TTL_MS, at + MEMO_TTL_MS - 1)).toBe(facts);
+    expect(handedOwnerGate(key, MEMO_TTL_MS, at + MEMO_TTL_MS)).toBeUndefined();
     // Not taken within the hand-over's time: never taken.
-    expect(handedOwnerGate("other", at + GATE_HAND_OVER_MS)).toBeUndefined();
+    expect(handedOwnerGate("other", MEMO_TTL_MS, at + GATE_HAND_OVER_MS)).toBeUndefined();
   });
 });
 
