@@ -26,8 +26,9 @@
  *   since no run is there to record or report it, and the object stays on the service.
  * A held delete is only one whose environment (each of them, for a flag's definitions in several)
  * requires no approvals (one dry-run read per environment and process, which the owner's delete
- * reads anyway): behind an approval gate the kind's own delete runs at once, so a change request it needs fails the apply and keeps the
- * resource in the state, as in Pulumi.
+ * reads anyway, or handed over by the destroy's plan: `../core/gate-ledger.ts`): behind an
+ * approval gate the kind's own delete runs at once, so a change request it needs fails the apply
+ * and keeps the resource in the state, as in Pulumi.
  * @module
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";

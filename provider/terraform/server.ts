@@ -61,6 +61,11 @@ import {
   unknownValue,
 } from "./values";
 
+/**
+ * What the provider tells OpenTofu it does: plan each delete with it (`destroyPlan`), and serve a
+ * start of the same command without a schema request first.
+ */
+const SERVER_CAPABILITIES = { plan_destroy: true, get_provider_schema_optional: true } as const;
 /** The resource types whose kind owns others (`flagstack_flag`), known without loading the kinds. */
 const OWNER_TYPE_NAMES: ReadonlySet<string> = new Set(OWNER_KINDS.map(resourceTypeName));
 /** The resource types whose planned update says who it reaches (`./reach.ts`). */
@@ -374,7 +379,8 @@ export class TerraformProvider {
       return undefined;
     }
     // The owner's delete comes once OpenTofu has walked every held delete: its gate's reads go now
-    // (the first held delete sends them; the later ones find them read).
+    // (the first held delete sends them; the later ones find them read, as every one does when
+    // the destroy's plan handed them over).
     readAheadOwnerGate(adminClient(), workspaceId);
     return key;
   }
@@ -453,7 +459,7 @@ export class TerraformProvider {
 
   getMetadata() {
     return {
-      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
+      server_capabilities: SERVER_CAPABILITIES,
       diagnostics: [],
       data_sources: [...this.cat.dataSources.keys()].map((type_name) => ({ type_name })),
       resources: [...this.cat.resources.keys()].map((type_name) => ({ type_name })),
@@ -478,7 +484,7 @@ export class TerraformProvider {
       resource_schemas,
       data_source_schemas,
       diagnostics: [],
-      server_capabilities: { plan_destroy: true, get_provider_schema_optional: true },
+      server_capabilities: SERVER_CAPABILITIES,
     };
   }
 
@@ -868,7 +874,6 @@ function inputKeysOf(r: TfResource): ReadonlySet<string> {
   return keys;
 }
 
-/** The id and the recorded outputs (provider form) of a resource's state. */
 /** `Environment "Production" requires approvals`, or `Environments "A", "B" require approvals`. */
 function approvalsSummary(envs: readonly { name: string }[]): string {
   const names = envs.map((e) => `"${e.name}"`).join(", ");
@@ -877,6 +882,7 @@ function approvalsSummary(envs: readonly { name: string }[]): string {
     : `Environments ${names} require approvals`;
 }
 
+/** The id and the recorded outputs (provider form) of a resource's state. */
 function recorded(r: TfResource, state: TfObject): { id: string; olds: Inputs } {
   const olds = (toProvider(state, blockType(r.attributes), undefined) ?? {}) as Inputs;
   const id = typeof state.id === "string" ? state.id : "";
